@@ -1,0 +1,149 @@
+"""Command line: parse the flags, resolve settings, and hand over to print mode or the interactive front end."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from agentui import __version__
+
+EXIT_USAGE = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args in (["--version"], ["-v"], ["-V"]):  # answered before importing anything else
+        print(f"{__version__} (agentui)")
+        return 0
+    return _run(args)
+
+
+def _build_parser():  # type: ignore[no-untyped-def]
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="agentui",
+        description="A terminal coding assistant. Run it in a project directory, or use -p for one answer.",
+    )
+    parser.add_argument("prompt", nargs="?", help="what to ask; with -p, read from standard input when omitted")
+    parser.add_argument("-p", "--print", dest="print_mode", action="store_true",
+                        help="answer the prompt and exit, with no screen (for scripts and pipes)")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default=None,
+                        help="with -p: plain text (default), one JSON result, or one JSON event per line")
+    parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
+    parser.add_argument("--model", help="the model to use (default: per provider, or the config file's)")
+    parser.add_argument("--provider", choices=("anthropic", "openai", "scripted"),
+                        help="the model API: Anthropic Messages, OpenAI-compatible, or a scripted replay")
+    parser.add_argument("--base-url", help="the API server's base URL (a local server, a proxy)")
+    parser.add_argument("--script", metavar="FILE", help="the JSON script the scripted provider replays")
+    parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
+    parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
+    parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
+    parser.add_argument("-v", "--version", action="version", version=f"{__version__} (agentui)")
+    return parser
+
+
+def _positive_int(value: str) -> int:
+    import argparse
+
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return number
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
+    print(f"agentui: {message}", file=sys.stderr)
+    return code
+
+
+def _run(argv: list[str]) -> int:
+    import logging
+
+    args = _build_parser().parse_args(argv)  # bad usage exits 2, as argparse does
+    logger = logging.getLogger("agentui")
+    if args.debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
+    else:
+        logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
+        logger.propagate = False
+
+    if not args.print_mode and args.output_format is not None:
+        return _fail("--output-format only works with -p.")
+
+    from pathlib import Path
+
+    from agentui.core.settings import ConfigError, Overrides, resolve_settings
+
+    overrides = Overrides(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        script=Path(args.script) if args.script else None,
+    )
+    try:
+        settings = resolve_settings(overrides)
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    cwd = Path.cwd()
+    if args.system_prompt is not None:
+        system_prompt = args.system_prompt + (f"\n\n{args.append_system_prompt}" if args.append_system_prompt else "")
+    else:
+        from agentui.core.prompt import build_system_prompt
+
+        system_prompt = build_system_prompt(cwd, append=args.append_system_prompt)
+
+    if not args.print_mode:
+        if not sys.stdin.isatty():
+            return _fail("the interactive mode needs a terminal; use -p to answer a prompt from a script or pipe.")
+        from agentui.repl import run_repl
+
+        return _guarded(lambda: run_repl(settings, system_prompt=system_prompt, cwd=cwd, first_prompt=args.prompt))
+
+    prompt = args.prompt
+    if prompt is None:
+        if sys.stdin.isatty():
+            return _fail("-p needs a prompt: pass it as an argument or on standard input.")
+        prompt = sys.stdin.read()
+    if not prompt.strip():
+        return _fail("the prompt is empty.")
+
+    import asyncio
+
+    from agentui.headless import run_print
+
+    return _guarded(
+        lambda: asyncio.run(
+            run_print(
+                settings,
+                prompt,
+                output_format=args.output_format or "text",
+                max_turns=args.max_turns,
+                system_prompt=system_prompt,
+                cwd=cwd,
+                verbose=args.verbose,
+            )
+        )
+    )
+
+
+def _guarded(run) -> int:  # type: ignore[no-untyped-def]
+    """Run the front end; whatever escapes becomes one sentence on stderr, never a traceback."""
+    import logging
+
+    from agentui.core.providers.scripted import ScriptError
+
+    try:
+        return run()
+    except KeyboardInterrupt:
+        return 130
+    except ScriptError as exc:  # the script is only read when the provider starts
+        return _fail(str(exc))
+    except Exception as exc:
+        logging.getLogger("agentui").debug("unexpected failure", exc_info=True)
+        return _fail(f"unexpected error: {type(exc).__name__}: {exc} (run with --debug for details).", 1)

@@ -1,0 +1,42 @@
+"""agentui's engine: agent loop, events, providers, tools. Imports no textual and no rich (a test enforces it).
+
+Names are imported on first use, so `import agentui.core` stays cheap for start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    "Agent": "agentui.core.agent",
+    "AgentConfig": "agentui.core.agent",
+    "Run": "agentui.core.agent",
+    "RunResult": "agentui.core.agent",
+    "Event": "agentui.core.events",
+    "EventBus": "agentui.core.events",
+    "PermissionDecision": "agentui.core.events",
+    "parse_event": "agentui.core.events",
+    "Message": "agentui.core.messages",
+    "Usage": "agentui.core.messages",
+    "Tool": "agentui.core.tools.base",
+    "ToolArgs": "agentui.core.tools.base",
+    "ToolContext": "agentui.core.tools.base",
+    "ToolRegistry": "agentui.core.tools.base",
+    "ToolResult": "agentui.core.tools.base",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from agentui.core.agent import Agent, AgentConfig, Run, RunResult
+    from agentui.core.events import Event, EventBus, PermissionDecision, parse_event
+    from agentui.core.messages import Message, Usage
+    from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentui.core' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,399 @@
+"""The agent loop: prompt -> provider stream -> tool calls -> repeat, with steering, follow-ups and cancel.
+
+Every step that can take time (a model call, a batch of tool calls) runs as its own task, so `cancel()` stops it
+at once; the history is then repaired so every tool_use has its tool_result, and the run ends as "cancelled".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Coroutine
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentui.core.dispatch import INTERRUPTED, ToolDispatcher
+from agentui.core.events import (
+    AgentEnd,
+    AgentStart,
+    ContentBlockEnd,
+    Error,
+    Event,
+    EventBus,
+    MessageEnd,
+    MessageStart,
+    PermissionDecision,
+    Retry,
+    RunStop,
+    Subscription,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseDelta,
+    TurnEnd,
+    TurnStart,
+    UsageUpdate,
+    UserMessage,
+)
+from agentui.core.messages import Message, TextBlock, ToolResultBlock, Usage
+from agentui.core.permissions import KindGate, PermissionGate
+from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
+from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
+from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, MessageAccumulator, StreamEnd, StreamStart
+from agentui.core.tools.base import ToolRegistry
+
+T = TypeVar("T")
+
+INTERRUPTED_BY_USER = "[Request interrupted by user]"
+INTERRUPTED_FOR_TOOL_USE = "[Request interrupted by user for tool use]"
+
+
+class AgentConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    system_prompt: str = ""
+    max_turns: int | None = Field(default=None, ge=1)
+    """Model calls allowed per run; None for no limit."""
+    max_tokens: int = Field(default=8192, ge=1)
+    thinking_budget: int | None = None
+    context_window: int | None = None
+    """The model's context size in tokens, for the context % in usage events; None when unknown."""
+    cwd: Path = Field(default_factory=Path.cwd)
+
+
+class RunResult(BaseModel):
+    session_id: str
+    stop: RunStop
+    text: str
+    """The last assistant message's text: the answer, for print mode."""
+    num_turns: int
+    usage: Usage
+    error: str | None = None
+    error_kind: str | None = None
+    duration_ms: int
+    api_duration_ms: int
+
+
+class _Cancelled(Exception):
+    """The person cancelled; raised out of the step that was running."""
+
+
+class Agent:
+    """Runs conversations with one provider and one tool set. One run at a time; the history persists across runs."""
+
+    def __init__(
+        self,
+        provider: Provider,
+        config: AgentConfig,
+        *,
+        tools: ToolRegistry | None = None,
+        gate: PermissionGate | None = None,
+        bus: EventBus | None = None,
+        session_id: str | None = None,
+        messages: list[Message] | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.provider = provider
+        self.config = config
+        self.tools = tools or ToolRegistry()
+        self.bus = bus or EventBus()
+        self.session_id = session_id or str(uuid.uuid4())
+        self.messages: list[Message] = list(messages or [])
+        self.retry = retry or RetryPolicy()
+        self.usage = Usage()
+        self._dispatcher = ToolDispatcher(
+            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd
+        )
+        self._steering: list[str] = []
+        self._follow_ups: list[str] = []
+        self._task: asyncio.Task[RunResult] | None = None
+        self._step_task: asyncio.Task[Any] | None = None
+        self._cancel_requested = False
+        self._accumulator: MessageAccumulator | None = None
+        self._calls_in_flight: list[Any] = []
+        self._turns = 0
+        self._api_seconds = 0.0
+        self._run_usage = Usage()
+
+    # Control, from any front end
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self, prompt: str) -> Run:
+        """Start a run and return its handle: iterate it for events, await `result()` for the outcome."""
+        task = self._launch(prompt)  # first, so a refused start leaves no subscription behind
+        return Run(self, task, self.bus.subscribe())
+
+    async def prompt(self, prompt: str) -> RunResult:
+        """Run to the end and return the result (observe through `bus` meanwhile)."""
+        return await self._launch(prompt)
+
+    def inject(self, text: str) -> None:
+        """Steer: deliver `text` after the current tool calls, before the model is called again."""
+        self._steering.append(text)
+
+    def follow_up(self, text: str) -> None:
+        """Queue `text` as the next prompt once the model ends its turn."""
+        self._follow_ups.append(text)
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        return self._dispatcher.respond_permission(request_id, decision)
+
+    def cancel(self) -> None:
+        """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
+        if not self.running:
+            return
+        self._cancel_requested = True
+        if self._step_task is not None:
+            self._step_task.cancel()
+
+    # The loop
+
+    def _launch(self, prompt: str) -> asyncio.Task[RunResult]:
+        if self.running:
+            raise RuntimeError("the agent is already running; inject() or follow_up() instead")
+        self._task = asyncio.get_running_loop().create_task(self._run(prompt))
+        return self._task
+
+    async def _run(self, prompt: str) -> RunResult:
+        started = time.monotonic()
+        self._cancel_requested = False
+        self._turns, self._api_seconds, self._run_usage = 0, 0.0, Usage()
+        self._emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
+        self._add_user_text(prompt, "prompt")
+        stop: RunStop = "end_turn"
+        error: ProviderError | None = None
+        try:
+            while True:
+                if self.config.max_turns is not None and self._turns >= self.config.max_turns:
+                    stop = "max_turns"
+                    break
+                self._turns += 1
+                self._emit(TurnStart(session_id=self.session_id, turn=self._turns))
+                message = await self._step(self._call_model())
+                self._add_assistant(message)
+                if calls := message.tool_uses:
+                    self._calls_in_flight = calls
+                    results = await self._step(self._dispatcher.run_all(calls))
+                    self._calls_in_flight = []
+                    self._add(Message(role="user", content=list(results)))
+                self._emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
+                if self._deliver(self._steering, "steer") or message.tool_uses:
+                    continue
+                if self._deliver(self._follow_ups, "follow_up"):
+                    continue
+                break
+        except _Cancelled:
+            stop = "cancelled"
+            self._settle_cancel()
+        except StreamInterruptedError as exc:
+            stop, error = "interrupted", exc
+            self._settle_interrupted()
+        except ProviderError as exc:
+            stop, error = "error", exc
+        if error is not None:
+            self._emit(Error(session_id=self.session_id, message=error.message, kind=error.kind))
+        self._emit(
+            AgentEnd(
+                session_id=self.session_id,
+                stop=stop,
+                num_turns=self._turns,
+                usage=self._run_usage,
+                error=error.message if error else None,
+            )
+        )
+        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
+        return RunResult(
+            session_id=self.session_id,
+            stop=stop,
+            text=last.text if last else "",
+            num_turns=self._turns,
+            usage=self._run_usage,
+            error=error.message if error else None,
+            error_kind=error.kind if error else None,
+            duration_ms=round((time.monotonic() - started) * 1000),
+            api_duration_ms=round(self._api_seconds * 1000),
+        )
+
+    async def _step(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run one step as its own task so cancel() can stop it without cancelling the loop itself."""
+        if self._cancel_requested:
+            work.close()
+            raise _Cancelled
+        task = asyncio.get_running_loop().create_task(work)
+        self._step_task = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if self._cancel_requested and task.cancelled():
+                raise _Cancelled from None
+            task.cancel()  # the loop itself is being cancelled: take the step down with it
+            raise
+        finally:
+            self._step_task = None
+
+    async def _call_model(self) -> Message:
+        request = ProviderRequest(
+            model=self.config.model,
+            system=self.config.system_prompt,
+            messages=tuple(self.messages),
+            tools=self.tools.specs(),
+            max_tokens=self.config.max_tokens,
+            thinking_budget=self.config.thinking_budget,
+        )
+        accumulator = self._accumulator = MessageAccumulator()
+        session_id, emit = self.session_id, self._emit
+        began = time.monotonic()
+        try:
+            async with aclosing(stream_with_retry(self.provider, request, self.retry)) as stream:
+                async for event in stream:
+                    kind = type(event)
+                    if kind is BlockDelta:
+                        block = accumulator.delta(event)
+                        if block is None or event.kind == "signature":
+                            continue
+                        if event.kind == "text":
+                            emit(TextDelta(session_id=session_id, index=event.index, text=event.text))
+                        elif event.kind == "thinking":
+                            emit(ThinkingDelta(session_id=session_id, index=event.index, text=event.text))
+                        else:
+                            emit(ToolUseDelta(session_id=session_id, index=event.index, tool_call_id=block.tool_id,
+                                              name=block.tool_name, partial_json=event.text))
+                    elif kind is BlockStart:
+                        accumulator.open(event)
+                    elif kind is BlockStop:
+                        if (finished := accumulator.close(event)) is not None:
+                            emit(ContentBlockEnd(session_id=session_id, index=event.index, block=finished,
+                                                 message_id=accumulator.message_id))
+                    elif kind is StreamStart:
+                        accumulator.start(event)
+                        emit(MessageStart(session_id=session_id, message_id=event.message_id, model=event.model))
+                    elif kind is StreamEnd:
+                        accumulator.end(event)
+                    elif kind is RetryNotice:
+                        accumulator = self._accumulator = MessageAccumulator()
+                        emit(Retry(session_id=session_id, attempt=event.attempt, max_attempts=event.max_attempts,
+                                   delay=event.delay, reason=event.error.message))
+        finally:
+            self._api_seconds += time.monotonic() - began
+        return accumulator.message()
+
+    # History
+
+    def _emit(self, event: Event) -> None:
+        self.bus.emit(event)
+
+    def _add(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def _add_user_text(self, text: str, source: str) -> None:
+        message = Message.user(text)
+        self._add(message)
+        self._emit(UserMessage(session_id=self.session_id, message=message, source=source))  # type: ignore[arg-type]
+
+    def _add_assistant(self, message: Message) -> None:
+        self._accumulator = None
+        if not message.content:
+            return  # nothing to keep (an empty answer, or a cancel before any text)
+        self._add(message)
+        self._emit(MessageEnd(session_id=self.session_id, message=message))
+        if message.usage is not None:
+            self.usage = self.usage + message.usage
+            self._run_usage = self._run_usage + message.usage
+            context = message.usage.context_tokens + message.usage.output_tokens
+            window = self.config.context_window
+            self._emit(
+                UsageUpdate(
+                    session_id=self.session_id,
+                    usage=message.usage,
+                    total=self.usage,
+                    context_tokens=context,
+                    context_percent=round(100 * context / window, 1) if window else None,
+                )
+            )
+
+    def _deliver(self, queue: list[str], source: str) -> bool:
+        if not queue:
+            return False
+        texts, queue[:] = list(queue), []
+        for text in texts:
+            self._add_user_text(text, source)
+        return True
+
+    def _settle_cancel(self) -> None:
+        """After a cancel: keep what streamed, answer every tool call, and tell the model it was interrupted."""
+        if self._accumulator is not None:  # cancelled while the model was answering
+            partial = self._accumulator.message(stop_reason="cancelled", keep_partial_text=True)
+            self._add_assistant(partial)
+            self._answer_calls(partial, INTERRUPTED)
+            self._add_user_text(INTERRUPTED_BY_USER, "interrupt")
+        elif self._calls_in_flight:  # cancelled while tools ran
+            self._dispatcher.interrupt_running()
+            finished = self._dispatcher.finished
+            results = [finished.get(call.id) or _error_result(call.id, INTERRUPTED) for call in self._calls_in_flight]
+            self._calls_in_flight = []
+            self._add(Message(role="user", content=list(results)))
+            self._add_user_text(INTERRUPTED_FOR_TOOL_USE, "interrupt")
+
+    def _settle_interrupted(self) -> None:
+        """After a stream broke mid-answer: keep the completed blocks; their tool calls are not run."""
+        if self._accumulator is not None:
+            partial = self._accumulator.message(stop_reason="interrupted")
+            self._add_assistant(partial)
+            self._answer_calls(partial, "Not run: the response was cut off before this call could run.")
+
+    def _answer_calls(self, partial: Message, reason: str) -> None:
+        """Give each tool call of a message that will not run an error result, so the history stays valid."""
+        if partial.tool_uses:
+            self._add(Message(role="user", content=[_error_result(call.id, reason) for call in partial.tool_uses]))
+
+
+def _error_result(tool_use_id: str, text: str) -> ToolResultBlock:
+    return ToolResultBlock(tool_use_id=tool_use_id, content=text, is_error=True)
+
+
+
+class Run:
+    """A run in progress: an async iterator of its events (ending with AgentEnd) and the controls for it."""
+
+    def __init__(self, agent: Agent, task: asyncio.Task[RunResult], subscription: Subscription) -> None:
+        self._agent = agent
+        self._task = task
+        self._subscription = subscription
+        self.session_id = agent.session_id
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[Event]:
+        try:
+            async for event in self._subscription:
+                yield event
+                if isinstance(event, AgentEnd):
+                    return
+        finally:
+            self._subscription.close()
+
+    async def result(self) -> RunResult:
+        try:
+            return await self._task
+        finally:
+            self._subscription.close()
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        return self._agent.respond_permission(request_id, decision)
+
+    def inject(self, text: str) -> None:
+        self._agent.inject(text)
+
+    def follow_up(self, text: str) -> None:
+        self._agent.follow_up(text)
+
+    def cancel(self) -> None:
+        self._agent.cancel()

@@ -1,0 +1,186 @@
+"""Tool dispatch, the one seam every tool call passes: look up, validate, permission, run, report.
+
+Hooks (PreToolUse / PostToolUse) plug in around `tool.run`; a front end answers permission requests through
+`respond_permission`, resolving the future the call is waiting on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentui.core.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
+from agentui.core.events import ToolEnd, ToolProgress, ToolStart
+from agentui.core.messages import ToolResultBlock, ToolUseBlock
+from agentui.core.permissions import PermissionGate
+from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = "Interrupted by user: the tool call was stopped before it finished."
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(nothing was written or run). Stop and wait for the user to say how to proceed."
+)
+
+
+class ToolDispatcher:
+    def __init__(
+        self,
+        tools: ToolRegistry,
+        gate: PermissionGate,
+        emit: Callable[[Event], None],
+        *,
+        session_id: str,
+        cwd: Path,
+    ) -> None:
+        self.tools = tools
+        self.gate = gate
+        self._emit = emit
+        self._session_id = session_id
+        self._cwd = cwd
+        self._asks: dict[str, asyncio.Future[PermissionDecision]] = {}
+        self._running: dict[str, str] = {}  # tool_call_id -> tool name, between ToolStart and ToolEnd
+        self.finished: dict[str, ToolResultBlock] = {}
+        """Results of the current batch so far, so a cancel keeps the results that did arrive."""
+
+    # Answers from a front end
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        """Resolve a pending permission request; False if it is unknown or already answered."""
+        future = self._asks.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_result(decision)
+        return True
+
+    def pending_permissions(self) -> list[str]:
+        return [request_id for request_id, future in self._asks.items() if not future.done()]
+
+    # Running calls
+
+    async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
+        """Run one response's calls: consecutive read-only calls together, anything else alone and in order."""
+        self.finished = {}
+        for batch in self._batches(calls):
+            if len(batch) == 1:
+                await self.run(batch[0])
+            else:
+                await asyncio.gather(*(self.run(call) for call in batch))
+        return [self.finished[call.id] for call in calls]
+
+    def _batches(self, calls: Sequence[ToolUseBlock]) -> list[list[ToolUseBlock]]:
+        batches: list[list[ToolUseBlock]] = []
+        previous_read = False
+        for call in calls:
+            tool = self.tools.get(call.name)
+            is_read = tool is not None and tool.kind == "read"
+            if is_read and previous_read:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            previous_read = is_read
+        return batches
+
+    async def run(self, call: ToolUseBlock) -> ToolResultBlock:
+        self._running[call.id] = call.name
+        self._emit(ToolStart(session_id=self._session_id, tool_call_id=call.id, name=call.name, input=call.input))
+        result = await self._execute(call)
+        return self._finish(call.id, call.name, result)
+
+    def interrupt_running(self) -> None:
+        """After a cancel: end every call still marked running with an 'interrupted' result."""
+        for tool_call_id, name in list(self._running.items()):
+            self._finish(tool_call_id, name, ToolResult.error(INTERRUPTED, interrupted=True))
+
+    def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
+        self._running.pop(tool_call_id, None)
+        block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
+        self.finished[tool_call_id] = block
+        self._emit(
+            ToolEnd(
+                session_id=self._session_id,
+                tool_call_id=tool_call_id,
+                name=name,
+                content=result.content,
+                is_error=result.is_error,
+                details=result.details,
+            )
+        )
+        return block
+
+    async def _execute(self, call: ToolUseBlock) -> ToolResult:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.tools.names()) or "none"
+            return ToolResult.error(f"There is no tool named {call.name!r}; the available tools are: {available}.")
+        if call.input_error:
+            return ToolResult.error(f"{call.name} was not run: {call.input_error}. Send the arguments as a JSON object.")
+        try:
+            args = tool.Args.model_validate(call.input)
+        except ValidationError as exc:
+            return ToolResult.error(f"{call.name} was not run: {_describe(exc)}.")
+
+        verdict = self.gate.check(tool, args, call)
+        if verdict.behavior == "deny":
+            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+        if verdict.behavior == "ask":
+            decision = await self._ask(tool, call, verdict.reason)
+            self.gate.remember(tool, args, call, decision)
+            if decision.behavior == "deny":
+                said = f" The user said: {decision.message}" if decision.message else ""
+                return ToolResult.error(_REJECTED + said, denied=True)
+
+        ctx = ToolContext(cwd=self._cwd, session_id=self._session_id, tool_call_id=call.id, progress=self._progress(call.id))
+        try:
+            return await tool.run(args, ctx)
+        except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
+            log.exception("tool %s failed", call.name)
+            return ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+
+    async def _ask(self, tool: Tool[Any], call: ToolUseBlock, reason: str) -> PermissionDecision:
+        request_id = uuid.uuid4().hex
+        future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+        # Registered before the request goes out, so a front end may answer from inside its event callback.
+        self._asks[request_id] = future
+        try:
+            self._emit(
+                PermissionRequest(
+                    session_id=self._session_id,
+                    request_id=request_id,
+                    tool_call_id=call.id,
+                    tool_name=tool.name,
+                    input=call.input,
+                    reason=reason,
+                )
+            )
+            decision = await future
+        finally:
+            del self._asks[request_id]
+        self._emit(
+            PermissionResolved(
+                session_id=self._session_id, request_id=request_id, tool_call_id=call.id, decision=decision
+            )
+        )
+        return decision
+
+    def _progress(self, tool_call_id: str) -> Callable[[str], None]:
+        def progress(text: str) -> None:
+            self._emit(ToolProgress(session_id=self._session_id, tool_call_id=tool_call_id, text=text))
+
+        return progress
+
+
+def _describe(error: ValidationError) -> str:
+    """Pydantic's errors as one line the model can act on: `file_path: Field required; limit: ...`."""
+    problems = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    return "invalid arguments (" + "; ".join(problems) + ")"

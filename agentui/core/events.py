@@ -1,0 +1,337 @@
+"""The event union every front end reads, and the EventBus that delivers it (callback, broadcast, run stream)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable
+from functools import cache
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from agentui.core.messages import ContentBlock, ImageBlock, Message, TextBlock, Usage
+
+log = logging.getLogger(__name__)
+
+RunStop = Literal["end_turn", "max_turns", "cancelled", "interrupted", "error"]
+"""Why a run ended: the model finished, the turn limit was hit, the person cancelled, the stream broke after
+some content completed, or an error that retrying could not fix."""
+
+
+class PermissionDecision(BaseModel):
+    """A person's (or a policy's) answer to a permission request."""
+
+    model_config = ConfigDict(frozen=True)
+
+    behavior: Literal["allow", "deny"]
+    scope: Literal["once", "session", "always"] = "once"
+    message: str | None = None
+    """With a deny: what to tell the model instead ("no, and do this instead")."""
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    session_id: str
+
+
+class AgentStart(_Event):
+    type: Literal["agent_start"] = "agent_start"
+    model: str
+    provider: str
+
+
+class AgentEnd(_Event):
+    type: Literal["agent_end"] = "agent_end"
+    stop: RunStop
+    num_turns: int
+    usage: Usage
+    error: str | None = None
+
+
+class TurnStart(_Event):
+    type: Literal["turn_start"] = "turn_start"
+    turn: int
+
+
+class TurnEnd(_Event):
+    type: Literal["turn_end"] = "turn_end"
+    turn: int
+    stop_reason: str
+
+
+class UserMessage(_Event):
+    """A user message entered the history: the prompt, a steering message, a follow-up, or an interrupt marker."""
+
+    type: Literal["user_message"] = "user_message"
+    message: Message
+    source: Literal["prompt", "steer", "follow_up", "interrupt"]
+
+
+class MessageStart(_Event):
+    type: Literal["message_start"] = "message_start"
+    message_id: str
+    model: str
+
+
+class TextDelta(_Event):
+    type: Literal["text_delta"] = "text_delta"
+    index: int
+    text: str
+
+
+class ThinkingDelta(_Event):
+    type: Literal["thinking_delta"] = "thinking_delta"
+    index: int
+    text: str
+
+
+class ToolUseDelta(_Event):
+    type: Literal["tool_use_delta"] = "tool_use_delta"
+    index: int
+    tool_call_id: str
+    name: str
+    partial_json: str
+
+
+class ContentBlockEnd(_Event):
+    """One content block of the assistant message is complete (a tool pane can show its full arguments)."""
+
+    type: Literal["content_block_end"] = "content_block_end"
+    index: int
+    block: ContentBlock
+    message_id: str
+
+
+class MessageEnd(_Event):
+    """The assistant message is complete and has joined the history."""
+
+    type: Literal["message_end"] = "message_end"
+    message: Message
+
+
+class ToolStart(_Event):
+    type: Literal["tool_start"] = "tool_start"
+    tool_call_id: str
+    name: str
+    input: dict[str, Any]
+
+
+class ToolProgress(_Event):
+    type: Literal["tool_progress"] = "tool_progress"
+    tool_call_id: str
+    text: str
+
+
+class ToolEnd(_Event):
+    type: Literal["tool_end"] = "tool_end"
+    tool_call_id: str
+    name: str
+    content: str | list[Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]]
+    is_error: bool = False
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class PermissionRequest(_Event):
+    type: Literal["permission_request"] = "permission_request"
+    request_id: str
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+    reason: str
+
+
+class PermissionResolved(_Event):
+    type: Literal["permission_resolved"] = "permission_resolved"
+    request_id: str
+    tool_call_id: str
+    decision: PermissionDecision
+
+
+class UsageUpdate(_Event):
+    """Token usage of the latest response, the run's total, and how full the context window is."""
+
+    type: Literal["usage"] = "usage"
+    usage: Usage
+    total: Usage
+    context_tokens: int
+    context_percent: float | None = None
+
+
+class CompactionStart(_Event):
+    type: Literal["compaction_start"] = "compaction_start"
+    trigger: Literal["manual", "auto"]
+    pre_tokens: int
+
+
+class CompactionEnd(_Event):
+    type: Literal["compaction_end"] = "compaction_end"
+    summary: str
+    post_tokens: int
+
+
+class Retry(_Event):
+    """The provider failed in a way worth retrying; the next attempt starts after `delay` seconds."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+class Error(_Event):
+    type: Literal["error"] = "error"
+    message: str
+    kind: str
+
+
+Event = Annotated[
+    Union[
+        AgentStart,
+        AgentEnd,
+        TurnStart,
+        TurnEnd,
+        UserMessage,
+        MessageStart,
+        TextDelta,
+        ThinkingDelta,
+        ToolUseDelta,
+        ContentBlockEnd,
+        MessageEnd,
+        ToolStart,
+        ToolProgress,
+        ToolEnd,
+        PermissionRequest,
+        PermissionResolved,
+        UsageUpdate,
+        CompactionStart,
+        CompactionEnd,
+        Retry,
+        Error,
+    ],
+    Field(discriminator="type"),
+]
+
+
+@cache
+def _event_adapter() -> TypeAdapter[Event]:
+    return TypeAdapter(Event)
+
+
+def parse_event(line: str | bytes) -> Event:
+    """Rebuild an event from its JSON line (`event.model_dump_json()`)."""
+    return _event_adapter().validate_json(line)
+
+
+# Deltas are the only events a slow subscriber may receive merged; everything else arrives one for one.
+_DELTA_TEXT_FIELD = {TextDelta: "text", ThinkingDelta: "text", ToolUseDelta: "partial_json"}
+
+
+class _Coalesced:
+    """Consecutive deltas of one block waiting in a subscriber's queue, joined only when read (linear, not quadratic)."""
+
+    __slots__ = ("first", "parts", "field")
+
+    def __init__(self, first: _Event, second: _Event, field: str) -> None:
+        self.first = first
+        self.field = field
+        self.parts = [getattr(first, field), getattr(second, field)]
+
+    def accepts(self, event: _Event) -> bool:
+        return type(event) is type(self.first) and event.index == self.first.index  # type: ignore[attr-defined]
+
+    def build(self) -> _Event:
+        return self.first.model_copy(update={self.field: "".join(self.parts)})
+
+
+def _mergeable(queued: object, event: _Event) -> bool:
+    return type(queued) is type(event) and queued.index == event.index  # type: ignore[attr-defined]
+
+
+class Subscription:
+    """One async subscriber's view of the bus: an async iterator over its own queue.
+
+    The bus never waits for a subscriber. When a subscriber falls behind, text, thinking and tool-input deltas of
+    the same block merge in its queue (so it stays short); every other event is kept, in order.
+    """
+
+    def __init__(self, bus: EventBus) -> None:
+        self._bus = bus
+        self._queue: deque[_Event | _Coalesced] = deque()
+        self._wakeup = asyncio.Event()
+        self._closed = False
+
+    def push(self, event: _Event) -> None:
+        if self._closed:
+            return
+        field = _DELTA_TEXT_FIELD.get(type(event))
+        if field is not None and self._queue:
+            last = self._queue[-1]
+            if isinstance(last, _Coalesced):
+                if last.accepts(event):
+                    last.parts.append(getattr(event, field))
+                    return
+            elif _mergeable(last, event):
+                self._queue[-1] = _Coalesced(last, event, field)
+                return
+        self._queue.append(event)
+        self._wakeup.set()
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def close(self) -> None:
+        """Stop receiving; what is already queued can still be read."""
+        self._closed = True
+        self._bus._unsubscribe(self)
+        self._wakeup.set()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Event:
+        while not self._queue:
+            if self._closed:
+                raise StopAsyncIteration
+            self._wakeup.clear()
+            await self._wakeup.wait()
+        item = self._queue.popleft()
+        return item.build() if isinstance(item, _Coalesced) else item  # type: ignore[return-value]
+
+
+class EventBus:
+    """Delivers every event to synchronous callbacks (in order, immediately) and to async subscriptions."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[[Event], None]] = []
+        self._subscriptions: list[Subscription] = []
+
+    def on(self, callback: Callable[[Event], None]) -> Callable[[], None]:
+        """Call `callback(event)` for every event; returns a function that removes it.
+
+        Callbacks run inside the agent, so they must be quick; one that raises is logged and skipped.
+        """
+        self._callbacks.append(callback)
+        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+    def subscribe(self) -> Subscription:
+        """A new async iterator of events from now on; close() it when done."""
+        subscription = Subscription(self)
+        self._subscriptions.append(subscription)
+        return subscription
+
+    def _unsubscribe(self, subscription: Subscription) -> None:
+        if subscription in self._subscriptions:
+            self._subscriptions.remove(subscription)
+
+    def emit(self, event: Event) -> None:
+        for callback in tuple(self._callbacks):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("event callback %r failed on %s", callback, event.type)
+        for subscription in tuple(self._subscriptions):
+            subscription.push(event)

@@ -1,0 +1,113 @@
+"""Conversation data: content blocks, messages, token usage and stop reasons, in the Messages API's shapes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class TextBlock(_Frozen):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ThinkingBlock(_Frozen):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    signature: str = ""
+    """Anthropic's signature; without one the block cannot be sent back, so providers drop it."""
+
+
+class RedactedThinkingBlock(_Frozen):
+    type: Literal["redacted_thinking"] = "redacted_thinking"
+    data: str
+
+
+class ImageBlock(_Frozen):
+    type: Literal["image"] = "image"
+    source: dict[str, Any]
+    """`{"type": "base64", "media_type": "image/png", "data": "..."}` as the Messages API takes it."""
+
+
+class ToolUseBlock(_Frozen):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any]
+    input_error: str | None = None
+    """Set when the model's arguments were not a JSON object; the call then fails with this reason."""
+
+
+class ToolResultBlock(_Frozen):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: str | list[Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]]
+    is_error: bool = False
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, ToolUseBlock, ToolResultBlock],
+    Field(discriminator="type"),
+]
+
+StopReason = Literal[
+    "end_turn",
+    "max_tokens",
+    "stop_sequence",
+    "tool_use",
+    "pause_turn",
+    "refusal",
+    # agentui's own: the stream broke after some content completed, or the person cancelled.
+    "interrupted",
+    "cancelled",
+]
+
+
+class Usage(_Frozen):
+    """Token counts as the Messages API reports them; OpenAI-compatible usage is mapped onto these."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+    @property
+    def context_tokens(self) -> int:
+        """Everything the model read for this request: what fills its context window."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+class Message(_Frozen):
+    """One turn of the conversation. Assistant messages also carry the provider's id, model, stop reason, usage."""
+
+    role: Literal["user", "assistant"]
+    content: list[ContentBlock]
+    id: str | None = None
+    model: str | None = None
+    stop_reason: StopReason | None = None
+    usage: Usage | None = None
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls(role="user", content=[TextBlock(text=text)])
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    @property
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]

@@ -1,0 +1,51 @@
+"""Permission checks for tool calls: the gate protocol the dispatcher consults, and the default gate.
+
+The dispatcher asks a gate for a verdict on every call (allow, deny, or ask the person) and tells it the person's
+answer so it can remember session-wide ones. The default gate here lets read-only tools through and asks for
+everything that writes or executes; the rule engine from Claude Code's settings files replaces it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from agentui.core.events import PermissionDecision
+
+if TYPE_CHECKING:
+    from agentui.core.messages import ToolUseBlock
+    from agentui.core.tools.base import Tool, ToolArgs
+
+__all__ = ["PermissionDecision", "PermissionGate", "KindGate", "Verdict"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    behavior: Literal["allow", "deny", "ask"]
+    reason: str
+
+
+class PermissionGate(Protocol):
+    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict: ...
+
+    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None: ...
+
+
+class KindGate:
+    """Read-only tools run; anything that writes or executes asks, unless the person allowed that tool for the
+    session. Until rules can be written to settings, an "always" answer lasts for the session too."""
+
+    def __init__(self) -> None:
+        self._allowed_tools: set[str] = set()
+
+    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
+        if tool.kind == "read":
+            return Verdict("allow", "read-only tool")
+        if tool.name in self._allowed_tools:
+            return Verdict("allow", f"{tool.name} was allowed for this session")
+        verb = "modify files" if tool.kind == "write" else "run commands"
+        return Verdict("ask", f"{tool.name} can {verb}")
+
+    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
+        if decision.behavior == "allow" and decision.scope != "once":
+            self._allowed_tools.add(tool.name)

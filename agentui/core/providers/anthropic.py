@@ -1,0 +1,213 @@
+"""Anthropic Messages API provider: request building with prompt caching, and SSE stream parsing."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any
+
+import httpx
+
+from agentui.core.messages import (
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
+from agentui.core.providers.http import SSEConnection, decode_data, new_client
+from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+EPHEMERAL = {"type": "ephemeral"}
+_API = "The Anthropic API"
+_DELTA_KINDS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
+                "signature_delta": ("signature", "signature"), "input_json_delta": ("input_json", "partial_json")}
+_KNOWN_STOPS = {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"}
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        auth_token: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self._headers = {"anthropic-version": API_VERSION}
+        if api_key:
+            self._headers["x-api-key"] = api_key
+        if auth_token:
+            self._headers["authorization"] = f"Bearer {auth_token}"
+        self._client = client or new_client()
+        self._sse = SSEConnection(self._client, api=_API, key_hint="ANTHROPIC_API_KEY")
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
+        body = build_body(request)
+        async with self._sse.post(self.url, body, self._headers) as source:
+            parser = _StreamParser()
+            async for sse in source.aiter_sse():
+                if sse.event == "ping" or not sse.data:
+                    continue
+                for event in parser.feed(sse.event, decode_data(sse, api=_API)):
+                    yield event
+                if parser.finished:
+                    return
+            if not parser.finished:
+                raise StreamBrokenError(f"{_API} ended the stream before the message was complete.")
+
+
+class _StreamParser:
+    """Maps Messages API stream events onto ProviderEvents; unknown events and fields are ignored."""
+
+    def __init__(self) -> None:
+        self.finished = False
+        self._usage = Usage()
+        self._stop: str | None = None
+        self._started = False
+
+    def feed(self, name: str, data: Any) -> Iterable[ProviderEvent]:
+        if not isinstance(data, dict):
+            raise ProtocolError(f"{_API} sent a stream event that is not a JSON object.")
+        kind = data.get("type", name)
+        if name == "error" or kind == "error":
+            raise error_for_stream_event(data, api=_API)
+        if kind == "message_start":
+            message = data.get("message") or {}
+            self._usage = _usage(message.get("usage"), Usage())
+            self._started = True
+            return (StreamStart(str(message.get("id") or ""), str(message.get("model") or ""), self._usage),)
+        if not self._started:
+            raise ProtocolError(f"{_API} sent '{kind}' before 'message_start'.")
+        if kind == "content_block_delta":
+            delta = data.get("delta") or {}
+            mapped = _DELTA_KINDS.get(delta.get("type"))
+            if mapped is None:  # citations and future delta types carry nothing we keep
+                return ()
+            return (BlockDelta(_index(data), mapped[0], str(delta.get(mapped[1], ""))),)
+        if kind == "content_block_start":
+            block = data.get("content_block") or {}
+            block_type = block.get("type")
+            if block_type == "tool_use":
+                return (BlockStart(_index(data), "tool_use", str(block.get("id", "")), str(block.get("name", ""))),)
+            if block_type == "redacted_thinking":
+                return (BlockStart(_index(data), "redacted_thinking", data=str(block.get("data", ""))),)
+            if block_type in ("text", "thinking"):
+                return (BlockStart(_index(data), block_type),)
+            return ()  # server tool blocks and other kinds we do not keep
+        if kind == "content_block_stop":
+            return (BlockStop(_index(data)),)
+        if kind == "message_delta":
+            self._stop = (data.get("delta") or {}).get("stop_reason") or self._stop
+            self._usage = _usage(data.get("usage"), self._usage)
+            return ()
+        if kind == "message_stop":
+            self.finished = True
+            stop = self._stop if self._stop in _KNOWN_STOPS else "end_turn"
+            return (StreamEnd(stop, self._usage),)  # type: ignore[arg-type]
+        return ()
+
+
+def _index(data: dict[str, Any]) -> int:
+    index = data.get("index")
+    if not isinstance(index, int):
+        raise ProtocolError(f"{_API} sent a content block event without an index.")
+    return index
+
+
+def _usage(raw: Any, previous: Usage) -> Usage:
+    """Merge a usage object into what we know: message_delta repeats only the counts that changed."""
+    if not isinstance(raw, dict):
+        return previous
+    values = previous.model_dump()
+    for key in values:
+        if isinstance(raw.get(key), int):
+            values[key] = raw[key]
+    return Usage(**values)
+
+
+# Request building
+
+
+def build_body(request: ProviderRequest) -> dict[str, Any]:
+    """The Messages API body, with cache breakpoints on the system prompt, the tools and the last message."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "max_tokens": request.max_tokens,
+        "messages": messages_param(request.messages),
+        "stream": True,
+    }
+    if request.system:
+        body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
+    if request.tools:
+        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
+        tools[-1]["cache_control"] = EPHEMERAL
+        body["tools"] = tools
+    if request.thinking_budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+    if request.metadata:
+        body["metadata"] = dict(request.metadata)
+    _mark_last_block(body["messages"])
+    return body
+
+
+def messages_param(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """History as the API takes it: consecutive messages of one role merged, unsendable blocks dropped."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        blocks = [param for block in message.content if (param := block_param(block)) is not None]
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == message.role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": message.role, "content": blocks})
+    return out
+
+
+def block_param(block: Any) -> dict[str, Any] | None:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text} if block.text else None
+    if isinstance(block, ToolUseBlock):
+        return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResultBlock):
+        param: dict[str, Any] = {"type": "tool_result", "tool_use_id": block.tool_use_id}
+        if isinstance(block.content, str):
+            param["content"] = block.content
+        else:
+            param["content"] = [p for item in block.content if (p := block_param(item)) is not None]
+        if block.is_error:
+            param["is_error"] = True
+        return param
+    if isinstance(block, ThinkingBlock):
+        # Thinking from elsewhere (or cut short) has no signature, and the API rejects it without one.
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature} if block.signature else None
+    if isinstance(block, RedactedThinkingBlock):
+        return {"type": "redacted_thinking", "data": block.data}
+    if isinstance(block, ImageBlock):
+        return {"type": "image", "source": dict(block.source)}
+    return None
+
+
+def _mark_last_block(messages: list[dict[str, Any]]) -> None:
+    if not messages or not messages[-1]["content"]:
+        return
+    last = messages[-1]["content"]
+    last[-1] = copy.copy(last[-1])
+    last[-1]["cache_control"] = EPHEMERAL

@@ -1,0 +1,92 @@
+"""The HTTP side shared by the API providers: one client, SSE streaming, and httpx errors turned into ProviderErrors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, SSEError, ServerSentEvent
+
+from agentui import __version__
+from agentui.core.providers.base import (
+    ConnectError,
+    ProtocolError,
+    ProviderError,
+    StreamBrokenError,
+    error_for_status,
+)
+
+USER_AGENT = f"agentui/{__version__}"
+
+# Streams can pause for a long time while a model thinks; connecting should not.
+TIMEOUT = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=15.0)
+
+
+def new_client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=TIMEOUT, headers={"user-agent": USER_AGENT}, follow_redirects=False)
+
+
+class SSEConnection:
+    """POST a JSON body and iterate the server-sent events of the answer, with every failure as a ProviderError."""
+
+    def __init__(self, client: httpx.AsyncClient, *, api: str, key_hint: str) -> None:
+        self._client = client
+        self._api = api
+        self._key_hint = key_hint
+
+    @asynccontextmanager
+    async def post(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> AsyncIterator[EventSource]:
+        headers = {**headers, "accept": "text/event-stream", "content-type": "application/json"}
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        try:
+            async with self._client.stream("POST", url, content=content, headers=headers) as response:
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    raise error_for_status(
+                        response.status_code, raw, response.headers, api=self._api, key_hint=self._key_hint
+                    )
+                yield EventSource(response)
+        except httpx.ConnectError as exc:
+            raise ConnectError(f"Could not connect to {url}: {_reason(exc)}; is the server running?") from exc
+        except httpx.ConnectTimeout as exc:
+            raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
+        except httpx.TimeoutException as exc:
+            raise StreamBrokenError(f"{self._api} stopped responding ({type(exc).__name__}).") from exc
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            raise StreamBrokenError(f"The connection to {self._api} dropped: {_reason(exc)}.") from exc
+        except SSEError as exc:
+            raise ProtocolError(f"{self._api} did not answer with an event stream: {exc}.") from exc
+        except httpx.UnsupportedProtocol as exc:
+            raise ProtocolError(f"The base URL {url} is not an http(s) URL.") from exc
+        except httpx.HTTPError as exc:
+            raise StreamBrokenError(f"The request to {self._api} failed: {_reason(exc)}.") from exc
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if "Connection refused" in text or "connection refused" in text.lower():
+        return "connection refused"
+    if "Name or service not known" in text or "nodename nor servname" in text or "Temporary failure" in text:
+        return "the host name could not be resolved"
+    return text or type(exc).__name__
+
+
+def decode_data(sse: ServerSentEvent, *, api: str) -> Any:
+    """The JSON payload of one event; malformed JSON is a ProtocolError naming the event."""
+    try:
+        return json.loads(sse.data)
+    except ValueError as exc:
+        excerpt = sse.data[:80]
+        raise ProtocolError(f"{api} sent a malformed stream event ({sse.event or 'message'}: {excerpt!r}).") from exc
+
+
+def require(value: Any, check: Callable[[Any], bool], what: str, *, api: str) -> Any:
+    if not check(value):
+        raise ProtocolError(f"{api} sent a stream event without a valid {what}.")
+    return value
+
+
+__all__ = ["SSEConnection", "ProviderError", "new_client", "decode_data", "require", "USER_AGENT"]

@@ -1,0 +1,73 @@
+"""Retrying a provider stream: jittered exponential backoff that honours retry-after and never re-sends after output."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
+from agentui.core.providers.stream import BlockStop, ProviderEvent
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_attempts: int = 10
+    """Attempts in all, the first included, for rate limits, overload, server and network errors."""
+    max_connect_attempts: int = 3
+    """Attempts when the server cannot be reached at all: a refused connection rarely heals in seconds."""
+    base_delay: float = 0.5
+    max_delay: float = 32.0
+    max_retry_after: float = 300.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait after failed attempt number `attempt` (1-based)."""
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after)
+        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        return backoff * random.uniform(0.75, 1.0)
+
+    def attempts_for(self, error: ProviderError) -> int:
+        return self.max_connect_attempts if error.kind == "connection" else self.max_attempts
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice:
+    """Yielded between attempts: the next attempt's number, the limit, the wait, and the error that caused it."""
+
+    attempt: int
+    max_attempts: int
+    delay: float
+    error: ProviderError
+
+
+async def stream_with_retry(
+    provider: Provider, request: ProviderRequest, policy: RetryPolicy
+) -> AsyncIterator[ProviderEvent | RetryNotice]:
+    """Stream `request`, retrying retryable failures until a content block has completed.
+
+    After a RetryNotice the consumer must drop whatever partial message it was building. Once a block has
+    completed, a failure raises StreamInterruptedError instead: re-sending would duplicate what the person saw.
+    Cancelling the consuming task cancels the wait between attempts too.
+    """
+    attempt = 1
+    while True:
+        completed = False
+        try:
+            async for event in provider.stream(request):
+                if type(event) is BlockStop:
+                    completed = True
+                yield event
+            return
+        except ProviderError as error:
+            if completed:
+                raise StreamInterruptedError(error) from error
+            limit = policy.attempts_for(error)
+            if not error.retryable or attempt >= limit:
+                raise
+            failure = error
+        delay = policy.delay(attempt, failure.retry_after)
+        attempt += 1
+        yield RetryNotice(attempt=attempt, max_attempts=limit, delay=delay, error=failure)
+        await asyncio.sleep(delay)

@@ -1,0 +1,188 @@
+"""Which model and provider to use: from flags, then the environment, then agentui's config file.
+
+The config file is `config.json` in the platformdirs user config directory (or `$AGENTUI_CONFIG_DIR`), e.g.
+`{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+ProviderName = Literal["anthropic", "openai", "scripted"]
+PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
+
+DEFAULT_MODELS: dict[ProviderName, str] = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-4.1",
+    "scripted": "scripted",
+}
+
+NO_CREDENTIALS = (
+    "No model is configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY), or point ANTHROPIC_BASE_URL or "
+    "OPENAI_BASE_URL at a local server such as llama.cpp or Ollama (http://127.0.0.1:11434/v1)."
+)
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message is one sentence saying what to fix."""
+
+
+class ConfigFile(BaseModel):
+    """agentui's own settings file. Unknown keys are an error, so a typo does not pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: ProviderName | None = None
+    model: str | None = None
+    """Applies when `provider` is unset or is the provider in use."""
+    base_url: str | None = None
+    """Applies when `provider` is unset or is the provider in use."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_attempts: int | None = Field(default=None, ge=1, le=50)
+    thinking_budget: int | None = Field(default=None, ge=1024)
+    context_window: int | None = Field(default=None, ge=1)
+    script: Path | None = None
+
+
+class Settings(BaseModel):
+    """Everything resolved: what the provider, the agent and the retry policy are built from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    provider: ProviderName
+    model: str
+    base_url: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
+    auth_token: str | None = Field(default=None, repr=False)
+    script: Path | None = None
+    max_tokens: int = 8192
+    max_attempts: int = 10
+    thinking_budget: int | None = None
+    context_window: int | None = None
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line says; None means "not given"."""
+
+    provider: ProviderName | None = None
+    model: str | None = None
+    base_url: str | None = None
+    script: Path | None = None
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("AGENTUI_CONFIG_DIR"):
+        return Path(env["AGENTUI_CONFIG_DIR"]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("agentui", appauthor=False))
+
+
+def load_config_file(path: Path) -> ConfigFile:
+    """Read the config file; a missing file is an empty config, a broken one a ConfigError naming the problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ConfigFile()
+    except OSError as exc:
+        raise ConfigError(f"agentui's config file {path} could not be read: {exc.strerror or exc}.") from None
+    if not text.strip():
+        return ConfigFile()
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"agentui's config file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix or delete it."
+        ) from None
+    try:
+        return ConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the top level"
+        raise ConfigError(f"agentui's config file {path} has a bad setting '{where}': {first['msg']}.") from None
+
+
+def resolve_settings(
+    overrides: Overrides, env: Mapping[str, str] | None = None, config: ConfigFile | None = None
+) -> Settings:
+    env = os.environ if env is None else env
+    config = config if config is not None else load_config_file(config_dir(env) / "config.json")
+
+    provider = overrides.provider or _provider_from_env(env) or config.provider or _inferred_provider(env, overrides)
+    if provider is None:
+        raise ConfigError(NO_CREDENTIALS)
+    config_applies = config.provider in (None, provider)
+
+    prefix = {"anthropic": "ANTHROPIC", "openai": "OPENAI"}.get(provider)
+    model = (
+        overrides.model
+        or (env.get(f"{prefix}_MODEL") if prefix else None)
+        or env.get("AGENTUI_MODEL")
+        or (config.model if config_applies else None)
+        or DEFAULT_MODELS[provider]
+    )
+    base_url = (
+        overrides.base_url
+        or (env.get(f"{prefix}_BASE_URL") if prefix else None)
+        or (config.base_url if config_applies else None)
+    )
+    api_key = env.get(f"{prefix}_API_KEY") if prefix else None
+    auth_token = env.get("ANTHROPIC_AUTH_TOKEN") if provider == "anthropic" else None
+    script = overrides.script or (Path(env["AGENTUI_SCRIPT"]) if env.get("AGENTUI_SCRIPT") else None) or config.script
+
+    if provider == "scripted" and script is None:
+        raise ConfigError("The scripted provider needs a script: pass --script FILE (a JSON list of responses).")
+    if provider != "scripted" and not (api_key or auth_token or base_url):
+        raise ConfigError(NO_CREDENTIALS)
+
+    max_attempts = config.max_attempts or 10
+    if env.get("AGENTUI_MAX_ATTEMPTS"):
+        try:
+            max_attempts = max(1, int(env["AGENTUI_MAX_ATTEMPTS"]))
+        except ValueError:
+            raise ConfigError("AGENTUI_MAX_ATTEMPTS must be a whole number, such as 3.") from None
+
+    return Settings(
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        api_key=api_key or None,
+        auth_token=auth_token or None,
+        script=script,
+        max_tokens=config.max_tokens or 8192,
+        max_attempts=max_attempts,
+        thinking_budget=config.thinking_budget,
+        context_window=config.context_window,
+    )
+
+
+def _provider_from_env(env: Mapping[str, str]) -> ProviderName | None:
+    value = env.get("AGENTUI_PROVIDER", "").strip().lower()
+    if not value:
+        return None
+    if value not in PROVIDERS:
+        raise ConfigError(f"AGENTUI_PROVIDER must be one of {', '.join(PROVIDERS)}, not {value!r}.")
+    return value  # type: ignore[return-value]
+
+
+def _inferred_provider(env: Mapping[str, str], overrides: Overrides) -> ProviderName | None:
+    """The provider whose credentials or server are in the environment; Anthropic's first, as Claude Code's."""
+    if any(env.get(name) for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")):
+        return "anthropic"
+    if any(env.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
+        return "openai"
+    if overrides.script is not None:
+        return "scripted"
+    if overrides.base_url is not None:
+        return "anthropic"
+    return None

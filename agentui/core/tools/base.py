@@ -1,0 +1,103 @@
+"""What a tool is (name, description, argument model, permission kind, `run`), its result, and the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from agentui.core.messages import ImageBlock, TextBlock
+from agentui.core.providers.base import ToolSpec
+
+ToolKind = Literal["read", "write", "execute"]
+
+
+class ToolArgs(BaseModel):
+    """Base for argument models: unknown arguments are an error the model sees (`additionalProperties: false`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ToolResult:
+    """`content` goes to the model; `details` goes to the UI and the session's `toolUseResult`, never the model."""
+
+    content: str | list[TextBlock | ImageBlock]
+    details: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+
+    @classmethod
+    def error(cls, message: str, **details: Any) -> ToolResult:
+        return cls(content=message, details=details, is_error=True)
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may know and do besides its arguments."""
+
+    cwd: Path
+    session_id: str
+    tool_call_id: str
+    progress: Callable[[str], None] = lambda text: None
+    """Report partial output (a command's lines as they come); the UI shows it live."""
+
+
+ArgsT = TypeVar("ArgsT", bound=ToolArgs)
+
+
+class Tool(Generic[ArgsT]):
+    """Subclass with `name`, `description`, `Args`, `kind`, and implement `run`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[ToolArgs]]
+    kind: ClassVar[ToolKind]
+
+    async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
+        raise NotImplementedError
+
+    @cached_property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, json_schema(self.Args))
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The argument schema the model sees: pydantic's, without the `title` noise it adds to every property."""
+    schema = model.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+class ToolRegistry:
+    """The tools of one agent, by name, in the order they were registered (which is the order the model sees)."""
+
+    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool[Any]) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool[Any] | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec for tool in self._tools.values()]
+
+    def __iter__(self) -> Iterator[Tool[Any]]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)

@@ -1,0 +1,211 @@
+"""Print mode (`agentui -p`): one prompt, no screen; text, json or stream-json on stdout, a policy answers permissions."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import IO, Literal
+
+from agentui import __version__
+from agentui.core.agent import Agent, AgentConfig, RunResult
+from agentui.core.events import (
+    Event,
+    MessageEnd,
+    PermissionDecision,
+    PermissionRequest,
+    Retry,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+)
+from agentui.core.pricing import cost_usd
+from agentui.core.providers import create_provider
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.settings import Settings
+from agentui.core.tools.base import ToolRegistry
+
+OutputFormat = Literal["text", "json", "stream-json"]
+
+CANNOT_ASK = (
+    "agentui is running without a screen (-p) and cannot ask the user for permission, so this call was denied; "
+    "the user can allow it with a permission rule."
+)
+
+
+class Printer:
+    """Writes a run's events as the chosen format asks; text mode streams the answer as it arrives."""
+
+    def __init__(self, output_format: OutputFormat, out: IO[str], err: IO[str], *, verbose: bool = False) -> None:
+        self.format = output_format
+        self.out = out
+        self.err = err
+        self.verbose = verbose
+        self.closed = False
+        self._wrote = False
+        self._message_text = False
+        self._separator = False
+        self._last = "\n"
+
+    def __call__(self, event: Event) -> None:
+        if self.closed:
+            return
+        try:
+            if self.format == "stream-json":
+                self._line(event.model_dump_json())
+            elif self.format == "text":
+                self._text(event)
+        except BrokenPipeError:
+            self.closed = True  # the reader went away (| head); nothing more to say
+
+    def _text(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if self._separator:
+                self._write("\n" if self._last == "\n" else "\n\n")
+                self._separator = False
+            self._write(event.text)
+            self._message_text = True
+        elif isinstance(event, MessageEnd):
+            self._separator = self._separator or self._message_text
+            self._message_text = False
+        elif isinstance(event, Retry):
+            if self._message_text:  # the partial answer is dropped; start the retried one on a fresh line
+                self._write("\n")
+                self._message_text = False
+            self.note(f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}")
+        elif self.verbose and isinstance(event, ToolStart):
+            self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
+        elif self.verbose and isinstance(event, ToolEnd) and event.is_error:
+            self.note(f"{event.name} failed: {str(event.content)[:200]}")
+
+    def _write(self, text: str) -> None:
+        if not text:
+            return
+        self.out.write(text)
+        self.out.flush()
+        self._wrote = True
+        self._last = text[-1]
+
+    def _line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def note(self, sentence: str) -> None:
+        self.err.write(f"agentui: {sentence}\n")
+        self.err.flush()
+
+    def finish(self, result: RunResult, summary: dict[str, object]) -> None:
+        if self.closed:
+            return
+        try:
+            if self.format == "text":
+                if self._wrote and self._last != "\n":
+                    self._write("\n")
+            else:
+                self._line(json.dumps(summary, ensure_ascii=False))
+        except BrokenPipeError:
+            self.closed = True
+
+
+def result_summary(result: RunResult, model: str) -> dict[str, object]:
+    """The final object of json and stream-json output, in Claude Code's shape."""
+    subtype = {"end_turn": "success", "max_turns": "error_max_turns"}.get(result.stop, "error_during_execution")
+    summary: dict[str, object] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": result.stop != "end_turn",
+        "duration_ms": result.duration_ms,
+        "duration_api_ms": result.api_duration_ms,
+        "num_turns": result.num_turns,
+        "result": result.text,
+        "stop_reason": result.stop,
+        "session_id": result.session_id,
+        "total_cost_usd": cost_usd(model, result.usage),
+        "usage": result.usage.model_dump(),
+    }
+    if result.error:
+        summary["error"] = result.error
+    return summary
+
+
+def exit_code(result: RunResult) -> int:
+    if result.stop == "end_turn":
+        return 0
+    if result.stop == "cancelled":
+        return 130
+    return 1
+
+
+async def run_print(
+    settings: Settings,
+    prompt: str,
+    *,
+    output_format: OutputFormat = "text",
+    max_turns: int | None = None,
+    system_prompt: str = "",
+    cwd: Path | None = None,
+    verbose: bool = False,
+    out: IO[str] | None = None,
+    err: IO[str] | None = None,
+) -> int:
+    """Run `prompt` to the end, printing as `output_format` says; returns the process exit code."""
+    printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
+    provider = create_provider(settings)
+    config = AgentConfig(
+        model=settings.model,
+        system_prompt=system_prompt,
+        max_turns=max_turns,
+        max_tokens=settings.max_tokens,
+        thinking_budget=settings.thinking_budget,
+        context_window=settings.context_window,
+        cwd=cwd or Path.cwd(),
+    )
+    agent = Agent(provider, config, tools=ToolRegistry(), retry=RetryPolicy(max_attempts=settings.max_attempts))
+
+    def deny_asks(event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            agent.respond_permission(event.request_id, PermissionDecision(behavior="deny", message=CANNOT_ASK))
+
+    agent.bus.on(deny_asks)
+    agent.bus.on(printer)
+    if output_format == "stream-json":
+        printer._line(json.dumps(_init_line(agent, settings)))
+
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, agent.cancel)
+    except (NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
+        pass
+    try:
+        result = await agent.prompt(prompt)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await provider.aclose()
+
+    if result.error and output_format == "text":
+        printer.finish(result, {})
+        printer.note(result.error)
+    else:
+        printer.finish(result, result_summary(result, settings.model))
+        if result.error and output_format != "text":
+            printer.note(result.error)
+    if result.stop == "max_turns" and output_format == "text":
+        printer.note(f"stopped after {result.num_turns} turns (--max-turns).")
+    return exit_code(result)
+
+
+def _init_line(agent: Agent, settings: Settings) -> dict[str, object]:
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": str(agent.config.cwd),
+        "session_id": agent.session_id,
+        "tools": agent.tools.names(),
+        "model": settings.model,
+        "provider": settings.provider,
+        "permissionMode": "default",
+        "version": __version__,
+    }
+

@@ -1,0 +1,88 @@
+"""A plain line-by-line conversation in the terminal: the interactive front end until the Textual app replaces it.
+
+It reads prompts, streams answers, and asks y/n for permission requests. Ctrl+C stops the running answer (or
+quits when idle); Ctrl+D quits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from agentui import __version__
+from agentui.core.agent import Agent, AgentConfig
+from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.core.providers import create_provider
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.settings import Settings
+from agentui.core.tools.base import ToolRegistry
+from agentui.headless import Printer
+
+
+async def _read_line(prompt: str) -> str | None:
+    """input() on a daemon thread, so a quit never waits for a line that will not come; None at end of input."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[str | None] = loop.create_future()
+
+    def read() -> None:
+        try:
+            line: str | None = input(prompt)
+        except (EOFError, OSError):
+            line = None
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(line))
+
+    threading.Thread(target=read, daemon=True).start()
+    return await future
+
+
+async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first_prompt: str | None) -> int:
+    provider = create_provider(settings)
+    config = AgentConfig(model=settings.model, system_prompt=system_prompt, max_tokens=settings.max_tokens,
+                         thinking_budget=settings.thinking_budget, cwd=cwd)
+    agent = Agent(provider, config, tools=ToolRegistry(), retry=RetryPolicy(max_attempts=settings.max_attempts))
+    printer = Printer("text", sys.stdout, sys.stderr, verbose=True)
+    agent.bus.on(printer)
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def on_interrupt() -> None:
+        if agent.running:
+            agent.cancel()
+        elif main is not None:
+            main.cancel()
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    print(f"agentui {__version__} · {settings.provider} · {settings.model} — Ctrl+C interrupts, Ctrl+D quits")
+    prompt = first_prompt
+    try:
+        while True:
+            if prompt is None:
+                prompt = await _read_line("\n> ")
+                if prompt is None:
+                    return 0
+            if prompt.strip():
+                run = agent.start(prompt)
+                async for event in run:
+                    if isinstance(event, PermissionRequest):
+                        answer = await _read_line(f"\nAllow {event.tool_name}? ({event.reason}) [y/N/s=session] ")
+                        choice = (answer or "").strip().lower()
+                        behavior = "allow" if choice in ("y", "yes", "s") else "deny"
+                        scope = "session" if choice == "s" else "once"
+                        run.respond_permission(event.request_id, PermissionDecision(behavior=behavior, scope=scope))
+                result = await run.result()
+                printer.finish(result, {})
+                if result.error:
+                    printer.note(result.error)
+            prompt = None
+    except asyncio.CancelledError:
+        return 130
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await provider.aclose()
+
+
+def run_repl(settings: Settings, *, system_prompt: str, cwd: Path, first_prompt: str | None = None) -> int:
+    return asyncio.run(_conversation(settings, system_prompt, cwd, first_prompt))
