@@ -54,7 +54,7 @@ class Printer:
             return
         try:
             if self.format == "stream-json":
-                self._line(event.model_dump_json())
+                self._line(event.to_json())
             elif self.format == "text":
                 self._text(event)
         except BrokenPipeError:
@@ -104,7 +104,7 @@ class Printer:
                 if self._wrote and self._last != "\n":
                     self._write("\n")
             else:
-                self._line(json.dumps(summary, ensure_ascii=False))
+                self._line(_compact(summary))
         except BrokenPipeError:
             self.closed = True
 
@@ -171,7 +171,7 @@ async def run_print(
     agent.bus.on(deny_asks)
     agent.bus.on(printer)
     if output_format == "stream-json":
-        printer._line(json.dumps(_init_line(agent, settings)))
+        printer._line(_compact(_init_line(agent, settings)))
 
     loop = asyncio.get_running_loop()
     try:
@@ -194,6 +194,10 @@ async def run_print(
     if result.stop == "max_turns" and output_format == "text":
         printer.note(f"stopped after {result.num_turns} turns (--max-turns).")
     return exit_code(result)
+
+
+def _compact(data: dict[str, object]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def _init_line(agent: Agent, settings: Settings) -> dict[str, object]:

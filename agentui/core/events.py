@@ -34,7 +34,12 @@ class PermissionDecision(BaseModel):
 class _Event(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    type: str  # narrowed to a Literal by each event; declared here so it leads every JSON line
     session_id: str
+
+    def to_json(self) -> str:
+        """One compact JSON line, without the fields that are unset (they are None by default)."""
+        return self.model_dump_json(exclude_none=True)
 
 
 class AgentStart(_Event):
@@ -222,7 +227,7 @@ def _event_adapter() -> TypeAdapter[Event]:
 
 
 def parse_event(line: str | bytes) -> Event:
-    """Rebuild an event from its JSON line (`event.model_dump_json()`)."""
+    """Rebuild an event from its JSON line (`event.to_json()`)."""
     return _event_adapter().validate_json(line)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -66,12 +68,24 @@ class SSEConnection:
 
 
 def _reason(exc: BaseException) -> str:
-    text = str(exc).strip()
-    if "Connection refused" in text or "connection refused" in text.lower():
-        return "connection refused"
-    if "Name or service not known" in text or "nodename nor servname" in text or "Temporary failure" in text:
-        return "the host name could not be resolved"
-    return text or type(exc).__name__
+    """The operating system's reason behind an httpx error, in words ("connection refused"), else httpx's own."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror):
+            return "the host name could not be resolved"
+        if isinstance(seen, OSError) and seen.errno in _ERRNO_REASONS:
+            return _ERRNO_REASONS[seen.errno]
+        seen = seen.__cause__ or seen.__context__
+    return str(exc).strip() or type(exc).__name__
+
+
+_ERRNO_REASONS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset by the server",
+    errno.EHOSTUNREACH: "the host is unreachable",
+    errno.ENETUNREACH: "the network is unreachable",
+    errno.ETIMEDOUT: "the connection timed out",
+}
 
 
 def decode_data(sse: ServerSentEvent, *, api: str) -> Any:

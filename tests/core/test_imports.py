@@ -1,0 +1,32 @@
+"""The engine imports no UI library, and `--version` imports nothing heavy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+CORE_IS_UI_FREE = """
+import importlib, pkgutil, sys
+import agentui.core
+for module in pkgutil.walk_packages(agentui.core.__path__, "agentui.core."):
+    importlib.import_module(module.name)
+import agentui.headless
+ui = sorted(name for name in sys.modules if name.split(".")[0] in ("textual", "rich"))
+assert not ui, ui
+print(len([m for m in sys.modules if m.startswith("agentui.core")]))
+"""
+
+
+def test_every_core_module_and_print_mode_import_without_textual_or_rich() -> None:
+    done = subprocess.run([sys.executable, "-c", CORE_IS_UI_FREE], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 15  # the walk really imported the package's modules
+
+
+def test_version_answers_without_importing_the_engine() -> None:
+    code = "import sys; from agentui.cli import main; main(['--version']); print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'httpx', 'agentui.core'))))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    version_line, modules = done.stdout.splitlines()
+    assert version_line.endswith("(agentui)")
+    assert modules == "[]"
