@@ -25,7 +25,8 @@ class Reply:
     cut_after: int | None = None
     """Drop the connection after this many chunks, without ending the chunked body."""
     gate: threading.Event | None = None
-    """Wait for this event after the first chunk: lets a test see output before the server finishes."""
+    """Wait for this event after `gate_after` chunks: lets a test see output before the server finishes."""
+    gate_after: int = 1
 
     @classmethod
     def error(cls, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Reply:
@@ -116,7 +117,7 @@ def _handler_for(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                     return
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.flush()
-                if number == 0 and reply.gate is not None:
+                if number + 1 == reply.gate_after and reply.gate is not None:
                     reply.gate.wait(30)
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()

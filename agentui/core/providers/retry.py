@@ -29,7 +29,9 @@ class RetryPolicy:
         return backoff * random.uniform(0.75, 1.0)
 
     def attempts_for(self, error: ProviderError) -> int:
-        return self.max_connect_attempts if error.kind == "connection" else self.max_attempts
+        if error.kind == "connection":
+            return min(self.max_connect_attempts, self.max_attempts)
+        return self.max_attempts
 
 
 @dataclass(frozen=True, slots=True)
