@@ -1,0 +1,39 @@
+"""The repository keeps its promises: the README's test command is what CI runs, and the themes are valid."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    blocks = re.findall(r"```sh\n(.*?)\n```", (ROOT / "README.md").read_text(), flags=re.S)
+    return [block.strip() for block in blocks[:2]]
+
+
+def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_verbatim() -> None:
+    install_and_start, install_and_test = readme_commands()
+    assert install_and_start.endswith("&& agentui")
+    assert "'.[test]'" in install_and_test and install_and_test.endswith("pytest")
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
+    assert ci == [install_and_test]
+
+
+def test_every_theme_file_is_a_valid_textual_theme() -> None:
+    from textual.theme import Theme
+
+    files = sorted((ROOT / "themes").glob("*.json"))
+    assert len(files) >= 2
+    for path in files:
+        data = json.loads(path.read_text())
+        theme = Theme(**data)
+        assert theme.name == path.stem
+        assert theme.to_color_system().generate()["primary"]  # Textual can build a full palette from it
+
+
+def test_the_example_memory_file_exists_with_commands() -> None:
+    text = (ROOT / "CLAUDE.md.example").read_text()
+    assert "## Commands" in text and "pytest" in text
