@@ -93,6 +93,8 @@ class Printer:
         self.out.flush()
 
     def note(self, sentence: str) -> None:
+        if self._wrote and self._last != "\n" and not self.closed:
+            self._write("\n")  # stdout and stderr often share a terminal: never append to the answer's line
         self.err.write(f"agentui: {sentence}\n")
         self.err.flush()
 

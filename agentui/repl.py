@@ -76,6 +76,8 @@ async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first
                 printer.finish(result, {})
                 if result.error:
                     printer.note(result.error)
+                elif result.stop == "cancelled":
+                    printer.note("interrupted.")
             prompt = None
     except asyncio.CancelledError:
         return 130
