@@ -54,7 +54,7 @@ class Printer:
             return
         try:
             if self.format == "stream-json":
-                self._line(event.to_json())
+                self.line(event.to_json())
             elif self.format == "text":
                 self._text(event)
         except BrokenPipeError:
@@ -88,7 +88,8 @@ class Printer:
         self._wrote = True
         self._last = text[-1]
 
-    def _line(self, text: str) -> None:
+    def line(self, text: str) -> None:
+        """One whole line of machine-readable output."""
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -106,7 +107,7 @@ class Printer:
                 if self._wrote and self._last != "\n":
                     self._write("\n")
             else:
-                self._line(_compact(summary))
+                self.line(_compact(summary))
         except BrokenPipeError:
             self.closed = True
 
@@ -173,7 +174,7 @@ async def run_print(
     agent.bus.on(deny_asks)
     agent.bus.on(printer)
     if output_format == "stream-json":
-        printer._line(_compact(_init_line(agent, settings)))
+        printer.line(_compact(_init_line(agent, settings)))
 
     loop = asyncio.get_running_loop()
     try:

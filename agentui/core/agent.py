@@ -180,6 +180,7 @@ class Agent:
                 self._add_assistant(message)
                 if calls := message.tool_uses:
                     self._calls_in_flight = calls
+                    self._dispatcher.finished.clear()
                     results = await self._step(self._dispatcher.run_all(calls))
                     self._calls_in_flight = []
                     self._add(Message(role="user", content=list(results)))

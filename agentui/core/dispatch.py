@@ -67,7 +67,7 @@ class ToolDispatcher:
 
     async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
         """Run one response's calls: consecutive read-only calls together, anything else alone and in order."""
-        self.finished = {}
+        self.finished.clear()
         for batch in self._batches(calls):
             if len(batch) == 1:
                 await self.run(batch[0])

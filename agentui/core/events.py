@@ -178,7 +178,11 @@ class CompactionEnd(_Event):
 
 
 class Retry(_Event):
-    """The provider failed in a way worth retrying; the next attempt starts after `delay` seconds."""
+    """The provider failed in a way worth retrying; the next attempt starts after `delay` seconds.
+
+    Whatever streamed of the failed attempt is void: front ends drop the partial message, and the next
+    message_start begins the answer again.
+    """
 
     type: Literal["retry"] = "retry"
     attempt: int

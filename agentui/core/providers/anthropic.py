@@ -26,8 +26,13 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 EPHEMERAL = {"type": "ephemeral"}
 _API = "The Anthropic API"
-_DELTA_KINDS = {"text_delta": ("text", "text"), "thinking_delta": ("thinking", "thinking"),
-                "signature_delta": ("signature", "signature"), "input_json_delta": ("input_json", "partial_json")}
+# delta type -> (our delta kind, the field holding its text)
+_DELTA_KINDS = {
+    "text_delta": ("text", "text"),
+    "thinking_delta": ("thinking", "thinking"),
+    "signature_delta": ("signature", "signature"),
+    "input_json_delta": ("input_json", "partial_json"),
+}
 _KNOWN_STOPS = {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"}
 
 

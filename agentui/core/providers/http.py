@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -52,7 +52,8 @@ class SSEConnection:
                     )
                 yield EventSource(response)
         except httpx.ConnectError as exc:
-            raise ConnectError(f"Could not connect to {url}: {_reason(exc)}; is the server running?") from exc
+            reason = _reason(exc)
+            raise ConnectError(f"Could not connect to {url}: {reason}{_CONNECT_HINTS.get(reason, '.')}") from exc
         except httpx.ConnectTimeout as exc:
             raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
         except httpx.TimeoutException as exc:
@@ -72,12 +73,15 @@ def _reason(exc: BaseException) -> str:
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, socket.gaierror):
-            return "the host name could not be resolved"
+            return _UNRESOLVED
         if isinstance(seen, OSError) and seen.errno in _ERRNO_REASONS:
             return _ERRNO_REASONS[seen.errno]
         seen = seen.__cause__ or seen.__context__
-    return str(exc).strip() or type(exc).__name__
+    return str(exc).strip().rstrip(".") or type(exc).__name__
 
+
+_UNRESOLVED = "the host name could not be resolved"
+_CONNECT_HINTS = {"connection refused": "; is the server running?", _UNRESOLVED: "; check the base URL."}
 
 _ERRNO_REASONS = {
     errno.ECONNREFUSED: "connection refused",
@@ -95,12 +99,3 @@ def decode_data(sse: ServerSentEvent, *, api: str) -> Any:
     except ValueError as exc:
         excerpt = sse.data[:80]
         raise ProtocolError(f"{api} sent a malformed stream event ({sse.event or 'message'}: {excerpt!r}).") from exc
-
-
-def require(value: Any, check: Callable[[Any], bool], what: str, *, api: str) -> Any:
-    if not check(value):
-        raise ProtocolError(f"{api} sent a stream event without a valid {what}.")
-    return value
-
-
-__all__ = ["SSEConnection", "ProviderError", "new_client", "decode_data", "require", "USER_AGENT"]
