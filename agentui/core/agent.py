@@ -196,8 +196,9 @@ class Agent:
         except StreamInterruptedError as exc:
             stop, error = "interrupted", exc
             self._settle_interrupted()
-        except ProviderError as exc:
+        except ProviderError as exc:  # before any block completed: nothing of the answer is kept
             stop, error = "error", exc
+            self._accumulator = None
         if error is not None:
             self._emit(Error(session_id=self.session_id, message=error.message, kind=error.kind))
         self._emit(

@@ -324,7 +324,12 @@ class EventBus:
         Callbacks run inside the agent, so they must be quick; one that raises is logged and skipped.
         """
         self._callbacks.append(callback)
-        return lambda: self._callbacks.remove(callback) if callback in self._callbacks else None
+
+        def remove() -> None:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
+
+        return remove
 
     def subscribe(self) -> Subscription:
         """A new async iterator of events from now on; close() it when done."""

@@ -179,7 +179,7 @@ async def test_cut_after_a_completed_block_keeps_it_and_is_not_resent(
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.stop == "interrupted" and result.error_kind == "interrupted"
-    assert result.error.startswith("The response was cut off: The connection to The Anthropic API dropped")
+    assert result.error.startswith("The response was cut off: the connection to the Anthropic API dropped: ")
     assert len(server.requests) == 1
     assert agent.messages[-1].content == [TextBlock(text="First part.")]
     assert agent.messages[-1].stop_reason == "interrupted"

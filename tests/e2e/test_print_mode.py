@@ -223,3 +223,17 @@ def test_python_dash_m_and_version(clean_env: dict[str, str]) -> None:
 def test_interactive_mode_without_a_terminal_points_to_p(agentui_bin: str, clean_env: dict[str, str]) -> None:
     done = run(agentui_bin, [], {**clean_env, "ANTHROPIC_API_KEY": "x"})
     assert done.returncode == 2 and "use -p" in done.stderr
+
+
+def test_a_network_drop_mid_answer_keeps_what_arrived(agentui_bin: str, clean_env: dict[str, str],
+                                                      server: LoopbackServer) -> None:
+    chunks = anthropic_stream([{"type": "text", "text": "The first part is complete."},
+                               {"type": "text", "text": "The second part never finishes."}])
+    second_block = next(i for i, c in enumerate(chunks) if b'"index": 1' in c)
+    server.enqueue(Reply(chunks=chunks, cut_after=second_block + 2))
+    done = run(agentui_bin, ["-p", "hi", "--output-format", "json"], anthropic_env(clean_env, server))
+    assert done.returncode == 1 and len(server.requests) == 1  # not re-sent: that would repeat the answer
+    result = json.loads(done.stdout)
+    assert result["subtype"] == "error_during_execution" and result["result"] == "The first part is complete."
+    assert result["error"].startswith("The response was cut off: the connection to the Anthropic API dropped: ")
+    assert_one_clean_sentence(done.stderr)

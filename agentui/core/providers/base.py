@@ -111,7 +111,8 @@ class StreamInterruptedError(ProviderError):
     kind = "interrupted"
 
     def __init__(self, cause: ProviderError) -> None:
-        super().__init__(f"The response was cut off: {cause.message}", status=cause.status)
+        said = cause.message[:1].lower() + cause.message[1:]
+        super().__init__(f"The response was cut off: {said}", status=cause.status)
         self.cause = cause
 
 

@@ -59,13 +59,18 @@ class SSEConnection:
         except httpx.TimeoutException as exc:
             raise StreamBrokenError(f"{self._api} stopped responding ({type(exc).__name__}).") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-            raise StreamBrokenError(f"The connection to {self._api} dropped: {_reason(exc)}.") from exc
+            raise StreamBrokenError(f"The connection to {_midsentence(self._api)} dropped: {_reason(exc)}.") from exc
         except SSEError as exc:
             raise ProtocolError(f"{self._api} did not answer with an event stream: {exc}.") from exc
         except httpx.UnsupportedProtocol as exc:
             raise ProtocolError(f"The base URL {url} is not an http(s) URL.") from exc
         except httpx.HTTPError as exc:
-            raise StreamBrokenError(f"The request to {self._api} failed: {_reason(exc)}.") from exc
+            raise StreamBrokenError(f"The request to {_midsentence(self._api)} failed: {_reason(exc)}.") from exc
+
+
+def _midsentence(name: str) -> str:
+    """"The Anthropic API" as it reads inside a sentence: "the Anthropic API"."""
+    return name[:1].lower() + name[1:] if name.startswith("The ") else name
 
 
 def _reason(exc: BaseException) -> str:
