@@ -21,7 +21,6 @@ from agentui.core.events import (
     ToolEnd,
     ToolStart,
 )
-from agentui.core.pricing import cost_usd
 from agentui.core.providers import create_provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.settings import Settings
@@ -112,7 +111,7 @@ class Printer:
             self.closed = True
 
 
-def result_summary(result: RunResult, model: str) -> dict[str, object]:
+def result_summary(result: RunResult) -> dict[str, object]:
     """The final object of json and stream-json output, in Claude Code's shape."""
     subtype = {"end_turn": "success", "max_turns": "error_max_turns"}.get(result.stop, "error_during_execution")
     summary: dict[str, object] = {
@@ -125,7 +124,7 @@ def result_summary(result: RunResult, model: str) -> dict[str, object]:
         "result": result.text,
         "stop_reason": result.stop,
         "session_id": result.session_id,
-        "total_cost_usd": cost_usd(model, result.usage),
+        "total_cost_usd": result.cost_usd,
         "usage": result.usage.model_dump(),
     }
     if result.error:
@@ -191,7 +190,7 @@ async def run_print(
         printer.finish(result, {})
         printer.note(result.error)
     else:
-        printer.finish(result, result_summary(result, settings.model))
+        printer.finish(result, result_summary(result))
         if result.error and output_format != "text":
             printer.note(result.error)
     if result.stop == "max_turns" and output_format == "text":

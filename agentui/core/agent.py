@@ -40,6 +40,7 @@ from agentui.core.events import (
 )
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, Usage
 from agentui.core.permissions import KindGate, PermissionGate
+from agentui.core.pricing import cost_usd
 from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
 from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, MessageAccumulator, StreamEnd, StreamStart
@@ -72,6 +73,8 @@ class RunResult(BaseModel):
     """The last assistant message's text: the answer, for print mode."""
     num_turns: int
     usage: Usage
+    cost_usd: float
+    """At list prices of the models the server reported; 0 for models with no known price (local ones)."""
     error: str | None = None
     error_kind: str | None = None
     duration_ms: int
@@ -105,6 +108,7 @@ class Agent:
         self.messages: list[Message] = list(messages or [])
         self.retry = retry or RetryPolicy()
         self.usage = Usage()
+        self.cost_usd = 0.0
         self._dispatcher = ToolDispatcher(
             self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd
         )
@@ -118,6 +122,7 @@ class Agent:
         self._turns = 0
         self._api_seconds = 0.0
         self._run_usage = Usage()
+        self._run_cost = 0.0
 
     # Control, from any front end
 
@@ -164,7 +169,7 @@ class Agent:
     async def _run(self, prompt: str) -> RunResult:
         started = time.monotonic()
         self._cancel_requested = False
-        self._turns, self._api_seconds, self._run_usage = 0, 0.0, Usage()
+        self._turns, self._api_seconds, self._run_usage, self._run_cost = 0, 0.0, Usage(), 0.0
         self._emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
         self._add_user_text(prompt, "prompt")
         stop: RunStop = "end_turn"
@@ -217,6 +222,7 @@ class Agent:
             text=last.text if last else "",
             num_turns=self._turns,
             usage=self._run_usage,
+            cost_usd=round(self._run_cost, 6),
             error=error.message if error else None,
             error_kind=error.kind if error else None,
             duration_ms=round((time.monotonic() - started) * 1000),
@@ -306,8 +312,9 @@ class Agent:
         self._add(message)
         self._emit(MessageEnd(session_id=self.session_id, message=message))
         if message.usage is not None:
-            self.usage = self.usage + message.usage
-            self._run_usage = self._run_usage + message.usage
+            cost = cost_usd(message.model or self.config.model, message.usage)
+            self.usage, self.cost_usd = self.usage + message.usage, self.cost_usd + cost
+            self._run_usage, self._run_cost = self._run_usage + message.usage, self._run_cost + cost
             context = message.usage.context_tokens + message.usage.output_tokens
             window = self.config.context_window
             self._emit(
@@ -315,6 +322,7 @@ class Agent:
                     session_id=self.session_id,
                     usage=message.usage,
                     total=self.usage,
+                    cost_usd=round(self.cost_usd, 6),
                     context_tokens=context,
                     context_percent=round(100 * context / window, 1) if window else None,
                 )

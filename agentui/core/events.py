@@ -156,11 +156,13 @@ class PermissionResolved(_Event):
 
 
 class UsageUpdate(_Event):
-    """Token usage of the latest response, the run's total, and how full the context window is."""
+    """Token usage of the latest response, the agent's total and its cost, and how full the context window is."""
 
     type: Literal["usage"] = "usage"
     usage: Usage
     total: Usage
+    cost_usd: float
+    """The estimated cost of everything so far, at list prices of the models the server reported."""
     context_tokens: int
     context_percent: float | None = None
 

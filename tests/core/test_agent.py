@@ -10,10 +10,13 @@ import pytest
 from agentui.core.agent import INTERRUPTED_BY_USER, INTERRUPTED_FOR_TOOL_USE, Agent, AgentConfig
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, TextDelta, ToolStart
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
+from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
 from tests.support.tools import Echo, Explode, Meet, Sleep, WriteNote
 
 
@@ -288,6 +291,20 @@ async def test_history_carries_across_runs_and_usage_adds_up() -> None:
     assert second.usage.input_tokens == 9 and agent.usage.input_tokens == 14
     last_usage = [e for e in seen if e.type == "usage"][-1]
     assert last_usage.context_tokens == 12 and last_usage.context_percent == 12.0  # type: ignore[union-attr]
+    assert second.cost_usd == 0.0  # "scripted" has no price
+
+
+async def test_cost_follows_the_model_the_server_reports(server: LoopbackServer) -> None:
+    usage = {"input_tokens": 1_000_000, "output_tokens": 0}
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "a"}], model="claude-haiku-4-5", usage=usage)),
+                   Reply(chunks=anthropic_stream([{"type": "text", "text": "b"}], model="local-llama", usage=usage)))
+    provider = AnthropicProvider(api_key="x", base_url=server.url)
+    # Asked for sonnet, served by haiku then by an unpriced local model: billed as what actually ran.
+    agent = Agent(provider, AgentConfig(model="claude-sonnet-4-5"))
+    assert (await agent.prompt("one")).cost_usd == 1.0
+    assert (await agent.prompt("two")).cost_usd == 0.0
+    assert agent.cost_usd == 1.0
+    await provider.aclose()
 
 
 async def test_starting_while_running_is_refused() -> None:

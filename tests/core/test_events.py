@@ -38,7 +38,7 @@ def one_of_each() -> list[ev.Event]:
                              input={"command": "ls"}, reason="Bash can run commands"),
         ev.PermissionResolved(session_id=SID, request_id="r1", tool_call_id="toolu_1",
                               decision=ev.PermissionDecision(behavior="deny", message="use git status")),
-        ev.UsageUpdate(session_id=SID, usage=usage, total=usage, context_tokens=12, context_percent=0.1),
+        ev.UsageUpdate(session_id=SID, usage=usage, total=usage, cost_usd=0.25, context_tokens=12, context_percent=0.1),
         ev.CompactionStart(session_id=SID, trigger="auto", pre_tokens=180_000),
         ev.CompactionEnd(session_id=SID, summary="so far", post_tokens=9_000),
         ev.Retry(session_id=SID, attempt=2, max_attempts=10, delay=0.5, reason="Overloaded."),
