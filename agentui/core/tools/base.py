@@ -44,6 +44,8 @@ class ToolContext:
     tool_call_id: str
     progress: Callable[[str], None] = lambda text: None
     """Report partial output (a command's lines as they come); the UI shows it live."""
+    checked_path: Path | None = None
+    """The resolved path the permission check approved; file tools act on it and nothing else."""
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

@@ -1,0 +1,134 @@
+"""Text files as the tools see them: encoding and line endings detected and kept, binaries refused, atomic writes."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import secrets
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLE_BYTES = 8192
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+IMAGE_TYPES = {
+    b"\x89PNG\r\n\x1a\n": "image/png",
+    b"\xff\xd8\xff": "image/jpeg",
+    b"GIF87a": "image/gif",
+    b"GIF89a": "image/gif",
+}
+
+
+class BinaryFileError(Exception):
+    """The file is not text."""
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """How a file is stored, so a rewrite stores it the same way."""
+
+    codec: str = "utf-8"
+    bom: bytes = b""
+    newline: str = "\n"
+    """"\\r\\n" only when every line break in the file is one; mixed files are left exactly as they are."""
+
+    def encode(self, text: str) -> bytes:
+        if self.newline == "\r\n":
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        # surrogateescape gives back, byte for byte, whatever was not valid UTF-8 when the file was read
+        return self.bom + text.encode(self.codec, errors="surrogateescape" if self.codec == "utf-8" else "strict")
+
+
+def image_type(head: bytes) -> str | None:
+    for magic, media_type in IMAGE_TYPES.items():
+        if head.startswith(magic):
+            return media_type
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def sniff(head: bytes) -> tuple[str, bytes]:
+    """(codec, BOM) from the first bytes; raises BinaryFileError for NUL bytes outside UTF-16."""
+    for bom, codec in _BOMS:
+        if head.startswith(bom):
+            return codec, bom
+    if b"\x00" in head:
+        raise BinaryFileError
+    return "utf-8", b""
+
+
+def decode(data: bytes) -> tuple[str, TextFormat]:
+    """The whole file as text (line endings as stored) and the format to write it back in."""
+    codec, bom = sniff(data[:SAMPLE_BYTES])
+    body = data[len(bom):]
+    text = body.decode(codec, errors="surrogateescape" if codec == "utf-8" else "replace")
+    crlf = text.count("\r\n")
+    newline = "\r\n" if crlf and crlf == text.count("\n") else "\n"
+    return text, TextFormat(codec=codec, bom=bom, newline=newline)
+
+
+def for_display(text: str) -> str:
+    """Text safe to show or send: undecodable bytes (kept as surrogates for round trips) become U+FFFD."""
+    return text.encode("utf-8", errors="replace").decode("utf-8") if _has_surrogates(text) else text
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` (already resolved, no symlinks) all at once: a temp file in the same directory, then
+    a rename. The directory is pinned by a descriptor and checked to still be where `path` says, so a link swapped
+    in after the permission check cannot redirect the write; the rename replaces a swapped-in link itself."""
+    parent = path.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    dir_fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        where = _descriptor_path(dir_fd)
+        if where is not None and where != parent:
+            raise PermissionError(f"{parent} now leads to {where}; nothing was written")
+        try:
+            mode = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        temp = f".{path.name}.agentui-{secrets.token_hex(4)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(temp, flags, 0o666, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            os.replace(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            try:
+                os.unlink(temp, dir_fd=dir_fd)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(dir_fd)
+
+
+def _descriptor_path(fd: int) -> Path | None:
+    """Where an open directory really is, or None where the system cannot say."""
+    if sys.platform.startswith("linux"):
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    if sys.platform == "darwin":
+        import fcntl
+
+        return Path(fcntl.fcntl(fd, 50, b"\0" * 1024).rstrip(b"\0").decode())  # F_GETPATH
+    return None

@@ -1,0 +1,120 @@
+"""Read: a file's lines, numbered like `cat -n`; images as image blocks; binaries refused with a reason."""
+
+from __future__ import annotations
+
+import base64
+import difflib
+from pathlib import Path
+
+from pydantic import Field
+
+from agentui.core.messages import ImageBlock
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
+from agentui.core.workspace import Workspace
+
+DEFAULT_LIMIT = 2000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 100_000
+MAX_IMAGE_BYTES = 5 * 1024 * 1024
+_STREAM_CODECS = {"utf-16-le": "utf-16", "utf-16-be": "utf-16"}  # these read their BOM themselves
+
+
+class ReadArgs(ToolArgs):
+    file_path: str = Field(description="The path of the file to read (absolute, or relative to the project root)")
+    offset: int | None = Field(default=None, ge=0, description="The line number to start reading from (1-based); only for files too long to read at once")
+    limit: int | None = Field(default=None, ge=1, description=f"How many lines to read (default {DEFAULT_LIMIT})")
+
+
+class Read(Tool[ReadArgs]):
+    name = "Read"
+    description = (
+        "Read a file from the local filesystem. Returns up to 2000 lines by default, each prefixed with its line "
+        "number (cat -n format); lines longer than 2000 characters are cut. Use offset and limit for long files. "
+        "Images (PNG, JPEG, GIF, WebP) are returned as images. Read a file before editing or overwriting it."
+    )
+    Args = ReadArgs
+    kind = "read"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
+        ws = self.workspace
+        path = ctx.checked_path or ws.real(args.file_path)
+        shown = ws.display(path)
+        if not path.exists():
+            return ToolResult.error(f"File does not exist: {shown}.{_suggestion(path)}")
+        if path.is_dir():
+            return ToolResult.error(f"{shown} is a directory, not a file; use Glob or `ls` to list it.")
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(SAMPLE_BYTES)
+        media_type = image_type(head)
+        if media_type is not None:
+            return self._image(path, shown, size, media_type)
+        try:
+            codec, bom = sniff(head)
+        except BinaryFileError:
+            return ToolResult.error(
+                f"{shown} is a binary file ({size:,} bytes), not text; Read shows text files and images only."
+            )
+        start = max(1, args.offset or 1)
+        limit = args.limit or DEFAULT_LIMIT
+        lines, more, last = _numbered_lines(path, _stream_codec(codec, bom), start, limit)
+        ws.record_read(path)
+        details = {"filePath": str(path), "startLine": start, "numLines": len(lines), "size": size}
+        if not lines:
+            if last == 0:
+                return ToolResult(content=f"(the file {shown} exists but is empty)", details=details)
+            return ToolResult.error(f"{shown} has only {last} lines; offset {start} is past the end.")
+        text = "\n".join(lines)
+        if more:
+            next_line = start + len(lines)
+            text += f"\n… more lines follow (file is {size:,} bytes); use offset={next_line} to read on."
+        details["truncated"] = more
+        return ToolResult(content=text, details=details)
+
+    def _image(self, path: Path, shown: str, size: int, media_type: str) -> ToolResult:
+        if size > MAX_IMAGE_BYTES:
+            return ToolResult.error(f"{shown} is an image of {size / 1e6:.1f} MB; the limit is 5 MB.")
+        data = base64.b64encode(path.read_bytes()).decode()
+        self.workspace.record_read(path)
+        block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
+        return ToolResult(content=[block], details={"filePath": str(path), "type": "image", "size": size})
+
+
+def _stream_codec(codec: str, bom: bytes) -> str:
+    if codec == "utf-8":
+        return "utf-8-sig" if bom else "utf-8"
+    return _STREAM_CODECS.get(codec, codec)
+
+
+def _numbered_lines(path: Path, codec: str, start: int, limit: int) -> tuple[list[str], bool, int]:
+    """Lines start..start+limit-1 as `cat -n` shows them, whether more follow, and the last line number seen.
+    Streams the file, so a 50 MB file costs only the lines asked for."""
+    out: list[str] = []
+    budget = MAX_OUTPUT_CHARS
+    number = 0
+    with path.open("r", encoding=codec, errors="replace", newline="") as handle:
+        for number, line in enumerate(handle, 1):
+            if number < start:
+                continue
+            if len(out) >= limit or budget <= 0:
+                return out, True, number
+            line = line.rstrip("\r\n")
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + f"… [{len(line) - MAX_LINE_CHARS:,} more characters]"
+            entry = f"{number:>6}\t{line}"
+            budget -= len(entry) + 1
+            out.append(entry)
+    return out, False, number
+
+
+def _suggestion(path: Path) -> str:
+    try:
+        siblings = [p.name for p in path.parent.iterdir()] if path.parent.is_dir() else []
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, siblings, n=1, cutoff=0.6)
+    return f" Did you mean {close[0]}?" if close else ""

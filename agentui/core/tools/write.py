@@ -1,0 +1,74 @@
+"""Write: create or overwrite a file, atomically, never over content the model has not read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.diff import structured_patch
+from agentui.core.tools.files import BinaryFileError, TextFormat, atomic_write, decode, for_display
+from agentui.core.workspace import Workspace
+
+
+class WriteArgs(ToolArgs):
+    file_path: str = Field(description="The path of the file to write (absolute, or relative to the project root)")
+    content: str = Field(description="The complete new content of the file")
+
+
+class Write(Tool[WriteArgs]):
+    name = "Write"
+    description = (
+        "Write a file, creating parent directories as needed. Overwriting an existing file requires having Read "
+        "it first in this session. Prefer Edit for changes to existing files; it sends only the change."
+    )
+    Args = WriteArgs
+    kind = "write"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    async def run(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
+        ws = self.workspace
+        path, problem = target_path(ws, args.file_path, ctx)
+        if problem:
+            return ToolResult.error(problem)
+        shown = ws.display(path)
+        if path.is_dir():
+            return ToolResult.error(f"{shown} is a directory; nothing was written.")
+        original: str | None = None
+        fmt = TextFormat()
+        if path.exists():
+            if reason := ws.unread_reason(path):
+                return ToolResult.error(f"{reason}; nothing was written.")
+            try:
+                original, fmt = decode(path.read_bytes())
+            except BinaryFileError:
+                return ToolResult.error(f"{shown} is a binary file; Write replaces text files only.")
+        atomic_write(path, fmt.encode(args.content))
+        ws.record_read(path)
+        lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
+        before = for_display(original.replace("\r\n", "\n")) if original is not None else ""
+        details = {
+            "type": "update" if original is not None else "create",
+            "filePath": str(path),
+            "content": args.content,
+            "structuredPatch": structured_patch(before, args.content),
+            "originalFile": before if original is not None else None,
+        }
+        if original is None:
+            return ToolResult(content=f"Created {shown} ({lines} lines).", details=details)
+        return ToolResult(content=f"Overwrote {shown} ({lines} lines).", details=details)
+
+
+def target_path(ws: Workspace, raw: str, ctx: ToolContext) -> tuple[Path, str | None]:
+    """The resolved path to write, and a reason to refuse if it no longer is what the permission check approved
+    (a symlink on the way was swapped in the meantime)."""
+    now = ws.real(raw)
+    approved = ctx.checked_path or now
+    if now != approved:
+        return approved, (
+            f"{raw} now resolves to {now}, not to {approved} which was approved; nothing was written."
+        )
+    return approved, None

@@ -1,0 +1,93 @@
+"""The project a session works in: its root and extra directories, path resolution, and per-session tool state."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def is_within(path: Path, directory: Path) -> bool:
+    """True if `path` is `directory` or below it. Both must already be absolute and normalised the same way;
+    comparing parts (not string prefixes) keeps /proj-evil from passing as /proj."""
+    return path == directory or directory in path.parents
+
+
+@dataclass
+class ReadRecord:
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class Workspace:
+    """Where tools act. Paths the model gives are resolved against `root`; `additional_dirs` are trusted as well."""
+
+    root: Path
+    additional_dirs: tuple[Path, ...] = ()
+    shell_cwd: Path | None = None
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
+    _scratch: Path | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(os.path.realpath(self.root))
+        self.additional_dirs = tuple(Path(os.path.realpath(d)) for d in self.additional_dirs)
+        if self.shell_cwd is None:
+            self.shell_cwd = self.root
+
+    # Paths
+
+    def absolute(self, raw: str | os.PathLike[str]) -> Path:
+        """The path as written, made absolute against the root and normalised (`..` folded), links untouched."""
+        path = Path(os.path.expanduser(os.fspath(raw)))
+        if not path.is_absolute():
+            path = self.root / path
+        return Path(os.path.normpath(path))
+
+    def real(self, raw: str | os.PathLike[str]) -> Path:
+        """The path with every symlink resolved: where a read or write would really land."""
+        return Path(os.path.realpath(self.absolute(raw)))
+
+    @property
+    def directories(self) -> tuple[Path, ...]:
+        return (self.root, *self.additional_dirs)
+
+    def contains(self, path: Path) -> bool:
+        """True if the (resolved) path lies in the project or one of its additional directories."""
+        return any(is_within(path, directory) for directory in self.directories)
+
+    def display(self, path: Path) -> str:
+        """Compact form for the model: relative to the root inside the project, absolute elsewhere."""
+        if is_within(path, self.root) and path != self.root:
+            return path.relative_to(self.root).as_posix()
+        return str(path)
+
+    # Read state, so Write and Edit never clobber what the model has not seen
+
+    def record_read(self, path: Path) -> None:
+        stat = path.stat()
+        self._reads[path] = ReadRecord(stat.st_mtime_ns, stat.st_size)
+
+    def unread_reason(self, path: Path) -> str | None:
+        """Why `path` may not be overwritten now (never read, or changed since), or None if it may."""
+        record = self._reads.get(path)
+        if record is None:
+            return f"{self.display(path)} has not been read yet; Read it first, then write"
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            return None
+        if (stat.st_mtime_ns, stat.st_size) != (record.mtime_ns, record.size):
+            return f"{self.display(path)} changed on disk since it was read (by the user or a tool); Read it again first"
+        return None
+
+    # Scratch space for spilled command output
+
+    @property
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="agentui-"))
+        return self._scratch
