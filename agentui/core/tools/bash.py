@@ -1,0 +1,211 @@
+"""Bash: run a command in its own process group, stream its output, cap it for the model, stop it cleanly.
+
+Each call is a fresh `bash -c`, but the working directory carries over from one call to the next (recorded by an
+EXIT trap). When a command ends, is cancelled or times out, its whole process group is stopped (SIGTERM, then
+SIGKILL), so `sleep 100 & sleep 100` leaves nothing behind. Provider keys and other secrets stay out of its
+environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import secrets
+import shlex
+import shutil
+import signal
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from pydantic import Field
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.output import OutputCapture
+from agentui.core.workspace import Workspace
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+OUTPUT_LIMIT = 30_000
+TIMEOUT_GRACE = 2.0
+CANCEL_GRACE = 0.3  # a person pressing Esc expects the command gone at once
+PROGRESS_INTERVAL = 0.1
+PROGRESS_MAX_CHARS = 4000
+
+_SECRET_NAME = re.compile(r"^(ANTHROPIC_|OPENAI_)|(_API_KEY|_TOKEN|_SECRET)$|SECRET")
+
+
+def child_environment(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The parent's environment without provider keys and secrets, plus the settings' `env`."""
+    env = {key: value for key, value in base.items() if not _SECRET_NAME.search(key)}
+    env.update(extra or {})
+    env["AGENTUI"] = "1"
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait on a credential prompt nobody can answer
+    return env
+
+
+class BashArgs(ToolArgs):
+    command: str = Field(description="The command to run")
+    timeout: int | None = Field(
+        default=None, ge=1, le=MAX_TIMEOUT_MS,
+        description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
+    )
+    description: str | None = Field(default=None, description="What the command does, in 5-10 words")
+
+
+class Bash(Tool[BashArgs]):
+    name = "Bash"
+    description = (
+        "Run a bash command in the project. The working directory persists between calls; the environment does "
+        "not. Output (stdout and stderr, interleaved) is capped at about 30000 characters, keeping the start and "
+        "the end; the full output is saved to a file named in the result. Default timeout 2 minutes, at most 10. "
+        "Background processes are stopped when the command ends. Prefer Read, Grep and Glob to cat, grep and find."
+    )
+    Args = BashArgs
+    kind = "execute"
+
+    def __init__(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> None:
+        self.workspace = workspace
+        self._env = child_environment(os.environ, env)
+        self._bash = shutil.which("bash") or "/bin/bash"
+
+    async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
+        ws = self.workspace
+        cwd = ws.shell_cwd if ws.shell_cwd and ws.shell_cwd.is_dir() else ws.root
+        token = secrets.token_hex(6)
+        cwd_file = ws.scratch / f"cwd-{token}"
+        capture = OutputCapture(ws.scratch / f"bash-{token}.log", OUTPUT_LIMIT)
+        script = f"trap 'pwd -P >| {shlex.quote(str(cwd_file))}' EXIT\n{args.command}\n"
+        # Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
+        # so a background job still holding stdout would stall it.
+        read_end, write_end = os.pipe()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                self._bash, "-c", script, cwd=cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_end, stderr=write_end, start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        stream, transport = await _open_reader(read_end)
+        reader = asyncio.create_task(_pump(stream, capture, ctx.progress))
+        timeout = (args.timeout or DEFAULT_TIMEOUT_MS) / 1000
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(process.wait(), timeout)
+            except TimeoutError:
+                timed_out = True
+                await stop_group(process, TIMEOUT_GRACE)
+            await end_leftovers(process.pid)
+            try:
+                await asyncio.wait_for(reader, 5)
+            except TimeoutError:  # something left the group and holds the pipe open: stop listening to it
+                reader.cancel()
+        except asyncio.CancelledError:
+            await stop_group(process, CANCEL_GRACE)
+            reader.cancel()
+            capture.close()
+            raise
+        finally:
+            transport.close()
+
+        output = capture.finish()
+        code = process.returncode
+        notes = self._follow_cwd(cwd_file, cwd)
+        if timed_out:
+            notes.insert(0, f"Command timed out after {timeout:g} s and was stopped.")
+        elif code:
+            notes.insert(0, f"Exit code {code}")
+        text = output.rstrip("\n") or ("(no output)" if not notes else "")
+        content = "\n".join(part for part in [text, *notes] if part)
+        details = {
+            "stdout": output,
+            "stderr": "",
+            "exitCode": code,
+            "interrupted": timed_out,
+            "truncated": capture.truncated,
+            "outputFile": str(capture.spill_path) if capture.truncated else None,
+            "cwd": str(ws.shell_cwd),
+        }
+        return ToolResult(content=content, details=details, is_error=timed_out or bool(code))
+
+    def _follow_cwd(self, cwd_file: Path, previous: Path) -> list[str]:
+        """Carry the command's final directory to the next call, unless it left the project."""
+        ws = self.workspace
+        try:
+            recorded = Path(cwd_file.read_text().strip())
+            cwd_file.unlink()
+        except (OSError, ValueError):
+            return []
+        if recorded.is_dir() and ws.contains(Path(os.path.realpath(recorded))):
+            ws.shell_cwd = recorded
+            return []
+        ws.shell_cwd = ws.root
+        if recorded != previous:
+            return [f"Shell cwd was reset to {ws.root} (the command left the project)."]
+        return []
+
+
+async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+    loop = asyncio.get_running_loop()
+    stream = asyncio.StreamReader(limit=2**20)
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(stream), os.fdopen(fd, "rb", buffering=0)
+    )
+    return stream, transport
+
+
+async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, progress: Callable[[str], None]) -> None:
+    pending: list[str] = []
+    pending_size = 0
+    last = 0.0  # the first output shows at once; after that, at most every PROGRESS_INTERVAL
+    while chunk := await stream.read(65536):
+        text = capture.feed(chunk)
+        pending.append(text)
+        pending_size += len(text)
+        now = time.monotonic()
+        if now - last >= PROGRESS_INTERVAL:
+            progress(_recent(pending, pending_size))
+            pending, pending_size, last = [], 0, now
+    if pending:
+        progress(_recent(pending, pending_size))
+
+
+def _recent(parts: list[str], size: int) -> str:
+    text = "".join(parts)
+    return text if size <= PROGRESS_MAX_CHARS else text[-PROGRESS_MAX_CHARS:]
+
+
+def _signal_group(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def stop_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the command's group, give it `grace` seconds, then SIGKILL whatever is left (also if cancelled)."""
+    _signal_group(process.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(asyncio.shield(process.wait()), grace)
+    except TimeoutError:
+        pass
+    finally:
+        _signal_group(process.pid, signal.SIGKILL)
+
+
+async def end_leftovers(pgid: int, grace: float = 0.2) -> None:
+    """After the command ended: stop what it started in the background (same group), politely, then not."""
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not _signal_group(pgid, 0):
+            return
+        await asyncio.sleep(0.02)
+    _signal_group(pgid, signal.SIGKILL)
