@@ -1,0 +1,57 @@
+"""Glob: find files by name pattern, newest first, as git sees the tree (.gitignore honoured)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pydantic import Field
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.globs import glob_spec
+from agentui.core.tools.walk import newest_first, walk_files
+from agentui.core.workspace import Workspace
+
+MAX_RESULTS = 100
+_MAGIC = set("*?[{")
+
+
+class GlobArgs(ToolArgs):
+    pattern: str = Field(description='The glob to match, e.g. "**/*.py" or "src/**/*.{ts,tsx}"')
+    path: str | None = Field(default=None, description="The directory to search in (default: the project root)")
+
+
+class Glob(Tool[GlobArgs]):
+    name = "Glob"
+    description = (
+        "Find files whose paths match a glob pattern (** crosses directories), newest first, up to 100. "
+        "Respects .gitignore. Use it to find files by name; use Grep to search their contents."
+    )
+    Args = GlobArgs
+    kind = "read"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
+        ws = self.workspace
+        start = ctx.checked_path or ws.real(args.path or ".")
+        pattern = args.pattern
+        if Path(pattern).is_absolute():  # "/abs/dir/**/*.py": search from the literal part
+            literal = [part for part in Path(pattern).parts]
+            cut = next((i for i, part in enumerate(literal) if _MAGIC & set(part)), len(literal))
+            start = ws.real(Path(*literal[:cut]))
+            pattern = "/".join(literal[cut:]) or "*"
+        if not start.is_dir():
+            return ToolResult.error(f"Not a directory: {ws.display(start)}.")
+        spec = glob_spec(pattern)
+        matches = await asyncio.to_thread(
+            lambda: newest_first(p for p in walk_files(start, ws.root) if spec.match_file(p.relative_to(start).as_posix()))
+        )
+        details = {"numFiles": len(matches), "truncated": len(matches) > MAX_RESULTS}
+        if not matches:
+            return ToolResult(content="No files found", details=details)
+        lines = [ws.display(path) for path in matches[:MAX_RESULTS]]
+        if len(matches) > MAX_RESULTS:
+            lines.append(f"(Showing the {MAX_RESULTS} most recently modified of {len(matches)} files; narrow the pattern.)")
+        return ToolResult(content="\n".join(lines), details=details)
