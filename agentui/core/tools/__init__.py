@@ -1,5 +1,29 @@
 """Tools the model can call. `base` defines what a tool is; each built-in tool has a module of its own."""
 
-from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolKind, ToolRegistry, ToolResult
+from __future__ import annotations
 
-__all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolResult"]
+from collections.abc import Mapping
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolKind, ToolRegistry, ToolResult
+from agentui.core.workspace import Workspace
+
+__all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolResult", "builtin_tools"]
+
+
+def builtin_tools(workspace: Workspace, *, env: Mapping[str, str] | None = None) -> ToolRegistry:
+    """Claude Code's core tools, by its names and argument shapes, working in `workspace`.
+
+    `env` is added to Bash's environment (the settings files' `env`).
+    """
+    from agentui.core.tools.bash import Bash
+    from agentui.core.tools.edit import Edit
+    from agentui.core.tools.glob import Glob
+    from agentui.core.tools.grep import Grep
+    from agentui.core.tools.read import Read
+    from agentui.core.tools.todo import TodoWrite
+    from agentui.core.tools.write import Write
+
+    return ToolRegistry([
+        Bash(workspace, env), Read(workspace), Write(workspace), Edit(workspace), Grep(workspace),
+        Glob(workspace), TodoWrite(workspace),
+    ])

@@ -220,3 +220,40 @@ async def test_edit_requires_a_read_and_creates_with_empty_old_string(ws: Worksp
     ws.record_read(ws.root / "b.bin")
     binary = await edit(ws, "b.bin", "x", "y")
     assert binary.is_error and "binary" in binary.content
+
+
+# TodoWrite and the registry
+
+
+async def test_todo_write_keeps_the_list_in_the_session(ws: Workspace) -> None:
+    from agentui.core.tools.todo import TodoWrite, TodoWriteArgs
+
+    tool = TodoWrite(ws)
+    first = TodoWriteArgs.model_validate({"todos": [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}]})
+    result = await tool.run(first, ctx(ws))
+    assert result.content == "Todo list updated: 1 pending, 1 in progress, 1 completed."
+    assert [t["status"] for t in ws.todos] == ["completed", "in_progress", "pending"]
+    second = await tool.run(TodoWriteArgs.model_validate({"todos": []}), ctx(ws))
+    assert second.details["oldTodos"][1]["content"] == "Fix the bug" and ws.todos == []
+
+
+def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace) -> None:
+    from agentui.core.tools import builtin_tools
+
+    registry = builtin_tools(ws)
+    assert registry.names() == ["Bash", "Read", "Write", "Edit", "Grep", "Glob", "TodoWrite"]
+    shapes = {spec.name: (set(spec.input_schema["properties"]), set(spec.input_schema.get("required", [])))
+              for spec in registry.specs()}
+    assert shapes["Bash"] == ({"command", "timeout", "description"}, {"command"})
+    assert shapes["Read"] == ({"file_path", "offset", "limit"}, {"file_path"})
+    assert shapes["Write"] == ({"file_path", "content"}, {"file_path", "content"})
+    assert shapes["Edit"] == ({"file_path", "old_string", "new_string", "replace_all"}, {"file_path", "old_string", "new_string"})
+    assert shapes["Glob"] == ({"pattern", "path"}, {"pattern"})
+    assert shapes["TodoWrite"] == ({"todos"}, {"todos"})
+    assert all(spec.input_schema["additionalProperties"] is False for spec in registry.specs())
+    assert {spec.name: tool.kind for spec, tool in zip(registry.specs(), registry)} == {
+        "Bash": "execute", "Read": "read", "Write": "write", "Edit": "write", "Grep": "read", "Glob": "read",
+        "TodoWrite": "read"}

@@ -1,0 +1,46 @@
+"""TodoWrite: the model's task list for the session, replaced whole on each call and shown by the UI."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.workspace import Workspace
+
+
+class Todo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1, description="The task, in the imperative: 'Run the tests'")
+    status: Literal["pending", "in_progress", "completed"]
+    activeForm: str | None = Field(default=None, description="The task while it runs: 'Running the tests'")
+    id: str | None = None
+    priority: Literal["high", "medium", "low"] | None = None
+
+
+class TodoWriteArgs(ToolArgs):
+    todos: list[Todo] = Field(description="The whole updated task list")
+
+
+class TodoWrite(Tool[TodoWriteArgs]):
+    name = "TodoWrite"
+    description = (
+        "Keep a task list for multi-step work: send the whole updated list each time. Mark a task in_progress "
+        "before starting it (one at a time) and completed as soon as it is done."
+    )
+    Args = TodoWriteArgs
+    kind = "read"  # changes nothing outside the session, so it needs no permission
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    async def run(self, args: TodoWriteArgs, ctx: ToolContext) -> ToolResult:
+        old = self.workspace.todos
+        new = [todo.model_dump(exclude_none=True) for todo in args.todos]
+        self.workspace.todos = new
+        counts = {status: sum(1 for t in new if t["status"] == status) for status in ("pending", "in_progress", "completed")}
+        summary = (f"Todo list updated: {counts['pending']} pending, {counts['in_progress']} in progress, "
+                   f"{counts['completed']} completed.")
+        return ToolResult(content=summary, details={"oldTodos": old, "newTodos": new})
