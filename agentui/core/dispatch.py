@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
 from agentui.core.events import ToolEnd, ToolProgress, ToolStart
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
-from agentui.core.permissions import PermissionGate
+from agentui.core.permissions import PermissionGate, Verdict
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -131,20 +131,21 @@ class ToolDispatcher:
         if verdict.behavior == "deny":
             return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
         if verdict.behavior == "ask":
-            decision = await self._ask(tool, call, verdict.reason)
+            decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
             if decision.behavior == "deny":
                 said = f" The user said: {decision.message}" if decision.message else ""
                 return ToolResult.error(_REJECTED + said, denied=True)
 
-        ctx = ToolContext(cwd=self._cwd, session_id=self._session_id, tool_call_id=call.id, progress=self._progress(call.id))
+        ctx = ToolContext(cwd=self._cwd, session_id=self._session_id, tool_call_id=call.id,
+                          progress=self._progress(call.id), checked_path=verdict.path)
         try:
             return await tool.run(args, ctx)
         except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
             log.exception("tool %s failed", call.name)
             return ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
 
-    async def _ask(self, tool: Tool[Any], call: ToolUseBlock, reason: str) -> PermissionDecision:
+    async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
         request_id = uuid.uuid4().hex
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
         # Registered before the request goes out, so a front end may answer from inside its event callback.
@@ -157,7 +158,8 @@ class ToolDispatcher:
                     tool_call_id=call.id,
                     tool_name=tool.name,
                     input=call.input,
-                    reason=reason,
+                    reason=verdict.reason,
+                    suggestions=list(verdict.suggestions),
                 )
             )
             decision = await future

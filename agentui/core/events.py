@@ -146,6 +146,8 @@ class PermissionRequest(_Event):
     tool_name: str
     input: dict[str, Any]
     reason: str
+    suggestions: list[str] = Field(default_factory=list)
+    """The allow rules a "this session" or "always" answer would add."""
 
 
 class PermissionResolved(_Event):
@@ -199,6 +201,14 @@ class Error(_Event):
     kind: str
 
 
+class Notice(_Event):
+    """Something the person should see that does not stop the run: a hook that failed, a skipped setting."""
+
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning"]
+    message: str
+
+
 Event = Annotated[
     Union[
         AgentStart,
@@ -222,6 +232,7 @@ Event = Annotated[
         CompactionEnd,
         Retry,
         Error,
+        Notice,
     ],
     Field(discriminator="type"),
 ]

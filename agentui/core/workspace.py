@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ class Workspace:
     additional_dirs: tuple[Path, ...] = ()
     shell_cwd: Path | None = None
     todos: list[dict[str, Any]] = field(default_factory=list)
+    read_denied: Callable[[Path], bool] | None = None
+    """Set by the permission engine: files deny rules forbid reading, which searches leave out."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
 
@@ -64,6 +67,10 @@ class Workspace:
         if is_within(path, self.root) and path != self.root:
             return path.relative_to(self.root).as_posix()
         return str(path)
+
+    def hidden(self, path: Path) -> bool:
+        """True for a file a deny rule forbids reading: Grep and Glob leave it out of their results."""
+        return self.read_denied is not None and self.read_denied(path)
 
     # Read state, so Write and Edit never clobber what the model has not seen
 

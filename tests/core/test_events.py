@@ -43,6 +43,7 @@ def one_of_each() -> list[ev.Event]:
         ev.CompactionEnd(session_id=SID, summary="so far", post_tokens=9_000),
         ev.Retry(session_id=SID, attempt=2, max_attempts=10, delay=0.5, reason="Overloaded."),
         ev.Error(session_id=SID, message="The API key was rejected.", kind="authentication"),
+        ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
     ]
 
 

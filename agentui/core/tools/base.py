@@ -62,6 +62,10 @@ class Tool(Generic[ArgsT]):
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
 
+    def permission_path(self, args: ArgsT) -> str | None:
+        """The file or directory this call reads or writes, as given, for path rules; None if it touches none."""
+        return None
+
     @cached_property
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, json_schema(self.Args))

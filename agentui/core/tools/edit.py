@@ -37,6 +37,9 @@ class Edit(Tool[EditArgs]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
 
+    def permission_path(self, args: EditArgs) -> str:
+        return args.file_path
+
     async def run(self, args: EditArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         path, problem = target_path(ws, args.file_path, ctx)

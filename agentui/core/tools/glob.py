@@ -33,20 +33,21 @@ class Glob(Tool[GlobArgs]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
 
+    def permission_path(self, args: GlobArgs) -> str:
+        return str(_split(args.pattern)[0] or args.path or ".")
+
     async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
-        start = ctx.checked_path or ws.real(args.path or ".")
-        pattern = args.pattern
-        if Path(pattern).is_absolute():  # "/abs/dir/**/*.py": search from the literal part
-            literal = [part for part in Path(pattern).parts]
-            cut = next((i for i, part in enumerate(literal) if _MAGIC & set(part)), len(literal))
-            start = ws.real(Path(*literal[:cut]))
-            pattern = "/".join(literal[cut:]) or "*"
+        base, pattern = _split(args.pattern)
+        start = ctx.checked_path or ws.real(base or args.path or ".")
         if not start.is_dir():
             return ToolResult.error(f"Not a directory: {ws.display(start)}.")
         spec = glob_spec(pattern)
         matches = await asyncio.to_thread(
-            lambda: newest_first(p for p in walk_files(start, ws.root) if spec.match_file(p.relative_to(start).as_posix()))
+            lambda: newest_first(
+                p for p in walk_files(start, ws.root)
+                if spec.match_file(p.relative_to(start).as_posix()) and not ws.hidden(p)
+            )
         )
         details = {"numFiles": len(matches), "truncated": len(matches) > MAX_RESULTS}
         if not matches:
@@ -55,3 +56,12 @@ class Glob(Tool[GlobArgs]):
         if len(matches) > MAX_RESULTS:
             lines.append(f"(Showing the {MAX_RESULTS} most recently modified of {len(matches)} files; narrow the pattern.)")
         return ToolResult(content="\n".join(lines), details=details)
+
+
+def _split(pattern: str) -> tuple[Path | None, str]:
+    """An absolute pattern (`/abs/dir/**/*.py`) is searched from its literal part; others from `path`."""
+    if not Path(pattern).is_absolute():
+        return None, pattern
+    parts = Path(pattern).parts
+    cut = next((i for i, part in enumerate(parts) if _MAGIC & set(part)), len(parts))
+    return Path(*parts[:cut]), "/".join(parts[cut:]) or "*"

@@ -56,6 +56,9 @@ class Grep(Tool[GrepArgs]):
     def backend(self) -> str:
         return "ripgrep" if self._rg else "python"
 
+    def permission_path(self, args: GrepArgs) -> str:
+        return args.path or "."
+
     async def run(self, args: GrepArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         start = ctx.checked_path or ws.real(args.path or ".")
@@ -81,6 +84,7 @@ class Grep(Tool[GrepArgs]):
                 hits = await asyncio.to_thread(python_search, query)
         except SearchError as exc:
             return ToolResult.error(f"Grep failed: {exc}")
+        hits = [hit for hit in hits if not ws.hidden(hit.path)]
         text = format_hits(hits, args, ws, with_context=bool(query.before or query.after))
         return ToolResult(content=text, details={"mode": args.output_mode, "numFiles": len(hits), "backend": self.backend})
 

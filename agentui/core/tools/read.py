@@ -39,6 +39,9 @@ class Read(Tool[ReadArgs]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
 
+    def permission_path(self, args: ReadArgs) -> str:
+        return args.file_path
+
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         path = ctx.checked_path or ws.real(args.file_path)

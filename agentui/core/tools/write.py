@@ -29,6 +29,9 @@ class Write(Tool[WriteArgs]):
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
 
+    def permission_path(self, args: WriteArgs) -> str:
+        return args.file_path
+
     async def run(self, args: WriteArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         path, problem = target_path(ws, args.file_path, ctx)

@@ -1,13 +1,14 @@
-"""Permission checks for tool calls: the gate protocol the dispatcher consults, and the default gate.
+"""The gate protocol the dispatcher consults for every tool call, its verdicts, and the simplest gate.
 
 The dispatcher asks a gate for a verdict on every call (allow, deny, or ask the person) and tells it the person's
-answer so it can remember session-wide ones. The default gate here lets read-only tools through and asks for
-everything that writes or executes; the rule engine from Claude Code's settings files replaces it.
+answer so it can remember session-wide ones. KindGate lets read-only tools through and asks for everything else;
+`engine.PermissionEngine` is the full gate, with Claude Code's rules, modes and path checks.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentui.core.events import PermissionDecision
@@ -16,13 +17,17 @@ if TYPE_CHECKING:
     from agentui.core.messages import ToolUseBlock
     from agentui.core.tools.base import Tool, ToolArgs
 
-__all__ = ["PermissionDecision", "PermissionGate", "KindGate", "Verdict"]
-
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     behavior: Literal["allow", "deny", "ask"]
     reason: str
+    path: Path | None = None
+    """The resolved path the verdict is about; the tool then acts on exactly this path."""
+    hard: bool = False
+    """An ask that only the person can answer (a hook's allow cannot lift it): unparseable or protected."""
+    suggestions: tuple[str, ...] = ()
+    """Allow rules that would cover this call: what "don't ask again" adds."""
 
 
 class PermissionGate(Protocol):

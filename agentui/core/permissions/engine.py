@@ -1,0 +1,279 @@
+"""The permission engine: every tool call checked against rules, the mode and the project's boundaries.
+
+Order, for every call: deny rules (from any source, they always win), then what must be asked whatever else is
+said (a command that cannot be parsed, a protected file, a redirection to an unknown target), then ask rules,
+then allow rules, read-only commands and the mode, and otherwise the person is asked. Paths are resolved before
+they are matched: a deny applies if the path as written or its real target matches, an allow only if both do.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from agentui.core.events import PermissionDecision
+from agentui.core.messages import ToolUseBlock
+from agentui.core.permissions.gate import Verdict
+from agentui.core.permissions.protected import protected_reason
+from agentui.core.permissions.readonly import read_only_paths
+from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
+from agentui.core.permissions.shell import SimpleCommand, analyze
+from agentui.core.tools.base import Tool, ToolArgs
+from agentui.core.workspace import Workspace
+
+Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+_SUBCOMMAND_PROGRAMS = {
+    "git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry",
+    "make", "dotnet", "gradle", "mvn", "brew", "gh", "terraform", "helm", "rustup", "deno", "composer", "bundle",
+    "rake", "mix", "flutter", "swift", "pytest", "tox", "nox", "just",
+}
+
+
+class PermissionEngine:
+    """Implements the dispatcher's PermissionGate."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        rules: Iterable[Rule] = (),
+        mode: Mode = "default",
+        *,
+        home: Path | None = None,
+        config_dirs: Sequence[Path] = (),
+        persist: Callable[[str], None] | None = None,
+    ) -> None:
+        self.workspace = workspace
+        self.mode: Mode = mode
+        self.home = home or Path.home()
+        self._rules = list(rules)
+        self._config_dirs = tuple(config_dirs)
+        self._persist = persist
+        workspace.read_denied = self.read_denied
+
+    @property
+    def rules(self) -> list[Rule]:
+        return list(self._rules)
+
+    def add_rule(self, text: str, behavior: Behavior, source: str) -> Rule:
+        rule = parse_rule(text, behavior, source, project_root=self.workspace.root, home=self.home)
+        self._rules.append(rule)
+        return rule
+
+    # The gate
+
+    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
+        if tool.name == "Bash":
+            return self._bash(str(getattr(args, "command", "")))
+        raw = tool.permission_path(args)
+        if raw is not None:
+            return self._path_tool(tool, raw)
+        return self._plain_tool(tool)
+
+    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
+        if decision.behavior != "allow" or decision.scope == "once":
+            return
+        for text in self.check(tool, args, call).suggestions:
+            self.add_rule(text, "allow", "session")
+            if decision.scope == "always" and self._persist is not None:
+                self._persist(text)
+
+    def read_denied(self, path: Path) -> bool:
+        """A deny rule forbids reading this file (searches leave it out)."""
+        real = Path(os.path.realpath(path))
+        return any(
+            rule.behavior == "deny" and rule.tool in READ_FAMILY and (rule.covers_path(path) or rule.covers_path(real))
+            for rule in self._rules
+        )
+
+    # Rule lookup
+
+    def _find(self, behavior: Behavior, tool: str, *, command: str | None = None, path: Path | None = None,
+              specific: bool = False, bare: bool = False) -> Rule | None:
+        """The first rule of `behavior` covering the tool (and the command or path); `specific` wants a rule with
+        a specifier, `bare` one without."""
+        for rule in self._rules:
+            if rule.behavior != behavior or not rule.covers_tool(tool):
+                continue
+            if (specific and rule.specifier is None) or (bare and rule.specifier is not None):
+                continue
+            if command is not None and (rule.path is not None or not rule.covers_command(command)):
+                continue
+            if path is not None and (rule.command is not None or not rule.covers_path(path)):
+                continue
+            return rule
+        return None
+
+    # Tools without paths
+
+    def _plain_tool(self, tool: Tool[Any]) -> Verdict:
+        name = tool.name
+        if rule := self._find("deny", name):
+            return Verdict("deny", f"the rule {rule.text} denies it")
+        if rule := self._find("ask", name):
+            return Verdict("ask", f"the rule {rule.text} asks for it", suggestions=(name,))
+        if self._find("allow", name) or tool.kind == "read" or self.mode == "bypassPermissions":
+            return Verdict("allow", "allowed")
+        if self.mode == "plan":
+            return Verdict("deny", "plan mode allows only tools that change nothing")
+        return Verdict("ask", f"{name} can {'modify files' if tool.kind == 'write' else 'run commands'}",
+                       suggestions=(name,))
+
+    # Tools with a path
+
+    def _path_tool(self, tool: Tool[Any], raw: str) -> Verdict:
+        ws, name = self.workspace, tool.name
+        lexical = ws.absolute(raw)
+        real = Path(os.path.realpath(lexical))
+        shown = ws.display(real)
+        both = (lexical, real)
+        for path in both:
+            if rule := self._find("deny", name, path=path):
+                return Verdict("deny", f"the rule {rule.text} denies {shown}", path=real)
+        writes = tool.kind == "write"
+        if writes and self.mode == "plan":
+            return Verdict("deny", "plan mode does not change files", path=real)
+        if writes and (reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs)):
+            return Verdict("ask", f"{reason}; such files are never changed without asking", path=real, hard=True,
+                           suggestions=(_path_rule("Edit", real),))
+        for path in both:
+            if rule := self._find("ask", name, path=path):
+                return Verdict("ask", f"the rule {rule.text} asks for {shown}", path=real)
+        if all(self._find("allow", name, path=path, specific=True) for path in both):
+            return Verdict("allow", "an allow rule covers it", path=real)
+        inside = ws.contains(real)
+        if inside and (not writes or self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", name, bare=True)):
+            return Verdict("allow", "inside the project", path=real)
+        if not inside and self.mode == "bypassPermissions":
+            return Verdict("allow", "bypassPermissions mode", path=real)
+        family = "Read" if name in READ_FAMILY else "Edit"
+        if inside:
+            return Verdict("ask", f"{name} wants to modify {shown}", path=real, suggestions=(family,))
+        target = real if real.is_dir() else real.parent
+        return Verdict("ask", f"{shown} is outside the project", path=real, suggestions=(_path_rule(family, target, tree=True),))
+
+    # Bash
+
+    def _bash(self, command: str) -> Verdict:
+        ws = self.workspace
+        analysis = analyze(command)
+        cwd = ws.shell_cwd or ws.root
+        checked = [*analysis.commands, *analysis.hidden]
+
+        for sub in checked:
+            if rule := self._command_rule("deny", sub):
+                return Verdict("deny", f"the rule {rule.text} denies `{sub.text}`")
+        for redirect in analysis.redirects:
+            if redirect.target is None:
+                continue
+            lexical, real = _resolve(redirect.target, cwd)
+            tool = "Edit" if redirect.writes else "Read"
+            for path in (lexical, real):
+                if rule := self._find("deny", tool, path=path):
+                    return Verdict("deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}")
+        reads = [(sub, target) for sub in analysis.commands if (paths := read_only_paths(sub)) for target in paths]
+        for sub, target in reads:
+            for path in _resolve(target, cwd):
+                if rule := self._find("deny", "Read", path=path):
+                    return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
+
+        if analysis.problem:
+            if self.mode == "plan":
+                return Verdict("deny", f"plan mode runs only read-only commands, and {analysis.problem}")
+            return Verdict("ask", f"{analysis.problem}, so it cannot be checked", hard=True)
+        for sub in checked:
+            if rule := self._command_rule("ask", sub):
+                return Verdict("ask", f"the rule {rule.text} asks for `{sub.text}`", suggestions=(_bash_rule(sub),))
+
+        needs: list[str] = []
+        suggestions: list[str] = []
+        hard = False
+        for sub in analysis.commands:
+            if self.mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
+                continue  # (plan mode runs read-only commands only, whatever the rules allow)
+            paths = read_only_paths(sub)
+            if paths is not None:
+                outside = [t for t in paths if not ws.contains(_resolve(t, cwd)[1])]
+                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in _resolve(t, cwd))]
+                if not outside and not asked:
+                    continue
+                if self.mode == "bypassPermissions" and not asked:
+                    continue
+                needs.append(f"`{sub.text}` reads {', '.join(outside + asked)}")
+            elif self.mode == "bypassPermissions":
+                continue
+            else:
+                needs.append(f"`{sub.text}`")
+            suggestions.append(_bash_rule(sub))
+        for redirect in analysis.redirects:
+            if redirect.target is None:
+                needs.append("a redirection to a target that depends on an expansion")
+                hard = True
+                continue
+            if redirect.target in _HARMLESS_TARGETS:
+                continue
+            lexical, real = _resolve(redirect.target, cwd)
+            if redirect.writes:
+                verdict = self._write_target(lexical, real)
+                if verdict is not None:
+                    needs.append(verdict[0])
+                    hard = hard or verdict[1]
+                    suggestions.append(_path_rule("Edit", real))
+            elif not ws.contains(real) and self.mode != "bypassPermissions" and not all(
+                    self._find("allow", "Read", path=p, specific=True) for p in (lexical, real)):
+                needs.append(f"reads {real}")
+                suggestions.append(_path_rule("Read", real))
+        if not needs:
+            return Verdict("allow", "every part of the command is allowed")
+        if self.mode == "plan":
+            return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
+        return Verdict("ask", "Bash wants to run " + "; ".join(needs), hard=hard,
+                       suggestions=tuple(dict.fromkeys(suggestions)))
+
+    def _command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
+        texts = [sub.matching_text(with_assignments=True)]
+        if not with_assignments:  # deny and ask look at the command with and without its VAR=value prefix
+            texts.append(sub.matching_text())
+        for text in texts:
+            if rule := self._find(behavior, "Bash", command=text):
+                return rule
+        return None
+
+    def _write_target(self, lexical: Path, real: Path) -> tuple[str, bool] | None:
+        """Why a redirection may not write this file without asking (and whether that is a hard ask), or None."""
+        if reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs):
+            return f"a write to {real} ({reason})", True
+        if all(self._find("allow", "Edit", path=p, specific=True) for p in (lexical, real)):
+            return None
+        inside = self.workspace.contains(real)
+        if inside and (self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", "Edit", bare=True)):
+            return None
+        if not inside and self.mode == "bypassPermissions":
+            return None
+        return f"a write to {self.workspace.display(real)}", False
+
+
+def _resolve(target: str, cwd: Path) -> tuple[Path, Path]:
+    path = Path(os.path.expanduser(target))
+    if not path.is_absolute():
+        path = cwd / path
+    lexical = Path(os.path.normpath(path))
+    return lexical, Path(os.path.realpath(lexical))
+
+
+def _bash_rule(sub: SimpleCommand) -> str:
+    """The rule a "yes, and don't ask again" answer adds: a subcommand prefix for tools like git and npm, else the
+    exact command."""
+    first = sub.words[0] if sub.words else None
+    if sub.name in _SUBCOMMAND_PROGRAMS and first and not first.startswith("-") and not sub.assignments:
+        return f"Bash({sub.name} {first}:*)"
+    return f"Bash({sub.full_text})"
+
+
+def _path_rule(family: str, path: Path, *, tree: bool = False) -> str:
+    absolute = "//" + str(path).lstrip("/")
+    return f"{family}({absolute}/**)" if tree else f"{family}({absolute})"

@@ -1,0 +1,124 @@
+"""Permission rules in Claude Code's syntax: `Tool`, `Bash(npm run test:*)`, `Bash(git * main)`, `Read(./secrets/**)`,
+`Edit(src/**)`, `Read(~/.ssh/**)`, `Read(//etc/**)`, `mcp__github__*`.
+
+Bash specifiers match a whole simple command: `*` is any text, a trailing ` *` or `:*` also matches nothing (so
+`Bash(ls *)` covers `ls` and `ls -la` but not `lsof`). Path specifiers use gitignore semantics below a root:
+`//` is the filesystem root, `~/` the home directory, `/` the settings file's project, anything else the project.
+Read rules also cover Grep and Glob; Edit rules also cover Write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pathspec
+
+from agentui.core.workspace import is_within
+
+Behavior = Literal["allow", "deny", "ask"]
+
+READ_FAMILY = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+EDIT_FAMILY = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+PATH_TOOLS = READ_FAMILY | EDIT_FAMILY
+
+_RULE = re.compile(r"^\s*([A-Za-z0-9_\-.*]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
+
+
+class RuleError(ValueError):
+    """A rule string that cannot be understood."""
+
+
+@dataclass(frozen=True)
+class PathPattern:
+    root: Path
+    pattern: str
+    spec: pathspec.PathSpec = field(compare=False, repr=False)
+
+    def matches(self, path: Path) -> bool:
+        if not is_within(path, self.root):
+            return False
+        if self.pattern in ("", "**", "/**"):
+            return True
+        relative = path.relative_to(self.root).as_posix()
+        return relative != "." and self.spec.match_file(relative)
+
+
+@dataclass(frozen=True)
+class Rule:
+    behavior: Behavior
+    tool: str
+    specifier: str | None
+    source: str
+    """Where it came from: managed, user, project, local, cli, session."""
+    text: str
+    command: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
+    path: PathPattern | None = field(default=None, compare=False, repr=False)
+
+    def covers_tool(self, name: str) -> bool:
+        if self.tool == name:
+            return True
+        if self.tool == "Read" and name in READ_FAMILY:
+            return True
+        if self.tool == "Edit" and name in EDIT_FAMILY:
+            return True
+        if self.tool.startswith("mcp__"):
+            if self.tool.endswith("__*"):  # mcp__github__*: every tool of the server
+                return name.startswith(self.tool[:-1])
+            if self.tool.count("__") == 1:  # mcp__github: the same
+                return name.startswith(self.tool + "__")
+        return False
+
+    def covers_command(self, text: str) -> bool:
+        """A Bash rule against one simple command's text; a bare `Bash` rule covers every command."""
+        return self.command is None or self.command.fullmatch(text) is not None
+
+    def covers_path(self, path: Path) -> bool:
+        return self.path is None or self.path.matches(path)
+
+
+def parse_rule(text: str, behavior: Behavior, source: str, *, project_root: Path, home: Path,
+               settings_root: Path | None = None) -> Rule:
+    match = _RULE.match(text)
+    if not match:
+        raise RuleError(f"{text!r} is not a permission rule (expected Tool or Tool(specifier))")
+    tool, specifier = match.group(1), match.group(2)
+    if specifier is not None:
+        specifier = specifier.strip()
+        if specifier in ("", "*"):
+            specifier = None  # Bash() and Bash(*) mean every command
+    command = path = None
+    if specifier is not None:
+        if tool == "Bash":
+            command = command_pattern(specifier)
+        elif tool in PATH_TOOLS:
+            path = path_pattern(specifier, project_root=project_root, home=home, settings_root=settings_root)
+    return Rule(behavior, tool, specifier, source, text.strip(), command, path)
+
+
+def command_pattern(specifier: str) -> re.Pattern[str]:
+    spec = " ".join(specifier.split())
+    optional_tail = spec.endswith(":*") or spec.endswith(" *")
+    if optional_tail:
+        spec = spec[:-2].rstrip()
+    body = ".*".join(re.escape(piece) for piece in spec.split("*"))
+    if optional_tail:
+        body += r"(?: .*)?"
+    return re.compile(body, re.DOTALL)
+
+
+def path_pattern(specifier: str, *, project_root: Path, home: Path, settings_root: Path | None) -> PathPattern:
+    if specifier.startswith("//"):
+        root, pattern = Path("/"), specifier[2:]
+    elif specifier == "~" or specifier.startswith("~/"):
+        root, pattern = home, specifier[2:]
+    elif specifier.startswith("/"):
+        root, pattern = settings_root or project_root, specifier[1:]
+    elif specifier.startswith("./"):
+        root, pattern = project_root, specifier[2:]
+    else:
+        root, pattern = project_root, specifier
+    spec = pathspec.PathSpec.from_lines("gitignore", [pattern]) if pattern else pathspec.PathSpec([])
+    return PathPattern(root, pattern, spec)
