@@ -170,14 +170,14 @@ class PermissionEngine:
         for redirect in analysis.redirects:
             if redirect.target is None:
                 continue
-            lexical, real = _resolve(redirect.target, cwd)
+            lexical, real = self._resolve(redirect.target, cwd)
             tool = "Edit" if redirect.writes else "Read"
             for path in (lexical, real):
                 if rule := self._find("deny", tool, path=path):
                     return Verdict("deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}")
         reads = [(sub, target) for sub in analysis.commands if (paths := read_only_paths(sub)) for target in paths]
         for sub, target in reads:
-            for path in _resolve(target, cwd):
+            for path in self._resolve(target, cwd):
                 if rule := self._find("deny", "Read", path=path):
                     return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
 
@@ -197,8 +197,8 @@ class PermissionEngine:
                 continue  # (plan mode runs read-only commands only, whatever the rules allow)
             paths = read_only_paths(sub)
             if paths is not None:
-                outside = [t for t in paths if not ws.contains(_resolve(t, cwd)[1])]
-                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in _resolve(t, cwd))]
+                outside = [t for t in paths if not ws.contains(self._resolve(t, cwd)[1])]
+                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in self._resolve(t, cwd))]
                 if not outside and not asked:
                     continue
                 if self.mode == "bypassPermissions" and not asked:
@@ -216,7 +216,7 @@ class PermissionEngine:
                 continue
             if redirect.target in _HARMLESS_TARGETS:
                 continue
-            lexical, real = _resolve(redirect.target, cwd)
+            lexical, real = self._resolve(redirect.target, cwd)
             if redirect.writes:
                 verdict = self._write_target(lexical, real)
                 if verdict is not None:
@@ -233,6 +233,16 @@ class PermissionEngine:
             return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
         return Verdict("ask", "Bash wants to run " + "; ".join(needs), hard=hard,
                        suggestions=tuple(dict.fromkeys(suggestions)))
+
+    def _resolve(self, target: str, cwd: Path) -> tuple[Path, Path]:
+        """A path from a command: as written (made absolute, `..` folded) and with links resolved."""
+        if target == "~" or target.startswith("~/"):
+            target = str(self.home) + target[1:]
+        path = Path(target)
+        if not path.is_absolute():
+            path = cwd / path
+        lexical = Path(os.path.normpath(path))
+        return lexical, Path(os.path.realpath(lexical))
 
     def _command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
         texts = [sub.matching_text(with_assignments=True)]
@@ -255,14 +265,6 @@ class PermissionEngine:
         if not inside and self.mode == "bypassPermissions":
             return None
         return f"a write to {self.workspace.display(real)}", False
-
-
-def _resolve(target: str, cwd: Path) -> tuple[Path, Path]:
-    path = Path(os.path.expanduser(target))
-    if not path.is_absolute():
-        path = cwd / path
-    lexical = Path(os.path.normpath(path))
-    return lexical, Path(os.path.realpath(lexical))
 
 
 def _bash_rule(sub: SimpleCommand) -> str:
