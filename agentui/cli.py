@@ -38,6 +38,18 @@ def _build_parser():  # type: ignore[no-untyped-def]
     parser.add_argument("--script", metavar="FILE", help="the JSON script the scripted provider replays")
     parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
+    parser.add_argument("--permission-mode", dest="permission_mode",
+                        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+                        help="default asks before edits and commands; acceptEdits lets file edits in the project "
+                             "through; plan allows only read-only tools; bypassPermissions allows all but deny rules")
+    parser.add_argument("--dangerously-skip-permissions", action="store_true",
+                        help="the same as --permission-mode bypassPermissions")
+    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
+                        metavar="RULES", help='allow rules, e.g. "Bash(npm test:*) Edit" (repeatable)')
+    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
+                        default=[], metavar="RULES", help='deny rules, e.g. "Bash(git push:*)" (repeatable)')
+    parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
+                        help="another directory the tools may work in (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
     parser.add_argument("-v", "--version", action="version", version=f"{__version__} (agentui)")
@@ -90,7 +102,15 @@ def _run(argv: list[str]) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
 
+    from agentui.core.project import PermissionOptions
+
     cwd = Path.cwd()
+    permissions = PermissionOptions(
+        mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
+        allowed_tools=tuple(args.allowed_tools),
+        disallowed_tools=tuple(args.disallowed_tools),
+        add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
+    )
     if args.system_prompt is not None:
         system_prompt = args.system_prompt + (f"\n\n{args.append_system_prompt}" if args.append_system_prompt else "")
     else:
@@ -103,7 +123,8 @@ def _run(argv: list[str]) -> int:
             return _fail("the interactive mode needs a terminal; use -p to answer a prompt from a script or pipe.")
         from agentui.repl import run_repl
 
-        return _guarded(lambda: run_repl(settings, system_prompt=system_prompt, cwd=cwd, first_prompt=args.prompt))
+        return _guarded(lambda: run_repl(settings, system_prompt=system_prompt, cwd=cwd, first_prompt=args.prompt,
+                                         permissions=permissions))
 
     prompt = args.prompt
     if prompt is None:
@@ -126,6 +147,7 @@ def _run(argv: list[str]) -> int:
                 max_turns=args.max_turns,
                 system_prompt=system_prompt,
                 cwd=cwd,
+                permissions=permissions,
                 verbose=args.verbose,
             )
         )
@@ -136,13 +158,14 @@ def _guarded(run) -> int:  # type: ignore[no-untyped-def]
     """Run the front end; whatever escapes becomes one sentence on stderr, never a traceback."""
     import logging
 
+    from agentui.core.project import ProjectError
     from agentui.core.providers.scripted import ScriptError
 
     try:
         return run()
     except KeyboardInterrupt:
         return 130
-    except ScriptError as exc:  # the script is only read when the provider starts
+    except (ScriptError, ProjectError) as exc:  # read once the front end starts: still bad usage or setup
         return _fail(str(exc))
     except Exception as exc:
         logging.getLogger("agentui").debug("unexpected failure", exc_info=True)

@@ -14,6 +14,7 @@ from agentui.core.agent import Agent, AgentConfig, RunResult
 from agentui.core.events import (
     Event,
     MessageEnd,
+    Notice,
     PermissionDecision,
     PermissionRequest,
     Retry,
@@ -23,14 +24,14 @@ from agentui.core.events import (
 )
 from agentui.core.providers import create_provider
 from agentui.core.providers.retry import RetryPolicy
+from agentui.core.project import PermissionOptions, open_project
 from agentui.core.settings import Settings
-from agentui.core.tools.base import ToolRegistry
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
 CANNOT_ASK = (
     "agentui is running without a screen (-p) and cannot ask the user for permission, so this call was denied; "
-    "the user can allow it with a permission rule."
+    "the user can allow it with a rule (--allowedTools or .claude/settings.json) or --permission-mode."
 )
 
 
@@ -74,6 +75,8 @@ class Printer:
                 self._write("\n")
                 self._message_text = False
             self.note(f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}")
+        elif isinstance(event, Notice):
+            self.note(event.message)
         elif self.verbose and isinstance(event, ToolStart):
             self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
         elif self.verbose and isinstance(event, ToolEnd) and event.is_error:
@@ -148,12 +151,16 @@ async def run_print(
     max_turns: int | None = None,
     system_prompt: str = "",
     cwd: Path | None = None,
+    permissions: PermissionOptions = PermissionOptions(),
     verbose: bool = False,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
+    project = open_project(cwd or Path.cwd(), permissions)
+    for notice in project.notices:
+        printer.note(notice)
     provider = create_provider(settings)
     config = AgentConfig(
         model=settings.model,
@@ -162,18 +169,20 @@ async def run_print(
         max_tokens=settings.max_tokens,
         thinking_budget=settings.thinking_budget,
         context_window=settings.context_window,
-        cwd=cwd or Path.cwd(),
+        cwd=project.root,
     )
-    agent = Agent(provider, config, tools=ToolRegistry(), retry=RetryPolicy(max_attempts=settings.max_attempts))
+    agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
+                  retry=RetryPolicy(max_attempts=settings.max_attempts))
 
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
-            agent.respond_permission(event.request_id, PermissionDecision(behavior="deny", message=CANNOT_ASK))
+            message = f"{CANNOT_ASK} It needed permission because {event.reason}."
+            agent.respond_permission(event.request_id, PermissionDecision(behavior="deny", message=message))
 
     agent.bus.on(deny_asks)
     agent.bus.on(printer)
     if output_format == "stream-json":
-        printer.line(_compact(_init_line(agent, settings)))
+        printer.line(_compact(_init_line(agent, settings, project.engine.mode)))
 
     loop = asyncio.get_running_loop()
     try:
@@ -202,7 +211,7 @@ def _compact(data: dict[str, object]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _init_line(agent: Agent, settings: Settings) -> dict[str, object]:
+def _init_line(agent: Agent, settings: Settings, mode: str) -> dict[str, object]:
     return {
         "type": "system",
         "subtype": "init",
@@ -211,7 +220,7 @@ def _init_line(agent: Agent, settings: Settings) -> dict[str, object]:
         "tools": agent.tools.names(),
         "model": settings.model,
         "provider": settings.provider,
-        "permissionMode": "default",
+        "permissionMode": mode,
         "version": __version__,
     }
 

@@ -17,8 +17,9 @@ from agentui.core.agent import Agent, AgentConfig
 from agentui.core.events import PermissionDecision, PermissionRequest
 from agentui.core.providers import create_provider
 from agentui.core.providers.retry import RetryPolicy
+from agentui.core.project import PermissionOptions, Project, open_project
 from agentui.core.settings import Settings
-from agentui.core.tools.base import ToolRegistry
+from agentui.core.trust import trust
 from agentui.headless import Printer
 
 
@@ -38,11 +39,29 @@ async def _read_line(prompt: str) -> str | None:
     return await future
 
 
-async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first_prompt: str | None) -> int:
+async def _open(cwd: Path, permissions: PermissionOptions) -> Project:
+    """Open the project, asking once whether to trust it when its own settings would grant something."""
+    project = open_project(cwd, permissions)
+    if project.trusted or not project.notices:
+        return project
+    print(f"This folder ({project.root}) has its own .claude settings that grant permissions or run hooks.")
+    answer = await _read_line("Do you trust this folder and want those settings applied? [y/N] ")
+    if (answer or "").strip().lower() in ("y", "yes"):
+        trust(project.root)
+        return open_project(cwd, permissions)
+    for notice in project.notices:
+        print(f"agentui: {notice}", file=sys.stderr)
+    return project
+
+
+async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first_prompt: str | None,
+                        permissions: PermissionOptions) -> int:
+    project = await _open(cwd, permissions)
     provider = create_provider(settings)
     config = AgentConfig(model=settings.model, system_prompt=system_prompt, max_tokens=settings.max_tokens,
-                         thinking_budget=settings.thinking_budget, cwd=cwd)
-    agent = Agent(provider, config, tools=ToolRegistry(), retry=RetryPolicy(max_attempts=settings.max_attempts))
+                         thinking_budget=settings.thinking_budget, cwd=project.root)
+    agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
+                  retry=RetryPolicy(max_attempts=settings.max_attempts))
     printer = Printer("text", sys.stdout, sys.stderr, verbose=True)
     agent.bus.on(printer)
     main = asyncio.current_task()
@@ -67,10 +86,13 @@ async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first
                 run = agent.start(prompt)
                 async for event in run:
                     if isinstance(event, PermissionRequest):
-                        answer = await _read_line(f"\nAllow {event.tool_name}? ({event.reason}) [y/N/s=session] ")
-                        choice = (answer or "").strip().lower()
-                        behavior = "allow" if choice in ("y", "yes", "s") else "deny"
-                        scope = "session" if choice == "s" else "once"
+                        rules = ", ".join(event.suggestions) or event.tool_name
+                        answer = await _read_line(
+                            f"\nAllow {event.tool_name}? {event.reason}.\n"
+                            f"  y = yes once, s = yes for this session ({rules}), a = always, n = no: ")
+                        choice = (answer or "").strip().lower()[:1]
+                        behavior = "allow" if choice in ("y", "s", "a") else "deny"
+                        scope = {"s": "session", "a": "always"}.get(choice, "once")
                         run.respond_permission(event.request_id, PermissionDecision(behavior=behavior, scope=scope))
                 result = await run.result()
                 printer.finish(result, {})
@@ -86,5 +108,6 @@ async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first
         await provider.aclose()
 
 
-def run_repl(settings: Settings, *, system_prompt: str, cwd: Path, first_prompt: str | None = None) -> int:
-    return asyncio.run(_conversation(settings, system_prompt, cwd, first_prompt))
+def run_repl(settings: Settings, *, system_prompt: str, cwd: Path, first_prompt: str | None = None,
+             permissions: PermissionOptions = PermissionOptions()) -> int:
+    return asyncio.run(_conversation(settings, system_prompt, cwd, first_prompt, permissions))

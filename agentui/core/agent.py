@@ -26,6 +26,7 @@ from agentui.core.events import (
     EventBus,
     MessageEnd,
     MessageStart,
+    Notice,
     PermissionDecision,
     Retry,
     RunStop,
@@ -38,6 +39,7 @@ from agentui.core.events import (
     UsageUpdate,
     UserMessage,
 )
+from agentui.core.hooks import Hooks
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, Usage
 from agentui.core.permissions import KindGate, PermissionGate
 from agentui.core.pricing import cost_usd
@@ -85,6 +87,14 @@ class _Cancelled(Exception):
     """The person cancelled; raised out of the step that was running."""
 
 
+class _Blocked(Exception):
+    """A UserPromptSubmit hook refused the prompt."""
+
+
+MAX_STOP_HOOK_CONTINUATIONS = 8
+"""A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
+
+
 class Agent:
     """Runs conversations with one provider and one tool set. One run at a time; the history persists across runs."""
 
@@ -99,6 +109,7 @@ class Agent:
         session_id: str | None = None,
         messages: list[Message] | None = None,
         retry: RetryPolicy | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.provider = provider
         self.config = config
@@ -109,9 +120,13 @@ class Agent:
         self.retry = retry or RetryPolicy()
         self.usage = Usage()
         self.cost_usd = 0.0
+        self.hooks = hooks if hooks else None
+        if self.hooks is not None:
+            self.hooks.notify = self._warn
         self._dispatcher = ToolDispatcher(
-            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd
+            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks
         )
+        self._session_started = False
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
         self._task: asyncio.Task[RunResult] | None = None
@@ -171,10 +186,12 @@ class Agent:
         self._cancel_requested = False
         self._turns, self._api_seconds, self._run_usage, self._run_cost = 0, 0.0, Usage(), 0.0
         self._emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
-        self._add_user_text(prompt, "prompt")
         stop: RunStop = "end_turn"
-        error: ProviderError | None = None
+        error: tuple[str, str] | None = None  # (one sentence, kind)
         try:
+            context = await self._step(self._prompt_hooks(prompt)) if self.hooks else []
+            self._add_user_message(Message(role="user", content=[TextBlock(text=prompt), *context]), "prompt")
+            stop_hook_active, continuations = False, 0
             while True:
                 if self.config.max_turns is not None and self._turns >= self.config.max_turns:
                     stop = "max_turns"
@@ -194,25 +211,33 @@ class Agent:
                     continue
                 if self._deliver(self._follow_ups, "follow_up"):
                     continue
+                if self.hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
+                    outcome = await self._step(self.hooks.stop(self.session_id, stop_hook_active))
+                    if outcome.decision == "block" and outcome.reason:
+                        stop_hook_active, continuations = True, continuations + 1
+                        self._add_user_text(f"Stop hook feedback: {outcome.reason}", "hook")
+                        continue
                 break
         except _Cancelled:
             stop = "cancelled"
             self._settle_cancel()
+        except _Blocked as exc:
+            stop, error = "error", (f"A UserPromptSubmit hook blocked the prompt: {exc}", "hook_blocked")
         except StreamInterruptedError as exc:
-            stop, error = "interrupted", exc
+            stop, error = "interrupted", (exc.message, exc.kind)
             self._settle_interrupted()
         except ProviderError as exc:  # before any block completed: nothing of the answer is kept
-            stop, error = "error", exc
+            stop, error = "error", (exc.message, exc.kind)
             self._accumulator = None
         if error is not None:
-            self._emit(Error(session_id=self.session_id, message=error.message, kind=error.kind))
+            self._emit(Error(session_id=self.session_id, message=error[0], kind=error[1]))
         self._emit(
             AgentEnd(
                 session_id=self.session_id,
                 stop=stop,
                 num_turns=self._turns,
                 usage=self._run_usage,
-                error=error.message if error else None,
+                error=error[0] if error else None,
             )
         )
         last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
@@ -223,8 +248,8 @@ class Agent:
             num_turns=self._turns,
             usage=self._run_usage,
             cost_usd=round(self._run_cost, 6),
-            error=error.message if error else None,
-            error_kind=error.kind if error else None,
+            error=error[0] if error else None,
+            error_kind=error[1] if error else None,
             duration_ms=round((time.monotonic() - started) * 1000),
             api_duration_ms=round(self._api_seconds * 1000),
         )
@@ -297,13 +322,31 @@ class Agent:
     def _emit(self, event: Event) -> None:
         self.bus.emit(event)
 
+    def _warn(self, message: str) -> None:
+        self._emit(Notice(session_id=self.session_id, level="warning", message=message))
+
     def _add(self, message: Message) -> None:
         self.messages.append(message)
 
     def _add_user_text(self, text: str, source: str) -> None:
-        message = Message.user(text)
+        self._add_user_message(Message.user(text), source)
+
+    def _add_user_message(self, message: Message, source: str) -> None:
         self._add(message)
         self._emit(UserMessage(session_id=self.session_id, message=message, source=source))  # type: ignore[arg-type]
+
+    async def _prompt_hooks(self, prompt: str) -> list[TextBlock]:
+        """SessionStart (once) and UserPromptSubmit: what they add for the model, or _Blocked."""
+        assert self.hooks is not None
+        context: list[str] = []
+        if not self._session_started:
+            self._session_started = True
+            context += (await self.hooks.session_start(self.session_id, "startup")).context
+        outcome = await self.hooks.user_prompt_submit(self.session_id, prompt)
+        if outcome.decision == "block":
+            raise _Blocked(outcome.reason or "no reason given")
+        context += outcome.context
+        return [TextBlock(text=text) for text in context]
 
     def _add_assistant(self, message: Message) -> None:
         self._accumulator = None

@@ -10,6 +10,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from pydantic import ValidationError
 
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
 from agentui.core.events import ToolEnd, ToolProgress, ToolStart
+from agentui.core.hooks import Hooks
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
 from agentui.core.permissions import PermissionGate, Verdict
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
@@ -39,9 +41,11 @@ class ToolDispatcher:
         *,
         session_id: str,
         cwd: Path,
+        hooks: Hooks | None = None,
     ) -> None:
         self.tools = tools
         self.gate = gate
+        self.hooks = hooks
         self._emit = emit
         self._session_id = session_id
         self._cwd = cwd
@@ -130,6 +134,14 @@ class ToolDispatcher:
         verdict = self.gate.check(tool, args, call)
         if verdict.behavior == "deny":
             return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+        if self.hooks:
+            outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
+            if outcome.decision in ("deny", "block"):
+                return ToolResult.error(f"A PreToolUse hook blocked {call.name}: {outcome.reason}", denied=True)
+            if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
+                verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
+            elif outcome.decision == "ask" and verdict.behavior == "allow":
+                verdict = replace(verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}")
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
@@ -140,10 +152,17 @@ class ToolDispatcher:
         ctx = ToolContext(cwd=self._cwd, session_id=self._session_id, tool_call_id=call.id,
                           progress=self._progress(call.id), checked_path=verdict.path)
         try:
-            return await tool.run(args, ctx)
+            result = await tool.run(args, ctx)
         except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
             log.exception("tool %s failed", call.name)
-            return ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+            result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        if self.hooks:
+            response = result.details or (result.content if isinstance(result.content, str) else "")
+            outcome = await self.hooks.post_tool_use(self._session_id, call.name, call.input, call.id, response)
+            notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
+            if notes and isinstance(result.content, str):
+                result = ToolResult("\n\n".join([result.content, *notes]), result.details, result.is_error)
+        return result
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
         request_id = uuid.uuid4().hex

@@ -84,9 +84,10 @@ def test_stream_json_is_valid_json_lines_of_events(agentui_bin: str, clean_env: 
     kinds = [e.type for e in events]
     assert kinds[0] == "agent_start" and kinds[-1] == "agent_end"
     assert {"text_delta", "tool_use_delta", "content_block_end", "tool_start", "tool_end", "usage"} <= set(kinds)
-    # No tools are installed yet, so the model's Read call comes back as an error it can act on.
+    # The recorded model reads a file outside the project: print mode cannot ask, so the model is told why not.
     tool_end = next(e for e in events if e.type == "tool_end")
-    assert tool_end.is_error and "no tool named 'Read'" in tool_end.content  # type: ignore[union-attr]
+    assert tool_end.is_error and "cannot ask the user for permission" in tool_end.content  # type: ignore[union-attr]
+    assert "is outside the project" in tool_end.content  # type: ignore[union-attr]
     assert lines[-1]["session_id"] == lines[0]["session_id"] == events[0].session_id
     assert lines[-1]["num_turns"] == 2 and lines[-1]["result"] == recorded_text("anthropic_text.sse")
 

@@ -1,0 +1,154 @@
+"""Claude Code's settings files, read as Claude Code reads them: managed, user (`~/.claude/settings.json`), project
+(`.claude/settings.json`) and local (`.claude/settings.local.json`), each with `permissions`, `hooks` and `env`.
+
+A file that cannot be read is an error, not a file to skip: skipping it could silently drop someone's deny rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SourceName = Literal["managed", "user", "project", "local"]
+
+
+class SettingsError(Exception):
+    """A settings file cannot be used; the message says which and why in one sentence."""
+
+
+class HookCommand(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    type: str = "command"
+    command: str
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds (Claude Code's unit)."""
+
+
+class HookMatcher(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    matcher: str = ""
+    hooks: list[HookCommand] = Field(default_factory=list)
+
+
+class PermissionsBlock(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    defaultMode: str | None = None
+    additionalDirectories: list[str] = Field(default_factory=list)
+
+
+class SettingsFile(BaseModel):
+    """The parts agentui uses; everything else in the file is kept and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    permissions: PermissionsBlock = Field(default_factory=PermissionsBlock)
+    hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _env_values_as_text(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+        return value
+
+
+@dataclass(frozen=True)
+class SettingsSource:
+    name: SourceName
+    path: Path
+    settings: SettingsFile
+
+    @property
+    def from_project(self) -> bool:
+        """Project and local files arrive with the code: what they grant applies only once the project is trusted."""
+        return self.name in ("project", "local")
+
+
+def claude_config_dir(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
+    return Path(env.get("HOME") or Path.home()) / ".claude"
+
+
+def managed_settings_path() -> Path:
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support/ClaudeCode/managed-settings.json")
+    return Path("/etc/claude-code/managed-settings.json")
+
+
+def local_settings_path(project_root: Path) -> Path:
+    return project_root / ".claude" / "settings.local.json"
+
+
+def read_settings_file(path: Path) -> SettingsFile | None:
+    """The file's settings, None if it does not exist; SettingsError if it exists and cannot be used."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(f"The settings file {path} could not be read ({exc.strerror or exc}).") from None
+    if not text.strip():
+        return SettingsFile()
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"The settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix it, "
+            "since its permission rules cannot be applied until then."
+        ) from None
+    try:
+        return SettingsFile.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the top level"
+        raise SettingsError(f"The settings file {path} has a bad value at '{where}': {first['msg']}.") from None
+
+
+def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:
+    """Every settings file that exists, lowest precedence first: user, project, local, managed."""
+    candidates: list[tuple[SourceName, Path]] = [
+        ("user", claude_config_dir(env) / "settings.json"),
+        ("project", project_root / ".claude" / "settings.json"),
+        ("local", local_settings_path(project_root)),
+        ("managed", managed_settings_path()),
+    ]
+    sources = []
+    for name, path in candidates:
+        settings = read_settings_file(path)
+        if settings is not None:
+            sources.append(SettingsSource(name, path, settings))
+    return sources
+
+
+def add_allow_rule(project_root: Path, rule: str) -> Path:
+    """Append `rule` to `permissions.allow` in the project's settings.local.json, creating it with the right
+    shape and keeping everything else in it. Written atomically; returns the file's path."""
+    from agentui.core.tools.files import atomic_write
+
+    path = local_settings_path(project_root)
+    data: dict[str, Any] = {}
+    if path.exists():
+        read_settings_file(path)  # refuse to rewrite a file we cannot read: that would lose what is in it
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    permissions = data.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", [])
+    if rule not in allow:
+        allow.append(rule)
+    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    return path

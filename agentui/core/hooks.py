@@ -1,0 +1,210 @@
+"""Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse, UserPromptSubmit, Stop and
+SessionStart, with the event as JSON on stdin.
+
+Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMessage`, `hookSpecificOutput` with
+`permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
+the model). Exit 2 blocks, and stderr says why. Any other exit, or a timeout (60 s unless the hook says), is shown
+as a warning and the run goes on. Several matching hooks run at once; a deny or block from any of them wins.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agentui.core.claude_settings import SettingsSource
+
+DEFAULT_TIMEOUT = 60.0
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
+MAX_OUTPUT = 100_000
+
+Decision = Literal["allow", "deny", "ask", "block"]
+_RANK = {"allow": 1, "ask": 2, "deny": 3, "block": 3}
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    event: str
+    matcher: str
+    command: str
+    timeout: float
+    source: str
+
+    def matches(self, target: str | None) -> bool:
+        if target is None or self.matcher in ("", "*"):
+            return True
+        try:
+            return re.fullmatch(self.matcher, target) is not None
+        except re.error:
+            return self.matcher == target
+
+
+@dataclass
+class HookOutcome:
+    decision: Decision | None = None
+    reason: str | None = None
+    context: list[str] = field(default_factory=list)
+
+    def absorb(self, decision: Decision | None, reason: str | None) -> None:
+        if decision is None:
+            return
+        if self.decision is None or _RANK[decision] > _RANK[self.decision]:
+            self.decision, self.reason = decision, reason
+        elif _RANK[decision] == _RANK[self.decision] and reason and reason != self.reason:
+            self.reason = f"{self.reason}; {reason}" if self.reason else reason
+
+
+def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[HookSpec]:
+    """The hooks of every settings file; a project's own only when the project is trusted."""
+    specs = []
+    for source in sources:
+        if source.from_project and not trusted:
+            continue
+        for event, matchers in source.settings.hooks.items():
+            if event not in EVENTS:
+                continue
+            for matcher in matchers:
+                for hook in matcher.hooks:
+                    if hook.type == "command" and hook.command.strip():
+                        specs.append(HookSpec(event, matcher.matcher, hook.command, hook.timeout or DEFAULT_TIMEOUT,
+                                              source.name))
+    return specs
+
+
+class Hooks:
+    def __init__(
+        self,
+        specs: list[HookSpec],
+        *,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        notify: Callable[[str], None] = lambda message: None,
+        permission_mode: Callable[[], str] = lambda: "default",
+        transcript_path: Callable[[], str] = lambda: "",
+    ) -> None:
+        self.specs = specs
+        self.cwd = cwd
+        self.notify = notify
+        self._env = {**(os.environ if env is None else env), "CLAUDE_PROJECT_DIR": str(cwd), "AGENTUI": "1"}
+        self._mode = permission_mode
+        self._transcript = transcript_path
+
+    def __bool__(self) -> bool:
+        return bool(self.specs)
+
+    # Events
+
+    async def pre_tool_use(self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str) -> HookOutcome:
+        payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id}
+        return await self._event("PreToolUse", session_id, payload, target=tool_name)
+
+    async def post_tool_use(self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str,
+                            tool_response: Any) -> HookOutcome:
+        payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id,
+                   "tool_response": tool_response}
+        return await self._event("PostToolUse", session_id, payload, target=tool_name)
+
+    async def user_prompt_submit(self, session_id: str, prompt: str) -> HookOutcome:
+        return await self._event("UserPromptSubmit", session_id, {"prompt": prompt})
+
+    async def stop(self, session_id: str, stop_hook_active: bool) -> HookOutcome:
+        return await self._event("Stop", session_id, {"stop_hook_active": stop_hook_active})
+
+    async def session_start(self, session_id: str, source: str = "startup") -> HookOutcome:
+        return await self._event("SessionStart", session_id, {"source": source}, target=source)
+
+    # Running
+
+    async def _event(self, event: str, session_id: str, payload: dict[str, Any], *, target: str | None = None) -> HookOutcome:
+        outcome = HookOutcome()
+        specs = [spec for spec in self.specs if spec.event == event and spec.matches(target)]
+        if not specs:
+            return outcome
+        body = {"session_id": session_id, "transcript_path": self._transcript(), "cwd": str(self.cwd),
+                "hook_event_name": event, "permission_mode": self._mode(), **payload}
+        data = json.dumps(body, ensure_ascii=False, default=str).encode()
+        results = await asyncio.gather(*(self._run(spec, data) for spec in specs))
+        for spec, (code, stdout, stderr) in zip(specs, results):
+            self._interpret(spec, code, stdout, stderr, outcome)
+        return outcome
+
+    async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
+        """(exit code or None on timeout, stdout, stderr)."""
+        try:
+            process = await asyncio.create_subprocess_exec(
+                "bash", "-c", spec.command, cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+            )
+        except OSError as exc:
+            return 127, "", str(exc)
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            await process.wait()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return None, "", ""
+        return process.returncode, stdout[:MAX_OUTPUT].decode(errors="replace"), stderr[:MAX_OUTPUT].decode(errors="replace")
+
+    def _interpret(self, spec: HookSpec, code: int | None, stdout: str, stderr: str, outcome: HookOutcome) -> None:
+        name = f"The {spec.event} hook `{_short(spec.command)}`"
+        if code is None:
+            self.notify(f"{name} timed out after {spec.timeout:g} s and was stopped; continuing.")
+            return
+        if code == 2:
+            reason = stderr.strip() or "no reason given"
+            if spec.event == "SessionStart":
+                self.notify(f"{name}: {reason}")
+            else:
+                outcome.absorb("block", reason)
+            return
+        if code != 0:
+            detail = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+            self.notify(f"{name} failed with exit code {code} ({detail}); continuing.")
+            return
+        text = stdout.strip()
+        output: dict[str, Any] | None = None
+        if text.startswith("{"):
+            try:
+                parsed = json.loads(text)
+                output = parsed if isinstance(parsed, dict) else None
+            except ValueError:
+                output = None
+        if output is None:
+            if text and spec.event in ("UserPromptSubmit", "SessionStart"):
+                outcome.context.append(text)
+            return
+        self._json(spec, name, output, outcome)
+
+    def _json(self, spec: HookSpec, name: str, output: dict[str, Any], outcome: HookOutcome) -> None:
+        if isinstance(output.get("systemMessage"), str):
+            self.notify(f"{name}: {output['systemMessage']}")
+        if output.get("continue") is False:
+            outcome.absorb("block", str(output.get("stopReason") or "the hook stopped the run"))
+        specific = output.get("hookSpecificOutput") if isinstance(output.get("hookSpecificOutput"), dict) else {}
+        decision = specific.get("permissionDecision")
+        if spec.event == "PreToolUse" and decision in ("allow", "deny", "ask"):
+            outcome.absorb(decision, specific.get("permissionDecisionReason"))
+        legacy = output.get("decision")
+        if legacy == "block":
+            outcome.absorb("block", str(output.get("reason") or "blocked by a hook"))
+        elif legacy == "approve" and spec.event == "PreToolUse":
+            outcome.absorb("allow", output.get("reason"))
+        if isinstance(specific.get("additionalContext"), str):
+            outcome.context.append(specific["additionalContext"])
+
+
+def _short(command: str) -> str:
+    command = " ".join(command.split())
+    return command if len(command) <= 60 else command[:57] + "..."

@@ -1,0 +1,170 @@
+"""Opening a project: its settings files and trust, the flags, and from them the permission engine, the hooks and
+the tools an agent works with. Every front end opens a project the same way."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.claude_settings import SettingsSource, add_allow_rule, claude_config_dir, load_sources
+from agentui.core.hooks import Hooks, specs_from
+from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
+from agentui.core.permissions.rules import Behavior, Rule, RuleError, parse_rule
+from agentui.core.settings import config_dir
+from agentui.core.tools import builtin_tools
+from agentui.core.tools.base import ToolRegistry
+from agentui.core.trust import is_trusted
+from agentui.core.workspace import Workspace
+
+_PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
+
+
+class ProjectError(Exception):
+    """The project's settings or the permission flags cannot be used; one sentence says why."""
+
+
+@dataclass(frozen=True)
+class PermissionOptions:
+    """What the command line says about permissions."""
+
+    mode: Mode | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    add_dirs: tuple[Path, ...] = ()
+
+
+@dataclass
+class Project:
+    root: Path
+    workspace: Workspace
+    engine: PermissionEngine
+    hooks: Hooks
+    tools: ToolRegistry
+    trusted: bool
+    sources: list[SettingsSource]
+    notices: list[str] = field(default_factory=list)
+    """Things the person should know before the run starts (settings held back, rules ignored)."""
+
+
+def split_tool_list(values: Iterable[str]) -> list[str]:
+    """`--allowedTools "Bash(git log:*) Edit,Read"` -> the rules, split on commas and spaces outside parentheses."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (char == "," or char.isspace()):
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+            else:
+                current += char
+        if current.strip():
+            rules.append(current.strip())
+    return rules
+
+
+def open_project(
+    root: Path,
+    options: PermissionOptions = PermissionOptions(),
+    *,
+    env: Mapping[str, str] | None = None,
+    trusted: bool | None = None,
+) -> Project:
+    env = os.environ if env is None else env
+    root = Path(os.path.realpath(root))
+    home = Path(env.get("HOME") or Path.home())
+    from agentui.core.claude_settings import SettingsError
+
+    try:
+        sources = load_sources(root, env)
+    except SettingsError as exc:
+        raise ProjectError(str(exc)) from None
+    trusted = is_trusted(root, env) if trusted is None else trusted
+    notices: list[str] = []
+    held_back: list[str] = []
+
+    rules: list[Rule] = []
+    for source in sources:
+        settings_root = root if source.from_project else home
+        for behavior in ("deny", "ask", "allow"):
+            texts = getattr(source.settings.permissions, behavior)
+            if behavior == "allow" and source.from_project and not trusted:
+                if texts:
+                    held_back.append(f"{len(texts)} allow rule{'s' if len(texts) > 1 else ''}")
+                continue
+            for text in texts:
+                try:
+                    rules.append(parse_rule(text, behavior, source.name, project_root=root, home=home,
+                                            settings_root=settings_root))
+                except RuleError as exc:
+                    notices.append(f"{source.path}: {exc}; that rule is ignored.")
+    for behavior, values in (("deny", options.disallowed_tools), ("allow", options.allowed_tools)):
+        for text in split_tool_list(values):
+            rules.append(_flag_rule(text, behavior, root, home))  # type: ignore[arg-type]
+
+    mode = options.mode or _settings_mode(sources, trusted, notices, held_back)
+    directories = list(options.add_dirs)
+    settings_env: dict[str, str] = {}
+    for source in sources:
+        granted = trusted or not source.from_project
+        if source.settings.permissions.additionalDirectories:
+            if granted:
+                base = root if source.from_project else home
+                directories += [base / Path(os.path.expanduser(d)) for d in source.settings.permissions.additionalDirectories]
+            else:
+                held_back.append("additional directories")
+        if source.settings.env:
+            if granted:
+                settings_env.update(source.settings.env)
+            else:
+                held_back.append("environment variables")
+    if not trusted and any(source.from_project and source.settings.hooks for source in sources):
+        held_back.append("hooks")
+    if held_back:
+        notices.append(
+            f"This project's own .claude settings ({', '.join(dict.fromkeys(held_back))}) are not applied because "
+            "the project is not trusted yet; run agentui here interactively once to trust it."
+        )
+
+    workspace = Workspace(root=root, additional_dirs=tuple(d for d in directories if d.is_dir()))
+    engine = PermissionEngine(
+        workspace, rules, mode, home=home, config_dirs=(config_dir(env), claude_config_dir(env)),
+        persist=lambda rule: add_allow_rule(root, rule),
+    )
+    hooks = Hooks(specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env},
+                  permission_mode=lambda: engine.mode)
+    tools = builtin_tools(workspace, env=settings_env)
+    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices)
+
+
+def _flag_rule(text: str, behavior: Behavior, root: Path, home: Path) -> Rule:
+    try:
+        return parse_rule(text, behavior, "cli", project_root=root, home=home)
+    except RuleError as exc:
+        flag = "--allowedTools" if behavior == "allow" else "--disallowedTools"
+        raise ProjectError(f"{flag}: {exc}.") from None
+
+
+def _settings_mode(sources: list[SettingsSource], trusted: bool, notices: list[str], held_back: list[str]) -> Mode:
+    """The defaultMode of the most specific settings file that sets one (managed wins over local, local over
+    project, project over user); a project's permissive mode only once it is trusted."""
+    order = {"managed": 3, "local": 2, "project": 1, "user": 0}
+    for source in sorted(sources, key=lambda s: order[s.name], reverse=True):
+        mode = source.settings.permissions.defaultMode
+        if mode is None:
+            continue
+        if mode not in MODES:
+            notices.append(f"{source.path}: unknown defaultMode {mode!r}; using default.")
+            continue
+        if source.from_project and not trusted and mode in _PERMISSIVE_MODES:
+            held_back.append(f"defaultMode {mode}")
+            continue
+        return mode  # type: ignore[return-value]
+    return "default"
+

@@ -1,0 +1,54 @@
+"""Whether the person trusts a project directory: only then do its own settings grant anything (hooks that run
+commands, allow rules, permissive modes, extra directories, environment). Deny and ask rules apply regardless.
+
+Trust is kept in agentui's data directory; a project trusted in Claude Code (`~/.claude.json`) counts too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def trust_file(env: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("AGENTUI_DATA_DIR"):
+        return Path(env["AGENTUI_DATA_DIR"]).expanduser() / "trusted-projects.json"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("agentui", appauthor=False)) / "trusted-projects.json"
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def is_trusted(project_root: Path, env: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if env is None else env
+    key = str(project_root)
+    ours = _read_json(trust_file(env))
+    if isinstance(ours, dict) and key in ours:
+        return True
+    claude = _read_json(Path(env.get("HOME") or Path.home()) / ".claude.json")
+    if isinstance(claude, dict):
+        project = (claude.get("projects") or {}).get(key)
+        return isinstance(project, dict) and project.get("hasTrustDialogAccepted") is True
+    return False
+
+
+def trust(project_root: Path, env: Mapping[str, str] | None = None) -> None:
+    from datetime import datetime, timezone
+
+    from agentui.core.tools.files import atomic_write
+
+    path = trust_file(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = _read_json(path)
+    data = data if isinstance(data, dict) else {}
+    data[str(project_root)] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2) + "\n").encode())
