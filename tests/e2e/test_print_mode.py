@@ -24,6 +24,10 @@ def anthropic_env(clean_env: dict[str, str], server: LoopbackServer) -> dict[str
 
 def run(agentui_bin: str, args: list[str], env: dict[str, str], stdin: str | None = None,
         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run agentui in `cwd`, by default a fresh project directory beside the test's home."""
+    if cwd is None:
+        cwd = Path(env["HOME"]).parent / "project"
+        cwd.mkdir(exist_ok=True)
     return subprocess.run([agentui_bin, *args], env=env, input=stdin, capture_output=True, text=True, timeout=60,
                           cwd=cwd, stdin=None if stdin is not None else subprocess.DEVNULL)
 
@@ -73,9 +77,13 @@ def test_text_reaches_stdout_while_the_server_is_still_streaming(agentui_bin: st
 
 
 def test_stream_json_is_valid_json_lines_of_events(agentui_bin: str, clean_env: dict[str, str],
-                                                   server: LoopbackServer) -> None:
+                                                   server: LoopbackServer, tmp_path: Path) -> None:
     server.enqueue(Reply(chunks=recorded("anthropic_tool_use.sse")), Reply(chunks=recorded("anthropic_text.sse")))
-    done = run(agentui_bin, ["-p", "read it", "--output-format", "stream-json"], anthropic_env(clean_env, server))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "file_path.txt").write_text("hello\n")  # what the recorded model asks to Read
+    done = run(agentui_bin, ["-p", "read it", "--output-format", "stream-json"], anthropic_env(clean_env, server),
+               cwd=project)
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init" and lines[0]["permissionMode"] == "default"
@@ -84,10 +92,11 @@ def test_stream_json_is_valid_json_lines_of_events(agentui_bin: str, clean_env: 
     kinds = [e.type for e in events]
     assert kinds[0] == "agent_start" and kinds[-1] == "agent_end"
     assert {"text_delta", "tool_use_delta", "content_block_end", "tool_start", "tool_end", "usage"} <= set(kinds)
-    # The recorded model reads a file outside the project: print mode cannot ask, so the model is told why not.
+    # Reading inside the project needs no permission: the file's numbered lines go back to the model.
     tool_end = next(e for e in events if e.type == "tool_end")
-    assert tool_end.is_error and "cannot ask the user for permission" in tool_end.content  # type: ignore[union-attr]
-    assert "is outside the project" in tool_end.content  # type: ignore[union-attr]
+    assert not tool_end.is_error and tool_end.content == "     1\thello"  # type: ignore[union-attr]
+    second_request = server.requests[1].json()["messages"]
+    assert second_request[-1]["content"][0]["content"] == "     1\thello"
     assert lines[-1]["session_id"] == lines[0]["session_id"] == events[0].session_id
     assert lines[-1]["num_turns"] == 2 and lines[-1]["result"] == recorded_text("anthropic_text.sse")
 
