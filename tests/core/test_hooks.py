@@ -1,0 +1,161 @@
+"""Hooks as Claude Code runs them: real commands, JSON on stdin, exit codes and JSON answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentui.core.agent import Agent, AgentConfig
+from agentui.core.claude_settings import SettingsFile, SettingsSource
+from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
+from agentui.core.hooks import HookSpec, Hooks, specs_from
+from agentui.core.messages import TextBlock, ToolResultBlock
+from agentui.core.permissions.engine import PermissionEngine
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.tools.base import ToolRegistry
+from agentui.core.workspace import Workspace
+from tests.support.tools import Echo, WriteNote
+
+
+def hook(event: str, command: str, matcher: str = "", timeout: float = 10) -> HookSpec:
+    return HookSpec(event, matcher, command, timeout, "user")
+
+
+def call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
+    return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
+
+
+def make(tmp_path: Path, script: list[dict[str, Any]], specs: list[HookSpec], *tools: Any, gate: Any = None):  # type: ignore[no-untyped-def]
+    provider = ScriptedProvider(script)
+    hooks = Hooks(specs, cwd=tmp_path)
+    agent = Agent(provider, AgentConfig(model="m", cwd=tmp_path), tools=ToolRegistry(tools), hooks=hooks, gate=gate)
+    seen: list[Event] = []
+    agent.bus.on(seen.append)
+    return agent, provider, seen
+
+
+def result_of(provider: ScriptedProvider, call_id: str) -> ToolResultBlock:
+    for message in provider.requests[-1].messages:
+        for block in message.content:
+            if isinstance(block, ToolResultBlock) and block.tool_use_id == call_id:
+                return block
+    raise AssertionError(f"no result for {call_id}")
+
+
+async def test_pre_tool_use_gets_json_on_stdin_and_exit_2_blocks_with_stderr(tmp_path: Path) -> None:
+    seen_input = tmp_path / "stdin.json"
+    spec = hook("PreToolUse", f"cat > {seen_input}; echo 'use the safe variant' >&2; exit 2", matcher="Echo|Write")
+    agent, provider, _ = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [spec], Echo())
+    await agent.prompt("go")
+    blocked = result_of(provider, "e1")
+    assert blocked.is_error and blocked.content == "A PreToolUse hook blocked Echo: use the safe variant"
+    payload = json.loads(seen_input.read_text())
+    assert payload["hook_event_name"] == "PreToolUse" and payload["tool_name"] == "Echo"
+    assert payload["tool_input"] == {"text": "hi"} and payload["tool_use_id"] == "e1"
+    assert payload["session_id"] == agent.session_id and payload["cwd"] == str(tmp_path)
+    assert "transcript_path" in payload and payload["permission_mode"] == "default"
+
+
+async def test_matchers_select_tools(tmp_path: Path) -> None:
+    spec = hook("PreToolUse", "exit 2", matcher="Write|Edit")
+    agent, provider, _ = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [spec], Echo())
+    await agent.prompt("go")
+    assert result_of(provider, "e1").content == "hi"  # Echo does not match
+
+
+async def test_a_hooks_allow_skips_the_prompt_but_never_beats_a_deny_rule(tmp_path: Path) -> None:
+    allow = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
+    spec = hook("PreToolUse", f"echo '{allow}'")
+    writer = WriteNote()
+    agent, provider, seen = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer)
+    await agent.prompt("go")
+    assert writer.written == ["x"] and not any(isinstance(e, PermissionRequest) for e in seen)
+
+    engine = PermissionEngine(Workspace(root=tmp_path))
+    engine.add_rule("WriteNote", "deny", "cli")
+    writer2 = WriteNote()
+    agent2, provider2, _ = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer2,
+                                gate=engine)
+    await agent2.prompt("go")
+    assert writer2.written == [] and "denied" in result_of(provider2, "w1").content
+
+
+async def test_a_hook_can_force_a_question_for_an_allowed_tool(tmp_path: Path) -> None:
+    ask = json.dumps({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check this"}})
+    agent, _, seen = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [hook("PreToolUse", f"echo '{ask}'")], Echo())
+    agent.bus.on(lambda e: agent.respond_permission(e.request_id, PermissionDecision(behavior="allow"))
+                 if isinstance(e, PermissionRequest) else None)
+    await agent.prompt("go")
+    [request] = [e for e in seen if isinstance(e, PermissionRequest)]
+    assert request.reason == "a PreToolUse hook asks: check this"
+
+
+async def test_post_tool_use_feedback_reaches_the_model(tmp_path: Path) -> None:
+    response_file = tmp_path / "response.json"
+    spec = hook("PostToolUse", f"cat > {response_file}; echo 'lint: missing newline' >&2; exit 2")
+    agent, provider, _ = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [spec], Echo())
+    await agent.prompt("go")
+    assert result_of(provider, "e1").content == "hi\n\nPostToolUse hook: lint: missing newline"
+    assert json.loads(response_file.read_text())["tool_response"] == {"length": 2}
+
+
+async def test_user_prompt_submit_adds_context_or_blocks(tmp_path: Path) -> None:
+    agent, provider, _ = make(tmp_path, [{"text": "ok"}], [hook("UserPromptSubmit", "echo 'Current branch: main'")])
+    await agent.prompt("status?")
+    assert provider.requests[0].messages[0].content == [TextBlock(text="status?"), TextBlock(text="Current branch: main")]
+
+    blocker = hook("UserPromptSubmit", "grep -q password && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0")
+    agent2, provider2, _ = make(tmp_path, [{"text": "never"}], [blocker])
+    result = await agent2.prompt("my password is hunter2")
+    assert result.stop == "error" and result.error == "A UserPromptSubmit hook blocked the prompt: no secrets in prompts"
+    assert provider2.requests == [] and agent2.messages == []
+
+
+async def test_session_start_context_comes_once(tmp_path: Path) -> None:
+    agent, provider, _ = make(tmp_path, [{"text": "a"}, {"text": "b"}], [hook("SessionStart", "echo 'Remember: tabs'")])
+    await agent.prompt("one")
+    await agent.prompt("two")
+    assert provider.requests[0].messages[0].content[-1] == TextBlock(text="Remember: tabs")
+    assert provider.requests[1].messages[-1].content == [TextBlock(text="two")]
+
+
+async def test_a_stop_hook_can_send_the_agent_back_to_work_once(tmp_path: Path) -> None:
+    spec = hook("Stop", """python3 -c "
+import json, sys
+data = json.load(sys.stdin)
+if not data['stop_hook_active']:
+    print(json.dumps({'decision': 'block', 'reason': 'run the tests first'}))
+" """)
+    agent, provider, _ = make(tmp_path, [{"text": "Done."}, {"text": "Tests pass."}], [spec])
+    result = await agent.prompt("fix it")
+    assert result.text == "Tests pass." and len(provider.requests) == 2
+    assert provider.requests[1].messages[-1].content == [TextBlock(text="Stop hook feedback: run the tests first")]
+
+
+async def test_failures_and_timeouts_warn_and_continue(tmp_path: Path) -> None:
+    specs = [hook("PreToolUse", "echo broken >&2; exit 1"), hook("PreToolUse", "sleep 30", timeout=0.3)]
+    agent, provider, seen = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], specs, Echo())
+    await agent.prompt("go")
+    assert result_of(provider, "e1").content == "hi"
+    notices = sorted(e.message for e in seen if isinstance(e, Notice))
+    assert notices == ["The PreToolUse hook `echo broken >&2; exit 1` failed with exit code 1 (broken); continuing.",
+                       "The PreToolUse hook `sleep 30` timed out after 0.3 s and was stopped; continuing."]
+
+
+def test_a_projects_own_hooks_run_only_once_it_is_trusted(tmp_path: Path) -> None:
+    settings = SettingsFile.model_validate({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "./check.sh", "timeout": 5}]}], "Unknown": []}})
+    user = SettingsSource("user", tmp_path / "u.json", settings)
+    project = SettingsSource("project", tmp_path / "p.json", settings)
+    assert [s.source for s in specs_from([user, project], trusted=False)] == ["user"]
+    trusted = specs_from([user, project], trusted=True)
+    assert [(s.source, s.matcher, s.timeout) for s in trusted] == [("user", "Bash", 5.0), ("project", "Bash", 5.0)]
+
+
+@pytest.mark.parametrize(("matcher", "tool", "expected"), [("", "Bash", True), ("*", "X", True), ("Edit|Write", "Write", True),
+                                                           ("Edit", "Edit2", False), ("mcp__.*", "mcp__gh__x", True), ("[bad", "[bad", True)])
+def test_matcher_semantics(matcher: str, tool: str, expected: bool) -> None:
+    assert hook("PreToolUse", "true", matcher=matcher).matches(tool) is expected
