@@ -11,8 +11,8 @@ from agentui.core.events import PermissionDecision
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.tools import builtin_tools
-from agentui.core.tools.base import Tool
 from agentui.core.workspace import Workspace
+from tests.support.permissions import check
 
 ALLOW = ["Bash(git status)", "Bash(npm test:*)", "Bash(echo:*)"]
 DENY = ["Bash(rm:*)", "Bash(curl:*)", "Read(~/.ssh/**)"]
@@ -41,12 +41,6 @@ def engine(ws: Workspace, home: Path, *, allow=ALLOW, deny=(), ask=(), mode="def
         for text in texts:
             e.add_rule(text, behavior, "cli")
     return e
-
-
-def check(e: PermissionEngine, tool_name: str, **arguments: object):  # type: ignore[no-untyped-def]
-    tool: Tool = next(t for t in builtin_tools(e.workspace) if t.name == tool_name)  # type: ignore[type-arg]
-    args = tool.Args.model_validate(arguments)
-    return e.check(tool, args, ToolUseBlock(id="t", name=tool_name, input=arguments))
 
 
 BASH_TABLE = [
