@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from agentui.core.jsonfile import read_json_model
 
 SourceName = Literal["managed", "user", "project", "local"]
 
@@ -97,27 +99,8 @@ def local_settings_path(project_root: Path) -> Path:
 
 def read_settings_file(path: Path) -> SettingsFile | None:
     """The file's settings, None if it does not exist; SettingsError if it exists and cannot be used."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise SettingsError(f"The settings file {path} could not be read ({exc.strerror or exc}).") from None
-    if not text.strip():
-        return SettingsFile()
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(
-            f"The settings file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); fix it, "
-            "since its permission rules cannot be applied until then."
-        ) from None
-    try:
-        return SettingsFile.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the top level"
-        raise SettingsError(f"The settings file {path} has a bad value at '{where}': {first['msg']}.") from None
+    return read_json_model(path, SettingsFile, name="The settings file", error=SettingsError,
+                           advice="fix it, since its permission rules cannot be applied until then")
 
 
 def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:

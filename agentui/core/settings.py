@@ -6,14 +6,13 @@ The config file is `config.json` in the platformdirs user config directory (or `
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 ProviderName = Literal["anthropic", "openai", "scripted"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
@@ -89,27 +88,10 @@ def config_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def load_config_file(path: Path) -> ConfigFile:
     """Read the config file; a missing file is an empty config, a broken one a ConfigError naming the problem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ConfigFile()
-    except OSError as exc:
-        raise ConfigError(f"agentui's config file {path} could not be read: {exc.strerror or exc}.") from None
-    if not text.strip():
-        return ConfigFile()
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"agentui's config file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "fix or delete it."
-        ) from None
-    try:
-        return ConfigFile.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the top level"
-        raise ConfigError(f"agentui's config file {path} has a bad setting '{where}': {first['msg']}.") from None
+    from agentui.core.jsonfile import read_json_model
+
+    found = read_json_model(path, ConfigFile, name="agentui's config file", error=ConfigError, advice="fix or delete it")
+    return found or ConfigFile()
 
 
 def resolve_settings(

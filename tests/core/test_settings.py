@@ -75,10 +75,10 @@ def test_config_file_errors_say_where(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"is not valid JSON \(line 2, column 11: Expecting value\); fix or delete it"):
         load_config_file(path)
     path.write_text('{"modle": "x"}')
-    with pytest.raises(ConfigError, match="has a bad setting 'modle': Extra inputs are not permitted"):
+    with pytest.raises(ConfigError, match="has a bad value at 'modle': Extra inputs are not permitted"):
         load_config_file(path)
     path.write_text('{"provider": "gemini"}')
-    with pytest.raises(ConfigError, match="has a bad setting 'provider'"):
+    with pytest.raises(ConfigError, match="has a bad value at 'provider'"):
         load_config_file(path)
     path.write_text('{"provider": "openai", "base_url": "http://127.0.0.1:1/v1", "max_attempts": 3}')
     assert load_config_file(path).max_attempts == 3

@@ -1,0 +1,37 @@
+"""Reading a JSON settings file into a pydantic model, with one clear sentence for every way it can be wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_json_model(path: Path, model: type[M], *, name: str, error: type[Exception], advice: str) -> M | None:
+    """The file as `model`; None if it does not exist; an empty file is the model's defaults.
+
+    Otherwise raises `error` with a sentence that starts with `name` (e.g. "The settings file") and the path, and
+    ends with `advice` when the JSON itself is broken.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise error(f"{name} {path} could not be read ({exc.strerror or exc}).") from None
+    if not text.strip():
+        return model()
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{name} {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {advice}.") from None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the top level"
+        raise error(f"{name} {path} has a bad value at '{where}': {first['msg']}.") from None
