@@ -130,9 +130,14 @@ class Hooks:
         body = {"session_id": session_id, "transcript_path": self._transcript(), "cwd": str(self.cwd),
                 "hook_event_name": event, "permission_mode": self._mode(), **payload}
         data = json.dumps(body, ensure_ascii=False, default=str).encode()
-        results = await asyncio.gather(*(self._run(spec, data) for spec in specs))
-        for spec, (code, stdout, stderr) in zip(specs, results):
-            self._interpret(spec, code, stdout, stderr, outcome)
+        results = await asyncio.gather(*(self._run(spec, data) for spec in specs), return_exceptions=True)
+        for spec, result in zip(specs, results):
+            if isinstance(result, asyncio.CancelledError):
+                raise result
+            if isinstance(result, BaseException):  # a hook must never take the run down
+                self.notify(f"The {event} hook `{_short(spec.command)}` could not run ({result}); continuing.")
+                continue
+            self._interpret(spec, *result, outcome)
         return outcome
 
     async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:

@@ -193,6 +193,10 @@ class PermissionEngine:
         suggestions: list[str] = []
         hard = False
         for sub in analysis.commands:
+            if sub.name in ("cd", "pushd") and self.mode != "bypassPermissions" and not self._stays_inside(sub, cwd):
+                # later relative paths would be resolved from somewhere else: `cd /etc && cat passwd`
+                needs.append(f"`{sub.text}` leaves the project")
+                continue
             if self.mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
                 continue  # (plan mode runs read-only commands only, whatever the rules allow)
             paths = read_only_paths(sub)
@@ -233,6 +237,14 @@ class PermissionEngine:
             return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
         return Verdict("ask", "Bash wants to run " + "; ".join(needs), hard=hard,
                        suggestions=tuple(dict.fromkeys(suggestions)))
+
+    def _stays_inside(self, sub: SimpleCommand, cwd: Path) -> bool:
+        """A `cd` into the project keeps path checks sound (paths are resolved from the root, which only makes
+        them look further out than they are); one that leaves it, or goes who knows where, does not."""
+        targets = [word for word in sub.words if word is None or not word.startswith("-")]
+        if not targets or targets[0] is None:
+            return False  # `cd` alone goes home; `cd $X` anywhere
+        return self.workspace.contains(self._resolve(targets[0], cwd)[1])
 
     def _resolve(self, target: str, cwd: Path) -> tuple[Path, Path]:
         """A path from a command: as written (made absolute, `..` folded) and with links resolved."""
