@@ -306,7 +306,8 @@ class Agent:
                                                  message_id=accumulator.message_id))
                     elif kind is StreamStart:
                         accumulator.start(event)
-                        emit(MessageStart(session_id=session_id, message_id=event.message_id, model=event.model))
+                        emit(MessageStart(session_id=session_id, message_id=event.message_id, model=event.model,
+                                          request_id=event.request_id or None))
                     elif kind is StreamEnd:
                         accumulator.end(event)
                     elif kind is RetryNotice:

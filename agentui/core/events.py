@@ -79,6 +79,7 @@ class MessageStart(_Event):
     type: Literal["message_start"] = "message_start"
     message_id: str
     model: str
+    request_id: str | None = None
 
 
 class TextDelta(_Event):

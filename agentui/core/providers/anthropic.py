@@ -6,7 +6,7 @@ import copy
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-import httpx
+from agentui.core.providers._httpx import httpx
 
 from agentui.core.messages import (
     ImageBlock,
@@ -66,7 +66,7 @@ class AnthropicProvider:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         body = build_body(request)
         async with self._sse.post(self.url, body, self._headers) as source:
-            parser = _StreamParser()
+            parser = _StreamParser(source.response.headers.get("request-id", ""))
             async for sse in source.aiter_sse():
                 if sse.event == "ping" or not sse.data:
                     continue
@@ -81,8 +81,9 @@ class AnthropicProvider:
 class _StreamParser:
     """Maps Messages API stream events onto ProviderEvents; unknown events and fields are ignored."""
 
-    def __init__(self) -> None:
+    def __init__(self, request_id: str = "") -> None:
         self.finished = False
+        self._request_id = request_id
         self._usage = Usage()
         self._stop: str | None = None
         self._started = False
@@ -97,7 +98,8 @@ class _StreamParser:
             message = data.get("message") or {}
             self._usage = _usage(message.get("usage"), Usage())
             self._started = True
-            return (StreamStart(str(message.get("id") or ""), str(message.get("model") or ""), self._usage),)
+            return (StreamStart(str(message.get("id") or ""), str(message.get("model") or ""), self._usage,
+                                self._request_id),)
         if not self._started:
             raise ProtocolError(f"{_API} sent '{kind}' before 'message_start'.")
         if kind == "content_block_delta":

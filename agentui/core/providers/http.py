@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+from agentui.core.providers._httpx import httpx
 from httpx_sse import EventSource, SSEError, ServerSentEvent
 
 from agentui import __version__

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-import httpx
+from agentui.core.providers._httpx import httpx
 
 from agentui.core.messages import (
     ImageBlock,
@@ -50,7 +50,7 @@ class OpenAIProvider:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         body = build_body(request, max_tokens_field=self._max_tokens_field)
         async with self._sse.post(self.url, body, self._headers) as source:
-            parser = _StreamParser(request.model)
+            parser = _StreamParser(request.model, source.response.headers.get("x-request-id", ""))
             async for sse in source.aiter_sse():
                 if sse.data.strip() == "[DONE]":
                     break
@@ -69,8 +69,9 @@ class _StreamParser:
     """Turns chat-completion chunks into blocks: text and reasoning close when another kind starts; tool calls
     stay open until the choice finishes (their arguments may keep arriving by index)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, request_id: str = "") -> None:
         self._model = model
+        self._request_id = request_id
         self._started = False
         self._next_index = 0
         self._current: tuple[str, int] | None = None  # ("text" | "thinking", block index) while one streams
@@ -85,7 +86,7 @@ class _StreamParser:
         if not self._started:
             self._started = True
             message_id = str(chunk.get("id") or f"chatcmpl-{uuid.uuid4().hex}")
-            events.append(StreamStart(message_id, str(chunk.get("model") or self._model)))
+            events.append(StreamStart(message_id, str(chunk.get("model") or self._model), request_id=self._request_id))
         if isinstance(chunk.get("usage"), dict):
             self._usage = _usage(chunk["usage"])
         choices = chunk.get("choices") or []

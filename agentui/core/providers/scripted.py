@@ -111,7 +111,8 @@ class ScriptedProvider:
 
 
 async def _play(response: ScriptedResponse, model: str) -> AsyncIterator[ProviderEvent]:
-    yield StreamStart(f"msg_scripted_{uuid.uuid4().hex[:20]}", model, response.usage.model_copy(update={"output_tokens": 0}))
+    yield StreamStart(f"msg_scripted_{uuid.uuid4().hex[:20]}", model, response.usage.model_copy(update={"output_tokens": 0}),
+                      f"req_scripted_{uuid.uuid4().hex[:20]}")
     completed = 0
     for index, block in enumerate(response.content):
         if isinstance(block, TextBlock):

@@ -25,6 +25,8 @@ class StreamStart:
     message_id: str
     model: str
     usage: Usage = field(default_factory=Usage)
+    request_id: str = ""
+    """The server's id for the HTTP request (Anthropic's `request-id` header), kept in the session."""
 
 
 @dataclass(slots=True)
