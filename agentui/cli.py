@@ -50,6 +50,13 @@ def _build_parser():  # type: ignore[no-untyped-def]
                         default=[], metavar="RULES", help='deny rules, e.g. "Bash(git push:*)" (repeatable)')
     parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
                         help="another directory the tools may work in (repeatable)")
+    parser.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="ID",
+                        help="continue a session by id or .jsonl path; with no id, list this project's sessions")
+    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
+                        help="continue the newest session of this project")
+    parser.add_argument("--fork-session", action="store_true",
+                        help="with --resume or --continue: continue in a new session, leaving the old one as it was")
+    parser.add_argument("--session-id", metavar="UUID", help="the id of the new session")
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
     parser.add_argument("-v", "--version", action="version", version=f"{__version__} (agentui)")
@@ -86,6 +93,14 @@ def _run(argv: list[str]) -> int:
 
     if not args.print_mode and args.output_format is not None:
         return _fail("--output-format only works with -p.")
+    if args.fork_session and args.resume is None and not args.continue_last:
+        return _fail("--fork-session needs --resume or --continue.")
+    if args.print_mode and args.resume == "":  # a list needs no model
+        from pathlib import Path
+
+        from agentui.headless import print_sessions
+
+        return print_sessions(Path.cwd(), args.output_format or "text")
 
     from pathlib import Path
 
@@ -103,8 +118,11 @@ def _run(argv: list[str]) -> int:
         return _fail(str(exc))
 
     from agentui.core.project import PermissionOptions
+    from agentui.core.session.store import SessionRequest
 
     cwd = Path.cwd()
+    session = SessionRequest(resume=args.resume, continue_last=args.continue_last, fork=args.fork_session,
+                             session_id=args.session_id)
     permissions = PermissionOptions(
         mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
         allowed_tools=tuple(args.allowed_tools),
@@ -124,7 +142,7 @@ def _run(argv: list[str]) -> int:
         from agentui.repl import run_repl
 
         return _guarded(lambda: run_repl(settings, system_prompt=system_prompt, cwd=cwd, first_prompt=args.prompt,
-                                         permissions=permissions))
+                                         permissions=permissions, session=session))
 
     prompt = args.prompt
     if prompt is None:
@@ -148,6 +166,7 @@ def _run(argv: list[str]) -> int:
                 system_prompt=system_prompt,
                 cwd=cwd,
                 permissions=permissions,
+                session=session,
                 verbose=args.verbose,
             )
         )
@@ -160,12 +179,13 @@ def _guarded(run) -> int:  # type: ignore[no-untyped-def]
 
     from agentui.core.project import ProjectError
     from agentui.core.providers.scripted import ScriptError
+    from agentui.core.session.store import SessionError
 
     try:
         return run()
     except KeyboardInterrupt:
         return 130
-    except (ScriptError, ProjectError) as exc:  # read once the front end starts: still bad usage or setup
+    except (ScriptError, ProjectError, SessionError) as exc:  # read once the front end starts: still bad usage or setup
         return _fail(str(exc))
     except Exception as exc:
         logging.getLogger("agentui").debug("unexpected failure", exc_info=True)

@@ -25,6 +25,7 @@ from agentui.core.events import (
 from agentui.core.providers import create_provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.project import PermissionOptions, open_project
+from agentui.core.session.store import SessionRequest, open_session
 from agentui.core.settings import Settings
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -152,6 +153,7 @@ async def run_print(
     system_prompt: str = "",
     cwd: Path | None = None,
     permissions: PermissionOptions = PermissionOptions(),
+    session: SessionRequest = SessionRequest(),
     verbose: bool = False,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
@@ -161,6 +163,8 @@ async def run_print(
     project = open_project(cwd or Path.cwd(), permissions)
     for notice in project.notices:
         printer.note(notice)
+    opened = open_session(session, project.root, on_error=printer.note)
+    project.hooks.transcript_path = lambda: str(opened.path)
     provider = create_provider(settings)
     config = AgentConfig(
         model=settings.model,
@@ -172,7 +176,9 @@ async def run_print(
         cwd=project.root,
     )
     agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
-                  retry=RetryPolicy(max_attempts=settings.max_attempts))
+                  retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=opened.session_id,
+                  messages=opened.messages)
+    opened.writer.attach(agent.bus)
 
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
@@ -194,6 +200,7 @@ async def run_print(
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await provider.aclose()
+        opened.writer.close()
 
     if result.error and output_format == "text":
         printer.finish(result, {})
@@ -224,3 +231,29 @@ def _init_line(agent: Agent, settings: Settings, mode: str) -> dict[str, object]
         "version": __version__,
     }
 
+
+
+def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None = None) -> int:
+    """`agentui -p --resume` with no id: this project's sessions, newest first."""
+    from datetime import datetime
+
+    from agentui.core.session.listing import list_sessions
+    from agentui.core.session.paths import project_dir
+
+    out = out or sys.stdout
+    sessions = list_sessions(project_dir(cwd))
+    if output_format != "text":
+        rows = [{"session_id": s.session_id, "title": s.title, "last_prompt": s.last_prompt, "messages": s.messages,
+                 "modified": datetime.fromtimestamp(s.modified).isoformat(timespec="seconds"),
+                 "git_branch": s.git_branch, "path": str(s.path)} for s in sessions]
+        out.write(json.dumps(rows, ensure_ascii=False) + "\n")
+        return 0
+    if not sessions:
+        out.write(f"No sessions yet for {cwd}.\n")
+        return 0
+    for s in sessions:
+        when = datetime.fromtimestamp(s.modified).strftime("%Y-%m-%d %H:%M")
+        count = f"{'~' if s.approximate else ''}{s.messages}"
+        branch = f" [{s.git_branch}]" if s.git_branch else ""
+        out.write(f"{s.session_id}  {when}  {count:>6} msgs{branch}  {s.title}\n")
+    return 0

@@ -10,6 +10,7 @@ import asyncio
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from agentui import __version__
@@ -18,6 +19,9 @@ from agentui.core.events import PermissionDecision, PermissionRequest
 from agentui.core.providers import create_provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.project import PermissionOptions, Project, open_project
+from agentui.core.session.listing import list_sessions
+from agentui.core.session.paths import project_dir
+from agentui.core.session.store import SessionRequest, open_session
 from agentui.core.settings import Settings
 from agentui.core.trust import trust
 from agentui.headless import Printer
@@ -54,14 +58,37 @@ async def _open(cwd: Path, permissions: PermissionOptions) -> Project:
     return project
 
 
+async def _pick_session(cwd: Path, request: SessionRequest) -> SessionRequest:
+    """`--resume` with no id: a numbered list of this project's sessions to choose from."""
+    if request.resume != "":
+        return request
+    sessions = list_sessions(project_dir(cwd))
+    if not sessions:
+        print("No sessions yet for this project; starting a new one.")
+        return replace(request, resume=None)
+    for number, info in enumerate(sessions[:20], 1):
+        print(f"{number:>3}. {info.title}  ({info.messages} messages, {info.session_id[:8]})")
+    answer = await _read_line("Resume which session? [1] ")
+    choice = (answer or "1").strip() or "1"
+    index = int(choice) - 1 if choice.isdigit() and 0 < int(choice) <= min(20, len(sessions)) else 0
+    return replace(request, resume=str(sessions[index].path))
+
+
 async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first_prompt: str | None,
-                        permissions: PermissionOptions) -> int:
+                        permissions: PermissionOptions, session: SessionRequest) -> int:
     project = await _open(cwd, permissions)
+    opened = open_session(await _pick_session(project.root, session), project.root,
+                          on_error=lambda message: print(f"agentui: {message}", file=sys.stderr))
+    project.hooks.transcript_path = lambda: str(opened.path)
+    if opened.resumed_from is not None:
+        print(f"Resumed {opened.resumed_from.title or opened.session_id} ({len(opened.messages)} messages).")
     provider = create_provider(settings)
     config = AgentConfig(model=settings.model, system_prompt=system_prompt, max_tokens=settings.max_tokens,
                          thinking_budget=settings.thinking_budget, cwd=project.root)
     agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
-                  retry=RetryPolicy(max_attempts=settings.max_attempts))
+                  retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=opened.session_id,
+                  messages=opened.messages)
+    opened.writer.attach(agent.bus)
     printer = Printer("text", sys.stdout, sys.stderr, verbose=True)
     agent.bus.on(printer)
     main = asyncio.current_task()
@@ -106,8 +133,9 @@ async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await provider.aclose()
+        opened.writer.close()
 
 
 def run_repl(settings: Settings, *, system_prompt: str, cwd: Path, first_prompt: str | None = None,
-             permissions: PermissionOptions = PermissionOptions()) -> int:
-    return asyncio.run(_conversation(settings, system_prompt, cwd, first_prompt, permissions))
+             permissions: PermissionOptions = PermissionOptions(), session: SessionRequest = SessionRequest()) -> int:
+    return asyncio.run(_conversation(settings, system_prompt, cwd, first_prompt, permissions, session))

@@ -94,7 +94,7 @@ class Hooks:
         self.notify = notify
         self._env = {**(os.environ if env is None else env), "CLAUDE_PROJECT_DIR": str(cwd), "AGENTUI": "1"}
         self._mode = permission_mode
-        self._transcript = transcript_path
+        self.transcript_path = transcript_path
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -127,7 +127,7 @@ class Hooks:
         specs = [spec for spec in self.specs if spec.event == event and spec.matches(target)]
         if not specs:
             return outcome
-        body = {"session_id": session_id, "transcript_path": self._transcript(), "cwd": str(self.cwd),
+        body = {"session_id": session_id, "transcript_path": self.transcript_path(), "cwd": str(self.cwd),
                 "hook_event_name": event, "permission_mode": self._mode(), **payload}
         data = json.dumps(body, ensure_ascii=False, default=str).encode()
         results = await asyncio.gather(*(self._run(spec, data) for spec in specs), return_exceptions=True)

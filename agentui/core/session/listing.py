@@ -1,0 +1,110 @@
+"""Listing a project's sessions for a picker, from each file's first and last 64 KiB only: instant for hundreds of
+sessions however long they are."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentui.core.session.paths import is_session_id
+
+WINDOW = 64 * 1024
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    session_id: str
+    path: Path
+    title: str
+    last_prompt: str
+    messages: int
+    """User and assistant lines; an estimate (`approximate`) for files larger than the two windows."""
+    approximate: bool
+    modified: float
+    git_branch: str
+    size: int
+
+
+def _parse(chunk: bytes, *, drop_first: bool) -> list[dict[str, Any]]:
+    lines = chunk.split(b"\n")
+    if drop_first:
+        lines = lines[1:]  # begins mid-line
+    entries = []
+    for raw in lines:
+        raw = raw.strip(b"\x00 \r")
+        if not raw:
+            continue
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries
+
+
+def _prompt_text(entry: dict[str, Any]) -> str | None:
+    """The text a person typed, or None for tool results, meta lines and slash-command records."""
+    if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
+        return None
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        content = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    if not isinstance(content, str) or not content.strip() or content.lstrip().startswith(("<command-", "<local-command")):
+        return None
+    return " ".join(content.split())
+
+
+def describe(path: Path) -> SessionInfo:
+    stat = path.stat()
+    with path.open("rb") as handle:
+        if stat.st_size <= 2 * WINDOW:
+            head, tail, whole = handle.read(), b"", True
+        else:
+            head = handle.read(WINDOW)
+            handle.seek(stat.st_size - WINDOW)
+            tail, whole = handle.read(WINDOW), False
+    first = _parse(head.rsplit(b"\n", 1)[0] if not whole else head, drop_first=False)
+    last = _parse(tail, drop_first=True) if not whole else first
+    seen = first if whole else first + last
+
+    custom = [e["customTitle"] for e in seen if e.get("type") == "custom-title" and isinstance(e.get("customTitle"), str)]
+    summaries = [e["summary"] for e in seen if e.get("type") == "summary" and isinstance(e.get("summary"), str)]
+    prompts = [text for e in first if (text := _prompt_text(e))]
+    recent = [e["lastPrompt"] for e in last if e.get("type") == "last-prompt" and isinstance(e.get("lastPrompt"), str)]
+    recent = recent or [text for e in last if (text := _prompt_text(e))]
+    branches = [e["gitBranch"] for e in last if isinstance(e.get("gitBranch"), str)]
+    counted = sum(1 for e in seen if e.get("type") in ("user", "assistant"))
+    if not whole:
+        read = len(head) + len(tail)
+        counted = round(counted * stat.st_size / max(1, read))
+    title = (custom[-1] if custom else summaries[-1] if summaries else prompts[0] if prompts else "(no prompt)")
+    return SessionInfo(
+        session_id=path.stem, path=path, title=title, last_prompt=recent[-1] if recent else "", messages=counted,
+        approximate=not whole, modified=stat.st_mtime, git_branch=branches[-1] if branches else "", size=stat.st_size,
+    )
+
+
+def session_files(directory: Path) -> list[Path]:
+    """The session files of a project directory (sub-agent files and others are not sessions)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [directory / name for name in names if name.endswith(".jsonl") and is_session_id(name[:-6])]
+
+
+def list_sessions(directory: Path) -> list[SessionInfo]:
+    infos = []
+    for path in session_files(directory):
+        try:
+            infos.append(describe(path))
+        except OSError:
+            continue
+    return sorted(infos, key=lambda info: info.modified, reverse=True)

@@ -1,0 +1,269 @@
+"""Reading a session file back into a conversation the model can continue, as Claude Code resumes one.
+
+One pass over the lines (corrupt ones are skipped and counted), then: the newest leaf that is not a sidechain,
+its `parentUuid` chain walked back to the root (a compact boundary is a root), and the history rebuilt from it:
+the lines of one assistant message merged, tool results put back after their message (also those that sit on
+side branches, as parallel calls write them), and tool calls without a result dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agentui.core.messages import (
+    ContentBlock,
+    Message,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+
+CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
+RESUME_PLACEHOLDER = "[Earlier messages of this session could not be loaded.]"
+
+
+@dataclass
+class LoadedSession:
+    path: Path
+    session_id: str
+    messages: list[Message]
+    leaf_uuid: str | None
+    title: str | None = None
+    lines: int = 0
+    skipped: int = 0
+    """Lines that could not be read (bad JSON, NUL padding, a line cut short)."""
+    chain: list[dict[str, Any]] = field(default_factory=list)
+    """The raw entries the conversation was rebuilt from, in file order (what a fork copies)."""
+
+
+@cache
+def _block_adapter() -> TypeAdapter[ContentBlock]:
+    return TypeAdapter(ContentBlock)
+
+
+def read_lines(path: Path) -> tuple[list[dict[str, Any]], int, int]:
+    """Every line that is a JSON object, the number of non-empty lines, and how many were skipped."""
+    entries: list[dict[str, Any]] = []
+    lines = skipped = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            raw = raw.strip(b"\x00 \t\r\n")
+            if not raw:
+                continue
+            lines += 1
+            if b"\x00" in raw:
+                skipped += 1
+                continue
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                skipped += 1
+                continue
+            if isinstance(entry, dict):
+                entries.append(entry)
+            else:
+                skipped += 1
+    return entries, lines, skipped
+
+
+def load_session(path: Path) -> LoadedSession:
+    entries, lines, skipped = read_lines(path)
+    by_uuid: dict[str, int] = {}
+    referenced: set[str] = set()
+    title: str | None = None
+    custom_title: str | None = None
+    session_id = path.stem
+    for index, entry in enumerate(entries):
+        kind = entry.get("type")
+        if kind == "custom-title" and isinstance(entry.get("customTitle"), str):
+            custom_title = entry["customTitle"]
+        elif kind == "summary" and isinstance(entry.get("summary"), str):
+            title = entry["summary"]
+        if kind not in CHAIN_TYPES or not isinstance(entry.get("uuid"), str):
+            continue
+        by_uuid[entry["uuid"]] = index
+        if isinstance(entry.get("parentUuid"), str):
+            referenced.add(entry["parentUuid"])
+        if isinstance(entry.get("sessionId"), str):
+            session_id = entry["sessionId"]
+    leaf = _newest_leaf(entries, by_uuid, referenced)
+    path_indices = _walk(entries, by_uuid, leaf)
+    sidechain = bool(path_indices) and bool(entries[path_indices[0]].get("isSidechain"))
+    messages, used = _rebuild(entries, path_indices, sidechain)
+    return LoadedSession(
+        path=path, session_id=session_id, messages=messages, leaf_uuid=leaf, title=custom_title or title,
+        lines=lines, skipped=skipped, chain=[entries[i] for i in sorted(used)],
+    )
+
+
+def _newest_leaf(entries: list[dict[str, Any]], by_uuid: dict[str, int], referenced: set[str]) -> str | None:
+    leaves = [uuid for uuid in by_uuid if uuid not in referenced]
+    main = [uuid for uuid in leaves if not entries[by_uuid[uuid]].get("isSidechain")]
+    candidates = main or leaves  # a sub-agent's own file has only sidechain lines
+    if not candidates:
+        return None
+    return max(candidates, key=lambda uuid: (str(entries[by_uuid[uuid]].get("timestamp", "")), by_uuid[uuid]))
+
+
+def _walk(entries: list[dict[str, Any]], by_uuid: dict[str, int], leaf: str | None) -> list[int]:
+    chain: list[int] = []
+    seen: set[str] = set()
+    current = leaf
+    while current is not None and current in by_uuid and current not in seen:
+        seen.add(current)
+        index = by_uuid[current]
+        chain.append(index)
+        entry = entries[index]
+        if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
+            break  # compaction starts the conversation afresh
+        parent = entry.get("parentUuid")
+        current = parent if isinstance(parent, str) else None
+    chain.reverse()
+    return chain
+
+
+def _content(entry: dict[str, Any]) -> Any:
+    message = entry.get("message")
+    return message.get("content") if isinstance(message, dict) else None
+
+
+def _blocks(raw: Any) -> list[ContentBlock]:
+    """Content in the Messages API's shapes; block types we cannot send back (documents, server tools) dropped."""
+    if isinstance(raw, str):
+        return [TextBlock(text=raw)] if raw else []
+    if not isinstance(raw, list):
+        return []
+    blocks: list[ContentBlock] = []
+    adapter = _block_adapter()
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        try:
+            blocks.append(adapter.validate_python(item))
+        except ValidationError:
+            if item.get("type") == "tool_result":
+                blocks.append(_loose_result(item))
+    return blocks
+
+
+def _loose_result(item: dict[str, Any]) -> ToolResultBlock:
+    """A tool result whose content holds blocks we do not model: keep its text."""
+    content = item.get("content")
+    if isinstance(content, list):
+        text = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and "text" in part)
+    else:
+        text = str(content or "")
+    return ToolResultBlock(tool_use_id=str(item.get("tool_use_id", "")), content=text, is_error=bool(item.get("is_error")))
+
+
+def _usage(message: dict[str, Any]) -> Usage | None:
+    raw = message.get("usage")
+    if not isinstance(raw, dict):
+        return None
+    return Usage(**{key: raw[key] for key in Usage.model_fields if isinstance(raw.get(key), int)})
+
+
+def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) -> tuple[list[Message], set[int]]:
+    same_kind = [i for i, e in enumerate(entries) if bool(e.get("isSidechain")) == sidechain]
+    lines_of: dict[str, list[int]] = {}
+    result_of: dict[str, tuple[ToolResultBlock, int]] = {}
+    for index in same_kind:
+        entry = entries[index]
+        if entry.get("type") == "assistant" and isinstance(entry.get("message"), dict):
+            lines_of.setdefault(str(entry["message"].get("id") or entry.get("uuid")), []).append(index)
+        elif entry.get("type") == "user" and isinstance(_content(entry), list):
+            for block in _blocks([b for b in _content(entry) if isinstance(b, dict) and b.get("type") == "tool_result"]):
+                if isinstance(block, ToolResultBlock):
+                    result_of.setdefault(block.tool_use_id, (block, index))
+
+    messages: list[Message] = []
+    used: set[int] = set(path)
+    pending: list[str] = []
+    answered: dict[str, ToolResultBlock] = {}
+    emitted: set[str] = set()
+    open_assistant: int | None = None
+
+    def flush() -> None:
+        nonlocal open_assistant
+        if open_assistant is None:
+            return
+        results, dangling = [], set()
+        for call_id in pending:
+            found = answered.get(call_id)
+            if found is None and call_id in result_of:
+                found, where = result_of[call_id]
+                used.add(where)
+            if found is None:
+                dangling.add(call_id)
+            else:
+                results.append(found)
+        if dangling:
+            old = messages[open_assistant]
+            kept = [b for b in old.content if not (isinstance(b, ToolUseBlock) and b.id in dangling)]
+            messages[open_assistant] = old.model_copy(update={"content": kept})
+        if results:
+            messages.append(Message(role="user", content=results))
+        pending.clear()
+        answered.clear()
+        open_assistant = None
+
+    for index in path:
+        entry = entries[index]
+        kind = entry.get("type")
+        if kind == "assistant" and isinstance(entry.get("message"), dict):
+            message_id = str(entry["message"].get("id") or entry.get("uuid"))
+            if message_id in emitted:
+                continue
+            flush()
+            emitted.add(message_id)
+            lines = lines_of.get(message_id, [index])
+            used.update(lines)
+            blocks: list[ContentBlock] = []
+            seen_calls: set[str] = set()
+            for line in lines:
+                for block in _blocks(_content(entries[line])):
+                    if isinstance(block, ToolUseBlock):
+                        if block.id in seen_calls:
+                            continue
+                        seen_calls.add(block.id)
+                    blocks.append(block)
+            last = entries[lines[-1]]["message"]
+            messages.append(Message(role="assistant", content=blocks, id=message_id, model=last.get("model"),
+                                    usage=_usage(last)))
+            open_assistant = len(messages) - 1
+            pending[:] = [b.id for b in blocks if isinstance(b, ToolUseBlock)]
+        elif kind == "user":
+            blocks = _blocks(_content(entry))
+            for block in blocks:
+                if isinstance(block, ToolResultBlock) and block.tool_use_id in pending:
+                    answered.setdefault(block.tool_use_id, block)
+            rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
+            if rest:
+                flush()
+                messages.append(Message(role="user", content=rest))
+    flush()
+    return _tidy(messages), used
+
+
+def _tidy(messages: list[Message]) -> list[Message]:
+    """Drop assistant messages left with nothing to send (empty, or thinking only), and start with the user."""
+    kept = []
+    for message in messages:
+        if message.role == "assistant" and all(
+            isinstance(b, (ThinkingBlock, RedactedThinkingBlock)) or (isinstance(b, TextBlock) and not b.text)
+            for b in message.content
+        ):
+            continue
+        kept.append(message)
+    if kept and kept[0].role == "assistant":
+        kept.insert(0, Message.user(RESUME_PLACEHOLDER))
+    return kept

@@ -1,0 +1,130 @@
+"""Choosing the session a run writes to: a new one, `--session-id`, `--resume <id or path>`, `--continue`, or a
+fork of any of them (`--fork-session`), and opening its writer."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.messages import Message
+from agentui.core.session.listing import session_files
+from agentui.core.session.paths import git_branch, is_session_id, new_session_id, project_dir, projects_root
+from agentui.core.session.reader import LoadedSession, load_session
+from agentui.core.session.writer import SessionLockedError, SessionWriter
+
+
+class SessionError(Exception):
+    """The session asked for cannot be used; the message says why in one sentence."""
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    """What the command line asked for."""
+
+    resume: str | None = None
+    """A session id or a .jsonl path; "" asks for a list (print mode) or a picker."""
+    continue_last: bool = False
+    fork: bool = False
+    session_id: str | None = None
+
+
+@dataclass
+class OpenSession:
+    session_id: str
+    path: Path
+    writer: SessionWriter
+    messages: list[Message] = field(default_factory=list)
+    resumed_from: LoadedSession | None = None
+
+
+def find_session(reference: str, cwd: Path, env: Mapping[str, str] | None = None) -> Path:
+    """A session id (this project first, then every project) or a path to a .jsonl file."""
+    candidate = Path(os.path.expanduser(reference))
+    if reference.endswith(".jsonl") or os.sep in reference:
+        if candidate.is_file():
+            return candidate
+        raise SessionError(f"There is no session file at {candidate}.")
+    if not is_session_id(reference):
+        raise SessionError(f"{reference!r} is neither a session id (a UUID) nor a path to a .jsonl file.")
+    here = project_dir(cwd, env) / f"{reference}.jsonl"
+    if here.is_file():
+        return here
+    root = projects_root(env)
+    for found in sorted(root.glob(f"*/{reference}.jsonl")) if root.is_dir() else []:
+        return found
+    raise SessionError(f"No session {reference} was found in {root}.")
+
+
+def newest_session(cwd: Path, env: Mapping[str, str] | None = None) -> Path | None:
+    files = session_files(project_dir(cwd, env))
+    return max(files, key=lambda path: path.stat().st_mtime) if files else None
+
+
+def open_session(
+    request: SessionRequest,
+    cwd: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    on_error: Callable[[str], None] = lambda message: None,
+) -> OpenSession:
+    """Resolve the request to a session file, load its history if it has one, and open the writer."""
+    source: Path | None = None
+    if request.resume:
+        source = find_session(request.resume, cwd, env)
+    elif request.continue_last:
+        source = newest_session(cwd, env)  # nothing to continue is not an error: a new session starts
+    branch = git_branch(cwd)
+    directory = project_dir(cwd, env)
+
+    if source is None:
+        session_id = _chosen_id(request.session_id, directory)
+        writer = _writer(directory / f"{session_id}.jsonl", session_id, cwd, None, branch, on_error)
+        return OpenSession(session_id, writer.path, writer)
+
+    loaded = load_session(source)
+    if request.fork or request.session_id:
+        session_id = _chosen_id(request.session_id, directory)
+        path = directory / f"{session_id}.jsonl"
+        _copy_chain(loaded, path, session_id)
+    else:
+        session_id, path = loaded.session_id, source
+    writer = _writer(path, session_id, cwd, loaded.leaf_uuid, branch, on_error, titled=loaded.title is not None)
+    return OpenSession(session_id, path, writer, loaded.messages, loaded)
+
+
+def _chosen_id(requested: str | None, directory: Path) -> str:
+    if requested is None:
+        return new_session_id()
+    requested = requested.lower()
+    if not is_session_id(requested):
+        raise SessionError(f"--session-id must be a UUID, such as {new_session_id()}.")
+    if (directory / f"{requested}.jsonl").exists():
+        raise SessionError(f"Session {requested} already exists; use --resume {requested} to continue it.")
+    return requested
+
+
+def _writer(path: Path, session_id: str, cwd: Path, leaf: str | None, branch: str,
+            on_error: Callable[[str], None], *, titled: bool = False) -> SessionWriter:
+    try:
+        return SessionWriter(path, session_id, cwd, parent_uuid=leaf, git_branch=branch, titled=titled,
+                             on_error=on_error)
+    except SessionLockedError as exc:
+        raise SessionError(str(exc)) from None
+    except OSError as exc:
+        raise SessionError(f"The session file {path} cannot be written ({exc.strerror or exc}).") from None
+
+
+def _copy_chain(loaded: LoadedSession, path: Path, session_id: str) -> None:
+    """A fork starts as a copy of the conversation it continues, under its own id (the lines keep their uuids,
+    so the copy's chain is intact and the first new line hangs off the same leaf)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lines = []
+    for entry in loaded.chain:
+        entry = {**entry, "sessionId": session_id} if "sessionId" in entry else entry
+        lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("".join(line + "\n" for line in lines))

@@ -1,0 +1,272 @@
+"""The session writer: a run's messages, tool results and notable events appended to the session file as they
+happen, in Claude Code's JSONL format, so Claude Code and its readers can open agentui's sessions.
+
+Each line is one `write()` of the whole line on an O_APPEND descriptor (no buffering), and the file is fsynced at
+the end of every turn. A line cut short by a crash is skipped by readers, and the next writer starts on a fresh
+line. One writer per session: a second agentui opening the same session is refused while the first holds its lock.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import uuid
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agentui import __version__
+from agentui.core.events import (
+    AgentEnd,
+    CompactionEnd,
+    CompactionStart,
+    Error,
+    Event,
+    EventBus,
+    MessageEnd,
+    MessageStart,
+    Notice,
+    ToolEnd,
+    TurnEnd,
+    UserMessage,
+)
+from agentui.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
+from agentui.core.session.redact import redact
+
+INTERRUPTED_SOURCES = {"interrupt"}
+TITLE_LENGTH = 80
+
+
+class SessionLockedError(Exception):
+    """Another agentui is writing this session."""
+
+
+def timestamp() -> str:
+    now = datetime.now(timezone.utc)
+    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond // 1000:03d}Z"
+
+
+def block_json(block: ContentBlock) -> dict[str, Any]:
+    data = block.model_dump(mode="json", exclude_none=True)
+    if isinstance(block, ToolUseBlock):
+        data.pop("input_error", None)
+    return data
+
+
+def title_from(prompt: str) -> str:
+    first = " ".join(next((line for line in prompt.splitlines() if line.strip()), "").split())
+    return first if len(first) <= TITLE_LENGTH else first[: TITLE_LENGTH - 1] + "…"
+
+
+class SessionWriter:
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        cwd: Path,
+        *,
+        parent_uuid: str | None = None,
+        git_branch: str = "",
+        titled: bool = False,
+        on_error: Callable[[str], None] = lambda message: None,
+    ) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.cwd = str(cwd)
+        self.git_branch = git_branch
+        self.last_uuid = parent_uuid
+        self._titled = titled
+        self._on_error = on_error
+        self._failed = False
+        self._request_id: str | None = None
+        self._tool_lines: dict[str, str] = {}
+        self._first_prompt: str | None = None
+        self._compaction: CompactionStart | None = None
+        if not path.parent.exists():
+            path.parent.mkdir(parents=True, mode=0o700)
+        self._lock_fd = _lock(path)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError:
+            os.close(self._lock_fd)
+            raise
+        self._start_on_fresh_line()
+
+    def _start_on_fresh_line(self) -> None:
+        """After a crash the file may end mid-line: that line stays unreadable, but ours must not join it."""
+        size = os.fstat(self._fd).st_size
+        if size:
+            with open(self.path, "rb") as handle:
+                handle.seek(size - 1)
+                if handle.read(1) != b"\n":
+                    self._write_bytes(b"\n")
+
+    # Wiring
+
+    def attach(self, bus: EventBus) -> Callable[[], None]:
+        return bus.on(self.handle)
+
+    def handle(self, event: Event) -> None:
+        if self._failed:
+            return
+        try:
+            self._dispatch(event)
+        except OSError as exc:
+            self._failed = True
+            self._on_error(f"The session could not be saved to {self.path} ({exc.strerror or exc}); the conversation goes on unsaved.")
+
+    def _dispatch(self, event: Event) -> None:
+        if isinstance(event, UserMessage):
+            self._user(event.message, event.source)
+        elif isinstance(event, MessageStart):
+            self._request_id = event.request_id
+        elif isinstance(event, MessageEnd):
+            self._assistant(event.message)
+        elif isinstance(event, ToolEnd):
+            self._tool_result(event)
+        elif isinstance(event, Error):
+            self._system(event.message, level="error", subtype="api_error")
+        elif isinstance(event, Notice):
+            self._system(event.message, level=event.level, subtype="notice")
+        elif isinstance(event, CompactionStart):
+            self._compaction = event
+        elif isinstance(event, CompactionEnd):
+            self._compacted(event)
+        elif isinstance(event, TurnEnd):
+            os.fsync(self._fd)
+        elif isinstance(event, AgentEnd):
+            self._title()
+            os.fsync(self._fd)
+
+    # Lines
+
+    def _user(self, message: Message, source: str) -> None:
+        blocks = message.content
+        if source in INTERRUPTED_SOURCES or len(blocks) != 1 or not isinstance(blocks[0], TextBlock):
+            content: Any = [block_json(block) for block in blocks]
+        else:
+            content = blocks[0].text  # a typed prompt is stored as a plain string, as Claude Code does
+        self._chain("user", message={"role": "user", "content": content})
+        if source == "prompt":
+            text = message.text
+            self._first_prompt = self._first_prompt or text
+            self._line({"type": "last-prompt", "lastPrompt": text, "sessionId": self.session_id})
+
+    def _assistant(self, message: Message) -> None:
+        """One line per content block, sharing the message's id, request id, usage and stop reason."""
+        message_id = message.id or f"msg_{uuid.uuid4().hex[:24]}"
+        usage = (message.usage.model_dump() if message.usage else {"input_tokens": 0, "output_tokens": 0})
+        for block in message.content:
+            fields: dict[str, Any] = {
+                "message": {
+                    "id": message_id, "type": "message", "role": "assistant", "model": message.model or "",
+                    "content": [block_json(block)], "stop_reason": message.stop_reason, "stop_sequence": None,
+                    "usage": usage,
+                },
+            }
+            if self._request_id:
+                fields["requestId"] = self._request_id
+            line_uuid = self._chain("assistant", **fields)
+            if isinstance(block, ToolUseBlock):
+                self._tool_lines[block.id] = line_uuid
+
+    def _tool_result(self, event: ToolEnd) -> None:
+        content = redact(event.content if isinstance(event.content, str) else [block_json(b) for b in event.content])
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": event.tool_call_id, "content": content}
+        if event.is_error:
+            block["is_error"] = True
+        source = self._tool_lines.pop(event.tool_call_id, None)
+        fields: dict[str, Any] = {
+            "message": {"role": "user", "content": [block]},
+            "toolUseResult": redact(event.details) if event.details else content,
+        }
+        if source is not None:  # as Claude Code: a result hangs off the line holding its call
+            fields["sourceToolAssistantUUID"] = source
+        self._chain("user", parent=source or self.last_uuid, **fields)
+
+    def _system(self, content: str, *, level: str, subtype: str) -> None:
+        self._chain("system", subtype=subtype, content=content, level=level, isMeta=False)
+
+    def _compacted(self, event: CompactionEnd) -> None:
+        start = self._compaction
+        boundary = self._chain(
+            "system", parent=None, subtype="compact_boundary", content="Conversation compacted", level="info",
+            isMeta=False, logicalParentUuid=self.last_uuid,
+            compactMetadata={"trigger": start.trigger if start else "manual", "preTokens": start.pre_tokens if start else 0},
+        )
+        self._chain("user", parent=boundary, isCompactSummary=True, isVisibleInTranscriptOnly=True,
+                    message={"role": "user", "content": event.summary})
+        self._compaction = None
+
+    def _title(self) -> None:
+        if self._titled or not self._first_prompt or self.last_uuid is None:
+            return
+        self._titled = True
+        self._line({"type": "summary", "summary": title_from(self._first_prompt), "leafUuid": self.last_uuid})
+
+    def rename(self, title: str) -> None:
+        """The person named the session: a `custom-title` line, which every reader prefers to the summary."""
+        self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
+
+    def _chain(self, kind: str, *, parent: str | None | object = ..., **fields: Any) -> str:
+        line_uuid = str(uuid.uuid4())
+        entry = {
+            "parentUuid": self.last_uuid if parent is ... else parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": __version__,
+            "gitBranch": self.git_branch,
+            "type": kind,
+            **fields,
+            "uuid": line_uuid,
+            "timestamp": timestamp(),
+        }
+        self._line(entry)
+        self.last_uuid = line_uuid
+        return line_uuid
+
+    def _line(self, entry: dict[str, Any]) -> None:
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        self._write_bytes(text.encode("utf-8", errors="surrogateescape") + b"\n")
+
+    def _write_bytes(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+
+    def close(self) -> None:
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            pass
+        os.close(self._fd)
+        os.close(self._lock_fd)  # closing the descriptor releases the lock
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def _lock(path: Path) -> int:
+    """An exclusive advisory lock beside the session file, released by the kernel if this process dies."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        owner = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        os.close(fd)
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            who = f" (pid {owner})" if owner.isdigit() else ""
+            raise SessionLockedError(
+                f"Session {path.stem} is open in another agentui{who}; add --fork-session to continue it as a new session."
+            ) from None
+        raise
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
