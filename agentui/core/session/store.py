@@ -84,7 +84,10 @@ def open_session(
         writer = _writer(directory / f"{session_id}.jsonl", session_id, cwd, None, branch, on_error)
         return OpenSession(session_id, writer.path, writer)
 
-    loaded = load_session(source)
+    try:
+        loaded = load_session(source)
+    except OSError as exc:
+        raise SessionError(f"The session file {source} cannot be read ({exc.strerror or exc}).") from None
     if request.fork or request.session_id:
         session_id = _chosen_id(request.session_id, directory)
         path = directory / f"{session_id}.jsonl"

@@ -1,9 +1,11 @@
 """The session writer: a run's messages, tool results and notable events appended to the session file as they
-happen, in Claude Code's JSONL format, so Claude Code and its readers can open agentui's sessions.
+happen, in Claude Code's JSONL format, so Claude Code and its readers can open agentui's sessions. Secrets in
+what tools and the model produced are redacted first; the person's own prompts are kept as typed.
 
 Each line is one `write()` of the whole line on an O_APPEND descriptor (no buffering), and the file is fsynced at
 the end of every turn. A line cut short by a crash is skipped by readers, and the next writer starts on a fresh
-line. One writer per session: a second agentui opening the same session is refused while the first holds its lock.
+line. One writer per session: a second agentui opening the same session is refused while the first holds its lock
+(an flock on the session file itself, so nothing is left behind).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import errno
 import fcntl
 import json
 import os
+import stat
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -87,12 +90,19 @@ class SessionWriter:
         self._compaction: CompactionStart | None = None
         if not path.parent.exists():
             path.parent.mkdir(parents=True, mode=0o700)
-        self._lock_fd = _lock(path)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        except OSError:
-            os.close(self._lock_fd)
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel if this process dies
+        except OSError as exc:
+            os.close(self._fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise SessionLockedError(
+                    f"Session {session_id} is open in another agentui; add --fork-session to continue it as a new "
+                    "session."
+                ) from None
             raise
+        if stat.S_IMODE(os.fstat(self._fd).st_mode) != 0o600:
+            os.fchmod(self._fd, 0o600)  # a session copied in with looser permissions is private again
         self._start_on_fresh_line()
 
     def _start_on_fresh_line(self) -> None:
@@ -163,7 +173,7 @@ class SessionWriter:
             fields: dict[str, Any] = {
                 "message": {
                     "id": message_id, "type": "message", "role": "assistant", "model": message.model or "",
-                    "content": [block_json(block)], "stop_reason": message.stop_reason, "stop_sequence": None,
+                    "content": [redact(block_json(block))], "stop_reason": message.stop_reason, "stop_sequence": None,
                     "usage": usage,
                 },
             }
@@ -245,28 +255,4 @@ class SessionWriter:
             os.fsync(self._fd)
         except OSError:
             pass
-        os.close(self._fd)
-        os.close(self._lock_fd)  # closing the descriptor releases the lock
-
-
-def lock_path(path: Path) -> Path:
-    return path.with_name(path.name + ".lock")
-
-
-def _lock(path: Path) -> int:
-    """An exclusive advisory lock beside the session file, released by the kernel if this process dies."""
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        owner = os.pread(fd, 32, 0).decode(errors="replace").strip()
-        os.close(fd)
-        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            who = f" (pid {owner})" if owner.isdigit() else ""
-            raise SessionLockedError(
-                f"Session {path.stem} is open in another agentui{who}; add --fork-session to continue it as a new session."
-            ) from None
-        raise
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
-    return fd
+        os.close(self._fd)  # and with it the lock

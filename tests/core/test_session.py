@@ -1,0 +1,277 @@
+"""Sessions in Claude Code's format: where they live, what is written, how they are read back and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from agentui.core.messages import Message, TextBlock, ToolResultBlock
+from agentui.core.session.listing import describe, list_sessions
+from agentui.core.session.paths import MAX_SANITIZED_LENGTH, project_dir, sanitize
+from agentui.core.session.reader import RESUME_PLACEHOLDER, load_session
+from agentui.core.session.store import SessionError, SessionRequest, open_session
+from tests.conftest import assert_valid_history
+from tests.support.sessions import claude_code_log_reads, lines, run_session
+from tests.support.tools import Echo, WriteNote
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
+ALL_FIXTURES = sorted(FIXTURES.glob("**/*.jsonl"))
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+ENVELOPE = ["parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "type", "uuid", "timestamp"]
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    project = tmp_path / "my.project"
+    project.mkdir()
+    return project
+
+
+# Where
+
+
+def test_sanitizing_matches_claude_code() -> None:
+    assert sanitize("/Users/foo/my.proj") == "-Users-foo-my-proj"
+    assert sanitize("/home/joe/.claude") == "-home-joe--claude"
+    assert sanitize("/tmp/caf\u00e9/\U0001F600") == "-tmp-caf----"  # é is one UTF-16 unit, the emoji two
+    long = "/" + "/".join(["segment"] * 40)
+    name = sanitize(long)
+    assert len(long) > MAX_SANITIZED_LENGTH and name[:MAX_SANITIZED_LENGTH] == sanitize(long[:MAX_SANITIZED_LENGTH])
+    assert re.fullmatch(r"-[0-9a-z]+", name[MAX_SANITIZED_LENGTH:])
+    assert sanitize(long) == name and sanitize(long + "x") != name  # stable, and tells paths apart
+
+
+def test_a_long_project_path_finds_claude_codes_directory_by_prefix(tmp_path: Path, env: dict[str, str]) -> None:
+    deep = tmp_path.joinpath(*["nested-directory"] * 14)
+    deep.mkdir(parents=True)
+    ours = project_dir(deep, env)
+    theirs = ours.parent / (ours.name[:MAX_SANITIZED_LENGTH] + "-bunhash1")  # Claude Code's CLI hashes differently
+    theirs.mkdir(parents=True)
+    assert project_dir(deep, env) == theirs
+
+
+# Writing
+
+
+async def test_a_session_is_written_as_claude_code_writes_it(cwd: Path, env: dict[str, str]) -> None:
+    script = [{"content": [{"type": "text", "text": "Checking."},
+                           {"type": "tool_use", "id": "toolu_1", "name": "Echo", "input": {"text": "pong"}},
+                           {"type": "tool_use", "id": "toolu_2", "name": "Echo", "input": {"text": "pang"}}],
+               "usage": {"input_tokens": 120, "output_tokens": 30}},
+              {"text": "Both answered."}]
+    opened, agent = await run_session(cwd, env, script, ["ping twice"], Echo())
+    path = opened.path
+    assert path.parent == Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / sanitize(str(cwd.resolve()))
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    written = lines(path)
+    chain = [e for e in written if "uuid" in e]
+    for entry in chain:
+        assert list(entry)[:8] == ENVELOPE[:8] and all(key in entry for key in ENVELOPE)
+        assert UUID4.match(entry["uuid"]) and TIMESTAMP.match(entry["timestamp"])
+        assert entry["sessionId"] == opened.session_id and entry["userType"] == "external" and entry["isSidechain"] is False
+    kinds = [(e["type"], e["message"]["content"][0]["type"] if isinstance(e["message"]["content"], list) else "prompt")
+             for e in chain]
+    assert kinds == [("user", "prompt"), ("assistant", "text"), ("assistant", "tool_use"), ("assistant", "tool_use"),
+                     ("user", "tool_result"), ("user", "tool_result"), ("assistant", "text")]
+    first_message = chain[1:4]
+    assert len({e["message"]["id"] for e in first_message}) == 1 and len({e["requestId"] for e in first_message}) == 1
+    assert all(e["message"]["usage"]["input_tokens"] == 120 and e["message"]["stop_reason"] == "tool_use" for e in first_message)
+    result_1, result_2 = chain[4], chain[5]
+    assert result_1["parentUuid"] == result_1["sourceToolAssistantUUID"] == chain[2]["uuid"]
+    assert result_2["parentUuid"] == result_2["sourceToolAssistantUUID"] == chain[3]["uuid"]
+    assert result_1["toolUseResult"] == {"length": 4}
+    assert chain[6]["parentUuid"] == result_2["uuid"]
+    assert [e for e in written if e["type"] == "summary"] == [{"type": "summary", "summary": "ping twice", "leafUuid": chain[6]["uuid"]}]
+    claude_code_log_reads(path)
+
+
+async def test_errors_interrupts_and_titles_are_written_and_readable(cwd: Path, env: dict[str, str]) -> None:
+    script = [{"error": {"status": 400, "message": "bad request"}},
+              {"content": [{"type": "tool_use", "id": "t1", "name": "WriteNote", "input": {"note": "x"}}],
+               "cut_after_blocks": 1},
+              {"text": "fine"}]
+    opened, agent = await run_session(cwd, env, script, ["first", "second", "third"], WriteNote())
+    written = lines(opened.path)
+    errors = [e for e in written if e["type"] == "system"]
+    assert [e["subtype"] for e in errors] == ["api_error", "api_error"] and errors[0]["level"] == "error"
+    reopened = open_session(SessionRequest(resume=opened.session_id), cwd, env=env)
+    reopened.writer.rename("My renamed session")
+    reopened.writer.close()
+    assert describe(opened.path).title == "My renamed session"
+    claude_code_log_reads(opened.path)
+
+
+async def test_tool_output_secrets_are_redacted_in_the_file_not_for_the_model(cwd: Path, env: dict[str, str]) -> None:
+    key = "sk-ant-api03-" + "A" * 40
+    script = [{"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {"text": f"KEY={key}"}}]},
+              {"text": "done"}]
+    opened, agent = await run_session(cwd, env, script, ["show the key"], Echo())
+    assert key not in opened.path.read_text() and "[REDACTED anthropic-key]" in opened.path.read_text()
+    result = next(b for m in agent.messages for b in m.content if isinstance(b, ToolResultBlock))
+    assert result.content == f"KEY={key}"
+
+
+# Reading and resuming
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: f"{p.parent.name[:24]}/{p.name[:14]}")
+def test_every_claude_code_fixture_loads_into_a_valid_history(path: Path) -> None:
+    session = load_session(path)
+    assert session.skipped == 0 and session.messages, path
+    assert session.messages[0].role == "user"
+    assert_valid_history(session.messages)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    main = [r for r in rows if not r.get("isSidechain")] or rows
+    calls_in_file = {b["id"] for r in main if r.get("type") == "assistant" for b in r["message"]["content"]
+                     if b.get("type") == "tool_use"}
+    assert {call.id for m in session.messages for call in m.tool_uses} == calls_in_file
+    results = [b for m in session.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert len(results) == len(calls_in_file)
+
+
+def test_resume_follows_the_newest_branch_after_a_rewind() -> None:
+    session = load_session(FIXTURES / "-experiments-ideas" / "03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl")
+    prompts = [m.text for m in session.messages if m.role == "user"]
+    assert any(p.startswith("I actually don't like much this idea") for p in prompts)
+    assert not any(p.startswith("I very much like this idea") for p in prompts)  # the abandoned branch
+
+
+def test_parallel_results_on_side_branches_are_spliced_back() -> None:
+    path = FIXTURES / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    session = load_session(path)
+    biggest = max((m for m in session.messages if m.role == "assistant"), key=lambda m: len(m.tool_uses))
+    position = session.messages.index(biggest)
+    answers = [b.tool_use_id for b in session.messages[position + 1].content if isinstance(b, ToolResultBlock)]
+    assert len(biggest.tool_uses) >= 3 and answers == [call.id for call in biggest.tool_uses]
+
+
+def test_a_history_that_starts_mid_conversation_gets_a_placeholder(tmp_path: Path) -> None:
+    entry = {"parentUuid": "missing", "isSidechain": False, "type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:00.000Z",
+             "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Continuing."}]}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(entry) + "\n")
+    assert load_session(path).messages == [Message.user(RESUME_PLACEHOLDER),
+                                           Message(role="assistant", content=[TextBlock(text="Continuing.")], id="msg_1")]
+
+
+async def test_resume_appends_to_the_same_file_parented_on_the_leaf(cwd: Path, env: dict[str, str]) -> None:
+    first, _ = await run_session(cwd, env, [{"text": "One."}], ["hi"])
+    leaf = [e for e in lines(first.path) if "uuid" in e][-1]["uuid"]
+    second, agent = await run_session(cwd, env, [{"text": "Two."}], ["again"],
+                                      request=SessionRequest(continue_last=True))
+    assert second.path == first.path and second.session_id == first.session_id
+    chain = [e for e in lines(first.path) if "uuid" in e]
+    assert chain[2]["parentUuid"] == leaf and chain[2]["message"]["content"] == "again"
+    assert [m.text for m in agent.messages] == ["hi", "One.", "again", "Two."]
+    assert len([e for e in lines(first.path) if e["type"] == "summary"]) == 1
+    claude_code_log_reads(first.path)
+
+
+async def test_fork_copies_the_history_into_a_new_session(cwd: Path, env: dict[str, str]) -> None:
+    first, _ = await run_session(cwd, env, [{"text": "One."}], ["hi"])
+    before = first.path.read_bytes()
+    fork, agent = await run_session(cwd, env, [{"text": "Forked."}], ["branch off"],
+                                    request=SessionRequest(resume=first.session_id, fork=True))
+    assert fork.session_id != first.session_id and first.path.read_bytes() == before
+    assert {e["sessionId"] for e in lines(fork.path) if "sessionId" in e} == {fork.session_id}
+    assert [m.text for m in load_session(fork.path).messages] == ["hi", "One.", "branch off", "Forked."]
+    claude_code_log_reads(fork.path)
+
+
+async def test_a_chosen_session_id(cwd: Path, env: dict[str, str]) -> None:
+    chosen = "12345678-1234-4234-8234-123456789abc"
+    opened, _ = await run_session(cwd, env, [{"text": "ok"}], ["hi"], request=SessionRequest(session_id=chosen))
+    assert opened.path.name == f"{chosen}.jsonl"
+    with pytest.raises(SessionError, match="already exists; use --resume"):
+        open_session(SessionRequest(session_id=chosen), cwd, env=env)
+    with pytest.raises(SessionError, match="must be a UUID"):
+        open_session(SessionRequest(session_id="not-a-uuid"), cwd, env=env)
+
+
+def test_one_writer_per_session(cwd: Path, env: dict[str, str]) -> None:
+    first = open_session(SessionRequest(), cwd, env=env)
+    with pytest.raises(SessionError, match=r"is open in another agentui; add --fork-session"):
+        open_session(SessionRequest(resume=first.session_id), cwd, env=env)
+    forked = open_session(SessionRequest(resume=first.session_id, fork=True), cwd, env=env)
+    forked.writer.close()
+    first.writer.close()
+    open_session(SessionRequest(resume=first.session_id), cwd, env=env).writer.close()
+
+
+def test_unknown_sessions_are_named(cwd: Path, env: dict[str, str]) -> None:
+    with pytest.raises(SessionError, match="No session 00000000-0000-4000-8000-000000000000 was found"):
+        open_session(SessionRequest(resume="00000000-0000-4000-8000-000000000000"), cwd, env=env)
+    with pytest.raises(SessionError, match="neither a session id"):
+        open_session(SessionRequest(resume="yesterday"), cwd, env=env)
+
+
+# Corrupt files
+
+
+def test_corrupt_lines_are_skipped_and_counted(tmp_path: Path) -> None:
+    source = FIXTURES / "-src-experiments-claude_p" / "29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl"
+    good = source.read_bytes().splitlines(keepends=True)
+    cases = {
+        "truncated-last-line": b"".join(good) + good[3][: len(good[3]) // 2],
+        "garbage-in-the-middle": b"".join(good[:3]) + b"{not json at all\n" + b"".join(good[3:]),
+        "nul-padding": b"".join(good) + b"\x00" * 4096,
+        "nul-run-mid-line": b"".join(good[:2]) + b"\x00" * 100 + b'{"type":"us\n' + b"".join(good[2:]),
+    }
+    expected = load_session(source).messages
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(data)
+        session = load_session(path)
+        assert session.messages == expected, name
+        assert session.skipped == (0 if name == "nul-padding" else 1), name
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert load_session(empty).messages == [] and load_session(empty).leaf_uuid is None
+
+
+def test_an_unreadable_session_file_is_a_clear_error(cwd: Path, env: dict[str, str], tmp_path: Path) -> None:
+    not_a_file = tmp_path / "odd.jsonl"
+    not_a_file.mkdir()
+    with pytest.raises(SessionError, match=rf"^There is no session file at {re.escape(str(not_a_file))}\.$"):
+        open_session(SessionRequest(resume=str(not_a_file)), cwd, env=env)
+    cannot_read = project_dir(cwd, env) / "0a0a0a0a-0000-4000-8000-000000000000.jsonl"
+    cannot_read.mkdir(parents=True)
+    with pytest.raises(SessionError, match=r"cannot be read \(Is a directory\)\.$"):
+        open_session(SessionRequest(resume=cannot_read.stem), cwd, env=env)
+
+
+async def test_a_session_file_with_loose_permissions_is_made_private(cwd: Path, env: dict[str, str]) -> None:
+    first, _ = await run_session(cwd, env, [{"text": "One."}], ["hi"])
+    first.path.chmod(0o644)  # copied in from elsewhere
+    await run_session(cwd, env, [{"text": "Two."}], ["again"], request=SessionRequest(continue_last=True))
+    assert stat.S_IMODE(first.path.stat().st_mode) == 0o600
+
+
+# Listing
+
+
+async def test_listing_from_head_and_tail(cwd: Path, env: dict[str, str]) -> None:
+    await run_session(cwd, env, [{"text": "a"}], ["first session prompt"])
+    second, _ = await run_session(cwd, env, [{"text": "b"}, {"text": "c"}], ["second session", "its last prompt"])
+    big = project_dir(cwd, env) / "0f0f0f0f-0000-4000-8000-000000000000.jsonl"
+    line = json.dumps({"parentUuid": None, "isSidechain": False, "type": "user", "uuid": "u", "timestamp": "t",
+                       "gitBranch": "feature", "message": {"role": "user", "content": "x" * 500}})
+    big.write_text("\n".join([line] * 2000) + "\n")
+    os.utime(big, (1, 1))  # the oldest
+    sessions = list_sessions(project_dir(cwd, env))
+    assert [s.title for s in sessions] == ["second session", "first session prompt", "x" * 500]
+    assert sessions[0].last_prompt == "its last prompt" and sessions[0].messages == 4 and not sessions[0].approximate
+    assert sessions[2].approximate and 1500 < sessions[2].messages < 2500 and sessions[2].git_branch == "feature"
+    (project_dir(cwd, env) / "agent-1234abcd.jsonl").write_text(line + "\n")  # a sub-agent file is not a session
+    assert len(list_sessions(project_dir(cwd, env))) == 3
