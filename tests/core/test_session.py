@@ -275,3 +275,24 @@ async def test_listing_from_head_and_tail(cwd: Path, env: dict[str, str]) -> Non
     assert sessions[2].approximate and 1500 < sessions[2].messages < 2500 and sessions[2].git_branch == "feature"
     (project_dir(cwd, env) / "agent-1234abcd.jsonl").write_text(line + "\n")  # a sub-agent file is not a session
     assert len(list_sessions(project_dir(cwd, env))) == 3
+
+
+async def test_compaction_lines_start_a_new_root_that_resume_honours(cwd: Path, env: dict[str, str]) -> None:
+    from agentui.core.events import CompactionEnd, CompactionStart
+
+    opened, agent = await run_session(cwd, env, [{"text": "Old answer."}], ["old question"])
+    resumed = open_session(SessionRequest(resume=opened.session_id), cwd, env=env)
+    sid = resumed.session_id
+    resumed.writer.handle(CompactionStart(session_id=sid, trigger="auto", pre_tokens=150_000))
+    resumed.writer.handle(CompactionEnd(session_id=sid, summary="This session is being continued from a previous "
+                                        "conversation that ran out of context. Summary: asked an old question.",
+                                        post_tokens=2_000))
+    resumed.writer.close()
+    boundary, summary = [e for e in lines(opened.path) if "uuid" in e][-2:]
+    assert boundary["subtype"] == "compact_boundary" and boundary["parentUuid"] is None
+    assert boundary["logicalParentUuid"] == [e for e in lines(opened.path) if "uuid" in e][-3]["uuid"]
+    assert boundary["compactMetadata"] == {"trigger": "auto", "preTokens": 150_000}
+    assert summary["isCompactSummary"] is True and summary["parentUuid"] == boundary["uuid"]
+    messages = load_session(opened.path).messages
+    assert [m.text for m in messages] == [summary["message"]["content"]]  # only what follows the boundary
+    claude_code_log_reads(opened.path)
