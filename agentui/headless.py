@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import IO, Literal
 
 from agentui import __version__
-from agentui.core.agent import Agent, AgentConfig, RunResult
+from agentui.core.agent import Agent, RunResult
+from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import (
     Event,
     MessageEnd,
@@ -22,10 +23,8 @@ from agentui.core.events import (
     ToolEnd,
     ToolStart,
 )
-from agentui.core.providers import create_provider
-from agentui.core.providers.retry import RetryPolicy
 from agentui.core.project import PermissionOptions, open_project
-from agentui.core.session.store import SessionRequest, open_session
+from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 
 OutputFormat = Literal["text", "json", "stream-json"]
@@ -163,22 +162,10 @@ async def run_print(
     project = open_project(cwd or Path.cwd(), permissions)
     for notice in project.notices:
         printer.note(notice)
-    opened = open_session(session, project.root, on_error=printer.note)
-    project.hooks.transcript_path = lambda: str(opened.path)
-    provider = create_provider(settings)
-    config = AgentConfig(
-        model=settings.model,
-        system_prompt=system_prompt,
-        max_turns=max_turns,
-        max_tokens=settings.max_tokens,
-        thinking_budget=settings.thinking_budget,
-        context_window=settings.context_window,
-        cwd=project.root,
-    )
-    agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
-                  retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=opened.session_id,
-                  messages=opened.messages)
-    opened.writer.attach(agent.bus)
+    launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt, permissions=permissions,
+                    session=session, max_turns=max_turns)
+    conversation = Conversation.open(launch, project=project, on_error=printer.note)
+    agent = conversation.agent
 
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
@@ -199,8 +186,7 @@ async def run_print(
         result = await agent.prompt(prompt)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        await provider.aclose()
-        opened.writer.close()
+        await conversation.aclose()
 
     if result.error and output_format == "text":
         printer.finish(result, {})

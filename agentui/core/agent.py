@@ -165,6 +165,14 @@ class Agent:
     def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
         return self._dispatcher.respond_permission(request_id, decision)
 
+    def add_context(self, text: str) -> None:
+        """Add a user message between runs (a shell command's output, a note): the model sees it with the next
+        prompt, and the session records it."""
+        if self.running:
+            self.inject(text)
+        else:
+            self._add_user_text(text, "context")
+
     def cancel(self) -> None:
         """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
         if not self.running:

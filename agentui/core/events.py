@@ -72,7 +72,7 @@ class UserMessage(_Event):
 
     type: Literal["user_message"] = "user_message"
     message: Message
-    source: Literal["prompt", "steer", "follow_up", "interrupt", "hook"]
+    source: Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
 
 
 class MessageStart(_Event):

@@ -48,6 +48,8 @@ class ConfigFile(BaseModel):
     thinking_budget: int | None = Field(default=None, ge=1024)
     context_window: int | None = Field(default=None, ge=1)
     script: Path | None = None
+    theme: str | None = None
+    """The app's theme, remembered when /theme switches it."""
 
 
 class Settings(BaseModel):
@@ -92,6 +94,23 @@ def load_config_file(path: Path) -> ConfigFile:
 
     found = read_json_model(path, ConfigFile, name="agentui's config file", error=ConfigError, advice="fix or delete it")
     return found or ConfigFile()
+
+
+def save_config_value(key: str, value: object, env: Mapping[str, str] | None = None) -> Path:
+    """Set one key in agentui's config file, keeping the rest as it is (written atomically)."""
+    import json
+
+    from agentui.core.tools.files import atomic_write
+
+    if key not in ConfigFile.model_fields:
+        raise ConfigError(f"{key!r} is not a setting of agentui's config file.")
+    path = config_dir(env) / "config.json"
+    load_config_file(path)  # refuse to overwrite a file we cannot read
+    data = json.loads(path.read_text(encoding="utf-8") or "{}") if path.exists() else {}
+    data[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2) + "\n").encode())
+    return path
 
 
 def resolve_settings(

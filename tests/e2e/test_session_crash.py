@@ -57,7 +57,7 @@ def test_sigkill_at_random_points_never_loses_a_completed_line(tmp_path: Path) -
 
         session = load_session(path)  # never raises
         entries, lines, skipped = read_lines(path)
-        assert skipped <= torn  # only the cut lines are lost, and the next writer starts on a fresh line
+        assert torn <= skipped <= torn + run + 1  # the cut lines, and at most one line torn by each kill
         assert lines - skipped == len(entries)
         # Each run's prompts are an unbroken prefix of what it wrote: nothing before the last complete line is lost.
         for earlier in range(run + 1):
@@ -72,4 +72,4 @@ def test_sigkill_at_random_points_never_loses_a_completed_line(tmp_path: Path) -
                 assert {c.id for c in message.tool_uses} <= answered
         leaf = session.leaf_uuid
     assert sum(1 for m in load_session(path).messages for b in m.content if isinstance(b, ToolUseBlock)) > 20
-    assert read_lines(path)[2] == torn == 10  # every cut line was skipped, and only those
+    assert torn == 10 and 10 <= read_lines(path)[2] <= 30  # each cut line skipped, each kill at most one more

@@ -1,0 +1,82 @@
+"""A conversation, ready to use: the project (tools, permissions, hooks), its session file, the provider, and the
+agent wired to them. Every front end (print mode, the app) opens one the same way and closes it when done."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.agent import Agent, AgentConfig
+from agentui.core.project import PermissionOptions, Project, open_project
+from agentui.core.providers.base import Provider
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.session.store import OpenSession, SessionRequest, open_session
+from agentui.core.settings import Settings
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a front end was asked to start with."""
+
+    settings: Settings
+    cwd: Path
+    system_prompt: str = ""
+    permissions: PermissionOptions = field(default_factory=PermissionOptions)
+    session: SessionRequest = field(default_factory=SessionRequest)
+    max_turns: int | None = None
+
+
+class Conversation:
+    def __init__(self, launch: Launch, project: Project, session: OpenSession, provider: Provider, agent: Agent) -> None:
+        self.launch = launch
+        self.project = project
+        self.session = session
+        self.provider = provider
+        self.agent = agent
+
+    @classmethod
+    def open(
+        cls,
+        launch: Launch,
+        *,
+        project: Project | None = None,
+        provider: Provider | None = None,
+        on_error: Callable[[str], None] = lambda message: None,
+    ) -> Conversation:
+        """Open the project (unless given), the session the launch asks for, and an agent on them."""
+        project = project or open_project(launch.cwd, launch.permissions)
+        session = open_session(launch.session, project.root, on_error=on_error)
+        project.hooks.transcript_path = lambda: str(session.path)
+        if provider is None:
+            from agentui.core.providers import create_provider
+
+            provider = create_provider(launch.settings)
+        settings = launch.settings
+        config = AgentConfig(
+            model=settings.model,
+            system_prompt=launch.system_prompt,
+            max_turns=launch.max_turns,
+            max_tokens=settings.max_tokens,
+            thinking_budget=settings.thinking_budget,
+            context_window=settings.context_window,
+            cwd=project.root,
+        )
+        agent = Agent(
+            provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
+            retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=session.session_id,
+            messages=session.messages,
+        )
+        session.writer.attach(agent.bus)
+        return cls(launch, project, session, provider, agent)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    async def aclose(self) -> None:
+        """Stop what runs, then close the session file (its last lines synced) and the provider's connections."""
+        if self.agent.running:
+            self.agent.cancel()
+        self.session.writer.close()
+        await self.provider.aclose()
