@@ -14,14 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from agentui import __version__
-from agentui.core.agent import Agent, AgentConfig
+from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import PermissionDecision, PermissionRequest
-from agentui.core.providers import create_provider
-from agentui.core.providers.retry import RetryPolicy
 from agentui.core.project import PermissionOptions, Project, open_project
 from agentui.core.session.listing import list_sessions
 from agentui.core.session.paths import project_dir
-from agentui.core.session.store import SessionRequest, open_session
+from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from agentui.core.trust import trust
 from agentui.headless import Printer
@@ -77,18 +75,14 @@ async def _pick_session(cwd: Path, request: SessionRequest) -> SessionRequest:
 async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first_prompt: str | None,
                         permissions: PermissionOptions, session: SessionRequest) -> int:
     project = await _open(cwd, permissions)
-    opened = open_session(await _pick_session(project.root, session), project.root,
-                          on_error=lambda message: print(f"agentui: {message}", file=sys.stderr))
-    project.hooks.transcript_path = lambda: str(opened.path)
-    if opened.resumed_from is not None:
-        print(f"Resumed {opened.resumed_from.title or opened.session_id} ({len(opened.messages)} messages).")
-    provider = create_provider(settings)
-    config = AgentConfig(model=settings.model, system_prompt=system_prompt, max_tokens=settings.max_tokens,
-                         thinking_budget=settings.thinking_budget, cwd=project.root)
-    agent = Agent(provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
-                  retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=opened.session_id,
-                  messages=opened.messages)
-    opened.writer.attach(agent.bus)
+    launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt, permissions=permissions,
+                    session=await _pick_session(project.root, session))
+    conversation = Conversation.open(launch, project=project,
+                                     on_error=lambda message: print(f"agentui: {message}", file=sys.stderr))
+    resumed = conversation.session.resumed_from
+    if resumed is not None:
+        print(f"Resumed {resumed.title or conversation.session_id} ({len(conversation.session.messages)} messages).")
+    agent = conversation.agent
     printer = Printer("text", sys.stdout, sys.stderr, verbose=True)
     agent.bus.on(printer)
     main = asyncio.current_task()
@@ -132,8 +126,7 @@ async def _conversation(settings: Settings, system_prompt: str, cwd: Path, first
         return 130
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        await provider.aclose()
-        opened.writer.close()
+        await conversation.aclose()
 
 
 def run_repl(settings: Settings, *, system_prompt: str, cwd: Path, first_prompt: str | None = None,
