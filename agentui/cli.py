@@ -112,10 +112,16 @@ def _run(argv: list[str]) -> int:
         base_url=args.base_url,
         script=Path(args.script) if args.script else None,
     )
+    interactive = not args.print_mode
+    if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
+    problem = None
     try:
         settings = resolve_settings(overrides)
     except ConfigError as exc:
-        return _fail(str(exc))
+        if not interactive:
+            return _fail(str(exc))
+        settings, problem = None, str(exc)  # the app opens and says so, rather than a terminal that just exits
 
     from agentui.core.project import PermissionOptions
     from agentui.core.session.store import SessionRequest
@@ -136,13 +142,13 @@ def _run(argv: list[str]) -> int:
 
         system_prompt = build_system_prompt(cwd, append=args.append_system_prompt)
 
-    if not args.print_mode:
-        if not sys.stdin.isatty():
-            return _fail("the interactive mode needs a terminal; use -p to answer a prompt from a script or pipe.")
-        from agentui.repl import run_repl
+    if interactive:
+        from agentui.core.conversation import Launch
+        from agentui.tui import run_app
 
-        return _guarded(lambda: run_repl(settings, system_prompt=system_prompt, cwd=cwd, first_prompt=args.prompt,
-                                         permissions=permissions, session=session))
+        launch = Launch(settings=settings, cwd=cwd, system_prompt=system_prompt, permissions=permissions,
+                        session=session) if settings is not None else None
+        return _guarded(lambda: run_app(launch, problem=problem, first_prompt=args.prompt))
 
     prompt = args.prompt
     if prompt is None:

@@ -119,8 +119,8 @@ def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> li
     return sources
 
 
-def add_allow_rule(project_root: Path, rule: str) -> Path:
-    """Append `rule` to `permissions.allow` in the project's settings.local.json, creating it with the right
+def add_rule(project_root: Path, behavior: str, rule: str) -> Path:
+    """Append `rule` to `permissions.<behavior>` in the project's settings.local.json, creating it with the right
     shape and keeping everything else in it. Written atomically; returns the file's path."""
     from agentui.core.tools.files import atomic_write
 
@@ -129,9 +129,12 @@ def add_allow_rule(project_root: Path, rule: str) -> Path:
     if path.exists():
         read_settings_file(path)  # refuse to rewrite a file we cannot read: that would lose what is in it
         data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    permissions = data.setdefault("permissions", {})
-    allow = permissions.setdefault("allow", [])
-    if rule not in allow:
-        allow.append(rule)
+    rules = data.setdefault("permissions", {}).setdefault(behavior, [])
+    if rule not in rules:
+        rules.append(rule)
     atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     return path
+
+
+def add_allow_rule(project_root: Path, rule: str) -> Path:
+    return add_rule(project_root, "allow", rule)

@@ -201,6 +201,8 @@ async def test_a_chosen_session_id(cwd: Path, env: dict[str, str]) -> None:
 
 def test_one_writer_per_session(cwd: Path, env: dict[str, str]) -> None:
     first = open_session(SessionRequest(), cwd, env=env)
+    assert not first.path.exists()  # a session that never said anything leaves no file
+    first.writer.rename("in use")  # its first line creates the file, locked
     with pytest.raises(SessionError, match=r"is open in another agentui; add --fork-session"):
         open_session(SessionRequest(resume=first.session_id), cwd, env=env)
     forked = open_session(SessionRequest(resume=first.session_id, fork=True), cwd, env=env)

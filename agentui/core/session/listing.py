@@ -97,7 +97,15 @@ def session_files(directory: Path) -> list[Path]:
         names = os.listdir(directory)
     except OSError:
         return []
-    return [directory / name for name in names if name.endswith(".jsonl") and is_session_id(name[:-6])]
+    files = [directory / name for name in names if name.endswith(".jsonl") and is_session_id(name[:-6])]
+    return [path for path in files if _non_empty(path)]
+
+
+def _non_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:

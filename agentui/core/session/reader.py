@@ -46,6 +46,8 @@ class LoadedSession:
     """Lines that could not be read (bad JSON, NUL padding, a line cut short)."""
     chain: list[dict[str, Any]] = field(default_factory=list)
     """The raw entries the conversation was rebuilt from, in file order (what a fork copies)."""
+    tool_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each tool call's `toolUseResult` (diffs, exit codes) by tool_use id, for showing the history."""
 
 
 @cache
@@ -120,9 +122,17 @@ def _load(path: Path) -> LoadedSession:
     path_indices = _walk(entries, by_uuid, leaf)
     sidechain = bool(path_indices) and bool(entries[path_indices[0]].get("isSidechain"))
     messages, used = _rebuild(entries, path_indices, sidechain)
+    chain = [entries[i] for i in sorted(used)]
+    details = {}
+    for entry in chain:
+        content = _content(entry)
+        if entry.get("type") == "user" and isinstance(entry.get("toolUseResult"), dict) and isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    details[str(block.get("tool_use_id"))] = entry["toolUseResult"]
     return LoadedSession(
         path=path, session_id=session_id, messages=messages, leaf_uuid=leaf, title=custom_title or title,
-        lines=lines, skipped=skipped, chain=[entries[i] for i in sorted(used)],
+        lines=lines, skipped=skipped, chain=chain, tool_details=details,
     )
 
 

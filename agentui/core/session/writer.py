@@ -88,6 +88,13 @@ class SessionWriter:
         self._tool_lines: dict[str, str] = {}
         self._first_prompt: str | None = None
         self._compaction: CompactionStart | None = None
+        self._fd = -1
+        if path.exists():  # resuming: take the lock now, so a second agentui is refused before it starts
+            self._open()
+
+    def _open(self) -> None:
+        """Open (creating it with the first line of a new session, so an empty run leaves no file) and lock."""
+        path, session_id = self.path, self.session_id
         if not path.parent.exists():
             path.parent.mkdir(parents=True, mode=0o700)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -146,10 +153,10 @@ class SessionWriter:
         elif isinstance(event, CompactionEnd):
             self._compacted(event)
         elif isinstance(event, TurnEnd):
-            os.fsync(self._fd)
+            self._sync()
         elif isinstance(event, AgentEnd):
             self._title()
-            os.fsync(self._fd)
+            self._sync()
 
     # Lines
 
@@ -217,6 +224,10 @@ class SessionWriter:
         self._titled = True
         self._line({"type": "summary", "summary": title_from(self._first_prompt), "leafUuid": self.last_uuid})
 
+    def _sync(self) -> None:
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
     def rename(self, title: str) -> None:
         """The person named the session: a `custom-title` line, which every reader prefers to the summary."""
         self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
@@ -245,14 +256,19 @@ class SessionWriter:
         self._write_bytes(text.encode("utf-8", errors="surrogateescape") + b"\n")
 
     def _write_bytes(self, data: bytes) -> None:
+        if self._fd < 0:
+            self._open()
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
 
     def close(self) -> None:
+        if self._fd < 0:
+            return  # nothing was ever written
         try:
             os.fsync(self._fd)
         except OSError:
             pass
         os.close(self._fd)  # and with it the lock
+        self._fd = -1

@@ -1,0 +1,667 @@
+"""The app a person works in: the transcript, the prompt, the status bar, and the keys.
+
+It reads the engine's events from one subscription to the agent's bus and routes each to its widget. What flows
+back to the engine is only ever an answer: a prompt, a permission decision, a cancel.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import Static
+
+from agentui import __version__
+from agentui.core.conversation import Conversation, Launch
+from agentui.core.events import Event, PermissionDecision, PermissionRequest, Subscription
+from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.project import Project, ProjectError, open_project
+from agentui.core.providers.base import Provider
+from agentui.core.session.store import SessionError, SessionRequest
+from agentui.tui.commands import BUILTIN, CustomCommand, load_custom_commands
+from agentui.tui.history import PromptHistory, history_file
+from agentui.tui.screens.permission import PermissionScreen
+from agentui.tui.screens.picker import SessionPicker
+from agentui.tui.screens.trust import TrustScreen
+from agentui.tui.themes import DEFAULT_THEME, load_themes
+from agentui.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
+from agentui.tui.widgets.status_bar import StatusBar
+from agentui.tui.widgets.tool_block import ToolBlock
+from agentui.tui.widgets.transcript import AssistantText, Notice, ThinkingView, Transcript, UserPrompt
+
+log = logging.getLogger(__name__)
+
+QUIT_WINDOW = 2.0
+MAX_FILE_COMPLETIONS = 5000
+MODES_CYCLE = ("default", "acceptEdits", "plan")
+INIT_PROMPT = (
+    "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
+    "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
+    "reading several files to understand. Keep it short and specific to this project; if a CLAUDE.md exists, "
+    "improve it instead."
+)
+HELP = """Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts · Shift+Tab permission mode ·
+Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · #note adds to CLAUDE.md · @ completes files
+Commands: """
+
+
+class AgentApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "agentui"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
+        Binding("ctrl+l", "clear_view", "Clear the view", show=False),
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        launch: Launch | None,
+        *,
+        problem: str | None = None,
+        provider_factory: Callable[[], Provider] | None = None,
+        env: dict[str, str] | None = None,
+        first_prompt: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.launch = launch
+        self._first_prompt = first_prompt
+        self.problem = problem
+        self.conversation: Conversation | None = None
+        self.crash_message: str | None = None
+        self._provider_factory = provider_factory
+        self._env = env
+        self._project: Project | None = None
+        self._subscription: Subscription | None = None
+        self._texts: dict[tuple[str, int], AssistantText] = {}
+        self._thinking: dict[tuple[str, int], ThinkingView] = {}
+        self._tools: dict[str, ToolBlock] = {}
+        self._message_widgets: dict[str, list[Any]] = {}
+        self._message_id = ""
+        self._questions: deque[PermissionRequest] = deque()
+        self._asking: PermissionScreen | None = None
+        self._pending: list[str] = []
+        self._quit_armed_at = 0.0
+        self._custom: dict[str, CustomCommand] = {}
+        self._files: list[str] | None = None
+        root = launch.cwd if launch else Path.cwd()
+        self.history = PromptHistory(history_file(root, env))
+
+    # Layout
+
+    def compose(self) -> ComposeResult:
+        completions = CompletionList()
+        yield Transcript(id="transcript")
+        yield Static("", id="pending")
+        yield completions
+        yield PromptInput(self.history, completions, self._completions)
+        yield StatusBar()
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.query_one(Transcript)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def prompt_input(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    def say(self, message: str, level: str = "info") -> None:
+        self.transcript.add(Notice(message, level))
+
+    async def on_mount(self) -> None:
+        self._load_themes()
+        self.prompt_input.focus()
+        self.say(f"agentui {__version__} — type a request; /help for keys and commands.")
+        if self.launch is None:
+            self.say(self.problem or "No model is configured.", "error")
+            self.status.set(model="no model", provider="—")
+            return
+        try:
+            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
+        except ProjectError as exc:
+            self.say(str(exc), "error")
+            return
+        self._custom = load_custom_commands(self._project.root, self._env)
+        if not self._project.trusted and self._project.notices:
+            self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)
+            return
+        await self._start(self.launch.session)
+
+    async def _trusted(self, trusted: bool | None) -> None:
+        assert self.launch is not None and self._project is not None
+        if trusted:
+            from agentui.core.trust import trust
+
+            trust(self._project.root, self._env)
+            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
+        else:
+            for notice in self._project.notices:
+                self.say(notice, "warning")
+        await self._start(self.launch.session)
+
+    async def _start(self, request: SessionRequest) -> None:
+        if request.resume == "":
+            self.action_resume_picker(new_if_none=request)
+            return
+        await self._open(request)
+
+    # Conversations
+
+    async def _open(self, request: SessionRequest) -> None:
+        assert self.launch is not None
+        if self.conversation is not None:
+            await self._close()
+        try:
+            self.conversation = Conversation.open(
+                replace(self.launch, session=request), project=self._project,
+                provider=self._provider_factory() if self._provider_factory else None,
+                on_error=lambda message: self.call_later(self.say, message, "warning"),
+            )
+        except (SessionError, ProjectError) as exc:
+            self.say(str(exc), "error")
+            return
+        agent = self.conversation.agent
+        self._subscription = agent.bus.subscribe()
+        self._consume(self._subscription)
+        resumed = self.conversation.session.resumed_from
+        if resumed is not None:
+            self._show_history(agent.messages, resumed.tool_details)
+            self.say(f"Resumed {resumed.title or resumed.session_id} ({len(agent.messages)} messages).")
+        engine = self.conversation.project.engine
+        self.status.set(model=agent.config.model, provider=self.launch.settings.provider, mode=engine.mode,
+                        title=resumed.title if resumed and resumed.title else "")
+        if self._first_prompt:
+            first, self._first_prompt = self._first_prompt, None
+            self._send(first)
+
+    async def _close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+        if self.conversation is not None:
+            await self.conversation.aclose()
+            self.conversation = None
+        self._texts.clear()
+        self._thinking.clear()
+        self._tools.clear()
+        self._message_widgets.clear()
+
+    @work(group="events", exclusive=True)
+    async def _consume(self, subscription: Subscription) -> None:
+        async for event in subscription:
+            try:
+                await self._route(event)
+            except Exception:  # one odd event must never take the screen down
+                log.exception("showing %s failed", event.type)
+
+    # Events -> widgets
+
+    async def _route(self, event: Event) -> None:
+        kind = event.type
+        if kind == "text_delta":
+            self._text(event.index).add(event.text)  # type: ignore[union-attr]
+        elif kind == "thinking_delta":
+            self._thought(event.index).add(event.text)  # type: ignore[union-attr]
+        elif kind == "tool_use_delta":
+            self._tool(event.tool_call_id, event.name)  # type: ignore[union-attr]
+        elif kind == "content_block_end":
+            await self._block_end(event)
+        elif kind == "message_start":
+            self._message_id = event.message_id  # type: ignore[union-attr]
+        elif kind == "message_end":
+            for (message_id, _), widget in list(self._texts.items()):
+                if message_id == self._message_id:
+                    await widget.finish()
+        elif kind == "user_message":
+            self._user_message(event)
+        elif kind == "tool_start":
+            block = self._tool(event.tool_call_id, event.name)  # type: ignore[union-attr]
+            if not block.arguments:
+                block.set_arguments(event.input)  # type: ignore[union-attr]
+            if block.state != "asking":  # a call that asks starts once the answer is yes
+                block.start()
+        elif kind == "tool_progress":
+            self._tool(event.tool_call_id, "").progress(event.text)  # type: ignore[union-attr]
+        elif kind == "tool_end":
+            self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)  # type: ignore[union-attr]
+        elif kind == "permission_request":
+            self._ask(event)  # type: ignore[arg-type]
+        elif kind == "usage":
+            total = event.total  # type: ignore[union-attr]
+            self.status.set(tokens_in=total.context_tokens, tokens_out=total.output_tokens,
+                            cost_usd=event.cost_usd, context_percent=event.context_percent)  # type: ignore[union-attr]
+        elif kind == "retry":
+            for widget in self._message_widgets.pop(self._message_id, []):  # that attempt's partial answer is void
+                widget.remove()
+            self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)  # type: ignore[union-attr]
+            self.say(f"Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}",  # type: ignore[union-attr]
+                     "warning")
+        elif kind == "error":
+            self.say(event.message, "error")  # type: ignore[union-attr]
+        elif kind == "notice":
+            self.say(event.message, event.level)  # type: ignore[union-attr]
+        elif kind == "agent_start":
+            self.status.set(busy=True, retry_until=None)
+        elif kind == "agent_end":
+            await self._run_ended(event)
+
+    def _track(self, widget: Any) -> Any:
+        self._message_widgets.setdefault(self._message_id, []).append(widget)
+        return self.transcript.add(widget)
+
+    def _text(self, index: int) -> AssistantText:
+        key = (self._message_id, index)
+        if key not in self._texts:
+            self._texts[key] = self._track(AssistantText())
+        return self._texts[key]
+
+    def _thought(self, index: int) -> ThinkingView:
+        key = (self._message_id, index)
+        if key not in self._thinking:
+            self._thinking[key] = self._track(ThinkingView())
+        return self._thinking[key]
+
+    def _tool(self, tool_call_id: str, name: str) -> ToolBlock:
+        if tool_call_id not in self._tools:
+            cwd = self.conversation.project.root if self.conversation else None
+            self._tools[tool_call_id] = self._track(ToolBlock(tool_call_id, name, cwd))
+        return self._tools[tool_call_id]
+
+    async def _block_end(self, event: Any) -> None:
+        block = event.block
+        key = (self._message_id, event.index)
+        if isinstance(block, ToolUseBlock):
+            self._tool(block.id, block.name).set_arguments(block.input)
+        elif isinstance(block, ThinkingBlock) and key in self._thinking:
+            self._thinking[key].finish()
+        elif key in self._texts:
+            await self._texts[key].finish()
+
+    def _user_message(self, event: Any) -> None:
+        text = event.message.text
+        if event.source == "interrupt":
+            return
+        if event.source == "hook":
+            self.say(text)
+            return
+        if event.source == "steer" and text in self._pending:
+            self._pending.remove(text)
+            self._show_pending()
+        self.transcript.add(UserPrompt(text, context=event.source == "context"))
+        if event.source == "prompt" and not self.status.status.title:
+            self.status.set(title=text.splitlines()[0][:60] if text else "")
+
+    async def _run_ended(self, event: Any) -> None:
+        for widget in self._texts.values():
+            await widget.finish()
+        self.status.set(busy=False, retry_until=None)
+        if event.stop == "cancelled":
+            self.say("Interrupted.", "warning")
+            self._questions.clear()
+            if self._asking is not None:
+                self._asking.dismiss(PermissionDecision(behavior="deny"))
+        elif event.stop == "max_turns":
+            self.say(f"Stopped after {event.num_turns} turns.", "warning")
+
+    # Permission questions, one at a time
+
+    def _ask(self, request: PermissionRequest) -> None:
+        self._questions.append(request)
+        if self._asking is None:
+            self._next_question()
+
+    def _next_question(self) -> None:
+        if not self._questions or self.conversation is None:
+            self._asking = None
+            self.prompt_input.focus()
+            return
+        request = self._questions.popleft()
+        tool = self._tools.get(request.tool_call_id)
+        if tool is not None:
+            tool.set_arguments(request.input)
+            tool.ask()
+        self._asking = PermissionScreen(request, self.conversation.project.root)
+        self.push_screen(self._asking, lambda decision: self._answered(request, decision))
+
+    def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        self._asking = None
+        tool = self._tools.get(request.tool_call_id)
+        if tool is not None and decision is not None and decision.behavior == "allow":
+            tool.start()
+        if self.conversation is not None:
+            self.conversation.agent.respond_permission(request.request_id, decision or PermissionDecision(behavior="deny"))
+            if decision is not None and decision.scope == "always" and decision.behavior == "allow":
+                self.say(f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}.")
+        self._next_question()
+
+    # The prompt
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text.strip()
+        if text.startswith("/"):
+            await self._command(text)
+        elif text.startswith("!"):
+            await self._shell(text[1:].strip())
+        elif text.startswith("#"):
+            self._remember(text[1:].strip())
+        else:
+            self._send(message.text)
+
+    def _send(self, text: str) -> None:
+        if self.conversation is None:
+            self.say(self.problem or "There is no conversation open.", "error")
+            return
+        agent = self.conversation.agent
+        if agent.running:
+            agent.inject(text)
+            self._pending.append(text)
+            self._show_pending()
+            return
+        self.run_worker(agent.prompt(text), group="run", exit_on_error=False)
+
+    def _show_pending(self) -> None:
+        pending = self.query_one("#pending", Static)
+        pending.update(Content("\n".join(f"⏳ {text.splitlines()[0][:100]}" for text in self._pending)))
+        pending.display = bool(self._pending)
+
+    def _completions(self, before_cursor: str) -> list[Completion]:
+        if before_cursor.startswith("/") and " " not in before_cursor:
+            typed = before_cursor[1:].lower()
+            names = {**BUILTIN, **{name: c.description or "custom command" for name, c in self._custom.items()}}
+            return [Completion(f"/{name}", description) for name, description in sorted(names.items())
+                    if name.startswith(typed)]
+        word = before_cursor.split()[-1] if before_cursor.split() else ""
+        if word.startswith("@") and self.conversation is not None:
+            typed = word[1:].lower()
+            return [Completion(f"@{path}") for path in self._project_files() if typed in path.lower()]
+        return []
+
+    def _project_files(self) -> list[str]:
+        if self._files is None and self.conversation is not None:
+            from agentui.core.tools.walk import walk_files
+
+            root = self.conversation.project.root
+            files: list[str] = []
+            for path in walk_files(root, root):
+                files.append(path.relative_to(root).as_posix())
+                if len(files) >= MAX_FILE_COMPLETIONS:
+                    break
+            self._files = sorted(files)
+        return self._files or []
+
+    async def _shell(self, command: str) -> None:
+        """`!command`: the person's own command, run at once; its output joins the conversation as context."""
+        if self.conversation is None or not command:
+            return
+        from agentui.core.tools.base import ToolContext
+
+        bash = self.conversation.project.tools.get("Bash")
+        if bash is None:
+            return
+        self.transcript.add(UserPrompt(f"! {command}", context=True))
+        block = self.transcript.add(ToolBlock("shell", "Bash", self.conversation.project.root))
+        block.set_arguments({"command": command})
+        block.start()
+        ctx = ToolContext(cwd=self.conversation.project.root, session_id=self.conversation.session_id,
+                          tool_call_id="shell", progress=block.progress)
+        result = await bash.run(bash.Args(command=command), ctx)
+        block.finish(result.content, result.is_error, result.details)
+        output = result.content if isinstance(result.content, str) else ""
+        self.conversation.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
+
+    def _remember(self, note: str) -> None:
+        """`#note`: a line for the project's memory file."""
+        if not note:
+            return
+        root = self.conversation.project.root if self.conversation else (self.launch.cwd if self.launch else Path.cwd())
+        memory = root / "CLAUDE.md"
+        try:
+            existing = memory.read_text(encoding="utf-8") if memory.exists() else ""
+            separator = "" if not existing or existing.endswith("\n") else "\n"
+            with memory.open("a", encoding="utf-8") as handle:
+                handle.write(f"{separator}- {note}\n")
+        except OSError as exc:
+            self.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
+            return
+        self.say(f"Added to {memory}: {note}")
+
+    # Slash commands
+
+    async def _command(self, text: str) -> None:
+        name, _, arguments = text[1:].partition(" ")
+        arguments = arguments.strip()
+        handler = getattr(self, f"_command_{name.replace('-', '_')}", None)
+        if name in BUILTIN and handler is not None:
+            await handler(arguments)
+        elif name in self._custom:
+            self._send(self._custom[name].expand(arguments))
+        else:
+            self.say(f"There is no command /{name}; /help lists them.", "warning")
+
+    async def _command_help(self, arguments: str) -> None:
+        commands = [f"/{name}" for name in BUILTIN] + [f"/{name}" for name in sorted(self._custom)]
+        self.say(HELP + " ".join(commands))
+
+    async def _command_clear(self, arguments: str) -> None:
+        self.transcript.clear()
+        self.status.set(title="", tokens_in=0, tokens_out=0, cost_usd=0.0, context_percent=None)
+        if self.launch is not None:
+            await self._open(SessionRequest())
+            self.say("New session started; the previous one is saved (/resume brings it back).")
+
+    async def _command_compact(self, arguments: str) -> None:
+        agent = self.conversation.agent if self.conversation else None
+        compact = getattr(agent, "compact", None)
+        if compact is None:
+            self.say("Compaction is not available in this version yet; the conversation is unchanged.", "warning")
+            return
+        self.run_worker(compact(arguments or None), group="run", exit_on_error=False)
+
+    async def _command_resume(self, arguments: str) -> None:
+        if arguments:
+            await self._open(SessionRequest(resume=arguments))
+        else:
+            self.action_resume_picker()
+
+    async def _command_model(self, arguments: str) -> None:
+        if self.conversation is None:
+            return
+        agent = self.conversation.agent
+        if arguments:
+            agent.config = agent.config.model_copy(update={"model": arguments})
+            self.status.set(model=arguments)
+            self.say(f"Model set to {arguments} for the next requests.")
+        else:
+            self.say(f"Model: {agent.config.model} ({self.launch.settings.provider if self.launch else ''}).")
+
+    async def _command_cost(self, arguments: str) -> None:
+        if self.conversation is None:
+            return
+        agent = self.conversation.agent
+        usage = agent.usage
+        self.say(f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
+                 f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
+                 f"about ${agent.cost_usd:.4f} at list prices.")
+
+    async def _command_permissions(self, arguments: str) -> None:
+        if self.conversation is None:
+            return
+        engine = self.conversation.project.engine
+        behavior, _, rule = arguments.partition(" ")
+        if behavior in ("allow", "deny", "ask") and rule.strip():
+            from agentui.core.claude_settings import add_rule
+            from agentui.core.permissions.rules import RuleError
+
+            try:
+                engine.add_rule(rule.strip(), behavior, "local")  # type: ignore[arg-type]
+            except RuleError as exc:
+                self.say(f"{exc}.", "error")
+                return
+            path = add_rule(self.conversation.project.root, behavior, rule.strip())
+            self.say(f"Added {behavior} rule {rule.strip()} (saved to {path}).")
+            return
+        lines = [f"Mode: {engine.mode} (Shift+Tab cycles)."]
+        for kind in ("deny", "ask", "allow"):
+            rules = [f"{r.text} [{r.source}]" for r in engine.rules if r.behavior == kind]
+            lines.append(f"{kind}: " + (", ".join(rules) if rules else "none"))
+        lines.append("Add one with /permissions allow|deny|ask <rule>, e.g. /permissions allow Bash(npm test:*).")
+        self.say("\n".join(lines))
+
+    async def _command_theme(self, arguments: str) -> None:
+        if not arguments:
+            self.say("Themes: " + ", ".join(sorted(self.available_themes)) + f" (now {self.theme}).")
+            return
+        if arguments not in self.available_themes:
+            self.say(f"There is no theme {arguments!r}; /theme lists them.", "warning")
+            return
+        self.theme = arguments
+        from agentui.core.settings import ConfigError, save_config_value
+
+        try:
+            save_config_value("theme", arguments, self._env)
+        except (ConfigError, OSError) as exc:
+            self.say(f"Theme set, but it could not be remembered: {exc}", "warning")
+            return
+        self.say(f"Theme set to {arguments}.")
+
+    async def _command_init(self, arguments: str) -> None:
+        self._send(INIT_PROMPT + (f"\n\n{arguments}" if arguments else ""))
+
+    async def _command_export(self, arguments: str) -> None:
+        if self.conversation is None:
+            return
+        name = arguments or f"agentui-{datetime.now():%Y%m%d-%H%M%S}-{self.conversation.session_id[:8]}.md"
+        path = Path(name) if Path(name).is_absolute() else self.conversation.project.root / name
+        try:
+            path.write_text(export_markdown(self.conversation.agent.messages), encoding="utf-8")
+        except OSError as exc:
+            self.say(f"The conversation could not be exported ({exc.strerror or exc}).", "error")
+            return
+        self.say(f"Exported to {path}.")
+
+    async def _command_quit(self, arguments: str) -> None:
+        await self._quit()
+
+    # Keys
+
+    def action_interrupt(self) -> None:
+        if self.conversation is not None and self.conversation.agent.running:
+            self.conversation.agent.cancel()
+
+    async def action_quit_twice(self) -> None:
+        now = time.monotonic()
+        if now - self._quit_armed_at <= QUIT_WINDOW:
+            await self._quit()
+            return
+        self._quit_armed_at = now
+        self.status.set(hint="Press Ctrl+C again to quit")
+        self.set_timer(QUIT_WINDOW, lambda: self.status.set(hint=""))
+
+    async def _quit(self) -> None:
+        await self._close()
+        self.exit(0)
+
+    def action_clear_view(self) -> None:
+        self.transcript.clear()
+
+    def action_cycle_mode(self) -> None:
+        if self.conversation is None:
+            return
+        engine = self.conversation.project.engine
+        cycle = MODES_CYCLE + (("bypassPermissions",) if self.launch and self.launch.permissions.mode == "bypassPermissions" else ())
+        engine.mode = cycle[(cycle.index(engine.mode) + 1) % len(cycle)] if engine.mode in cycle else cycle[0]
+        self.status.set(mode=engine.mode)
+
+    def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
+        from agentui.core.session.listing import list_sessions
+        from agentui.core.session.paths import project_dir
+
+        root = self._project.root if self._project else Path.cwd()
+        sessions = list_sessions(project_dir(root, self._env))
+
+        async def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.transcript.clear()
+                await self._open(SessionRequest(resume=str(path)))
+            elif new_if_none is not None:
+                await self._open(replace(new_if_none, resume=None))
+            self.prompt_input.focus()
+
+        self.push_screen(SessionPicker(sessions), chosen)
+
+    # History on screen
+
+    def _show_history(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None:
+        results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
+        cwd = self.conversation.project.root if self.conversation else None
+        for message in messages:
+            for block in message.content:
+                if isinstance(block, TextBlock) and block.text.strip():
+                    if message.role == "user":
+                        self.transcript.add(UserPrompt(block.text))
+                    else:
+                        self.transcript.add(AssistantText(block.text))
+                elif isinstance(block, ToolUseBlock):
+                    tool = self.transcript.add(ToolBlock(block.id, block.name, cwd))
+                    tool.set_arguments(block.input)
+                    result = results.get(block.id)
+                    if result is not None:
+                        tool.call_after_refresh(tool.finish, result.content, result.is_error,
+                                                details.get(block.id, {}))
+
+    # Themes and failures
+
+    def _load_themes(self) -> None:
+        themes, problems = load_themes(self._env)
+        for theme in themes:
+            self.register_theme(theme)
+        from agentui.core.settings import ConfigError, config_dir, load_config_file
+
+        try:
+            wanted = load_config_file(config_dir(self._env) / "config.json").theme
+        except ConfigError:
+            wanted = None
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        for problem in problems:
+            self.call_later(self.say, problem, "warning")
+
+    def _handle_exception(self, error: Exception) -> None:
+        if self.is_headless:  # under test, let the failure show
+            super()._handle_exception(error)
+            return
+        log.error("agentui stopped after an internal error", exc_info=error)
+        self.crash_message = (f"agentui stopped after an internal error ({type(error).__name__}: {error}); "
+                              "run with --debug to see the details.")
+        self._return_code = 1
+        self.exit(1)
+
+
+def export_markdown(messages: list[Message]) -> str:
+    """The conversation as Markdown: prompts, answers, and each tool call as a line."""
+    parts = []
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                parts.append(f"## {'You' if message.role == 'user' else 'Assistant'}\n\n{block.text}\n")
+            elif isinstance(block, ToolUseBlock):
+                from agentui.tui.widgets.tool_block import call_summary
+
+                parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
+    return "\n".join(parts)
+

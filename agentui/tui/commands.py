@@ -1,0 +1,74 @@
+"""Slash commands: the built-in ones, and custom ones from `.claude/commands/**/*.md` and `~/.claude/commands/`
+(Claude Code's format: optional front matter with `description`, `argument-hint`, `allowed-tools`; the body is the
+prompt, with `$ARGUMENTS` and `$1`..`$9` filled in)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.claude_settings import claude_config_dir
+
+BUILTIN: dict[str, str] = {
+    "help": "Show the keys and commands",
+    "clear": "Start a new session (the current one stays saved)",
+    "compact": "Summarise the conversation so far to free context [instructions]",
+    "resume": "Resume an earlier session of this project",
+    "model": "Show or switch the model [name]",
+    "cost": "Show the tokens used and what they cost",
+    "permissions": "Show the permission rules and mode, or add one: allow|deny|ask <rule>",
+    "theme": "Switch the theme [name]",
+    "init": "Ask the model to write a CLAUDE.md for this project",
+    "export": "Save the conversation as Markdown [file]",
+    "quit": "Quit agentui",
+}
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str
+    body: str
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = field(default=())
+    path: Path | None = None
+
+    def expand(self, arguments: str) -> str:
+        words = arguments.split()
+        text = self.body.replace("$ARGUMENTS", arguments)
+        return re.sub(r"\$([1-9])", lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
+    """Simple `key: value` front matter between `---` lines (all Claude Code's command files use); the body."""
+    if not text.startswith("---"):
+        return {}, text
+    lines = text.splitlines()
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return {}, text
+    meta: dict[str, str] = {}
+    for line in lines[1:end]:
+        if ":" in line and not line.startswith((" ", "\t", "#")):
+            key, value = line.split(":", 1)
+            meta[key.strip()] = value.strip().strip("'\"")
+    return meta, "\n".join(lines[end + 1 :]).lstrip("\n")
+
+
+def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, CustomCommand]:
+    """User commands first, then the project's (which win on a clash); `a/b.md` is `/a:b`."""
+    commands: dict[str, CustomCommand] = {}
+    for directory in (claude_config_dir(env) / "commands", project_root / ".claude" / "commands"):
+        for path in sorted(directory.rglob("*.md")) if directory.is_dir() else []:
+            try:
+                meta, body = parse_front_matter(path.read_text(encoding="utf-8"))
+            except OSError:
+                continue
+            name = ":".join(path.relative_to(directory).with_suffix("").parts)
+            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            commands[name] = CustomCommand(name, body, meta.get("description", ""), meta.get("argument-hint", ""),
+                                           tools, path)
+    return commands

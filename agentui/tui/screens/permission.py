@@ -1,0 +1,91 @@
+"""The permission question: what a tool call would do (the exact command or the diff) and why it asks, answered on
+single keys: y/1 once, s/2 this session, a/3 always, n/Esc no, Tab no with a message for the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.tui.widgets.diff_view import patch_from_strings, render_patch
+from agentui.tui.widgets.tool_block import call_summary
+
+PREVIEW_BYTES = 1_000_000
+
+
+def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
+    """What exactly would happen: the command, the change as a diff, or the arguments."""
+    arguments = request.input
+    if request.tool_name == "Bash":
+        return Content(str(arguments.get("command", "")))
+    if request.tool_name == "Edit":
+        old, new = str(arguments.get("old_string", "")), str(arguments.get("new_string", ""))
+        return render_patch(patch_from_strings(old, new), max_lines=60)
+    if request.tool_name == "Write":
+        target = Path(str(arguments.get("file_path", "")))
+        target = target if target.is_absolute() else cwd / target
+        existing = ""
+        try:
+            if target.is_file() and target.stat().st_size <= PREVIEW_BYTES:
+                existing = target.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            pass
+        return render_patch(patch_from_strings(existing, str(arguments.get("content", ""))), max_lines=60)
+    return Content(json.dumps(arguments, indent=2, ensure_ascii=False))
+
+
+class PermissionScreen(ModalScreen[PermissionDecision]):
+    CSS_PATH = "permission.tcss"
+    BINDINGS = [
+        Binding("y,1", "answer('once')", "Yes, once", show=False),
+        Binding("s,2", "answer('session')", "Yes, this session", show=False),
+        Binding("a,3", "answer('always')", "Yes, always", show=False),
+        Binding("n,escape", "deny", "No", show=False),
+        Binding("tab", "deny_with_message", "No, and say why", show=False, priority=True),
+    ]
+
+    def __init__(self, request: PermissionRequest, cwd: Path) -> None:
+        super().__init__()
+        self.request = request
+        self._cwd = cwd
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        rules = ", ".join(request.suggestions) or request.tool_name
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = f"{request.tool_name}: {call_summary(request.tool_name, request.input, self._cwd)}"[:100]
+            yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
+            with VerticalScroll(id="preview"):
+                yield Static(preview(request, self._cwd))
+            yield Static(Text.assemble(("  y 1 ", "bold"), "Yes, once"), classes="choice")
+            yield Static(Text.assemble(("  s 2 ", "bold"), f"Yes, for this session ({rules})"), classes="choice")
+            yield Static(Text.assemble(("  a 3 ", "bold"), f"Yes, always ({rules} in .claude/settings.local.json)"),
+                         classes="choice")
+            yield Static(Text.assemble(("  n ⎋ ", "bold"), "No    ", ("Tab ", "bold"),
+                                       "No, and tell the model what to do instead"), classes="choice")
+            yield Input(placeholder="What should the model do instead? (Enter sends)", id="message")
+
+    def action_answer(self, scope: str) -> None:
+        if self.query_one("#message").has_class("-visible"):
+            return
+        self.dismiss(PermissionDecision(behavior="allow", scope=scope))  # type: ignore[arg-type]
+
+    def action_deny(self) -> None:
+        self.dismiss(PermissionDecision(behavior="deny"))
+
+    def action_deny_with_message(self) -> None:
+        box = self.query_one("#message", Input)
+        box.add_class("-visible")
+        box.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(PermissionDecision(behavior="deny", message=event.value.strip() or None))

@@ -1,0 +1,36 @@
+"""Themes as data files: the shipped `themes/*.json` (a dark and a light one at least) and the person's own in
+agentui's config directory (`themes/*.json`), each the arguments of `textual.theme.Theme`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from textual.theme import Theme
+
+from agentui.core.settings import config_dir
+
+DEFAULT_THEME = "agentui-dark"
+
+
+def shipped_theme_dirs() -> list[Path]:
+    """`agentui/themes` in an installed wheel; the repository's `themes/` in a development checkout."""
+    package = Path(__file__).resolve().parents[1]
+    return [d for d in (package / "themes", package.parent / "themes") if d.is_dir()]
+
+
+def load_themes(env: Mapping[str, str] | None = None) -> tuple[list[Theme], list[str]]:
+    """Every theme that loads, and one sentence for each file that does not."""
+    themes: dict[str, Theme] = {}
+    problems: list[str] = []
+    for directory in [*shipped_theme_dirs(), config_dir(env) / "themes"]:
+        for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                theme = Theme(**data)
+            except (OSError, ValueError, TypeError) as exc:
+                problems.append(f"The theme file {path} could not be loaded ({exc}).")
+                continue
+            themes[theme.name] = theme  # the person's own theme of the same name wins
+    return list(themes.values()), problems

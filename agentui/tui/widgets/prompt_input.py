@@ -1,0 +1,165 @@
+"""The prompt: multi-line input where Enter sends and Shift+Enter or Ctrl+J starts a new line, Up and Down walk the
+history at the first and last line, and a completion list offers slash commands and `@` project files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from agentui.tui.history import PromptHistory
+
+MAX_COMPLETIONS = 12
+
+
+@dataclass(frozen=True)
+class Completion:
+    value: str
+    description: str = ""
+
+
+class CompletionList(OptionList):
+    DEFAULT_CSS = """
+    CompletionList {
+        display: none;
+        height: auto;
+        max-height: 12;
+        margin: 0 1;
+        border: round $primary 50%;
+        background: $surface;
+    }
+    CompletionList.-visible { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(markup=False, compact=True)
+        self.items: list[Completion] = []
+        self.can_focus = False
+
+    @property
+    def visible(self) -> bool:
+        return self.has_class("-visible")
+
+    def show(self, items: list[Completion]) -> None:
+        self.items = items[:MAX_COMPLETIONS]
+        self.clear_options()
+        if not self.items:
+            self.hide()
+            return
+        self.add_options([Option(f"{item.value}  {item.description}".rstrip()) for item in self.items])
+        self.highlighted = 0
+        self.add_class("-visible")
+
+    def hide(self) -> None:
+        self.remove_class("-visible")
+        self.items = []
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.highlighted = ((self.highlighted or 0) + delta) % len(self.items)
+
+    def chosen(self) -> Completion | None:
+        if not self.items or self.highlighted is None:
+            return None
+        return self.items[self.highlighted]
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        margin: 0 1;
+        border: round $primary 40%;
+        background: $surface;
+    }
+    PromptInput:focus { border: round $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(
+        self,
+        history: PromptHistory,
+        completions: CompletionList,
+        complete: Callable[[str], list[Completion]],
+    ) -> None:
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False,
+                         placeholder="Ask for something — Enter sends, Ctrl+J for a new line, / for commands, @ for files")
+        self.prompt_history = history
+        self.completions = completions
+        self._complete = complete
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if self.completions.visible and key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            if key in ("up", "down"):
+                self.completions.move(-1 if key == "up" else 1)
+            elif key == "escape":
+                self.completions.hide()
+            else:
+                self._accept(self.completions.chosen())
+            return
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.submit()
+            return
+        if key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "up" and self.cursor_location[0] == 0:
+            recalled = self.prompt_history.previous(self.text)
+            if recalled is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace_all(recalled)
+                return
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            recalled = self.prompt_history.next()
+            if recalled is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace_all(recalled)
+                return
+        await super()._on_key(event)
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.prompt_history.add(text)
+        self.completions.hide()
+        self.clear()
+        self.post_message(self.Submitted(text))
+
+    def _replace_all(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        self.completions.show(self._complete(before) if before.strip() else [])
+
+    def _accept(self, choice: Completion | None) -> None:
+        self.completions.hide()
+        if choice is None:
+            return
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        start = max(before.rfind("@") if choice.value.startswith("@") else before.find("/"), 0)
+        self.replace(choice.value + " ", (row, start), (row, column))  # what follows the cursor stays
+        self.move_cursor((row, start + len(choice.value) + 1))

@@ -1,0 +1,79 @@
+"""One line at the bottom: model and provider, permission mode, tokens in and out, cost, context used, the session's
+title, and while the provider is being retried, a countdown."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+@dataclass(frozen=True)
+class Status:
+    model: str = ""
+    provider: str = ""
+    mode: str = "default"
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    context_percent: float | None = None
+    title: str = ""
+    busy: bool = False
+    retry_until: float | None = None
+    retry_reason: str = ""
+    hint: str = ""
+    """A transient line ("Press Ctrl+C again to quit")."""
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.status = Status()
+        self._ticker = None
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(0.5, self._tick, pause=True)
+
+    def set(self, **changes: object) -> None:
+        self.status = replace(self.status, **changes)  # type: ignore[arg-type]
+        if self._ticker is not None:
+            (self._ticker.resume if self.status.retry_until else self._ticker.pause)()
+        self._render_status()
+
+    def _tick(self) -> None:
+        if self.status.retry_until and time.monotonic() >= self.status.retry_until:
+            self.status = replace(self.status, retry_until=None)
+        self._render_status()
+
+    def _render_status(self) -> None:
+        s = self.status
+        text = Text()
+        if s.hint:
+            text.append(s.hint, style="bold")
+            self.update(text)
+            return
+        mode_style = {"default": "", "acceptEdits": "green", "plan": "cyan", "bypassPermissions": "bold red"}
+        text.append(f"{s.model}", style="bold")
+        text.append(f" · {s.provider} · ")
+        text.append(s.mode, style=mode_style.get(s.mode, ""))
+        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
+        if s.context_percent is not None:
+            text.append(f" · context {s.context_percent:.0f}%")
+        if s.retry_until:
+            left = max(0.0, s.retry_until - time.monotonic())
+            text.append(f" · retrying in {left:.0f}s ({s.retry_reason[:40]})", style="yellow")
+        elif s.busy:
+            text.append(" · working (Esc to interrupt)", style="italic")
+        if s.title:
+            text.append(f" · {s.title[:40]}")
+        self.update(text)

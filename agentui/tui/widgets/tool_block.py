@@ -1,0 +1,205 @@
+"""A tool call on screen, updated in place: name and a one-line summary, a spinner while it runs, live output
+(Bash), then the result: a diff for Edit and Write, counts for Read, Grep and Glob, the list for TodoWrite.
+Collapsed by default, expanded on error; Enter or a click toggles it. Output is plain text, never Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Log, Static
+
+from agentui.tui.widgets.diff_view import DiffView, count_changes
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+MAX_RESULT_LINES = 60
+_STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", "denied": "⊘"}
+
+
+def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) -> str:
+    """The one line that says what a call does: the command, the file, the pattern."""
+    def path(value: Any) -> str:
+        text = str(value or "")
+        if cwd is not None and text.startswith(str(cwd) + "/"):
+            return text[len(str(cwd)) + 1 :]
+        return text
+
+    if name == "Bash":
+        command = str(arguments.get("command", "")).strip()
+        first = command.splitlines()[0] if command else ""
+        return first + (" …" if "\n" in command else "")
+    if name in ("Read", "Write", "Edit"):
+        return path(arguments.get("file_path"))
+    if name == "Grep":
+        where = f" in {path(arguments['path'])}" if arguments.get("path") else ""
+        return f"{arguments.get('pattern', '')}{where}"
+    if name == "Glob":
+        where = f" in {path(arguments['path'])}" if arguments.get("path") else ""
+        return f"{arguments.get('pattern', '')}{where}"
+    if name == "TodoWrite":
+        return f"{len(arguments.get('todos') or [])} tasks"
+    compact = json.dumps(arguments, ensure_ascii=False)
+    return compact if len(compact) <= 100 else compact[:97] + "…"
+
+
+def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any]) -> str:
+    if is_error:
+        text = content if isinstance(content, str) else "failed"
+        return text.splitlines()[0][:200] if text else "failed"
+    if name == "Read":
+        if details.get("type") == "image":
+            return "image"
+        return f"{details.get('numLines', 0)} lines"
+    if name in ("Edit", "Write"):
+        if "structuredPatch" not in details:
+            return "done"
+        added, removed = count_changes(details["structuredPatch"])
+        verb = "created" if details.get("type") == "create" else "changed"
+        return f"{verb}: +{added} −{removed}"
+    if name == "Grep":
+        return f"{details.get('numFiles', 0)} files"
+    if name == "Glob":
+        return f"{details.get('numFiles', 0)} files"
+    if name == "Bash":
+        code = details.get("exitCode")
+        lines = str(details.get("stdout", "")).count("\n")
+        return f"exit {code} · {lines} lines" if code else f"{lines} lines of output"
+    if name == "TodoWrite":
+        return "task list updated"
+    return "done"
+
+
+def todo_text(todos: list[dict[str, Any]]) -> Text:
+    marks = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
+    text = Text()
+    for todo in todos:
+        mark, style = marks.get(str(todo.get("status")), ("☐", ""))
+        text.append(f"{mark} {todo.get('content', '')}\n", style=style)
+    return text
+
+
+class ToolBlock(Vertical):
+    DEFAULT_CSS = """
+    ToolBlock { height: auto; margin: 1 0 0 0; }
+    ToolBlock > .tool-header { color: $text; }
+    ToolBlock > .tool-header:hover { background: $boost; }
+    ToolBlock.-running > .tool-header { color: $accent; }
+    ToolBlock.-error > .tool-header { color: $error; }
+    ToolBlock.-denied > .tool-header { color: $warning; }
+    ToolBlock.-asking > .tool-header { color: $warning; text-style: bold; }
+    ToolBlock > .tool-body { height: auto; display: none; padding: 0 0 0 2; color: $text-muted; }
+    ToolBlock.-expanded > .tool-body { display: block; }
+    ToolBlock Log { height: auto; max-height: 16; background: $surface; }
+    """
+    can_focus = True
+    BINDINGS = [("enter", "toggle", "Expand or collapse")]
+
+    state: reactive[str] = reactive("pending")
+    expanded: reactive[bool] = reactive(False)
+
+    def __init__(self, tool_call_id: str, name: str, cwd: Path | None = None) -> None:
+        super().__init__()
+        self.tool_call_id = tool_call_id
+        self.tool_name = name
+        self.arguments: dict[str, Any] = {}
+        self._cwd = cwd
+        self._summary = ""
+        self._result = ""
+        self._frame = 0
+        self._spinner = None
+        self._header = Static("", classes="tool-header")
+        self._body = Vertical(classes="tool-body")
+        self._log: Log | None = None
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self._header
+        yield self._body
+
+    def on_mount(self) -> None:
+        self._refresh_header()
+
+    # State changes from events
+
+    def set_arguments(self, arguments: dict[str, Any]) -> None:
+        self.arguments = arguments
+        self._summary = call_summary(self.tool_name, arguments, self._cwd)
+        self._refresh_header()
+
+    def ask(self) -> None:
+        self.state = "asking"
+        self._result = "waiting for your answer"
+        self._refresh_header()
+
+    def start(self) -> None:
+        self.state = "running"
+        self._result = ""
+        if self._spinner is None:
+            self._spinner = self.set_interval(0.1, self._spin)
+
+    def progress(self, text: str) -> None:
+        if self._log is None:
+            self._log = Log(max_lines=2000)
+            self._body.mount(self._log)
+            self.expanded = True  # live output is worth seeing while it comes
+        self._log.write(text)
+
+    def finish(self, content: Any, is_error: bool, details: dict[str, Any]) -> None:
+        if self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+        denied = bool(details.get("denied"))
+        self.state = "denied" if denied else ("error" if is_error else "done")
+        self._result = result_summary(self.tool_name, content, is_error, details)
+        self._body.remove_children()
+        self._log = None
+        self._body.mount_all(self._result_widgets(content, is_error, details))
+        self.expanded = is_error and not denied
+        self._refresh_header()
+
+    def _result_widgets(self, content: Any, is_error: bool, details: dict[str, Any]) -> list[Any]:
+        patch = details.get("structuredPatch")
+        if patch and not is_error:
+            return [DiffView(patch)]
+        if self.tool_name == "TodoWrite" and not is_error:
+            return [Static(todo_text(details.get("newTodos") or []))]
+        text = content if isinstance(content, str) else "\n".join(
+            getattr(block, "text", "[image]") for block in content)
+        lines = text.splitlines()
+        if len(lines) > MAX_RESULT_LINES:
+            lines = lines[:MAX_RESULT_LINES] + [f"… {len(lines) - MAX_RESULT_LINES} more lines"]
+        return [Static(Content("\n".join(lines)))]
+
+    # Display
+
+    def _spin(self) -> None:
+        self._frame += 1
+        self._refresh_header()
+
+    def _refresh_header(self) -> None:
+        icon = SPINNER[self._frame % len(SPINNER)] if self.state == "running" else _STATE_ICONS.get(self.state, "●")
+        header = Text()
+        header.append(f"{icon} ")
+        header.append(self.tool_name, style="bold")
+        if self._summary:
+            header.append(f"  {self._summary}")
+        if self._result:
+            header.append(f"  — {self._result}", style="dim" if self.state == "done" else "")
+        self._header.update(header)
+
+    def watch_state(self, state: str) -> None:
+        for name in ("running", "error", "denied", "asking"):
+            self.set_class(state == name, f"-{name}")
+
+    def watch_expanded(self, expanded: bool) -> None:
+        self.set_class(expanded, "-expanded")
+
+    def action_toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded

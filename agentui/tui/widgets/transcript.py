@@ -1,0 +1,152 @@
+"""The conversation on screen: prompts, streamed answers, thinking, notices, in a scroll that stays at the bottom.
+
+Answers are Markdown fed through `Markdown.get_stream()` in batches about every 100 ms, so a long answer costs one
+incremental update per batch, never a re-render of the whole text per token.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Collapsible, Markdown, Static
+
+BATCH_SECONDS = 0.1
+
+
+class Transcript(VerticalScroll):
+    """Anchored to the bottom while content arrives, unless the person scrolls up; far-off old widgets pruned
+    (the session file keeps everything)."""
+
+    DEFAULT_CSS = """
+    Transcript {
+        layout: stream;
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    MAX_WIDGETS = 400
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def add(self, widget: Widget) -> Widget:
+        self.mount(widget)
+        extra = len(self.children) - self.MAX_WIDGETS
+        if extra > 0:
+            for old in list(self.children)[:extra]:
+                old.remove()
+        return widget
+
+    def clear(self) -> None:
+        self.remove_children()
+        self.anchor()
+
+
+class UserPrompt(Static):
+    DEFAULT_CSS = """
+    UserPrompt {
+        margin: 1 0 0 0;
+        padding: 0 1;
+        background: $boost;
+        border-left: thick $primary;
+    }
+    UserPrompt.-context { border-left: thick $secondary; color: $text-muted; }
+    """
+
+    def __init__(self, text: str, *, context: bool = False) -> None:
+        super().__init__(Content(text), classes="-context" if context else "")
+        self.text = text
+
+
+class Notice(Static):
+    """A line from agentui itself: info, a warning, or an error in one clear sentence."""
+
+    DEFAULT_CSS = """
+    Notice { margin: 1 0 0 0; color: $text-muted; }
+    Notice.-warning { color: $warning; }
+    Notice.-error { color: $error; text-style: bold; }
+    """
+
+    def __init__(self, message: str, level: str = "info") -> None:
+        super().__init__(Content(message), classes=f"-{level}")
+        self.message = message
+
+
+class AssistantText(Markdown):
+    """One text block of an answer, streamed."""
+
+    DEFAULT_CSS = """
+    AssistantText { margin: 1 0 0 0; padding: 0; background: transparent; }
+    """
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self._pending: list[str] = []
+        self._timer: Timer | None = None
+        self._stream = None
+        self.finished = False
+
+    def on_mount(self) -> None:
+        self._stream = Markdown.get_stream(self)
+        if self._pending:
+            self._schedule()
+
+    def add(self, text: str) -> None:
+        self._pending.append(text)
+        if self._timer is None and self._stream is not None:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        self._timer = self.set_timer(BATCH_SECONDS, self._flush)
+
+    async def _flush(self) -> None:
+        self._timer = None
+        if self._pending and self._stream is not None:
+            chunk = "".join(self._pending)
+            self._pending.clear()
+            await self._stream.write(chunk)
+
+    async def finish(self) -> None:
+        """The block is complete: write what is left and stop streaming."""
+        if self.finished:
+            return
+        self.finished = True
+        if self._timer is not None:
+            self._timer.stop()
+        await self._flush()
+        if self._stream is not None:
+            await self._stream.stop()
+
+
+class ThinkingView(Collapsible):
+    """The model's thinking: dimmed, folded away, unfolded with a click or Enter."""
+
+    DEFAULT_CSS = """
+    ThinkingView { margin: 1 0 0 0; padding: 0; border: none; background: transparent; }
+    ThinkingView Static { color: $text-muted; text-style: italic; }
+    ThinkingView CollapsibleTitle { color: $text-muted; padding: 0; }
+    """
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._body = Static("")
+        self._timer: Timer | None = None
+        super().__init__(self._body, title="Thinking…", collapsed=True)
+
+    def add(self, text: str) -> None:
+        self._text.append(text)
+        if self._timer is None:
+            self._timer = self.set_timer(BATCH_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._timer = None
+        self._body.update(Content("".join(self._text)))
+
+    def finish(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._flush()
+        self.title = "Thought"
