@@ -26,6 +26,8 @@ def server() -> Iterator[LoopbackServer]:
 def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the developer's own config or keys."""
     monkeypatch.setenv("AGENTUI_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.setenv("AGENTUI_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in ("AGENTUI_PROVIDER", "AGENTUI_MODEL", "AGENTUI_SCRIPT"):
             monkeypatch.delenv(name)
@@ -37,7 +39,7 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "OPENAI_", "AGENTUI_", "PYTEST_"))
+        if not key.startswith(("ANTHROPIC_", "OPENAI_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
     }
     home = tmp_path / "home"
     home.mkdir()

@@ -3,7 +3,7 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,10 +43,11 @@ class Conversation:
         project: Project | None = None,
         provider: Provider | None = None,
         on_error: Callable[[str], None] = lambda message: None,
+        env: Mapping[str, str] | None = None,
     ) -> Conversation:
         """Open the project (unless given), the session the launch asks for, and an agent on them."""
-        project = project or open_project(launch.cwd, launch.permissions)
-        session = open_session(launch.session, project.root, on_error=on_error)
+        project = project or open_project(launch.cwd, launch.permissions, env=env)
+        session = open_session(launch.session, project.root, env=env, on_error=on_error)
         project.hooks.transcript_path = lambda: str(session.path)
         if provider is None:
             from agentui.core.providers import create_provider

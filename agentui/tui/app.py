@@ -171,7 +171,7 @@ class AgentApp(App[int]):
             self.conversation = Conversation.open(
                 replace(self.launch, session=request), project=self._project,
                 provider=self._provider_factory() if self._provider_factory else None,
-                on_error=lambda message: self.call_later(self.say, message, "warning"),
+                on_error=lambda message: self.call_later(self.say, message, "warning"), env=self._env,
             )
         except (SessionError, ProjectError) as exc:
             self.say(str(exc), "error")
