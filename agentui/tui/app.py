@@ -175,6 +175,8 @@ class AgentApp(App[int]):
             )
         except (SessionError, ProjectError) as exc:
             self.say(str(exc), "error")
+            if request != SessionRequest():
+                await self._open(SessionRequest())  # keep working, in a new session
             return
         agent = self.conversation.agent
         self._subscription = agent.bus.subscribe()
@@ -189,6 +191,9 @@ class AgentApp(App[int]):
         if self._first_prompt:
             first, self._first_prompt = self._first_prompt, None
             self._send(first)
+
+    async def on_unmount(self) -> None:
+        await self._close()  # however the app ends, the session file is synced and released
 
     async def _close(self) -> None:
         if self._subscription is not None:

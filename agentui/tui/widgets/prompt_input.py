@@ -108,7 +108,10 @@ class PromptInput(TextArea):
             elif key == "escape":
                 self.completions.hide()
             else:
-                self._accept(self.completions.chosen())
+                choice = self.completions.chosen()
+                self._accept(choice)
+                if key == "enter" and choice is not None and choice.value.startswith("/"):
+                    self.submit()  # Enter on a command runs it; Tab only completes it
             return
         if key == "enter":
             event.stop()

@@ -1,0 +1,372 @@
+"""The app driven by Textual's Pilot with the scripted provider: what a person sees and what each key does."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentui.core.conversation import Launch
+from agentui.core.events import Event, PermissionResolved
+from agentui.core.project import PermissionOptions
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.session.store import SessionRequest
+from agentui.core.settings import Settings
+from agentui.tui.app import AgentApp
+from agentui.tui.screens.permission import PermissionScreen
+from agentui.tui.screens.picker import SessionPicker
+from agentui.tui.widgets.tool_block import ToolBlock
+from agentui.tui.widgets.transcript import AssistantText, Notice, UserPrompt
+
+
+class Harness:
+    """An app on a temporary project and home, with a scripted model."""
+
+    def __init__(self, tmp_path: Path, script: list[dict[str, Any]], *, mode: str | None = None,
+                 session: SessionRequest = SessionRequest(), allowed: tuple[str, ...] = ()) -> None:
+        self.project = tmp_path / "project"
+        self.project.mkdir(exist_ok=True)
+        self.env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+                    "AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+        self.script = script
+        self.providers: list[ScriptedProvider] = []
+        settings = Settings(provider="scripted", model="scripted")
+        self.launch = Launch(settings=settings, cwd=self.project, session=session,
+                             permissions=PermissionOptions(mode=mode, allowed_tools=allowed))  # type: ignore[arg-type]
+        self.events: list[Event] = []
+
+    def provider(self) -> ScriptedProvider:
+        provider = ScriptedProvider(self.script)
+        self.providers.append(provider)
+        return provider
+
+    def app(self) -> AgentApp:
+        return AgentApp(self.launch, provider_factory=self.provider, env=self.env)
+
+
+async def type_and_send(pilot: Any, text: str) -> None:
+    app = pilot.app
+    app.prompt_input.insert(text)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def until(pilot: Any, condition: Any, timeout: float = 10) -> None:
+    async def wait() -> None:
+        while not condition():
+            await pilot.pause(0.02)
+    await asyncio.wait_for(wait(), timeout)
+
+
+def idle(app: AgentApp) -> bool:
+    return app.conversation is not None and not app.conversation.agent.running
+
+
+def texts(app: AgentApp, kind: type) -> list[Any]:
+    return list(app.query(kind))
+
+
+def listen(app: AgentApp, harness: Harness) -> None:
+    assert app.conversation is not None
+    app.conversation.agent.bus.on(harness.events.append)
+
+
+async def test_a_streamed_answer_renders_as_markdown(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "Here is **bold** and a list:\n\n- one\n- two\n", "chunk_size": 3,
+                                  "delay": 0.005}])
+    async with harness.app().run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "format something")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+        await pilot.pause(0.2)
+        [answer] = texts(pilot.app, AssistantText)
+        assert answer.source == "Here is **bold** and a list:\n\n- one\n- two\n" and answer.finished
+        assert [p.text for p in texts(pilot.app, UserPrompt)] == ["format something"]
+        assert pilot.app.status.status.title == "format something"
+
+
+def write_script(name: str = "notes.txt", content: str = "hello\n") -> list[dict[str, Any]]:
+    return [{"content": [{"type": "text", "text": "Writing it."},
+                         {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": name, "content": content}}]},
+            {"text": "Done."}]
+
+
+async def test_a_tool_call_shows_its_block_and_asks(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, write_script())
+    async with harness.app().run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "write the note")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
+        [block] = texts(pilot.app, ToolBlock)
+        assert block.tool_name == "Write" and block.state == "asking" and block.arguments["file_path"] == "notes.txt"
+        await pilot.press("y")
+        await until(pilot, lambda: idle(pilot.app))
+        assert (harness.project / "notes.txt").read_text() == "hello\n"
+        assert block.state == "done" and "created: +1" in str(block._header.render())
+        assert pilot.app.focused is pilot.app.prompt_input
+
+
+@pytest.mark.parametrize(
+    ("keys", "behavior", "scope", "written"),
+    [
+        (["y"], "allow", "once", True), (["1"], "allow", "once", True),
+        (["s"], "allow", "session", True), (["2"], "allow", "session", True),
+        (["a"], "allow", "always", True), (["3"], "allow", "always", True),
+        (["n"], "deny", "once", False), (["escape"], "deny", "once", False),
+    ],
+)
+async def test_each_modal_key_gives_its_decision(tmp_path: Path, keys: list[str], behavior: str, scope: str,
+                                                 written: bool) -> None:
+    harness = Harness(tmp_path, write_script())
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        listen(app, harness)
+        await type_and_send(pilot, "write the note")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press(*keys)
+        await until(pilot, lambda: idle(app))
+        [resolved] = [e for e in harness.events if isinstance(e, PermissionResolved)]
+        assert (resolved.decision.behavior, resolved.decision.scope) == (behavior, scope)
+        assert (harness.project / "notes.txt").exists() is written
+        rules = [r.text for r in app.conversation.project.engine.rules if r.source == "session"]
+        assert rules == (["Edit"] if scope in ("session", "always") else [])
+        local = harness.project / ".claude" / "settings.local.json"
+        assert local.exists() is (scope == "always")
+        if scope == "always":
+            assert json.loads(local.read_text())["permissions"]["allow"] == ["Edit"]
+
+
+async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, write_script())
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "write the note")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("tab")
+        await pilot.press(*"use docs/ instead")
+        await pilot.press("enter")
+        await until(pilot, lambda: idle(app))
+        result = harness.providers[0].requests[1].messages[-1].content[0]
+        assert result.is_error and result.content.endswith("The user said: use docs/ instead")
+        assert not (harness.project / "notes.txt").exists()
+
+
+async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
+    calls = [{"type": "tool_use", "id": f"w{i}", "name": "Write", "input": {"file_path": f"n{i}.txt", "content": "x"}}
+             for i in range(2)]
+    harness = Harness(tmp_path, [{"content": calls}, {"text": "ok"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "two files")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert app.screen.request.input["file_path"] == "n0.txt"
+        await pilot.press("y")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen.request.input["file_path"] == "n1.txt")
+        await pilot.press("n")
+        await until(pilot, lambda: idle(app))
+        assert (harness.project / "n0.txt").exists() and not (harness.project / "n1.txt").exists()
+
+
+async def test_escape_interrupts_mid_stream(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "word " * 400, "chunk_size": 5, "delay": 0.01}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "talk a lot")
+        await until(pilot, lambda: texts(app, AssistantText))
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app), timeout=5)
+        assert [n.message for n in texts(app, Notice) if n.message == "Interrupted."]
+        assert app.conversation.agent.messages[-1].text == "[Request interrupted by user]"
+
+
+async def test_escape_interrupts_a_running_command(tmp_path: Path) -> None:
+    sleeper = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "sleep 30"}}]}
+    harness = Harness(tmp_path, [sleeper, {"text": "never"}], allowed=("Bash(sleep:*)",))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "wait")
+        await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0].state == "running")
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app), timeout=5)  # far sooner than the 30 s the command wanted
+        [block] = texts(app, ToolBlock)
+        assert block.state == "error" and "Interrupted by user" in str(block._header.render())
+
+
+async def test_typing_while_the_agent_works_queues_the_message(tmp_path: Path) -> None:
+    slow = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "sleep 0.5"}}]}
+    harness = Harness(tmp_path, [slow, {"text": "Adjusted."}], allowed=("Bash(sleep:*)",))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "start")
+        await until(pilot, lambda: texts(app, ToolBlock))
+        await type_and_send(pilot, "also use tabs")
+        assert "also use tabs" in str(app.query_one("#pending").render()) and app.query_one("#pending").display
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        assert [p.text for p in texts(app, UserPrompt)] == ["start", "also use tabs"]
+        assert not app.query_one("#pending").display
+        assert harness.providers[0].requests[1].messages[-1].text == "also use tabs"
+
+
+async def test_resume_opens_the_picker_and_restores_the_conversation(tmp_path: Path) -> None:
+    first = Harness(tmp_path, [{"text": "The first answer."}])
+    async with first.app().run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "the first question")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+    again = Harness(tmp_path, [{"text": "More."}])
+    app = again.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "/resume")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        assert [s.title for s in app.screen.sessions] == ["the first question"]
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SessionPicker) and app.conversation is not None
+                    and app.conversation.agent.messages)
+        assert [p.text for p in texts(app, UserPrompt)] == ["the first question"]
+        assert [a.source for a in texts(app, AssistantText)] == ["The first answer."]
+        await type_and_send(pilot, "and then?")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 2)
+        assert [m.text for m in again.providers[-1].requests[0].messages] == ["the first question", "The first answer.", "and then?"]
+
+
+async def test_resume_flag_with_no_id_starts_with_the_picker(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}], session=SessionRequest(resume=""))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("escape")  # nothing to resume: a new session starts
+        await until(pilot, lambda: app.conversation is not None)
+
+
+async def test_themes_load_and_switch(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert {"agentui-dark", "agentui-light"} <= set(app.available_themes) and app.theme == "agentui-dark"
+        await type_and_send(pilot, "/theme agentui-light")
+        assert app.theme == "agentui-light"
+    config = json.loads((tmp_path / "config" / "config.json").read_text())
+    assert config == {"theme": "agentui-light"}
+    async with Harness(tmp_path, [{"text": "ok"}]).app().run_test(size=(100, 30)) as pilot:
+        assert pilot.app.theme == "agentui-light"  # remembered
+
+
+async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "Reviewed."}])
+    commands = harness.project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $1.\n")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.prompt_input.insert("/rev")
+        await pilot.pause()
+        assert [c.value for c in app.query_one("CompletionList").items] == ["/review"]
+        await pilot.press("tab")
+        assert app.prompt_input.text == "/review "
+        app.prompt_input.insert("app.py utils.py")
+        await pilot.press("enter")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        assert harness.providers[0].requests[0].messages[0].text == "Review app.py utils.py carefully; start with app.py."
+        await type_and_send(pilot, "/nonsense")
+        assert texts(app, Notice)[-1].message == "There is no command /nonsense; /help lists them."
+        await type_and_send(pilot, "/help")
+        assert "/review" in texts(app, Notice)[-1].message and "Esc interrupts" in texts(app, Notice)[-1].message
+
+
+async def test_at_completion_offers_project_files(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}])
+    (harness.project / "src").mkdir()
+    (harness.project / "src" / "main.py").write_text("")
+    (harness.project / "README.md").write_text("")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.prompt_input.insert("look at @mai")
+        await pilot.pause()
+        assert [c.value for c in app.query_one("CompletionList").items] == ["@src/main.py"]
+        await pilot.press("enter")  # Enter takes the completion, it does not send
+        assert app.prompt_input.text == "look at @src/main.py "
+
+
+async def test_history_recalls_earlier_prompts(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "a"}, {"text": "b"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "first prompt")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        await pilot.press("up")
+        assert app.prompt_input.text == "first prompt"
+        await pilot.press("down")
+        assert app.prompt_input.text == ""
+    async with Harness(tmp_path, [{"text": "c"}]).app().run_test(size=(100, 30)) as pilot:
+        await pilot.press("up")
+        assert pilot.app.prompt_input.text == "first prompt"  # persisted per project
+
+
+async def test_bang_commands_and_notes(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "I see the listing."}])
+    (harness.project / "data.csv").write_text("x")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "!ls")
+        await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0].state == "done")
+        await type_and_send(pilot, "#always run the tests with -q")
+        assert (harness.project / "CLAUDE.md").read_text() == "- always run the tests with -q\n"
+        await type_and_send(pilot, "what did you see?")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        sent = harness.providers[0].requests[0].messages
+        assert sent[0].text == "<bash-input>ls</bash-input>\n<bash-stdout>data.csv</bash-stdout>"
+        assert sent[-1].text == "what did you see?"
+
+
+async def test_shift_tab_cycles_the_permission_mode(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.conversation is not None)
+        seen = []
+        for _ in range(3):
+            await pilot.press("shift+tab")
+            seen.append(app.conversation.project.engine.mode)
+        assert seen == ["acceptEdits", "plan", "default"] and app.status.status.mode == "default"
+
+
+async def test_ctrl_c_twice_quits_and_ctrl_l_clears(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "hello")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert not texts(app, UserPrompt)
+        await pilot.press("ctrl+c")
+        assert app.status.status.hint == "Press Ctrl+C again to quit" and app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_errors_are_sentences_in_the_transcript(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"error": {"status": 401, "message": "invalid x-api-key"}}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "hi")
+        await until(pilot, lambda: idle(app) and any(n.has_class("-error") for n in texts(app, Notice)))
+        [error] = [n for n in texts(app, Notice) if n.has_class("-error")]
+        assert error.message == "The scripted model rejected the API key (401); check the script: invalid x-api-key."
+    unconfigured = AgentApp(None, problem="No model is configured: set ANTHROPIC_API_KEY.", env=harness.env)
+    async with unconfigured.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "hi")
+        assert [n.message for n in texts(pilot.app, Notice) if n.has_class("-error")] == [
+            "No model is configured: set ANTHROPIC_API_KEY.", "No model is configured: set ANTHROPIC_API_KEY."]
+
+
+async def test_export_writes_markdown(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "The answer."}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_and_send(pilot, "the question")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        await type_and_send(pilot, "/export conversation.md")
+    assert (harness.project / "conversation.md").read_text() == (
+        "## You\n\nthe question\n\n## Assistant\n\nThe answer.\n")
