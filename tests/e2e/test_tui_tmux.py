@@ -1,0 +1,109 @@
+"""The app in a real terminal: tmux runs the installed `agentui` against the loopback Messages API server; a person
+types a request, approves the edit with one key, sees the answer, quits, and the session is on disk."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agentui.core.session.paths import project_dir
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sessions import claude_code_log_reads, lines
+from tests.support.sse import anthropic_stream
+
+
+class Terminal:
+    """A tmux server of its own (its own socket), one window, read back with capture-pane."""
+
+    def __init__(self, command: str, env: dict[str, str], cwd: Path) -> None:
+        assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
+        self.socket = f"agentui-test-{uuid.uuid4().hex[:8]}"
+        exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
+        script = f"cd {_quote(str(cwd))} && env -i {exports} {command}; echo EXIT=$?; sleep 30"
+        self._tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", script)
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p", "-t", "main")
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", "-t", "main", *keys)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-t", "main", "-l", text)
+
+    def wait_for(self, text: str, timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "greeting.py").write_text('print("hello")\n')
+    return root
+
+
+def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "greeting.py"}}
+    edit = {"type": "tool_use", "id": "toolu_edit", "name": "Edit",
+            "input": {"file_path": "greeting.py", "old_string": "hello", "new_string": "hello, world"}}
+    server.enqueue(
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Let me look first."}, read], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Now the change."}, edit], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "All done: the greeting now says **hello, world**."}])),
+    )
+    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "TERM": "xterm-256color",
+           "PATH": clean_env.get("PATH", "/usr/bin:/bin")}
+    terminal = Terminal(agentui_bin, env, project)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("greet the whole world")
+        terminal.keys("Enter")
+        modal = terminal.wait_for("Yes, once")
+        assert "Edit wants to modify greeting.py" in modal and "hello, world" in modal
+        terminal.keys("y")
+        answer = terminal.wait_for("All done: the greeting now says")
+        assert "changed: +1 −1" in answer
+        assert (project / "greeting.py").read_text() == 'print("hello, world")\n'
+        terminal.keys("C-c")
+        terminal.wait_for("Press Ctrl+C again to quit")
+        terminal.keys("C-c")
+        terminal.wait_for("EXIT=0")
+    finally:
+        terminal.close()
+
+    [session] = project_dir(project, {"HOME": env["HOME"]}).glob("*.jsonl")
+    written = lines(session)
+    assert [e["message"]["content"] for e in written if e["type"] == "user" and isinstance(e["message"]["content"], str)] == [
+        "greet the whole world"]
+    calls = [e["message"]["content"][0]["name"] for e in written
+             if e["type"] == "assistant" and e["message"]["content"][0]["type"] == "tool_use"]
+    assert calls == ["Read", "Edit"]
+    assert written[-2]["message"]["content"][0]["text"].startswith("All done")  # then the title line
+    assert json.loads(server.requests[2].body)["messages"][-1]["content"][0]["tool_use_id"] == "toolu_edit"
+    claude_code_log_reads(session)

@@ -1,0 +1,112 @@
+"""How the app looks, as SVG snapshots (pytest-textual-snapshot): idle, streaming, a tool block with its diff,
+the permission question, the session picker. `pytest --snapshot-update` accepts a deliberate change."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from agentui.core.messages import Usage
+from agentui.core.providers.base import ProviderRequest
+from agentui.core.providers.stream import BlockDelta, BlockStart, ProviderEvent, StreamStart
+from agentui.tui.screens.permission import PermissionScreen
+from agentui.tui.screens.picker import SessionPicker
+from agentui.tui.widgets.tool_block import ToolBlock
+from agentui.tui.widgets.transcript import AssistantText
+from tests.tui.test_app import Harness, idle, texts, until
+
+SIZE = (100, 30)
+
+
+class Hanging:
+    """Streams the start of an answer, then waits forever: a stable picture of an answer mid-stream."""
+
+    name = "scripted"
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
+        yield StreamStart("msg_1", "scripted", Usage(input_tokens=1200))
+        yield BlockStart(0, "text")
+        for piece in ["## Plan\n\n", "1. Read `app.py`\n", "2. Fix the **off-by-one** in `count()`\n", "3. Run the tes"]:
+            yield BlockDelta(0, "text", piece)
+        await asyncio.Event().wait()
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def steady(pilot: Any) -> None:
+    pilot.app.prompt_input.cursor_blink = False
+    await pilot.pause(0.3)
+
+
+async def send(pilot: Any, text: str) -> None:
+    pilot.app.prompt_input.insert(text)
+    await pilot.press("enter")
+
+
+def test_idle(snap_compare: Any, tmp_path: Path) -> None:
+    app = Harness(tmp_path, [{"text": "ok"}]).app()
+    assert snap_compare(app, terminal_size=SIZE, run_before=steady)
+
+
+def test_streaming(snap_compare: Any, tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    app._provider_factory = Hanging  # type: ignore[assignment]
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "fix the counting bug")
+        await until(pilot, lambda: any("Run the tes" in answer.source for answer in texts(pilot.app, AssistantText)))
+        await steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_tool_block_with_diff(snap_compare: Any, tmp_path: Path) -> None:
+    edit = {"type": "tool_use", "id": "e1", "name": "Edit",
+            "input": {"file_path": "app.py", "old_string": "    return n + 1", "new_string": "    return n"}}
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "app.py"}}
+    harness = Harness(tmp_path, [{"content": [read]}, {"content": [edit]}, {"text": "Fixed the off-by-one."}],
+                      mode="acceptEdits")
+    (harness.project / "app.py").write_text("def count(n):\n    total = n\n    return n + 1\n")
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "fix count")
+        await until(pilot, lambda: idle(pilot.app) and len(texts(pilot.app, ToolBlock)) == 2)
+        texts(pilot.app, ToolBlock)[1].expanded = True
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_permission_modal(snap_compare: Any, tmp_path: Path) -> None:
+    bash = {"type": "tool_use", "id": "b1", "name": "Bash",
+            "input": {"command": "git push origin main", "description": "Push the branch"}}
+    harness = Harness(tmp_path, [{"content": [{"type": "text", "text": "Pushing now."}, bash]}])
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "push it")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_session_picker(snap_compare: Any, tmp_path: Path) -> None:
+    earlier = Harness(tmp_path, [{"text": "Sure."}])
+
+    async def make_session() -> None:
+        async with earlier.app().run_test(size=SIZE) as pilot:
+            await send(pilot, "rename the config loader")
+            await until(pilot, lambda: idle(pilot.app) and pilot.app.conversation.agent.messages)
+
+    asyncio.run(make_session())
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "/resume")
+        await until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker))
+        await steady(pilot)
+
+    assert snap_compare(Harness(tmp_path, [{"text": "ok"}]).app(), terminal_size=SIZE, run_before=run_before)
