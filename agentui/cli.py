@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -63,6 +64,14 @@ def _build_parser():  # type: ignore[no-untyped-def]
     return parser
 
 
+def _default_log() -> str:
+    import platformdirs
+
+    directory = platformdirs.user_state_dir("agentui", appauthor=False)
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, "agentui.log")
+
+
 def _positive_int(value: str) -> int:
     import argparse
 
@@ -85,7 +94,14 @@ def _run(argv: list[str]) -> int:
 
     args = _build_parser().parse_args(argv)  # bad usage exits 2, as argparse does
     logger = logging.getLogger("agentui")
-    if args.debug:
+    log_file = os.environ.get("AGENTUI_LOG") or (_default_log() if args.debug and not args.print_mode else None)
+    if log_file:  # the app owns the screen: its log goes to a file
+        handler: logging.Handler = logging.FileHandler(log_file)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False
+    elif args.debug:
         logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
     else:
         logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import Static
@@ -30,6 +30,7 @@ from agentui.core.providers.base import Provider
 from agentui.core.session.store import SessionError, SessionRequest
 from agentui.tui.commands import BUILTIN, CustomCommand, load_custom_commands
 from agentui.tui.history import PromptHistory, history_file
+from agentui.tui.screens.main import MainScreen
 from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.screens.trust import TrustScreen
@@ -42,6 +43,7 @@ from agentui.tui.widgets.transcript import AssistantText, Notice, ThinkingView, 
 log = logging.getLogger(__name__)
 
 QUIT_WINDOW = 2.0
+SETTLE_SECONDS = 0.3
 MAX_FILE_COMPLETIONS = 5000
 MODES_CYCLE = ("default", "acceptEdits", "plan")
 INIT_PROMPT = (
@@ -56,7 +58,6 @@ Commands: """
 
 
 class AgentApp(App[int]):
-    CSS_PATH = "app.tcss"
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [
@@ -77,7 +78,7 @@ class AgentApp(App[int]):
     ) -> None:
         super().__init__()
         self.launch = launch
-        self._first_prompt = first_prompt
+        self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
         self.problem = problem
         self.conversation: Conversation | None = None
         self.crash_message: str | None = None
@@ -85,11 +86,12 @@ class AgentApp(App[int]):
         self._env = env
         self._project: Project | None = None
         self._subscription: Subscription | None = None
-        self._texts: dict[tuple[str, int], AssistantText] = {}
-        self._thinking: dict[tuple[str, int], ThinkingView] = {}
+        # Keyed by the order of message_start events, not by message id: a server may repeat ids.
+        self._texts: dict[tuple[int, int], AssistantText] = {}
+        self._thinking: dict[tuple[int, int], ThinkingView] = {}
         self._tools: dict[str, ToolBlock] = {}
-        self._message_widgets: dict[str, list[Any]] = {}
-        self._message_id = ""
+        self._message_widgets: dict[int, list[Any]] = {}
+        self._message = 0
         self._questions: deque[PermissionRequest] = deque()
         self._asking: PermissionScreen | None = None
         self._pending: list[str] = []
@@ -101,31 +103,24 @@ class AgentApp(App[int]):
 
     # Layout
 
-    def compose(self) -> ComposeResult:
+    def get_default_screen(self) -> MainScreen:
+        # Widgets are held by reference, not queried: App.query_one searches the screen on top, and events keep
+        # arriving while a question is still showing.
+        self.transcript = Transcript(id="transcript")
+        self.pending = Static("", id="pending")
         completions = CompletionList()
-        yield Transcript(id="transcript")
-        yield Static("", id="pending")
-        yield completions
-        yield PromptInput(self.history, completions, self._completions)
-        yield StatusBar()
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.query_one(Transcript)
-
-    @property
-    def status(self) -> StatusBar:
-        return self.query_one(StatusBar)
-
-    @property
-    def prompt_input(self) -> PromptInput:
-        return self.query_one(PromptInput)
+        self.prompt_input = PromptInput(self.history, completions, self._completions)
+        self.status = StatusBar()
+        return MainScreen(self.transcript, self.pending, completions, self.prompt_input, self.status)
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         self._load_themes()
+        self.call_after_refresh(self._startup)  # once the main screen's widgets are mounted
+
+    async def _startup(self) -> None:
         self.prompt_input.focus()
         self.say(f"agentui {__version__} — type a request; /help for keys and commands.")
         if self.launch is None:
@@ -188,9 +183,9 @@ class AgentApp(App[int]):
         engine = self.conversation.project.engine
         self.status.set(model=agent.config.model, provider=self.launch.settings.provider, mode=engine.mode,
                         title=resumed.title if resumed and resumed.title else "")
-        if self._first_prompt:
-            first, self._first_prompt = self._first_prompt, None
-            self._send(first)
+        waiting, self._waiting = self._waiting, []
+        for text in waiting:
+            self._send(text)
 
     async def on_unmount(self) -> None:
         await self._close()  # however the app ends, the session file is synced and released
@@ -228,10 +223,10 @@ class AgentApp(App[int]):
         elif kind == "content_block_end":
             await self._block_end(event)
         elif kind == "message_start":
-            self._message_id = event.message_id  # type: ignore[union-attr]
+            self._message += 1
         elif kind == "message_end":
             for (message_id, _), widget in list(self._texts.items()):
-                if message_id == self._message_id:
+                if message_id == self._message:
                     await widget.finish()
         elif kind == "user_message":
             self._user_message(event)
@@ -252,7 +247,7 @@ class AgentApp(App[int]):
             self.status.set(tokens_in=total.context_tokens, tokens_out=total.output_tokens,
                             cost_usd=event.cost_usd, context_percent=event.context_percent)  # type: ignore[union-attr]
         elif kind == "retry":
-            for widget in self._message_widgets.pop(self._message_id, []):  # that attempt's partial answer is void
+            for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
                 widget.remove()
             self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)  # type: ignore[union-attr]
             self.say(f"Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}",  # type: ignore[union-attr]
@@ -267,17 +262,17 @@ class AgentApp(App[int]):
             await self._run_ended(event)
 
     def _track(self, widget: Any) -> Any:
-        self._message_widgets.setdefault(self._message_id, []).append(widget)
+        self._message_widgets.setdefault(self._message, []).append(widget)
         return self.transcript.add(widget)
 
     def _text(self, index: int) -> AssistantText:
-        key = (self._message_id, index)
+        key = (self._message, index)
         if key not in self._texts:
             self._texts[key] = self._track(AssistantText())
         return self._texts[key]
 
     def _thought(self, index: int) -> ThinkingView:
-        key = (self._message_id, index)
+        key = (self._message, index)
         if key not in self._thinking:
             self._thinking[key] = self._track(ThinkingView())
         return self._thinking[key]
@@ -290,7 +285,7 @@ class AgentApp(App[int]):
 
     async def _block_end(self, event: Any) -> None:
         block = event.block
-        key = (self._message_id, event.index)
+        key = (self._message, event.index)
         if isinstance(block, ToolUseBlock):
             self._tool(block.id, block.name).set_arguments(block.input)
         elif isinstance(block, ThinkingBlock) and key in self._thinking:
@@ -315,6 +310,9 @@ class AgentApp(App[int]):
     async def _run_ended(self, event: Any) -> None:
         for widget in self._texts.values():
             await widget.finish()
+        # An incremental update made while a question was on screen can leave one stale row in a real terminal
+        # (the compositor holds the right frame); one full repaint once the run has settled puts it right.
+        self.set_timer(SETTLE_SECONDS, self.transcript.screen.refresh)
         self.status.set(busy=False, retry_until=None)
         if event.stop == "cancelled":
             self.say("Interrupted.", "warning")
@@ -345,6 +343,11 @@ class AgentApp(App[int]):
         self.push_screen(self._asking, lambda decision: self._answered(request, decision))
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
+        # sets off (the tool's result, the next answer) must not update a screen that is still hidden.
+        self.call_after_refresh(self._deliver_answer, request, decision)
+
+    def _deliver_answer(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
         self._asking = None
         tool = self._tools.get(request.tool_call_id)
         if tool is not None and decision is not None and decision.behavior == "allow":
@@ -370,7 +373,10 @@ class AgentApp(App[int]):
 
     def _send(self, text: str) -> None:
         if self.conversation is None:
-            self.say(self.problem or "There is no conversation open.", "error")
+            if self.launch is not None:  # still starting up: it goes out as soon as the conversation is open
+                self._waiting.append(text)
+            else:
+                self.say(self.problem or "There is no conversation open.", "error")
             return
         agent = self.conversation.agent
         if agent.running:
@@ -381,9 +387,8 @@ class AgentApp(App[int]):
         self.run_worker(agent.prompt(text), group="run", exit_on_error=False)
 
     def _show_pending(self) -> None:
-        pending = self.query_one("#pending", Static)
-        pending.update(Content("\n".join(f"⏳ {text.splitlines()[0][:100]}" for text in self._pending)))
-        pending.display = bool(self._pending)
+        self.pending.update(Content("\n".join(f"⏳ {text.splitlines()[0][:100]}" for text in self._pending)))
+        self.pending.display = bool(self._pending)
 
     def _completions(self, before_cursor: str) -> list[Completion]:
         if before_cursor.startswith("/") and " " not in before_cursor:

@@ -48,7 +48,8 @@ class Terminal:
             if text in screen:
                 return screen
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared; the screen was:\n{self.screen()}")
+        numbered = "\n".join(f"{n:2}|{line}" for n, line in enumerate(self.screen().splitlines()))
+        raise AssertionError(f"{text!r} never appeared; the screen was:\n{numbered}")
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
@@ -78,6 +79,7 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
         Reply(chunks=anthropic_stream([{"type": "text", "text": "All done: the greeting now says **hello, world**."}])),
     )
     env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "TERM": "xterm-256color",
+           "AGENTUI_LOG": str(project.parent / "agentui.log"),
            "PATH": clean_env.get("PATH", "/usr/bin:/bin")}
     terminal = Terminal(agentui_bin, env, project)
     try:
@@ -87,8 +89,9 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
         modal = terminal.wait_for("Yes, once")
         assert "Edit wants to modify greeting.py" in modal and "hello, world" in modal
         terminal.keys("y")
-        answer = terminal.wait_for("All done: the greeting now says")
-        assert "changed: +1 −1" in answer
+        terminal.wait_for("All done: the greeting now says")
+        answer = terminal.wait_for("changed: +1 −1", timeout=5)  # the screen settles a frame or two later
+        assert "Edit  greeting.py" in answer
         assert (project / "greeting.py").read_text() == 'print("hello, world")\n'
         terminal.keys("C-c")
         terminal.wait_for("Press Ctrl+C again to quit")

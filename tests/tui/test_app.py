@@ -47,6 +47,11 @@ class Harness:
         return AgentApp(self.launch, provider_factory=self.provider, env=self.env)
 
 
+async def ready(pilot: Any) -> None:
+    """Until the app has opened its conversation (start-up runs once the main screen is mounted)."""
+    await until(pilot, lambda: pilot.app.conversation is not None)
+
+
 async def type_and_send(pilot: Any, text: str) -> None:
     app = pilot.app
     app.prompt_input.insert(text)
@@ -78,6 +83,7 @@ async def test_a_streamed_answer_renders_as_markdown(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "Here is **bold** and a list:\n\n- one\n- two\n", "chunk_size": 3,
                                   "delay": 0.005}])
     async with harness.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "format something")
         await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
         await pilot.pause(0.2)
@@ -96,6 +102,7 @@ def write_script(name: str = "notes.txt", content: str = "hello\n") -> list[dict
 async def test_a_tool_call_shows_its_block_and_asks(tmp_path: Path) -> None:
     harness = Harness(tmp_path, write_script())
     async with harness.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "write the note")
         await until(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
         [block] = texts(pilot.app, ToolBlock)
@@ -121,6 +128,7 @@ async def test_each_modal_key_gives_its_decision(tmp_path: Path, keys: list[str]
     harness = Harness(tmp_path, write_script())
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         listen(app, harness)
         await type_and_send(pilot, "write the note")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
@@ -141,6 +149,7 @@ async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:
     harness = Harness(tmp_path, write_script())
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "write the note")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.press("tab")
@@ -158,6 +167,7 @@ async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"content": calls}, {"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "two files")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         assert app.screen.request.input["file_path"] == "n0.txt"
@@ -172,6 +182,7 @@ async def test_escape_interrupts_mid_stream(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "word " * 400, "chunk_size": 5, "delay": 0.01}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "talk a lot")
         await until(pilot, lambda: texts(app, AssistantText))
         await pilot.press("escape")
@@ -185,6 +196,7 @@ async def test_escape_interrupts_a_running_command(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [sleeper, {"text": "never"}], allowed=("Bash(sleep:*)",))
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "wait")
         await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0].state == "running")
         await pilot.press("escape")
@@ -198,6 +210,7 @@ async def test_typing_while_the_agent_works_queues_the_message(tmp_path: Path) -
     harness = Harness(tmp_path, [slow, {"text": "Adjusted."}], allowed=("Bash(sleep:*)",))
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "start")
         await until(pilot, lambda: texts(app, ToolBlock))
         await type_and_send(pilot, "also use tabs")
@@ -211,11 +224,13 @@ async def test_typing_while_the_agent_works_queues_the_message(tmp_path: Path) -
 async def test_resume_opens_the_picker_and_restores_the_conversation(tmp_path: Path) -> None:
     first = Harness(tmp_path, [{"text": "The first answer."}])
     async with first.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "the first question")
         await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
     again = Harness(tmp_path, [{"text": "More."}])
     app = again.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "/resume")
         await until(pilot, lambda: isinstance(app.screen, SessionPicker))
         assert [s.title for s in app.screen.sessions] == ["the first question"]
@@ -242,12 +257,14 @@ async def test_themes_load_and_switch(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         assert {"agentui-dark", "agentui-light"} <= set(app.available_themes) and app.theme == "agentui-dark"
         await type_and_send(pilot, "/theme agentui-light")
         assert app.theme == "agentui-light"
     config = json.loads((tmp_path / "config" / "config.json").read_text())
     assert config == {"theme": "agentui-light"}
     async with Harness(tmp_path, [{"text": "ok"}]).app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         assert pilot.app.theme == "agentui-light"  # remembered
 
 
@@ -258,6 +275,7 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
     (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $1.\n")
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         app.prompt_input.insert("/rev")
         await pilot.pause()
         assert [c.value for c in app.query_one("CompletionList").items] == ["/review"]
@@ -280,6 +298,7 @@ async def test_at_completion_offers_project_files(tmp_path: Path) -> None:
     (harness.project / "README.md").write_text("")
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         app.prompt_input.insert("look at @mai")
         await pilot.pause()
         assert [c.value for c in app.query_one("CompletionList").items] == ["@src/main.py"]
@@ -291,6 +310,7 @@ async def test_history_recalls_earlier_prompts(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "a"}, {"text": "b"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "first prompt")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         await pilot.press("up")
@@ -298,6 +318,7 @@ async def test_history_recalls_earlier_prompts(tmp_path: Path) -> None:
         await pilot.press("down")
         assert app.prompt_input.text == ""
     async with Harness(tmp_path, [{"text": "c"}]).app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await pilot.press("up")
         assert pilot.app.prompt_input.text == "first prompt"  # persisted per project
 
@@ -307,6 +328,7 @@ async def test_bang_commands_and_notes(tmp_path: Path) -> None:
     (harness.project / "data.csv").write_text("x")
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "!ls")
         await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0].state == "done")
         await type_and_send(pilot, "#always run the tests with -q")
@@ -322,6 +344,7 @@ async def test_shift_tab_cycles_the_permission_mode(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await until(pilot, lambda: app.conversation is not None)
         seen = []
         for _ in range(3):
@@ -334,6 +357,7 @@ async def test_ctrl_c_twice_quits_and_ctrl_l_clears(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "hello")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         await pilot.press("ctrl+l")
@@ -350,6 +374,7 @@ async def test_errors_are_sentences_in_the_transcript(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"error": {"status": 401, "message": "invalid x-api-key"}}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "hi")
         await until(pilot, lambda: idle(app) and any(n.has_class("-error") for n in texts(app, Notice)))
         [error] = [n for n in texts(app, Notice) if n.has_class("-error")]
@@ -365,6 +390,7 @@ async def test_export_writes_markdown(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "The answer."}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
         await type_and_send(pilot, "the question")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         await type_and_send(pilot, "/export conversation.md")

@@ -37,11 +37,13 @@ class Hanging:
 
 
 async def steady(pilot: Any) -> None:
+    await until(pilot, lambda: pilot.app.conversation is not None)
     pilot.app.prompt_input.cursor_blink = False
     await pilot.pause(0.3)
 
 
 async def send(pilot: Any, text: str) -> None:
+    await until(pilot, lambda: pilot.app.conversation is not None)
     pilot.app.prompt_input.insert(text)
     await pilot.press("enter")
 

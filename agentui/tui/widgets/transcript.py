@@ -21,7 +21,7 @@ class Transcript(VerticalScroll):
 
     DEFAULT_CSS = """
     Transcript {
-        layout: stream;
+        layout: vertical;
         height: 1fr;
         padding: 0 1;
         scrollbar-size-vertical: 1;
@@ -95,6 +95,8 @@ class AssistantText(Markdown):
             self._schedule()
 
     def add(self, text: str) -> None:
+        if self.finished:
+            return  # a late delta for a block already complete: nothing may follow its end
         self._pending.append(text)
         if self._timer is None and self._stream is not None:
             self._schedule()
