@@ -396,3 +396,17 @@ async def test_export_writes_markdown(tmp_path: Path) -> None:
         await type_and_send(pilot, "/export conversation.md")
     assert (harness.project / "conversation.md").read_text() == (
         "## You\n\nthe question\n\n## Assistant\n\nThe answer.\n")
+
+
+async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"error": {"status": 529, "message": "Overloaded", "retry_after": 0.6}},
+                                 {"text": "Made it."}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "hi")
+        await until(pilot, lambda: app.status.status.retry_until is not None)
+        assert "retrying in" in str(app.status.render()) and "Overloaded" in app.status.status.retry_reason
+        assert any(n.message.startswith("Retrying in 0.6 s (attempt 2 of 10)") for n in texts(app, Notice))
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Made it."])
+        assert app.status.status.retry_until is None

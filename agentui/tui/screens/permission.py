@@ -63,6 +63,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"{request.tool_name}: {call_summary(request.tool_name, request.input, self._cwd)}"[:100]
             yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
+            if request.tool_name == "Bash" and request.input.get("description"):
+                yield Static(Content(f"What it is for: {request.input['description']}"), classes="choice")
             with VerticalScroll(id="preview"):
                 yield Static(preview(request, self._cwd))
             yield Static(Text.assemble(("  y 1 ", "bold"), "Yes, once"), classes="choice")
