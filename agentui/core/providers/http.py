@@ -16,7 +16,6 @@ from agentui import __version__
 from agentui.core.providers.base import (
     ConnectError,
     ProtocolError,
-    ProviderError,
     StreamBrokenError,
     error_for_status,
 )

@@ -14,7 +14,6 @@ from agentui.core.messages import (
     Message,
     TextBlock,
     ToolResultBlock,
-    ToolUseBlock,
     Usage,
 )
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
