@@ -151,18 +151,12 @@ def _run(argv: list[str]) -> int:
         disallowed_tools=tuple(args.disallowed_tools),
         add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
     )
-    if args.system_prompt is not None:
-        system_prompt = args.system_prompt + (f"\n\n{args.append_system_prompt}" if args.append_system_prompt else "")
-    else:
-        from agentui.core.prompt import build_system_prompt
-
-        system_prompt = build_system_prompt(cwd, append=args.append_system_prompt)
-
     if interactive:
         from agentui.core.conversation import Launch
         from agentui.tui import run_app
 
-        launch = Launch(settings=settings, cwd=cwd, system_prompt=system_prompt, permissions=permissions,
+        launch = Launch(settings=settings, cwd=cwd, system_prompt=args.system_prompt,
+                        append_system_prompt=args.append_system_prompt, permissions=permissions,
                         session=session) if settings is not None else None
         return _guarded(lambda: run_app(launch, problem=problem, first_prompt=args.prompt))
 
@@ -185,7 +179,8 @@ def _run(argv: list[str]) -> int:
                 prompt,
                 output_format=args.output_format or "text",
                 max_turns=args.max_turns,
-                system_prompt=system_prompt,
+                system_prompt=args.system_prompt,
+                append_system_prompt=args.append_system_prompt,
                 cwd=cwd,
                 permissions=permissions,
                 session=session,

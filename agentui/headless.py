@@ -149,7 +149,8 @@ async def run_print(
     *,
     output_format: OutputFormat = "text",
     max_turns: int | None = None,
-    system_prompt: str = "",
+    system_prompt: str | None = None,
+    append_system_prompt: str | None = None,
     cwd: Path | None = None,
     permissions: PermissionOptions = PermissionOptions(),
     session: SessionRequest = SessionRequest(),
@@ -162,8 +163,9 @@ async def run_print(
     project = open_project(cwd or Path.cwd(), permissions)
     for notice in project.notices:
         printer.note(notice)
-    launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt, permissions=permissions,
-                    session=session, max_turns=max_turns)
+    launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt,
+                    append_system_prompt=append_system_prompt, permissions=permissions, session=session,
+                    max_turns=max_turns)
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
     agent = conversation.agent
 

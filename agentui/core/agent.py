@@ -7,6 +7,7 @@ at once; the history is then repaired so every tool_use has its tool_result, and
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator, Coroutine
@@ -16,10 +17,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentui.core import compaction
+from agentui.core.context import ContextMeter, TokenCounter, context_window
 from agentui.core.dispatch import INTERRUPTED, ToolDispatcher
 from agentui.core.events import (
     AgentEnd,
     AgentStart,
+    CompactionEnd,
+    CompactionStart,
     ContentBlockEnd,
     Error,
     Event,
@@ -40,10 +45,17 @@ from agentui.core.events import (
     UserMessage,
 )
 from agentui.core.hooks import Hooks
+from agentui.core.memory import MemoryLoader
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, Usage
 from agentui.core.permissions import KindGate, PermissionGate
 from agentui.core.pricing import cost_usd
-from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
+from agentui.core.providers.base import (
+    ContextOverflowError,
+    Provider,
+    ProviderError,
+    ProviderRequest,
+    StreamInterruptedError,
+)
 from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, MessageAccumulator, StreamEnd, StreamStart
 from agentui.core.tools.base import ToolRegistry
@@ -59,12 +71,18 @@ class AgentConfig(BaseModel):
 
     model: str
     system_prompt: str = ""
+    """Instructions and memory: the stable, cached part of the system prompt."""
+    environment: str = ""
+    """Facts about the session (directory, date, git status), sent after the cached part."""
     max_turns: int | None = Field(default=None, ge=1)
     """Model calls allowed per run; None for no limit."""
     max_tokens: int = Field(default=8192, ge=1)
     thinking_budget: int | None = None
     context_window: int | None = None
-    """The model's context size in tokens, for the context % in usage events; None when unknown."""
+    """The model's context size in tokens when the built-in table does not know it (or knows it wrong)."""
+    auto_compact: bool = True
+    compact_threshold: float = Field(default=0.9, gt=0.1, le=1.0)
+    """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
     cwd: Path = Field(default_factory=Path.cwd)
 
 
@@ -91,8 +109,20 @@ class _Blocked(Exception):
     """A UserPromptSubmit hook refused the prompt."""
 
 
+class _Done(Exception):
+    """The run's work is done early (a /compact with nothing sent meanwhile)."""
+
+
 MAX_STOP_HOOK_CONTINUATIONS = 8
 """A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
+
+TOOL_RESULTS_SHARE = 0.25
+"""When the context is full, tool results beyond the newest this share of the window become placeholders."""
+KEEP_SHARE = 0.25
+"""A summary keeps the recent turns up to this share of the window as they are."""
+SUMMARY_MAX_TOKENS = 8192
+UNKNOWN_WINDOW = 128_000
+"""For /compact on a model whose window is unknown: how much of the history a summary may read."""
 
 
 class Agent:
@@ -110,6 +140,8 @@ class Agent:
         messages: list[Message] | None = None,
         retry: RetryPolicy | None = None,
         hooks: Hooks | None = None,
+        memory: MemoryLoader | None = None,
+        counter: TokenCounter | None = None,
     ) -> None:
         self.provider = provider
         self.config = config
@@ -124,8 +156,12 @@ class Agent:
         if self.hooks is not None:
             self.hooks.notify = self._warn
         self._dispatcher = ToolDispatcher(
-            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks
+            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks,
+            memory=memory,
         )
+        self.memory = memory
+        self.meter = ContextMeter(counter or TokenCounter())
+        self.meter.recount(self.messages, self._overhead())
         self._session_started = False
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
@@ -173,6 +209,23 @@ class Agent:
         else:
             self._add_user_text(text, "context")
 
+    async def compact(self, instructions: str | None = None) -> RunResult:
+        """Summarise the history now (`/compact`), as a run of its own: cancellable, and reported by its events."""
+        if self.running:
+            raise RuntimeError("the agent is running; compact once it has finished")
+        self._task = asyncio.get_running_loop().create_task(self._run(None, instructions))
+        return await self._task
+
+    @property
+    def window(self) -> int | None:
+        """The model's context window in tokens, if known."""
+        return context_window(self.config.model, self.config.context_window)
+
+    @property
+    def context_tokens(self) -> int:
+        """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
+        return self.meter.tokens(self.messages)
+
     def cancel(self) -> None:
         """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
         if not self.running:
@@ -189,7 +242,9 @@ class Agent:
         self._task = asyncio.get_running_loop().create_task(self._run(prompt))
         return self._task
 
-    async def _run(self, prompt: str) -> RunResult:
+    async def _run(self, prompt: str | None, instructions: str | None = None) -> RunResult:
+        """A run: answer `prompt`, or (when it is None) compact with `instructions` and then answer whatever was
+        sent meanwhile."""
         started = time.monotonic()
         self._cancel_requested = False
         self._turns, self._api_seconds, self._run_usage, self._run_cost = 0, 0.0, Usage(), 0.0
@@ -197,6 +252,14 @@ class Agent:
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
         try:
+            if prompt is None:
+                await self._step(self._compact("manual", instructions))
+                queued = [*self._steering, *self._follow_ups]
+                if not queued:
+                    raise _Done
+                self._steering.clear()
+                self._follow_ups.clear()
+                prompt = "\n\n".join(queued)
             context = await self._step(self._prompt_hooks(prompt)) if self.hooks else []
             self._add_user_message(Message(role="user", content=[TextBlock(text=prompt), *context]), "prompt")
             stop_hook_active, continuations = False, 0
@@ -206,7 +269,7 @@ class Agent:
                     break
                 self._turns += 1
                 self._emit(TurnStart(session_id=self.session_id, turn=self._turns))
-                message = await self._step(self._call_model())
+                message = await self._step(self._answer())
                 self._add_assistant(message)
                 if calls := message.tool_uses:
                     self._calls_in_flight = calls
@@ -226,6 +289,8 @@ class Agent:
                         self._add_user_text(f"Stop hook feedback: {outcome.reason}", "hook")
                         continue
                 break
+        except _Done:
+            pass
         except _Cancelled:
             stop = "cancelled"
             self._settle_cancel()
@@ -279,10 +344,22 @@ class Agent:
         finally:
             self._step_task = None
 
+    async def _answer(self) -> Message:
+        """One model call, with the context made to fit first, and once more if the provider says it overflowed."""
+        await self._fit_context()
+        try:
+            return await self._call_model()
+        except ContextOverflowError:
+            self._shorten_tool_results()
+            if not await self._compact("auto"):
+                raise
+            return await self._call_model()
+
     async def _call_model(self) -> Message:
         request = ProviderRequest(
             model=self.config.model,
             system=self.config.system_prompt,
+            system_volatile=self.config.environment,
             messages=tuple(self.messages),
             tools=self.tools.specs(),
             max_tokens=self.config.max_tokens,
@@ -326,6 +403,76 @@ class Agent:
             self._api_seconds += time.monotonic() - began
         return accumulator.message()
 
+    # Context
+
+    def _overhead(self) -> int:
+        """Tokens every request carries besides the history: the system prompt and the tool definitions."""
+        counter = self.meter.counter
+        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in self.tools.specs()]
+        return (counter.count(self.config.system_prompt) + counter.count(self.config.environment)
+                + counter.count(json.dumps(tools)))
+
+    def _context_full(self) -> bool:
+        window = self.window
+        return bool(window) and self.context_tokens >= self.config.compact_threshold * window  # type: ignore[operator]
+
+    async def _fit_context(self) -> None:
+        """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
+        if not self.config.auto_compact or not self._context_full():
+            return
+        if self._shorten_tool_results() and not self._context_full():
+            return
+        await self._compact("auto")
+
+    def _shorten_tool_results(self) -> int:
+        """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
+        window = self.window or UNKNOWN_WINDOW
+        latest = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].role == "assistant"), 0)
+        changed = compaction.shorten_tool_results(self.messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter,
+                                                  before=latest)
+        for index, freed in changed:
+            self.meter.shrunk(index, freed)
+        if changed:
+            count = sum(1 for _ in changed)
+            self._emit(Notice(session_id=self.session_id, level="info",
+                              message=f"Older tool results in {count} messages were shortened to save context."))
+        return len(changed)
+
+    async def _compact(self, trigger: str, instructions: str | None = None) -> bool:
+        """Summarise all but the recent turns; False if there was nothing to summarise."""
+        window = self.window or UNKNOWN_WINDOW
+        counter = self.meter.counter
+        split = compaction.split_index(self.messages, int(window * KEEP_SHARE), counter)
+        if split is None:
+            if trigger == "manual":
+                self._warn("There is nothing to compact yet.")
+            return False
+        pre_tokens = self.context_tokens
+        self._emit(CompactionStart(session_id=self.session_id, trigger=trigger, pre_tokens=pre_tokens))  # type: ignore[arg-type]
+        if self.hooks:
+            await self.hooks.pre_compact(self.session_id, trigger, instructions)
+        older, kept = self.messages[:split], self.messages[split:]
+        max_tokens = min(self.config.max_tokens, SUMMARY_MAX_TOKENS)
+        request, _ = compaction.summary_request(
+            self.config.model, older, instructions=instructions, max_tokens=max_tokens, counter=counter,
+            input_budget=int(window * 0.85) - max_tokens,
+        )
+        began = time.monotonic()
+        try:
+            summary, usage = await compaction.summarise(self.provider, request, self.retry)
+        except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
+            summary, usage = "", None
+        finally:
+            self._api_seconds += time.monotonic() - began
+        first = compaction.summary_message(summary) if summary else compaction.dropped_message(len(older))
+        self.messages[:] = [first, *kept]
+        self.meter.recount(self.messages, self._overhead())
+        post_tokens = self.context_tokens
+        self._emit(CompactionEnd(session_id=self.session_id, summary=first.text, post_tokens=post_tokens, kept=kept))
+        if usage is not None:
+            self._count_usage(usage, request.model, post_tokens)
+        return True
+
     # History
 
     def _emit(self, event: Event) -> None:
@@ -364,21 +511,25 @@ class Agent:
         self._add(message)
         self._emit(MessageEnd(session_id=self.session_id, message=message))
         if message.usage is not None:
-            cost = cost_usd(message.model or self.config.model, message.usage)
-            self.usage, self.cost_usd = self.usage + message.usage, self.cost_usd + cost
-            self._run_usage, self._run_cost = self._run_usage + message.usage, self._run_cost + cost
-            context = message.usage.context_tokens + message.usage.output_tokens
-            window = self.config.context_window
-            self._emit(
-                UsageUpdate(
-                    session_id=self.session_id,
-                    usage=message.usage,
-                    total=self.usage,
-                    cost_usd=round(self.cost_usd, 6),
-                    context_tokens=context,
-                    context_percent=round(100 * context / window, 1) if window else None,
-                )
+            usage = message.usage
+            self.meter.reported(usage.context_tokens + usage.output_tokens, len(self.messages))
+            self._count_usage(usage, message.model or self.config.model, self.context_tokens)
+
+    def _count_usage(self, usage: Usage, model: str, context: int) -> None:
+        cost = cost_usd(model, usage)
+        self.usage, self.cost_usd = self.usage + usage, self.cost_usd + cost
+        self._run_usage, self._run_cost = self._run_usage + usage, self._run_cost + cost
+        window = self.window
+        self._emit(
+            UsageUpdate(
+                session_id=self.session_id,
+                usage=usage,
+                total=self.usage,
+                cost_usd=round(self.cost_usd, 6),
+                context_tokens=context,
+                context_percent=round(100 * context / window, 1) if window else None,
             )
+        )
 
     def _deliver(self, queue: list[str], source: str) -> bool:
         if not queue:

@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.agent import Agent, AgentConfig
+from agentui.core.context import TokenCounter
+from agentui.core.memory import MemoryLoader
 from agentui.core.project import PermissionOptions, Project, open_project
+from agentui.core.prompt import build_system_prompt
 from agentui.core.providers.base import Provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
@@ -21,7 +24,9 @@ class Launch:
 
     settings: Settings
     cwd: Path
-    system_prompt: str = ""
+    system_prompt: str | None = None
+    """Replaces the built-in instructions (--system-prompt); memory and environment facts still follow."""
+    append_system_prompt: str | None = None
     permissions: PermissionOptions = field(default_factory=PermissionOptions)
     session: SessionRequest = field(default_factory=SessionRequest)
     max_turns: int | None = None
@@ -49,6 +54,9 @@ class Conversation:
         project = project or open_project(launch.cwd, launch.permissions, env=env)
         session = open_session(launch.session, project.root, env=env, on_error=on_error)
         project.hooks.transcript_path = lambda: str(session.path)
+        memory = MemoryLoader(project.root, env)
+        prompt = build_system_prompt(project.root, memory.load(), base=launch.system_prompt,
+                                     append=launch.append_system_prompt)
         if provider is None:
             from agentui.core.providers import create_provider
 
@@ -56,17 +64,20 @@ class Conversation:
         settings = launch.settings
         config = AgentConfig(
             model=settings.model,
-            system_prompt=launch.system_prompt,
+            system_prompt=prompt.stable,
+            environment=prompt.volatile,
             max_turns=launch.max_turns,
             max_tokens=settings.max_tokens,
             thinking_budget=settings.thinking_budget,
             context_window=settings.context_window,
+            auto_compact=settings.auto_compact,
+            compact_threshold=settings.compact_threshold,
             cwd=project.root,
         )
         agent = Agent(
             provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
             retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=session.session_id,
-            messages=session.messages,
+            messages=session.messages, memory=memory, counter=TokenCounter(env),
         )
         session.writer.attach(agent.bus)
         return cls(launch, project, session, provider, agent)

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
 from agentui.core.events import ToolEnd, ToolProgress, ToolStart
 from agentui.core.hooks import Hooks
-from agentui.core.messages import ToolResultBlock, ToolUseBlock
+from agentui.core.memory import MemoryLoader, render_memory
+from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.permissions import PermissionGate, Verdict
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
@@ -42,10 +43,12 @@ class ToolDispatcher:
         session_id: str,
         cwd: Path,
         hooks: Hooks | None = None,
+        memory: MemoryLoader | None = None,
     ) -> None:
         self.tools = tools
         self.gate = gate
         self.hooks = hooks
+        self.memory = memory
         self._emit = emit
         self._session_id = session_id
         self._cwd = cwd
@@ -162,7 +165,20 @@ class ToolDispatcher:
             notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
             if notes and isinstance(result.content, str):
                 result = ToolResult("\n\n".join([result.content, *notes]), result.details, result.is_error)
+        if self.memory is not None and verdict.path is not None and not result.is_error:
+            result = self._with_nested_memory(result, verdict.path)
         return result
+
+    def _with_nested_memory(self, result: ToolResult, path: Path) -> ToolResult:
+        """The first time a tool reaches into a subdirectory, its CLAUDE.md files join the result, as in Claude Code."""
+        assert self.memory is not None
+        found = self.memory.touch(path)
+        if not found:
+            return result
+        note = f"<system-reminder>\n{render_memory(found)}\n</system-reminder>"
+        if isinstance(result.content, str):
+            return ToolResult(f"{result.content}\n\n{note}", result.details, result.is_error)
+        return ToolResult([*result.content, TextBlock(text=note)], result.details, result.is_error)
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
         request_id = uuid.uuid4().hex

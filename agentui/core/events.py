@@ -171,15 +171,20 @@ class UsageUpdate(_Event):
 
 
 class CompactionStart(_Event):
+    """The history is about to be summarised: on request (`/compact`) or because the context is full."""
+
     type: Literal["compaction_start"] = "compaction_start"
     trigger: Literal["manual", "auto"]
     pre_tokens: int
 
 
 class CompactionEnd(_Event):
+    """The history is now the summary (a user message) followed by the recent messages it kept as they were."""
+
     type: Literal["compaction_end"] = "compaction_end"
     summary: str
     post_tokens: int
+    kept: list[Message] = Field(default_factory=list)
 
 
 class Retry(_Event):

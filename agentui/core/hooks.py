@@ -1,5 +1,5 @@
-"""Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse, UserPromptSubmit, Stop and
-SessionStart, with the event as JSON on stdin.
+"""Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse, UserPromptSubmit, Stop,
+SessionStart and PreCompact, with the event as JSON on stdin.
 
 Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMessage`, `hookSpecificOutput` with
 `permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
@@ -22,7 +22,7 @@ from typing import Any, Literal
 from agentui.core.claude_settings import SettingsSource
 
 DEFAULT_TIMEOUT = 60.0
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart")
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
 MAX_OUTPUT = 100_000
 
 Decision = Literal["allow", "deny", "ask", "block"]
@@ -119,6 +119,10 @@ class Hooks:
 
     async def session_start(self, session_id: str, source: str = "startup") -> HookOutcome:
         return await self._event("SessionStart", session_id, {"source": source}, target=source)
+
+    async def pre_compact(self, session_id: str, trigger: str, custom_instructions: str | None) -> HookOutcome:
+        payload = {"trigger": trigger, "custom_instructions": custom_instructions or ""}
+        return await self._event("PreCompact", session_id, payload, target=trigger)
 
     # Running
 

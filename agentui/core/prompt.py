@@ -1,33 +1,81 @@
-"""The system prompt: stable instructions first (so prompt caching hits), then facts about this environment."""
+"""The system prompt, stable part first so prompt caching keeps hitting: the instructions and the memory files,
+which change rarely, then the environment (date, git status), which changes often and sits after the cache mark."""
 
 from __future__ import annotations
 
 import datetime
 import platform
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+
+from agentui.core.memory import MemoryFile, render_memory
 
 BASE_INSTRUCTIONS = """\
 You are agentui, a careful coding assistant working in the user's terminal, inside their project.
-Read before you change: look at the code around a change and follow its conventions.
-Prefer small, correct edits over large rewrites, and say plainly what you did and what you did not do.
-Use the tools you are given to read, search, edit and run; never claim to have done something you did not do.
-When a tool call is denied, do not try to get around it: ask the user how to proceed.
-Keep answers short and in Markdown; put code, commands and paths in backticks."""
+
+How to work:
+- Read before you change: look at the code around a change and follow its conventions.
+- Prefer small, correct edits over large rewrites; say plainly what you did and what you did not do.
+- Never claim to have done something you did not do; run the tests when there are tests.
+- When a tool call is denied, do not try to get around it: ask the user how to proceed.
+
+Tools:
+- Read files with Read (not cat), find files with Glob and search contents with Grep (not find or grep).
+- Change files with Edit (exact text, read the file first) or Write (whole files); run commands with Bash.
+- Keep a task list with TodoWrite for work of several steps.
+
+Answer in short Markdown; put code, commands and paths in backticks."""
+
+GIT_TIMEOUT = 2.0
 
 
-def build_system_prompt(cwd: Path, *, append: str | None = None, today: datetime.date | None = None) -> str:
-    """Base instructions, then the environment. `append` (--append-system-prompt) goes last."""
-    today = today or datetime.date.today()
-    environment = "\n".join(
-        [
-            "<env>",
-            f"Working directory: {cwd}",
-            f"Platform: {platform.system().lower()}",
-            f"Today's date: {today.isoformat()}",
-            "</env>",
-        ]
-    )
-    parts = [BASE_INSTRUCTIONS, environment]
+@dataclass(frozen=True)
+class SystemPrompt:
+    stable: str
+    """Instructions and memory: the cached prefix."""
+    volatile: str
+    """Environment facts that change from one session (or hour) to the next."""
+
+
+def git_facts(cwd: Path) -> str:
+    """"main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow)."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain=v1", "--branch"], cwd=cwd, capture_output=True,
+                              text=True, timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    if done.returncode != 0:
+        return ""
+    lines = done.stdout.splitlines()
+    branch = lines[0][3:].split("...")[0] if lines and lines[0].startswith("## ") else "?"
+    changed = sum(1 for line in lines[1:] if not line.startswith("??"))
+    untracked = sum(1 for line in lines[1:] if line.startswith("??"))
+    state = "clean" if not changed and not untracked else f"{changed} changed, {untracked} untracked"
+    return f"{branch}; {state}"
+
+
+def build_system_prompt(
+    cwd: Path,
+    memory: list[MemoryFile] = (),  # type: ignore[assignment]
+    *,
+    base: str | None = None,
+    append: str | None = None,
+    today: datetime.date | None = None,
+    git: str | None = None,
+) -> SystemPrompt:
+    """`base` replaces the built-in instructions (--system-prompt); `append` goes after them (--append-system-prompt)."""
+    stable = [base if base is not None else BASE_INSTRUCTIONS]
     if append:
-        parts.append(append)
-    return "\n\n".join(parts)
+        stable.append(append)
+    if memory:
+        stable.append("The user's instructions for this project (memory files); follow them:\n\n"
+                      + render_memory(list(memory)))
+    git = git_facts(cwd) if git is None else git
+    facts = [
+        f"Working directory: {cwd}",
+        f"Platform: {platform.system().lower()}",
+        f"Today's date: {(today or datetime.date.today()).isoformat()}",
+        f"Git repository: {'yes, ' + git if git else 'no'}",
+    ]
+    return SystemPrompt("\n\n".join(stable), "<env>\n" + "\n".join(facts) + "\n</env>")

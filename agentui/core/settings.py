@@ -47,6 +47,10 @@ class ConfigFile(BaseModel):
     max_attempts: int | None = Field(default=None, ge=1, le=50)
     thinking_budget: int | None = Field(default=None, ge=1024)
     context_window: int | None = Field(default=None, ge=1)
+    """The model's context window in tokens, for models the built-in table does not know."""
+    compact_threshold: float | None = Field(default=None, gt=0.1, le=1.0)
+    """How full the context may get (0.9 = 90%) before older turns are summarised."""
+    auto_compact: bool | None = None
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
@@ -67,6 +71,8 @@ class Settings(BaseModel):
     max_attempts: int = 10
     thinking_budget: int | None = None
     context_window: int | None = None
+    compact_threshold: float = 0.9
+    auto_compact: bool = True
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,13 @@ def resolve_settings(
         except ValueError:
             raise ConfigError("AGENTUI_MAX_ATTEMPTS must be a whole number, such as 3.") from None
 
+    compact_threshold = config.compact_threshold or 0.9
+    if env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"):  # Claude Code's knob, in percent
+        try:
+            compact_threshold = min(1.0, max(0.1, float(env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"]) / 100))
+        except ValueError:
+            raise ConfigError("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage, such as 80.") from None
+
     return Settings(
         provider=provider,
         model=model,
@@ -164,6 +177,8 @@ def resolve_settings(
         max_attempts=max_attempts,
         thinking_budget=config.thinking_budget,
         context_window=config.context_window,
+        compact_threshold=compact_threshold,
+        auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
     )
 
 

@@ -299,8 +299,9 @@ async def test_cost_follows_the_model_the_server_reports(server: LoopbackServer)
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "a"}], model="claude-haiku-4-5", usage=usage)),
                    Reply(chunks=anthropic_stream([{"type": "text", "text": "b"}], model="local-llama", usage=usage)))
     provider = AnthropicProvider(api_key="x", base_url=server.url)
-    # Asked for sonnet, served by haiku then by an unpriced local model: billed as what actually ran.
-    agent = Agent(provider, AgentConfig(model="claude-sonnet-4-5"))
+    # Asked for sonnet, served by haiku then by an unpriced local model: billed as what actually ran. (A million
+    # tokens would fill the window: compaction is off, so the second prompt goes straight to the server.)
+    agent = Agent(provider, AgentConfig(model="claude-sonnet-4-5", auto_compact=False))
     assert (await agent.prompt("one")).cost_usd == 1.0
     assert (await agent.prompt("two")).cost_usd == 0.0
     assert agent.cost_usd == 1.0

@@ -160,8 +160,13 @@ def build_body(request: ProviderRequest) -> dict[str, Any]:
         "messages": messages_param(request.messages),
         "stream": True,
     }
+    system = []
     if request.system:
-        body["system"] = [{"type": "text", "text": request.system, "cache_control": EPHEMERAL}]
+        system.append({"type": "text", "text": request.system, "cache_control": EPHEMERAL})
+    if request.system_volatile:
+        system.append({"type": "text", "text": request.system_volatile})
+    if system:
+        body["system"] = system
     if request.tools:
         tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
         tools[-1]["cache_control"] = EPHEMERAL

@@ -28,11 +28,14 @@ class ProviderRequest:
 
     model: str
     system: str
+    """The stable part of the system prompt (instructions, memory): the cached prefix."""
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     thinking_budget: int | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    system_volatile: str = ""
+    """System text after the cache breakpoint: facts that change between sessions (date, git status)."""
 
 
 class Provider(Protocol):

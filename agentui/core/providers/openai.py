@@ -175,7 +175,7 @@ def _usage(raw: dict[str, Any]) -> Usage:
 def build_body(request: ProviderRequest, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": messages_param(request.system, request.messages),
+        "messages": messages_param(_system_text(request), request.messages),
         "stream": True,
         "stream_options": {"include_usage": True},
         max_tokens_field: request.max_tokens,
@@ -186,6 +186,10 @@ def build_body(request: ProviderRequest, *, max_tokens_field: str = "max_tokens"
             for t in request.tools
         ]
     return body
+
+
+def _system_text(request: ProviderRequest) -> str:
+    return "\n\n".join(part for part in (request.system, request.system_volatile) if part)
 
 
 def messages_param(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:

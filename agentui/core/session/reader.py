@@ -213,7 +213,8 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
 
     lines_of: dict[str, list[int]] = {}
     result_of: dict[str, tuple[ToolResultBlock, int]] = {}
-    for index, entry in enumerate(entries):
+    first = path[0] if path else 0  # lines before the chain's root (a compact boundary) are history it replaced
+    for index, entry in enumerate(entries[first:], start=first):
         if bool(entry.get("isSidechain")) != sidechain:
             continue
         kind = entry.get("type")

@@ -36,7 +36,7 @@ from agentui.core.events import (
     TurnEnd,
     UserMessage,
 )
-from agentui.core.messages import ContentBlock, Message, TextBlock, ToolUseBlock
+from agentui.core.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentui.core.session.redact import redact
 
 INTERRUPTED_SOURCES = {"interrupt"}
@@ -208,6 +208,8 @@ class SessionWriter:
         self._chain("system", subtype=subtype, content=content, level=level, isMeta=False)
 
     def _compacted(self, event: CompactionEnd) -> None:
+        """As Claude Code: a boundary that starts a new chain (its logical parent is the old leaf), the summary, and
+        then the messages compaction kept, written again so that resuming loads exactly what the model sees."""
         start = self._compaction
         boundary = self._chain(
             "system", parent=None, subtype="compact_boundary", content="Conversation compacted", level="info",
@@ -217,6 +219,15 @@ class SessionWriter:
         self._chain("user", parent=boundary, isCompactSummary=True, isVisibleInTranscriptOnly=True,
                     message={"role": "user", "content": event.summary})
         self._compaction = None
+        self._request_id = None
+        for message in event.kept:
+            if message.role == "assistant":  # zero usage: usage readers must not count these tokens twice
+                self._assistant(message.model_copy(update={"usage": Usage()}))
+            elif any(isinstance(block, ToolResultBlock) for block in message.content):
+                self._chain("user", message={"role": "user", "content": redact([block_json(b) for b in message.content])})
+            else:
+                self._user(message, "context")
+        self._tool_lines.clear()
 
     def _title(self) -> None:
         if self._titled or not self._first_prompt or self.last_uuid is None:
