@@ -13,6 +13,7 @@ from agentui import __version__
 from agentui.core.agent import Agent, RunResult
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import (
+    CompactionEnd,
     Event,
     MessageEnd,
     Notice,
@@ -77,6 +78,8 @@ class Printer:
             self.note(f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}")
         elif isinstance(event, Notice):
             self.note(event.message)
+        elif isinstance(event, CompactionEnd):
+            self.note(f"the conversation was compacted to about {event.post_tokens:,} tokens.")
         elif self.verbose and isinstance(event, ToolStart):
             self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
         elif self.verbose and isinstance(event, ToolEnd) and event.is_error:

@@ -28,6 +28,9 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     monkeypatch.setenv("AGENTUI_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     monkeypatch.setenv("AGENTUI_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
+    monkeypatch.setenv("AGENTUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    for name in ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "DISABLE_AUTO_COMPACT", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in ("AGENTUI_PROVIDER", "AGENTUI_MODEL", "AGENTUI_SCRIPT"):
             monkeypatch.delenv(name)

@@ -1,8 +1,8 @@
 """How full the context window is: tokens the provider reported, plus an estimate of what was added since.
 
-The estimate uses tiktoken when its encoding file is already on disk, and a character count otherwise. It never
-downloads: tiktoken's download has no timeout and can hang on a network that drops packets. The provider's reported
-usage always wins over the estimate.
+The estimate uses tiktoken when its encoding file is on disk (in our cache, in tiktoken's, or shipped by the optional
+`bpe-openai` package), and a character count otherwise or while the file loads. It never downloads: tiktoken's
+download has no timeout and can hang on a network that drops packets. The provider's reported usage always wins.
 """
 
 from __future__ import annotations
@@ -65,36 +65,82 @@ def cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_cache_dir("agentui", appauthor=False))
 
 
-def _cached_encoding_dirs(env: Mapping[str, str]) -> list[Path]:
-    """Where tiktoken keeps encodings, ours first: TIKTOKEN_CACHE_DIR, DATA_GYM_CACHE_DIR, $TMPDIR/data-gym-cache."""
+def _file_name() -> str:
+    """tiktoken's name for a cached encoding file: the sha1 of the URL it would download it from."""
+    return hashlib.sha1(_ENCODING_URLS[ENCODING].encode()).hexdigest()
+
+
+def _encoding_dirs(env: Mapping[str, str]) -> list[Path]:
+    """Where an encoding file may be: ours, then tiktoken's (TIKTOKEN_CACHE_DIR, DATA_GYM_CACHE_DIR, $TMPDIR)."""
     import tempfile
 
     dirs = [cache_dir(env) / "tiktoken"]
     for name in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if env.get(name):
             dirs.append(Path(env[name]))
-    dirs.append(Path(tempfile.gettempdir()) / "data-gym-cache")
+    dirs.append(Path(env.get("TMPDIR") or tempfile.gettempdir()) / "data-gym-cache")
     return dirs
 
 
-def _find_encoding_file(env: Mapping[str, str]) -> Path | None:
-    name = hashlib.sha1(_ENCODING_URLS[ENCODING].encode()).hexdigest()
-    for directory in _cached_encoding_dirs(env):
-        if (directory / name).is_file():
-            return directory / name
+def _bundled_encoding() -> Path | None:
+    """The gzipped encoding the `bpe-openai` package ships (byte for byte OpenAI's file), if it is installed.
+    Found without importing the package, whose compiled tokenizer we do not need."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("bpe_openai")
+    except (ImportError, ValueError):
+        return None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidate = Path(location) / "data" / f"{ENCODING}.tiktoken.gz"
+        if candidate.is_file():
+            return candidate
     return None
 
 
-def _load_encoding(path: Path) -> Any:
-    """tiktoken's encoder read from `path`, or None if the file is not the right one. Takes about a second, so it
-    runs on a worker thread while counts are estimated."""
+def _verified(data: bytes) -> bool:
+    return hashlib.sha256(data).hexdigest() == _ENCODING_SHA256[ENCODING]
+
+
+def _encoding_file(env: Mapping[str, str]) -> Path | None:
+    """The encoding file on disk, checked; seeded into our cache from `bpe-openai` when only it has one."""
+    for directory in _encoding_dirs(env):
+        path = directory / _file_name()
+        try:
+            if path.is_file() and _verified(path.read_bytes()):
+                return path
+        except OSError:
+            continue
+    bundled = _bundled_encoding()
+    if bundled is None:
+        return None
+    import gzip
+
     try:
-        if hashlib.sha256(path.read_bytes()).hexdigest() != _ENCODING_SHA256[ENCODING]:
-            return None  # tiktoken would try to download a file whose hash is wrong: never let it
+        data = gzip.decompress(bundled.read_bytes())
+        if not _verified(data):
+            return None
+        target = cache_dir(env) / "tiktoken" / _file_name()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+        partial.write_bytes(data)
+        os.replace(partial, target)  # whole or not at all, should two processes seed it at once
+        return target
+    except (OSError, EOFError, gzip.BadGzipFile):
+        return None
+
+
+def _load_encoding(env: Mapping[str, str]) -> Any:
+    """tiktoken's encoder from a checked file on disk, or None. Never lets tiktoken download: it only ever sees a
+    file whose hash is right, so it has no reason to."""
+    path = _encoding_file(env)
+    if path is None:
+        return None
+    try:
         import tiktoken
 
         previous = os.environ.get("TIKTOKEN_CACHE_DIR")
-        os.environ["TIKTOKEN_CACHE_DIR"] = str(path.parent)  # where tiktoken finds the file we checked
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(path.parent)
         try:
             return tiktoken.get_encoding(ENCODING)
         finally:
@@ -102,36 +148,36 @@ def _load_encoding(path: Path) -> Any:
                 os.environ.pop("TIKTOKEN_CACHE_DIR", None)
             else:
                 os.environ["TIKTOKEN_CACHE_DIR"] = previous
-    except Exception:
+    except Exception:  # tiktoken missing or broken: estimates will do
         return None
 
 
 class _Encodings:
-    """The one encoder of the process, loaded at most once, off the caller's thread."""
+    """Encoders loaded at most once per cache location, on a worker thread: reading the file takes about a second,
+    and nobody should wait for it. Until it is ready, counts are estimates."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._state: dict[Path, Any] = {}  # file -> encoder, None (unusable) or _LOADING
+        self._state: dict[tuple[str, ...], Any] = {}
 
-    def get(self, env: Mapping[str, str]) -> Any:
-        path = _find_encoding_file(env)
-        if path is None:
-            return None
+    def get(self, env: Mapping[str, str]) -> tuple[Any, bool]:
+        """(the encoder or None, whether that is final)."""
+        key = tuple(str(d) for d in _encoding_dirs(env))
         with self._lock:
-            if path in self._state:
-                found = self._state[path]
-                return None if found is _LOADING else found
-            self._state[path] = _LOADING
-        threading.Thread(target=self._load, args=(path,), name="agentui-tiktoken", daemon=True).start()
-        return None
+            if key in self._state:
+                found = self._state[key]
+                return (None, False) if found is _LOADING else (found, True)
+            self._state[key] = _LOADING
+        threading.Thread(target=self._load, args=(key, dict(env)), name="agentui-tokens", daemon=True).start()
+        return None, False
 
-    def _load(self, path: Path) -> None:
-        encoder = _load_encoding(path)
+    def _load(self, key: tuple[str, ...], env: Mapping[str, str]) -> None:
+        encoder = _load_encoding(env)
         with self._lock:
-            self._state[path] = encoder
+            self._state[key] = encoder
 
-    def wait(self, timeout: float = 10.0) -> None:
-        """Block until no load is in flight (for tests and benchmarks)."""
+    def wait(self, timeout: float = 30.0) -> None:
+        """Until no load is in flight: for tests and benchmarks."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self._lock:
@@ -151,14 +197,18 @@ class TokenCounter:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self._env = dict(os.environ if env is None else env)
         self._encoder: Any = None
+        self._settled = False
+        self._next_look = 0.0
 
     @property
     def exact(self) -> bool:
         return self._encoding() is not None
 
     def _encoding(self) -> Any:
-        if self._encoder is None:
-            self._encoder = ENCODINGS.get(self._env)
+        """The encoder once loaded; None while it loads or if there is none, and counts are estimates."""
+        if not self._settled and time.monotonic() >= self._next_look:
+            self._encoder, self._settled = ENCODINGS.get(self._env)
+            self._next_look = time.monotonic() + 0.5  # looking is cheap, but not free: not on every count
         return self._encoder
 
     def count(self, text: str) -> int:

@@ -165,8 +165,11 @@ class ToolDispatcher:
             notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
             if notes and isinstance(result.content, str):
                 result = ToolResult("\n\n".join([result.content, *notes]), result.details, result.is_error)
-        if self.memory is not None and verdict.path is not None and not result.is_error:
-            result = self._with_nested_memory(result, verdict.path)
+        if self.memory is not None and not result.is_error:
+            raw = tool.permission_path(args)
+            path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
+            if path is not None:
+                result = self._with_nested_memory(result, path)
         return result
 
     def _with_nested_memory(self, result: ToolResult, path: Path) -> ToolResult:

@@ -11,6 +11,7 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any
 
 
@@ -48,6 +49,8 @@ class RecordedRequest:
 class LoopbackServer:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.responder: Callable[[RecordedRequest], Reply] | None = None
+        """Answers requests when no reply is queued: a model the test plays, for conversations too long to queue."""
         self.disconnects = 0
         """Replies the client stopped reading before they were complete (a cancelled stream)."""
         self._replies: list[Reply] = []
@@ -68,6 +71,8 @@ class LoopbackServer:
             self.requests.append(request)
             if self._replies:
                 return self._replies.pop(0)
+            if self.responder is not None:
+                return self.responder(request)
         return Reply.error(500, {"type": "error", "error": {"type": "test_error", "message": "no reply queued"}})
 
     def close(self) -> None:

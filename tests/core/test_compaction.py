@@ -1,0 +1,174 @@
+"""Compaction with the scripted model: shortening old tool results, the summary call and what follows it, /compact,
+and the fallbacks when the context overflows (including when the summary request itself does)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentui.core import compaction
+from agentui.core.agent import Agent, AgentConfig
+from agentui.core.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
+from agentui.core.context import TokenCounter
+from agentui.core.events import CompactionEnd, CompactionStart, Event, Notice
+from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.tools.base import ToolRegistry
+from tests.conftest import assert_valid_history
+from tests.support.tools import Echo
+
+COUNTER = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+OVERFLOW = {"error": {"status": 400, "message": "prompt is too long: 250000 tokens > 200000 maximum"}}
+
+
+def call(call_id: str, text: str) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": "Echo", "input": {"text": text}}
+
+
+def turn(call_id: str, text: str, talk: int = 0) -> list[Message]:
+    return [Message(role="assistant", content=[TextBlock(text=f"calling {call_id} " + "t" * talk),
+                                               ToolUseBlock(id=call_id, name="Echo", input={"text": "x"})]),
+            Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content=text)])]
+
+
+def history(turns: int, size: int = 400, talk: int = 0) -> list[Message]:
+    messages = [Message.user("start")]
+    for number in range(turns):
+        messages += turn(f"t{number}", f"RESULT-{number} " + "r" * size, talk)
+    return messages
+
+
+def make_agent(script: list[dict[str, Any]], messages: list[Message] | None = None,
+               **config: Any) -> tuple[Agent, ScriptedProvider, list[Event]]:
+    provider = ScriptedProvider(script)
+    agent = Agent(provider, AgentConfig(model="scripted", **config), tools=ToolRegistry([Echo()]),
+                  retry=RetryPolicy(base_delay=0.01), messages=messages, counter=COUNTER)
+    seen: list[Event] = []
+    agent.bus.on(seen.append)
+    return agent, provider, seen
+
+
+def text_of(request: Any) -> str:
+    return repr(request.messages)
+
+
+# The pieces
+
+
+def test_split_keeps_the_recent_turns_from_an_assistant_message() -> None:
+    messages = history(10, size=400)  # each turn about 120 tokens
+    split = compaction.split_index(messages, 400, COUNTER)
+    assert split is not None and messages[split].role == "assistant"
+    kept = messages[split:]
+    assert COUNTER.messages(kept) <= 400 and COUNTER.messages(messages[split - 2:]) > 400
+    # even when the last turn alone is over the budget, it is kept, and what is before it is summarised
+    assert compaction.split_index(messages, 10, COUNTER) == len(messages) - 2
+    assert compaction.split_index([Message.user("only a prompt")], 10, COUNTER) is None
+
+
+def test_old_tool_results_become_placeholders_naming_the_call_newest_kept() -> None:
+    messages = history(6, size=400)
+    latest = len(messages) - 2  # the last assistant message: its results are never touched
+    changed = compaction.shorten_tool_results(messages, 250, COUNTER, before=latest)
+    results = [b for m in messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert [r.content.startswith("RESULT-") for r in results] == [False, False, False, True, True, True]
+    assert results[0].content == f'{PLACEHOLDER_PREFIX}Echo({{"text": "x"}})]'
+    assert len(changed) == 3 and all(freed > 80 for _, freed in changed)
+    assert compaction.shorten_tool_results(messages, 250, COUNTER, before=latest) == []  # nothing left to do
+    assert_valid_history(messages)
+
+
+def test_the_summary_request_reads_a_clipped_transcript_and_puts_an_earlier_summary_first() -> None:
+    older = [compaction.summary_message("EARLIER SUMMARY"), *history(30, size=5000)[1:]]
+    request, left_out = compaction.summary_request("m", older, instructions="focus on the tests", input_budget=4000,
+                                                   max_tokens=1000, counter=COUNTER)
+    assert request.system == SUMMARY_SYSTEM and request.tools == () and len(request.messages) == 1
+    text = request.messages[0].text
+    assert text.index("EARLIER SUMMARY") < text.index(f"[{left_out} earlier messages left out]")
+    assert left_out > 0 and "RESULT-29" in text and "RESULT-0 " not in text
+    assert "more characters]" in text  # each result is clipped
+    assert text.rstrip().endswith("Also follow these instructions for the summary: focus on the tests")
+    assert COUNTER.count(text) + COUNTER.count(SUMMARY_SYSTEM) <= 4000
+
+
+# In the agent
+
+
+async def test_past_the_threshold_a_summary_replaces_the_older_turns() -> None:
+    old = history(40, size=400, talk=2000)  # about 25,000 tokens, mostly talk: shortening results is not enough
+    agent, provider, seen = make_agent([{"text": "The user is testing. Files: a.py."}, {"text": "Answer."}],
+                                       messages=old, context_window=24_000)
+    result = await agent.prompt("go on")
+    assert result.stop == "end_turn" and result.text == "Answer."
+    summary_call, answer_call = provider.requests
+    assert summary_call.system == SUMMARY_SYSTEM and "RESULT-20 " in text_of(summary_call)
+    assert "earlier messages left out" in text_of(summary_call)  # the oldest did not fit the summary request
+    first = answer_call.messages[0]
+    assert first.text == SUMMARY_PREFIX + "The user is testing. Files: a.py."
+    assert "RESULT-0 " not in text_of(answer_call) and "RESULT-39" in text_of(answer_call)
+    assert answer_call.messages[-1].text == "go on"
+    start = next(e for e in seen if isinstance(e, CompactionStart))
+    end = next(e for e in seen if isinstance(e, CompactionEnd))
+    assert start.trigger == "auto" and start.pre_tokens > 0.9 * 24_000 and end.post_tokens < start.pre_tokens
+    assert end.kept == agent.messages[1 : 1 + len(end.kept)]
+    assert agent.context_tokens < 0.5 * 24_000
+    assert_valid_history(agent.messages)
+
+
+async def test_shortening_old_tool_results_comes_first_and_may_be_enough() -> None:
+    old = history(40, size=3000)  # about 31,000 tokens, mostly tool results
+    agent, provider, seen = make_agent([{"text": "Answer."}], messages=old, context_window=40_000,
+                                       compact_threshold=0.7)
+    await agent.prompt("go on")
+    (only,) = provider.requests  # no summary call
+    results = [b for m in only.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert results[0].content.startswith(PLACEHOLDER_PREFIX) and results[-1].content.startswith("RESULT-39")
+    assert not any(isinstance(e, CompactionStart) for e in seen)
+    assert any(isinstance(e, Notice) and "shortened" in e.message for e in seen)
+    assert old[2].content[0].content.startswith("RESULT-0")  # the caller's list (as the session has it) is untouched
+
+
+async def test_nothing_happens_below_the_threshold_or_with_auto_compact_off() -> None:
+    agent, provider, _ = make_agent([{"text": "Answer."}], messages=history(40, size=400, talk=2000),
+                                    context_window=24_000, auto_compact=False)
+    await agent.prompt("go on")
+    assert len(provider.requests) == 1 and "RESULT-0 r" in text_of(provider.requests[0])
+
+
+async def test_an_overflow_from_the_provider_compacts_once_and_retries() -> None:
+    agent, provider, seen = make_agent([OVERFLOW, {"text": "summary"}, {"text": "Answer."}],
+                                       messages=history(10), context_window=None)
+    result = await agent.prompt("go on")
+    assert result.stop == "end_turn" and result.text == "Answer."
+    assert [r.system for r in provider.requests][1] == SUMMARY_SYSTEM
+    assert provider.requests[2].messages[0].text.startswith(SUMMARY_PREFIX)
+
+
+async def test_a_summary_that_overflows_falls_back_to_dropping_the_oldest_turns_and_never_loops() -> None:
+    agent, provider, seen = make_agent([OVERFLOW, OVERFLOW, OVERFLOW, {"text": "never reached"}],
+                                       messages=history(10))
+    result = await agent.prompt("go on")
+    assert result.stop == "error" and result.error_kind == "context_overflow"
+    assert len(provider.requests) == 3  # the call, the summary, the call again: then it stops
+    assert agent.messages[0].text.startswith(SUMMARY_PREFIX.split(".")[0])
+    assert "earlier messages were dropped" in agent.messages[0].text
+    assert_valid_history(agent.messages)
+
+
+async def test_compact_on_demand_with_instructions_and_a_prompt_sent_meanwhile() -> None:
+    agent, provider, seen = make_agent([{"text": "summary with tests"}, {"text": "Answer."}],
+                                       messages=history(10))
+    agent.follow_up("and then this")  # typed while compacting: it runs once the summary is in
+    result = await agent.compact("keep the test names")
+    assert "keep the test names" in provider.requests[0].messages[0].text
+    assert result.stop == "end_turn" and result.text == "Answer."
+    assert provider.requests[1].messages[0].text == SUMMARY_PREFIX + "summary with tests"
+    assert provider.requests[1].messages[-1].text == "and then this"
+    assert next(e for e in seen if isinstance(e, CompactionStart)).trigger == "manual"
+
+
+async def test_compact_with_nothing_to_summarise_says_so_and_changes_nothing() -> None:
+    agent, provider, seen = make_agent([], messages=[Message.user("hello")])
+    result = await agent.compact()
+    assert result.stop == "end_turn" and provider.requests == [] and len(agent.messages) == 1
+    assert any(isinstance(e, Notice) and "nothing to compact" in e.message for e in seen)

@@ -1,0 +1,111 @@
+"""Token counting and the context meter: estimates with no network and no delay, exact counts when tiktoken's
+encoding is on disk, the provider's report as the truth, and context windows by model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agentui.core.context import ContextMeter, TokenCounter, context_window
+from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+
+OFFLINE_COUNT = """
+import json, socket, sys, time
+attempts = []
+def refuse(*args, **kwargs):
+    attempts.append(repr(args)[:80])
+    raise OSError("the network is disabled in this test")
+socket.socket.connect = refuse
+socket.create_connection = refuse
+socket.getaddrinfo = refuse
+from agentui.core import context
+if sys.argv[1] == "no-package":
+    context._bundled_encoding = lambda: None  # as on a machine without bpe-openai
+counter = context.TokenCounter()
+started = time.perf_counter()
+first = counter.count("x" * 4000)
+elapsed = time.perf_counter() - started
+first_exact = counter.exact
+context.ENCODINGS.wait()
+counter._next_look = 0.0
+print(json.dumps({"first": first, "first_exact": first_exact, "exact": counter.exact,
+                  "hello": counter.count("hello world"), "attempts": attempts, "ms": elapsed * 1000}))
+"""
+
+
+def count_offline(tmp_path: Path, mode: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("TIKTOKEN_", "DATA_GYM_"))}
+    cache, temp = tmp_path / "cache", tmp_path / "tmp"
+    temp.mkdir(exist_ok=True)
+    env.update(AGENTUI_CACHE_DIR=str(cache), TMPDIR=str(temp), HOME=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", OFFLINE_COUNT, mode], env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    print(f"first count took {found['ms']:.2f} ms")  # the number: bench/ measures it properly
+    return found
+
+
+def test_with_no_network_and_an_empty_cache_counting_estimates_at_once_and_never_connects(tmp_path: Path) -> None:
+    found = count_offline(tmp_path, "no-package")
+    assert found["attempts"] == []
+    assert found["first"] == 1000 and not found["first_exact"]
+    assert not found["exact"] and found["hello"] == 3  # still estimating: there is no file, and none was fetched
+    assert not (tmp_path / "cache" / "tiktoken").exists()
+
+
+def test_the_encoding_shipped_by_bpe_openai_seeds_the_cache_and_counts_become_exact(tmp_path: Path) -> None:
+    found = count_offline(tmp_path, "with-package")
+    assert found["attempts"] == []
+    assert found["first"] == 1000 and not found["first_exact"]  # the first count never waits for the file
+    assert found["exact"] and found["hello"] == 2  # o200k_base: "hello", " world"
+    seeded = list((tmp_path / "cache" / "tiktoken").iterdir())
+    assert [p.name for p in seeded] == ["fb374d419588a4632f3f557e76b4b70aebbca790"]
+
+
+def test_a_damaged_encoding_file_is_never_handed_to_tiktoken(tmp_path: Path) -> None:
+    damaged = tmp_path / "cache" / "tiktoken" / "fb374d419588a4632f3f557e76b4b70aebbca790"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(b"not a bpe file\n")
+    found = count_offline(tmp_path, "no-package")
+    assert found["attempts"] == [] and not found["exact"] and found["first"] == 1000
+
+
+def test_context_windows_come_from_the_table_unless_overridden() -> None:
+    assert context_window("claude-sonnet-4-5") == 200_000
+    assert context_window("anthropic/claude-opus-4-1") == 200_000
+    assert context_window("gpt-4o-mini") == 128_000
+    assert context_window("gpt-4.1") == 1_047_576
+    assert context_window("my-local-model") is None
+    assert context_window("my-local-model", 8192) == 8192
+    assert context_window("claude-sonnet-4-5", 1_000_000) == 1_000_000
+
+
+def test_messages_are_counted_block_by_block() -> None:
+    counter = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+    call = ToolUseBlock(id="t1", name="Read", input={"file_path": "a.py"})
+    result = ToolResultBlock(tool_use_id="t1", content="y" * 400)
+    assert counter.block(TextBlock(text="z" * 40)) == 10
+    assert counter.block(result) == 104
+    assert counter.block(call) == counter.count("Read") + counter.count('{"file_path": "a.py"}')
+    assert counter.message(Message(role="user", content=[result])) == 108
+
+
+def test_the_meter_takes_the_provider_s_count_and_estimates_only_what_came_after() -> None:
+    counter = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+    meter = ContextMeter(counter)
+    history = [Message.user("a" * 400)]
+    meter.recount(history, overhead=50)
+    assert meter.tokens(history) == 50 + 104
+    history.append(Message(role="assistant", content=[TextBlock(text="b" * 40)]))
+    meter.reported(5_000, len(history))  # the provider's truth replaces the estimate
+    assert meter.tokens(history) == 5_000
+    history.append(Message.user("c" * 4000))
+    assert meter.tokens(history) == 5_000 + 1004
+    meter.shrunk(2, 900)
+    assert meter.tokens(history) == 5_104
+    meter.reported(0, len(history))  # a server that reports nothing leaves the estimate alone
+    assert meter.tokens(history) == 5_104
