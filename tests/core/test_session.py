@@ -298,3 +298,38 @@ async def test_compaction_lines_start_a_new_root_that_resume_honours(cwd: Path, 
     messages = load_session(opened.path).messages
     assert [m.text for m in messages] == [summary["message"]["content"]]  # only what follows the boundary
     claude_code_log_reads(opened.path)
+
+
+async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Path, env: dict[str, str]) -> None:
+    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.providers.scripted import ScriptedProvider
+    from agentui.core.tools.base import ToolRegistry
+
+    def echo(call_id: str, text: str) -> dict:
+        return {"content": [{"type": "text", "text": f"Echoing {text}."},
+                            {"type": "tool_use", "id": call_id, "name": "Echo", "input": {"text": text}}]}
+
+    script = [echo(f"t{n}", f"word{n} " + "w" * 3000) for n in range(6)] + [{"text": "Echoed them all."},
+                                                                             {"text": "SUMMARY: echoed six words."},
+                                                                             {"text": "After."}]
+    opened = open_session(SessionRequest(), cwd, env=env)
+    agent = Agent(ScriptedProvider(script), AgentConfig(model="claude-test", cwd=cwd, context_window=12_000),
+                  tools=ToolRegistry([Echo()]), session_id=opened.session_id)
+    opened.writer.attach(agent.bus)
+    await agent.prompt("echo six words")
+    await agent.compact()
+    await agent.prompt("and now?")
+    opened.writer.close()
+
+    entries = [e for e in lines(opened.path) if "uuid" in e]
+    boundary = next(e for e in entries if e.get("subtype") == "compact_boundary")
+    assert boundary["compactMetadata"]["trigger"] == "manual"
+    resumed = load_session(opened.path).messages
+    assert resumed[0].text == "This session is being continued from a previous conversation that ran out of " \
+                              "context. The summary below covers the earlier portion of the conversation.\n\n" \
+                              "SUMMARY: echoed six words."
+    # the kept turns were written again after the summary, once each
+    assert [(m.role, m.content) for m in resumed] == [(m.role, m.content) for m in agent.messages]
+    assert "word5" in repr(resumed) and "word0" not in repr(resumed) and resumed[-1].text == "After."
+    assert_valid_history(resumed)
+    claude_code_log_reads(opened.path)
