@@ -119,7 +119,9 @@ MAX_STOP_HOOK_CONTINUATIONS = 8
 TOOL_RESULTS_SHARE = 0.25
 """When the context is full, tool results beyond the newest this share of the window become placeholders."""
 KEEP_SHARE = 0.25
-"""A summary keeps the recent turns up to this share of the window as they are."""
+"""An automatic summary keeps the recent turns up to this share of the window as they are."""
+MANUAL_KEEP_SHARE = 0.05
+"""/compact is asked for to free context: it keeps less."""
 SUMMARY_MAX_TOKENS = 8192
 UNKNOWN_WINDOW = 128_000
 """For /compact on a model whose window is unknown: how much of the history a summary may read."""
@@ -442,7 +444,8 @@ class Agent:
         """Summarise all but the recent turns; False if there was nothing to summarise."""
         window = self.window or UNKNOWN_WINDOW
         counter = self.meter.counter
-        split = compaction.split_index(self.messages, int(window * KEEP_SHARE), counter)
+        keep = KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE
+        split = compaction.split_index(self.messages, int(window * keep), counter)
         if split is None:
             if trigger == "manual":
                 self._warn("There is nothing to compact yet.")

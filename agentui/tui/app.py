@@ -22,6 +22,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agentui import __version__
+from agentui.core.compaction import SUMMARY_PREFIX, is_summary
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, Subscription
 from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
@@ -38,7 +39,14 @@ from agentui.tui.themes import DEFAULT_THEME, load_themes
 from agentui.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.tui.widgets.status_bar import StatusBar
 from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import AssistantText, Notice, ThinkingView, Transcript, UserPrompt
+from agentui.tui.widgets.transcript import (
+    AssistantText,
+    CompactionMark,
+    Notice,
+    ThinkingView,
+    Transcript,
+    UserPrompt,
+)
 
 log = logging.getLogger(__name__)
 
@@ -256,10 +264,21 @@ class AgentApp(App[int]):
             self.say(event.message, "error")  # type: ignore[union-attr]
         elif kind == "notice":
             self.say(event.message, event.level)  # type: ignore[union-attr]
+        elif kind == "compaction_start":
+            self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")  # type: ignore[union-attr]
+        elif kind == "compaction_end":
+            self._compacted(event)
         elif kind == "agent_start":
             self.status.set(busy=True, retry_until=None)
         elif kind == "agent_end":
             await self._run_ended(event)
+
+    def _compacted(self, event: Any) -> None:
+        self.transcript.add(CompactionMark(_summary_text(event.summary),
+                                           f"Conversation compacted to {event.post_tokens:,} tokens"))
+        agent = self.conversation.agent if self.conversation else None
+        window = agent.window if agent else None
+        self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
     def _track(self, widget: Any) -> Any:
         self._message_widgets.setdefault(self._message, []).append(widget)
@@ -476,12 +495,23 @@ class AgentApp(App[int]):
             self.say("New session started; the previous one is saved (/resume brings it back).")
 
     async def _command_compact(self, arguments: str) -> None:
-        agent = self.conversation.agent if self.conversation else None
-        compact = getattr(agent, "compact", None)
-        if compact is None:
-            self.say("Compaction is not available in this version yet; the conversation is unchanged.", "warning")
+        if self.conversation is None:
             return
-        self.run_worker(compact(arguments or None), group="run", exit_on_error=False)
+        agent = self.conversation.agent
+        if agent.running:
+            self.say("The agent is working; /compact once it has finished (or press Esc).", "warning")
+            return
+        self.run_worker(agent.compact(arguments or None), group="run", exit_on_error=False)
+
+    async def _command_memory(self, arguments: str) -> None:
+        memory = self.conversation.agent.memory if self.conversation else None
+        if memory is None or not memory.files:
+            self.say("No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
+                     "or to ~/.claude/CLAUDE.md for every project.")
+            return
+        lines = [f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
+                 f"{len(f.text):,} characters)" for f in memory.files]
+        self.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
     async def _command_resume(self, arguments: str) -> None:
         if arguments:
@@ -621,6 +651,9 @@ class AgentApp(App[int]):
         results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
         cwd = self.conversation.project.root if self.conversation else None
         for message in messages:
+            if is_summary(message):
+                self.transcript.add(CompactionMark(_summary_text(message.text)))
+                continue
             for block in message.content:
                 if isinstance(block, TextBlock) and block.text.strip():
                     if message.role == "user":
@@ -675,3 +708,6 @@ def export_markdown(messages: list[Message]) -> str:
                 parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
     return "\n".join(parts)
 
+
+def _summary_text(text: str) -> str:
+    return text.removeprefix(SUMMARY_PREFIX)

@@ -15,6 +15,7 @@ BUILTIN: dict[str, str] = {
     "help": "Show the keys and commands",
     "clear": "Start a new session (the current one stays saved)",
     "compact": "Summarise the conversation so far to free context [instructions]",
+    "memory": "List the memory files (CLAUDE.md) the model reads",
     "resume": "Resume an earlier session of this project",
     "model": "Show or switch the model [name]",
     "cost": "Show the tokens used and what they cost",

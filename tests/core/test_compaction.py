@@ -17,7 +17,7 @@ from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
 from tests.support.tools import Echo
 
-COUNTER = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+COUNTER = TokenCounter.estimating()
 OVERFLOW = {"error": {"status": 400, "message": "prompt is too long: 250000 tokens > 200000 maximum"}}
 
 

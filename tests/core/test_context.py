@@ -85,7 +85,7 @@ def test_context_windows_come_from_the_table_unless_overridden() -> None:
 
 
 def test_messages_are_counted_block_by_block() -> None:
-    counter = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+    counter = TokenCounter.estimating()
     call = ToolUseBlock(id="t1", name="Read", input={"file_path": "a.py"})
     result = ToolResultBlock(tool_use_id="t1", content="y" * 400)
     assert counter.block(TextBlock(text="z" * 40)) == 10
@@ -95,7 +95,7 @@ def test_messages_are_counted_block_by_block() -> None:
 
 
 def test_the_meter_takes_the_provider_s_count_and_estimates_only_what_came_after() -> None:
-    counter = TokenCounter({"AGENTUI_CACHE_DIR": "/nonexistent", "TMPDIR": "/nonexistent"})
+    counter = TokenCounter.estimating()
     meter = ContextMeter(counter)
     history = [Message.user("a" * 400)]
     meter.recount(history, overhead=50)

@@ -313,7 +313,7 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
                                                                              {"text": "SUMMARY: echoed six words."},
                                                                              {"text": "After."}]
     opened = open_session(SessionRequest(), cwd, env=env)
-    agent = Agent(ScriptedProvider(script), AgentConfig(model="claude-test", cwd=cwd, context_window=12_000),
+    agent = Agent(ScriptedProvider(script), AgentConfig(model="claude-test", cwd=cwd, context_window=60_000),
                   tools=ToolRegistry([Echo()]), session_id=opened.session_id)
     opened.writer.attach(agent.bus)
     await agent.prompt("echo six words")

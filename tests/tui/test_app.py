@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -410,3 +411,39 @@ async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
         assert any(n.message.startswith("Retrying in 0.6 s (attempt 2 of 10)") for n in texts(app, Notice))
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Made it."])
         assert app.status.status.retry_until is None
+
+
+async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_into_a_summary(tmp_path: Path) -> None:
+    from agentui.core.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
+    from agentui.tui.widgets.transcript import CompactionMark
+
+    harness = Harness(tmp_path, [{"text": "First answer."}, {"text": "Second answer."},
+                                 {"text": "They asked two things."}, {"text": "Third answer."}])
+    (harness.project / "CLAUDE.md").write_text("Use tabs. @notes.md\n")
+    (harness.project / "notes.md").write_text("Notes.\n")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/memory")
+        listing = texts(app, Notice)[-1].message
+        assert f"- {harness.project / 'CLAUDE.md'} (project" in listing
+        assert f"- {harness.project / 'notes.md'} (import, imported by {harness.project / 'CLAUDE.md'}" in listing
+        for prompt in ("one", "two"):
+            await type_and_send(pilot, prompt)
+            await until(pilot, lambda: idle(app))
+        await type_and_send(pilot, "/compact keep the numbers")
+        await until(pilot, lambda: idle(app) and texts(app, CompactionMark))
+        (mark,) = texts(app, CompactionMark)
+        assert mark.summary == "They asked two things." and mark.collapsed
+        requests = harness.providers[0].requests
+        assert requests[2].system == SUMMARY_SYSTEM and "keep the numbers" in requests[2].messages[0].text
+        await type_and_send(pilot, "three")
+        await until(pilot, lambda: idle(app) and len(requests) == 4)
+        assert requests[3].messages[0].text == SUMMARY_PREFIX + "They asked two things."
+        session_id = app.conversation.session_id
+    harness.launch = replace(harness.launch, session=SessionRequest(resume=session_id))
+    async with harness.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: texts(pilot.app, CompactionMark))
+        assert texts(pilot.app, CompactionMark)[0].summary == "They asked two things."
+        assert "one" not in [p.text for p in texts(pilot.app, UserPrompt)]
