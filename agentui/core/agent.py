@@ -352,8 +352,10 @@ class Agent:
         try:
             return await self._call_model()
         except ContextOverflowError:
-            self._shorten_tool_results()
-            if not await self._compact("auto"):
+            # With no known window, what just overflowed is the best guess at it.
+            window = self.window or self.context_tokens
+            self._shorten_tool_results(window)
+            if not await self._compact("auto", window=window):
                 raise
             return await self._call_model()
 
@@ -426,23 +428,22 @@ class Agent:
             return
         await self._compact("auto")
 
-    def _shorten_tool_results(self) -> int:
+    def _shorten_tool_results(self, window: int | None = None) -> int:
         """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
-        window = self.window or UNKNOWN_WINDOW
+        window = window or self.window or UNKNOWN_WINDOW
         latest = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].role == "assistant"), 0)
         changed = compaction.shorten_tool_results(self.messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter,
                                                   before=latest)
         for index, freed in changed:
             self.meter.shrunk(index, freed)
         if changed:
-            count = sum(1 for _ in changed)
             self._emit(Notice(session_id=self.session_id, level="info",
-                              message=f"Older tool results in {count} messages were shortened to save context."))
+                              message=f"Older tool results in {len(changed)} messages were shortened to save context."))
         return len(changed)
 
-    async def _compact(self, trigger: str, instructions: str | None = None) -> bool:
+    async def _compact(self, trigger: str, instructions: str | None = None, *, window: int | None = None) -> bool:
         """Summarise all but the recent turns; False if there was nothing to summarise."""
-        window = self.window or UNKNOWN_WINDOW
+        window = window or self.window or UNKNOWN_WINDOW
         counter = self.meter.counter
         keep = KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE
         split = compaction.split_index(self.messages, int(window * keep), counter)
@@ -455,18 +456,20 @@ class Agent:
         if self.hooks:
             await self.hooks.pre_compact(self.session_id, trigger, instructions)
         older, kept = self.messages[:split], self.messages[split:]
-        max_tokens = min(self.config.max_tokens, SUMMARY_MAX_TOKENS)
-        request, _ = compaction.summary_request(
+        max_tokens = max(256, min(self.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        request, included = compaction.summary_request(
             self.config.model, older, instructions=instructions, max_tokens=max_tokens, counter=counter,
             input_budget=int(window * 0.85) - max_tokens,
         )
-        began = time.monotonic()
-        try:
-            summary, usage = await compaction.summarise(self.provider, request, self.retry)
-        except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
-            summary, usage = "", None
-        finally:
-            self._api_seconds += time.monotonic() - began
+        summary, usage = "", None
+        if included:  # else not even one message fits in a summary request
+            began = time.monotonic()
+            try:
+                summary, usage = await compaction.summarise(self.provider, request, self.retry)
+            except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
+                pass
+            finally:
+                self._api_seconds += time.monotonic() - began
         first = compaction.summary_message(summary) if summary else compaction.dropped_message(len(older))
         self.messages[:] = [first, *kept]
         self.meter.recount(self.messages, self._overhead())

@@ -15,8 +15,8 @@ from contextlib import aclosing
 from agentui.core.context import TokenCounter
 from agentui.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from agentui.core.providers.base import Provider, ProviderRequest
-from agentui.core.providers.retry import RetryPolicy, stream_with_retry
-from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, MessageAccumulator, StreamEnd, StreamStart
+from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
+from agentui.core.providers.stream import MessageAccumulator
 
 SUMMARY_PREFIX = (
     "This session is being continued from a previous conversation that ran out of context. "
@@ -156,7 +156,7 @@ def summary_request(
     counter: TokenCounter,
 ) -> tuple[ProviderRequest, int]:
     """The request for a summary of `older`, as one transcript in one user message (so it needs no tools and keeps
-    no tool-call pairing), newest parts first to fit `input_budget`. Returns it and how many messages were left out."""
+    no tool-call pairing), newest parts first to fit `input_budget`. Returns it and how many messages it holds."""
     calls: dict[str, ToolUseBlock] = {}
     pieces = [render(message, calls) for message in older]
     ask = SUMMARY_INSTRUCTIONS + (f"\n\nAlso follow these instructions for the summary: {instructions}" if instructions else "")
@@ -177,7 +177,7 @@ def summary_request(
     transcript = "<conversation>\n" + "\n\n".join(parts) + "\n</conversation>\n\n" + ask
     request = ProviderRequest(model=model, system=SUMMARY_SYSTEM, messages=(Message.user(transcript),),
                               max_tokens=max_tokens)
-    return request, left_out
+    return request, len(older) - left_out
 
 
 async def summarise(provider: Provider, request: ProviderRequest, retry: RetryPolicy) -> tuple[str, Usage | None]:
@@ -185,17 +185,9 @@ async def summarise(provider: Provider, request: ProviderRequest, retry: RetryPo
     accumulator = MessageAccumulator()
     async with aclosing(stream_with_retry(provider, request, retry)) as stream:
         async for event in stream:
-            if isinstance(event, StreamStart):
-                accumulator.start(event)
-            elif isinstance(event, BlockStart):
-                accumulator.open(event)
-            elif isinstance(event, BlockDelta):
-                accumulator.delta(event)
-            elif isinstance(event, BlockStop):
-                accumulator.close(event)
-            elif isinstance(event, StreamEnd):
-                accumulator.end(event)
-            else:  # a retry: what streamed of the failed attempt is void
+            if isinstance(event, RetryNotice):  # what streamed of the failed attempt is void
                 accumulator = MessageAccumulator()
+            else:
+                accumulator.feed(event)
     message = accumulator.message()
     return message.text.strip(), message.usage

@@ -80,8 +80,9 @@ def test_old_tool_results_become_placeholders_naming_the_call_newest_kept() -> N
 
 def test_the_summary_request_reads_a_clipped_transcript_and_puts_an_earlier_summary_first() -> None:
     older = [compaction.summary_message("EARLIER SUMMARY"), *history(30, size=5000)[1:]]
-    request, left_out = compaction.summary_request("m", older, instructions="focus on the tests", input_budget=4000,
-                                                   max_tokens=1000, counter=COUNTER)
+    request, included = compaction.summary_request("m", older, instructions="focus on the tests", input_budget=4000,
+                                                    max_tokens=1000, counter=COUNTER)
+    left_out = len(older) - included
     assert request.system == SUMMARY_SYSTEM and request.tools == () and len(request.messages) == 1
     text = request.messages[0].text
     assert text.index("EARLIER SUMMARY") < text.index(f"[{left_out} earlier messages left out]")
@@ -172,3 +173,14 @@ async def test_compact_with_nothing_to_summarise_says_so_and_changes_nothing() -
     result = await agent.compact()
     assert result.stop == "end_turn" and provider.requests == [] and len(agent.messages) == 1
     assert any(isinstance(e, Notice) and "nothing to compact" in e.message for e in seen)
+
+
+async def test_an_overflow_with_an_unknown_window_sizes_the_compaction_by_what_overflowed() -> None:
+    # A local model with an unknown, small window: the request that overflowed is the measure.
+    agent, provider, _ = make_agent([OVERFLOW, {"text": "summary"}, {"text": "Answer."}],
+                                    messages=history(20, size=2000), context_window=None)
+    before = agent.context_tokens
+    assert (await agent.prompt("go on")).text == "Answer."
+    summary_call, retried = provider.requests[1:]
+    assert COUNTER.count(summary_call.messages[0].text) < 0.85 * before
+    assert agent.context_tokens < 0.5 * before

@@ -138,6 +138,19 @@ class MessageAccumulator:
         self.stop_reason = event.stop_reason
         self.usage = event.usage
 
+    def feed(self, event: ProviderEvent) -> None:
+        """Take any event of the stream, for callers that only want the finished message."""
+        if isinstance(event, BlockDelta):
+            self.delta(event)
+        elif isinstance(event, BlockStart):
+            self.open(event)
+        elif isinstance(event, BlockStop):
+            self.close(event)
+        elif isinstance(event, StreamStart):
+            self.start(event)
+        elif isinstance(event, StreamEnd):
+            self.end(event)
+
     def message(self, *, stop_reason: StopReason | None = None, keep_partial_text: bool = False) -> Message:
         """The message so far: completed blocks in order, plus (when asked) text still streaming.
 
