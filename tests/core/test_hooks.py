@@ -180,3 +180,16 @@ async def test_a_link_swapped_after_the_permission_check_cannot_redirect_a_write
     result = result_of(provider, "w1")
     assert result.is_error and "nothing was written" in result.content
     assert outside.read_text() == "secret\n" and (root / "notes.txt").read_text() == "notes\n"
+
+
+async def test_pre_compact_runs_before_a_summary_with_its_trigger_and_instructions(tmp_path: Path) -> None:
+    seen_input = tmp_path / "stdin.json"
+    spec = hook("PreCompact", f"cat > {seen_input}", matcher="manual")
+    agent, provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.compact("keep names")
+    payload = json.loads(seen_input.read_text())
+    assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "manual"
+    assert payload["custom_instructions"] == "keep names"
+    assert agent.messages[0].text.endswith("the summary")
