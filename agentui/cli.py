@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from agentui import __version__
 
@@ -65,11 +66,11 @@ def _build_parser():  # type: ignore[no-untyped-def]
 
 
 def _default_log() -> str:
-    import platformdirs
+    from agentui.core.dirs import state_dir
 
-    directory = platformdirs.user_state_dir("agentui", appauthor=False)
-    os.makedirs(directory, exist_ok=True)
-    return os.path.join(directory, "agentui.log")
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    return str(directory / "agentui.log")
 
 
 def _positive_int(value: str) -> int:
@@ -120,45 +121,23 @@ def _run(argv: list[str]) -> int:
 
     from pathlib import Path
 
-    from agentui.core.settings import ConfigError, Overrides, resolve_settings
-
-    overrides = Overrides(
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        script=Path(args.script) if args.script else None,
-    )
-    interactive = not args.print_mode
-    if interactive and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
-    problem = None
-    try:
-        settings = resolve_settings(overrides)
-    except ConfigError as exc:
-        if not interactive:
-            return _fail(str(exc))
-        settings, problem = None, str(exc)  # the app opens and says so, rather than a terminal that just exits
-
-    from agentui.core.project import PermissionOptions
-    from agentui.core.session.store import SessionRequest
-
-    cwd = Path.cwd()
-    session = SessionRequest(resume=args.resume, continue_last=args.continue_last, fork=args.fork_session,
-                             session_id=args.session_id)
-    permissions = PermissionOptions(
-        mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
-        allowed_tools=tuple(args.allowed_tools),
-        disallowed_tools=tuple(args.disallowed_tools),
-        add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
-    )
-    if interactive:
-        from agentui.core.conversation import Launch
+    if not args.print_mode:
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
         from agentui.tui import run_app
 
-        launch = Launch(settings=settings, cwd=cwd, system_prompt=args.system_prompt,
-                        append_system_prompt=args.append_system_prompt, permissions=permissions,
-                        session=session) if settings is not None else None
-        return _guarded(lambda: run_app(launch, problem=problem, first_prompt=args.prompt))
+        # The app draws its first frame at once and resolves the rest (settings, engine) just after.
+        return _guarded(lambda: run_app(prepare=lambda: _interactive_launch(args), first_prompt=args.prompt,
+                                        cwd=Path.cwd()))
+
+    from agentui.core.settings import ConfigError, resolve_settings
+
+    try:
+        settings = resolve_settings(_overrides(args))
+    except ConfigError as exc:
+        return _fail(str(exc))
+    cwd = Path.cwd()
+    session, permissions = _session_request(args), _permission_options(args)
 
     prompt = args.prompt
     if prompt is None:
@@ -192,18 +171,65 @@ def _run(argv: list[str]) -> int:
 
 def _guarded(run) -> int:  # type: ignore[no-untyped-def]
     """Run the front end; whatever escapes becomes one sentence on stderr, never a traceback."""
-    import logging
-
-    from agentui.core.project import ProjectError
-    from agentui.core.providers.scripted import ScriptError
-    from agentui.core.session.store import SessionError
-
     try:
         return run()
     except KeyboardInterrupt:
         return 130
-    except (ScriptError, ProjectError, SessionError) as exc:  # read once the front end starts: still bad usage or setup
-        return _fail(str(exc))
     except Exception as exc:
+        # Imported only now: the app's first frame must not wait for the engine these live in.
+        from agentui.core.project import ProjectError
+        from agentui.core.providers.scripted import ScriptError
+        from agentui.core.session.store import SessionError
+
+        if isinstance(exc, (ScriptError, ProjectError, SessionError)):  # bad usage or setup, found once started
+            return _fail(str(exc))
+        import logging
+
         logging.getLogger("agentui").debug("unexpected failure", exc_info=True)
         return _fail(f"unexpected error: {type(exc).__name__}: {exc} (run with --debug for details).", 1)
+
+
+def _overrides(args: Any) -> Any:
+    from pathlib import Path
+
+    from agentui.core.settings import Overrides
+
+    return Overrides(provider=args.provider, model=args.model, base_url=args.base_url,
+                     script=Path(args.script) if args.script else None)
+
+
+def _session_request(args: Any) -> Any:
+    from agentui.core.session.store import SessionRequest
+
+    return SessionRequest(resume=args.resume, continue_last=args.continue_last, fork=args.fork_session,
+                          session_id=args.session_id)
+
+
+def _permission_options(args: Any) -> Any:
+    from pathlib import Path
+
+    from agentui.core.project import PermissionOptions
+
+    return PermissionOptions(
+        mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
+        allowed_tools=tuple(args.allowed_tools),
+        disallowed_tools=tuple(args.disallowed_tools),
+        add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
+    )
+
+
+def _interactive_launch(args: Any) -> tuple[Any, str | None]:
+    """What the app starts with, or (None, why): a bad config opens the app and says so, rather than a terminal
+    that just exits."""
+    from pathlib import Path
+
+    from agentui.core.conversation import Launch
+    from agentui.core.settings import ConfigError, resolve_settings
+
+    try:
+        settings = resolve_settings(_overrides(args))
+    except ConfigError as exc:
+        return None, str(exc)
+    return Launch(settings=settings, cwd=Path.cwd(), system_prompt=args.system_prompt,
+                  append_system_prompt=args.append_system_prompt, permissions=_permission_options(args),
+                  session=_session_request(args)), None

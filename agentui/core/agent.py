@@ -122,6 +122,8 @@ KEEP_SHARE = 0.25
 """An automatic summary keeps the recent turns up to this share of the window as they are."""
 MANUAL_KEEP_SHARE = 0.05
 """/compact is asked for to free context: it keeps less."""
+EXACT_COUNT_SHARE = 0.5
+"""Past this share of the window, count with tiktoken (if its encoding is on disk) rather than estimate."""
 SUMMARY_MAX_TOKENS = 8192
 UNKNOWN_WINDOW = 128_000
 """For /compact on a model whose window is unknown: how much of the history a summary may read."""
@@ -418,7 +420,12 @@ class Agent:
 
     def _context_full(self) -> bool:
         window = self.window
-        return bool(window) and self.context_tokens >= self.config.compact_threshold * window  # type: ignore[operator]
+        if not window:
+            return False
+        tokens = self.context_tokens
+        if tokens >= EXACT_COUNT_SHARE * window:
+            self.meter.counter.want_exact()  # from here on, estimates decide when to compact: make them exact
+        return tokens >= self.config.compact_threshold * window
 
     async def _fit_context(self) -> None:
         """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""

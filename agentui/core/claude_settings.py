@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agentui.core.dirs import claude_config_dir
 from agentui.core.jsonfile import read_json_model
 
 SourceName = Literal["managed", "user", "project", "local"]
@@ -78,13 +79,6 @@ class SettingsSource:
     def from_project(self) -> bool:
         """Project and local files arrive with the code: what they grant applies only once the project is trusted."""
         return self.name in ("project", "local")
-
-
-def claude_config_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("CLAUDE_CONFIG_DIR"):
-        return Path(env["CLAUDE_CONFIG_DIR"]).expanduser()
-    return Path(env.get("HOME") or Path.home()) / ".claude"
 
 
 def managed_settings_path() -> Path:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agentui.core.dirs import cache_dir
 from agentui.core.messages import ImageBlock, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 CHARS_PER_TOKEN = 4
@@ -54,15 +55,6 @@ def context_window(model: str, override: int | None = None) -> int | None:
         if name.startswith(prefix):
             return WINDOWS[prefix]
     return None
-
-
-def cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("AGENTUI_CACHE_DIR"):
-        return Path(env["AGENTUI_CACHE_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("agentui", appauthor=False))
 
 
 def _file_name() -> str:
@@ -192,20 +184,30 @@ ENCODINGS = _Encodings()
 
 class TokenCounter:
     """Counts with tiktoken when its encoding is on disk (loaded in the background), else estimates at about four
-    characters a token."""
+    characters a token.
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    With `exact=False` it estimates until `want_exact()`: the encoder holds tens of megabytes, worth it only once
+    the context is full enough for the difference to matter.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, exact: bool = True) -> None:
         self._env = dict(os.environ if env is None else env)
         self._encoder: Any = None
-        self._settled = False
+        self._settled = not exact
         self._next_look = 0.0
+        self._never = False
 
     @classmethod
     def estimating(cls) -> TokenCounter:
         """A counter that only estimates: for a count that must not depend on what is installed."""
-        counter = cls({})
-        counter._settled = True
+        counter = cls({}, exact=False)
+        counter._never = True
         return counter
+
+    def want_exact(self) -> None:
+        """Start loading the encoder (in the background) if it is not loaded or loading yet."""
+        if self._encoder is None and self._settled and not self._never:
+            self._settled, self._next_look = False, 0.0
 
     @property
     def exact(self) -> bool:

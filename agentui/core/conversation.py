@@ -77,7 +77,7 @@ class Conversation:
         agent = Agent(
             provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
             retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=session.session_id,
-            messages=session.messages, memory=memory, counter=TokenCounter(env),
+            messages=session.messages, memory=memory, counter=TokenCounter(env, exact=False),
         )
         session.writer.attach(agent.bus)
         return cls(launch, project, session, provider, agent)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agentui.core.claude_settings import claude_config_dir
+from agentui.core.dirs import claude_config_dir
 from agentui.core.workspace import is_within
 
 MAX_IMPORT_DEPTH = 4

@@ -8,11 +8,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentui.core.claude_settings import SettingsSource, add_allow_rule, claude_config_dir, load_sources
+from agentui.core.claude_settings import SettingsSource, add_allow_rule, load_sources
+from agentui.core.dirs import claude_config_dir
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
 from agentui.core.permissions.rules import Behavior, Rule, RuleError, parse_rule
-from agentui.core.settings import config_dir
+from agentui.core.dirs import config_dir
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.trust import is_trusted

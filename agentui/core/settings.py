@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentui.core.dirs import config_dir
+
 ProviderName = Literal["anthropic", "openai", "scripted"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
 
@@ -83,15 +85,6 @@ class Overrides:
     model: str | None = None
     base_url: str | None = None
     script: Path | None = None
-
-
-def config_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("AGENTUI_CONFIG_DIR"):
-        return Path(env["AGENTUI_CONFIG_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("agentui", appauthor=False))
 
 
 def load_config_file(path: Path) -> ConfigFile:

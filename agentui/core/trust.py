@@ -11,14 +11,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agentui.core.dirs import data_dir
+
 
 def trust_file(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("AGENTUI_DATA_DIR"):
-        return Path(env["AGENTUI_DATA_DIR"]).expanduser() / "trusted-projects.json"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("agentui", appauthor=False)) / "trusted-projects.json"
+    return data_dir(env) / "trusted-projects.json"
 
 
 def _read_json(path: Path) -> object:

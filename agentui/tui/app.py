@@ -6,6 +6,7 @@ back to the engine is only ever an answer: a prompt, a permission decision, a ca
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import deque
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
@@ -22,33 +23,30 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agentui import __version__
-from agentui.core.compaction import SUMMARY_PREFIX, is_summary
-from agentui.core.conversation import Conversation, Launch
-from agentui.core.events import Event, PermissionDecision, PermissionRequest, Subscription
-from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
-from agentui.core.project import Project, ProjectError, open_project
-from agentui.core.providers.base import Provider
-from agentui.core.session.store import SessionError, SessionRequest
 from agentui.tui.commands import BUILTIN, CustomCommand, load_custom_commands
 from agentui.tui.history import PromptHistory, history_file
 from agentui.tui.screens.main import MainScreen
-from agentui.tui.screens.permission import PermissionScreen
-from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.screens.trust import TrustScreen
-from agentui.tui.themes import DEFAULT_THEME, load_themes
+from agentui.tui.themes import DEFAULT_THEME, load_themes, remembered_theme
 from agentui.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.tui.widgets.status_bar import StatusBar
 from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import (
-    AssistantText,
-    CompactionMark,
-    Notice,
-    ThinkingView,
-    Transcript,
-    UserPrompt,
-)
+from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
+
+if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
+    from agentui.core.conversation import Conversation, Launch
+    from agentui.core.events import Event, PermissionDecision, PermissionRequest, Subscription
+    from agentui.core.messages import Message
+    from agentui.core.project import Project
+    from agentui.core.providers.base import Provider
+    from agentui.core.session.store import SessionRequest
+    from agentui.tui.screens.permission import PermissionScreen
+    from agentui.tui.widgets.answer import AssistantText, ThinkingView
 
 log = logging.getLogger(__name__)
+
+Prepare = Callable[[], "tuple[Launch | None, str | None]"]
+"""Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
 
 QUIT_WINDOW = 2.0
 SETTLE_SECONDS = 0.3
@@ -83,9 +81,12 @@ class AgentApp(App[int]):
         provider_factory: Callable[[], Provider] | None = None,
         env: dict[str, str] | None = None,
         first_prompt: str | None = None,
+        prepare: Prepare | None = None,
+        cwd: Path | None = None,
     ) -> None:
         super().__init__()
         self.launch = launch
+        self._prepare = prepare
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
         self.problem = problem
         self.conversation: Conversation | None = None
@@ -106,7 +107,7 @@ class AgentApp(App[int]):
         self._quit_armed_at = 0.0
         self._custom: dict[str, CustomCommand] = {}
         self._files: list[str] | None = None
-        root = launch.cwd if launch else Path.cwd()
+        root = launch.cwd if launch else (cwd or Path.cwd())
         self.history = PromptHistory(history_file(root, env))
 
     # Layout
@@ -131,10 +132,19 @@ class AgentApp(App[int]):
     async def _startup(self) -> None:
         self.prompt_input.focus()
         self.say(f"agentui {__version__} — type a request; /help for keys and commands.")
+        # The screen is up and takes input now; what is typed meanwhile waits for the conversation.
+        try:
+            await asyncio.to_thread(self._load_engine)
+        except Exception as exc:  # a broken install or launch: one sentence, the app stays open
+            log.exception("start-up failed")
+            self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
+            return
         if self.launch is None:
             self.say(self.problem or "No model is configured.", "error")
             self.status.set(model="no model", provider="—")
             return
+        from agentui.core.project import ProjectError, open_project
+
         try:
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
         except ProjectError as exc:
@@ -146,8 +156,19 @@ class AgentApp(App[int]):
             return
         await self._start(self.launch.session)
 
+    def _load_engine(self) -> None:
+        """On a worker thread, so the first frame never waits for it: resolve the launch and import the engine."""
+        if self._prepare is not None:
+            self.launch, self.problem = self._prepare()
+            self._prepare = None
+        import agentui.core.conversation  # noqa: F401  (the engine: pydantic models, providers, tools)
+        import agentui.tui.screens.permission  # noqa: F401
+        import agentui.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
+
     async def _trusted(self, trusted: bool | None) -> None:
         assert self.launch is not None and self._project is not None
+        from agentui.core.project import open_project
+
         if trusted:
             from agentui.core.trust import trust
 
@@ -167,6 +188,10 @@ class AgentApp(App[int]):
     # Conversations
 
     async def _open(self, request: SessionRequest) -> None:
+        from agentui.core.conversation import Conversation
+        from agentui.core.project import ProjectError
+        from agentui.core.session.store import SessionError, SessionRequest
+
         assert self.launch is not None
         if self.conversation is not None:
             await self._close()
@@ -274,6 +299,8 @@ class AgentApp(App[int]):
             await self._run_ended(event)
 
     def _compacted(self, event: Any) -> None:
+        from agentui.tui.widgets.answer import CompactionMark
+
         self.transcript.add(CompactionMark(_summary_text(event.summary),
                                            f"Conversation compacted to {event.post_tokens:,} tokens"))
         agent = self.conversation.agent if self.conversation else None
@@ -287,12 +314,16 @@ class AgentApp(App[int]):
     def _text(self, index: int) -> AssistantText:
         key = (self._message, index)
         if key not in self._texts:
+            from agentui.tui.widgets.answer import AssistantText
+
             self._texts[key] = self._track(AssistantText())
         return self._texts[key]
 
     def _thought(self, index: int) -> ThinkingView:
         key = (self._message, index)
         if key not in self._thinking:
+            from agentui.tui.widgets.answer import ThinkingView
+
             self._thinking[key] = self._track(ThinkingView())
         return self._thinking[key]
 
@@ -303,6 +334,8 @@ class AgentApp(App[int]):
         return self._tools[tool_call_id]
 
     async def _block_end(self, event: Any) -> None:
+        from agentui.core.messages import ThinkingBlock, ToolUseBlock
+
         block = event.block
         key = (self._message, event.index)
         if isinstance(block, ToolUseBlock):
@@ -327,6 +360,8 @@ class AgentApp(App[int]):
             self.status.set(title=text.splitlines()[0][:60] if text else "")
 
     async def _run_ended(self, event: Any) -> None:
+        from agentui.core.events import PermissionDecision
+
         for widget in self._texts.values():
             await widget.finish()
         # An incremental update made while a question was on screen can leave one stale row in a real terminal
@@ -353,6 +388,8 @@ class AgentApp(App[int]):
             self._asking = None
             self.prompt_input.focus()
             return
+        from agentui.tui.screens.permission import PermissionScreen
+
         request = self._questions.popleft()
         tool = self._tools.get(request.tool_call_id)
         if tool is not None:
@@ -367,6 +404,8 @@ class AgentApp(App[int]):
         self.call_after_refresh(self._deliver_answer, request, decision)
 
     def _deliver_answer(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        from agentui.core.events import PermissionDecision
+
         self._asking = None
         tool = self._tools.get(request.tool_call_id)
         if tool is not None and decision is not None and decision.behavior == "allow":
@@ -488,6 +527,8 @@ class AgentApp(App[int]):
         self.say(HELP + " ".join(commands))
 
     async def _command_clear(self, arguments: str) -> None:
+        from agentui.core.session.store import SessionRequest
+
         self.transcript.clear()
         self.status.set(title="", tokens_in=0, tokens_out=0, cost_usd=0.0, context_percent=None)
         if self.launch is not None:
@@ -514,6 +555,8 @@ class AgentApp(App[int]):
         self.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
     async def _command_resume(self, arguments: str) -> None:
+        from agentui.core.session.store import SessionRequest
+
         if arguments:
             await self._open(SessionRequest(resume=arguments))
         else:
@@ -631,6 +674,8 @@ class AgentApp(App[int]):
     def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
         from agentui.core.session.listing import list_sessions
         from agentui.core.session.paths import project_dir
+        from agentui.core.session.store import SessionRequest
+        from agentui.tui.screens.picker import SessionPicker
 
         root = self._project.root if self._project else Path.cwd()
         sessions = list_sessions(project_dir(root, self._env))
@@ -648,6 +693,10 @@ class AgentApp(App[int]):
     # History on screen
 
     def _show_history(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None:
+        from agentui.core.compaction import is_summary
+        from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
+        from agentui.tui.widgets.answer import AssistantText, CompactionMark
+
         results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
         cwd = self.conversation.project.root if self.conversation else None
         for message in messages:
@@ -674,12 +723,7 @@ class AgentApp(App[int]):
         themes, problems = load_themes(self._env)
         for theme in themes:
             self.register_theme(theme)
-        from agentui.core.settings import ConfigError, config_dir, load_config_file
-
-        try:
-            wanted = load_config_file(config_dir(self._env) / "config.json").theme
-        except ConfigError:
-            wanted = None
+        wanted = remembered_theme(self._env)
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
         for problem in problems:
             self.call_later(self.say, problem, "warning")
@@ -697,6 +741,8 @@ class AgentApp(App[int]):
 
 def export_markdown(messages: list[Message]) -> str:
     """The conversation as Markdown: prompts, answers, and each tool call as a line."""
+    from agentui.core.messages import TextBlock, ToolUseBlock
+
     parts = []
     for message in messages:
         for block in message.content:
@@ -710,4 +756,6 @@ def export_markdown(messages: list[Message]) -> str:
 
 
 def _summary_text(text: str) -> str:
+    from agentui.core.compaction import SUMMARY_PREFIX
+
     return text.removeprefix(SUMMARY_PREFIX)

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentui.core.claude_settings import claude_config_dir
+from agentui.core.dirs import claude_config_dir
 
 BUILTIN: dict[str, str] = {
     "help": "Show the keys and commands",

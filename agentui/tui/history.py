@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from agentui.core.dirs import data_dir
 from agentui.core.session.paths import canonical, sanitize
 
 MAX_ENTRIES = 500
 
 
 def history_file(project: Path, env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("AGENTUI_DATA_DIR"):
-        base = Path(env["AGENTUI_DATA_DIR"]).expanduser()
-    else:
-        import platformdirs
-
-        base = Path(platformdirs.user_data_dir("agentui", appauthor=False))
-    return base / "history" / f"{sanitize(canonical(project))}.jsonl"
+    return data_dir(env) / "history" / f"{sanitize(canonical(project))}.jsonl"
 
 
 class PromptHistory:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from agentui.core.settings import config_dir
+from agentui.core.dirs import config_dir
 
 DEFAULT_THEME = "agentui-dark"
 
@@ -34,3 +34,14 @@ def load_themes(env: Mapping[str, str] | None = None) -> tuple[list[Theme], list
                 continue
             themes[theme.name] = theme  # the person's own theme of the same name wins
     return list(themes.values()), problems
+
+
+def remembered_theme(env: Mapping[str, str] | None = None) -> str | None:
+    """The theme /theme last chose, read straight from config.json: the first frame must not wait for the settings
+    model (a broken file is reported when the settings are read, just after)."""
+    try:
+        data = json.loads((config_dir(env) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    theme = data.get("theme") if isinstance(data, dict) else None
+    return theme if isinstance(theme, str) else None

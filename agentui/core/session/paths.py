@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentui.core.claude_settings import claude_config_dir
+from agentui.core.dirs import claude_config_dir
 
 MAX_SANITIZED_LENGTH = 200
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -1,18 +1,14 @@
-"""The conversation on screen: prompts, streamed answers, thinking, notices, in a scroll that stays at the bottom.
-
-Answers are Markdown fed through `Markdown.get_stream()` in batches about every 100 ms, so a long answer costs one
-incremental update per batch, never a re-render of the whole text per token.
-"""
+"""The conversation on screen: prompts and notices in a scroll that stays at the bottom. Answers, thinking and
+compaction marks live in `answer.py`, imported with the first answer (they are re-exported here, lazily)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
-
-BATCH_SECONDS = 0.1
+from textual.widgets import Static
 
 
 class Transcript(VerticalScroll):
@@ -75,95 +71,9 @@ class Notice(Static):
         self.message = message
 
 
-class AssistantText(Markdown):
-    """One text block of an answer, streamed."""
+def __getattr__(name: str) -> Any:
+    if name in ("AssistantText", "ThinkingView", "CompactionMark", "BATCH_SECONDS"):
+        from agentui.tui.widgets import answer
 
-    DEFAULT_CSS = """
-    AssistantText { margin: 1 0 0 0; padding: 0; background: transparent; }
-    """
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text)
-        self._pending: list[str] = []
-        self._timer: Timer | None = None
-        self._stream = None
-        self.finished = False
-
-    def on_mount(self) -> None:
-        self._stream = Markdown.get_stream(self)
-        if self._pending:
-            self._schedule()
-
-    def add(self, text: str) -> None:
-        if self.finished:
-            return  # a late delta for a block already complete: nothing may follow its end
-        self._pending.append(text)
-        if self._timer is None and self._stream is not None:
-            self._schedule()
-
-    def _schedule(self) -> None:
-        self._timer = self.set_timer(BATCH_SECONDS, self._flush)
-
-    async def _flush(self) -> None:
-        self._timer = None
-        if self._pending and self._stream is not None:
-            chunk = "".join(self._pending)
-            self._pending.clear()
-            await self._stream.write(chunk)
-
-    async def finish(self) -> None:
-        """The block is complete: write what is left and stop streaming."""
-        if self.finished:
-            return
-        self.finished = True
-        if self._timer is not None:
-            self._timer.stop()
-        await self._flush()
-        if self._stream is not None:
-            await self._stream.stop()
-
-
-class ThinkingView(Collapsible):
-    """The model's thinking: dimmed, folded away, unfolded with a click or Enter."""
-
-    DEFAULT_CSS = """
-    ThinkingView { margin: 1 0 0 0; padding: 0; border: none; background: transparent; }
-    ThinkingView Static { color: $text-muted; text-style: italic; }
-    ThinkingView CollapsibleTitle { color: $text-muted; padding: 0; }
-    """
-
-    def __init__(self) -> None:
-        self._text: list[str] = []
-        self._body = Static("")
-        self._timer: Timer | None = None
-        super().__init__(self._body, title="Thinking…", collapsed=True)
-
-    def add(self, text: str) -> None:
-        self._text.append(text)
-        if self._timer is None:
-            self._timer = self.set_timer(BATCH_SECONDS, self._flush)
-
-    def _flush(self) -> None:
-        self._timer = None
-        self._body.update(Content("".join(self._text)))
-
-    def finish(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-        self._flush()
-        self.title = "Thought"
-
-
-class CompactionMark(Collapsible):
-    """Where the conversation was compacted: a rule to show it, and the summary the model now reads, folded."""
-
-    DEFAULT_CSS = """
-    CompactionMark { margin: 1 0 0 0; padding: 0; border: none; border-top: dashed $secondary; background: transparent; }
-    CompactionMark CollapsibleTitle { color: $secondary; padding: 0; }
-    CompactionMark Static { color: $text-muted; }
-    """
-
-    def __init__(self, summary: str, title: str = "Conversation compacted") -> None:
-        self.summary = summary
-        super().__init__(Static(Content(summary)), title=f"{title} (the summary the model continues from)",
-                         collapsed=True)
+        return getattr(answer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
