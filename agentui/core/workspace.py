@@ -13,7 +13,10 @@ from typing import Any
 def is_within(path: Path, directory: Path) -> bool:
     """True if `path` is `directory` or below it. Both must already be absolute and normalised the same way;
     comparing parts (not string prefixes) keeps /proj-evil from passing as /proj."""
-    return path == directory or directory in path.parents
+    inner, outer = os.fspath(path), os.fspath(directory)
+    if not inner.startswith(outer):  # strings, not Path.parents: this runs for every rule on every tool call
+        return False
+    return len(inner) == len(outer) or outer.endswith("/") or inner[len(outer)] == "/"
 
 
 @dataclass
@@ -45,10 +48,12 @@ class Workspace:
 
     def absolute(self, raw: str | os.PathLike[str]) -> Path:
         """The path as written, made absolute against the root and normalised (`..` folded), links untouched."""
-        path = Path(os.path.expanduser(os.fspath(raw)))
-        if not path.is_absolute():
-            path = self.root / path
-        return Path(os.path.normpath(path))
+        text = os.fspath(raw)
+        if text.startswith("~"):
+            text = os.path.expanduser(text)
+        if not text.startswith("/"):
+            text = os.path.join(self.root, text)
+        return Path(os.path.normpath(text))
 
     def real(self, raw: str | os.PathLike[str]) -> Path:
         """The path with every symlink resolved: where a read or write would really land."""
@@ -74,8 +79,9 @@ class Workspace:
 
     # Read state, so Write and Edit never clobber what the model has not seen
 
-    def record_read(self, path: Path) -> None:
-        stat = path.stat()
+    def record_read(self, path: Path, stat: os.stat_result | None = None) -> None:
+        """`stat`: the file's as it was read (fstat of the open file), so a change made since is noticed."""
+        stat = stat or path.stat()
         self._reads[path] = ReadRecord(stat.st_mtime_ns, stat.st_size)
 
     def unread_reason(self, path: Path) -> str | None:

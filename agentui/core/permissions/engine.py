@@ -51,6 +51,8 @@ class PermissionEngine:
         self.mode: Mode = mode
         self.home = home or Path.home()
         self._rules = list(rules)
+        self._candidates: dict[tuple[Behavior, str], list[Rule]] = {}
+        """Rules by behaviour and tool name, so a call looks only at the rules that could apply to it."""
         self._config_dirs = tuple(config_dirs)
         self._persist = persist
         workspace.read_denied = self.read_denied
@@ -62,6 +64,7 @@ class PermissionEngine:
     def add_rule(self, text: str, behavior: Behavior, source: str) -> Rule:
         rule = parse_rule(text, behavior, source, project_root=self.workspace.root, home=self.home)
         self._rules.append(rule)
+        self._candidates.clear()
         return rule
 
     # The gate
@@ -96,14 +99,17 @@ class PermissionEngine:
               specific: bool = False, bare: bool = False) -> Rule | None:
         """The first rule of `behavior` covering the tool (and the command or path); `specific` wants a rule with
         a specifier, `bare` one without."""
-        for rule in self._rules:
-            if rule.behavior != behavior or not rule.covers_tool(tool):
-                continue
+        where = None if path is None else str(path)  # once, not once per rule
+        candidates = self._candidates.get((behavior, tool))
+        if candidates is None:
+            candidates = [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)]
+            self._candidates[(behavior, tool)] = candidates
+        for rule in candidates:
             if (specific and rule.specifier is None) or (bare and rule.specifier is not None):
                 continue
             if command is not None and (rule.path is not None or not rule.covers_command(command)):
                 continue
-            if path is not None and (rule.command is not None or not rule.covers_path(path)):
+            if where is not None and (rule.command is not None or not rule.covers_path(where)):
                 continue
             return rule
         return None
@@ -129,11 +135,10 @@ class PermissionEngine:
         ws, name = self.workspace, tool.name
         lexical = ws.absolute(raw)
         real = Path(os.path.realpath(lexical))
-        shown = ws.display(real)
-        both = (lexical, real)
+        both = (lexical, real) if lexical != real else (real,)
         for path in both:
             if rule := self._find("deny", name, path=path):
-                return Verdict("deny", f"the rule {rule.text} denies {shown}", path=real)
+                return Verdict("deny", f"the rule {rule.text} denies {ws.display(real)}", path=real)
         writes = tool.kind == "write"
         if writes and self.mode == "plan":
             return Verdict("deny", "plan mode does not change files", path=real)
@@ -142,7 +147,7 @@ class PermissionEngine:
                            suggestions=(_path_rule("Edit", real),))
         for path in both:
             if rule := self._find("ask", name, path=path):
-                return Verdict("ask", f"the rule {rule.text} asks for {shown}", path=real)
+                return Verdict("ask", f"the rule {rule.text} asks for {ws.display(real)}", path=real)
         if all(self._find("allow", name, path=path, specific=True) for path in both):
             return Verdict("allow", "an allow rule covers it", path=real)
         inside = ws.contains(real)
@@ -151,6 +156,7 @@ class PermissionEngine:
         if not inside and self.mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", path=real)
         family = "Read" if name in READ_FAMILY else "Edit"
+        shown = ws.display(real)
         if inside:
             return Verdict("ask", f"{name} wants to modify {shown}", path=real, suggestions=(family,))
         target = real if real.is_dir() else real.parent

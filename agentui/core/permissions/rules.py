@@ -9,14 +9,15 @@ Read rules also cover Grep and Glob; Edit rules also cover Write.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import pathspec
+import pathspec.util
 
-from agentui.core.workspace import is_within
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -37,13 +38,25 @@ class PathPattern:
     pattern: str
     spec: pathspec.PathSpec = field(compare=False, repr=False)
 
-    def matches(self, path: Path) -> bool:
-        if not is_within(path, self.root):
+    def __post_init__(self) -> None:
+        root = str(self.root)
+        object.__setattr__(self, "_root", root)
+        object.__setattr__(self, "_below", root if root.endswith("/") else root + "/")
+
+    def matches(self, path: Path | str) -> bool:
+        # On strings: this runs for every path rule on every file tool call.
+        text: str = os.fspath(path)
+        if text.startswith(self._below):  # type: ignore[attr-defined]
+            relative = text[len(self._below):]  # type: ignore[attr-defined]
+        elif text == self._root:  # type: ignore[attr-defined]
+            relative = ""
+        else:
             return False
         if self.pattern in ("", "**", "/**"):
             return True
-        relative = path.relative_to(self.root).as_posix()
-        return relative != "." and self.spec.match_file(relative)
+        # The patterns directly: `relative` is already a normalised POSIX path, and PathSpec.match_file would
+        # normalise it again.
+        return relative != "" and pathspec.util.match_file(self.spec.patterns, relative)
 
 
 @dataclass(frozen=True)
@@ -75,7 +88,7 @@ class Rule:
         """A Bash rule against one simple command's text; a bare `Bash` rule covers every command."""
         return self.command is None or self.command.fullmatch(text) is not None
 
-    def covers_path(self, path: Path) -> bool:
+    def covers_path(self, path: Path | str) -> bool:
         return self.path is None or self.path.matches(path)
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import base64
 import difflib
+import io
+import os
 from pathlib import Path
+from typing import TextIO
 
 from pydantic import Field
 
@@ -17,6 +20,8 @@ DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
+WHOLE_FILE_BYTES = 256 * 1024
+"""Files up to this size are read and decoded in one go; larger ones are streamed line by line."""
 _STREAM_CODECS = {"utf-16-le": "utf-16", "utf-16-be": "utf-16"}  # these read their BOM themselves
 
 
@@ -45,32 +50,41 @@ class Read(Tool[ReadArgs]):
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         path = ctx.checked_path or ws.real(args.file_path)
-        shown = ws.display(path)
-        if not path.exists():
-            return ToolResult.error(f"File does not exist: {shown}.{_suggestion(path)}")
-        if path.is_dir():
-            return ToolResult.error(f"{shown} is a directory, not a file; use Glob or `ls` to list it.")
-        size = path.stat().st_size
-        with path.open("rb") as handle:
-            head = handle.read(SAMPLE_BYTES)
-        media_type = image_type(head)
-        if media_type is not None:
-            return self._image(path, shown, size, media_type)
         try:
-            codec, bom = sniff(head)
-        except BinaryFileError:
-            return ToolResult.error(
-                f"{shown} is a binary file ({size:,} bytes), not text; Read shows text files and images only."
-            )
-        start = max(1, args.offset or 1)
-        limit = args.limit or DEFAULT_LIMIT
-        lines, more, last = _numbered_lines(path, _stream_codec(codec, bom), start, limit)
-        ws.record_read(path)
+            handle = open(path, "rb")  # one open and one fstat: this runs on most tool calls a model makes
+        except FileNotFoundError:
+            return ToolResult.error(f"File does not exist: {ws.display(path)}.{_suggestion(path)}")
+        except IsADirectoryError:
+            return ToolResult.error(f"{ws.display(path)} is a directory, not a file; use Glob or `ls` to list it.")
+        with handle:
+            info = os.fstat(handle.fileno())
+            size = info.st_size
+            head = handle.read(SAMPLE_BYTES)
+            media_type = image_type(head)
+            if media_type is not None:
+                return self._image(path, ws.display(path), size, media_type)
+            try:
+                codec, bom = sniff(head)
+            except BinaryFileError:
+                return ToolResult.error(
+                    f"{ws.display(path)} is a binary file ({size:,} bytes), not text; Read shows text files and "
+                    "images only."
+                )
+            codec = _stream_codec(codec, bom)
+            if size <= WHOLE_FILE_BYTES:  # small: decode at once, and split lines as the stream would
+                source: TextIO = io.StringIO((head + handle.read()).decode(codec, errors="replace"), newline="")
+            else:
+                handle.seek(0)
+                source = io.TextIOWrapper(handle, encoding=codec, errors="replace", newline="")
+            start = max(1, args.offset or 1)
+            limit = args.limit or DEFAULT_LIMIT
+            lines, more, last = _numbered_lines(source, start, limit)
+        ws.record_read(path, info)
         details = {"filePath": str(path), "startLine": start, "numLines": len(lines), "size": size}
         if not lines:
             if last == 0:
-                return ToolResult(content=f"(the file {shown} exists but is empty)", details=details)
-            return ToolResult.error(f"{shown} has only {last} lines; offset {start} is past the end.")
+                return ToolResult(content=f"(the file {ws.display(path)} exists but is empty)", details=details)
+            return ToolResult.error(f"{ws.display(path)} has only {last} lines; offset {start} is past the end.")
         text = "\n".join(lines)
         if more:
             next_line = start + len(lines)
@@ -93,24 +107,23 @@ def _stream_codec(codec: str, bom: bytes) -> str:
     return _STREAM_CODECS.get(codec, codec)
 
 
-def _numbered_lines(path: Path, codec: str, start: int, limit: int) -> tuple[list[str], bool, int]:
+def _numbered_lines(source: TextIO, start: int, limit: int) -> tuple[list[str], bool, int]:
     """Lines start..start+limit-1 as `cat -n` shows them, whether more follow, and the last line number seen.
-    Streams the file, so a 50 MB file costs only the lines asked for."""
+    Large files are streamed, so a 50 MB file costs only the lines asked for."""
     out: list[str] = []
     budget = MAX_OUTPUT_CHARS
     number = 0
-    with path.open("r", encoding=codec, errors="replace", newline="") as handle:
-        for number, line in enumerate(handle, 1):
-            if number < start:
-                continue
-            if len(out) >= limit or budget <= 0:
-                return out, True, number
-            line = line.rstrip("\r\n")
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f"… [{len(line) - MAX_LINE_CHARS:,} more characters]"
-            entry = f"{number:>6}\t{line}"
-            budget -= len(entry) + 1
-            out.append(entry)
+    for number, line in enumerate(source, 1):
+        if number < start:
+            continue
+        if len(out) >= limit or budget <= 0:
+            return out, True, number
+        line = line.rstrip("\r\n")
+        if len(line) > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f"… [{len(line) - MAX_LINE_CHARS:,} more characters]"
+        entry = f"{number:>6}\t{line}"
+        budget -= len(entry) + 1
+        out.append(entry)
     return out, False, number
 
 
