@@ -9,7 +9,9 @@ they are matched: a deny applies if the path as written or its real target match
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -51,7 +53,7 @@ class PermissionEngine:
         self.mode: Mode = mode
         self.home = home or Path.home()
         self._rules = list(rules)
-        self._candidates: dict[tuple[Behavior, str], list[Rule]] = {}
+        self._candidates: dict[tuple[Behavior, str], _Candidates] = {}
         """Rules by behaviour and tool name, so a call looks only at the rules that could apply to it."""
         self._config_dirs = tuple(config_dirs)
         self._persist = persist
@@ -102,9 +104,13 @@ class PermissionEngine:
         where = None if path is None else str(path)  # once, not once per rule
         candidates = self._candidates.get((behavior, tool))
         if candidates is None:
-            candidates = [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)]
-            self._candidates[(behavior, tool)] = candidates
-        for rule in candidates:
+            candidates = self._candidates[(behavior, tool)] = _Candidates.of(
+                [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)])
+        if command is not None and candidates.any_command is not None and candidates.any_command.fullmatch(command) is None:
+            return None
+        if where is not None and candidates.any_path is not None and not _any_path_matches(candidates.any_path, where):
+            return None
+        for rule in candidates.rules:
             if (specific and rule.specifier is None) or (bare and rule.specifier is not None):
                 continue
             if command is not None and (rule.path is not None or not rule.covers_command(command)):
@@ -169,6 +175,16 @@ class PermissionEngine:
         analysis = analyze(command)
         cwd = ws.shell_cwd or ws.root
         checked = [*analysis.commands, *analysis.hidden]
+        resolved: dict[str, tuple[Path, Path]] = {}
+        directories: dict[str, str] = {}
+
+        def resolve(target: str) -> tuple[Path, Path]:
+            # Each path is looked at up to three times below, and a long command names many files in the same
+            # few directories: realpath costs a system call per component, so each directory is resolved once.
+            found = resolved.get(target)
+            if found is None:
+                found = resolved[target] = self._resolve(target, cwd, directories)
+            return found
 
         for sub in checked:
             if rule := self._command_rule("deny", sub):
@@ -176,14 +192,14 @@ class PermissionEngine:
         for redirect in analysis.redirects:
             if redirect.target is None:
                 continue
-            lexical, real = self._resolve(redirect.target, cwd)
+            lexical, real = resolve(redirect.target)
             tool = "Edit" if redirect.writes else "Read"
             for path in (lexical, real):
                 if rule := self._find("deny", tool, path=path):
                     return Verdict("deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}")
         reads = [(sub, target) for sub in analysis.commands if (paths := read_only_paths(sub)) for target in paths]
         for sub, target in reads:
-            for path in self._resolve(target, cwd):
+            for path in resolve(target):
                 if rule := self._find("deny", "Read", path=path):
                     return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
 
@@ -207,8 +223,8 @@ class PermissionEngine:
                 continue  # (plan mode runs read-only commands only, whatever the rules allow)
             paths = read_only_paths(sub)
             if paths is not None:
-                outside = [t for t in paths if not ws.contains(self._resolve(t, cwd)[1])]
-                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in self._resolve(t, cwd))]
+                outside = [t for t in paths if not ws.contains(resolve(t)[1])]
+                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in resolve(t))]
                 if not outside and not asked:
                     continue
                 if self.mode == "bypassPermissions" and not asked:
@@ -226,7 +242,7 @@ class PermissionEngine:
                 continue
             if redirect.target in _HARMLESS_TARGETS:
                 continue
-            lexical, real = self._resolve(redirect.target, cwd)
+            lexical, real = resolve(redirect.target)
             if redirect.writes:
                 verdict = self._write_target(lexical, real)
                 if verdict is not None:
@@ -252,19 +268,28 @@ class PermissionEngine:
             return False  # `cd` alone goes home; `cd $X` anywhere
         return self.workspace.contains(self._resolve(targets[0], cwd)[1])
 
-    def _resolve(self, target: str, cwd: Path) -> tuple[Path, Path]:
-        """A path from a command: as written (made absolute, `..` folded) and with links resolved."""
+    def _resolve(self, target: str, cwd: Path, directories: dict[str, str] | None = None) -> tuple[Path, Path]:
+        """A path from a command: as written (made absolute, `..` folded) and with links resolved.
+        `directories` remembers resolved directories for the rest of one check."""
         if target == "~" or target.startswith("~/"):
             target = str(self.home) + target[1:]
-        path = Path(target)
-        if not path.is_absolute():
-            path = cwd / path
-        lexical = Path(os.path.normpath(path))
-        return lexical, Path(os.path.realpath(lexical))
+        if not target.startswith("/"):
+            target = os.path.join(cwd, target)
+        lexical = os.path.normpath(target)
+        if directories is None or lexical == "/":
+            return Path(lexical), Path(os.path.realpath(lexical))
+        parent, name = os.path.split(lexical)
+        real_parent = directories.get(parent)
+        if real_parent is None:
+            real_parent = directories[parent] = os.path.realpath(parent)
+        real = os.path.join(real_parent, name)
+        if os.path.islink(real):
+            real = os.path.realpath(real)
+        return Path(lexical), Path(real)
 
     def _command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
         texts = [sub.matching_text(with_assignments=True)]
-        if not with_assignments:  # deny and ask look at the command with and without its VAR=value prefix
+        if not with_assignments and sub.assignments:  # deny and ask: also without its VAR=value prefix
             texts.append(sub.matching_text())
         for text in texts:
             if rule := self._find(behavior, "Bash", command=text):
@@ -283,6 +308,56 @@ class PermissionEngine:
         if not inside and self.mode == "bypassPermissions":
             return None
         return f"a write to {self.workspace.display(real)}", False
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The rules of one behaviour that could apply to one tool, and one pattern for all their commands, so that a
+    command no rule covers (most of them) costs one regular-expression match instead of one per rule."""
+
+    rules: list[Rule]
+    any_command: re.Pattern[str] | None
+    """Matches whatever any of the rules' command patterns matches; None if some rule covers every command."""
+
+    any_path: dict[tuple[str, str], re.Pattern[str] | None] | None
+    """The same for paths: by (root, root + "/"), one pattern for the paths below it (None: all of them)."""
+
+    @classmethod
+    def of(cls, rules: list[Rule]) -> _Candidates:
+        if any(rule.command is None and rule.path is None for rule in rules):
+            return cls(rules, None, None)  # a bare rule covers everything: nothing to rule out early
+        commands = [f"(?:{rule.command.pattern})" for rule in rules if rule.command is not None]
+        return cls(rules, re.compile("|".join(commands) or "(?!)", re.DOTALL), _path_gate(rules))
+
+
+def _path_gate(rules: list[Rule]) -> dict[tuple[str, str], re.Pattern[str] | None] | None:
+    by_root: dict[tuple[str, str], list[str] | None] = {}
+    for rule in rules:
+        if rule.path is None:
+            continue
+        root = str(rule.path.root)
+        key = (root, root if root.endswith("/") else root + "/")
+        if rule.path.pattern in ("", "**", "/**"):
+            by_root[key] = None
+            continue
+        patterns = rule.path.spec.patterns
+        if any(pattern.include is not True or getattr(pattern, "regex", None) is None for pattern in patterns):
+            return None  # a negated pattern: leave it to the rule itself
+        if (found := by_root.setdefault(key, [])) is not None:
+            found += [f"(?:{pattern.regex.pattern})" for pattern in patterns]  # type: ignore[attr-defined]
+    return {key: None if found is None else re.compile("|".join(found) or "(?!)")
+            for key, found in by_root.items()}
+
+
+def _any_path_matches(gate: dict[tuple[str, str], re.Pattern[str] | None], where: str) -> bool:
+    """Whether any path rule could cover `where`, as PathPattern.matches would say for each (a quick no)."""
+    for (root, below), pattern in gate.items():
+        if where.startswith(below):
+            if pattern is None or pattern.search(where[len(below):]) is not None:
+                return True
+        elif where == root and pattern is None:
+            return True
+    return False
 
 
 def _bash_rule(sub: SimpleCommand) -> str:

@@ -9,7 +9,7 @@ that runs unchecked, so anything it cannot see through sets `problem`, and the e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 MAX_COMMAND_CHARS = 10_000
@@ -33,12 +33,12 @@ class SimpleCommand:
     open_ended: bool = False
     """More arguments are appended when it runs (xargs): only wildcard rules can cover it."""
 
-    @property
+    @cached_property  # (every rule lookup asks for it; computed once per command)
     def text(self) -> str:
         """The command as rules see it: name and arguments, whitespace collapsed, no leading assignments."""
         return " ".join(" ".join((self.name, *self.texts)).split())
 
-    @property
+    @cached_property
     def full_text(self) -> str:
         return " ".join((*self.assignments, self.text))
 
@@ -104,7 +104,7 @@ def analyze(command: str, depth: int = 0) -> ShellAnalysis:
         result.flag("the command contains a NUL byte")
         return result
     tree = _parser().parse(command.encode())
-    if tree.root_node.has_error:
+    if tree.root_node.has_error:  # (a tree without errors has no ERROR or missing node for the walker to find)
         result.flag("the command could not be parsed")
     _Walker(result, depth).visit(tree.root_node)
     return result
@@ -140,6 +140,8 @@ def literal(node: Any) -> str | None:
 
 
 def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
     out, escaped = [], False
     for char in text:
         if escaped:
@@ -159,8 +161,6 @@ class _Walker:
 
     def visit(self, node: Any) -> None:
         kind = node.type
-        if kind == "ERROR" or node.is_missing:
-            self.result.flag("the command could not be parsed")
         if kind == "command":
             self._command(node)
         elif kind in ("declaration_command", "unset_command"):

@@ -1,0 +1,76 @@
+"""Permission check of one long bash line: 200 sub-commands joined by `&&`, `|`, `;` and `$(...)`, parsed and
+checked against 50 rules, as a model's long command would be.
+
+    python -m bench.permissions
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from bench.common import Result, emit, summary
+from bench.dispatch import Pipeline
+
+SUBCOMMANDS = 200
+RUNS = 200
+
+
+def command_line(count: int = SUBCOMMANDS) -> str:
+    """`count` simple commands, joined as a model joins them: `&&`, `;`, `||`, pipes and `$(...)`."""
+    shapes = [  # (text, how many simple commands it holds)
+        ("git status", 1), ("ls -la src/pkg{n}", 1), ("grep -rn 'name{n}' src", 1), ("cat README.md | head -n {n}", 2),
+        ("echo $(date +%s) > /dev/null", 2), ("npm run 1 -- --case {n}", 1), ("wc -l src/file{n}.py", 1),
+        ("pytest -q tests/t{n}", 1),
+    ]
+    parts, total, n = [], 0, 0
+    while total < count:
+        text, size = shapes[n % len(shapes)]
+        if total + size > count:
+            text, size = shapes[0]
+        parts.append(text.format(n=n))
+        total, n = total + size, n + 1
+    joiners = [" && ", "; ", " || "]
+    line = parts[0]
+    for n, part in enumerate(parts[1:], 1):
+        line += joiners[n % len(joiners)] + part
+    return line
+
+
+def long_command() -> Iterator[Result]:
+    from agentui.core.messages import ToolUseBlock
+
+    with tempfile.TemporaryDirectory() as scratch:
+        bench = Pipeline(Path(scratch))
+        engine = bench.project.engine
+        tool = bench.project.tools.get("Bash")
+        assert tool is not None
+        text = command_line()
+        call = ToolUseBlock(id="toolu_1", name="Bash", input={"command": text})
+        args = tool.Args.model_validate(call.input)
+        verdict = engine.check(tool, args, call)  # first parse loads the grammar; not what a check costs
+        samples = []
+        for _ in range(RUNS):
+            started = time.perf_counter()
+            engine.check(tool, args, call)
+            samples.append(time.perf_counter() - started)
+        result = summary("permissions.bash_200_subcommands", samples, "ms", target=5, target_text="≤ 5 ms",
+                         scale=1000, note=f"{len(text):,} characters; verdict {verdict.behavior}")
+        from agentui.core.permissions.shell import analyze
+
+        parsed = analyze(text)
+        assert len(parsed.commands) == SUBCOMMANDS, len(parsed.commands)
+        result.extra = {"subcommands": len(parsed.commands), "rules": len(engine.rules)}
+        yield result
+
+
+def benchmarks() -> Iterator[Result]:
+    for result in long_command():
+        yield emit(result)
+
+
+if __name__ == "__main__":
+    for _ in benchmarks():
+        pass
