@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,22 +29,65 @@ class SessionInfo:
     size: int
 
 
-def _parse(chunk: bytes, *, drop_first: bool) -> list[dict[str, Any]]:
+_KINDS = re.compile(rb'"type":\s*"(user|assistant|progress|summary|custom-title|last-prompt)"')
+"""The line types a listing looks for; quotes inside strings are escaped, so these are keys of real objects."""
+_TITLES = {b"summary", b"custom-title", b"last-prompt"}
+_BRANCH = re.compile(rb'"gitBranch":\s*("(?:[^"\\]|\\.)*")')
+
+
+@dataclass
+class _Scan:
+    entries: list[dict[str, Any]]
+    messages: int
+    """User and assistant lines."""
+    branch: str | None
+
+
+def _load(raw: bytes) -> dict[str, Any] | None:
+    raw = raw.strip(b"\x00 \r")
+    if not raw:
+        return None
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def _scan(chunk: bytes, *, drop_first: bool) -> _Scan:
+    """The entries a listing needs and the count of messages. Only lines that may hold a title or a prompt are
+    parsed, and messages are counted by their markers: a session's bulk (answers and tool output) is never parsed,
+    which makes listing hundreds of sessions several times faster. (On the 13 Claude Code transcripts in the
+    fixtures this gives exactly what parsing every line gives.)"""
     lines = chunk.split(b"\n")
     if drop_first:
         lines = lines[1:]  # begins mid-line
-    entries = []
+    scan = _Scan([], 0, None)
+    branch_line = None
     for raw in lines:
-        raw = raw.strip(b"\x00 \r")
-        if not raw:
+        if b'"gitBranch"' in raw:
+            branch_line = raw
+        kinds = set(_KINDS.findall(raw))
+        if not kinds or b"progress" in kinds:
+            continue  # (progress lines carry whole nested messages)
+        if b"assistant" in kinds:
+            scan.messages += 1
             continue
+        if b"user" in kinds:
+            scan.messages += 1
+            if b'"tool_result"' in raw:
+                continue
+        elif not kinds & _TITLES:
+            continue
+        if (entry := _load(raw)) is not None:
+            scan.entries.append(entry)
+    if branch_line is not None and (found := _BRANCH.search(branch_line)):
         try:
-            entry = json.loads(raw)
+            value = json.loads(found.group(1))
         except ValueError:
-            continue
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
+            value = None
+        scan.branch = value if isinstance(value, str) else None
+    return scan
 
 
 def _prompt_text(entry: dict[str, Any]) -> str | None:
@@ -70,8 +114,9 @@ def describe(path: Path) -> SessionInfo:
             head = handle.read(WINDOW)
             handle.seek(stat.st_size - WINDOW)
             tail, whole = handle.read(WINDOW), False
-    first = _parse(head.rsplit(b"\n", 1)[0] if not whole else head, drop_first=False)
-    last = _parse(tail, drop_first=True) if not whole else first
+    head_scan = _scan(head.rsplit(b"\n", 1)[0] if not whole else head, drop_first=False)
+    tail_scan = _scan(tail, drop_first=True) if not whole else head_scan
+    first, last = head_scan.entries, tail_scan.entries
     seen = first if whole else first + last
 
     custom = [e["customTitle"] for e in seen if e.get("type") == "custom-title" and isinstance(e.get("customTitle"), str)]
@@ -79,15 +124,15 @@ def describe(path: Path) -> SessionInfo:
     prompts = [text for e in first if (text := _prompt_text(e))]
     recent = [e["lastPrompt"] for e in last if e.get("type") == "last-prompt" and isinstance(e.get("lastPrompt"), str)]
     recent = recent or [text for e in last if (text := _prompt_text(e))]
-    branches = [e["gitBranch"] for e in last if isinstance(e.get("gitBranch"), str)]
-    counted = sum(1 for e in seen if e.get("type") in ("user", "assistant"))
+    branch = tail_scan.branch or (head_scan.branch if whole else None)
+    counted = head_scan.messages if whole else head_scan.messages + tail_scan.messages
     if not whole:
         read = len(head) + len(tail)
         counted = round(counted * stat.st_size / max(1, read))
     title = (custom[-1] if custom else summaries[-1] if summaries else prompts[0] if prompts else "(no prompt)")
     return SessionInfo(
         session_id=path.stem, path=path, title=title, last_prompt=recent[-1] if recent else "", messages=counted,
-        approximate=not whole, modified=stat.st_mtime, git_branch=branches[-1] if branches else "", size=stat.st_size,
+        approximate=not whole, modified=stat.st_mtime, git_branch=branch or "", size=stat.st_size,
     )
 
 
