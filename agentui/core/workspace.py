@@ -69,9 +69,10 @@ class Workspace:
 
     def display(self, path: Path) -> str:
         """Compact form for the model: relative to the root inside the project, absolute elsewhere."""
-        if is_within(path, self.root) and path != self.root:
-            return path.relative_to(self.root).as_posix()
-        return str(path)
+        text, root = str(path), str(self.root)
+        if text.startswith(root) and len(text) > len(root) and (root.endswith("/") or text[len(root)] == "/"):
+            return text[len(root):].lstrip("/")  # (strings: Grep shows thousands of paths)
+        return text
 
     def hidden(self, path: Path) -> bool:
         """True for a file a deny rule forbids reading: Grep and Glob leave it out of their results."""

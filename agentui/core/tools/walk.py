@@ -104,9 +104,10 @@ def walk_files(start: Path, project_root: Path) -> Iterator[Path]:
 def newest_first(paths: Iterable[Path]) -> list[Path]:
     """Most recently modified first (ties by path), as Claude Code lists matches."""
     def key(path: Path) -> tuple[float, str]:
+        text = str(path)
         try:
-            return (-path.stat().st_mtime, str(path))
+            return (-os.stat(text).st_mtime, text)
         except OSError:
-            return (0.0, str(path))
+            return (0.0, text)
 
     return sorted(paths, key=key)
