@@ -1,7 +1,7 @@
 """Context layer timings: the first token count on a machine with no encoding file and no network, counting speed
 estimated and exact, the context meter over a long session, and the cost of deciding what to compact.
 
-    python bench/bench_context.py
+    python -m bench.context
 """
 
 from __future__ import annotations
@@ -11,6 +11,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+
+from bench.common import Result, emit
 
 FIRST_COUNT = """
 import socket, sys, time
@@ -25,7 +28,7 @@ print(f"{(imported - started) * 1000:.2f} {(done - imported) * 1000:.3f}")
 """
 
 
-def first_count() -> None:
+def first_count() -> Result:
     with tempfile.TemporaryDirectory() as empty:
         env = {**os.environ, "AGENTUI_CACHE_DIR": empty, "TMPDIR": empty}
         env.pop("TIKTOKEN_CACHE_DIR", None)
@@ -34,11 +37,12 @@ def first_count() -> None:
             out = subprocess.run([sys.executable, "-c", FIRST_COUNT], env=env, capture_output=True, text=True,
                                  check=True).stdout.split()
             runs.append((float(out[0]), float(out[1])))
-    print(f"offline, empty cache: import {min(r[0] for r in runs):.1f} ms, "
-          f"first count {min(r[1] for r in runs):.3f} ms (best of 5)")
+    return Result("context.first_count_offline", round(min(r[1] for r in runs), 3), "ms", n=len(runs),
+                  note=f"no encoding file, no network: the estimate answers at once (import "
+                       f"{min(r[0] for r in runs):.1f} ms); best of 5")
 
 
-def counting() -> None:
+def counting() -> Iterator[Result]:
     from agentui.core import context
     from agentui.core.context import ENCODINGS, TokenCounter
 
@@ -51,24 +55,26 @@ def counting() -> None:
         context._bundled_encoding = bundled
         started = time.perf_counter()
         estimated = estimate.count(text)
-        print(f"estimate: {len(text):,} characters -> {estimated:,} tokens in "
-              f"{(time.perf_counter() - started) * 1000:.3f} ms")
+        took = (time.perf_counter() - started) * 1000
+        yield Result("context.count_estimate", round(took, 3), "ms", note=f"{len(text):,} characters")
         exact = TokenCounter({"AGENTUI_CACHE_DIR": os.path.join(empty, "seeded"), "TMPDIR": empty})
         exact.count("x")
         started = time.perf_counter()
         ENCODINGS.wait()
         exact._next_look = 0.0
         if not exact.exact:
-            print("exact: no encoding available (pip install bpe-openai to seed one)")
+            yield Result("context.count_exact", float("nan"), "ms", note="no encoding (pip install bpe-openai)")
             return
-        print(f"exact: encoding loaded in the background in {(time.perf_counter() - started) * 1000:.0f} ms")
+        loaded = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         counted = exact.count(text)
-        print(f"exact: {len(text):,} characters -> {counted:,} tokens in {(time.perf_counter() - started) * 1000:.2f} ms"
-              f" (the estimate was {100 * (estimated - counted) / counted:+.1f}%)")
+        took = (time.perf_counter() - started) * 1000
+        yield Result("context.count_exact", round(took, 2), "ms",
+                     note=f"{len(text):,} characters; encoding loaded in the background in {loaded:.0f} ms; the "
+                          f"estimate was {100 * (estimated - counted) / counted:+.1f}%")
 
 
-def meter_and_compaction() -> None:
+def meter_and_compaction() -> Iterator[Result]:
     from agentui.core import compaction
     from agentui.core.context import ContextMeter, TokenCounter
     from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
@@ -84,16 +90,25 @@ def meter_and_compaction() -> None:
         messages.append(Message(role="user", content=[ToolResultBlock(tool_use_id=f"t{turn}", content="x" * 8000)]))
         meter.tokens(messages)
     per_turn = (time.perf_counter() - started) / 5000
-    print(f"meter: {per_turn * 1e6:.1f} µs per turn over 5,000 turns (flat: no recounting)")
+    yield Result("context.meter_per_turn", round(per_turn * 1e6, 1), "µs", n=5000,
+                 note="the context meter after each of 5,000 turns (flat: no recounting)")
     started = time.perf_counter()
     compaction.split_index(messages, 50_000, counter)
-    print(f"split of 10,000 messages: {(time.perf_counter() - started) * 1000:.2f} ms")
+    yield Result("context.split_10k_messages", round((time.perf_counter() - started) * 1000, 2), "ms",
+                 note="choosing what compaction keeps of 10,000 messages")
     started = time.perf_counter()
     compaction.shorten_tool_results(messages, 50_000, counter, before=len(messages) - 2)
-    print(f"shortening 5,000 tool results: {(time.perf_counter() - started) * 1000:.1f} ms")
+    yield Result("context.shorten_5k_results", round((time.perf_counter() - started) * 1000, 1), "ms",
+                 note="shortening 5,000 old tool results")
+
+
+def benchmarks() -> Iterator[Result]:
+    yield emit(first_count())
+    for group in (counting, meter_and_compaction):
+        for result in group():
+            yield emit(result)
 
 
 if __name__ == "__main__":
-    first_count()
-    counting()
-    meter_and_compaction()
+    for _ in benchmarks():
+        pass

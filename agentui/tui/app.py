@@ -7,6 +7,7 @@ back to the engine is only ever an answer: a prompt, a permission decision, a ca
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections import deque
@@ -51,6 +52,8 @@ Prepare = Callable[[], "tuple[Launch | None, str | None]"]
 QUIT_WINDOW = 2.0
 SETTLE_SECONDS = 0.3
 MAX_FILE_COMPLETIONS = 5000
+YOUNG_COLLECTION_EVERY = 10_000
+"""Allocations between collections of the youngest generation (CPython's default is 700)."""
 MODES_CYCLE = ("default", "acceptEdits", "plan")
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
@@ -139,6 +142,12 @@ class AgentApp(App[int]):
             log.exception("start-up failed")
             self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
             return
+        # What is loaded by now (modules, classes, the screen) lives as long as the app: out of the cyclic
+        # collector's sight, a full collection while an answer streams scans only what the conversation made.
+        # And the youngest generation is collected less often, so the short-lived lines of a streaming answer die
+        # young instead of being promoted into the generations whose collections stall the screen.
+        gc.freeze()
+        gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
         if self.launch is None:
             self.say(self.problem or "No model is configured.", "error")
             self.status.set(model="no model", provider="—")

@@ -7,7 +7,7 @@ A script is a list of responses (or `{"responses": [...]}`); each is consumed by
      {"error": {"status": 529, "message": "Overloaded"}},
      {"text": "slowly", "delay": 0.05, "chunk_size": 2}]
 
-Text and tool arguments are streamed in `chunk_size`-character deltas, `delay` seconds apart.
+Text and tool arguments are streamed in `chunk_size`-character deltas, `delay` seconds apart on average.
 """
 
 from __future__ import annotations
@@ -114,6 +114,8 @@ async def _play(response: ScriptedResponse, model: str) -> AsyncIterator[Provide
     yield StreamStart(f"msg_scripted_{uuid.uuid4().hex[:20]}", model, response.usage.model_copy(update={"output_tokens": 0}),
                       f"req_scripted_{uuid.uuid4().hex[:20]}")
     completed = 0
+    loop = asyncio.get_running_loop()
+    due = loop.time()
     for index, block in enumerate(response.content):
         if isinstance(block, TextBlock):
             yield BlockStart(index, "text")
@@ -127,8 +129,9 @@ async def _play(response: ScriptedResponse, model: str) -> AsyncIterator[Provide
         else:
             continue
         for start in range(0, len(pieces), response.chunk_size):
-            if response.delay:
-                await asyncio.sleep(response.delay)
+            if response.delay:  # on a schedule, so that the rate holds however long each sleep overruns
+                due += response.delay
+                await asyncio.sleep(max(0.0, due - loop.time()))
             yield BlockDelta(index, kind, pieces[start : start + response.chunk_size])  # type: ignore[arg-type]
         if isinstance(block, ThinkingBlock) and block.signature:
             yield BlockDelta(index, "signature", block.signature)

@@ -3,20 +3,23 @@
 Kept apart from the transcript so the app's first frame does not wait for the Markdown parser: this module is
 imported when the first answer arrives.
 
-Answers are Markdown fed through `Markdown.get_stream()` in batches about every 100 ms, so a long answer costs one
-incremental update per batch, never a re-render of the whole text per token.
+Answers are Markdown (`MarkdownLines`) fed in batches every 50 ms; each batch renders only the unfinished
+last block again, never the whole answer, and only the lines on screen are drawn.
 """
 
 from __future__ import annotations
 
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
-BATCH_SECONDS = 0.1
+from agentui.tui.widgets.markdown_lines import MarkdownLines
+
+BATCH_SECONDS = 0.05
+"""How often streamed text is shown: 20 times a second, each batch redrawing only the unfinished last block."""
 
 
-class AssistantText(Markdown):
+class AssistantText(MarkdownLines):
     """One text block of an answer, streamed."""
 
     DEFAULT_CSS = """
@@ -27,41 +30,31 @@ class AssistantText(Markdown):
         super().__init__(text)
         self._pending: list[str] = []
         self._timer: Timer | None = None
-        self._stream = None
         self.finished = False
-
-    def on_mount(self) -> None:
-        self._stream = Markdown.get_stream(self)
-        if self._pending:
-            self._schedule()
 
     def add(self, text: str) -> None:
         if self.finished:
             return  # a late delta for a block already complete: nothing may follow its end
         self._pending.append(text)
-        if self._timer is None and self._stream is not None:
-            self._schedule()
+        if self._timer is None:
+            self._timer = self.set_timer(BATCH_SECONDS, self._flush)
 
-    def _schedule(self) -> None:
-        self._timer = self.set_timer(BATCH_SECONDS, self._flush)
-
-    async def _flush(self) -> None:
+    def _flush(self) -> None:
         self._timer = None
-        if self._pending and self._stream is not None:
+        if self._pending:
             chunk = "".join(self._pending)
             self._pending.clear()
-            await self._stream.write(chunk)
+            self.append(chunk)
 
     async def finish(self) -> None:
-        """The block is complete: write what is left and stop streaming."""
+        """The block is complete: show what is left."""
         if self.finished:
             return
         self.finished = True
         if self._timer is not None:
             self._timer.stop()
-        await self._flush()
-        if self._stream is not None:
-            await self._stream.stop()
+            self._timer = None
+        self._flush()
 
 
 class ThinkingView(Collapsible):

@@ -1,0 +1,304 @@
+"""Markdown for streamed answers, rendered a block at a time into lines.
+
+Textual's Markdown widget mounts a widget per paragraph, list item and code block: a 20 000-token answer took about
+two seconds of mounting, during which no frame was drawn, and kept a core busy at 200 tokens/s. Here the text is cut
+into top-level blocks (at blank lines and around fenced code); a block is rendered by Rich once it is complete, only
+the unfinished last block again as text arrives, and only the lines on screen are drawn (Textual's line API).
+Fenced code is measured without rendering (its height is its lines folded to the width) and highlighted the first
+time it is on screen, so a long answer costs tens of milliseconds, however it arrives.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.markdown import Markdown as RichMarkdown
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.geometry import Size
+from textual.selection import Selection
+from textual.strip import Strip
+from textual.widget import Widget
+
+CODE_THEME = "monokai"
+_FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)")
+
+
+@dataclass
+class _Block:
+    text: str
+    language: str | None = None
+    """For fenced code at the left margin: its language ("" if none); None for any other block."""
+    code: list[str] = field(default_factory=list)
+    lines: list[Strip] | None = None
+    width: int = 0
+    height: int = 0
+
+    @property
+    def is_code(self) -> bool:
+        return self.language is not None
+
+
+def split_blocks(text: str) -> tuple[list[_Block], str]:
+    """Complete top-level blocks, and the unfinished rest (rendered again as it grows).
+
+    A block ends at a blank line followed by an unindented line (so list items and their continuations stay
+    together), and fenced code at the left margin is a block of its own. Blank lines inside fences never split."""
+    blocks: list[_Block] = []
+    lines = text.split("\n")
+    complete = lines[:-1]  # the last piece has no newline yet
+    start = 0  # first line of the current block
+    fence: tuple[str, int] | None = None  # (character, length) of the open fence
+    code_start: int | None = None
+    for number, line in enumerate(complete):
+        match = _FENCE.match(line)
+        if fence is not None:
+            stripped = line.strip()
+            if match and stripped == stripped[:1] * len(stripped) and stripped[:1] == fence[0] and len(stripped) >= fence[1]:
+                fence = None
+                if code_start is not None:  # a top-level code block: a block of its own, fences and all
+                    blocks.append(_code_block(lines[code_start:number + 1]))
+                    start, code_start = number + 1, None
+            continue
+        if match:
+            fence = (match.group(2)[0], len(match.group(2)))
+            if not match.group(1):
+                if start < number and any(piece.strip() for piece in lines[start:number]):
+                    blocks.append(_Block("\n".join(lines[start:number]).strip("\n")))
+                start, code_start = number, number
+            continue
+        if not line.strip():
+            following = lines[number + 1] if number + 1 < len(complete) else None
+            if following and following.strip() and not following[0].isspace() and start < number:
+                chunk = "\n".join(lines[start:number]).strip("\n")
+                if chunk:
+                    blocks.append(_Block(chunk))
+                start = number + 1
+    rest = "\n".join(lines[start:])
+    return blocks, rest
+
+
+def _code_block(lines: list[str]) -> _Block:
+    match = _FENCE.match(lines[0])
+    language = match.group(3) if match else ""
+    closed = len(lines) > 1 and _FENCE.match(lines[-1]) is not None and lines[-1].strip().strip("`~") == ""
+    body = lines[1:-1] if closed else lines[1:]
+    return _Block("\n".join(lines), language=language, code=body)
+
+
+class MarkdownLines(Widget):
+    """Markdown that grows: `append` text; it is laid out and drawn a line at a time."""
+
+    DEFAULT_CSS = """
+    MarkdownLines { height: auto; }
+    """
+
+    def __init__(self, text: str = "", *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._source = ""
+        self._blocks: list[_Block] = []
+        """Complete blocks, each rendered once (per width)."""
+        self._done = 0
+        """Characters of the source the complete blocks cover."""
+        self._tail = _Block("")
+        self._offsets: list[int] = []
+        """The first line of each block (complete blocks, then the tail)."""
+        self._height = 0
+        self._width = 0
+        self._code_lines: dict[tuple[str, str], list[Strip]] = {}
+        """Drawn lines of the code block still arriving (at `_code_width`); emptied when it completes."""
+        self._code_width = 0
+        if text:
+            self._add(text)
+
+    @property
+    def source(self) -> str:
+        return self._source
+
+    def append(self, text: str) -> None:
+        if text:
+            self._add(text)
+            self.refresh(layout=True)
+
+    def _add(self, text: str) -> None:
+        self._source += text
+        pending = self._source[self._done:]
+        blocks, rest = split_blocks(pending)
+        if blocks:
+            self._blocks += blocks
+            self._done = len(self._source) - len(rest)
+            self._code_lines.clear()
+        if rest != self._tail.text:
+            tail = _code_block(rest.split("\n")) if _FENCE.match(rest) and not _FENCE.match(rest).group(1) else _Block(rest)
+            self._tail = tail
+        self._width = 0  # lay out again
+
+    # Layout
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._layout(width)
+        return self._height
+
+    def _layout(self, width: int) -> None:
+        if width == self._width or width <= 0:
+            return
+        console = self.app.console
+        offsets, y = [], 0
+        for block in [*self._blocks, self._tail]:
+            if not block.text.strip():
+                offsets.append(y)
+                block.height = 0
+                continue
+            if y:
+                y += 1  # the blank line between blocks
+            offsets.append(y)
+            if block.width != width:
+                _measure(block, console, width)
+            y += block.height
+        self._offsets, self._height, self._width = offsets, y, width
+
+    # Drawing
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        self._layout(width)
+        index = bisect_right(self._offsets, y) - 1
+        blocks = [*self._blocks, self._tail]
+        if index < 0 or index >= len(blocks):
+            return Strip.blank(width, self.rich_style)
+        block = blocks[index]
+        row = y - self._offsets[index]
+        if row >= block.height:
+            return Strip.blank(width, self.rich_style)  # the blank line after it
+        strip = self._line_of(block, row, width).apply_style(self.rich_style)  # the widget's colours beneath
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            end = strip.cell_length if end == -1 else end
+            style = self.screen.get_component_rich_style("screen--selection")
+            before, middle, after = strip.divide([start, end, strip.cell_length])[:3] if start < end else (strip, Strip([]), Strip([]))
+            strip = Strip.join([before, middle.apply_style(style), after])
+        return strip.apply_offsets(0, y)
+
+    # Selection
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        width = self.size.width
+        self._layout(width)
+        text = "\n".join(self._plain_line(y, width) for y in range(self._height))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
+
+    def _plain_line(self, y: int, width: int) -> str:
+        index = bisect_right(self._offsets, y) - 1
+        blocks = [*self._blocks, self._tail]
+        block = blocks[index]
+        row = y - self._offsets[index]
+        if row >= block.height:
+            return ""
+        return self._line_of(block, row, width).text.rstrip()
+
+    def _line_of(self, block: _Block, row: int, width: int) -> Strip:
+        if block.lines is None or block.width != width:
+            open_code = block is self._tail and block.is_code
+            if open_code and width != self._code_width:
+                self._code_lines.clear()
+                self._code_width = width
+            block.lines = _draw(block, self.app.console, width, self._code_lines if open_code else None)
+            block.width = width
+        return block.lines[row] if row < len(block.lines) else Strip.blank(width)
+
+
+def _measure(block: _Block, console: Console, width: int) -> None:
+    """The block's height at `width`: code by its lines folded to the width (no rendering); prose by rendering."""
+    block.lines = None
+    block.width = width
+    if block.is_code:
+        inner = max(1, width - 2)
+        block.height = 2 + sum(max(1, -(-cell_len(line.expandtabs(4)) // inner)) for line in block.code)
+        return  # drawn when first on screen
+    block.lines = _draw(block, console, width)
+    block.height = len(block.lines)
+
+
+def _draw(block: _Block, console: Console, width: int,
+          line_cache: dict[tuple[str, str], list[Strip]] | None = None) -> list[Strip]:
+    options = console.options.update(width=width, height=None)
+    if block.is_code:
+        return _draw_code(block, console, options, width, line_cache)
+    strips = [Strip(line, width) for line in
+              console.render_lines(RichMarkdown(block.text, code_theme=CODE_THEME), options, pad=True)]
+    while strips and _empty(strips[-1]):  # blocks are one blank line apart; Rich ends some with one of its own
+        strips.pop()
+    while strips and _empty(strips[0]):
+        strips.pop(0)
+    return strips
+
+
+def _empty(strip: Strip) -> bool:
+    return not strip.text.strip() and all(segment.style is None or segment.style.bgcolor is None for segment in strip)
+
+
+def _draw_code(block: _Block, console: Console, options: ConsoleOptions, width: int,
+               line_cache: dict[tuple[str, str], list[Strip]] | None = None) -> list[Strip]:
+    """A fenced code block, highlighted, on its theme's background with a margin of one cell and one line.
+
+    A complete block is highlighted as a whole (multi-line strings need the lexer's state). A block still arriving
+    is highlighted a line at a time through `line_cache`, so each batch costs only its new lines."""
+    background = Style(bgcolor=Syntax.get_theme(CODE_THEME).get_background_style().bgcolor)
+    inner = max(1, width - 2)
+    blank = Strip.blank(width, background)
+    margin = Strip.blank(1, background)
+    language = block.language or "text"
+
+    def rows(line: Text) -> list[Strip]:
+        line.expand_tabs(4)
+        whole = Strip(list(line.render(console))).apply_style(background)
+        length = whole.cell_length
+        # Folded at exactly `inner` cells, so the height _measure computed without drawing is the height drawn.
+        pieces = whole.divide([*range(inner, length, inner), length]) if length > inner else [whole]
+        return [Strip.join([margin, piece]).adjust_cell_length(width, background) for piece in pieces]
+
+    strips = [blank]
+    if line_cache is None:
+        code = "\n".join(block.code)
+        highlighted = _syntax(code, language).highlight(code) if code else Text("")
+        for line in highlighted.split("\n", allow_blank=True)[:max(1, len(block.code))]:
+            strips += rows(line)
+    else:
+        for source in block.code or [""]:
+            found = line_cache.get((language, source))
+            if found is None:
+                found = line_cache[(language, source)] = rows(_syntax(source, language).highlight(source)
+                                                              if source else Text(""))
+            strips += found
+    strips.append(blank)
+    return strips
+
+
+def _syntax(code: str, language: str) -> Syntax:
+    return Syntax(code, _lexer(language) or "text", theme=CODE_THEME)
+
+
+@lru_cache(maxsize=32)
+def _lexer(language: str):  # type: ignore[no-untyped-def]
+    """A lexer found once per language (Syntax would look it up again for every line)."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(language)
+    except ClassNotFound:
+        return None

@@ -1,0 +1,95 @@
+"""`python -m bench`: every benchmark, one JSON line per result on stdout, and bench/RESULTS.md rewritten with the
+table (the notes below the table are kept: they record what was changed to meet each target).
+
+    python -m bench                 # everything (a few minutes)
+    python -m bench startup grep    # some of them
+    python -m bench --peers         # also time the peers that are installed (claude, pi, aider)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from bench.common import Result, machine
+
+GROUPS = ["startup", "dispatch", "permissions", "sessions", "grep", "streaming", "memory", "context"]
+RESULTS = Path(__file__).with_name("RESULTS.md")
+NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("groups", nargs="*", metavar="group", help=f"which benchmarks: {', '.join(GROUPS)} (default: all)")
+    parser.add_argument("--peers", action="store_true", help="also run installed peers side by side")
+    parser.add_argument("--no-write", action="store_true", help="print the lines only; leave RESULTS.md alone")
+    args = parser.parse_args(argv)
+    if unknown := [group for group in args.groups if group not in GROUPS]:
+        parser.error(f"no benchmark group {', '.join(unknown)}; the groups are {', '.join(GROUPS)}")
+    chosen = args.groups or GROUPS
+    results: list[Result] = []
+    started = time.perf_counter()
+    for group in chosen:
+        module = importlib.import_module(f"bench.{group}")
+        results += list(module.benchmarks())
+    if args.peers:
+        from bench import peers
+
+        results += list(peers.benchmarks(results))
+    elapsed = time.perf_counter() - started
+    print(f"# {len(results)} results in {elapsed:.0f} s", file=sys.stderr)
+    if not args.no_write:
+        if set(chosen) != set(GROUPS):
+            previous = _previous_rows()
+            rows = {result.name: _row(result) for result in results}
+            merged = {**previous, **rows}
+            write(list(merged.values()), elapsed, partial=True)
+        else:
+            write([_row(result) for result in results], elapsed)
+    return 0
+
+
+def _row(result: Result) -> str:
+    value = f"{result.value:g} {result.unit}"
+    spread = f" (p95 {result.p95:g})" if result.p95 is not None and result.p95 != result.value else ""
+    met = {True: "✅", False: "❌", None: "—"}[result.met]
+    cells = [f"`{result.name}`", result.target or "report", f"{value}{spread}", met, result.peer, result.note]
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+
+def _previous_rows() -> dict[str, str]:
+    rows: dict[str, str] = {}
+    if RESULTS.exists():
+        for line in RESULTS.read_text().splitlines():
+            if line.startswith("| `"):
+                rows[line.split("`")[1]] = line
+    return rows
+
+
+def write(rows: list[str], elapsed: float, *, partial: bool = False) -> None:
+    notes = ""
+    if RESULTS.exists() and NOTES_MARK in RESULTS.read_text():
+        notes = RESULTS.read_text().split(NOTES_MARK, 1)[1]
+    about = machine()
+    header = [
+        "# Benchmark results",
+        "",
+        "Written by `python -m bench` (one JSON line per result on stdout as well). Timings are medians of several",
+        "runs on a shared machine; the ratios against a peer run in the same process are the steadier figures.",
+        "",
+        f"- Machine: {about['machine']}; {about['os']}; Python {about['python']}",
+        f"- Versions: {about['versions']}",
+        f"- Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {elapsed:.0f} s"
+        + (" (some groups only; the other rows are from an earlier run)" if partial else ""),
+        "",
+        "| Benchmark | Target | Result | Met | Peer, same run | Notes |",
+        "|---|---|---|---|---|---|",
+    ]
+    RESULTS.write_text("\n".join(header + rows) + "\n\n" + NOTES_MARK + (notes or "\n"))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,159 @@
+"""Memory over a long session: 1 000 turns, each reading a 50 KB file (50 MB of tool output in all), against a model
+the loopback server plays with a 200 000-token window (it answers the summary requests compaction sends, and refuses
+what is too long, as a real server does). Resident memory is sampled as the turns go by, in print mode and in the
+app in a real terminal.
+
+    python -m bench.memory
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.common import Result, agentui_bin, clean_env, emit, tree_rss_mb, warm_bytecode
+from bench.terminal import Terminal
+
+TURNS = 1_000
+FILES = 25
+FILE_LINES = 500
+WINDOW = 200_000
+MODEL = "claude-sonnet-4-5"
+SAMPLE_AT = (100, 250, 500, 750, 1000)
+DONE = "All 1000 files read"
+
+
+class PlayedModel:
+    """Reads a file per turn until TURNS, then says DONE; answers summary requests; samples the client's memory."""
+
+    def __init__(self, server) -> None:  # type: ignore[no-untyped-def]
+        self.server = server
+        self.lock = threading.Lock()
+        self.turns = 0
+        self.summaries = 0
+        self.largest = 0
+        self.pid: int | None = None
+        self.samples: dict[int, float] = {}
+
+    def __call__(self, request) -> Any:  # type: ignore[no-untyped-def]
+        from agentui.core.compaction import SUMMARY_SYSTEM
+        from tests.support.loopback import Reply
+        from tests.support.sse import anthropic_stream
+
+        body = request.json()
+        self.server.requests.clear()  # the server keeps every request; 1 000 of them would be this process's memory
+        tokens = len(json.dumps([body.get("system"), body.get("tools"), body["messages"]], ensure_ascii=False)) // 4
+        with self.lock:
+            self.largest = max(self.largest, tokens)
+            if tokens > WINDOW:
+                return Reply.error(400, {"type": "error", "error": {
+                    "type": "invalid_request_error", "message": f"prompt is too long: {tokens} tokens > {WINDOW} maximum"}})
+            usage = {"input_tokens": tokens, "output_tokens": 50}
+            if body["system"][0]["text"] == SUMMARY_SYSTEM:
+                self.summaries += 1
+                return Reply(chunks=anthropic_stream(
+                    [{"type": "text", "text": f"Summary {self.summaries}: the user has me read the data files."}],
+                    usage=usage))
+            self.turns += 1
+            number = self.turns
+            if number in SAMPLE_AT and self.pid is not None:
+                self.samples[number] = tree_rss_mb(self.pid)
+        if number > TURNS:
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": f"{DONE}."}], usage=usage))
+        read = {"type": "tool_use", "id": f"toolu_{number:05d}", "name": "Read",
+                "input": {"file_path": f"data/file_{number % FILES:02d}.txt"}}
+        return Reply(chunks=anthropic_stream([{"type": "text", "text": f"Reading file {number % FILES}."}, read],
+                                             stop_reason="tool_use", usage=usage))
+
+
+def make_project(root: Path) -> None:
+    (root / "data").mkdir(parents=True)
+    for number in range(FILES):
+        text = "".join(f"file {number:02d} line {line:03d}: " + "lorem ipsum dolor sit amet consectetur " * 2 + "\n"
+                       for line in range(FILE_LINES))
+        (root / "data" / f"file_{number:02d}.txt").write_text(text)  # 50 KB; Read shows it in full
+
+
+def _result(name: str, model: PlayedModel, final: float, seconds: float, note: str) -> Result:
+    samples = dict(sorted(model.samples.items()))
+    samples[TURNS] = round(final, 1)
+    peak = max(samples.values())
+    middle = samples.get(500, final)
+    flat = final <= middle * 1.1
+    return Result(name, round(final, 1), "MB", n=TURNS, target="≤ 250 MB and flat", met=peak <= 250 and flat,
+                  note=f"{note}; RSS by turn {', '.join(f'{t}: {v:.0f}' for t, v in samples.items())}; "
+                       f"{model.summaries} compactions; largest request {model.largest:,} tokens; {seconds:.0f} s",
+                  extra={"by_turn": samples, "compactions": model.summaries})
+
+
+def _setup(scratch: Path, server) -> tuple[Path, dict[str, str]]:  # type: ignore[no-untyped-def]
+    home, project = scratch / "home", scratch / "project"
+    home.mkdir()
+    make_project(project)
+    env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x", AGENTUI_MODEL=MODEL,
+                    AGENTUI_MAX_ATTEMPTS="1")
+    return project, env
+
+
+def print_mode() -> Result:
+    from tests.support.loopback import LoopbackServer
+
+    server = LoopbackServer()
+    model = PlayedModel(server)
+    server.responder = model
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            project, env = _setup(Path(scratch), server)
+            started = time.perf_counter()
+            process = subprocess.Popen([agentui_bin(), "-p", "Read the data files one by one"], env=env, cwd=project,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            model.pid = process.pid
+            out, err = process.communicate(timeout=900)
+            seconds = time.perf_counter() - started
+            if DONE.encode() not in out:
+                raise RuntimeError(f"the run did not finish: {err.decode()[-500:]}")
+            final = model.samples.get(TURNS, float("nan"))
+    finally:
+        server.close()
+    return _result("memory.print_1000_turns", model, final, seconds, "agentui -p")
+
+
+def app() -> Result:
+    from tests.support.loopback import LoopbackServer
+
+    server = LoopbackServer()
+    model = PlayedModel(server)
+    server.responder = model
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            project, env = _setup(Path(scratch), server)
+            started = time.perf_counter()
+            terminal = Terminal(f"{agentui_bin()} 'Read the data files one by one'", env, project)
+            try:
+                model.pid = terminal.pid
+                terminal.wait_for(DONE, timeout=900)
+                seconds = time.perf_counter() - started
+                time.sleep(1.0)
+                final = tree_rss_mb(terminal.pid)
+            finally:
+                terminal.close()
+    finally:
+        server.close()
+    return _result("memory.app_1000_turns", model, final, seconds, "the app in a real terminal (tmux)")
+
+
+def benchmarks() -> Iterator[Result]:
+    warm_bytecode()
+    yield emit(print_mode())
+    yield emit(app())
+
+
+if __name__ == "__main__":
+    for _ in benchmarks():
+        pass

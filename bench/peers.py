@@ -1,0 +1,109 @@
+"""Peers side by side: Claude Code and pi (from npm), timed the way agentui is, in the same run.
+
+    python -m bench.peers --install   # npm install them into bench/.peers (needs the npm registry)
+    python -m bench --peers           # every benchmark, then the peers that are installed
+
+"Ready" for a peer is its first screen settling (no change for half a second), since a peer without an account
+shows a welcome screen rather than a prompt; agentui is timed the same way here so the ratio is fair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from bench.common import Result, agentui_bin, clean_env, emit, percentile, tree_rss_mb
+from bench.terminal import Terminal
+
+PEERS_DIR = Path(__file__).with_name(".peers")
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "pi": "@mariozechner/pi-coding-agent"}
+RUNS = 5
+
+
+def install() -> None:
+    PEERS_DIR.mkdir(exist_ok=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PEERS_DIR), *PACKAGES.values()],
+                   check=True)
+
+
+def installed() -> dict[str, str]:
+    found = {}
+    for name in PACKAGES:
+        local = PEERS_DIR / "node_modules" / ".bin" / name
+        path = str(local) if local.exists() else shutil.which(name)
+        if path:
+            found[name] = path
+    return found
+
+
+def settled(terminal: Terminal, quiet: float = 0.5, timeout: float = 30) -> float:
+    """Seconds from launch until the screen last changed before staying the same for `quiet` seconds."""
+    deadline = time.perf_counter() + timeout
+    last_screen, changed = "", time.perf_counter()
+    while time.perf_counter() < deadline:
+        screen = terminal.screen()
+        now = time.perf_counter()
+        if screen != last_screen:
+            last_screen, changed = screen, now
+        elif screen.strip() and now - changed >= quiet:
+            return changed - terminal.started
+        time.sleep(0.005)
+    raise TimeoutError(f"the screen never settled:\n{last_screen}")
+
+
+def time_program(command: list[str], home: Path, project: Path) -> tuple[list[float], list[float], list[float]]:
+    """--version times, settled-screen times and RSS when settled."""
+    env = clean_env(home)
+    versions = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        subprocess.run([command[0], "--version"], env=env, capture_output=True, check=False, timeout=60)
+        versions.append(time.perf_counter() - started)
+    ready, memory = [], []
+    for _ in range(RUNS):
+        terminal = Terminal(" ".join(command), env, project)
+        try:
+            ready.append(settled(terminal))
+            memory.append(tree_rss_mb(terminal.pid))
+        finally:
+            terminal.close()
+    return versions, ready, memory
+
+
+def benchmarks(ours: Iterable[Result] = ()) -> Iterator[Result]:
+    peers = installed()
+    if not peers:
+        print("# no peers installed (python -m bench.peers --install)")
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        home, project = Path(scratch) / "home", Path(scratch) / "project"
+        home.mkdir()
+        project.mkdir()
+        script = Path(scratch) / "script.json"
+        script.write_text('[{"text": "hi"}]')
+        programs = {"agentui": [agentui_bin(), "--provider", "scripted", "--script", str(script)],
+                    **{name: [path] for name, path in peers.items()}}
+        timings = {name: time_program(command, home, project) for name, command in programs.items()}
+    base = {kind: percentile(values, 0.5) for kind, values in zip(("version", "ready", "rss"), timings["agentui"],
+                                                                 strict=True)}
+    for name in peers:
+        for kind, values, unit in zip(("version", "ready", "rss"), timings[name], ("s", "s", "MB"), strict=True):
+            value = percentile(values, 0.5)
+            ratio = base[kind] / value if value else float("nan")
+            yield emit(Result(f"peer.{name}.{kind}", round(value, 3), unit, n=len(values),
+                              peer=f"agentui {base[kind]:.3g} {unit} (×{ratio:.2f} of {name})",
+                              note="first screen settled, same method for both" if kind == "ready" else ""))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m bench.peers")
+    parser.add_argument("--install", action="store_true", help="npm install the peers into bench/.peers first")
+    if parser.parse_args().install:
+        install()
+    for _ in benchmarks():
+        pass

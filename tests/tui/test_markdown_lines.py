@@ -1,0 +1,113 @@
+"""MarkdownLines: how an answer is cut into blocks, and that streaming it shows exactly what rendering it whole
+shows, code included, with heights that match what is drawn."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from agentui.tui.widgets.markdown_lines import MarkdownLines, split_blocks
+
+ANSWER = """## Plan
+
+First I **read** the handler, then `render` it:
+
+1. Read `app.py`
+2. Fix the cache
+
+   with a continuation paragraph
+3. Run tests
+
+```python
+def handler(request):
+    '''A docstring
+
+    over lines.'''
+
+    return render(request, 'page.html', {'items': items, 'a_very_long_argument_name_to_fold': some_function(1, 2)})
+```
+
+> A quote.
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+    indented code
+
+Done.
+"""
+
+
+def texts(blocks) -> list[str]:  # type: ignore[no-untyped-def]
+    return [block.text for block in blocks]
+
+
+def test_blocks_split_at_blank_lines_and_around_fences_but_keep_lists_and_code_whole() -> None:
+    blocks, rest = split_blocks(ANSWER)
+    assert texts(blocks)[:3] == ["## Plan", "First I **read** the handler, then `render` it:",
+                                 "1. Read `app.py`\n2. Fix the cache\n\n   with a continuation paragraph\n3. Run tests"]
+    code = blocks[3]
+    assert code.language == "python" and code.text.startswith("```python") and code.text.endswith("```")
+    assert code.code[1] == "    '''A docstring" and code.code[2] == ""  # the blank line inside stays in the block
+    assert [b.is_code for b in blocks] == [False, False, False, True, False, False]
+    # an indented line after a blank one may continue what came before, so it is not cut off
+    assert texts(blocks)[4:] == ["> A quote.", "| a | b |\n|---|---|\n| 1 | 2 |\n\n    indented code"]
+    assert rest == "Done.\n"
+
+
+def test_an_unfinished_block_stays_the_rest_until_what_follows_shows_it_is_complete() -> None:
+    assert split_blocks("First paragraph.\n\nSecond") == ([], "First paragraph.\n\nSecond")  # a line may go on
+    blocks, rest = split_blocks("First paragraph.\n\nSecond line\n")
+    assert texts(blocks) == ["First paragraph."] and rest == "Second line\n"
+    blocks, rest = split_blocks("Para.\n\n```py\nx = 1\n\ny = 2\n")
+    assert texts(blocks) == ["Para."] and rest == "```py\nx = 1\n\ny = 2\n"  # an open fence is never cut
+    blocks, rest = split_blocks("- a\n\n  still a\n")
+    assert blocks == [] and rest == "- a\n\n  still a\n"
+
+
+class Answers(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownLines(id="whole")
+            yield MarkdownLines(id="streamed")
+
+
+def screen_text(widget: MarkdownLines) -> list[str]:
+    widget._layout(widget.size.width)
+    return [widget._plain_line(y, widget.size.width) for y in range(widget._height)]
+
+
+async def test_streaming_an_answer_shows_what_rendering_it_whole_shows() -> None:
+    app = Answers()
+    async with app.run_test(size=(80, 200)) as pilot:
+        whole, streamed = app.query_one("#whole", MarkdownLines), app.query_one("#streamed", MarkdownLines)
+        whole.append(ANSWER)
+        for start in range(0, len(ANSWER), 7):
+            streamed.append(ANSWER[start:start + 7])
+            if start % 70 == 0:
+                await pilot.pause()  # laid out and drawn part way, as batches are
+        await pilot.pause()
+        assert streamed.source == whole.source == ANSWER
+        assert screen_text(streamed) == screen_text(whole)
+        lines = screen_text(whole)
+        assert "Plan" in lines[0] and any("def handler(request):" in line for line in lines)
+        assert any(line.strip() == "Done." for line in lines)
+        folded = [i for i, line in enumerate(lines) if "return render(request" in line][0]
+        assert lines[folded + 1].strip().startswith(lines[folded + 1].strip()[:3]) and "some_function" in "".join(
+            lines[folded:folded + 2])
+        for block in whole._blocks:  # what was measured without drawing is what is drawn
+            if block.is_code:
+                assert block.lines is not None and len(block.lines) == block.height
+
+
+async def test_text_can_be_selected_and_copied() -> None:
+    app = Answers()
+    async with app.run_test(size=(80, 60)) as pilot:
+        whole = app.query_one("#whole", MarkdownLines)
+        whole.append("Some **bold** words.\n\n```sh\nmake test\n```\n")
+        await pilot.pause()
+        from textual.selection import Selection
+
+        text, ending = whole.get_selection(Selection(None, None)) or ("", "")
+        assert "Some bold words." in text and "make test" in text and ending == "\n"
