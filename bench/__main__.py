@@ -3,7 +3,7 @@ table (the notes below the table are kept: they record what was changed to meet 
 
     python -m bench                 # everything (a few minutes)
     python -m bench startup grep    # some of them
-    python -m bench --peers         # also time the peers that are installed (claude, pi, aider)
+    python -m bench --peers         # also time the peers installed by `python -m bench.peers --install`
 """
 
 from __future__ import annotations
@@ -27,22 +27,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", action="store_true", help="also run installed peers side by side")
     parser.add_argument("--no-write", action="store_true", help="print the lines only; leave RESULTS.md alone")
     args = parser.parse_args(argv)
-    if unknown := [group for group in args.groups if group not in GROUPS]:
-        parser.error(f"no benchmark group {', '.join(unknown)}; the groups are {', '.join(GROUPS)}")
-    chosen = args.groups or GROUPS
+    if unknown := [group for group in args.groups if group not in [*GROUPS, "peers"]]:
+        parser.error(f"no benchmark group {', '.join(unknown)}; the groups are {', '.join(GROUPS)} and peers")
+    chosen = (args.groups or GROUPS) + (["peers"] if args.peers and "peers" not in args.groups else [])
     results: list[Result] = []
     started = time.perf_counter()
     for group in chosen:
         module = importlib.import_module(f"bench.{group}")
         results += list(module.benchmarks())
-    if args.peers:
-        from bench import peers
-
-        results += list(peers.benchmarks(results))
     elapsed = time.perf_counter() - started
     print(f"# {len(results)} results in {elapsed:.0f} s", file=sys.stderr)
     if not args.no_write:
-        if set(chosen) != set(GROUPS):
+        if set(chosen) - {"peers"} != set(GROUPS):
             previous = _previous_rows()
             rows = {result.name: _row(result) for result in results}
             merged = {**previous, **rows}
@@ -53,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _row(result: Result) -> str:
-    value = f"{result.value:g} {result.unit}"
-    spread = f" (p95 {result.p95:g})" if result.p95 is not None and result.p95 != result.value else ""
+    value = f"{result.value:.3g} {result.unit}"
+    spread = f" (p95 {result.p95:.3g})" if result.p95 is not None and f"{result.p95:.3g}" != f"{result.value:.3g}" else ""
     met = {True: "✅", False: "❌", None: "—"}[result.met]
     cells = [f"`{result.name}`", result.target or "report", f"{value}{spread}", met, result.peer, result.note]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

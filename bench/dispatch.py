@@ -84,6 +84,8 @@ def pipeline() -> Iterator[Result]:
         result = summary("dispatch.read_1kb", samples, "ms", target=0.09, target_text="p50 ≤ 0.09 ms", scale=1000,
                          note=f"validate + {RULE_COUNT} rules + run + events + session line")
         result.extra = breakdown(bench, calls, loop)
+        result.note += "; alone (µs): " + ", ".join(f"{key.removesuffix('_us')} {value:.1f}"
+                                                   for key, value in result.extra.items())
         loop.close()
         bench.writer.close()
         yield result

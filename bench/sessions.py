@@ -25,7 +25,13 @@ LISTED = 500
 def write_session(path: Path, lines: int, *, result_bytes: int, sync: bool = False) -> list[float]:
     """A session as a run writes it, through the writer and the events a run emits: per turn an assistant message
     (text and a tool call, two lines) and the tool's result (one line). Returns the seconds each turn's lines took."""
-    from agentui.core.events import MessageEnd, MessageStart, ToolEnd, TurnEnd, UserMessage
+    from agentui.core.events import (
+        MessageEnd,
+        MessageStart,
+        ToolEnd,
+        TurnEnd,
+        UserMessage,
+    )
     from agentui.core.messages import Message, TextBlock, ToolUseBlock, Usage
     from agentui.core.session.writer import SessionWriter
 

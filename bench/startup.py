@@ -11,7 +11,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, agentui_bin, clean_env, emit, summary, tree_rss_mb, warm_bytecode
+from bench.common import (
+    Result,
+    agentui_bin,
+    clean_env,
+    emit,
+    summary,
+    tree_rss_mb,
+    warm_bytecode,
+)
 from bench.terminal import Terminal
 
 READY_TEXT = "Ask for something"

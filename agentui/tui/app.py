@@ -265,6 +265,13 @@ class AgentApp(App[int]):
         elif kind == "content_block_end":
             await self._block_end(event)
         elif kind == "message_start":
+            # The previous message's blocks are complete and its tool calls have ended: nothing routes to them any
+            # more, and holding them here would keep every answer and tool output of a long run alive after the
+            # transcript has pruned their widgets.
+            self._texts.clear()
+            self._thinking.clear()
+            self._tools.clear()
+            self._message_widgets.clear()
             self._message += 1
         elif kind == "message_end":
             for (message_id, _), widget in list(self._texts.items()):

@@ -18,7 +18,6 @@ from typing import Literal
 import pathspec
 import pathspec.util
 
-
 Behavior = Literal["allow", "deny", "ask"]
 
 READ_FAMILY = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})

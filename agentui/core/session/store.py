@@ -11,7 +11,13 @@ from pathlib import Path
 
 from agentui.core.messages import Message
 from agentui.core.session.listing import session_files
-from agentui.core.session.paths import git_branch, is_session_id, new_session_id, project_dir, projects_root
+from agentui.core.session.paths import (
+    git_branch,
+    is_session_id,
+    new_session_id,
+    project_dir,
+    projects_root,
+)
 from agentui.core.session.reader import LoadedSession, load_session
 from agentui.core.session.writer import SessionLockedError, SessionWriter
 

@@ -14,10 +14,11 @@ import errno
 import fcntl
 import json
 import os
+import random
 import stat
+import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,14 @@ from agentui.core.events import (
     TurnEnd,
     UserMessage,
 )
-from agentui.core.messages import ContentBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentui.core.messages import (
+    ContentBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
 from agentui.core.session.redact import redact
 
 INTERRUPTED_SOURCES = {"interrupt"}
@@ -47,9 +55,24 @@ class SessionLockedError(Exception):
     """Another agentui is writing this session."""
 
 
+_second: list[Any] = [None, ""]
+"""The last whole second formatted, and its text: most lines of a run share their second with the one before."""
+
+
 def timestamp() -> str:
-    now = datetime.now(timezone.utc)
-    return f"{now:%Y-%m-%dT%H:%M:%S}.{now.microsecond // 1000:03d}Z"
+    """Now in UTC as Claude Code writes it, `2025-07-13T21:17:52.979Z` (a fifth of what datetime costs)."""
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        _second[0], _second[1] = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def line_uuid() -> str:
+    """A random (version 4) UUID for a line. Lines only need unique ids, so the fast generator will do: a third of
+    what `uuid.uuid4()` costs, which reads the OS's entropy for every line."""
+    digits = f"{random.getrandbits(128):032x}"
+    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{'89ab'[int(digits[16], 16) & 3]}{digits[17:20]}-{digits[20:]}"
 
 
 def block_json(block: ContentBlock) -> dict[str, Any]:
@@ -244,7 +267,7 @@ class SessionWriter:
         self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
 
     def _chain(self, kind: str, *, parent: str | None | object = ..., **fields: Any) -> str:
-        line_uuid = str(uuid.uuid4())
+        new_uuid = line_uuid()
         entry = {
             "parentUuid": self.last_uuid if parent is ... else parent,
             "isSidechain": False,
@@ -255,12 +278,12 @@ class SessionWriter:
             "gitBranch": self.git_branch,
             "type": kind,
             **fields,
-            "uuid": line_uuid,
+            "uuid": new_uuid,
             "timestamp": timestamp(),
         }
         self._line(entry)
-        self.last_uuid = line_uuid
-        return line_uuid
+        self.last_uuid = new_uuid
+        return new_uuid
 
     def _line(self, entry: dict[str, Any]) -> None:
         text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))

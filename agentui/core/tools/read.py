@@ -71,14 +71,16 @@ class Read(Tool[ReadArgs]):
                     "images only."
                 )
             codec = _stream_codec(codec, bom)
+            start = max(1, args.offset or 1)
+            limit = args.limit or DEFAULT_LIMIT
             if size <= WHOLE_FILE_BYTES:  # small: decode at once, and split lines as the stream would
-                source: TextIO = io.StringIO((head + handle.read()).decode(codec, errors="replace"), newline="")
+                text = (head + handle.read()).decode(codec, errors="replace")
+                found = _whole_small_file(text, start, limit)
+                lines, more, last = found or _numbered_lines(io.StringIO(text, newline=""), start, limit)
             else:
                 handle.seek(0)
                 source = io.TextIOWrapper(handle, encoding=codec, errors="replace", newline="")
-            start = max(1, args.offset or 1)
-            limit = args.limit or DEFAULT_LIMIT
-            lines, more, last = _numbered_lines(source, start, limit)
+                lines, more, last = _numbered_lines(source, start, limit)
         ws.record_read(path, info)
         details = {"filePath": str(path), "startLine": start, "numLines": len(lines), "size": size}
         if not lines:
@@ -125,6 +127,19 @@ def _numbered_lines(source: TextIO, start: int, limit: int) -> tuple[list[str], 
         budget -= len(entry) + 1
         out.append(entry)
     return out, False, number
+
+
+def _whole_small_file(text: str, start: int, limit: int) -> tuple[list[str], bool, int] | None:
+    """The common case in one pass: the whole of a short file with `\n` endings and no overlong line, read from
+    its start. None when any of that does not hold (`_numbered_lines` handles everything)."""
+    if start != 1 or "\r" in text or len(text) > MAX_OUTPUT_CHARS // 2:
+        return None
+    pieces = text.split("\n")
+    if pieces[-1] == "":
+        pieces.pop()
+    if len(pieces) > limit or (pieces and max(map(len, pieces)) > MAX_LINE_CHARS):
+        return None
+    return [f"{number:>6}\t{line}" for number, line in enumerate(pieces, 1)], False, len(pieces)
 
 
 def _suggestion(path: Path) -> str:

@@ -65,6 +65,21 @@ async def test_read_cuts_long_lines_and_handles_empty_files(ws: Workspace) -> No
     assert await read(ws, "empty.txt") == "(the file empty.txt exists but is empty)"
 
 
+@pytest.mark.parametrize("text", ["", "one line", "a\n\nb\n", "x\n" * 2500, "\tindented\n  spaces \n",
+                                  "long " * 500 + "\n", "ends without newline\nlast", "\u00e9t\u00e9\n\u2028sep\n",
+                                  "form\x0cfeed\n"])
+def test_the_quick_path_for_small_files_numbers_lines_as_the_stream_does(text: str) -> None:
+    import io
+
+    from agentui.core.tools.read import _numbered_lines, _whole_small_file
+
+    streamed = _numbered_lines(io.StringIO(text, newline=""), 1, 2000)
+    quick = _whole_small_file(text, 1, 2000)
+    assert quick is None or quick == streamed  # the quick path declines what it cannot do exactly
+    if text in ("", "a\n\nb\n", "ends without newline\nlast"):
+        assert quick is not None
+
+
 async def test_read_crlf_utf16_and_invalid_utf8(ws: Workspace) -> None:
     (ws.root / "crlf.txt").write_bytes(b"one\r\ntwo\r\n")
     assert await read(ws, "crlf.txt") == "     1\tone\n     2\ttwo"
