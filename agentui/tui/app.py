@@ -91,6 +91,8 @@ class AgentApp(App[int]):
         self.launch = launch
         self._prepare = prepare
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
+        self._starting = True
+        """Until start-up has loaded the engine and resolved the launch (or failed to): prompts wait meanwhile."""
         self.problem = problem
         self.conversation: Conversation | None = None
         self.crash_message: str | None = None
@@ -142,6 +144,8 @@ class AgentApp(App[int]):
             log.exception("start-up failed")
             self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
             return
+        finally:
+            self._starting = False
         # What is loaded by now (modules, classes, the screen) lives as long as the app: out of the cyclic
         # collector's sight, a full collection while an answer streams scans only what the conversation made.
         # And the youngest generation is collected less often, so the short-lived lines of a streaming answer die
@@ -447,7 +451,7 @@ class AgentApp(App[int]):
 
     def _send(self, text: str) -> None:
         if self.conversation is None:
-            if self.launch is not None:  # still starting up: it goes out as soon as the conversation is open
+            if self._starting or self.launch is not None:  # it goes out as soon as the conversation is open
                 self._waiting.append(text)
             else:
                 self.say(self.problem or "There is no conversation open.", "error")

@@ -94,6 +94,17 @@ async def test_a_streamed_answer_renders_as_markdown(tmp_path: Path) -> None:
         assert pilot.app.status.status.title == "format something"
 
 
+async def test_a_prompt_sent_before_start_up_has_finished_waits_for_the_conversation(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "Answered."}])
+    # The launch resolves on the engine's thread after the first frame; a person can press Enter before that.
+    app = AgentApp(None, prepare=lambda: (harness.launch, None), provider_factory=harness.provider, env=harness.env)
+    app._send("typed at once")  # as the prompt does when Enter comes before start-up has begun
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Answered."])
+        assert [p.text for p in texts(app, UserPrompt)] == ["typed at once"]
+        assert not [n for n in texts(app, Notice) if "no conversation" in str(n.render())]
+
+
 def write_script(name: str = "notes.txt", content: str = "hello\n") -> list[dict[str, Any]]:
     return [{"content": [{"type": "text", "text": "Writing it."},
                          {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": name, "content": content}}]},
