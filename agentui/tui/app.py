@@ -91,8 +91,8 @@ class AgentApp(App[int]):
         self.launch = launch
         self._prepare = prepare
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
-        self._starting = True
-        """Until start-up has loaded the engine and resolved the launch (or failed to): prompts wait meanwhile."""
+        self._starting = prepare is not None
+        """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
         self.problem = problem
         self.conversation: Conversation | None = None
         self.crash_message: str | None = None
