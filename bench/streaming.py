@@ -153,8 +153,8 @@ def tui_answer(rate: float | None) -> Result:
     max_gap_ms = max(gaps) * 1000
     gap_at = shown[gaps.index(max(gaps))] if len(shown) > 1 else first
     gap_share = sum(1 for delta in deltas if delta <= gap_at) / len(deltas)
-    pauses = [(round((start - first) * 1000), round(took * 1000), generation)
-              for start, took, generation in data["gc_pauses"] if start >= first]
+    pauses = [(round((start - first) * 1000), round(took * 1000), *rest)
+              for start, took, *rest in data["gc_pauses"] if start >= first]
     actual_rate = len(deltas) / max(last - first, 1e-9)
     met = latency_ms <= 150 and max_gap_ms <= 100 and (cpu_share <= 0.5 if rate else True)
     return Result(

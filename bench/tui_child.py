@@ -30,7 +30,17 @@ def cpu() -> float:
 
 
 def finish_later() -> None:
+    import gc
+
     time.sleep(SETTLE)
+    marks["tracked_objects"] = len(gc.get_objects())
+    if os.environ.get("BENCH_SAVEALL"):
+        gc.collect()
+        from collections import Counter
+        marks["garbage"] = Counter(type(o).__qualname__ for o in gc.garbage).most_common(25)
+    marks["frozen_objects"] = gc.get_freeze_count()
+    if os.environ.get("BENCH_PROFILE_WINDOW"):
+        PROFILE.dump_stats(OUT + ".prof")
     with open(OUT + ".part", "w") as handle:
         json.dump({"deltas": deltas, "frames": frames, "frame_cpu": frame_cpu, "marks": marks,
                    "gc_pauses": gc_pauses, "slow": slow}, handle)
@@ -38,6 +48,9 @@ def finish_later() -> None:
     os._exit(0)
 
 
+import cProfile
+
+PROFILE = cProfile.Profile()
 slow: list[tuple[float, float, str]] = []
 """(start, seconds, what) of anything measured that took over 30 ms."""
 gc_pauses: list[tuple[float, float, int]] = []
@@ -53,9 +66,11 @@ def watch_gc() -> None:
         if phase == "start":
             started[0] = time.perf_counter()
         elif (took := time.perf_counter() - started[0]) > 0.01:
-            gc_pauses.append((started[0], took, info["generation"]))
+            gc_pauses.append((started[0], took, info["generation"], info["collected"], len(gc.get_objects(2))))
 
     gc.callbacks.append(callback)
+    if os.environ.get("BENCH_SAVEALL"):
+        gc.set_debug(gc.DEBUG_SAVEALL)
 
 
 def patch() -> None:
@@ -114,7 +129,16 @@ def patch() -> None:
 
             def timed(self, *args, _original=original, _name=method, **kwargs):  # type: ignore[no-untyped-def]
                 began = time.perf_counter()
+                window = os.environ.get("BENCH_PROFILE_WINDOW")
+                profiling = False
+                if window and deltas and _name == "_on_timer_update":
+                    low, high = map(float, window.split(","))
+                    profiling = low <= began - deltas[0] <= high
+                if profiling:
+                    PROFILE.enable()
                 result = _original(self, *args, **kwargs)
+                if profiling:
+                    PROFILE.disable()
                 if (took := time.perf_counter() - began) > 0.03:
                     slow.append((began, took, _name))
                 return result

@@ -38,6 +38,8 @@ class _Block:
     code: list[str] = field(default_factory=list)
     lines: list[Strip] | None = None
     width: int = 0
+    style: Style | None = None
+    """The widget's style the lines were drawn on."""
     height: int = 0
 
     @property
@@ -113,8 +115,8 @@ class MarkdownLines(Widget):
         self._height = 0
         self._width = 0
         self._code_lines: dict[tuple[str, str], list[Strip]] = {}
-        """Drawn lines of the code block still arriving (at `_code_width`); emptied when it completes."""
-        self._code_width = 0
+        """Drawn lines of the code block still arriving (at `_code_key`: width and style); emptied when it completes."""
+        self._code_key: tuple[int, Style | None] = (0, None)
         if text:
             self._add(text)
 
@@ -132,6 +134,9 @@ class MarkdownLines(Widget):
         pending = self._source[self._done:]
         blocks, rest = split_blocks(pending)
         if blocks:
+            for block in blocks:
+                if block.is_code:
+                    self._adopt_streamed_code(block)
             self._blocks += blocks
             self._done = len(self._source) - len(rest)
             self._code_lines.clear()
@@ -139,6 +144,36 @@ class MarkdownLines(Widget):
             tail = _code_block(rest.split("\n")) if _FENCE.match(rest) and not _FENCE.match(rest).group(1) else _Block(rest)
             self._tail = tail
         self._width = 0  # lay out again
+
+    def _adopt_streamed_code(self, block: _Block) -> None:
+        """A code block just completed: show the lines drawn while it streamed (highlighted a line at a time), and
+        highlight it as a whole on a worker thread, which takes ~80 ms for 300 lines: a visible stall if done
+        between two frames."""
+        width, base = self._code_key
+        if not width or base is None:
+            return
+        language = block.language or "text"
+        rows: list[Strip] = []
+        for line in block.code or [""]:
+            found = self._code_lines.get((language, line))
+            if found is None:
+                return  # not all of it was on screen: it is drawn when it is
+            rows += found
+        blank = Strip.blank(width, _code_background())
+        block.lines = [strip.apply_style(base) for strip in [blank, *rows, blank]]
+        block.width, block.style, block.height = width, base, len(block.lines)
+        console = self.app.console
+
+        def highlight() -> None:
+            drawn = [strip.apply_style(base) for strip in _draw(block, console, width)]
+            self.app.call_from_thread(self._highlighted, block, width, base, drawn)
+
+        self.run_worker(highlight, thread=True, group="highlight", exit_on_error=False)
+
+    def _highlighted(self, block: _Block, width: int, base: Style, lines: list[Strip]) -> None:
+        if block.width == width and block.style == base and len(lines) == block.height:
+            block.lines = lines
+            self.refresh()
 
     # Layout
 
@@ -163,7 +198,7 @@ class MarkdownLines(Widget):
                 y += 1  # the blank line between blocks
             offsets.append(y)
             if block.width != width:
-                _measure(block, console, width)
+                _measure(block, console, width, self.rich_style)
             y += block.height
         self._offsets, self._height, self._width = offsets, y, width
 
@@ -180,7 +215,7 @@ class MarkdownLines(Widget):
         row = y - self._offsets[index]
         if row >= block.height:
             return Strip.blank(width, self.rich_style)  # the blank line after it
-        strip = self._line_of(block, row, width).apply_style(self.rich_style)  # the widget's colours beneath
+        strip = self._line_of(block, row, width)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
@@ -211,25 +246,30 @@ class MarkdownLines(Widget):
         return self._line_of(block, row, width).text.rstrip()
 
     def _line_of(self, block: _Block, row: int, width: int) -> Strip:
-        if block.lines is None or block.width != width:
+        """A block's line, drawn on the widget's colours. Lines are kept styled: every Strip Textual makes ends up in
+        a reference cycle (its caches hold it), so a strip made per frame is work for the cyclic collector."""
+        base = self.rich_style
+        if block.lines is None or block.width != width or block.style != base:
             open_code = block is self._tail and block.is_code
-            if open_code and width != self._code_width:
+            if open_code and (width, base) != self._code_key:
                 self._code_lines.clear()
-                self._code_width = width
-            block.lines = _draw(block, self.app.console, width, self._code_lines if open_code else None)
-            block.width = width
-        return block.lines[row] if row < len(block.lines) else Strip.blank(width)
+                self._code_key = (width, base)
+            drawn = _draw(block, self.app.console, width, self._code_lines if open_code else None)
+            block.lines = [strip.apply_style(base) for strip in drawn]
+            block.width, block.style = width, base
+        return block.lines[row] if row < len(block.lines) else Strip.blank(width, base)
 
 
-def _measure(block: _Block, console: Console, width: int) -> None:
-    """The block's height at `width`: code by its lines folded to the width (no rendering); prose by rendering."""
+def _measure(block: _Block, console: Console, width: int, base: Style) -> None:
+    """The block's height at `width`: code by its lines folded to the width (no rendering); prose by rendering it
+    (on `base`, the widget's style), and the lines are kept."""
     block.lines = None
-    block.width = width
+    block.width, block.style = width, base
     if block.is_code:
         inner = max(1, width - 2)
         block.height = 2 + sum(max(1, -(-cell_len(line.expandtabs(4)) // inner)) for line in block.code)
         return  # drawn when first on screen
-    block.lines = _draw(block, console, width)
+    block.lines = [strip.apply_style(base) for strip in _draw(block, console, width)]
     block.height = len(block.lines)
 
 
@@ -257,7 +297,7 @@ def _draw_code(block: _Block, console: Console, options: ConsoleOptions, width: 
 
     A complete block is highlighted as a whole (multi-line strings need the lexer's state). A block still arriving
     is highlighted a line at a time through `line_cache`, so each batch costs only its new lines."""
-    background = Style(bgcolor=Syntax.get_theme(CODE_THEME).get_background_style().bgcolor)
+    background = _code_background()
     inner = max(1, width - 2)
     blank = Strip.blank(width, background)
     margin = Strip.blank(1, background)
@@ -286,6 +326,11 @@ def _draw_code(block: _Block, console: Console, options: ConsoleOptions, width: 
             strips += found
     strips.append(blank)
     return strips
+
+
+@lru_cache(maxsize=1)
+def _code_background() -> Style:
+    return Style(bgcolor=Syntax.get_theme(CODE_THEME).get_background_style().bgcolor)
 
 
 def _syntax(code: str, language: str) -> Syntax:
