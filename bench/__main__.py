@@ -38,13 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     print(f"# {len(results)} results in {elapsed:.0f} s", file=sys.stderr)
     if not args.no_write:
-        if set(chosen) - {"peers"} != set(GROUPS):
-            previous = _previous_rows()
-            rows = {result.name: _row(result) for result in results}
-            merged = {**previous, **rows}
-            write(list(merged.values()), elapsed, partial=True)
-        else:
-            write([_row(result) for result in results], elapsed)
+        rows = {result.name: _row(result) for result in results}
+        previous = _previous_rows()
+        kept = {name: row for name, row in previous.items() if name not in rows}
+        # Rows of groups not run this time (the peers, say) stay, marked as older in the header.
+        write([*rows.values(), *kept.values()] if set(chosen) >= set(GROUPS) else list({**previous, **rows}.values()),
+              elapsed, groups=chosen, partial=bool(kept))
     return 0
 
 
@@ -65,11 +64,19 @@ def _previous_rows() -> dict[str, str]:
     return rows
 
 
-def write(rows: list[str], elapsed: float, *, partial: bool = False) -> None:
-    notes = ""
-    if RESULTS.exists() and NOTES_MARK in RESULTS.read_text():
-        notes = RESULTS.read_text().split(NOTES_MARK, 1)[1]
+def write(rows: list[str], elapsed: float, *, groups: list[str], partial: bool = False) -> None:
+    notes, runs = "", []
+    if RESULTS.exists():
+        old = RESULTS.read_text()
+        if NOTES_MARK in old:
+            notes = old.split(NOTES_MARK, 1)[1]
+        runs = [line for line in old.split(NOTES_MARK, 1)[0].splitlines() if line.startswith(("- Run", "- Updated"))]
     about = machine()
+    now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    if partial and runs:  # the earlier full run stays described; this one is added below it
+        run_lines = [*runs, f"- Updated {now}: {', '.join(groups)} ({elapsed:.0f} s)"]
+    else:
+        run_lines = [f"- Run: {now}, {elapsed:.0f} s"]
     header = [
         "# Benchmark results",
         "",
@@ -78,8 +85,7 @@ def write(rows: list[str], elapsed: float, *, partial: bool = False) -> None:
         "",
         f"- Machine: {about['machine']}; {about['os']}; Python {about['python']}",
         f"- Versions: {about['versions']}",
-        f"- Run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {elapsed:.0f} s"
-        + (" (some groups only; the other rows are from an earlier run)" if partial else ""),
+        *run_lines,
         "",
         "| Benchmark | Target | Result | Met | Peer, same run | Notes |",
         "|---|---|---|---|---|---|",

@@ -93,9 +93,11 @@ def tree_rss_mb(pid: int) -> float:
     total = 0.0
     for child in [pid, *descendants(pid)]:
         try:
-            total += rss_mb(child)
+            value = rss_mb(child)
         except OSError:
-            pass
+            continue
+        if value == value:  # (a process that has just exited has no VmRSS: nan)
+            total += value
     return total
 
 

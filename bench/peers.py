@@ -55,8 +55,16 @@ def time_program(name: str, command: list[str], home: Path, project: Path) -> tu
         # (a shell stays behind a program that exits after its first screen, so the screen can still be read)
         terminal = Terminal(f"sh -c '{' '.join(command)}; sleep 30'", env, project)
         try:
-            ready.append(terminal.wait_for(FIRST_SCREEN[name]))
-            memory.append(tree_rss_mb(terminal.pid))
+            # Memory is sampled while waiting, and the most seen kept: Claude Code (offline) exits soon after its
+            # first screen, before a reading taken afterwards could find it.
+            peak, deadline = 0.0, time.perf_counter() + 30
+            while FIRST_SCREEN[name] not in terminal.screen():
+                peak = max(peak, tree_rss_mb(terminal.pid))
+                if time.perf_counter() > deadline:
+                    raise TimeoutError(f"{name} never showed {FIRST_SCREEN[name]!r}:\n{terminal.screen()}")
+                time.sleep(0.002)
+            ready.append(time.perf_counter() - terminal.started)
+            memory.append(max(peak, tree_rss_mb(terminal.pid)))
         finally:
             terminal.close()
     return versions, ready, memory
