@@ -104,14 +104,19 @@ class MarkdownLines(Widget):
     def __init__(self, text: str = "", *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._source = ""
+        self._consumed: list[str] = []
+        """The source the complete blocks came from, a piece per append that completed any."""
+        self._rest = ""
+        """The source after the complete blocks: the unfinished last block."""
         self._blocks: list[_Block] = []
         """Complete blocks, each rendered once (per width)."""
-        self._done = 0
-        """Characters of the source the complete blocks cover."""
         self._tail = _Block("")
         self._offsets: list[int] = []
-        """The first line of each block (complete blocks, then the tail)."""
+        """The first line of each complete block laid out so far."""
+        self._laid = 0
+        """How many complete blocks `_offsets` covers (at `_width`); laying out again starts after them."""
+        self._laid_height = 0
+        self._tail_offset = 0
         self._height = 0
         self._width = 0
         self._code_lines: dict[tuple[str, str], list[Strip]] = {}
@@ -122,7 +127,7 @@ class MarkdownLines(Widget):
 
     @property
     def source(self) -> str:
-        return self._source
+        return "".join(self._consumed) + self._rest
 
     def append(self, text: str) -> None:
         if text:
@@ -130,20 +135,20 @@ class MarkdownLines(Widget):
             self.refresh(layout=True)
 
     def _add(self, text: str) -> None:
-        self._source += text
-        pending = self._source[self._done:]
-        blocks, rest = split_blocks(pending)
+        # Only the unfinished rest is looked at again: the work per batch does not grow with the answer.
+        self._rest += text
+        blocks, rest = split_blocks(self._rest)
         if blocks:
             for block in blocks:
                 if block.is_code:
                     self._adopt_streamed_code(block)
             self._blocks += blocks
-            self._done = len(self._source) - len(rest)
+            self._consumed.append(self._rest[: len(self._rest) - len(rest)])
+            self._rest = rest
             self._code_lines.clear()
         if rest != self._tail.text:
-            tail = _code_block(rest.split("\n")) if _FENCE.match(rest) and not _FENCE.match(rest).group(1) else _Block(rest)
-            self._tail = tail
-        self._width = 0  # lay out again
+            fence = _FENCE.match(rest)
+            self._tail = _code_block(rest.split("\n")) if fence and not fence.group(1) else _Block(rest)
 
     def _adopt_streamed_code(self, block: _Block) -> None:
         """A code block just completed: show the lines drawn while it streamed (highlighted a line at a time), and
@@ -185,37 +190,54 @@ class MarkdownLines(Widget):
         return self._height
 
     def _layout(self, width: int) -> None:
-        if width == self._width or width <= 0:
+        """Offsets and height at `width`: complete blocks are laid out once (again only if the width changes),
+        the unfinished block each time."""
+        if width <= 0:
             return
-        console = self.app.console
-        offsets, y = [], 0
-        for block in [*self._blocks, self._tail]:
-            if not block.text.strip():
-                offsets.append(y)
-                block.height = 0
-                continue
-            if y:
-                y += 1  # the blank line between blocks
-            offsets.append(y)
-            if block.width != width:
-                _measure(block, console, width, self.rich_style)
-            y += block.height
-        self._offsets, self._height, self._width = offsets, y, width
+        if width != self._width:
+            self._offsets, self._laid, self._laid_height, self._width = [], 0, 0, width
+        y = self._laid_height
+        for block in self._blocks[self._laid:]:
+            y = self._place(block, y, width)
+        self._laid, self._laid_height = len(self._blocks), y
+        self._tail_offset = y + 1 if y and self._tail.text.strip() else y
+        self._height = self._place(self._tail, y, width, record=False)
+
+    def _place(self, block: _Block, y: int, width: int, *, record: bool = True) -> int:
+        """Lay `block` out from line `y` (one blank line after what is above); the line after it."""
+        if not block.text.strip():
+            block.height = 0
+            if record:
+                self._offsets.append(y)
+            return y
+        if y:
+            y += 1  # the blank line between blocks
+        if record:
+            self._offsets.append(y)
+        if block.width != width:
+            _measure(block, self.app.console, width, self.rich_style)
+        return y + block.height
+
+    def _locate(self, y: int) -> tuple[_Block, int] | None:
+        """The block on line `y` and the row within it, or None for a blank line between blocks."""
+        if y >= self._tail_offset and self._tail.text.strip():
+            block, row = self._tail, y - self._tail_offset
+        else:
+            index = bisect_right(self._offsets, y, hi=self._laid) - 1
+            if index < 0:
+                return None
+            block, row = self._blocks[index], y - self._offsets[index]
+        return None if row < 0 or row >= block.height else (block, row)
 
     # Drawing
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         self._layout(width)
-        index = bisect_right(self._offsets, y) - 1
-        blocks = [*self._blocks, self._tail]
-        if index < 0 or index >= len(blocks):
-            return Strip.blank(width, self.rich_style)
-        block = blocks[index]
-        row = y - self._offsets[index]
-        if row >= block.height:
-            return Strip.blank(width, self.rich_style)  # the blank line after it
-        strip = self._line_of(block, row, width)
+        found = self._locate(y)
+        if found is None:
+            return Strip.blank(width, self.rich_style)  # between blocks
+        strip = self._line_of(*found, width)
         selection = self.text_selection
         if selection is not None and (span := selection.get_span(y)) is not None:
             start, end = span
@@ -237,13 +259,8 @@ class MarkdownLines(Widget):
         self.refresh()
 
     def _plain_line(self, y: int, width: int) -> str:
-        index = bisect_right(self._offsets, y) - 1
-        blocks = [*self._blocks, self._tail]
-        block = blocks[index]
-        row = y - self._offsets[index]
-        if row >= block.height:
-            return ""
-        return self._line_of(block, row, width).text.rstrip()
+        found = self._locate(y)
+        return "" if found is None else self._line_of(*found, width).text.rstrip()
 
     def _line_of(self, block: _Block, row: int, width: int) -> Strip:
         """A block's line, drawn on the widget's colours. Lines are kept styled: every Strip Textual makes ends up in
