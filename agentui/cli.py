@@ -52,6 +52,8 @@ def _build_parser():  # type: ignore[no-untyped-def]
                         default=[], metavar="RULES", help='deny rules, e.g. "Bash(git push:*)" (repeatable)')
     parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
                         help="another directory the tools may work in (repeatable)")
+    parser.add_argument("--mcp-config", dest="mcp_configs", action="extend", nargs="+", default=[],
+                        metavar="CONFIG", help="MCP servers from JSON files or JSON strings ({\"mcpServers\": ...})")
     parser.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="ID",
                         help="continue a session by id or .jsonl path; with no id, list this project's sessions")
     parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
@@ -163,6 +165,7 @@ def _run(argv: list[str]) -> int:
                 cwd=cwd,
                 permissions=permissions,
                 session=session,
+                mcp_configs=tuple(args.mcp_configs),
                 verbose=args.verbose,
             )
         )
@@ -232,4 +235,4 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
         return None, str(exc)
     return Launch(settings=settings, cwd=Path.cwd(), system_prompt=args.system_prompt,
                   append_system_prompt=args.append_system_prompt, permissions=_permission_options(args),
-                  session=_session_request(args)), None
+                  session=_session_request(args), mcp_configs=tuple(args.mcp_configs)), None

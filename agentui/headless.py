@@ -157,6 +157,7 @@ async def run_print(
     cwd: Path | None = None,
     permissions: PermissionOptions = PermissionOptions(),
     session: SessionRequest = SessionRequest(),
+    mcp_configs: tuple[str, ...] = (),
     verbose: bool = False,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
@@ -168,8 +169,10 @@ async def run_print(
         printer.note(notice)
     launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt,
                     append_system_prompt=append_system_prompt, permissions=permissions, session=session,
-                    max_turns=max_turns)
+                    max_turns=max_turns, mcp_configs=mcp_configs)
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
+    for notice in await conversation.start_mcp():
+        printer.note(notice)
     agent = conversation.agent
 
     def deny_asks(event: Event) -> None:

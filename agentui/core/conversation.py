@@ -3,9 +3,11 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.agent import Agent, AgentConfig
 from agentui.core.context import TokenCounter
@@ -16,6 +18,9 @@ from agentui.core.providers.base import Provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.settings import Settings
+
+if TYPE_CHECKING:
+    from agentui.core.mcp.tools import McpHub
 
 
 @dataclass(frozen=True)
@@ -30,6 +35,8 @@ class Launch:
     permissions: PermissionOptions = field(default_factory=PermissionOptions)
     session: SessionRequest = field(default_factory=SessionRequest)
     max_turns: int | None = None
+    mcp_configs: tuple[str, ...] = ()
+    """--mcp-config values: files, or JSON written out."""
 
 
 class Conversation:
@@ -39,6 +46,7 @@ class Conversation:
         self.session = session
         self.provider = provider
         self.agent = agent
+        self.mcp: McpHub | None = None
 
     @classmethod
     def open(
@@ -86,9 +94,46 @@ class Conversation:
     def session_id(self) -> str:
         return self.session.session_id
 
+    async def start_mcp(self, env: Mapping[str, str] | None = None) -> list[str]:
+        """Start the configured MCP servers and register their tools; a sentence for each that did not start or
+        is waiting for approval. Nothing is imported or started when no server is configured."""
+        from agentui.core.mcp.config import McpConfigError, load_servers, project_server_approved
+
+        env = os.environ if env is None else env
+        try:
+            configs = load_servers(self.project.root, env, self.launch.mcp_configs)
+        except McpConfigError as exc:
+            return [f"{exc} No MCP servers were started."]
+        # Approvals count from the person's own settings, and from the project's only once it is trusted: a
+        # repository must not be able to approve its own servers.
+        approvals: dict[str, Any] = {}
+        for source in self.project.sources:
+            if not source.from_project or self.project.trusted:
+                approvals.update(source.settings.model_extra or {})
+        chosen, notices = [], []
+        for config in configs:
+            if config.scope == "project":
+                approved = project_server_approved(config, approvals)
+                if approved is None:
+                    notices.append(f"The MCP server {config.name} from this project's .mcp.json is not started: "
+                                   "add its name to enabledMcpjsonServers in .claude/settings.local.json to use it.")
+                if not approved:
+                    continue
+            chosen.append(config)
+        if not chosen:
+            return notices
+        from agentui.core.dirs import cache_dir
+        from agentui.core.mcp.tools import McpHub
+
+        self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env)
+        return notices + await self.mcp.start()
+
     async def aclose(self) -> None:
-        """Stop what runs, then close the session file (its last lines synced) and the provider's connections."""
+        """Stop what runs, then close the session file (its last lines synced), the MCP servers and the
+        provider's connections."""
         if self.agent.running:
             self.agent.cancel()
         self.session.writer.close()
+        if self.mcp is not None:
+            await self.mcp.aclose()
         await self.provider.aclose()

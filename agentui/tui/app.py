@@ -222,6 +222,7 @@ class AgentApp(App[int]):
         agent = self.conversation.agent
         self._subscription = agent.bus.subscribe()
         self._consume(self._subscription)
+        self._start_mcp(self.conversation)
         resumed = self.conversation.session.resumed_from
         if resumed is not None:
             self._show_history(agent.messages, resumed.tool_details)
@@ -232,6 +233,17 @@ class AgentApp(App[int]):
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             self._send(text)
+
+    @work(group="mcp", exit_on_error=False)
+    async def _start_mcp(self, conversation: Conversation) -> None:
+        """In the background: the screen takes prompts meanwhile, and a server's tools join the model's list as
+        soon as it is connected (a server that hangs is given up after MCP_TIMEOUT)."""
+        for notice in await conversation.start_mcp(self._env):
+            self.say(notice, "warning")
+        if conversation.mcp is not None:
+            connected = [server.name for server in conversation.mcp.servers if server.state == "connected"]
+            if connected:
+                self.say(f"MCP: {', '.join(connected)} connected.")
 
     async def on_unmount(self) -> None:
         await self._close()  # however the app ends, the session file is synced and released

@@ -93,6 +93,10 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        """Remove a tool (an MCP server's tool it no longer offers)."""
+        self._tools.pop(name, None)
+
     def get(self, name: str) -> Tool[Any] | None:
         return self._tools.get(name)
 

@@ -1,0 +1,138 @@
+"""Where MCP servers are configured, read as Claude Code reads them: `~/.claude.json` (`mcpServers` for every project,
+`projects[<root>].mcpServers` for this one), the project's `.mcp.json`, and `--mcp-config` files. A name defined in
+more than one place takes the most local definition: the flag, then this project in `~/.claude.json`, then
+`.mcp.json`, then the user's. `${VAR}` and `${VAR:-default}` are expanded in commands, arguments, URLs, headers and
+environment values.
+
+Servers from a project's `.mcp.json` come from whoever wrote the repository: they start only once approved
+(`enableAllProjectMcpServers` or `enabledMcpjsonServers` in the settings, or the person's answer), and never when
+`disabledMcpjsonServers` names them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Scope = Literal["user", "project", "local", "flag"]
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+class McpConfigError(Exception):
+    """An MCP configuration file cannot be used; one sentence says which and why."""
+
+
+class ServerConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    name: str = ""
+    type: Literal["stdio", "http", "sse"] = "stdio"
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    scope: Scope = "user"
+    source: str = ""
+    """The file it came from, for messages."""
+
+
+def _expand(value: str, env: Mapping[str, str]) -> str:
+    return _VARIABLE.sub(lambda match: env.get(match.group(1), match.group(2) or ""), value)
+
+
+def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dict[str, ServerConfig]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise McpConfigError(f"{source}: mcpServers must be an object of servers by name.")
+    found: dict[str, ServerConfig] = {}
+    for name, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise McpConfigError(f"{source}: the MCP server {name!r} must be an object.")
+        entry = dict(entry)
+        if "type" not in entry:
+            entry["type"] = "http" if "url" in entry and "command" not in entry else "stdio"
+        elif entry["type"] == "streamable-http":
+            entry["type"] = "http"
+        try:
+            server = ServerConfig.model_validate({**entry, "name": name, "scope": scope, "source": source})
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            raise McpConfigError(f"{source}: the MCP server {name!r} is not valid ({where}: {problem['msg']}).") from None
+        if server.type == "stdio" and not server.command:
+            raise McpConfigError(f"{source}: the MCP server {name!r} has no command.")
+        if server.type != "stdio" and not server.url:
+            raise McpConfigError(f"{source}: the MCP server {name!r} has no url.")
+        found[name] = server.model_copy(update={
+            "command": _expand(server.command, env),
+            "args": [_expand(arg, env) for arg in server.args],
+            "env": {key: _expand(value, env) for key, value in server.env.items()},
+            "url": _expand(server.url, env),
+            "headers": {key: _expand(value, env) for key, value in server.headers.items()},
+        })
+    return found
+
+
+def _read(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise McpConfigError(f"{path} could not be read as JSON ({exc}).") from None
+
+
+def claude_json_path(env: Mapping[str, str]) -> Path:
+    base = env.get("CLAUDE_CONFIG_DIR")
+    if base:
+        return Path(base) / ".claude.json"
+    return Path(env.get("HOME") or Path.home()) / ".claude.json"
+
+
+def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[str, ...] = ()
+                 ) -> list[ServerConfig]:
+    """Every configured server, the most local definition of each name winning. `flags` are `--mcp-config`
+    values: files, or JSON written out."""
+    env = os.environ if env is None else env
+    servers: dict[str, ServerConfig] = {}
+    user_file = claude_json_path(env)
+    user = _read(user_file)
+    if isinstance(user, dict):
+        servers.update(_servers(user.get("mcpServers"), "user", str(user_file), env))
+    project = _read(root / ".mcp.json")
+    if isinstance(project, dict):
+        servers.update(_servers(project.get("mcpServers"), "project", str(root / ".mcp.json"), env))
+    if isinstance(user, dict) and isinstance(user.get("projects"), dict):
+        here = user["projects"].get(str(root))
+        if isinstance(here, dict):
+            servers.update(_servers(here.get("mcpServers"), "local", str(user_file), env))
+    for value in flags:
+        if value.lstrip().startswith("{"):
+            try:
+                data, source = json.loads(value), "--mcp-config"
+            except ValueError as exc:
+                raise McpConfigError(f"--mcp-config was given JSON that does not parse ({exc}).") from None
+        else:
+            path = Path(value).expanduser()
+            data, source = _read(path), str(path)
+            if data is None:
+                raise McpConfigError(f"The MCP config file {path} does not exist.")
+        servers.update(_servers(data.get("mcpServers") if isinstance(data, dict) else data, "flag", source, env))
+    return list(servers.values())
+
+
+def project_server_approved(server: ServerConfig, settings: Mapping[str, Any]) -> bool | None:
+    """For a `.mcp.json` server: True or False if the settings decide, None if the person must be asked."""
+    if server.name in (settings.get("disabledMcpjsonServers") or []):
+        return False
+    if settings.get("enableAllProjectMcpServers") or server.name in (settings.get("enabledMcpjsonServers") or []):
+        return True
+    return None

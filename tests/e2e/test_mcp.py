@@ -1,0 +1,148 @@
+"""MCP in print mode against a model the loopback server plays, with a real MCP server (tests/support/mcp_server.py,
+written with the SDK) over stdio: its tools reach the model's request, a call reaches the server and its result
+comes back, permission rules apply to it, and a server that crashes or hangs is one sentence, not a failed run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
+
+TINY = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+
+
+def servers(**entries: dict[str, Any]) -> str:
+    return json.dumps({"mcpServers": entries})
+
+
+def tiny(*mode: str, **env: str) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [TINY, *mode], "env": env}
+
+
+def call(name: str, **arguments: Any) -> Reply:
+    use = {"type": "tool_use", "id": "toolu_mcp", "name": name, "input": arguments}
+    return Reply(chunks=anthropic_stream([{"type": "text", "text": "Calling it."}, use], stop_reason="tool_use"))
+
+
+def answer(text: str = "Done.") -> Reply:
+    return Reply(chunks=anthropic_stream([{"type": "text", "text": text}]))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+def run(agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: Path, *flags: str
+        ) -> subprocess.CompletedProcess[str]:
+    env = {**env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "AGENTUI_MAX_ATTEMPTS": "1"}
+    return subprocess.run([agentui_bin, "-p", "use the tools", *flags], env=env, cwd=project, capture_output=True,
+                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def tool_result(server: LoopbackServer, request: int = 1) -> dict[str, Any]:
+    [block] = json.loads(server.requests[request].body)["messages"][-1]["content"]
+    return block
+
+
+def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
+        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    server.enqueue(call("mcp__tiny__add", a=2, b=3), call("mcp__tiny__shout", text="hey"), answer())
+    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny(TINY_GREETING="hello")),
+               "--allowedTools", "mcp__tiny__*")
+    assert done.returncode == 0, done.stderr
+    tools = {t["name"]: t for t in json.loads(server.requests[0].body)["tools"]}
+    assert {"mcp__tiny__add", "mcp__tiny__shout", "mcp__tiny__pixel", "mcp__tiny__die"} <= set(tools)
+    assert tools["mcp__tiny__add"]["description"] == "Add two whole numbers."
+    assert tools["mcp__tiny__add"]["input_schema"]["required"] == ["a", "b"]
+    assert tool_result(server, 1)["content"] == "5"
+    assert tool_result(server, 2)["content"] == "HEY (hello)"  # the server's configured environment reached it
+
+
+def test_mcp_tools_obey_permission_rules(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
+                                         project: Path, tmp_path: Path) -> None:
+    server.enqueue(call("mcp__tiny__add", a=2, b=3), answer())
+    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny()))
+    assert done.returncode == 0, done.stderr
+    result = tool_result(server)
+    assert result.get("is_error") and "5" not in str(result["content"])  # asked, and -p cannot ask: not run
+
+    server.requests.clear()
+    server.enqueue(call("mcp__tiny__add", a=2, b=3), answer())
+    config = tmp_path / "mcp.json"
+    config.write_text(servers(tiny=tiny()))
+    done = run(agentui_bin, clean_env, server, project, "--mcp-config", str(config), "--allowedTools",
+               "mcp__tiny", "--disallowedTools", "mcp__tiny__add")
+    assert "denied" in str(tool_result(server)["content"])  # deny rules win over a whole-server allow
+
+
+def test_a_server_that_crashes_or_hangs_is_reported_and_the_run_goes_on(
+        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    server.enqueue(answer("Still here."))
+    env = {**clean_env, "MCP_TIMEOUT": "1500"}
+    done = run(agentui_bin, env, server, project, "--mcp-config",
+               servers(broken=tiny("crash"), stuck=tiny("hang"), tiny=tiny()))
+    assert done.returncode == 0 and done.stdout.strip() == "Still here."
+    assert "The MCP server broken" in done.stderr and "cannot start, no config" in done.stderr
+    assert "The MCP server stuck did not start within 1.5 s" in done.stderr
+    assert "Traceback" not in done.stderr
+    names = [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
+    assert "mcp__tiny__add" in names and not [n for n in names if n.startswith(("mcp__broken", "mcp__stuck"))]
+
+
+def test_a_server_that_dies_mid_call_gives_the_model_an_error(
+        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    server.enqueue(call("mcp__tiny__die"), call("mcp__tiny__add", a=1, b=1), answer())
+    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny()),
+               "--allowedTools", "mcp__tiny__*")
+    assert done.returncode == 0, done.stderr
+    assert tool_result(server, 1)["is_error"] and "tiny" in str(tool_result(server, 1)["content"])
+    assert "not running" in str(tool_result(server, 2)["content"])
+
+
+def test_project_servers_wait_for_approval(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
+                                           project: Path) -> None:
+    (project / ".mcp.json").write_text(servers(tiny=tiny()))
+    server.enqueue(answer())
+    done = run(agentui_bin, clean_env, server, project)
+    assert "The MCP server tiny from this project's .mcp.json is not started" in done.stderr
+    assert not [t for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")]
+
+    (project / ".claude").mkdir()  # the project approving itself counts for nothing until it is trusted
+    (project / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    server.requests.clear()
+    server.enqueue(answer())
+    done = run(agentui_bin, clean_env, server, project)
+    assert not [t for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")]
+
+    claude = Path(clean_env["HOME"]) / ".claude"  # the person's own settings approve it
+    claude.mkdir(exist_ok=True)
+    (claude / "settings.json").write_text(json.dumps({"enabledMcpjsonServers": ["tiny"]}))
+    server.requests.clear()
+    server.enqueue(answer())
+    done = run(agentui_bin, clean_env, server, project)
+    assert done.returncode == 0, done.stderr
+    assert "mcp__tiny__add" in [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
+
+
+def test_servers_come_from_claude_json_for_every_project_and_for_this_one(
+        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    (Path(clean_env["HOME"]) / ".claude.json").write_text(json.dumps({
+        "mcpServers": {"everywhere": tiny()},
+        "projects": {str(project.resolve()): {"mcpServers": {"here": tiny()}}, "/elsewhere": {"mcpServers": {
+            "there": tiny()}}},
+    }))
+    server.enqueue(answer())
+    done = run(agentui_bin, clean_env, server, project)
+    assert done.returncode == 0, done.stderr
+    names = {t["name"].split("__")[1] for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")}
+    assert names == {"everywhere", "here"}

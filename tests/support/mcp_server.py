@@ -1,0 +1,51 @@
+"""A tiny MCP server for the tests, written with the SDK and run over stdio: `add`, `shout`, `pixel` (an image),
+`die` (the process exits mid-call), and start-up modes that crash or hang."""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+import time
+
+from mcp.server.fastmcp import FastMCP, Image
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
+if mode == "crash":
+    print("tiny: cannot start, no config", file=sys.stderr)
+    sys.exit(3)
+if mode == "hang":
+    time.sleep(3600)
+
+server = FastMCP("tiny")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """The text in capitals, and what the server's environment says."""
+    return f"{text.upper()} ({os.environ.get('TINY_GREETING', 'no greeting')})"
+
+
+@server.tool()
+def pixel() -> Image:
+    """A one-pixel PNG."""
+    return Image(data=PNG, format="png")
+
+
+@server.tool()
+def die() -> str:
+    """Ends the server's process in the middle of the call."""
+    os._exit(1)
+
+
+if __name__ == "__main__":
+    server.run()
