@@ -18,6 +18,7 @@ from agentui.core.providers.base import Provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.settings import Settings
+from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
     from agentui.core.mcp.tools import McpHub
@@ -63,7 +64,11 @@ class Conversation:
         session = open_session(launch.session, project.root, env=env, on_error=on_error)
         project.hooks.transcript_path = lambda: str(session.path)
         memory = MemoryLoader(project.root, env)
-        prompt = build_system_prompt(project.root, memory.load(), base=launch.system_prompt,
+        skills = load_skills(project.root, env)
+        for directory in {skill.path.parent.parent for skill in skills}:
+            # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
+            project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
+        prompt = build_system_prompt(project.root, memory.load(), skills=skills, base=launch.system_prompt,
                                      append=launch.append_system_prompt)
         if provider is None:
             from agentui.core.providers import create_provider
@@ -97,7 +102,11 @@ class Conversation:
     async def start_mcp(self, env: Mapping[str, str] | None = None) -> list[str]:
         """Start the configured MCP servers and register their tools; a sentence for each that did not start or
         is waiting for approval. Nothing is imported or started when no server is configured."""
-        from agentui.core.mcp.config import McpConfigError, load_servers, project_server_approved
+        from agentui.core.mcp.config import (
+            McpConfigError,
+            load_servers,
+            project_server_approved,
+        )
 
         env = os.environ if env is None else env
         try:

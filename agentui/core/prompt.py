@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.memory import MemoryFile, render_memory
+from agentui.core.skills import Skill, render_skills
 
 BASE_INSTRUCTIONS = """\
 You are agentui, a careful coding assistant working in the user's terminal, inside their project.
@@ -59,6 +60,7 @@ def build_system_prompt(
     cwd: Path,
     memory: list[MemoryFile] = (),  # type: ignore[assignment]
     *,
+    skills: list[Skill] = (),  # type: ignore[assignment]
     base: str | None = None,
     append: str | None = None,
     today: datetime.date | None = None,
@@ -71,6 +73,8 @@ def build_system_prompt(
     if memory:
         stable.append("The user's instructions for this project (memory files); follow them:\n\n"
                       + render_memory(list(memory)))
+    if skills:
+        stable.append(render_skills(list(skills)))
     git = git_facts(cwd) if git is None else git
     facts = [
         f"Working directory: {cwd}",

@@ -586,6 +586,22 @@ class AgentApp(App[int]):
                  f"{len(f.text):,} characters)" for f in memory.files]
         self.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
+    async def _command_mcp(self, arguments: str) -> None:
+        hub = self.conversation.mcp if self.conversation else None
+        if hub is None or not hub.servers:
+            self.say("No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
+                     "~/.claude.json, or with --mcp-config.")
+            return
+        lines = []
+        for server in hub.servers:
+            if server.state == "connected":
+                names = ", ".join(tool.name for tool in server.tools) or "no tools"
+                lines.append(f"- {server.name} ({server.config.scope}): connected, {len(server.tools)} tools: {names}")
+            else:
+                lines.append(f"- {server.name} ({server.config.scope}): {server.state}"
+                             f"{' — ' + server.error if server.error else ''} (log: {server.log_path})")
+        self.say("MCP servers:\n" + "\n".join(lines))
+
     async def _command_resume(self, arguments: str) -> None:
         from agentui.core.session.store import SessionRequest
 

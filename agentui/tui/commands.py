@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.frontmatter import parse_front_matter
 
 BUILTIN: dict[str, str] = {
     "help": "Show the keys and commands",
     "clear": "Start a new session (the current one stays saved)",
     "compact": "Summarise the conversation so far to free context [instructions]",
     "memory": "List the memory files (CLAUDE.md) the model reads",
+    "mcp": "Show the MCP servers, whether each is connected, and their tools",
     "resume": "Resume an earlier session of this project",
     "model": "Show or switch the model [name]",
     "cost": "Show the tokens used and what they cost",
@@ -40,23 +42,6 @@ class CustomCommand:
         words = arguments.split()
         text = self.body.replace("$ARGUMENTS", arguments)
         return re.sub(r"\$([1-9])", lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
-
-
-def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
-    """Simple `key: value` front matter between `---` lines (all Claude Code's command files use); the body."""
-    if not text.startswith("---"):
-        return {}, text
-    lines = text.splitlines()
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        return {}, text
-    meta: dict[str, str] = {}
-    for line in lines[1:end]:
-        if ":" in line and not line.startswith((" ", "\t", "#")):
-            key, value = line.split(":", 1)
-            meta[key.strip()] = value.strip().strip("'\"")
-    return meta, "\n".join(lines[end + 1 :]).lstrip("\n")
 
 
 def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, CustomCommand]:

@@ -458,3 +458,33 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
         await until(pilot, lambda: texts(pilot.app, CompactionMark))
         assert texts(pilot.app, CompactionMark)[0].summary == "They asked two things."
         assert "one" not in [p.text for p in texts(pilot.app, UserPrompt)]
+
+
+async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path: Path) -> None:
+    import sys
+
+    server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+    harness = Harness(tmp_path, [
+        {"content": [{"type": "tool_use", "id": "m1", "name": "mcp__tiny__add", "input": {"a": 20, "b": 22}}]},
+        {"text": "It is 42."}], allowed=("mcp__tiny__*",))
+    claude = Path(harness.env["CLAUDE_CONFIG_DIR"])
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / ".claude.json").write_text(json.dumps({"mcpServers": {
+        "tiny": {"command": sys.executable, "args": [server]},
+        "broken": {"command": sys.executable, "args": [server, "crash"]}}}))
+    app = harness.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: app.conversation is not None and app.conversation.mcp is not None and all(
+            s.state != "starting" for s in app.conversation.mcp.servers), timeout=30)
+        await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(app, Notice)))
+        assert any("The MCP server broken" in n.message and n.has_class("-warning") for n in texts(app, Notice))
+        await type_and_send(pilot, "/mcp")
+        listing = texts(app, Notice)[-1].message
+        assert "- tiny (user): connected, 4 tools: add, shout, pixel, die" in listing
+        assert "- broken (user): failed" in listing and "mcp-broken.log" in listing
+        await type_and_send(pilot, "add them")
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["It is 42."])
+        [block] = texts(app, ToolBlock)
+        assert block.tool_name == "mcp__tiny__add" and block.state == "done"
+        assert harness.providers[0].requests[1].messages[-1].content[0].content == "42"

@@ -1,0 +1,53 @@
+"""Skills, as Claude Code has them: a `SKILL.md` in each directory of `~/.claude/skills/` and the project's
+`.claude/skills/`, whose front matter names and describes it. The model is told what skills exist (name,
+description, file) in its system prompt and reads a skill's file itself when a task calls for it, so a skill costs
+a line of context until it is used."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentui.core.dirs import claude_config_dir
+from agentui.core.frontmatter import parse_front_matter
+
+MAX_DESCRIPTION = 500
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    path: Path
+    """The SKILL.md file."""
+
+
+def skill_directories(project_root: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """The person's skills, then the project's (which win on a clash of names)."""
+    return [claude_config_dir(env) / "skills", project_root / ".claude" / "skills"]
+
+
+def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> list[Skill]:
+    skills: dict[str, Skill] = {}
+    for directory in skill_directories(project_root, env):
+        for path in sorted(directory.glob("*/SKILL.md")) if directory.is_dir() else []:
+            try:
+                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+            name = meta.get("name") or path.parent.name
+            description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
+            skills[name] = Skill(name, description, path)
+    return list(skills.values())
+
+
+def render_skills(skills: list[Skill]) -> str:
+    lines = [f"- {skill.name}: {skill.description} ({skill.path})" for skill in skills]
+    return ("Skills: instructions for particular kinds of task, each in a SKILL.md file. When a task matches a "
+            "skill's description, Read its file first and follow it (files it mentions are relative to its "
+            "directory).\n" + "\n".join(lines))
+
+
+def _first_line(body: str) -> str:
+    return next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "")

@@ -1,0 +1,52 @@
+"""Skills: found where Claude Code keeps them, listed to the model, and readable without asking."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentui.core.conversation import Conversation, Launch
+from agentui.core.messages import ToolUseBlock
+from agentui.core.project import PermissionOptions
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.settings import Settings
+from agentui.core.skills import load_skills
+
+
+def skill(directory: Path, name: str, text: str) -> Path:
+    path = directory / name / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    return path
+
+
+def test_skills_come_from_the_users_and_the_projects_directories(tmp_path: Path) -> None:
+    root, claude = tmp_path / "project", tmp_path / "claude"
+    env = {"CLAUDE_CONFIG_DIR": str(claude)}
+    skill(claude / "skills", "pdf", "---\nname: pdf-forms\ndescription: Fill in PDF forms with pypdf.\n---\n# PDF\n")
+    skill(claude / "skills", "release", "---\ndescription: The user's release steps.\n---\nSteps.\n")
+    skill(root / ".claude" / "skills", "release", "---\ndescription: This project's release steps.\n---\n")
+    skill(root / ".claude" / "skills", "plain", "# Write changelogs\nBody.\n")
+    found = {s.name: s for s in load_skills(root, env)}
+    assert set(found) == {"pdf-forms", "release", "plain"}
+    assert found["pdf-forms"].description == "Fill in PDF forms with pypdf."
+    assert found["release"].description == "This project's release steps."  # the project's wins
+    assert found["plain"].description == "Write changelogs"  # no front matter: the first line
+
+
+def test_the_model_is_told_of_skills_and_reads_one_without_asking(tmp_path: Path) -> None:
+    root, claude = tmp_path / "project", tmp_path / "claude"
+    root.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(claude), "HOME": str(tmp_path / "home")}
+    path = skill(claude / "skills", "pdf", "---\nname: pdf\ndescription: Fill in PDF forms.\n---\nUse pypdf.\n")
+    secret = skill(claude / "skills", "keys", "---\ndescription: Keys.\n---\nsecret\n")
+    launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
+                    permissions=PermissionOptions(disallowed_tools=(f"Read(//{str(secret).lstrip('/')})",)))
+    conversation = Conversation.open(launch, provider=ScriptedProvider([]), env=env)
+    assert f"- pdf: Fill in PDF forms. ({path})" in conversation.agent.config.system_prompt
+    engine, tools = conversation.project.engine, conversation.project.tools
+    read = tools.get("Read")
+    assert read is not None
+    for target, behavior in ((path, "allow"), (secret, "deny"), (tmp_path / "elsewhere.txt", "ask")):
+        call = ToolUseBlock(id="t", name="Read", input={"file_path": str(target)})
+        assert engine.check(read, read.Args.model_validate(call.input), call).behavior == behavior
+    conversation.session.writer.close()
