@@ -146,3 +146,18 @@ def test_servers_come_from_claude_json_for_every_project_and_for_this_one(
     assert done.returncode == 0, done.stderr
     names = {t["name"].split("__")[1] for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")}
     assert names == {"everywhere", "here"}
+
+
+def test_a_published_server_from_pypi(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
+                                      project: Path) -> None:
+    command = str(Path(sys.executable).parent / "mcp-server-time")
+    assert Path(command).exists(), "mcp-server-time comes with the test extras"
+    server.enqueue(call("mcp__time__get_current_time", timezone="Europe/Paris"), answer())
+    time_server = {"command": command, "args": ["--local-timezone", "UTC"]}
+    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(time=time_server),
+               "--allowedTools", "mcp__time__get_current_time")
+    assert done.returncode == 0, done.stderr
+    names = [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
+    assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(names)
+    result = json.loads(tool_result(server)["content"])
+    assert result["timezone"] == "Europe/Paris" and result["datetime"][:2] == "20"

@@ -1,5 +1,6 @@
 """A tiny MCP server for the tests, written with the SDK and run over stdio: `add`, `shout`, `pixel` (an image),
-`die` (the process exits mid-call), and start-up modes that crash or hang."""
+`grow` (adds a tool and notifies the client), `die` (the process exits mid-call), and start-up modes that crash
+or hang."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import sys
 import time
 
-from mcp.server.fastmcp import FastMCP, Image
+from mcp.server.fastmcp import Context, FastMCP, Image
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -39,6 +40,19 @@ def shout(text: str) -> str:
 def pixel() -> Image:
     """A one-pixel PNG."""
     return Image(data=PNG, format="png")
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Adds a tool named `late` and tells the client its tool list changed."""
+
+    def late() -> str:
+        """Arrived after the start."""
+        return "late but here"
+
+    server.add_tool(late)
+    await ctx.session.send_tool_list_changed()
+    return "grown"
 
 
 @server.tool()

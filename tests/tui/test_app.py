@@ -31,7 +31,8 @@ class Harness:
         self.project = tmp_path / "project"
         self.project.mkdir(exist_ok=True)
         self.env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-                    "AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+                    "AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data"),
+                    "AGENTUI_CACHE_DIR": str(tmp_path / "cache")}
         self.script = script
         self.providers: list[ScriptedProvider] = []
         settings = Settings(provider="scripted", model="scripted")
@@ -481,8 +482,8 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
         assert any("The MCP server broken" in n.message and n.has_class("-warning") for n in texts(app, Notice))
         await type_and_send(pilot, "/mcp")
         listing = texts(app, Notice)[-1].message
-        assert "- tiny (user): connected, 4 tools: add, shout, pixel, die" in listing
-        assert "- broken (user): failed" in listing and "mcp-broken.log" in listing
+        assert "- tiny (user): connected, 5 tools: add, shout, pixel, grow, die" in listing
+        assert "- broken (user): failed" in listing and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in listing
         await type_and_send(pilot, "add them")
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["It is 42."])
         [block] = texts(app, ToolBlock)

@@ -51,6 +51,7 @@ class McpServer:
     _task: asyncio.Task[None] | None = None
     _ready: asyncio.Event = field(default_factory=asyncio.Event)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _refreshes: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -131,12 +132,18 @@ class McpServer:
 
         root = getattr(message, "root", None)
         if isinstance(root, types.ToolListChangedNotification) and self._session is not None:
-            try:
-                await self._list_tools()
-            except Exception as exc:  # noqa: BLE001  (a server going away mid-refresh: reported on the next call)
-                log.info("refreshing the tools of %s failed: %s", self.name, exc)
-                return
-            self.on_tools_changed(self)
+            # Not here: this runs inside the session's reader, which must be free to read the list's answer.
+            task = asyncio.get_running_loop().create_task(self._refresh_tools())
+            self._refreshes.add(task)
+            task.add_done_callback(self._refreshes.discard)
+
+    async def _refresh_tools(self) -> None:
+        try:
+            await self._list_tools()
+        except Exception as exc:  # noqa: BLE001  (a server going away mid-refresh: reported on the next call)
+            log.info("refreshing the tools of %s failed: %s", self.name, exc)
+            return
+        self.on_tools_changed(self)
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._session is None or self.state != "connected":
