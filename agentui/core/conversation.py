@@ -4,7 +4,7 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,13 +99,18 @@ class Conversation:
     def session_id(self) -> str:
         return self.session.session_id
 
-    async def start_mcp(self, env: Mapping[str, str] | None = None) -> list[str]:
+    async def start_mcp(self, env: Mapping[str, str] | None = None,
+                        approve: Callable[[str, str], Awaitable[bool | None]] | None = None) -> list[str]:
         """Start the configured MCP servers and register their tools; a sentence for each that did not start or
-        is waiting for approval. Nothing is imported or started when no server is configured."""
+        is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
+        setting decides (True or False is remembered for this project, outside it; None is "not now"). Nothing is
+        imported or started when no server is configured."""
         from agentui.core.mcp.config import (
             McpConfigError,
             load_servers,
             project_server_approved,
+            remember_approval,
+            stored_approvals,
         )
 
         env = os.environ if env is None else env
@@ -115,17 +120,27 @@ class Conversation:
             return [f"{exc} No MCP servers were started."]
         # Approvals count from the person's own settings, and from the project's only once it is trusted: a
         # repository must not be able to approve its own servers.
-        approvals: dict[str, Any] = {}
+        approvals: dict[str, Any] = dict(stored_approvals(self.project.root, env))
         for source in self.project.sources:
             if not source.from_project or self.project.trusted:
-                approvals.update(source.settings.model_extra or {})
+                extra = source.settings.model_extra or {}
+                approvals["enableAllProjectMcpServers"] = (approvals.get("enableAllProjectMcpServers")
+                                                           or extra.get("enableAllProjectMcpServers"))
+                for key in ("enabledMcpjsonServers", "disabledMcpjsonServers"):
+                    approvals[key] = [*approvals.get(key, []), *(extra.get(key) or [])]
         chosen, notices = [], []
         for config in configs:
             if config.scope == "project":
                 approved = project_server_approved(config, approvals)
+                if approved is None and approve is not None:
+                    what = " ".join([config.command, *config.args]) if config.type == "stdio" else config.url
+                    approved = await approve(config.name, what)
+                    if approved is not None:
+                        remember_approval(self.project.root, config.name, approved, env)
                 if approved is None:
                     notices.append(f"The MCP server {config.name} from this project's .mcp.json is not started: "
-                                   "add its name to enabledMcpjsonServers in .claude/settings.local.json to use it.")
+                                   "approve it in the app, or add its name to enabledMcpjsonServers in your "
+                                   "settings.")
                 if not approved:
                     continue
             chosen.append(config)

@@ -238,12 +238,17 @@ class AgentApp(App[int]):
     async def _start_mcp(self, conversation: Conversation) -> None:
         """In the background: the screen takes prompts meanwhile, and a server's tools join the model's list as
         soon as it is connected (a server that hangs is given up after MCP_TIMEOUT)."""
-        for notice in await conversation.start_mcp(self._env):
+        for notice in await conversation.start_mcp(self._env, approve=self._approve_mcp_server):
             self.say(notice, "warning")
         if conversation.mcp is not None:
             connected = [server.name for server in conversation.mcp.servers if server.state == "connected"]
             if connected:
                 self.say(f"MCP: {', '.join(connected)} connected.")
+
+    async def _approve_mcp_server(self, name: str, what: str) -> bool | None:
+        from agentui.tui.screens.mcp_approval import McpApprovalScreen
+
+        return await self.push_screen_wait(McpApprovalScreen(name, what))
 
     async def on_unmount(self) -> None:
         await self._close()  # however the app ends, the session file is synced and released

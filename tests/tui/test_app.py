@@ -489,3 +489,31 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
         [block] = texts(app, ToolBlock)
         assert block.tool_name == "mcp__tiny__add" and block.state == "done"
         assert harness.providers[0].requests[1].messages[-1].content[0].content == "42"
+
+
+async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_outside_the_project(
+        tmp_path: Path) -> None:
+    import sys
+
+    from textual.widgets import Static
+
+    from agentui.tui.screens.mcp_approval import McpApprovalScreen
+
+    server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+    harness = Harness(tmp_path, [])
+    (harness.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
+        "tiny": {"command": sys.executable, "args": [server]}}}))
+    app = harness.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen), timeout=30)
+        assert "This project's .mcp.json starts it with:" in str(app.screen.query_one(Static).render())
+        await pilot.press("y")
+        await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(app, Notice)), timeout=30)
+    assert not (harness.project / ".claude").exists()  # nothing written into the repository
+    stored = json.loads((tmp_path / "data" / "mcp-approvals.json").read_text())
+    assert stored[str(harness.project.resolve())]["enabledMcpjsonServers"] == ["tiny"]
+
+    again = harness.app()  # asked once: the next start connects without a question
+    async with again.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(again, Notice)), timeout=30)
+        assert not isinstance(again.screen, McpApprovalScreen)

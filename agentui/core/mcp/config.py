@@ -6,7 +6,8 @@ environment values.
 
 Servers from a project's `.mcp.json` come from whoever wrote the repository: they start only once approved
 (`enableAllProjectMcpServers` or `enabledMcpjsonServers` in the settings, or the person's answer), and never when
-`disabledMcpjsonServers` names them.
+`disabledMcpjsonServers` names them. The person's answers are kept outside the repository, in agentui's data
+directory; answers given in Claude Code (`projects.<root>` in `~/.claude.json`) count too.
 """
 
 from __future__ import annotations
@@ -127,6 +128,48 @@ def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[
                 raise McpConfigError(f"The MCP config file {path} does not exist.")
         servers.update(_servers(data.get("mcpServers") if isinstance(data, dict) else data, "flag", source, env))
     return list(servers.values())
+
+
+APPROVAL_KEYS = ("enabledMcpjsonServers", "disabledMcpjsonServers")
+
+
+def approvals_file(env: Mapping[str, str] | None = None) -> Path:
+    from agentui.core.dirs import data_dir
+
+    return data_dir(env) / "mcp-approvals.json"
+
+
+def stored_approvals(root: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """The person's earlier answers for this project: ours, and Claude Code's."""
+    found: dict[str, list[str]] = {key: [] for key in APPROVAL_KEYS}
+    for path in (approvals_file(env), claude_json_path(env)):
+        try:
+            data = _read(path)
+        except McpConfigError:
+            continue
+        entry = data.get(str(root)) if path == approvals_file(env) and isinstance(data, dict) else (
+            (data.get("projects") or {}).get(str(root)) if isinstance(data, dict) else None)
+        if isinstance(entry, dict):
+            for key in APPROVAL_KEYS:
+                found[key] += [name for name in entry.get(key) or [] if isinstance(name, str)]
+    return found
+
+
+def remember_approval(root: Path, name: str, enabled: bool, env: Mapping[str, str]) -> None:
+    from agentui.core.tools.files import atomic_write
+
+    path = approvals_file(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = _read(path)
+    except McpConfigError:
+        data = None  # an unreadable file of our own answers: start it again rather than refuse to answer
+    data = data if isinstance(data, dict) else {}
+    entry = data.setdefault(str(root), {})
+    keep, drop = APPROVAL_KEYS if enabled else APPROVAL_KEYS[::-1]
+    entry[keep] = sorted({*entry.get(keep, []), name})
+    entry[drop] = [other for other in entry.get(drop, []) if other != name]
+    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2) + "\n").encode())
 
 
 def project_server_approved(server: ServerConfig, settings: Mapping[str, Any]) -> bool | None:
