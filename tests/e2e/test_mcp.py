@@ -90,13 +90,15 @@ def test_a_server_that_crashes_or_hangs_is_reported_and_the_run_goes_on(
     server.enqueue(answer("Still here."))
     env = {**clean_env, "MCP_TIMEOUT": "1500"}
     done = run(agentui_bin, env, server, project, "--mcp-config",
-               servers(broken=tiny("crash"), stuck=tiny("hang"), tiny=tiny()))
+               servers(broken=tiny("crash"), stuck=tiny("hang"), tiny=tiny(),
+                       gone={"type": "http", "url": "http://127.0.0.1:9/mcp"}))
     assert done.returncode == 0 and done.stdout.strip() == "Still here."
     assert "The MCP server broken" in done.stderr and "cannot start, no config" in done.stderr
     assert "The MCP server stuck did not start within 1.5 s" in done.stderr
+    assert "The MCP server gone" in done.stderr
     assert "Traceback" not in done.stderr
     names = [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
-    assert "mcp__tiny__add" in names and not [n for n in names if n.startswith(("mcp__broken", "mcp__stuck"))]
+    assert "mcp__tiny__add" in names and not [n for n in names if n.startswith(("mcp__broken", "mcp__stuck", "mcp__gone"))]
 
 
 def test_a_server_that_dies_mid_call_gives_the_model_an_error(
@@ -161,3 +163,33 @@ def test_a_published_server_from_pypi(agentui_bin: str, clean_env: dict[str, str
     assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(names)
     result = json.loads(tool_result(server)["content"])
     assert result["timezone"] == "Europe/Paris" and result["datetime"][:2] == "20"
+
+
+def test_a_server_over_streamable_http(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
+                                       project: Path) -> None:
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    http_server = subprocess.Popen([sys.executable, TINY, "http", str(port)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        server.enqueue(call("mcp__web__add", a=40, b=2), answer())
+        config = {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
+        done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(web=config),
+                   "--allowedTools", "mcp__web")
+        assert done.returncode == 0, done.stderr
+        assert "mcp__web__add" in [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
+        assert tool_result(server)["content"] == "42"
+    finally:
+        http_server.terminate()
+        http_server.wait(10)

@@ -21,7 +21,8 @@ if mode == "crash":
 if mode == "hang":
     time.sleep(3600)
 
-server = FastMCP("tiny")
+# `http PORT`: the same server over streamable HTTP on 127.0.0.1.
+server = FastMCP("tiny", port=int(sys.argv[2]) if mode == "http" else 8000, log_level="WARNING")
 
 
 @server.tool()
@@ -62,4 +63,4 @@ def die() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    server.run("streamable-http" if mode == "http" else "stdio")

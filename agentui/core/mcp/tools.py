@@ -84,7 +84,8 @@ class McpHub:
         await asyncio.gather(*(server.start() for server in self.servers))
         for server in self.servers:
             self._refresh(server)
-        return [f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available (log: {server.log_path})."
+        return [f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available"
+                + (f" (log: {server.log_path})." if server.config.type == "stdio" else ".")
                 for server in self.servers if server.state == "failed"]
 
     def _refresh(self, server: McpServer) -> None:
