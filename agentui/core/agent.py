@@ -57,7 +57,14 @@ from agentui.core.providers.base import (
     StreamInterruptedError,
 )
 from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
-from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, MessageAccumulator, StreamEnd, StreamStart
+from agentui.core.providers.stream import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    MessageAccumulator,
+    StreamEnd,
+    StreamStart,
+)
 from agentui.core.tools.base import ToolRegistry
 
 T = TypeVar("T")
@@ -159,10 +166,13 @@ class Agent:
         self.hooks = hooks if hooks else None
         if self.hooks is not None:
             self.hooks.notify = self._warn
+        self.gate = gate or KindGate()
         self._dispatcher = ToolDispatcher(
-            self.tools, gate or KindGate(), self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks,
+            self.tools, self.gate, self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks,
             memory=memory,
         )
+        self.children: list[Agent] = []
+        """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.memory = memory
         self.meter = ContextMeter(counter or TokenCounter())
         self.meter.recount(self.messages, self._overhead())
@@ -203,7 +213,9 @@ class Agent:
         self._follow_ups.append(text)
 
     def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
-        return self._dispatcher.respond_permission(request_id, decision)
+        if self._dispatcher.respond_permission(request_id, decision):
+            return True
+        return any(child.respond_permission(request_id, decision) for child in list(self.children))
 
     def add_context(self, text: str) -> None:
         """Add a user message between runs (a shell command's output, a note): the model sees it with the next

@@ -93,6 +93,11 @@ class Conversation:
             messages=session.messages, memory=memory, counter=TokenCounter(env, exact=False),
         )
         session.writer.attach(agent.bus)
+        from agentui.core.subagents import Task, load_agent_types
+
+        project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
+        project.tools.register(Task(agent, load_agent_types(project.root, env),
+                                    transcript_dir=session.path.parent / session.session_id / "subagents", env=env))
         return cls(launch, project, session, provider, agent)
 
     @property

@@ -98,13 +98,18 @@ class SessionWriter:
         git_branch: str = "",
         titled: bool = False,
         on_error: Callable[[str], None] = lambda message: None,
+        sidechain: bool = False,
+        agent_id: str | None = None,
     ) -> None:
         self.path = path
         self.session_id = session_id
         self.cwd = str(cwd)
         self.git_branch = git_branch
         self.last_uuid = parent_uuid
-        self._titled = titled
+        self._titled = titled or sidechain  # (a sub-agent's transcript has no title line)
+        self.sidechain = sidechain
+        self.agent_id = agent_id
+        """A sub-agent's transcript: lines marked `isSidechain` and carrying its `agentId`, as Claude Code's."""
         self._on_error = on_error
         self._failed = False
         self._request_id: str | None = None
@@ -270,13 +275,14 @@ class SessionWriter:
         new_uuid = line_uuid()
         entry = {
             "parentUuid": self.last_uuid if parent is ... else parent,
-            "isSidechain": False,
+            "isSidechain": self.sidechain,
             "userType": "external",
             "cwd": self.cwd,
             "sessionId": self.session_id,
             "version": __version__,
             "gitBranch": self.git_branch,
             "type": kind,
+            **({"agentId": self.agent_id} if self.agent_id else {}),
             **fields,
             "uuid": new_uuid,
             "timestamp": timestamp(),

@@ -1,0 +1,153 @@
+"""Sub-agents: the `Task` tool runs a child agent loop on a task of its own, with its own context, a restricted tool
+set and the parent's permission engine (rules, and the answers given this session), and returns its final answer.
+
+Agent types come from `.claude/agents/*.md` and `~/.claude/agents/*.md` (front matter: name, description, tools,
+model; the body is the child's instructions), plus the built-in `general-purpose`. The child's transcript is
+written as Claude Code writes it, `<session>/subagents/agent-<id>.jsonl` with `isSidechain: true`. Its permission
+questions reach the front end through the parent's bus, and the answers find their way back; cancelling the parent
+cancels the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from agentui.core.dirs import claude_config_dir
+from agentui.core.frontmatter import parse_front_matter
+from agentui.core.tools.base import (
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from agentui.core.agent import Agent
+    from agentui.core.events import Event
+
+GENERAL_PURPOSE = (
+    "You are a sub-agent: another agent has given you one task. Work on it with the tools you have, then reply with "
+    "a concise report of what you found or did. Your final message is all the other agent sees, so include the "
+    "facts, file paths and conclusions it needs."
+)
+MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit")
+"""Front-matter model names that mean "the parent's model" here (agentui does not map families to model ids)."""
+
+
+@dataclass(frozen=True)
+class AgentType:
+    name: str
+    description: str
+    instructions: str
+    tools: tuple[str, ...] | None = None
+    """The tools it may use; None for all of the parent's (but Task)."""
+    model: str | None = None
+    path: Path | None = None
+
+
+def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, AgentType]:
+    types = {"general-purpose": AgentType(
+        "general-purpose", "General-purpose agent for researching questions, searching code and doing multi-step "
+        "tasks on its own.", GENERAL_PURPOSE)}
+    for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
+        for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
+            try:
+                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+            name = meta.get("name") or path.stem
+            tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip()) or None
+            model = meta.get("model") or None
+            types[name] = AgentType(name, meta.get("description", ""), body.strip() or GENERAL_PURPOSE, tools,
+                                    None if model in MODEL_ALIASES else model, path)
+    return types
+
+
+class TaskArgs(ToolArgs):
+    description: str = Field(description="A short (3-5 word) description of the task")
+    prompt: str = Field(description="The task for the agent to perform, with everything it needs to know")
+    subagent_type: str = Field(default="general-purpose", description="The type of agent to use")
+
+
+class Task(Tool[TaskArgs]):
+    name = "Task"
+    Args = TaskArgs
+    kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
+
+    def __init__(self, parent: Agent, types: dict[str, AgentType], *, transcript_dir: Path | None,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.parent = parent
+        self.types = types
+        self.transcript_dir = transcript_dir
+        """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
+        self.env = env
+        listed = "\n".join(f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
+                           for t in types.values())
+        self.description = (  # type: ignore[misc]
+            "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
+            "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
+            f"at the same time. Agent types:\n{listed}")
+
+    async def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
+        kind = self.types.get(args.subagent_type)
+        if kind is None:
+            return ToolResult.error(f"There is no agent type {args.subagent_type!r}; the types are: "
+                                    f"{', '.join(self.types)}.")
+        child, writer, agent_id = self._child(kind, ctx)
+        self.parent.children.append(child)
+        forward = child.bus.on(self._forward)
+        try:
+            run = asyncio.ensure_future(child.prompt(args.prompt))
+            try:
+                result = await asyncio.shield(run)
+            except asyncio.CancelledError:
+                child.cancel()  # the parent was cancelled: so is the child, which ends its run cleanly first
+                await asyncio.wait([run], timeout=5)
+                raise
+        finally:
+            forward()
+            self.parent.children.remove(child)
+            if self.parent.hooks is not None:
+                self.parent.hooks.notify = self.parent._warn  # (the child took the hooks' warnings while it ran)
+            if writer is not None:
+                writer.close()
+        details: dict[str, Any] = {"agentId": agent_id, "subagentType": kind.name, "turns": result.num_turns,
+                                   "stop": result.stop}
+        if result.error:
+            return ToolResult.error(f"The {kind.name} agent stopped: {result.error}", **details)
+        return ToolResult(content=result.text or "(the agent gave no final answer)", details=details)
+
+    def _child(self, kind: AgentType, ctx: ToolContext) -> tuple[Agent, Any, str]:
+        from agentui.core.agent import Agent
+
+        parent = self.parent
+        allowed = kind.tools
+        tools = ToolRegistry(tool for tool in parent.tools
+                             if tool.name != self.name and (allowed is None or tool.name in allowed))
+        config = parent.config.model_copy(update={
+            "model": kind.model or parent.config.model, "system_prompt": kind.instructions, "max_turns": None})
+        agent_id = uuid.uuid4().hex[:17]
+        # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
+        child = Agent(parent.provider, config, tools=tools, gate=parent.gate, session_id=parent.session_id,
+                      retry=parent.retry, memory=None, hooks=parent.hooks)
+        writer = None
+        if self.transcript_dir is not None:
+            from agentui.core.session.writer import SessionWriter
+
+            writer = SessionWriter(self.transcript_dir / f"agent-{agent_id}.jsonl", parent.session_id, config.cwd,
+                                   sidechain=True, agent_id=agent_id)
+            writer.attach(child.bus)
+        return child, writer, agent_id
+
+    def _forward(self, event: Event) -> None:
+        """The child's permission questions (and their answers) go to whoever watches the parent."""
+        if event.type in ("permission_request", "permission_resolved"):
+            self.parent.bus.emit(event)

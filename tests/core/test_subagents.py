@@ -1,0 +1,145 @@
+"""Sub-agents: a scripted Task call runs a child loop with its own context and tools, under the parent's rules and
+answers, writes a sidechain transcript Claude Code's tools read, and stops when the parent is cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from agentui.core.conversation import Conversation, Launch
+from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.core.messages import ToolResultBlock
+from agentui.core.project import PermissionOptions
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.settings import Settings
+from agentui.core.subagents import load_agent_types
+from tests.support.sessions import claude_code_log_reads, lines
+
+
+def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
+    return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
+
+
+def open_conversation(tmp_path: Path, script: list[dict[str, Any]], **permissions: Any
+                      ) -> tuple[Conversation, ScriptedProvider]:
+    root = tmp_path / "project"
+    root.mkdir(exist_ok=True)
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+           "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+    provider = ScriptedProvider(script)
+    launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
+                    permissions=PermissionOptions(**permissions))
+    return Conversation.open(launch, provider=provider, env=env), provider
+
+
+def test_agent_types_come_from_agents_directories(tmp_path: Path) -> None:
+    root, claude = tmp_path / "project", tmp_path / "claude"
+    (claude / "agents").mkdir(parents=True)
+    (root / ".claude" / "agents").mkdir(parents=True)
+    (claude / "agents" / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews code.\nmodel: opus\n---\nReview.\n")
+    (root / ".claude" / "agents" / "reader.md").write_text(
+        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\nmodel: claude-haiku-4-5\n---\nYou read.\n")
+    types = load_agent_types(root, {"CLAUDE_CONFIG_DIR": str(claude)})
+    assert set(types) == {"general-purpose", "reviewer", "reader"}
+    assert types["reader"].tools == ("Read", "Grep") and types["reader"].model == "claude-haiku-4-5"
+    assert types["reviewer"].tools is None and types["reviewer"].model is None  # an alias: the parent's model
+    assert types["reader"].instructions == "You read."
+
+
+async def test_a_task_runs_a_child_with_its_own_tools_under_the_parents_rules(tmp_path: Path) -> None:
+    agents = tmp_path / "project" / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reader.md").write_text("---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\n---\nYou read.\n")
+    (tmp_path / "project" / "notes.txt").write_text("the notes say hi\n")
+    (tmp_path / "project" / "secret.txt").write_text("hunter2\n")
+    script = [
+        use("Task", "t1", description="read notes", prompt="Read notes.txt and secret.txt", subagent_type="reader"),
+        {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}},
+                     {"type": "tool_use", "id": "r2", "name": "Read", "input": {"file_path": "secret.txt"}}]},
+        {"text": "The notes say hi; the secret was refused."},
+        {"text": "Done."},
+    ]
+    conversation, provider = open_conversation(tmp_path, script, disallowed_tools=("Read(secret.txt)",))
+    try:
+        result = await conversation.agent.prompt("what do the files say?")
+    finally:
+        await conversation.aclose()
+    assert result.text == "Done."
+    parent_first, child_first, child_second, parent_second = provider.requests
+    assert "Task" in [t.name for t in parent_first.tools]
+    assert [t.name for t in child_first.tools] == ["Read", "Grep"] and child_first.system == "You read."
+    assert child_first.messages[0].text == "Read notes.txt and secret.txt"  # its own context, not the parent's
+    notes, secret = child_second.messages[-1].content
+    assert isinstance(notes, ToolResultBlock) and "the notes say hi" in str(notes.content)
+    assert isinstance(secret, ToolResultBlock) and secret.is_error and "denied" in str(secret.content)
+    [task_result] = parent_second.messages[-1].content
+    assert isinstance(task_result, ToolResultBlock) and task_result.content == "The notes say hi; the secret was refused."
+
+    [transcript] = (conversation.session.path.parent / conversation.session_id / "subagents").glob("agent-*.jsonl")
+    written = [entry for entry in lines(transcript) if "uuid" in entry]
+    assert written and all(entry["isSidechain"] is True for entry in written)
+    assert {entry["agentId"] for entry in written} == {transcript.stem.removeprefix("agent-")}
+    assert written[0]["message"]["content"] == "Read notes.txt and secret.txt" and written[0]["parentUuid"] is None
+    assert all(entry["sessionId"] == conversation.session_id for entry in written)
+    claude_code_log_reads(transcript)
+
+
+async def test_a_childs_question_is_answered_through_the_parent_and_cancel_reaches_the_child(tmp_path: Path) -> None:
+    script = [
+        use("Task", "t1", description="write", prompt="Write a.txt"),
+        use("Write", "w1", file_path="a.txt", content="from the child\n"),
+        {"text": "Wrote it."},
+        {"text": "Done."},
+        use("Task", "t2", description="write again", prompt="Write b.txt"),
+        use("Write", "w2", file_path="b.txt", content="never\n"),
+    ]
+    conversation, _ = open_conversation(tmp_path, script)
+    agent = conversation.agent
+    asked: list[PermissionRequest] = []
+
+    def answer(event: Any) -> None:
+        if isinstance(event, PermissionRequest):
+            asked.append(event)
+            if len(asked) == 1:  # the first question is answered yes; the second is left waiting
+                agent.respond_permission(event.request_id, PermissionDecision(behavior="allow"))
+
+    agent.bus.on(answer)
+    try:
+        result = await agent.prompt("write a file")
+        assert result.text == "Done." and (tmp_path / "project" / "a.txt").read_text() == "from the child\n"
+        assert asked[0].tool_name == "Write"
+
+        run = asyncio.ensure_future(agent.prompt("write another"))
+        for _ in range(200):
+            if len(asked) == 2:
+                break
+            await asyncio.sleep(0.01)
+        assert len(asked) == 2 and len(agent.children) == 1
+        child = agent.children[0]
+        agent.cancel()
+        result = await asyncio.wait_for(run, 10)
+        assert result.stop == "cancelled" and not child.running and agent.children == []
+        assert not (tmp_path / "project" / "b.txt").exists()
+    finally:
+        await conversation.aclose()
+
+
+async def test_the_parents_hooks_guard_the_childs_tool_calls(tmp_path: Path) -> None:
+    import json
+
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    (claude / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Write", "hooks": [{"type": "command", "command": "echo no writes here >&2; exit 2"}]}]}}))
+    script = [use("Task", "t1", description="write", prompt="Write a.txt"),
+              use("Write", "w1", file_path="a.txt", content="x\n"),
+              {"text": "Blocked."}, {"text": "Done."}]
+    conversation, provider = open_conversation(tmp_path, script, mode="bypassPermissions")
+    try:
+        assert (await conversation.agent.prompt("write")).text == "Done."
+    finally:
+        await conversation.aclose()
+    [blocked] = provider.requests[2].messages[-1].content
+    assert isinstance(blocked, ToolResultBlock) and blocked.is_error and "no writes here" in str(blocked.content)
+    assert not (tmp_path / "project" / "a.txt").exists()
