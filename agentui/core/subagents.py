@@ -104,6 +104,7 @@ class Task(Tool[TaskArgs]):
         child, writer, agent_id = self._child(kind, ctx)
         self.parent.children.append(child)
         forward = child.bus.on(self._forward)
+        report = child.bus.on(lambda event: _report(event, ctx.progress))
         try:
             run = asyncio.ensure_future(child.prompt(args.prompt))
             try:
@@ -114,6 +115,7 @@ class Task(Tool[TaskArgs]):
                 raise
         finally:
             forward()
+            report()
             self.parent.children.remove(child)
             if self.parent.hooks is not None:
                 self.parent.hooks.notify = self.parent._warn  # (the child took the hooks' warnings while it ran)
@@ -151,3 +153,19 @@ class Task(Tool[TaskArgs]):
         """The child's permission questions (and their answers) go to whoever watches the parent."""
         if event.type in ("permission_request", "permission_resolved"):
             self.parent.bus.emit(event)
+
+
+def _report(event: Event, progress: Any) -> None:
+    """The child's tool calls as the Task call's live output: the app shows them in the Task's block."""
+    if event.type == "tool_start":
+        progress(f"{event.name} {_brief(event.input)}\n")  # type: ignore[union-attr]
+    elif event.type == "tool_end" and event.is_error:  # type: ignore[union-attr]
+        content = event.content if isinstance(event.content, str) else "an error"  # type: ignore[union-attr]
+        progress(f"  ✗ {content.splitlines()[0][:120] if content else 'an error'}\n")
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    for key in ("file_path", "command", "pattern", "path", "url", "description"):
+        if isinstance(arguments.get(key), str):
+            return " ".join(arguments[key].split())[:100]
+    return ""

@@ -143,3 +143,23 @@ async def test_the_parents_hooks_guard_the_childs_tool_calls(tmp_path: Path) -> 
     [blocked] = provider.requests[2].messages[-1].content
     assert isinstance(blocked, ToolResultBlock) and blocked.is_error and "no writes here" in str(blocked.content)
     assert not (tmp_path / "project" / "a.txt").exists()
+
+
+async def test_the_childs_tool_calls_are_the_task_calls_live_output(tmp_path: Path) -> None:
+    from agentui.core.events import ToolProgress
+
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("hi\n")
+    script = [use("Task", "t1", description="read", prompt="Read notes.txt"),
+              use("Read", "r1", file_path="notes.txt"), use("Read", "r2", file_path="missing.txt"),
+              {"text": "Read it."}, {"text": "Done."}]
+    conversation, _ = open_conversation(tmp_path, script)
+    progress: list[ToolProgress] = []
+    conversation.agent.bus.on(lambda event: progress.append(event) if isinstance(event, ToolProgress) else None)
+    try:
+        await conversation.agent.prompt("read")
+    finally:
+        await conversation.aclose()
+    assert {event.tool_call_id for event in progress} == {"t1"}
+    text = "".join(event.text for event in progress)
+    assert text.startswith("Read notes.txt\nRead missing.txt\n  ✗ File does not exist: missing.txt.")

@@ -517,3 +517,23 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
     async with again.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(again, Notice)), timeout=30)
         assert not isinstance(again.screen, McpApprovalScreen)
+
+
+async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [
+        {"content": [{"type": "tool_use", "id": "t1", "name": "Task",
+                      "input": {"description": "look around", "prompt": "Read notes.txt"}}]},
+        {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}],
+         "delay": 0.3},
+        {"text": "The notes say hi.", "delay": 0.3},
+        {"text": "Done."}])
+    (harness.project / "notes.txt").write_text("hi\n")
+    app = harness.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "look")
+        await until(pilot, lambda: any(b._log is not None and "Read notes.txt" in "\n".join(b._log.lines)
+                                       for b in texts(app, ToolBlock)))
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Done."])
+        [block] = texts(app, ToolBlock)  # the child's Read is inside the Task's block, not one of its own
+        assert block.tool_name == "Task" and block.state == "done"
