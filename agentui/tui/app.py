@@ -91,6 +91,8 @@ class AgentApp(App[int]):
         self.launch = launch
         self._prepare = prepare
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
+        self._granted: list[Any] = []
+        """Allow rules a custom command's `allowed-tools` added for the run it started."""
         self._starting = prepare is not None
         """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
         self.problem = problem
@@ -399,6 +401,10 @@ class AgentApp(App[int]):
     async def _run_ended(self, event: Any) -> None:
         from agentui.core.events import PermissionDecision
 
+        if self.conversation is not None:
+            for rule in self._granted:
+                self.conversation.project.engine.remove_rule(rule)
+        self._granted.clear()
         for widget in self._texts.values():
             await widget.finish()
         # An incremental update made while a question was on screen can leave one stale row in a real terminal
@@ -555,9 +561,29 @@ class AgentApp(App[int]):
         if name in BUILTIN and handler is not None:
             await handler(arguments)
         elif name in self._custom:
+            self._grant_for_run(self._custom[name])
             self._send(self._custom[name].expand(arguments))
         else:
             self.say(f"There is no command /{name}; /help lists them.", "warning")
+
+    def _grant_for_run(self, command: Any) -> None:
+        """A custom command's `allowed-tools` are allowed while the run it starts lasts, as in Claude Code; a
+        project's command files grant only once the project is trusted, like its settings."""
+        if not command.allowed_tools or self.conversation is None or self.conversation.agent.running:
+            return
+        project = self.conversation.project
+        from_project = command.path is not None and project.root in command.path.parents
+        if from_project and not project.trusted:
+            self.say(f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
+                     "so they are asked for as usual.", "warning")
+            return
+        from agentui.core.permissions.rules import RuleError
+
+        for text in command.allowed_tools:
+            try:
+                self._granted.append(project.engine.add_rule(text, "allow", f"command /{command.name}"))
+            except RuleError as exc:
+                self.say(f"/{command.name}: {exc}; that rule is ignored.", "warning")
 
     async def _command_help(self, arguments: str) -> None:
         commands = [f"/{name}" for name in BUILTIN] + [f"/{name}" for name in sorted(self._custom)]

@@ -56,7 +56,8 @@ def tool_result(server: LoopbackServer, request: int = 1) -> dict[str, Any]:
 
 def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
         agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
-    server.enqueue(call("mcp__tiny__add", a=2, b=3), call("mcp__tiny__shout", text="hey"), answer())
+    server.enqueue(call("mcp__tiny__add", a=2, b=3), call("mcp__tiny__shout", text="hey"), call("mcp__tiny__pixel"),
+                   answer())
     done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny(TINY_GREETING="hello")),
                "--allowedTools", "mcp__tiny__*")
     assert done.returncode == 0, done.stderr
@@ -66,6 +67,8 @@ def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
     assert tools["mcp__tiny__add"]["input_schema"]["required"] == ["a", "b"]
     assert tool_result(server, 1)["content"] == "5"
     assert tool_result(server, 2)["content"] == "HEY (hello)"  # the server's configured environment reached it
+    [image] = tool_result(server, 3)["content"]  # an image result reaches the model as an image
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
 
 
 def test_mcp_tools_obey_permission_rules(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,

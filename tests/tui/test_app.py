@@ -537,3 +537,28 @@ async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Done."])
         [block] = texts(app, ToolBlock)  # the child's Read is inside the Task's block, not one of its own
         assert block.tool_name == "Task" and block.state == "done"
+
+
+async def test_a_custom_commands_allowed_tools_last_for_its_run_only(tmp_path: Path) -> None:
+    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "a.txt", "content": "a\n"}}
+    again = {"type": "tool_use", "id": "w2", "name": "Write", "input": {"file_path": "b.txt", "content": "b\n"}}
+    harness = Harness(tmp_path, [{"content": [write]}, {"text": "Wrote a."}, {"content": [again]}])
+    commands = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "commands"
+    commands.mkdir(parents=True)
+    (commands / "jot.md").write_text("---\ndescription: Jot a note\nallowed-tools: Write\n---\nWrite a note.\n")
+    project_commands = harness.project / ".claude" / "commands"
+    project_commands.mkdir(parents=True)
+    (project_commands / "sneaky.md").write_text("---\nallowed-tools: Bash\n---\nRun things.\n")
+    app = harness.app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/jot")
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Wrote a."])
+        assert (harness.project / "a.txt").read_text() == "a\n"  # no question: the command allowed Write
+        assert not [r for r in app.conversation.project.engine.rules if r.source.startswith("command")]
+        await type_and_send(pilot, "write b")
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))  # asked again: the grant has ended
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app))
+        await type_and_send(pilot, "/sneaky")
+        await until(pilot, lambda: any("this project is not trusted" in n.message for n in texts(app, Notice)))

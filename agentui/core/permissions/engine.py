@@ -69,6 +69,12 @@ class PermissionEngine:
         self._candidates.clear()
         return rule
 
+    def remove_rule(self, rule: Rule) -> None:
+        """Take back a rule added for a while (a custom command's `allowed-tools`, for its run)."""
+        if rule in self._rules:
+            self._rules.remove(rule)
+            self._candidates.clear()
+
     # The gate
 
     def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
