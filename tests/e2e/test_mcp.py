@@ -168,15 +168,16 @@ def test_a_published_server_from_pypi(agentui_bin: str, clean_env: dict[str, str
     assert result["timezone"] == "Europe/Paris" and result["datetime"][:2] == "20"
 
 
-def test_a_server_over_streamable_http(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
-                                       project: Path) -> None:
+@pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
+def test_a_server_over_http(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path,
+                            transport: str, path: str) -> None:
     import socket
     import time
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    http_server = subprocess.Popen([sys.executable, TINY, "http", str(port)], stdout=subprocess.DEVNULL,
+    http_server = subprocess.Popen([sys.executable, TINY, transport, str(port)], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -187,7 +188,7 @@ def test_a_server_over_streamable_http(agentui_bin: str, clean_env: dict[str, st
             except OSError:
                 time.sleep(0.05)
         server.enqueue(call("mcp__web__add", a=40, b=2), answer())
-        config = {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}
+        config = {"type": transport, "url": f"http://127.0.0.1:{port}{path}"}
         done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(web=config),
                    "--allowedTools", "mcp__web")
         assert done.returncode == 0, done.stderr

@@ -21,8 +21,8 @@ if mode == "crash":
 if mode == "hang":
     time.sleep(3600)
 
-# `http PORT`: the same server over streamable HTTP on 127.0.0.1.
-server = FastMCP("tiny", port=int(sys.argv[2]) if mode == "http" else 8000, log_level="WARNING")
+# `http PORT` / `sse PORT`: the same server over streamable HTTP, or the older SSE transport, on 127.0.0.1.
+server = FastMCP("tiny", port=int(sys.argv[2]) if mode in ("http", "sse") else 8000, log_level="WARNING")
 
 
 @server.tool()
@@ -63,4 +63,4 @@ def die() -> str:
 
 
 if __name__ == "__main__":
-    server.run("streamable-http" if mode == "http" else "stdio")
+    server.run({"http": "streamable-http", "sse": "sse"}.get(mode, "stdio"))  # type: ignore[arg-type]

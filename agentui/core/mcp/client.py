@@ -106,6 +106,10 @@ class McpServer:
             params = StdioServerParameters(command=self.config.command, args=self.config.args,
                                            env={**self.env, **self.config.env})
             return stdio_client(params, errlog=errlog)
+        if self.config.type == "sse":  # the older HTTP transport, still served by many
+            from mcp.client.sse import sse_client
+
+            return sse_client(self.config.url, headers=self.config.headers or None)
         from mcp.client.streamable_http import streamablehttp_client
 
         @contextlib.asynccontextmanager

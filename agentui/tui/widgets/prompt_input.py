@@ -101,6 +101,12 @@ class PromptInput(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         if self.completions.visible and key in ("up", "down", "tab", "enter", "escape"):
+            row, column = self.cursor_location
+            if not self._complete(self.document.get_line(row)[:column]):
+                # Typed on past what the menu was for (a paste, or keys faster than the menu's update): the
+                # key means what it means without a menu, and "/check 19 23" is sent as typed.
+                self.completions.hide()
+        if self.completions.visible and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
             if key in ("up", "down"):
