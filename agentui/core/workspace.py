@@ -10,13 +10,23 @@ from pathlib import Path
 from typing import Any
 
 
-def is_within(path: Path, directory: Path) -> bool:
-    """True if `path` is `directory` or below it. Both must already be absolute and normalised the same way;
-    comparing parts (not string prefixes) keeps /proj-evil from passing as /proj."""
+def relative_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> str | None:
+    """The part of `path` below `directory` ("" for the directory itself), or None if it is not inside. Both must
+    already be absolute and normalised the same way; a separator must follow the prefix, so /proj-evil is not in
+    /proj. On strings, not Path.parents: this runs for every path rule on every tool call."""
     inner, outer = os.fspath(path), os.fspath(directory)
-    if not inner.startswith(outer):  # strings, not Path.parents: this runs for every rule on every tool call
-        return False
-    return len(inner) == len(outer) or outer.endswith("/") or inner[len(outer)] == "/"
+    if not inner.startswith(outer):
+        return None
+    if len(inner) == len(outer):
+        return ""
+    if outer.endswith("/"):
+        return inner[len(outer):]
+    return inner[len(outer) + 1:] if inner[len(outer)] == "/" else None
+
+
+def is_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> bool:
+    """True if `path` is `directory` or below it (see `relative_within`)."""
+    return relative_within(path, directory) is not None
 
 
 @dataclass
@@ -69,10 +79,7 @@ class Workspace:
 
     def display(self, path: Path) -> str:
         """Compact form for the model: relative to the root inside the project, absolute elsewhere."""
-        text, root = str(path), str(self.root)
-        if text.startswith(root) and len(text) > len(root) and (root.endswith("/") or text[len(root)] == "/"):
-            return text[len(root):].lstrip("/")  # (strings: Grep shows thousands of paths)
-        return text
+        return relative_within(path, self.root) or str(path)  # (strings: Grep shows thousands of paths)
 
     def hidden(self, path: Path) -> bool:
         """True for a file a deny rule forbids reading: Grep and Glob leave it out of their results."""

@@ -140,19 +140,24 @@ def approvals_file(env: Mapping[str, str] | None = None) -> Path:
 
 
 def stored_approvals(root: Path, env: Mapping[str, str]) -> dict[str, list[str]]:
-    """The person's earlier answers for this project: ours, and Claude Code's."""
+    """The person's earlier answers for this project: ours, and Claude Code's (`projects.<root>`)."""
     found: dict[str, list[str]] = {key: [] for key in APPROVAL_KEYS}
-    for path in (approvals_file(env), claude_json_path(env)):
-        try:
-            data = _read(path)
-        except McpConfigError:
-            continue
-        entry = data.get(str(root)) if path == approvals_file(env) and isinstance(data, dict) else (
-            (data.get("projects") or {}).get(str(root)) if isinstance(data, dict) else None)
+    ours, claude = _read_or_none(approvals_file(env)), _read_or_none(claude_json_path(env))
+    entries = [ours.get(str(root)) if isinstance(ours, dict) else None,
+               (claude.get("projects") or {}).get(str(root)) if isinstance(claude, dict) else None]
+    for entry in entries:
         if isinstance(entry, dict):
             for key in APPROVAL_KEYS:
                 found[key] += [name for name in entry.get(key) or [] if isinstance(name, str)]
     return found
+
+
+def _read_or_none(path: Path) -> Any:
+    """A file of answers that cannot be read counts as no answers (it is asked again), not as an error."""
+    try:
+        return _read(path)
+    except McpConfigError:
+        return None
 
 
 def remember_approval(root: Path, name: str, enabled: bool, env: Mapping[str, str]) -> None:
@@ -160,10 +165,7 @@ def remember_approval(root: Path, name: str, enabled: bool, env: Mapping[str, st
 
     path = approvals_file(env)
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        data = _read(path)
-    except McpConfigError:
-        data = None  # an unreadable file of our own answers: start it again rather than refuse to answer
+    data = _read_or_none(path)  # (an unreadable file of our own answers is started again)
     data = data if isinstance(data, dict) else {}
     entry = data.setdefault(str(root), {})
     keep, drop = APPROVAL_KEYS if enabled else APPROVAL_KEYS[::-1]

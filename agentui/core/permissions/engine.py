@@ -23,7 +23,7 @@ from agentui.core.permissions.readonly import read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.tools.base import Tool, ToolArgs
-from agentui.core.workspace import Workspace
+from agentui.core.workspace import Workspace, relative_within
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -325,8 +325,8 @@ class _Candidates:
     any_command: re.Pattern[str] | None
     """Matches whatever any of the rules' command patterns matches; None if some rule covers every command."""
 
-    any_path: dict[tuple[str, str], re.Pattern[str] | None] | None
-    """The same for paths: by (root, root + "/"), one pattern for the paths below it (None: all of them)."""
+    any_path: dict[Path, re.Pattern[str] | None] | None
+    """The same for paths: by root, one pattern for the paths below it (None: all of them)."""
 
     @classmethod
     def of(cls, rules: list[Rule]) -> _Candidates:
@@ -336,32 +336,29 @@ class _Candidates:
         return cls(rules, re.compile("|".join(commands) or "(?!)", re.DOTALL), _path_gate(rules))
 
 
-def _path_gate(rules: list[Rule]) -> dict[tuple[str, str], re.Pattern[str] | None] | None:
-    by_root: dict[tuple[str, str], list[str] | None] = {}
+def _path_gate(rules: list[Rule]) -> dict[Path, re.Pattern[str] | None] | None:
+    """By root, one pattern for the paths below it that any of `rules` covers (None: all of them)."""
+    by_root: dict[Path, list[str] | None] = {}
     for rule in rules:
         if rule.path is None:
             continue
-        root = str(rule.path.root)
-        key = (root, root if root.endswith("/") else root + "/")
-        if rule.path.pattern in ("", "**", "/**"):
-            by_root[key] = None
+        if rule.path.everything:
+            by_root[rule.path.root] = None
             continue
         patterns = rule.path.spec.patterns
         if any(pattern.include is not True or getattr(pattern, "regex", None) is None for pattern in patterns):
             return None  # a negated pattern: leave it to the rule itself
-        if (found := by_root.setdefault(key, [])) is not None:
+        if (found := by_root.setdefault(rule.path.root, [])) is not None:
             found += [f"(?:{pattern.regex.pattern})" for pattern in patterns]  # type: ignore[attr-defined]
-    return {key: None if found is None else re.compile("|".join(found) or "(?!)")
-            for key, found in by_root.items()}
+    return {root: None if found is None else re.compile("|".join(found) or "(?!)")
+            for root, found in by_root.items()}
 
 
-def _any_path_matches(gate: dict[tuple[str, str], re.Pattern[str] | None], where: str) -> bool:
+def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> bool:
     """Whether any path rule could cover `where`, as PathPattern.matches would say for each (a quick no)."""
-    for (root, below), pattern in gate.items():
-        if where.startswith(below):
-            if pattern is None or pattern.search(where[len(below):]) is not None:
-                return True
-        elif where == root and pattern is None:
+    for root, pattern in gate.items():
+        relative = relative_within(where, root)
+        if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
 

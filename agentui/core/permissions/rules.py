@@ -9,7 +9,6 @@ Read rules also cover Grep and Glob; Edit rules also cover Write.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import Literal
 
 import pathspec
 import pathspec.util
+
+from agentui.core.workspace import relative_within
 
 Behavior = Literal["allow", "deny", "ask"]
 
@@ -37,21 +38,16 @@ class PathPattern:
     pattern: str
     spec: pathspec.PathSpec = field(compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        root = str(self.root)
-        object.__setattr__(self, "_root", root)
-        object.__setattr__(self, "_below", root if root.endswith("/") else root + "/")
+    @property
+    def everything(self) -> bool:
+        """The pattern covers the root and all below it."""
+        return self.pattern in ("", "**", "/**")
 
     def matches(self, path: Path | str) -> bool:
-        # On strings: this runs for every path rule on every file tool call.
-        text: str = os.fspath(path)
-        if text.startswith(self._below):  # type: ignore[attr-defined]
-            relative = text[len(self._below):]  # type: ignore[attr-defined]
-        elif text == self._root:  # type: ignore[attr-defined]
-            relative = ""
-        else:
+        relative = relative_within(path, self.root)
+        if relative is None:
             return False
-        if self.pattern in ("", "**", "/**"):
+        if self.everything:
             return True
         # The patterns directly: `relative` is already a normalised POSIX path, and PathSpec.match_file would
         # normalise it again.
