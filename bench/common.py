@@ -9,7 +9,7 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,8 +171,44 @@ def machine() -> dict[str, str]:
     }
 
 
-def run_alone(benchmarks: Iterable[Callable[[], Iterable[Result]]]) -> None:
-    """`python -m bench.<name>`: run that module's benchmarks and print their lines."""
-    for benchmark in benchmarks:
-        for _ in benchmark():
-            pass
+def emit_all(*groups: Callable[[], Result | Iterable[Result]]) -> Iterator[Result]:
+    """Each benchmark's result (or results) in turn, each printed as it comes."""
+    for group in groups:
+        found = group()
+        for result in [found] if isinstance(found, Result) else found:
+            yield emit(result)
+
+
+def run_alone(benchmarks: Callable[[], Iterable[Result]]) -> None:
+    """`python -m bench.<name>`: run that module's benchmarks, their lines printed as they come."""
+    for _ in benchmarks():
+        pass
+
+
+def home_and_project(scratch: Path) -> tuple[Path, Path]:
+    """An empty home and an empty project directory in `scratch`, as a benchmark's program runs in."""
+    home, project = scratch / "home", scratch / "project"
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+def print_run(server: Any, env: dict[str, str], project: Path, text: str, pieces: int
+              ) -> tuple[float, float, bytes]:
+    """One `agentui -p hi`, answered with `text` in `pieces` deltas by the loopback `server`: the CPU seconds it
+    used, the seconds until its first output byte, and its output."""
+    from tests.support.loopback import Reply
+    from tests.support.sse import anthropic_stream
+
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=pieces)))
+    started = time.perf_counter()
+    process = subprocess.Popen([agentui_bin(), "-p", "hi"], env=env, cwd=project, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    assert process.stdout is not None
+    first = process.stdout.read(1)
+    first_byte = time.perf_counter() - started
+    out = first + process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode == 0, process.returncode
+    return usage.ru_utime + usage.ru_stime, first_byte, out

@@ -13,7 +13,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 
-from bench.common import Result, emit
+from bench.common import Result, emit_all, run_alone
 
 FIRST_COUNT = """
 import socket, sys, time
@@ -103,12 +103,8 @@ def meter_and_compaction() -> Iterator[Result]:
 
 
 def benchmarks() -> Iterator[Result]:
-    yield emit(first_count())
-    for group in (counting, meter_and_compaction):
-        for result in group():
-            yield emit(result)
+    return emit_all(first_count, counting, meter_and_compaction)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, emit, summary
+from bench.common import Result, emit_all, run_alone, summary
 
 CALLS = 10_000
 RULE_COUNT = 50
@@ -131,10 +131,8 @@ def breakdown(bench: Pipeline, calls, loop: asyncio.AbstractEventLoop) -> dict[s
 
 
 def benchmarks() -> Iterator[Result]:
-    for result in pipeline():
-        yield emit(result)
+    return emit_all(pipeline)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

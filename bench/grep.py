@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, emit, percentile
+from bench.common import Result, emit_all, percentile, run_alone
 
 FILES = 20_000
 FILE_BYTES = 10_000  # 20 000 × 10 KB = 200 MB
@@ -109,10 +109,8 @@ def grep() -> Iterator[Result]:
 
 
 def benchmarks() -> Iterator[Result]:
-    for result in grep():
-        yield emit(result)
+    return emit_all(grep)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -8,6 +8,7 @@ app in a real terminal.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import tempfile
 import threading
@@ -21,6 +22,8 @@ from bench.common import (
     agentui_bin,
     clean_env,
     emit,
+    home_and_project,
+    run_alone,
     tree_rss_mb,
     warm_bytecode,
 )
@@ -98,16 +101,9 @@ def _result(name: str, model: PlayedModel, final: float, seconds: float, note: s
                   extra={"by_turn": samples, "compactions": model.summaries})
 
 
-def _setup(scratch: Path, server) -> tuple[Path, dict[str, str]]:  # type: ignore[no-untyped-def]
-    home, project = scratch / "home", scratch / "project"
-    home.mkdir()
-    make_project(project)
-    env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x", AGENTUI_MODEL=MODEL,
-                    AGENTUI_MAX_ATTEMPTS="1")
-    return project, env
-
-
-def print_mode() -> Result:
+@contextlib.contextmanager
+def _played() -> Iterator[tuple[PlayedModel, Path, dict[str, str]]]:
+    """The played model on a loopback server, a project with the data files, and the environment to run in."""
     from tests.support.loopback import LoopbackServer
 
     server = LoopbackServer()
@@ -115,42 +111,40 @@ def print_mode() -> Result:
     server.responder = model
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            project, env = _setup(Path(scratch), server)
-            started = time.perf_counter()
-            process = subprocess.Popen([agentui_bin(), "-p", "Read the data files one by one"], env=env, cwd=project,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-            model.pid = process.pid
-            out, err = process.communicate(timeout=900)
-            seconds = time.perf_counter() - started
-            if DONE.encode() not in out:
-                raise RuntimeError(f"the run did not finish: {err.decode()[-500:]}")
-            final = model.samples.get(TURNS, float("nan"))
+            home, project = home_and_project(Path(scratch))
+            make_project(project)
+            yield model, project, clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x",
+                                            AGENTUI_MODEL=MODEL, AGENTUI_MAX_ATTEMPTS="1")
     finally:
         server.close()
+
+
+def print_mode() -> Result:
+    with _played() as (model, project, env):
+        started = time.perf_counter()
+        process = subprocess.Popen([agentui_bin(), "-p", "Read the data files one by one"], env=env, cwd=project,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        model.pid = process.pid
+        out, err = process.communicate(timeout=900)
+        seconds = time.perf_counter() - started
+        if DONE.encode() not in out:
+            raise RuntimeError(f"the run did not finish: {err.decode()[-500:]}")
+        final = model.samples.get(TURNS, float("nan"))
     return _result("memory.print_1000_turns", model, final, seconds, "agentui -p")
 
 
 def app() -> Result:
-    from tests.support.loopback import LoopbackServer
-
-    server = LoopbackServer()
-    model = PlayedModel(server)
-    server.responder = model
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            project, env = _setup(Path(scratch), server)
-            started = time.perf_counter()
-            terminal = Terminal(f"{agentui_bin()} 'Read the data files one by one'", env, project)
-            try:
-                model.pid = terminal.pid
-                terminal.wait_for(DONE, timeout=900)
-                seconds = time.perf_counter() - started
-                time.sleep(1.0)
-                final = tree_rss_mb(terminal.pid)
-            finally:
-                terminal.close()
-    finally:
-        server.close()
+    with _played() as (model, project, env):
+        started = time.perf_counter()
+        terminal = Terminal(f"{agentui_bin()} 'Read the data files one by one'", env, project)
+        try:
+            model.pid = terminal.pid
+            terminal.wait_for(DONE, timeout=900)
+            seconds = time.perf_counter() - started
+            time.sleep(1.0)
+            final = tree_rss_mb(terminal.pid)
+        finally:
+            terminal.close()
     return _result("memory.app_1000_turns", model, final, seconds, "the app in a real terminal (tmux)")
 
 
@@ -166,5 +160,4 @@ def benchmarks() -> Iterator[Result]:
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -17,7 +17,16 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, agentui_bin, clean_env, emit, percentile, tree_rss_mb
+from bench.common import (
+    Result,
+    agentui_bin,
+    clean_env,
+    emit,
+    home_and_project,
+    percentile,
+    run_alone,
+    tree_rss_mb,
+)
 from bench.terminal import Terminal
 
 PEERS_DIR = Path(__file__).with_name(".peers")
@@ -76,9 +85,7 @@ def benchmarks() -> Iterator[Result]:
         print("# no peers installed (python -m bench.peers --install)")
         return
     with tempfile.TemporaryDirectory() as scratch:
-        home, project = Path(scratch) / "home", Path(scratch) / "project"
-        home.mkdir()
-        project.mkdir()
+        home, project = home_and_project(Path(scratch))
         script = Path(scratch) / "script.json"
         script.write_text('[{"text": "hi"}]')
         programs = {"agentui": [agentui_bin(), "--provider", "scripted", "--script", str(script)],
@@ -100,5 +107,4 @@ if __name__ == "__main__":
     parser.add_argument("--install", action="store_true", help="npm install the peers into bench/.peers first")
     if parser.parse_args().install:
         install()
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, emit, summary
+from bench.common import Result, emit_all, run_alone, summary
 from bench.dispatch import Pipeline
 
 SUBCOMMANDS = 200
@@ -67,10 +67,8 @@ def long_command() -> Iterator[Result]:
 
 
 def benchmarks() -> Iterator[Result]:
-    for result in long_command():
-        yield emit(result)
+    return emit_all(long_command)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import Result, emit, summary
+from bench.common import Result, emit_all, run_alone, summary
 
 APPEND_LINES = 10_000
 LOAD_ENTRIES = 20_000
@@ -115,11 +115,8 @@ def listing() -> Iterator[Result]:
 
 
 def benchmarks() -> Iterator[Result]:
-    for group in (append, load, listing):
-        for result in group():
-            yield emit(result)
+    return emit_all(append, load, listing)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

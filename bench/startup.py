@@ -15,7 +15,10 @@ from bench.common import (
     Result,
     agentui_bin,
     clean_env,
-    emit,
+    emit_all,
+    home_and_project,
+    print_run,
+    run_alone,
     summary,
     tree_rss_mb,
     warm_bytecode,
@@ -52,9 +55,7 @@ def ready() -> Iterator[Result]:
     binary = agentui_bin()
     samples, memory = [], []
     with tempfile.TemporaryDirectory() as scratch:
-        home, project = Path(scratch) / "home", Path(scratch) / "project"
-        home.mkdir()
-        project.mkdir()
+        home, project = home_and_project(Path(scratch))
         script = Path(scratch) / "script.json"
         script.write_text(json.dumps([{"text": "hi"}]))
         env = clean_env(home)
@@ -72,27 +73,14 @@ def ready() -> Iterator[Result]:
 
 def print_first_byte() -> Result:
     """`agentui -p` from launch to its first byte on stdout, the answer coming from a server on loopback."""
-    from tests.support.loopback import LoopbackServer, Reply
-    from tests.support.sse import anthropic_stream
+    from tests.support.loopback import LoopbackServer
 
-    binary = agentui_bin()
     server = LoopbackServer()
-    samples = []
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            home, project = Path(scratch) / "home", Path(scratch) / "project"
-            home.mkdir()
-            project.mkdir()
+            home, project = home_and_project(Path(scratch))
             env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x")
-            for _ in range(RUNS):
-                server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Hello there."}])))
-                started = time.perf_counter()
-                process = subprocess.Popen([binary, "-p", "hi"], env=env, cwd=project, stdout=subprocess.PIPE,
-                                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-                assert process.stdout is not None
-                process.stdout.read(1)
-                samples.append(time.perf_counter() - started)
-                process.wait()
+            samples = [print_run(server, env, project, "Hello there.", 4)[1] for _ in range(RUNS)]
     finally:
         server.close()
     return summary("startup.print_first_byte", samples, "s", note="launch to the first answer byte on stdout")
@@ -100,13 +88,8 @@ def print_first_byte() -> Result:
 
 def benchmarks() -> Iterator[Result]:
     warm_bytecode()
-    yield emit(version())
-    yield emit(import_core())
-    for result in ready():
-        yield emit(result)
-    yield emit(print_first_byte())
+    yield from emit_all(version, import_core, ready, print_first_byte)
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)

@@ -16,7 +16,17 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.common import ROOT, Result, agentui_bin, clean_env, emit, warm_bytecode
+from bench.common import (
+    ROOT,
+    Result,
+    agentui_bin,
+    clean_env,
+    emit_all,
+    home_and_project,
+    print_run,
+    run_alone,
+    warm_bytecode,
+)
 from bench.terminal import Terminal
 
 PRINT_DELTAS = 2_000
@@ -25,25 +35,6 @@ CHARS_PER_TOKEN = 4
 
 
 # Print mode
-
-
-def _print_run(server, env: dict[str, str], project: Path, text: str, pieces: int) -> tuple[float, float, bytes]:
-    """CPU seconds of one `agentui -p` run and the seconds until its first output byte."""
-    from tests.support.loopback import Reply
-    from tests.support.sse import anthropic_stream
-
-    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=pieces)))
-    started = time.perf_counter()
-    process = subprocess.Popen([agentui_bin(), "-p", "hi"], env=env, cwd=project, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    assert process.stdout is not None
-    first = process.stdout.read(1)
-    first_byte = time.perf_counter() - started
-    out = first + process.stdout.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    assert process.returncode == 0, process.returncode
-    return usage.ru_utime + usage.ru_stime, first_byte, out
 
 
 def streams_as_it_arrives(server, env: dict[str, str], project: Path) -> bool:
@@ -72,14 +63,12 @@ def print_mode() -> Iterator[Result]:
     server = LoopbackServer()
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            home, project = Path(scratch) / "home", Path(scratch) / "project"
-            home.mkdir()
-            project.mkdir()
+            home, project = home_and_project(Path(scratch))
             env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x")
             per_delta = []
             for _ in range(5):
-                one, _, out_one = _print_run(server, env, project, text, 1)
-                many, _, out_many = _print_run(server, env, project, text, PRINT_DELTAS)
+                one, _, out_one = print_run(server, env, project, text, 1)
+                many, _, out_many = print_run(server, env, project, text, PRINT_DELTAS)
                 assert out_one == out_many and out_many.startswith(b"word0 "), (out_one[:40], out_many[:40])
                 per_delta.append((many - one) / (PRINT_DELTAS - 1))
             streaming = streams_as_it_arrives(server, env, project)
@@ -119,9 +108,7 @@ def tui_answer(rate: float | None) -> Result:
     """`rate` tokens per second (a token: 4 characters), or None for as fast as the app takes them."""
     name = f"streaming.tui_{int(rate)}_tok_s" if rate else "streaming.tui_max_speed"
     with tempfile.TemporaryDirectory() as scratch:
-        home, project = Path(scratch) / "home", Path(scratch) / "project"
-        home.mkdir()
-        project.mkdir()
+        home, project = home_and_project(Path(scratch))
         script, out = Path(scratch) / "script.json", Path(scratch) / "out.json"
         script.write_text(json.dumps([{"text": long_answer(), "chunk_size": CHARS_PER_TOKEN,
                                        "delay": 1 / rate if rate else 0.0}]))
@@ -175,12 +162,8 @@ def tui_answer(rate: float | None) -> Result:
 
 def benchmarks() -> Iterator[Result]:
     warm_bytecode()
-    for result in print_mode():
-        yield emit(result)
-    yield emit(tui_answer(None))
-    yield emit(tui_answer(200))
+    yield from emit_all(print_mode, lambda: tui_answer(None), lambda: tui_answer(200))
 
 
 if __name__ == "__main__":
-    for _ in benchmarks():
-        pass
+    run_alone(benchmarks)
