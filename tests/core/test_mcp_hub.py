@@ -9,6 +9,7 @@ from pathlib import Path
 from agentui.core.mcp.config import ServerConfig
 from agentui.core.mcp.tools import McpHub
 from agentui.core.tools.base import ToolContext, ToolRegistry
+from tests.support.waiting import eventually
 
 TINY = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 
@@ -24,10 +25,7 @@ async def test_a_tool_list_change_reaches_the_registry(tmp_path: Path) -> None:
         assert grow is not None
         ctx = ToolContext(cwd=tmp_path, session_id="s", tool_call_id="t")
         assert (await grow.run(grow.Args.model_validate({}), ctx)).content == "grown"
-        for _ in range(100):
-            if "mcp__tiny__late" in tools.names():
-                break
-            await asyncio.sleep(0.02)
+        await eventually(lambda: "mcp__tiny__late" in tools.names())
         late = tools.get("mcp__tiny__late")
         assert late is not None and late.spec.description == "Arrived after the start."
         assert (await late.run(late.Args.model_validate({}), ctx)).content == "late but here"

@@ -15,6 +15,7 @@ from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.settings import Settings
 from agentui.core.subagents import load_agent_types
 from tests.support.sessions import claude_code_log_reads, lines
+from tests.support.waiting import eventually
 
 
 def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
@@ -111,14 +112,11 @@ async def test_a_childs_question_is_answered_through_the_parent_and_cancel_reach
         assert asked[0].tool_name == "Write"
 
         run = asyncio.ensure_future(agent.prompt("write another"))
-        for _ in range(200):
-            if len(asked) == 2:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: len(asked) == 2)
         assert len(asked) == 2 and len(agent.children) == 1
         child = agent.children[0]
         agent.cancel()
-        result = await asyncio.wait_for(run, 10)
+        result = await asyncio.wait_for(run, 30)
         assert result.stop == "cancelled" and not child.running and agent.children == []
         assert not (tmp_path / "project" / "b.txt").exists()
     finally:

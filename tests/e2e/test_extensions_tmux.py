@@ -44,14 +44,14 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
            "PATH": clean_env.get("PATH", "/usr/bin:/bin")}
     terminal = Terminal(agentui_bin, env, project)
     try:
-        terminal.wait_for("Use the MCP server tiny?", timeout=30)
+        terminal.wait_for("Use the MCP server tiny?")
         terminal.keys("y")
-        terminal.wait_for("MCP: tiny connected.", timeout=30)
+        terminal.wait_for("MCP: tiny connected.")
         terminal.type("/check 19 23")
         terminal.keys("Enter")
-        terminal.wait_for("Yes, once", timeout=30)  # the child's MCP call is asked for, through the parent
+        terminal.wait_for("Yes, once")  # the child's MCP call is asked for, through the parent
         terminal.keys("y")
-        terminal.wait_for("The adder says the sum is 42.", timeout=30)
+        terminal.wait_for("The adder says the sum is 42.")
     finally:
         terminal.close()
 

@@ -43,8 +43,13 @@ def test_sigkill_at_random_points_never_loses_a_completed_line(tmp_path: Path) -
     torn = 0
     for run in range(20):
         args = [sys.executable, "-c", WRITER, str(path), f"r{run}"] + ([leaf] if leaf else [])
+        before = path.stat().st_size if path.exists() else 0
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert process.stdout is not None and process.stdout.readline() == b"ready\n", process.stderr.read() if process.stderr else ""
+        deadline = time.monotonic() + 60  # the kill lands while this run writes, however slow the machine
+        while path.stat().st_size <= before if path.exists() else True:
+            assert time.monotonic() < deadline and process.poll() is None, "the writer never wrote"
+            time.sleep(0.005)
         time.sleep(chance.uniform(0.0, 0.25))
         process.send_signal(signal.SIGKILL)
         process.wait(10)

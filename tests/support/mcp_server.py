@@ -4,22 +4,25 @@ or hang."""
 
 from __future__ import annotations
 
-import base64
-import os
 import sys
 import time
 
-from mcp.server.fastmcp import Context, FastMCP, Image
-
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
-
+# The start-up modes are decided before the SDK is imported: a cold import of it can take seconds on a loaded
+# machine, and a crash must be a crash however slow the machine is.
 mode = sys.argv[1] if len(sys.argv) > 1 else "normal"
 if mode == "crash":
     print("tiny: cannot start, no config", file=sys.stderr)
     sys.exit(3)
 if mode == "hang":
     time.sleep(3600)
+
+import base64  # noqa: E402
+import os  # noqa: E402
+
+from mcp.server.fastmcp import Context, FastMCP, Image  # noqa: E402
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 
 # `http PORT` / `sse PORT`: the same server over streamable HTTP, or the older SSE transport, on 127.0.0.1.
 server = FastMCP("tiny", port=int(sys.argv[2]) if mode in ("http", "sse") else 8000, log_level="WARNING")

@@ -37,9 +37,15 @@ class Hanging:
 
 
 async def steady(pilot: Any) -> None:
+    """Until the screen has stopped changing: streamed text is drawn in 50 ms batches, so a picture taken at a
+    guessed moment could catch a batch half-way on a slow machine. Two identical frames a batch and more apart
+    (timers fire in deadline order, so a batch due sooner has been drawn) mean nothing is left to draw."""
     await until(pilot, lambda: pilot.app.conversation is not None)
     pilot.app.prompt_input.cursor_blink = False
-    await pilot.pause(0.3)
+    previous = None
+    while (frame := pilot.app.export_screenshot()) != previous:
+        previous = frame
+        await pilot.pause(0.1)
 
 
 async def send(pilot: Any, text: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from agentui.core.tools.bash import Bash, BashArgs, child_environment
 from agentui.core.tools.base import ToolContext
 from agentui.core.workspace import Workspace
+from tests.support.waiting import eventually
 
 
 @pytest.fixture
@@ -20,9 +22,10 @@ def ws(tmp_path: Path) -> Workspace:
     return Workspace(root=project)
 
 
-def ctx(progress: list[str] | None = None) -> ToolContext:
-    return ToolContext(cwd=Path("."), session_id="s", tool_call_id="t",
-                       progress=(progress.append if progress is not None else lambda text: None))
+def ctx(progress: list[str] | Callable[[str], None] | None = None) -> ToolContext:
+    if isinstance(progress, list):
+        progress = progress.append
+    return ToolContext(cwd=Path("."), session_id="s", tool_call_id="t", progress=progress or (lambda text: None))
 
 
 async def bash(ws: Workspace, command: str, **kw: int):  # type: ignore[no-untyped-def]
@@ -74,16 +77,25 @@ async def test_secrets_stay_out_of_the_childs_environment(ws: Workspace, monkeyp
 
 
 async def test_progress_streams_while_the_command_runs(ws: Workspace) -> None:
+    # The command goes on only once its first line has arrived as progress: proof it streamed, at any speed.
+    go = ws.root / "go"
     progress: list[str] = []
-    result = await Bash(ws).run(BashArgs(command="for i in 1 2 3; do echo tick $i; sleep 0.15; done"), ctx(progress))
+
+    def seen(text: str) -> None:
+        progress.append(text)
+        go.touch()
+
+    command = f"echo tick 1; while [ ! -e {go} ]; do sleep 0.01; done; echo tick 2; echo tick 3"
+    result = await Bash(ws).run(BashArgs(command=command), ctx(seen))
     assert result.content == "tick 1\ntick 2\ntick 3"
-    assert len(progress) >= 2 and "".join(progress) == "tick 1\ntick 2\ntick 3\n"
+    assert progress[0] == "tick 1\n" and "".join(progress) == "tick 1\ntick 2\ntick 3\n"
 
 
 async def test_timeout_stops_the_whole_group(ws: Workspace) -> None:
-    result = await bash(ws, "echo begun; sleep 765.4 & sleep 765.4", timeout=400)
+    # The limit is long enough for a loaded machine to start bash and echo; the sleeps never end on their own.
+    result = await bash(ws, "echo begun; sleep 765.4 & sleep 765.4", timeout=2000)
     assert result.is_error and result.details["interrupted"] is True
-    assert result.content == "begun\nCommand timed out after 0.4 s and was stopped."
+    assert result.content == "begun\nCommand timed out after 2 s and was stopped."
     assert processes_with("765.4") == []
 
 
@@ -91,19 +103,11 @@ async def test_cancel_stops_the_whole_group_even_a_process_ignoring_sigterm(ws: 
     progress: list[str] = []
     task = asyncio.create_task(Bash(ws).run(
         BashArgs(command="trap '' TERM; echo started; sleep 987.6 & sleep 987.6"), ctx(progress)))
-    for _ in range(500):  # (a loaded machine can take seconds to start both)
-        if len(processes_with("987.6")) == 2 and progress:
-            break
-        await asyncio.sleep(0.02)
-    assert len(processes_with("987.6")) == 2
+    await eventually(lambda: len(processes_with("987.6")) == 2 and bool(progress))  # a loaded machine is slow
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
-        await asyncio.wait_for(task, 5)
-    for _ in range(100):  # killed: gone once the kernel has finished with them
-        if not processes_with("987.6"):
-            break
-        await asyncio.sleep(0.02)
-    assert processes_with("987.6") == []
+        await asyncio.wait_for(task, 30)
+    await eventually(lambda: not processes_with("987.6"))  # killed: gone once the kernel has finished with them
 
 
 async def test_background_jobs_do_not_outlive_the_command(ws: Workspace) -> None:
