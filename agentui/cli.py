@@ -28,38 +28,96 @@ def _build_parser():  # type: ignore[no-untyped-def]
         description="A terminal coding assistant. Run it in a project directory, or use -p for one answer.",
     )
     parser.add_argument("prompt", nargs="?", help="what to ask; with -p, read from standard input when omitted")
-    parser.add_argument("-p", "--print", dest="print_mode", action="store_true",
-                        help="answer the prompt and exit, with no screen (for scripts and pipes)")
-    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default=None,
-                        help="with -p: plain text (default), one JSON result, or one JSON event per line")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="answer the prompt and exit, with no screen (for scripts and pipes)",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default=None,
+        help="with -p: plain text (default), one JSON result, or one JSON event per line",
+    )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
     parser.add_argument("--model", help="the model to use (default: per provider, or the config file's)")
-    parser.add_argument("--provider", choices=("anthropic", "openai", "scripted"),
-                        help="the model API: Anthropic Messages, OpenAI-compatible, or a scripted replay")
+    parser.add_argument(
+        "--provider",
+        choices=("anthropic", "openai", "scripted"),
+        help="the model API: Anthropic Messages, OpenAI-compatible, or a scripted replay",
+    )
     parser.add_argument("--base-url", help="the API server's base URL (a local server, a proxy)")
     parser.add_argument("--script", metavar="FILE", help="the JSON script the scripted provider replays")
     parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
-    parser.add_argument("--permission-mode", dest="permission_mode",
-                        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
-                        help="default asks before edits and commands; acceptEdits lets file edits in the project "
-                             "through; plan allows only read-only tools; bypassPermissions allows all but deny rules")
-    parser.add_argument("--dangerously-skip-permissions", action="store_true",
-                        help="the same as --permission-mode bypassPermissions")
-    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
-                        metavar="RULES", help='allow rules, e.g. "Bash(npm test:*) Edit" (repeatable)')
-    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
-                        default=[], metavar="RULES", help='deny rules, e.g. "Bash(git push:*)" (repeatable)')
-    parser.add_argument("--add-dir", dest="add_dirs", action="append", default=[], metavar="DIR",
-                        help="another directory the tools may work in (repeatable)")
-    parser.add_argument("--mcp-config", dest="mcp_configs", action="extend", nargs="+", default=[],
-                        metavar="CONFIG", help="MCP servers from JSON files or JSON strings ({\"mcpServers\": ...})")
-    parser.add_argument("-r", "--resume", nargs="?", const="", default=None, metavar="ID",
-                        help="continue a session by id or .jsonl path; with no id, list this project's sessions")
-    parser.add_argument("-c", "--continue", dest="continue_last", action="store_true",
-                        help="continue the newest session of this project")
-    parser.add_argument("--fork-session", action="store_true",
-                        help="with --resume or --continue: continue in a new session, leaving the old one as it was")
+    parser.add_argument(
+        "--permission-mode",
+        dest="permission_mode",
+        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        help="default asks before edits and commands; acceptEdits lets file edits in the project "
+        "through; plan allows only read-only tools; bypassPermissions allows all but deny rules",
+    )
+    parser.add_argument(
+        "--dangerously-skip-permissions", action="store_true", help="the same as --permission-mode bypassPermissions"
+    )
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help='allow rules, e.g. "Bash(npm test:*) Edit" (repeatable)',
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help='deny rules, e.g. "Bash(git push:*)" (repeatable)',
+    )
+    parser.add_argument(
+        "--add-dir",
+        dest="add_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="another directory the tools may work in (repeatable)",
+    )
+    parser.add_argument(
+        "--mcp-config",
+        dest="mcp_configs",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="CONFIG",
+        help='MCP servers from JSON files or JSON strings ({"mcpServers": ...})',
+    )
+    parser.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="continue a session by id or .jsonl path; with no id, list this project's sessions",
+    )
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="continue the newest session of this project",
+    )
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --resume or --continue: continue in a new session, leaving the old one as it was",
+    )
     parser.add_argument("--session-id", metavar="UUID", help="the id of the new session")
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
@@ -129,8 +187,9 @@ def _run(argv: list[str]) -> int:
         from agentui.tui import run_app
 
         # The app draws its first frame at once and resolves the rest (settings, engine) just after.
-        return _guarded(lambda: run_app(prepare=lambda: _interactive_launch(args), first_prompt=args.prompt,
-                                        cwd=Path.cwd()))
+        return _guarded(
+            lambda: run_app(prepare=lambda: _interactive_launch(args), first_prompt=args.prompt, cwd=Path.cwd())
+        )
 
     from agentui.core.settings import ConfigError, resolve_settings
 
@@ -197,15 +256,20 @@ def _overrides(args: Any) -> Any:
 
     from agentui.core.settings import Overrides
 
-    return Overrides(provider=args.provider, model=args.model, base_url=args.base_url,
-                     script=Path(args.script) if args.script else None)
+    return Overrides(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        script=Path(args.script) if args.script else None,
+    )
 
 
 def _session_request(args: Any) -> Any:
     from agentui.core.session.store import SessionRequest
 
-    return SessionRequest(resume=args.resume, continue_last=args.continue_last, fork=args.fork_session,
-                          session_id=args.session_id)
+    return SessionRequest(
+        resume=args.resume, continue_last=args.continue_last, fork=args.fork_session, session_id=args.session_id
+    )
 
 
 def _permission_options(args: Any) -> Any:
@@ -233,6 +297,12 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
         settings = resolve_settings(_overrides(args))
     except ConfigError as exc:
         return None, str(exc)
-    return Launch(settings=settings, cwd=Path.cwd(), system_prompt=args.system_prompt,
-                  append_system_prompt=args.append_system_prompt, permissions=_permission_options(args),
-                  session=_session_request(args), mcp_configs=tuple(args.mcp_configs)), None
+    return Launch(
+        settings=settings,
+        cwd=Path.cwd(),
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        permissions=_permission_options(args),
+        session=_session_request(args),
+        mcp_configs=tuple(args.mcp_configs),
+    ), None

@@ -1,8 +1,10 @@
-"""Print mode (`agentui -p`): one prompt, no screen; text, json or stream-json on stdout, a policy answers permissions."""
+"""Print mode (`agentui -p`): one prompt, no screen; text, json or stream-json on stdout, a policy answers
+permissions."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -75,7 +77,9 @@ class Printer:
             if self._message_text:  # the partial answer is dropped; start the retried one on a fresh line
                 self._write("\n")
                 self._message_text = False
-            self.note(f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}")
+            self.note(
+                f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}"
+            )
         elif isinstance(event, Notice):
             self.note(event.message)
         elif isinstance(event, CompactionEnd):
@@ -167,9 +171,16 @@ async def run_print(
     project = open_project(cwd or Path.cwd(), permissions)
     for notice in project.notices:
         printer.note(notice)
-    launch = Launch(settings=settings, cwd=project.root, system_prompt=system_prompt,
-                    append_system_prompt=append_system_prompt, permissions=permissions, session=session,
-                    max_turns=max_turns, mcp_configs=mcp_configs)
+    launch = Launch(
+        settings=settings,
+        cwd=project.root,
+        system_prompt=system_prompt,
+        append_system_prompt=append_system_prompt,
+        permissions=permissions,
+        session=session,
+        max_turns=max_turns,
+        mcp_configs=mcp_configs,
+    )
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
     for notice in await conversation.start_mcp():
         printer.note(notice)
@@ -186,10 +197,8 @@ async def run_print(
         printer.line(_compact(_init_line(agent, settings, project.engine.mode)))
 
     loop = asyncio.get_running_loop()
-    try:
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
         loop.add_signal_handler(signal.SIGINT, agent.cancel)
-    except (NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
-        pass
     try:
         result = await agent.prompt(prompt)
     finally:
@@ -226,7 +235,6 @@ def _init_line(agent: Agent, settings: Settings, mode: str) -> dict[str, object]
     }
 
 
-
 def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None = None) -> int:
     """`agentui -p --resume` with no id: this project's sessions, newest first."""
     from datetime import datetime
@@ -237,9 +245,18 @@ def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None =
     out = out or sys.stdout
     sessions = list_sessions(project_dir(cwd))
     if output_format != "text":
-        rows = [{"session_id": s.session_id, "title": s.title, "last_prompt": s.last_prompt, "messages": s.messages,
-                 "modified": datetime.fromtimestamp(s.modified).isoformat(timespec="seconds"),
-                 "git_branch": s.git_branch, "path": str(s.path)} for s in sessions]
+        rows = [
+            {
+                "session_id": s.session_id,
+                "title": s.title,
+                "last_prompt": s.last_prompt,
+                "messages": s.messages,
+                "modified": datetime.fromtimestamp(s.modified).isoformat(timespec="seconds"),
+                "git_branch": s.git_branch,
+                "path": str(s.path),
+            }
+            for s in sessions
+        ]
         out.write(json.dumps(rows, ensure_ascii=False) + "\n")
         return 0
     if not sessions:

@@ -23,7 +23,9 @@ NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("groups", nargs="*", metavar="group", help=f"which benchmarks: {', '.join(GROUPS)} (default: all)")
+    parser.add_argument(
+        "groups", nargs="*", metavar="group", help=f"which benchmarks: {', '.join(GROUPS)} (default: all)"
+    )
     parser.add_argument("--peers", action="store_true", help="also run installed peers side by side")
     parser.add_argument("--no-write", action="store_true", help="print the lines only; leave RESULTS.md alone")
     args = parser.parse_args(argv)
@@ -42,14 +44,20 @@ def main(argv: list[str] | None = None) -> int:
         previous = _previous_rows()
         kept = {name: row for name, row in previous.items() if name not in rows}
         # Rows of groups not run this time (the peers, say) stay, marked as older in the header.
-        write([*rows.values(), *kept.values()] if set(chosen) >= set(GROUPS) else list({**previous, **rows}.values()),
-              elapsed, groups=chosen, partial=bool(kept))
+        write(
+            [*rows.values(), *kept.values()] if set(chosen) >= set(GROUPS) else list({**previous, **rows}.values()),
+            elapsed,
+            groups=chosen,
+            partial=bool(kept),
+        )
     return 0
 
 
 def _row(result: Result) -> str:
     value = f"{result.value:.3g} {result.unit}"
-    spread = f" (p95 {result.p95:.3g})" if result.p95 is not None and f"{result.p95:.3g}" != f"{result.value:.3g}" else ""
+    spread = (
+        f" (p95 {result.p95:.3g})" if result.p95 is not None and f"{result.p95:.3g}" != f"{result.value:.3g}" else ""
+    )
     met = {True: "✅", False: "❌", None: "—"}[result.met]
     cells = [f"`{result.name}`", result.target or "report", f"{value}{spread}", met, result.peer, result.note]
     return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
@@ -72,7 +80,7 @@ def write(rows: list[str], elapsed: float, *, groups: list[str], partial: bool =
             notes = old.split(NOTES_MARK, 1)[1]
         runs = [line for line in old.split(NOTES_MARK, 1)[0].splitlines() if line.startswith(("- Run", "- Updated"))]
     about = machine()
-    now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if partial and runs:  # the earlier full run stays described; this one is added below it
         run_lines = [*runs, f"- Updated {now}: {', '.join(groups)} ({elapsed:.0f} s)"]
     else:

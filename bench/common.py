@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
@@ -55,14 +56,32 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def summary(name: str, samples: list[float], unit: str, *, target: float | None = None, target_text: str = "",
-            scale: float = 1.0, note: str = "", use: str = "p50") -> Result:
+def summary(
+    name: str,
+    samples: list[float],
+    unit: str,
+    *,
+    target: float | None = None,
+    target_text: str = "",
+    scale: float = 1.0,
+    note: str = "",
+    use: str = "p50",
+) -> Result:
     """A result from samples (taken in seconds, shown × `scale`); `value` is the median unless `use` says min."""
     scaled = [s * scale for s in samples]
     p50, p95 = percentile(scaled, 0.5), percentile(scaled, 0.95)
     value = min(scaled) if use == "min" else p50
-    return Result(name, round(value, 4), unit, n=len(samples), p50=round(p50, 4), p95=round(p95, 4),
-                  target=target_text, met=None if target is None else value <= target, note=note)
+    return Result(
+        name,
+        round(value, 4),
+        unit,
+        n=len(samples),
+        p50=round(p50, 4),
+        p95=round(p95, 4),
+        target=target_text,
+        met=None if target is None else value <= target,
+        note=note,
+    )
 
 
 def timed(function: Callable[[], Any], repeat: int) -> list[float]:
@@ -121,20 +140,34 @@ def agentui_bin() -> str:
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:
     """An environment like a person's, with a private home: no keys, no config, bytecode caching on."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("ANTHROPIC_", "OPENAI_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
-           and key != "PYTHONDONTWRITEBYTECODE"}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
-               XDG_DATA_HOME=str(home / ".local" / "share"), XDG_STATE_HOME=str(home / ".local" / "state"),
-               CLAUDE_CONFIG_DIR=str(home / ".claude"), TERM="xterm-256color", **extra)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("ANTHROPIC_", "OPENAI_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
+        and key != "PYTHONDONTWRITEBYTECODE"
+    }
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        CLAUDE_CONFIG_DIR=str(home / ".claude"),
+        TERM="xterm-256color",
+        **extra,
+    )
     return env
 
 
 def warm_bytecode() -> None:
     """Compile agentui and its dependencies once, as any second run of an installed program finds them."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-c", "import agentui.tui.app, agentui.cli, agentui.headless"], env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-c", "import agentui.tui.app, agentui.cli, agentui.headless"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def machine() -> dict[str, str]:
@@ -156,18 +189,18 @@ def machine() -> dict[str, str]:
     except OSError:
         pass
     memory = "?"
-    try:
+    with contextlib.suppress(OSError, ValueError):
         memory = f"{int(Path('/proc/meminfo').read_text().split()[1]) / 1024 / 1024:.0f} GiB"
-    except (OSError, ValueError):
-        pass
     from agentui import __version__
 
     return {
         "machine": f"{os.cpu_count()} cores, {cpu}, {memory}",
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
-        "versions": ", ".join(f"{name} {version(name)}" for name in
-                              ("textual", "rich", "pydantic", "httpx", "tiktoken", "ripgrep")) + f", agentui {__version__}",
+        "versions": ", ".join(
+            f"{name} {version(name)}" for name in ("textual", "rich", "pydantic", "httpx", "tiktoken", "ripgrep")
+        )
+        + f", agentui {__version__}",
     }
 
 
@@ -193,8 +226,7 @@ def home_and_project(scratch: Path) -> tuple[Path, Path]:
     return home, project
 
 
-def print_run(server: Any, env: dict[str, str], project: Path, text: str, pieces: int
-              ) -> tuple[float, float, bytes]:
+def print_run(server: Any, env: dict[str, str], project: Path, text: str, pieces: int) -> tuple[float, float, bytes]:
     """One `agentui -p hi`, answered with `text` in `pieces` deltas by the loopback `server`: the CPU seconds it
     used, the seconds until its first output byte, and its output."""
     from tests.support.loopback import Reply
@@ -202,8 +234,14 @@ def print_run(server: Any, env: dict[str, str], project: Path, text: str, pieces
 
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=pieces)))
     started = time.perf_counter()
-    process = subprocess.Popen([agentui_bin(), "-p", "hi"], env=env, cwd=project, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [agentui_bin(), "-p", "hi"],
+        env=env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     assert process.stdout is not None
     first = process.stdout.read(1)
     first_byte = time.perf_counter() - started

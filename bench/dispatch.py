@@ -22,12 +22,28 @@ RULE_COUNT = 50
 
 def _rules() -> dict[str, list[str]]:
     """50 rules of the kinds a real settings file holds; none of them decides a Read inside the project."""
-    deny = [f"Read(./secrets/{n}/**)" for n in range(8)] + ["Read(.env)", "Read(**/*.pem)", "Bash(rm -rf:*)",
-                                                              "Bash(curl:*)", "WebFetch"]
+    deny = [f"Read(./secrets/{n}/**)" for n in range(8)] + [
+        "Read(.env)",
+        "Read(**/*.pem)",
+        "Bash(rm -rf:*)",
+        "Bash(curl:*)",
+        "WebFetch",
+    ]
     ask = [f"Bash(git push {n}:*)" for n in range(5)] + ["Edit(./migrations/**)", "Bash(docker:*)"]
-    allow = ([f"Bash(npm run {n}:*)" for n in range(12)] + [f"Edit(./src/pkg{n}/**)" for n in range(10)]
-             + ["Bash(pytest:*)", "Bash(make:*)", "Bash(git status)", "Bash(git diff:*)", "Bash(ls:*)",
-                "Read(~/notes/**)", "Glob", "Grep"])
+    allow = (
+        [f"Bash(npm run {n}:*)" for n in range(12)]
+        + [f"Edit(./src/pkg{n}/**)" for n in range(10)]
+        + [
+            "Bash(pytest:*)",
+            "Bash(make:*)",
+            "Bash(git status)",
+            "Bash(git diff:*)",
+            "Bash(ls:*)",
+            "Read(~/notes/**)",
+            "Glob",
+            "Grep",
+        ]
+    )
     assert len(deny) + len(ask) + len(allow) == RULE_COUNT
     return {"deny": deny, "ask": ask, "allow": allow}
 
@@ -46,16 +62,20 @@ class Pipeline:
         (self.root / ".claude" / "settings.json").write_text(json.dumps({"permissions": _rules()}))
         self.file = self.root / "notes.txt"
         self.file.write_text("".join(f"line {n:03d} of a small file that the model reads\n" for n in range(20))[:1024])
-        env = {"HOME": str(scratch / "home"), "XDG_CONFIG_HOME": str(scratch / "config"),
-               "CLAUDE_CONFIG_DIR": str(scratch / "claude")}
+        env = {
+            "HOME": str(scratch / "home"),
+            "XDG_CONFIG_HOME": str(scratch / "config"),
+            "CLAUDE_CONFIG_DIR": str(scratch / "claude"),
+        }
         self.project = open_project(self.root, env=env, trusted=True)
         assert len(self.project.engine.rules) == RULE_COUNT, self.project.engine.rules
         self.bus = EventBus()
         session_id = str(uuid.uuid4())
         self.writer = SessionWriter(scratch / "session.jsonl", session_id, self.root)
         self.writer.attach(self.bus)
-        self.dispatcher = ToolDispatcher(self.project.tools, self.project.engine, self.bus.emit,
-                                         session_id=session_id, cwd=self.root)
+        self.dispatcher = ToolDispatcher(
+            self.project.tools, self.project.engine, self.bus.emit, session_id=session_id, cwd=self.root
+        )
 
     def call(self, n: int):
         from agentui.core.messages import ToolUseBlock
@@ -81,11 +101,19 @@ def pipeline() -> Iterator[Result]:
             return samples
 
         samples = loop.run_until_complete(each())
-        result = summary("dispatch.read_1kb", samples, "ms", target=0.09, target_text="p50 ≤ 0.09 ms", scale=1000,
-                         note=f"validate + {RULE_COUNT} rules + run + events + session line")
+        result = summary(
+            "dispatch.read_1kb",
+            samples,
+            "ms",
+            target=0.09,
+            target_text="p50 ≤ 0.09 ms",
+            scale=1000,
+            note=f"validate + {RULE_COUNT} rules + run + events + session line",
+        )
         result.extra = breakdown(bench, calls, loop)
-        result.note += "; alone (µs): " + ", ".join(f"{key.removesuffix('_us')} {value:.1f}"
-                                                   for key, value in result.extra.items())
+        result.note += "; alone (µs): " + ", ".join(
+            f"{key.removesuffix('_us')} {value:.1f}" for key, value in result.extra.items()
+        )
         loop.close()
         bench.writer.close()
         yield result
@@ -121,11 +149,16 @@ def breakdown(bench: Pipeline, calls, loop: asyncio.AbstractEventLoop) -> dict[s
     return {
         "validate_us": median_us(lambda: tool.Args.model_validate(call.input)),
         "permission_us": median_us(lambda: bench.project.engine.check(tool, args, call)),
-        "run_us": median_us(lambda: loop.run_until_complete(run_tool())) - median_us(
-            lambda: loop.run_until_complete(asyncio.sleep(0))),
-        "events_us": median_us(lambda: (ToolStart(session_id="s", tool_call_id=call.id, name="Read", input=call.input),
-                                        ToolEnd(session_id="s", tool_call_id=call.id, name="Read",
-                                                content=result.content, details=result.details))),
+        "run_us": median_us(lambda: loop.run_until_complete(run_tool()))
+        - median_us(lambda: loop.run_until_complete(asyncio.sleep(0))),
+        "events_us": median_us(
+            lambda: (
+                ToolStart(session_id="s", tool_call_id=call.id, name="Read", input=call.input),
+                ToolEnd(
+                    session_id="s", tool_call_id=call.id, name="Read", content=result.content, details=result.details
+                ),
+            )
+        ),
         "session_line_us": median_us(lambda: bench.writer.handle(end)),
     }
 

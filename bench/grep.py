@@ -37,7 +37,7 @@ def make_tree(root: Path) -> None:
         directory = root / f"pkg{n % 40}" / f"mod{n % 500 // 40}"
         directory.mkdir(parents=True, exist_ok=True)
         start = (n * 37) % (len(body) - FILE_BYTES - 200)
-        text = f"def function_{n}():\n" + body[start:start + FILE_BYTES - 100]
+        text = f"def function_{n}():\n" + body[start : start + FILE_BYTES - 100]
         if n % (FILES // QUERIES["rare"][1]) == 0:
             text += f"\n# needle_{n}_found\n"
         if n % (FILES // QUERIES["common"][1]) == 1:
@@ -50,9 +50,12 @@ def make_tree(root: Path) -> None:
 
 def plain_rg(rg: str, root: Path, pattern: str) -> tuple[float, int]:
     started = time.perf_counter()
-    out = subprocess.run([rg, "--files-with-matches", "--hidden", "--no-require-git", "--glob", "!.git",
-                          "--regexp", pattern],
-                         cwd=root, capture_output=True, check=False).stdout
+    out = subprocess.run(
+        [rg, "--files-with-matches", "--hidden", "--no-require-git", "--glob", "!.git", "--regexp", pattern],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    ).stdout
     return time.perf_counter() - started, len(out.splitlines())
 
 
@@ -99,13 +102,29 @@ def grep() -> Iterator[Result]:
                 py_times.append(elapsed)
             rg_p50, tool_p50, py_p50 = (percentile(t, 0.5) for t in (rg_times, tool_times, py_times))
             ratio = tool_p50 / rg_p50
-            yield Result(f"grep.{name}.ripgrep", round(ratio, 3), "× rg", n=RUNS, p50=round(tool_p50, 4),
-                         p95=round(percentile(tool_times, 0.95), 4), target="≤ 1.1× plain rg", met=ratio <= 1.1,
-                         peer=f"plain rg {rg_p50:.3f} s", note=f"{expected:,} of {FILES:,} files match; {version}",
-                         extra={"tree_build_s": round(built, 1)})
-            yield Result(f"grep.{name}.python", round(py_p50 / rg_p50, 2), "× rg", n=len(py_times),
-                         p50=round(py_p50, 4), target="report", peer=f"plain rg {rg_p50:.3f} s",
-                         note="the pure-Python engine, for machines without rg")
+            yield Result(
+                f"grep.{name}.ripgrep",
+                round(ratio, 3),
+                "× rg",
+                n=RUNS,
+                p50=round(tool_p50, 4),
+                p95=round(percentile(tool_times, 0.95), 4),
+                target="≤ 1.1× plain rg",
+                met=ratio <= 1.1,
+                peer=f"plain rg {rg_p50:.3f} s",
+                note=f"{expected:,} of {FILES:,} files match; {version}",
+                extra={"tree_build_s": round(built, 1)},
+            )
+            yield Result(
+                f"grep.{name}.python",
+                round(py_p50 / rg_p50, 2),
+                "× rg",
+                n=len(py_times),
+                p50=round(py_p50, 4),
+                target="report",
+                peer=f"plain rg {rg_p50:.3f} s",
+                note="the pure-Python engine, for machines without rg",
+            )
 
 
 def benchmarks() -> Iterator[Result]:

@@ -61,31 +61,51 @@ class PlayedModel:
         with self.lock:
             self.largest = max(self.largest, tokens)
             if tokens > WINDOW:
-                return Reply.error(400, {"type": "error", "error": {
-                    "type": "invalid_request_error", "message": f"prompt is too long: {tokens} tokens > {WINDOW} maximum"}})
+                return Reply.error(
+                    400,
+                    {
+                        "type": "error",
+                        "error": {
+                            "type": "invalid_request_error",
+                            "message": f"prompt is too long: {tokens} tokens > {WINDOW} maximum",
+                        },
+                    },
+                )
             usage = {"input_tokens": tokens, "output_tokens": 50}
             if body["system"][0]["text"] == SUMMARY_SYSTEM:
                 self.summaries += 1
-                return Reply(chunks=anthropic_stream(
-                    [{"type": "text", "text": f"Summary {self.summaries}: the user has me read the data files."}],
-                    usage=usage))
+                return Reply(
+                    chunks=anthropic_stream(
+                        [{"type": "text", "text": f"Summary {self.summaries}: the user has me read the data files."}],
+                        usage=usage,
+                    )
+                )
             self.turns += 1
             number = self.turns
             if number in SAMPLE_AT and self.pid is not None:
                 self.samples[number] = tree_rss_mb(self.pid)
         if number > TURNS:
             return Reply(chunks=anthropic_stream([{"type": "text", "text": f"{DONE}."}], usage=usage))
-        read = {"type": "tool_use", "id": f"toolu_{number:05d}", "name": "Read",
-                "input": {"file_path": f"data/file_{number % FILES:02d}.txt"}}
-        return Reply(chunks=anthropic_stream([{"type": "text", "text": f"Reading file {number % FILES}."}, read],
-                                             stop_reason="tool_use", usage=usage))
+        read = {
+            "type": "tool_use",
+            "id": f"toolu_{number:05d}",
+            "name": "Read",
+            "input": {"file_path": f"data/file_{number % FILES:02d}.txt"},
+        }
+        return Reply(
+            chunks=anthropic_stream(
+                [{"type": "text", "text": f"Reading file {number % FILES}."}, read], stop_reason="tool_use", usage=usage
+            )
+        )
 
 
 def make_project(root: Path) -> None:
     (root / "data").mkdir(parents=True)
     for number in range(FILES):
-        text = "".join(f"file {number:02d} line {line:03d}: " + "lorem ipsum dolor sit amet consectetur " * 2 + "\n"
-                       for line in range(FILE_LINES))
+        text = "".join(
+            f"file {number:02d} line {line:03d}: " + "lorem ipsum dolor sit amet consectetur " * 2 + "\n"
+            for line in range(FILE_LINES)
+        )
         (root / "data" / f"file_{number:02d}.txt").write_text(text)  # 50 KB; Read shows it in full
 
 
@@ -95,10 +115,17 @@ def _result(name: str, model: PlayedModel, final: float, seconds: float, note: s
     peak = max(samples.values())
     middle = samples.get(500, final)
     flat = final <= middle * 1.1
-    return Result(name, round(final, 1), "MB", n=TURNS, target="≤ 250 MB and flat", met=peak <= 250 and flat,
-                  note=f"{note}; RSS by turn {', '.join(f'{t}: {v:.0f}' for t, v in samples.items())}; "
-                       f"{model.summaries} compactions; largest request {model.largest:,} tokens; {seconds:.0f} s",
-                  extra={"by_turn": samples, "compactions": model.summaries})
+    return Result(
+        name,
+        round(final, 1),
+        "MB",
+        n=TURNS,
+        target="≤ 250 MB and flat",
+        met=peak <= 250 and flat,
+        note=f"{note}; RSS by turn {', '.join(f'{t}: {v:.0f}' for t, v in samples.items())}; "
+        f"{model.summaries} compactions; largest request {model.largest:,} tokens; {seconds:.0f} s",
+        extra={"by_turn": samples, "compactions": model.summaries},
+    )
 
 
 @contextlib.contextmanager
@@ -113,8 +140,17 @@ def _played() -> Iterator[tuple[PlayedModel, Path, dict[str, str]]]:
         with tempfile.TemporaryDirectory() as scratch:
             home, project = home_and_project(Path(scratch))
             make_project(project)
-            yield model, project, clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="x",
-                                            AGENTUI_MODEL=MODEL, AGENTUI_MAX_ATTEMPTS="1")
+            yield (
+                model,
+                project,
+                clean_env(
+                    home,
+                    ANTHROPIC_BASE_URL=server.url,
+                    ANTHROPIC_API_KEY="x",
+                    AGENTUI_MODEL=MODEL,
+                    AGENTUI_MAX_ATTEMPTS="1",
+                ),
+            )
     finally:
         server.close()
 
@@ -122,8 +158,14 @@ def _played() -> Iterator[tuple[PlayedModel, Path, dict[str, str]]]:
 def print_mode() -> Result:
     with _played() as (model, project, env):
         started = time.perf_counter()
-        process = subprocess.Popen([agentui_bin(), "-p", "Read the data files one by one"], env=env, cwd=project,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [agentui_bin(), "-p", "Read the data files one by one"],
+            env=env,
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
         model.pid = process.pid
         out, err = process.communicate(timeout=900)
         seconds = time.perf_counter() - started

@@ -37,8 +37,9 @@ RUNS = 5
 
 def install() -> None:
     PEERS_DIR.mkdir(exist_ok=True)
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PEERS_DIR), *PACKAGES.values()],
-                   check=True)
+    subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(PEERS_DIR), *PACKAGES.values()], check=True
+    )
 
 
 def installed() -> dict[str, str]:
@@ -51,7 +52,9 @@ def installed() -> dict[str, str]:
     return found
 
 
-def time_program(name: str, command: list[str], home: Path, project: Path) -> tuple[list[float], list[float], list[float]]:
+def time_program(
+    name: str, command: list[str], home: Path, project: Path
+) -> tuple[list[float], list[float], list[float]]:
     """--version times, first-screen times and RSS at the first screen."""
     env = clean_env(home)
     versions = []
@@ -88,18 +91,29 @@ def benchmarks() -> Iterator[Result]:
         home, project = home_and_project(Path(scratch))
         script = Path(scratch) / "script.json"
         script.write_text('[{"text": "hi"}]')
-        programs = {"agentui": [agentui_bin(), "--provider", "scripted", "--script", str(script)],
-                    **{name: [path] for name, path in peers.items()}}
+        programs = {
+            "agentui": [agentui_bin(), "--provider", "scripted", "--script", str(script)],
+            **{name: [path] for name, path in peers.items()},
+        }
         timings = {name: time_program(name, command, home, project) for name, command in programs.items()}
-    base = {kind: percentile(values, 0.5) for kind, values in zip(("version", "ready", "rss"), timings["agentui"],
-                                                                 strict=True)}
+    base = {
+        kind: percentile(values, 0.5)
+        for kind, values in zip(("version", "ready", "rss"), timings["agentui"], strict=True)
+    }
     for name in peers:
         for kind, values, unit in zip(("version", "ready", "rss"), timings[name], ("s", "s", "MB"), strict=True):
             value = percentile(values, 0.5)
             ratio = base[kind] / value if value else float("nan")
-            yield emit(Result(f"peer.{name}.{kind}", round(value, 3), unit, n=len(values),
-                              peer=f"agentui {base[kind]:.3g} {unit} (×{ratio:.2f} of {name})",
-                              note="first screen, timed the same way for both" if kind == "ready" else ""))
+            yield emit(
+                Result(
+                    f"peer.{name}.{kind}",
+                    round(value, 3),
+                    unit,
+                    n=len(values),
+                    peer=f"agentui {base[kind]:.3g} {unit} (×{ratio:.2f} of {name})",
+                    note="first screen, timed the same way for both" if kind == "ready" else "",
+                )
+            )
 
 
 if __name__ == "__main__":

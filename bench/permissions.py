@@ -21,8 +21,13 @@ RUNS = 200
 def command_line(count: int = SUBCOMMANDS) -> str:
     """`count` simple commands, joined as a model joins them: `&&`, `;`, `||`, pipes and `$(...)`."""
     shapes = [  # (text, how many simple commands it holds)
-        ("git status", 1), ("ls -la src/pkg{n}", 1), ("grep -rn 'name{n}' src", 1), ("cat README.md | head -n {n}", 2),
-        ("echo $(date +%s) > /dev/null", 2), ("npm run 1 -- --case {n}", 1), ("wc -l src/file{n}.py", 1),
+        ("git status", 1),
+        ("ls -la src/pkg{n}", 1),
+        ("grep -rn 'name{n}' src", 1),
+        ("cat README.md | head -n {n}", 2),
+        ("echo $(date +%s) > /dev/null", 2),
+        ("npm run 1 -- --case {n}", 1),
+        ("wc -l src/file{n}.py", 1),
         ("pytest -q tests/t{n}", 1),
     ]
     parts, total, n = [], 0, 0
@@ -56,8 +61,15 @@ def long_command() -> Iterator[Result]:
             started = time.perf_counter()
             engine.check(tool, args, call)
             samples.append(time.perf_counter() - started)
-        result = summary("permissions.bash_200_subcommands", samples, "ms", target=5, target_text="≤ 5 ms",
-                         scale=1000, note=f"{len(text):,} characters; verdict {verdict.behavior}")
+        result = summary(
+            "permissions.bash_200_subcommands",
+            samples,
+            "ms",
+            target=5,
+            target_text="≤ 5 ms",
+            scale=1000,
+            note=f"{len(text):,} characters; verdict {verdict.behavior}",
+        )
         from agentui.core.permissions.shell import analyze
 
         parsed = analyze(text)

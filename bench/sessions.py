@@ -42,14 +42,28 @@ def write_session(path: Path, lines: int, *, result_bytes: int, sync: bool = Fal
     samples = []
     for turn in range((lines - 1) // 3):
         call_id = f"toolu_{turn:08d}"
-        message = Message(role="assistant", id=f"msg_{turn:08d}", model="claude-sonnet-4-5", stop_reason="tool_use",
-                          usage=Usage(input_tokens=1200 + turn, output_tokens=80),
-                          content=[TextBlock(text="I'll read the next handler to see how it renders its page."),
-                                   ToolUseBlock(id=call_id, name="Read", input={"file_path": f"src/h{turn}.py"})])
-        events = [MessageStart(session_id=session_id, message_id=message.id or "", model="m", request_id=f"req_{turn}"),
-                  MessageEnd(session_id=session_id, message=message),
-                  ToolEnd(session_id=session_id, tool_call_id=call_id, name="Read", content=output,
-                          details={"filePath": f"src/h{turn}.py", "numLines": 200})]
+        message = Message(
+            role="assistant",
+            id=f"msg_{turn:08d}",
+            model="claude-sonnet-4-5",
+            stop_reason="tool_use",
+            usage=Usage(input_tokens=1200 + turn, output_tokens=80),
+            content=[
+                TextBlock(text="I'll read the next handler to see how it renders its page."),
+                ToolUseBlock(id=call_id, name="Read", input={"file_path": f"src/h{turn}.py"}),
+            ],
+        )
+        events = [
+            MessageStart(session_id=session_id, message_id=message.id or "", model="m", request_id=f"req_{turn}"),
+            MessageEnd(session_id=session_id, message=message),
+            ToolEnd(
+                session_id=session_id,
+                tool_call_id=call_id,
+                name="Read",
+                content=output,
+                details={"filePath": f"src/h{turn}.py", "numLines": 200},
+            ),
+        ]
         if sync:
             events.append(TurnEnd(session_id=session_id, turn=turn, stop_reason="tool_use"))
         started = time.perf_counter()
@@ -65,13 +79,23 @@ def append() -> Iterator[Result]:
         path = Path(scratch) / "append.jsonl"
         samples = write_session(path, APPEND_LINES, result_bytes=2000)
         per_line = [sample / 3 for sample in samples]
-        result = summary("sessions.append_line", per_line, "ms", scale=1000,
-                         note=f"{APPEND_LINES:,} lines through the writer (2 KB tool results), no fsync")
+        result = summary(
+            "sessions.append_line",
+            per_line,
+            "ms",
+            scale=1000,
+            note=f"{APPEND_LINES:,} lines through the writer (2 KB tool results), no fsync",
+        )
         result.extra = {"total_s": round(sum(samples), 3)}
         yield result
         synced = write_session(Path(scratch) / "synced.jsonl", 600, result_bytes=2000, sync=True)
-        yield summary("sessions.append_turn_fsync", synced, "ms", scale=1000,
-                      note="one turn's three lines and the fsync at its end, as a run writes them")
+        yield summary(
+            "sessions.append_turn_fsync",
+            synced,
+            "ms",
+            scale=1000,
+            note="one turn's three lines and the fsync at its end, as a run writes them",
+        )
 
 
 def load() -> Iterator[Result]:
@@ -79,7 +103,9 @@ def load() -> Iterator[Result]:
 
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "big.jsonl"
-        result_bytes = (LOAD_MB * 1024 * 1024 * 3 // LOAD_ENTRIES) - 2100  # the rest of a turn: two assistant lines, the envelope, escaping
+        result_bytes = (
+            LOAD_MB * 1024 * 1024 * 3 // LOAD_ENTRIES
+        ) - 2100  # the rest of a turn: two assistant lines, the envelope, escaping
         write_session(path, LOAD_ENTRIES, result_bytes=result_bytes)
         size = path.stat().st_size
         samples = []
@@ -87,8 +113,14 @@ def load() -> Iterator[Result]:
             started = time.perf_counter()
             loaded = load_session(path)
             samples.append(time.perf_counter() - started)
-        result = summary("sessions.load_50mb", samples, "s", target=1.0, target_text="< 1 s",
-                         note=f"{size / 1e6:.0f} MB, {loaded.lines:,} lines, {len(loaded.messages):,} messages rebuilt")
+        result = summary(
+            "sessions.load_50mb",
+            samples,
+            "s",
+            target=1.0,
+            target_text="< 1 s",
+            note=f"{size / 1e6:.0f} MB, {loaded.lines:,} lines, {len(loaded.messages):,} messages rebuilt",
+        )
         yield result
 
 
@@ -110,8 +142,14 @@ def listing() -> Iterator[Result]:
             found = list_sessions(directory)
             samples.append(time.perf_counter() - started)
         assert len(found) == LISTED, len(found)
-        yield summary("sessions.list_500", samples, "s", target=0.2, target_text="< 0.2 s",
-                      note="450 sessions of 60 lines and 50 of 1 500 lines (2.5 MB)")
+        yield summary(
+            "sessions.list_500",
+            samples,
+            "s",
+            target=0.2,
+            target_text="< 0.2 s",
+            note="450 sessions of 60 lines and 50 of 1 500 lines (2.5 MB)",
+        )
 
 
 def benchmarks() -> Iterator[Result]:

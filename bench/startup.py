@@ -45,8 +45,12 @@ def import_core() -> Result:
     code = "import time; t = time.perf_counter(); import agentui.core; print(time.perf_counter() - t)"
     with tempfile.TemporaryDirectory() as home:
         env = clean_env(Path(home))
-        samples = [float(subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True,
-                                        text=True).stdout) for _ in range(RUNS)]
+        samples = [
+            float(
+                subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True).stdout
+            )
+            for _ in range(RUNS)
+        ]
     return summary("startup.import_core", samples, "s", target=0.1, target_text="≤ 0.1 s")
 
 

@@ -7,6 +7,7 @@ the last delta to the frame that shows it, and the longest gap between frames.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -47,8 +48,14 @@ def streams_as_it_arrives(server, env: dict[str, str], project: Path) -> bool:
     gate = threading.Event()
     chunks = anthropic_stream([{"type": "text", "text": "first half. second half."}], pieces=2)
     server.enqueue(Reply(chunks=chunks, gate=gate, gate_after=4))  # start, ping, block start, first delta
-    process = subprocess.Popen([agentui_bin(), "-p", "hi"], env=env, cwd=project, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [agentui_bin(), "-p", "hi"],
+        env=env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )
     assert process.stdout is not None
     early = os.read(process.stdout.fileno(), 100)
     gate.set()
@@ -76,11 +83,19 @@ def print_mode() -> Iterator[Result]:
         server.close()
     per_delta.sort()
     p50 = per_delta[len(per_delta) // 2] * 1000
-    yield Result("streaming.print_cpu_per_delta", round(p50, 4), "ms", n=len(per_delta), p50=round(p50, 4),
-                 p95=round(per_delta[-1] * 1000, 4), target="≤ 0.25 ms", met=p50 <= 0.25,
-                 peer="pi 0.45 ms, Claude Code 1.1 ms (issue 7's figures; both print only at the end)",
-                 note=f"CPU of a {PRINT_DELTAS:,}-delta answer minus a 1-delta answer of the same text; "
-                      f"text streams as it arrives: {'yes' if streaming else 'NO'}")
+    yield Result(
+        "streaming.print_cpu_per_delta",
+        round(p50, 4),
+        "ms",
+        n=len(per_delta),
+        p50=round(p50, 4),
+        p95=round(per_delta[-1] * 1000, 4),
+        target="≤ 0.25 ms",
+        met=p50 <= 0.25,
+        peer="pi 0.45 ms, Claude Code 1.1 ms (issue 7's figures; both print only at the end)",
+        note=f"CPU of a {PRINT_DELTAS:,}-delta answer minus a 1-delta answer of the same text; "
+        f"text streams as it arrives: {'yes' if streaming else 'NO'}",
+    )
 
 
 # The app
@@ -88,15 +103,19 @@ def print_mode() -> Iterator[Result]:
 
 def long_answer(tokens: int = TUI_TOKENS) -> str:
     """Prose, lists and a 300-line code block, about `tokens` × 4 characters."""
-    prose = ("The handler reads the request, looks the user up in the cache and renders the page; when the cache "
-             "misses it falls back to the database, which is where the time goes. ")
+    prose = (
+        "The handler reads the request, looks the user up in the cache and renders the page; when the cache "
+        "misses it falls back to the database, which is where the time goes. "
+    )
     code = "\n".join(f"    result_{n} = compute(items[{n}], scale={n % 7})  # step {n}" for n in range(300))
     parts, size, section = [], 0, 0
     while size < tokens * CHARS_PER_TOKEN:
         section += 1
-        piece = (f"## Part {section}\n\n{prose * 3}\n\n"
-                 + "".join(f"- item {section}.{n}: **{prose[:60].strip()}** and `value_{n}`\n" for n in range(8))
-                 + f"\n{prose * 2}\n\n")
+        piece = (
+            f"## Part {section}\n\n{prose * 3}\n\n"
+            + "".join(f"- item {section}.{n}: **{prose[:60].strip()}** and `value_{n}`\n" for n in range(8))
+            + f"\n{prose * 2}\n\n"
+        )
         if section == 6:
             piece += f"```python\ndef pipeline(items):\n{code}\n    return result_299\n```\n\n"
         parts.append(piece)
@@ -110,11 +129,15 @@ def tui_answer(rate: float | None) -> Result:
     with tempfile.TemporaryDirectory() as scratch:
         home, project = home_and_project(Path(scratch))
         script, out = Path(scratch) / "script.json", Path(scratch) / "out.json"
-        script.write_text(json.dumps([{"text": long_answer(), "chunk_size": CHARS_PER_TOKEN,
-                                       "delay": 1 / rate if rate else 0.0}]))
+        script.write_text(
+            json.dumps([{"text": long_answer(), "chunk_size": CHARS_PER_TOKEN, "delay": 1 / rate if rate else 0.0}])
+        )
         env = clean_env(home, AGENTUI_BENCH_OUT=str(out), PYTHONPATH=str(ROOT))
-        terminal = Terminal(f"{sys.executable} -m bench.tui_child --provider scripted --script {script} "
-                            "'Explain the handler'", env, project)
+        terminal = Terminal(
+            f"{sys.executable} -m bench.tui_child --provider scripted --script {script} 'Explain the handler'",
+            env,
+            project,
+        )
         try:
             deadline = time.monotonic() + (TUI_TOKENS / rate * 1.6 + 60 if rate else 120)
             while not out.exists() and time.monotonic() < deadline:
@@ -132,31 +155,49 @@ def tui_answer(rate: float | None) -> Result:
     first, last = deltas[0], deltas[-1]
     final = next(i for i, frame in enumerate(frames) if frame >= marks["appended"])
     start = next(i for i, frame in enumerate(frames) if frame >= marks["first_appended"])
-    final_frame, shown = frames[final], frames[start:final + 1]
-    gaps = [b - a for a, b in zip(shown, shown[1:], strict=False)] or [0.0]
+    final_frame, shown = frames[final], frames[start : final + 1]
+    gaps = [b - a for a, b in itertools.pairwise(shown)] or [0.0]
     cpu_share = (frame_cpu[final] - marks["cpu_first_delta"]) / (final_frame - first)
     latency_ms = (final_frame - last) * 1000
     first_text_ms = (frames[start] - first) * 1000
     max_gap_ms = max(gaps) * 1000
     gap_at = shown[gaps.index(max(gaps))] if len(shown) > 1 else first
     gap_share = sum(1 for delta in deltas if delta <= gap_at) / len(deltas)
-    pauses = [(round((start - first) * 1000), round(took * 1000), *rest)
-              for start, took, *rest in data["gc_pauses"] if start >= first]
+    pauses = [
+        (round((start - first) * 1000), round(took * 1000), *rest)
+        for start, took, *rest in data["gc_pauses"]
+        if start >= first
+    ]
     actual_rate = len(deltas) / max(last - first, 1e-9)
     met = latency_ms <= 150 and max_gap_ms <= 100 and (cpu_share <= 0.5 if rate else True)
     return Result(
-        name, round(cpu_share * 100, 1), "% of a core", n=len(deltas), target=(
-            "< 50% of a core, last frame ≤ 150 ms after the last delta, no frame gap > 100 ms" if rate else
-            "last frame ≤ 150 ms after the last delta, no frame gap > 100 ms"), met=met,
+        name,
+        round(cpu_share * 100, 1),
+        "% of a core",
+        n=len(deltas),
+        target=(
+            "< 50% of a core, last frame ≤ 150 ms after the last delta, no frame gap > 100 ms"
+            if rate
+            else "last frame ≤ 150 ms after the last delta, no frame gap > 100 ms"
+        ),
+        met=met,
         note=f"{len(deltas):,} deltas at {actual_rate:,.0f} tokens/s; last frame {latency_ms:.0f} ms after the last "
-             f"delta; longest frame gap {max_gap_ms:.0f} ms over {len(shown)} frames; first text on screen "
-             f"{first_text_ms:.0f} ms after the first delta",
-        extra={"last_frame_ms": round(latency_ms, 1), "max_frame_gap_ms": round(max_gap_ms, 1),
-               "first_text_ms": round(first_text_ms, 1), "longest_gap_after_share": round(gap_share, 3),
-               "gc_pauses_ms": pauses[:20],
-               "slow_ms": [(round((start - first) * 1000), round(took * 1000), what)
-                           for start, took, what in data["slow"] if start >= first][:20],
-               "frames": len(shown), "tokens_per_s": round(actual_rate)},
+        f"delta; longest frame gap {max_gap_ms:.0f} ms over {len(shown)} frames; first text on screen "
+        f"{first_text_ms:.0f} ms after the first delta",
+        extra={
+            "last_frame_ms": round(latency_ms, 1),
+            "max_frame_gap_ms": round(max_gap_ms, 1),
+            "first_text_ms": round(first_text_ms, 1),
+            "longest_gap_after_share": round(gap_share, 3),
+            "gc_pauses_ms": pauses[:20],
+            "slow_ms": [
+                (round((start - first) * 1000), round(took * 1000), what)
+                for start, took, what in data["slow"]
+                if start >= first
+            ][:20],
+            "frames": len(shown),
+            "tokens_per_s": round(actual_rate),
+        },
     )
 
 

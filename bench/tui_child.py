@@ -7,6 +7,7 @@ and the process's CPU time. Writes them as JSON to the file named by AGENTUI_BEN
 
 from __future__ import annotations
 
+import cProfile
 import json
 import os
 import resource
@@ -37,18 +38,26 @@ def finish_later() -> None:
     if os.environ.get("BENCH_SAVEALL"):
         gc.collect()
         from collections import Counter
+
         marks["garbage"] = Counter(type(o).__qualname__ for o in gc.garbage).most_common(25)
     marks["frozen_objects"] = gc.get_freeze_count()
     if os.environ.get("BENCH_PROFILE_WINDOW"):
         PROFILE.dump_stats(OUT + ".prof")
     with open(OUT + ".part", "w") as handle:
-        json.dump({"deltas": deltas, "frames": frames, "frame_cpu": frame_cpu, "marks": marks,
-                   "gc_pauses": gc_pauses, "slow": slow}, handle)
+        json.dump(
+            {
+                "deltas": deltas,
+                "frames": frames,
+                "frame_cpu": frame_cpu,
+                "marks": marks,
+                "gc_pauses": gc_pauses,
+                "slow": slow,
+            },
+            handle,
+        )
     os.replace(OUT + ".part", OUT)
     os._exit(0)
 
-
-import cProfile
 
 PROFILE = cProfile.Profile()
 slow: list[tuple[float, float, str]] = []

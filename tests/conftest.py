@@ -32,7 +32,11 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     for name in ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "DISABLE_AUTO_COMPACT", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in ("AGENTUI_PROVIDER", "AGENTUI_MODEL", "AGENTUI_SCRIPT"):
+        if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in (
+            "AGENTUI_PROVIDER",
+            "AGENTUI_MODEL",
+            "AGENTUI_SCRIPT",
+        ):
             monkeypatch.delenv(name)
 
 

@@ -18,7 +18,11 @@ def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_verbatim() ->
     install_and_start, install_and_test = readme_commands()
     assert install_and_start.endswith("&& agentui")
     assert "'.[test]'" in install_and_test and install_and_test.endswith("pytest")
-    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith(("#", "set ", "cd "))]
+    ci = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
     system_packages = [line for line in ci if line.startswith("command -v ")]  # tools tests need, if missing
     assert ci == [*system_packages, install_and_test] and len(system_packages) <= 1
 

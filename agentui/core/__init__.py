@@ -28,11 +28,40 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
-    from agentui.core.agent import Agent, AgentConfig, Run, RunResult
-    from agentui.core.events import Event, EventBus, PermissionDecision, parse_event
-    from agentui.core.messages import Message, Usage
-    from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
+if TYPE_CHECKING:  # `X as X`: these names are this package's exports
+    from agentui.core.agent import Agent as Agent
+    from agentui.core.agent import AgentConfig as AgentConfig
+    from agentui.core.agent import Run as Run
+    from agentui.core.agent import RunResult as RunResult
+    from agentui.core.events import (
+        Event as Event,
+    )
+    from agentui.core.events import (
+        EventBus as EventBus,
+    )
+    from agentui.core.events import (
+        PermissionDecision as PermissionDecision,
+    )
+    from agentui.core.events import (
+        parse_event as parse_event,
+    )
+    from agentui.core.messages import Message as Message
+    from agentui.core.messages import Usage as Usage
+    from agentui.core.tools.base import (
+        Tool as Tool,
+    )
+    from agentui.core.tools.base import (
+        ToolArgs as ToolArgs,
+    )
+    from agentui.core.tools.base import (
+        ToolContext as ToolContext,
+    )
+    from agentui.core.tools.base import (
+        ToolRegistry as ToolRegistry,
+    )
+    from agentui.core.tools.base import (
+        ToolResult as ToolResult,
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -168,7 +168,12 @@ class Agent:
             self.hooks.notify = self._warn
         self.gate = gate or KindGate()
         self._dispatcher = ToolDispatcher(
-            self.tools, self.gate, self.bus.emit, session_id=self.session_id, cwd=config.cwd, hooks=self.hooks,
+            self.tools,
+            self.gate,
+            self.bus.emit,
+            session_id=self.session_id,
+            cwd=config.cwd,
+            hooks=self.hooks,
             memory=memory,
         )
         self.children: list[Agent] = []
@@ -399,24 +404,50 @@ class Agent:
                         elif event.kind == "thinking":
                             emit(ThinkingDelta(session_id=session_id, index=event.index, text=event.text))
                         else:
-                            emit(ToolUseDelta(session_id=session_id, index=event.index, tool_call_id=block.tool_id,
-                                              name=block.tool_name, partial_json=event.text))
+                            emit(
+                                ToolUseDelta(
+                                    session_id=session_id,
+                                    index=event.index,
+                                    tool_call_id=block.tool_id,
+                                    name=block.tool_name,
+                                    partial_json=event.text,
+                                )
+                            )
                     elif kind is BlockStart:
                         accumulator.open(event)
                     elif kind is BlockStop:
                         if (finished := accumulator.close(event)) is not None:
-                            emit(ContentBlockEnd(session_id=session_id, index=event.index, block=finished,
-                                                 message_id=accumulator.message_id))
+                            emit(
+                                ContentBlockEnd(
+                                    session_id=session_id,
+                                    index=event.index,
+                                    block=finished,
+                                    message_id=accumulator.message_id,
+                                )
+                            )
                     elif kind is StreamStart:
                         accumulator.start(event)
-                        emit(MessageStart(session_id=session_id, message_id=event.message_id, model=event.model,
-                                          request_id=event.request_id or None))
+                        emit(
+                            MessageStart(
+                                session_id=session_id,
+                                message_id=event.message_id,
+                                model=event.model,
+                                request_id=event.request_id or None,
+                            )
+                        )
                     elif kind is StreamEnd:
                         accumulator.end(event)
                     elif kind is RetryNotice:
                         accumulator = self._accumulator = MessageAccumulator()
-                        emit(Retry(session_id=session_id, attempt=event.attempt, max_attempts=event.max_attempts,
-                                   delay=event.delay, reason=event.error.message))
+                        emit(
+                            Retry(
+                                session_id=session_id,
+                                attempt=event.attempt,
+                                max_attempts=event.max_attempts,
+                                delay=event.delay,
+                                reason=event.error.message,
+                            )
+                        )
         finally:
             self._api_seconds += time.monotonic() - began
         return accumulator.message()
@@ -426,9 +457,14 @@ class Agent:
     def _overhead(self) -> int:
         """Tokens every request carries besides the history: the system prompt and the tool definitions."""
         counter = self.meter.counter
-        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in self.tools.specs()]
-        return (counter.count(self.config.system_prompt) + counter.count(self.config.environment)
-                + counter.count(json.dumps(tools)))
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in self.tools.specs()
+        ]
+        return (
+            counter.count(self.config.system_prompt)
+            + counter.count(self.config.environment)
+            + counter.count(json.dumps(tools))
+        )
 
     def _context_full(self) -> bool:
         window = self.window
@@ -451,13 +487,19 @@ class Agent:
         """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
         window = window or self.window or UNKNOWN_WINDOW
         latest = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].role == "assistant"), 0)
-        changed = compaction.shorten_tool_results(self.messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter,
-                                                  before=latest)
+        changed = compaction.shorten_tool_results(
+            self.messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter, before=latest
+        )
         for index, freed in changed:
             self.meter.shrunk(index, freed)
         if changed:
-            self._emit(Notice(session_id=self.session_id, level="info",
-                              message=f"Older tool results in {len(changed)} messages were shortened to save context."))
+            self._emit(
+                Notice(
+                    session_id=self.session_id,
+                    level="info",
+                    message=f"Older tool results in {len(changed)} messages were shortened to save context.",
+                )
+            )
         return len(changed)
 
     async def _compact(self, trigger: str, instructions: str | None = None, *, window: int | None = None) -> bool:
@@ -477,7 +519,11 @@ class Agent:
         older, kept = self.messages[:split], self.messages[split:]
         max_tokens = max(256, min(self.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
         request, included = compaction.summary_request(
-            self.config.model, older, instructions=instructions, max_tokens=max_tokens, counter=counter,
+            self.config.model,
+            older,
+            instructions=instructions,
+            max_tokens=max_tokens,
+            counter=counter,
             input_budget=int(window * 0.85) - max_tokens,
         )
         summary, usage = "", None
@@ -594,7 +640,6 @@ class Agent:
 
 def _error_result(tool_use_id: str, text: str) -> ToolResultBlock:
     return ToolResultBlock(tool_use_id=tool_use_id, content=text, is_error=True)
-
 
 
 class Run:

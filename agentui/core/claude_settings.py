@@ -93,8 +93,13 @@ def local_settings_path(project_root: Path) -> Path:
 
 def read_settings_file(path: Path) -> SettingsFile | None:
     """The file's settings, None if it does not exist; SettingsError if it exists and cannot be used."""
-    return read_json_model(path, SettingsFile, name="The settings file", error=SettingsError,
-                           advice="fix it, since its permission rules cannot be applied until then")
+    return read_json_model(
+        path,
+        SettingsFile,
+        name="The settings file",
+        error=SettingsError,
+        advice="fix it, since its permission rules cannot be applied until then",
+    )
 
 
 def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:

@@ -152,14 +152,21 @@ def render(message: Message, calls: dict[str, ToolUseBlock]) -> str:
 
 
 def summary_request(
-    model: str, older: Sequence[Message], *, instructions: str | None, input_budget: int, max_tokens: int,
+    model: str,
+    older: Sequence[Message],
+    *,
+    instructions: str | None,
+    input_budget: int,
+    max_tokens: int,
     counter: TokenCounter,
 ) -> tuple[ProviderRequest, int]:
     """The request for a summary of `older`, as one transcript in one user message (so it needs no tools and keeps
     no tool-call pairing), newest parts first to fit `input_budget`. Returns it and how many messages it holds."""
     calls: dict[str, ToolUseBlock] = {}
     pieces = [render(message, calls) for message in older]
-    ask = SUMMARY_INSTRUCTIONS + (f"\n\nAlso follow these instructions for the summary: {instructions}" if instructions else "")
+    ask = SUMMARY_INSTRUCTIONS + (
+        f"\n\nAlso follow these instructions for the summary: {instructions}" if instructions else ""
+    )
     budget = input_budget - counter.count(SUMMARY_SYSTEM) - counter.count(ask) - 50
     first = pieces[0] if pieces and is_summary(older[0]) else None  # an earlier summary matters most: always kept
     if first is not None:
@@ -173,10 +180,15 @@ def summary_request(
         kept.append(piece)
     kept.reverse()
     left_out = len(pieces) - len(kept) - (1 if first is not None else 0)
-    parts = ([first] if first is not None else []) + ([f"[{left_out} earlier messages left out]"] if left_out else []) + kept
+    parts = (
+        ([first] if first is not None else [])
+        + ([f"[{left_out} earlier messages left out]"] if left_out else [])
+        + kept
+    )
     transcript = "<conversation>\n" + "\n\n".join(parts) + "\n</conversation>\n\n" + ask
-    request = ProviderRequest(model=model, system=SUMMARY_SYSTEM, messages=(Message.user(transcript),),
-                              max_tokens=max_tokens)
+    request = ProviderRequest(
+        model=model, system=SUMMARY_SYSTEM, messages=(Message.user(transcript),), max_tokens=max_tokens
+    )
     return request, len(older) - left_out
 
 

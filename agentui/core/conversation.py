@@ -41,7 +41,9 @@ class Launch:
 
 
 class Conversation:
-    def __init__(self, launch: Launch, project: Project, session: OpenSession, provider: Provider, agent: Agent) -> None:
+    def __init__(
+        self, launch: Launch, project: Project, session: OpenSession, provider: Provider, agent: Agent
+    ) -> None:
         self.launch = launch
         self.project = project
         self.session = session
@@ -68,8 +70,9 @@ class Conversation:
         for directory in {skill.path.parent.parent for skill in skills}:
             # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
             project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-        prompt = build_system_prompt(project.root, memory.load(), skills=skills, base=launch.system_prompt,
-                                     append=launch.append_system_prompt)
+        prompt = build_system_prompt(
+            project.root, memory.load(), skills=skills, base=launch.system_prompt, append=launch.append_system_prompt
+        )
         if provider is None:
             from agentui.core.providers import create_provider
 
@@ -88,24 +91,38 @@ class Conversation:
             cwd=project.root,
         )
         agent = Agent(
-            provider, config, tools=project.tools, gate=project.engine, hooks=project.hooks,
-            retry=RetryPolicy(max_attempts=settings.max_attempts), session_id=session.session_id,
-            messages=session.messages, memory=memory, counter=TokenCounter(env, exact=False),
+            provider,
+            config,
+            tools=project.tools,
+            gate=project.engine,
+            hooks=project.hooks,
+            retry=RetryPolicy(max_attempts=settings.max_attempts),
+            session_id=session.session_id,
+            messages=session.messages,
+            memory=memory,
+            counter=TokenCounter(env, exact=False),
         )
         session.writer.attach(agent.bus)
         from agentui.core.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
-        project.tools.register(Task(agent, load_agent_types(project.root, env),
-                                    transcript_dir=session.path.parent / session.session_id / "subagents", env=env))
+        project.tools.register(
+            Task(
+                agent,
+                load_agent_types(project.root, env),
+                transcript_dir=session.path.parent / session.session_id / "subagents",
+                env=env,
+            )
+        )
         return cls(launch, project, session, provider, agent)
 
     @property
     def session_id(self) -> str:
         return self.session.session_id
 
-    async def start_mcp(self, env: Mapping[str, str] | None = None,
-                        approve: Callable[[str, str], Awaitable[bool | None]] | None = None) -> list[str]:
+    async def start_mcp(
+        self, env: Mapping[str, str] | None = None, approve: Callable[[str, str], Awaitable[bool | None]] | None = None
+    ) -> list[str]:
         """Start the configured MCP servers and register their tools; a sentence for each that did not start or
         is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
         setting decides (True or False is remembered for this project, outside it; None is "not now"). Nothing is
@@ -129,8 +146,9 @@ class Conversation:
         for source in self.project.sources:
             if not source.from_project or self.project.trusted:
                 extra = source.settings.model_extra or {}
-                approvals["enableAllProjectMcpServers"] = (approvals.get("enableAllProjectMcpServers")
-                                                           or extra.get("enableAllProjectMcpServers"))
+                approvals["enableAllProjectMcpServers"] = approvals.get("enableAllProjectMcpServers") or extra.get(
+                    "enableAllProjectMcpServers"
+                )
                 for key in ("enabledMcpjsonServers", "disabledMcpjsonServers"):
                     approvals[key] = [*approvals.get(key, []), *(extra.get(key) or [])]
         chosen, notices = [], []
@@ -143,9 +161,11 @@ class Conversation:
                     if approved is not None:
                         remember_approval(self.project.root, config.name, approved, env)
                 if approved is None:
-                    notices.append(f"The MCP server {config.name} from this project's .mcp.json is not started: "
-                                   "approve it in the app, or add its name to enabledMcpjsonServers in your "
-                                   "settings.")
+                    notices.append(
+                        f"The MCP server {config.name} from this project's .mcp.json is not started: "
+                        "approve it in the app, or add its name to enabledMcpjsonServers in your "
+                        "settings."
+                    )
                 if not approved:
                     continue
             chosen.append(config)

@@ -16,8 +16,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentui.core.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
-from agentui.core.events import ToolEnd, ToolProgress, ToolStart
+from agentui.core.events import (
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    PermissionResolved,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+)
 from agentui.core.hooks import Hooks
 from agentui.core.memory import MemoryLoader, render_memory
 from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
@@ -128,7 +135,9 @@ class ToolDispatcher:
             available = ", ".join(self.tools.names()) or "none"
             return ToolResult.error(f"There is no tool named {call.name!r}; the available tools are: {available}.")
         if call.input_error:
-            return ToolResult.error(f"{call.name} was not run: {call.input_error}. Send the arguments as a JSON object.")
+            return ToolResult.error(
+                f"{call.name} was not run: {call.input_error}. Send the arguments as a JSON object."
+            )
         try:
             args = tool.Args.model_validate(call.input)
         except ValidationError as exc:
@@ -144,7 +153,9 @@ class ToolDispatcher:
             if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
                 verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
             elif outcome.decision == "ask" and verdict.behavior == "allow":
-                verdict = replace(verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}")
+                verdict = replace(
+                    verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}"
+                )
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
@@ -152,8 +163,13 @@ class ToolDispatcher:
                 said = f" The user said: {decision.message}" if decision.message else ""
                 return ToolResult.error(_REJECTED + said, denied=True)
 
-        ctx = ToolContext(cwd=self._cwd, session_id=self._session_id, tool_call_id=call.id,
-                          progress=self._progress(call.id), checked_path=verdict.path)
+        ctx = ToolContext(
+            cwd=self._cwd,
+            session_id=self._session_id,
+            tool_call_id=call.id,
+            progress=self._progress(call.id),
+            checked_path=verdict.path,
+        )
         try:
             result = await tool.run(args, ctx)
         except Exception as exc:  # a tool's bug must not end the run; the model sees what happened

@@ -7,7 +7,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from functools import cache
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -135,7 +135,7 @@ class ToolEnd(_Event):
     type: Literal["tool_end"] = "tool_end"
     tool_call_id: str
     name: str
-    content: str | list[Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]]
+    content: str | list[Annotated[TextBlock | ImageBlock, Field(discriminator="type")]]
     is_error: bool = False
     details: dict[str, Any] = Field(default_factory=dict)
 
@@ -216,30 +216,30 @@ class Notice(_Event):
 
 
 Event = Annotated[
-    Union[
-        AgentStart,
-        AgentEnd,
-        TurnStart,
-        TurnEnd,
-        UserMessage,
-        MessageStart,
-        TextDelta,
-        ThinkingDelta,
-        ToolUseDelta,
-        ContentBlockEnd,
-        MessageEnd,
-        ToolStart,
-        ToolProgress,
-        ToolEnd,
-        PermissionRequest,
-        PermissionResolved,
-        UsageUpdate,
-        CompactionStart,
-        CompactionEnd,
-        Retry,
-        Error,
-        Notice,
-    ],
+    (
+        AgentStart
+        | AgentEnd
+        | TurnStart
+        | TurnEnd
+        | UserMessage
+        | MessageStart
+        | TextDelta
+        | ThinkingDelta
+        | ToolUseDelta
+        | ContentBlockEnd
+        | MessageEnd
+        | ToolStart
+        | ToolProgress
+        | ToolEnd
+        | PermissionRequest
+        | PermissionResolved
+        | UsageUpdate
+        | CompactionStart
+        | CompactionEnd
+        | Retry
+        | Error
+        | Notice
+    ),
     Field(discriminator="type"),
 ]
 
@@ -259,9 +259,10 @@ _DELTA_TEXT_FIELD = {TextDelta: "text", ThinkingDelta: "text", ToolUseDelta: "pa
 
 
 class _Coalesced:
-    """Consecutive deltas of one block waiting in a subscriber's queue, joined only when read (linear, not quadratic)."""
+    """Consecutive deltas of one block waiting in a subscriber's queue, joined only when read (linear, not
+    quadratic)."""
 
-    __slots__ = ("first", "parts", "field")
+    __slots__ = ("field", "first", "parts")
 
     def __init__(self, first: _Event, second: _Event, field: str) -> None:
         self.first = first

@@ -10,6 +10,7 @@ as a warning and the run goes on. Several matching hooks run at once; a deny or 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -73,8 +74,9 @@ def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[Hook
             for matcher in matchers:
                 for hook in matcher.hooks:
                     if hook.type == "command" and hook.command.strip():
-                        specs.append(HookSpec(event, matcher.matcher, hook.command, hook.timeout or DEFAULT_TIMEOUT,
-                                              source.name))
+                        specs.append(
+                            HookSpec(event, matcher.matcher, hook.command, hook.timeout or DEFAULT_TIMEOUT, source.name)
+                        )
     return specs
 
 
@@ -101,14 +103,21 @@ class Hooks:
 
     # Events
 
-    async def pre_tool_use(self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str) -> HookOutcome:
+    async def pre_tool_use(
+        self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str
+    ) -> HookOutcome:
         payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id}
         return await self._event("PreToolUse", session_id, payload, target=tool_name)
 
-    async def post_tool_use(self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str,
-                            tool_response: Any) -> HookOutcome:
-        payload = {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id,
-                   "tool_response": tool_response}
+    async def post_tool_use(
+        self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, tool_response: Any
+    ) -> HookOutcome:
+        payload = {
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "tool_use_id": tool_use_id,
+            "tool_response": tool_response,
+        }
         return await self._event("PostToolUse", session_id, payload, target=tool_name)
 
     async def user_prompt_submit(self, session_id: str, prompt: str) -> HookOutcome:
@@ -126,16 +135,24 @@ class Hooks:
 
     # Running
 
-    async def _event(self, event: str, session_id: str, payload: dict[str, Any], *, target: str | None = None) -> HookOutcome:
+    async def _event(
+        self, event: str, session_id: str, payload: dict[str, Any], *, target: str | None = None
+    ) -> HookOutcome:
         outcome = HookOutcome()
         specs = [spec for spec in self.specs if spec.event == event and spec.matches(target)]
         if not specs:
             return outcome
-        body = {"session_id": session_id, "transcript_path": self.transcript_path(), "cwd": str(self.cwd),
-                "hook_event_name": event, "permission_mode": self._mode(), **payload}
+        body = {
+            "session_id": session_id,
+            "transcript_path": self.transcript_path(),
+            "cwd": str(self.cwd),
+            "hook_event_name": event,
+            "permission_mode": self._mode(),
+            **payload,
+        }
         data = json.dumps(body, ensure_ascii=False, default=str).encode()
         results = await asyncio.gather(*(self._run(spec, data) for spec in specs), return_exceptions=True)
-        for spec, result in zip(specs, results):
+        for spec, result in zip(specs, results, strict=True):
             if isinstance(result, asyncio.CancelledError):
                 raise result
             if isinstance(result, BaseException):  # a hook must never take the run down
@@ -148,23 +165,32 @@ class Hooks:
         """(exit code or None on timeout, stdout, stderr)."""
         try:
             process = await asyncio.create_subprocess_exec(
-                "bash", "-c", spec.command, cwd=self.cwd, env=self._env, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+                "bash",
+                "-c",
+                spec.command,
+                cwd=self.cwd,
+                env=self._env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
             )
         except OSError as exc:
             return 127, "", str(exc)
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             await process.wait()
             if isinstance(exc, asyncio.CancelledError):
                 raise
             return None, "", ""
-        return process.returncode, stdout[:MAX_OUTPUT].decode(errors="replace"), stderr[:MAX_OUTPUT].decode(errors="replace")
+        return (
+            process.returncode,
+            stdout[:MAX_OUTPUT].decode(errors="replace"),
+            stderr[:MAX_OUTPUT].decode(errors="replace"),
+        )
 
     def _interpret(self, spec: HookSpec, code: int | None, stdout: str, stderr: str, outcome: HookOutcome) -> None:
         name = f"The {spec.event} hook `{_short(spec.command)}`"

@@ -28,7 +28,9 @@ def read_json_model(path: Path, model: type[M], *, name: str, error: type[Except
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error(f"{name} {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {advice}.") from None
+        raise error(
+            f"{name} {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {advice}."
+        ) from None
     try:
         return model.model_validate(raw)
     except ValidationError as exc:

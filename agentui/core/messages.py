@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,12 +46,12 @@ class ToolUseBlock(_Frozen):
 class ToolResultBlock(_Frozen):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
-    content: str | list[Annotated[Union[TextBlock, ImageBlock], Field(discriminator="type")]]
+    content: str | list[Annotated[TextBlock | ImageBlock, Field(discriminator="type")]]
     is_error: bool = False
 
 
 ContentBlock = Annotated[
-    Union[TextBlock, ThinkingBlock, RedactedThinkingBlock, ImageBlock, ToolUseBlock, ToolResultBlock],
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ImageBlock | ToolUseBlock | ToolResultBlock,
     Field(discriminator="type"),
 ]
 

@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.claude_settings import SettingsSource, add_allow_rule, load_sources
-from agentui.core.dirs import claude_config_dir
+from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
 from agentui.core.permissions.rules import Behavior, Rule, RuleError, parse_rule
-from agentui.core.dirs import config_dir
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.trust import is_trusted
@@ -101,8 +100,11 @@ def open_project(
                 continue
             for text in texts:
                 try:
-                    rules.append(parse_rule(text, behavior, source.name, project_root=root, home=home,
-                                            settings_root=settings_root))
+                    rules.append(
+                        parse_rule(
+                            text, behavior, source.name, project_root=root, home=home, settings_root=settings_root
+                        )
+                    )
                 except RuleError as exc:
                     notices.append(f"{source.path}: {exc}; that rule is ignored.")
     for behavior, values in (("deny", options.disallowed_tools), ("allow", options.allowed_tools)):
@@ -117,7 +119,9 @@ def open_project(
         if source.settings.permissions.additionalDirectories:
             if granted:
                 base = root if source.from_project else home
-                directories += [base / Path(os.path.expanduser(d)) for d in source.settings.permissions.additionalDirectories]
+                directories += [
+                    base / Path(os.path.expanduser(d)) for d in source.settings.permissions.additionalDirectories
+                ]
             else:
                 held_back.append("additional directories")
         if source.settings.env:
@@ -135,11 +139,16 @@ def open_project(
 
     workspace = Workspace(root=root, additional_dirs=tuple(d for d in directories if d.is_dir()))
     engine = PermissionEngine(
-        workspace, rules, mode, home=home, config_dirs=(config_dir(env), claude_config_dir(env)),
+        workspace,
+        rules,
+        mode,
+        home=home,
+        config_dirs=(config_dir(env), claude_config_dir(env)),
         persist=lambda rule: add_allow_rule(root, rule),
     )
-    hooks = Hooks(specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env},
-                  permission_mode=lambda: engine.mode)
+    hooks = Hooks(
+        specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env}, permission_mode=lambda: engine.mode
+    )
     tools = builtin_tools(workspace, env=settings_env)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices)
 
@@ -168,4 +177,3 @@ def _settings_mode(sources: list[SettingsSource], trusted: bool, notices: list[s
             continue
         return mode  # type: ignore[return-value]
     return "default"
-

@@ -40,10 +40,15 @@ class SystemPrompt:
 
 
 def git_facts(cwd: Path) -> str:
-    """"main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow)."""
+    """ "main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow)."""
     try:
-        done = subprocess.run(["git", "status", "--porcelain=v1", "--branch"], cwd=cwd, capture_output=True,
-                              text=True, timeout=GIT_TIMEOUT)
+        done = subprocess.run(
+            ["git", "status", "--porcelain=v1", "--branch"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return ""
     if done.returncode != 0:
@@ -66,13 +71,15 @@ def build_system_prompt(
     today: datetime.date | None = None,
     git: str | None = None,
 ) -> SystemPrompt:
-    """`base` replaces the built-in instructions (--system-prompt); `append` goes after them (--append-system-prompt)."""
+    """`base` replaces the built-in instructions (--system-prompt); `append` goes after them
+    (--append-system-prompt)."""
     stable = [base if base is not None else BASE_INSTRUCTIONS]
     if append:
         stable.append(append)
     if memory:
-        stable.append("The user's instructions for this project (memory files); follow them:\n\n"
-                      + render_memory(list(memory)))
+        stable.append(
+            "The user's instructions for this project (memory files); follow them:\n\n" + render_memory(list(memory))
+        )
     if skills:
         stable.append(render_skills(list(skills)))
     git = git_facts(cwd) if git is None else git

@@ -91,7 +91,9 @@ def load_config_file(path: Path) -> ConfigFile:
     """Read the config file; a missing file is an empty config, a broken one a ConfigError naming the problem."""
     from agentui.core.jsonfile import read_json_model
 
-    found = read_json_model(path, ConfigFile, name="agentui's config file", error=ConfigError, advice="fix or delete it")
+    found = read_json_model(
+        path, ConfigFile, name="agentui's config file", error=ConfigError, advice="fix or delete it"
+    )
     return found or ConfigFile()
 
 

@@ -44,9 +44,11 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
 
 def render_skills(skills: list[Skill]) -> str:
     lines = [f"- {skill.name}: {skill.description} ({skill.path})" for skill in skills]
-    return ("Skills: instructions for particular kinds of task, each in a SKILL.md file. When a task matches a "
-            "skill's description, Read its file first and follow it (files it mentions are relative to its "
-            "directory).\n" + "\n".join(lines))
+    return (
+        "Skills: instructions for particular kinds of task, each in a SKILL.md file. When a task matches a "
+        "skill's description, Read its file first and follow it (files it mentions are relative to its "
+        "directory).\n" + "\n".join(lines)
+    )
 
 
 def _first_line(body: str) -> str:

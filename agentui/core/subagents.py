@@ -54,9 +54,13 @@ class AgentType:
 
 
 def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, AgentType]:
-    types = {"general-purpose": AgentType(
-        "general-purpose", "General-purpose agent for researching questions, searching code and doing multi-step "
-        "tasks on its own.", GENERAL_PURPOSE)}
+    types = {
+        "general-purpose": AgentType(
+            "general-purpose",
+            "General-purpose agent for researching questions, searching code and doing multi-step tasks on its own.",
+            GENERAL_PURPOSE,
+        )
+    }
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
             try:
@@ -66,8 +70,14 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
             name = meta.get("name") or path.stem
             tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip()) or None
             model = meta.get("model") or None
-            types[name] = AgentType(name, meta.get("description", ""), body.strip() or GENERAL_PURPOSE, tools,
-                                    None if model in MODEL_ALIASES else model, path)
+            types[name] = AgentType(
+                name,
+                meta.get("description", ""),
+                body.strip() or GENERAL_PURPOSE,
+                tools,
+                None if model in MODEL_ALIASES else model,
+                path,
+            )
     return types
 
 
@@ -82,25 +92,35 @@ class Task(Tool[TaskArgs]):
     Args = TaskArgs
     kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
 
-    def __init__(self, parent: Agent, types: dict[str, AgentType], *, transcript_dir: Path | None,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        parent: Agent,
+        types: dict[str, AgentType],
+        *,
+        transcript_dir: Path | None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.parent = parent
         self.types = types
         self.transcript_dir = transcript_dir
         """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
         self.env = env
-        listed = "\n".join(f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
-                           for t in types.values())
+        listed = "\n".join(
+            f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
+            for t in types.values()
+        )
         self.description = (  # type: ignore[misc]
             "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
             "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
-            f"at the same time. Agent types:\n{listed}")
+            f"at the same time. Agent types:\n{listed}"
+        )
 
     async def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
         kind = self.types.get(args.subagent_type)
         if kind is None:
-            return ToolResult.error(f"There is no agent type {args.subagent_type!r}; the types are: "
-                                    f"{', '.join(self.types)}.")
+            return ToolResult.error(
+                f"There is no agent type {args.subagent_type!r}; the types are: {', '.join(self.types)}."
+            )
         child, writer, agent_id = self._child(kind, ctx)
         self.parent.children.append(child)
         forward = child.bus.on(self._forward)
@@ -121,8 +141,12 @@ class Task(Tool[TaskArgs]):
                 self.parent.hooks.notify = self.parent._warn  # (the child took the hooks' warnings while it ran)
             if writer is not None:
                 writer.close()
-        details: dict[str, Any] = {"agentId": agent_id, "subagentType": kind.name, "turns": result.num_turns,
-                                   "stop": result.stop}
+        details: dict[str, Any] = {
+            "agentId": agent_id,
+            "subagentType": kind.name,
+            "turns": result.num_turns,
+            "stop": result.stop,
+        }
         if result.error:
             return ToolResult.error(f"The {kind.name} agent stopped: {result.error}", **details)
         return ToolResult(content=result.text or "(the agent gave no final answer)", details=details)
@@ -132,20 +156,35 @@ class Task(Tool[TaskArgs]):
 
         parent = self.parent
         allowed = kind.tools
-        tools = ToolRegistry(tool for tool in parent.tools
-                             if tool.name != self.name and (allowed is None or tool.name in allowed))
-        config = parent.config.model_copy(update={
-            "model": kind.model or parent.config.model, "system_prompt": kind.instructions, "max_turns": None})
+        tools = ToolRegistry(
+            tool for tool in parent.tools if tool.name != self.name and (allowed is None or tool.name in allowed)
+        )
+        config = parent.config.model_copy(
+            update={"model": kind.model or parent.config.model, "system_prompt": kind.instructions, "max_turns": None}
+        )
         agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
-        child = Agent(parent.provider, config, tools=tools, gate=parent.gate, session_id=parent.session_id,
-                      retry=parent.retry, memory=None, hooks=parent.hooks)
+        child = Agent(
+            parent.provider,
+            config,
+            tools=tools,
+            gate=parent.gate,
+            session_id=parent.session_id,
+            retry=parent.retry,
+            memory=None,
+            hooks=parent.hooks,
+        )
         writer = None
         if self.transcript_dir is not None:
             from agentui.core.session.writer import SessionWriter
 
-            writer = SessionWriter(self.transcript_dir / f"agent-{agent_id}.jsonl", parent.session_id, config.cwd,
-                                   sidechain=True, agent_id=agent_id)
+            writer = SessionWriter(
+                self.transcript_dir / f"agent-{agent_id}.jsonl",
+                parent.session_id,
+                config.cwd,
+                sidechain=True,
+                agent_id=agent_id,
+            )
             writer.attach(child.bus)
         return child, writer, agent_id
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from datetime import UTC
 from pathlib import Path
 
 from agentui.core.dirs import data_dir
@@ -39,7 +40,7 @@ def is_trusted(project_root: Path, env: Mapping[str, str] | None = None) -> bool
 
 
 def trust(project_root: Path, env: Mapping[str, str] | None = None) -> None:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from agentui.core.tools.files import atomic_write
 
@@ -47,5 +48,5 @@ def trust(project_root: Path, env: Mapping[str, str] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = _read_json(path)
     data = data if isinstance(data, dict) else {}
-    data[str(project_root)] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    data[str(project_root)] = datetime.now(UTC).isoformat(timespec="seconds")
     atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2) + "\n").encode())

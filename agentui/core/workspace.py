@@ -20,8 +20,8 @@ def relative_within(path: str | os.PathLike[str], directory: str | os.PathLike[s
     if len(inner) == len(outer):
         return ""
     if outer.endswith("/"):
-        return inner[len(outer):]
-    return inner[len(outer) + 1:] if inner[len(outer)] == "/" else None
+        return inner[len(outer) :]
+    return inner[len(outer) + 1 :] if inner[len(outer)] == "/" else None
 
 
 def is_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> bool:
@@ -102,7 +102,9 @@ class Workspace:
         except FileNotFoundError:
             return None
         if (stat.st_mtime_ns, stat.st_size) != (record.mtime_ns, record.size):
-            return f"{self.display(path)} changed on disk since it was read (by the user or a tool); Read it again first"
+            return (
+                f"{self.display(path)} changed on disk since it was read (by the user or a tool); Read it again first"
+            )
         return None
 
     # Scratch space for spilled command output

@@ -11,8 +11,14 @@ if TYPE_CHECKING:
     from agentui.tui.app import Prepare
 
 
-def run_app(launch: Launch | None = None, *, prepare: Prepare | None = None, problem: str | None = None,
-            first_prompt: str | None = None, cwd: Path | None = None) -> int:
+def run_app(
+    launch: Launch | None = None,
+    *,
+    prepare: Prepare | None = None,
+    problem: str | None = None,
+    first_prompt: str | None = None,
+    cwd: Path | None = None,
+) -> int:
     """Run the app until the person quits; an internal failure ends in one sentence on stderr, never a traceback.
 
     Give `launch`, or `prepare` to resolve it once the first frame is on screen (the faster start)."""

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.widgets import Static
 
@@ -61,15 +61,17 @@ INIT_PROMPT = (
     "reading several files to understand. Keep it short and specific to this project; if a CLAUDE.md exists, "
     "improve it instead."
 )
-HELP = """Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts · Shift+Tab permission mode ·
-Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · #note adds to CLAUDE.md · @ completes files
-Commands: """
+HELP = (
+    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts · Shift+Tab permission mode ·\n"
+    "Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · #note adds to CLAUDE.md · "
+    "@ completes files\nCommands: "
+)
 
 
 class AgentApp(App[int]):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
@@ -176,8 +178,8 @@ class AgentApp(App[int]):
         if self._prepare is not None:
             self.launch, self.problem = self._prepare()
             self._prepare = None
-        import agentui.core.conversation  # noqa: F401  (the engine: pydantic models, providers, tools)
-        import agentui.tui.screens.permission  # noqa: F401
+        import agentui.core.conversation
+        import agentui.tui.screens.permission
         import agentui.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
 
     async def _trusted(self, trusted: bool | None) -> None:
@@ -212,9 +214,11 @@ class AgentApp(App[int]):
             await self._close()
         try:
             self.conversation = Conversation.open(
-                replace(self.launch, session=request), project=self._project,
+                replace(self.launch, session=request),
+                project=self._project,
                 provider=self._provider_factory() if self._provider_factory else None,
-                on_error=lambda message: self.call_later(self.say, message, "warning"), env=self._env,
+                on_error=lambda message: self.call_later(self.say, message, "warning"),
+                env=self._env,
             )
         except (SessionError, ProjectError) as exc:
             self.say(str(exc), "error")
@@ -230,8 +234,12 @@ class AgentApp(App[int]):
             self._show_history(agent.messages, resumed.tool_details)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({len(agent.messages)} messages).")
         engine = self.conversation.project.engine
-        self.status.set(model=agent.config.model, provider=self.launch.settings.provider, mode=engine.mode,
-                        title=resumed.title if resumed and resumed.title else "")
+        self.status.set(
+            model=agent.config.model,
+            provider=self.launch.settings.provider,
+            mode=engine.mode,
+            title=resumed.title if resumed and resumed.title else "",
+        )
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             self._send(text)
@@ -316,14 +324,20 @@ class AgentApp(App[int]):
             self._ask(event)  # type: ignore[arg-type]
         elif kind == "usage":
             total = event.total  # type: ignore[union-attr]
-            self.status.set(tokens_in=total.context_tokens, tokens_out=total.output_tokens,
-                            cost_usd=event.cost_usd, context_percent=event.context_percent)  # type: ignore[union-attr]
+            self.status.set(
+                tokens_in=total.context_tokens,
+                tokens_out=total.output_tokens,
+                cost_usd=event.cost_usd,
+                context_percent=event.context_percent,
+            )  # type: ignore[union-attr]
         elif kind == "retry":
             for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
                 widget.remove()
             self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)  # type: ignore[union-attr]
-            self.say(f"Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}",  # type: ignore[union-attr]
-                     "warning")
+            self.say(
+                f"Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}",  # type: ignore[union-attr]
+                "warning",
+            )
         elif kind == "error":
             self.say(event.message, "error")  # type: ignore[union-attr]
         elif kind == "notice":
@@ -340,8 +354,9 @@ class AgentApp(App[int]):
     def _compacted(self, event: Any) -> None:
         from agentui.tui.widgets.answer import CompactionMark
 
-        self.transcript.add(CompactionMark(_summary_text(event.summary),
-                                           f"Conversation compacted to {event.post_tokens:,} tokens"))
+        self.transcript.add(
+            CompactionMark(_summary_text(event.summary), f"Conversation compacted to {event.post_tokens:,} tokens")
+        )
         agent = self.conversation.agent if self.conversation else None
         window = agent.window if agent else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
@@ -454,9 +469,13 @@ class AgentApp(App[int]):
         if tool is not None and decision is not None and decision.behavior == "allow":
             tool.start()
         if self.conversation is not None:
-            self.conversation.agent.respond_permission(request.request_id, decision or PermissionDecision(behavior="deny"))
+            self.conversation.agent.respond_permission(
+                request.request_id, decision or PermissionDecision(behavior="deny")
+            )
             if decision is not None and decision.scope == "always" and decision.behavior == "allow":
-                self.say(f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}.")
+                self.say(
+                    f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}."
+                )
         self._next_question()
 
     # The prompt
@@ -495,8 +514,11 @@ class AgentApp(App[int]):
         if before_cursor.startswith("/") and " " not in before_cursor:
             typed = before_cursor[1:].lower()
             names = {**BUILTIN, **{name: c.description or "custom command" for name, c in self._custom.items()}}
-            return [Completion(f"/{name}", description) for name, description in sorted(names.items())
-                    if name.startswith(typed)]
+            return [
+                Completion(f"/{name}", description)
+                for name, description in sorted(names.items())
+                if name.startswith(typed)
+            ]
         word = before_cursor.split()[-1] if before_cursor.split() else ""
         if word.startswith("@") and self.conversation is not None:
             typed = word[1:].lower()
@@ -529,8 +551,12 @@ class AgentApp(App[int]):
         block = self.transcript.add(ToolBlock("shell", "Bash", self.conversation.project.root))
         block.set_arguments({"command": command})
         block.start()
-        ctx = ToolContext(cwd=self.conversation.project.root, session_id=self.conversation.session_id,
-                          tool_call_id="shell", progress=block.progress)
+        ctx = ToolContext(
+            cwd=self.conversation.project.root,
+            session_id=self.conversation.session_id,
+            tool_call_id="shell",
+            progress=block.progress,
+        )
         result = await bash.run(bash.Args(command=command), ctx)
         block.finish(result.content, result.is_error, result.details)
         output = result.content if isinstance(result.content, str) else ""
@@ -574,8 +600,11 @@ class AgentApp(App[int]):
         project = self.conversation.project
         from_project = command.path is not None and project.root in command.path.parents
         if from_project and not project.trusted:
-            self.say(f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
-                     "so they are asked for as usual.", "warning")
+            self.say(
+                f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
+                "so they are asked for as usual.",
+                "warning",
+            )
             return
         from agentui.core.permissions.rules import RuleError
 
@@ -610,18 +639,25 @@ class AgentApp(App[int]):
     async def _command_memory(self, arguments: str) -> None:
         memory = self.conversation.agent.memory if self.conversation else None
         if memory is None or not memory.files:
-            self.say("No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
-                     "or to ~/.claude/CLAUDE.md for every project.")
+            self.say(
+                "No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
+                "or to ~/.claude/CLAUDE.md for every project."
+            )
             return
-        lines = [f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
-                 f"{len(f.text):,} characters)" for f in memory.files]
+        lines = [
+            f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
+            f"{len(f.text):,} characters)"
+            for f in memory.files
+        ]
         self.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
     async def _command_mcp(self, arguments: str) -> None:
         hub = self.conversation.mcp if self.conversation else None
         if hub is None or not hub.servers:
-            self.say("No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
-                     "~/.claude.json, or with --mcp-config.")
+            self.say(
+                "No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
+                "~/.claude.json, or with --mcp-config."
+            )
             return
         lines = []
         for server in hub.servers:
@@ -629,8 +665,10 @@ class AgentApp(App[int]):
                 names = ", ".join(tool.name for tool in server.tools) or "no tools"
                 lines.append(f"- {server.name} ({server.config.scope}): connected, {len(server.tools)} tools: {names}")
             else:
-                lines.append(f"- {server.name} ({server.config.scope}): {server.state}"
-                             f"{' — ' + server.error if server.error else ''} (log: {server.log_path})")
+                lines.append(
+                    f"- {server.name} ({server.config.scope}): {server.state}"
+                    f"{' — ' + server.error if server.error else ''} (log: {server.log_path})"
+                )
         self.say("MCP servers:\n" + "\n".join(lines))
 
     async def _command_resume(self, arguments: str) -> None:
@@ -657,9 +695,11 @@ class AgentApp(App[int]):
             return
         agent = self.conversation.agent
         usage = agent.usage
-        self.say(f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
-                 f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
-                 f"about ${agent.cost_usd:.4f} at list prices.")
+        self.say(
+            f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
+            f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
+            f"about ${agent.cost_usd:.4f} at list prices."
+        )
 
     async def _command_permissions(self, arguments: str) -> None:
         if self.conversation is None:
@@ -746,7 +786,9 @@ class AgentApp(App[int]):
         if self.conversation is None:
             return
         engine = self.conversation.project.engine
-        cycle = MODES_CYCLE + (("bypassPermissions",) if self.launch and self.launch.permissions.mode == "bypassPermissions" else ())
+        cycle = MODES_CYCLE + (
+            ("bypassPermissions",) if self.launch and self.launch.permissions.mode == "bypassPermissions" else ()
+        )
         engine.mode = cycle[(cycle.index(engine.mode) + 1) % len(cycle)] if engine.mode in cycle else cycle[0]
         self.status.set(mode=engine.mode)
 
@@ -793,8 +835,7 @@ class AgentApp(App[int]):
                     tool.set_arguments(block.input)
                     result = results.get(block.id)
                     if result is not None:
-                        tool.call_after_refresh(tool.finish, result.content, result.is_error,
-                                                details.get(block.id, {}))
+                        tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(block.id, {}))
 
     # Themes and failures
 
@@ -812,8 +853,10 @@ class AgentApp(App[int]):
             super()._handle_exception(error)
             return
         log.error("agentui stopped after an internal error", exc_info=error)
-        self.crash_message = (f"agentui stopped after an internal error ({type(error).__name__}: {error}); "
-                              "run with --debug to see the details.")
+        self.crash_message = (
+            f"agentui stopped after an internal error ({type(error).__name__}: {error}); "
+            "run with --debug to see the details."
+        )
         self._return_code = 1
         self.exit(1)
 

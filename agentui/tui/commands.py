@@ -55,6 +55,7 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
                 continue
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
-            commands[name] = CustomCommand(name, body, meta.get("description", ""), meta.get("argument-hint", ""),
-                                           tools, path)
+            commands[name] = CustomCommand(
+                name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path
+            )
     return commands

@@ -38,7 +38,9 @@ async def provider(server: LoopbackServer):
 async def test_recorded_text_stream(server: LoopbackServer, provider: AnthropicProvider) -> None:
     server.enqueue(Reply(chunks=recorded("anthropic_text.sse")))
     message = await collect(provider, request())
-    expected = "".join(p["delta"]["text"] for p in recorded_events("anthropic_text.sse") if p["type"] == "content_block_delta")
+    expected = "".join(
+        p["delta"]["text"] for p in recorded_events("anthropic_text.sse") if p["type"] == "content_block_delta"
+    )
     assert message.content == [TextBlock(text=expected)]
     assert message.stop_reason == "max_tokens"
     assert (message.usage.input_tokens, message.usage.output_tokens) == (23, 40)
@@ -61,10 +63,16 @@ async def test_recorded_tool_use_with_interleaved_blocks(server: LoopbackServer,
 
 
 async def test_thinking_then_text(server: LoopbackServer, provider: AnthropicProvider) -> None:
-    server.enqueue(Reply(chunks=anthropic_stream([
-        {"type": "thinking", "thinking": "The user greets me; answer briefly.", "signature": "sig-abc"},
-        {"type": "text", "text": "Hello! How can I help?"},
-    ])))
+    server.enqueue(
+        Reply(
+            chunks=anthropic_stream(
+                [
+                    {"type": "thinking", "thinking": "The user greets me; answer briefly.", "signature": "sig-abc"},
+                    {"type": "text", "text": "Hello! How can I help?"},
+                ]
+            )
+        )
+    )
     message = await collect(provider, request())
     assert message.content == [
         ThinkingBlock(thinking="The user greets me; answer briefly.", signature="sig-abc"),
@@ -88,8 +96,14 @@ async def test_request_shape_headers_and_cache_breakpoints(server: LoopbackServe
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
     history = [
         Message.user("read it"),
-        Message(role="assistant", content=[ThinkingBlock(thinking="unsigned"), TextBlock(text=""),
-                                           ToolUseBlock(id="t1", name="Read", input={"file_path": "a"})]),
+        Message(
+            role="assistant",
+            content=[
+                ThinkingBlock(thinking="unsigned"),
+                TextBlock(text=""),
+                ToolUseBlock(id="t1", name="Read", input={"file_path": "a"}),
+            ],
+        ),
         Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="1\tx", is_error=False)]),
         Message.user("and now?"),
     ]
@@ -105,7 +119,9 @@ async def test_request_shape_headers_and_cache_breakpoints(server: LoopbackServe
     assert "cache_control" not in body["tools"][0] and body["tools"][1]["cache_control"] == {"type": "ephemeral"}
     # Unsigned thinking and empty text are not sendable; the two trailing user messages merge into one turn.
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
-    assert body["messages"][1]["content"] == [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}}]
+    assert body["messages"][1]["content"] == [
+        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}}
+    ]
     last = body["messages"][2]["content"]
     assert last[0] == {"type": "tool_result", "tool_use_id": "t1", "content": "1\tx"}
     assert last[1] == {"type": "text", "text": "and now?", "cache_control": {"type": "ephemeral"}}
@@ -123,7 +139,9 @@ async def test_auth_token_is_sent_as_bearer(server: LoopbackServer) -> None:
 
 
 async def test_401_is_one_sentence_and_not_retried(server: LoopbackServer, provider: AnthropicProvider) -> None:
-    server.enqueue(Reply.error(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}))
+    server.enqueue(
+        Reply.error(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+    )
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.stop == "error" and result.error_kind == "authentication"
@@ -148,8 +166,11 @@ async def test_529_then_success_is_retried_with_an_event(server: LoopbackServer,
 
 async def test_429_honours_retry_after(server: LoopbackServer, provider: AnthropicProvider) -> None:
     server.enqueue(
-        Reply.error(429, {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
-                    headers={"retry-after": "0.2"}),
+        Reply.error(
+            429,
+            {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
+            headers={"retry-after": "0.2"},
+        ),
         Reply(chunks=anthropic_stream([{"type": "text", "text": "done"}])),
     )
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
@@ -172,8 +193,12 @@ async def test_gives_up_after_max_attempts(server: LoopbackServer, provider: Ant
 async def test_cut_after_a_completed_block_keeps_it_and_is_not_resent(
     server: LoopbackServer, provider: AnthropicProvider
 ) -> None:
-    chunks = anthropic_stream([{"type": "text", "text": "First part."},
-                               {"type": "tool_use", "id": "toolu_x", "name": "Read", "input": {"file_path": "x"}}])
+    chunks = anthropic_stream(
+        [
+            {"type": "text", "text": "First part."},
+            {"type": "tool_use", "id": "toolu_x", "name": "Read", "input": {"file_path": "x"}},
+        ]
+    )
     first_stop = next(i for i, c in enumerate(chunks) if b"content_block_stop" in c)
     server.enqueue(Reply(chunks=chunks, cut_after=first_stop + 2))  # dies inside the second block
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
@@ -198,9 +223,11 @@ async def test_cut_before_any_block_completed_is_retried(server: LoopbackServer,
     assert "retry" in deltas
 
 
-async def test_malformed_sse_is_a_clear_error_and_not_retried(server: LoopbackServer, provider: AnthropicProvider) -> None:
+async def test_malformed_sse_is_a_clear_error_and_not_retried(
+    server: LoopbackServer, provider: AnthropicProvider
+) -> None:
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
-    chunks.insert(3, b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": 0, \"delt\n\n")
+    chunks.insert(3, b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delt\n\n')
     server.enqueue(Reply(chunks=chunks))
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
@@ -211,7 +238,7 @@ async def test_malformed_sse_is_a_clear_error_and_not_retried(server: LoopbackSe
 
 async def test_llama_cpp_error_event_mid_stream_is_retried(server: LoopbackServer, provider: AnthropicProvider) -> None:
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
-    broken = chunks[:3] + [event("error", {"code": 500, "message": "slot unavailable", "type": "server_error"})]
+    broken = [*chunks[:3], event("error", {"code": 500, "message": "slot unavailable", "type": "server_error"})]
     server.enqueue(Reply(chunks=broken), Reply(chunks=chunks))
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
@@ -219,15 +246,19 @@ async def test_llama_cpp_error_event_mid_stream_is_retried(server: LoopbackServe
     assert len(server.requests) == 2
 
 
-async def test_overloaded_error_event_mid_stream_is_retried(server: LoopbackServer, provider: AnthropicProvider) -> None:
+async def test_overloaded_error_event_mid_stream_is_retried(
+    server: LoopbackServer, provider: AnthropicProvider
+) -> None:
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
     overloaded = event("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
-    server.enqueue(Reply(chunks=chunks[:2] + [overloaded]), Reply(chunks=chunks))
+    server.enqueue(Reply(chunks=[*chunks[:2], overloaded]), Reply(chunks=chunks))
     agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     assert (await agent.prompt("hi")).text == "abc"
 
 
-async def test_stream_that_ends_without_message_stop_is_broken(server: LoopbackServer, provider: AnthropicProvider) -> None:
+async def test_stream_that_ends_without_message_stop_is_broken(
+    server: LoopbackServer, provider: AnthropicProvider
+) -> None:
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
     server.enqueue(Reply(chunks=chunks[:3]))
     with pytest.raises(errors.StreamBrokenError, match="ended the stream before the message was complete"):
@@ -235,12 +266,23 @@ async def test_stream_that_ends_without_message_stop_is_broken(server: LoopbackS
 
 
 async def test_prompt_too_long_is_context_overflow(server: LoopbackServer, provider: AnthropicProvider) -> None:
-    server.enqueue(Reply.error(400, {"type": "error", "error": {
-        "type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}))
+    server.enqueue(
+        Reply.error(
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "prompt is too long: 210000 tokens > 200000 maximum",
+                },
+            },
+        )
+    )
     with pytest.raises(errors.ContextOverflowError) as caught:
         await collect(provider, request())
     assert str(caught.value) == (
-        "The conversation is too long for the model's context window: prompt is too long: 210000 tokens > 200000 maximum."
+        "The conversation is too long for the model's context window: "
+        "prompt is too long: 210000 tokens > 200000 maximum."
     )
 
 

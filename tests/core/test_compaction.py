@@ -26,9 +26,16 @@ def call(call_id: str, text: str) -> dict[str, Any]:
 
 
 def turn(call_id: str, text: str, talk: int = 0) -> list[Message]:
-    return [Message(role="assistant", content=[TextBlock(text=f"calling {call_id} " + "t" * talk),
-                                               ToolUseBlock(id=call_id, name="Echo", input={"text": "x"})]),
-            Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content=text)])]
+    return [
+        Message(
+            role="assistant",
+            content=[
+                TextBlock(text=f"calling {call_id} " + "t" * talk),
+                ToolUseBlock(id=call_id, name="Echo", input={"text": "x"}),
+            ],
+        ),
+        Message(role="user", content=[ToolResultBlock(tool_use_id=call_id, content=text)]),
+    ]
 
 
 def history(turns: int, size: int = 400, talk: int = 0) -> list[Message]:
@@ -38,11 +45,18 @@ def history(turns: int, size: int = 400, talk: int = 0) -> list[Message]:
     return messages
 
 
-def make_agent(script: list[dict[str, Any]], messages: list[Message] | None = None,
-               **config: Any) -> tuple[Agent, ScriptedProvider, list[Event]]:
+def make_agent(
+    script: list[dict[str, Any]], messages: list[Message] | None = None, **config: Any
+) -> tuple[Agent, ScriptedProvider, list[Event]]:
     provider = ScriptedProvider(script)
-    agent = Agent(provider, AgentConfig(model="scripted", **config), tools=ToolRegistry([Echo()]),
-                  retry=RetryPolicy(base_delay=0.01), messages=messages, counter=COUNTER)
+    agent = Agent(
+        provider,
+        AgentConfig(model="scripted", **config),
+        tools=ToolRegistry([Echo()]),
+        retry=RetryPolicy(base_delay=0.01),
+        messages=messages,
+        counter=COUNTER,
+    )
     seen: list[Event] = []
     agent.bus.on(seen.append)
     return agent, provider, seen
@@ -60,7 +74,7 @@ def test_split_keeps_the_recent_turns_from_an_assistant_message() -> None:
     split = compaction.split_index(messages, 400, COUNTER)
     assert split is not None and messages[split].role == "assistant"
     kept = messages[split:]
-    assert COUNTER.messages(kept) <= 400 and COUNTER.messages(messages[split - 2:]) > 400
+    assert COUNTER.messages(kept) <= 400 and COUNTER.messages(messages[split - 2 :]) > 400
     # even when the last turn alone is over the budget, it is kept, and what is before it is summarised
     assert compaction.split_index(messages, 10, COUNTER) == len(messages) - 2
     assert compaction.split_index([Message.user("only a prompt")], 10, COUNTER) is None
@@ -80,8 +94,9 @@ def test_old_tool_results_become_placeholders_naming_the_call_newest_kept() -> N
 
 def test_the_summary_request_reads_a_clipped_transcript_and_puts_an_earlier_summary_first() -> None:
     older = [compaction.summary_message("EARLIER SUMMARY"), *history(30, size=5000)[1:]]
-    request, included = compaction.summary_request("m", older, instructions="focus on the tests", input_budget=4000,
-                                                    max_tokens=1000, counter=COUNTER)
+    request, included = compaction.summary_request(
+        "m", older, instructions="focus on the tests", input_budget=4000, max_tokens=1000, counter=COUNTER
+    )
     left_out = len(older) - included
     assert request.system == SUMMARY_SYSTEM and request.tools == () and len(request.messages) == 1
     text = request.messages[0].text
@@ -97,8 +112,9 @@ def test_the_summary_request_reads_a_clipped_transcript_and_puts_an_earlier_summ
 
 async def test_past_the_threshold_a_summary_replaces_the_older_turns() -> None:
     old = history(40, size=400, talk=2000)  # about 25,000 tokens, mostly talk: shortening results is not enough
-    agent, provider, seen = make_agent([{"text": "The user is testing. Files: a.py."}, {"text": "Answer."}],
-                                       messages=old, context_window=24_000)
+    agent, provider, seen = make_agent(
+        [{"text": "The user is testing. Files: a.py."}, {"text": "Answer."}], messages=old, context_window=24_000
+    )
     result = await agent.prompt("go on")
     assert result.stop == "end_turn" and result.text == "Answer."
     summary_call, answer_call = provider.requests
@@ -118,8 +134,9 @@ async def test_past_the_threshold_a_summary_replaces_the_older_turns() -> None:
 
 async def test_shortening_old_tool_results_comes_first_and_may_be_enough() -> None:
     old = history(40, size=3000)  # about 31,000 tokens, mostly tool results
-    agent, provider, seen = make_agent([{"text": "Answer."}], messages=old, context_window=40_000,
-                                       compact_threshold=0.7)
+    agent, provider, seen = make_agent(
+        [{"text": "Answer."}], messages=old, context_window=40_000, compact_threshold=0.7
+    )
     await agent.prompt("go on")
     (only,) = provider.requests  # no summary call
     results = [b for m in only.messages for b in m.content if isinstance(b, ToolResultBlock)]
@@ -130,15 +147,17 @@ async def test_shortening_old_tool_results_comes_first_and_may_be_enough() -> No
 
 
 async def test_nothing_happens_below_the_threshold_or_with_auto_compact_off() -> None:
-    agent, provider, _ = make_agent([{"text": "Answer."}], messages=history(40, size=400, talk=2000),
-                                    context_window=24_000, auto_compact=False)
+    agent, provider, _ = make_agent(
+        [{"text": "Answer."}], messages=history(40, size=400, talk=2000), context_window=24_000, auto_compact=False
+    )
     await agent.prompt("go on")
     assert len(provider.requests) == 1 and "RESULT-0 r" in text_of(provider.requests[0])
 
 
 async def test_an_overflow_from_the_provider_compacts_once_and_retries() -> None:
-    agent, provider, seen = make_agent([OVERFLOW, {"text": "summary"}, {"text": "Answer."}],
-                                       messages=history(10), context_window=None)
+    agent, provider, _seen = make_agent(
+        [OVERFLOW, {"text": "summary"}, {"text": "Answer."}], messages=history(10), context_window=None
+    )
     result = await agent.prompt("go on")
     assert result.stop == "end_turn" and result.text == "Answer."
     assert [r.system for r in provider.requests][1] == SUMMARY_SYSTEM
@@ -146,8 +165,7 @@ async def test_an_overflow_from_the_provider_compacts_once_and_retries() -> None
 
 
 async def test_a_summary_that_overflows_falls_back_to_dropping_the_oldest_turns_and_never_loops() -> None:
-    agent, provider, seen = make_agent([OVERFLOW, OVERFLOW, OVERFLOW, {"text": "never reached"}],
-                                       messages=history(10))
+    agent, provider, _seen = make_agent([OVERFLOW, OVERFLOW, OVERFLOW, {"text": "never reached"}], messages=history(10))
     result = await agent.prompt("go on")
     assert result.stop == "error" and result.error_kind == "context_overflow"
     assert len(provider.requests) == 3  # the call, the summary, the call again: then it stops
@@ -157,8 +175,7 @@ async def test_a_summary_that_overflows_falls_back_to_dropping_the_oldest_turns_
 
 
 async def test_compact_on_demand_with_instructions_and_a_prompt_sent_meanwhile() -> None:
-    agent, provider, seen = make_agent([{"text": "summary with tests"}, {"text": "Answer."}],
-                                       messages=history(10))
+    agent, provider, seen = make_agent([{"text": "summary with tests"}, {"text": "Answer."}], messages=history(10))
     agent.follow_up("and then this")  # typed while compacting: it runs once the summary is in
     result = await agent.compact("keep the test names")
     assert "keep the test names" in provider.requests[0].messages[0].text
@@ -177,10 +194,11 @@ async def test_compact_with_nothing_to_summarise_says_so_and_changes_nothing() -
 
 async def test_an_overflow_with_an_unknown_window_sizes_the_compaction_by_what_overflowed() -> None:
     # A local model with an unknown, small window: the request that overflowed is the measure.
-    agent, provider, _ = make_agent([OVERFLOW, {"text": "summary"}, {"text": "Answer."}],
-                                    messages=history(20, size=2000), context_window=None)
+    agent, provider, _ = make_agent(
+        [OVERFLOW, {"text": "summary"}, {"text": "Answer."}], messages=history(20, size=2000), context_window=None
+    )
     before = agent.context_tokens
     assert (await agent.prompt("go on")).text == "Answer."
-    summary_call, retried = provider.requests[1:]
+    summary_call, _retried = provider.requests[1:]
     assert COUNTER.count(summary_call.messages[0].text) < 0.85 * before
     assert agent.context_tokens < 0.5 * before

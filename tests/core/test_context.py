@@ -41,8 +41,9 @@ def count_offline(tmp_path: Path, mode: str) -> dict:
     cache, temp = tmp_path / "cache", tmp_path / "tmp"
     temp.mkdir(exist_ok=True)
     env.update(AGENTUI_CACHE_DIR=str(cache), TMPDIR=str(temp), HOME=str(tmp_path))
-    done = subprocess.run([sys.executable, "-c", OFFLINE_COUNT, mode], env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", OFFLINE_COUNT, mode], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     print(f"first count took {found['ms']:.2f} ms")  # the number: bench/ measures it properly

@@ -28,16 +28,39 @@ def one_of_each() -> list[ev.Event]:
         ev.ThinkingDelta(session_id=SID, index=0, text="hmm"),
         ev.ToolUseDelta(session_id=SID, index=1, tool_call_id="toolu_1", name="Read", partial_json='{"fi'),
         ev.ContentBlockEnd(session_id=SID, index=1, block=tool_use, message_id="msg_1"),
-        ev.MessageEnd(session_id=SID, message=Message(role="assistant", content=[TextBlock(text="x"), tool_use],
-                                                      id="msg_1", stop_reason="tool_use", usage=usage)),
+        ev.MessageEnd(
+            session_id=SID,
+            message=Message(
+                role="assistant",
+                content=[TextBlock(text="x"), tool_use],
+                id="msg_1",
+                stop_reason="tool_use",
+                usage=usage,
+            ),
+        ),
         ev.ToolStart(session_id=SID, tool_call_id="toolu_1", name="Read", input={"file_path": "a.py"}),
         ev.ToolProgress(session_id=SID, tool_call_id="toolu_1", text="line\n"),
-        ev.ToolEnd(session_id=SID, tool_call_id="toolu_1", name="Read", content=[TextBlock(text="1\tx")],
-                   details={"lines": 1, "missing": None}),
-        ev.PermissionRequest(session_id=SID, request_id="r1", tool_call_id="toolu_1", tool_name="Bash",
-                             input={"command": "ls"}, reason="Bash can run commands"),
-        ev.PermissionResolved(session_id=SID, request_id="r1", tool_call_id="toolu_1",
-                              decision=ev.PermissionDecision(behavior="deny", message="use git status")),
+        ev.ToolEnd(
+            session_id=SID,
+            tool_call_id="toolu_1",
+            name="Read",
+            content=[TextBlock(text="1\tx")],
+            details={"lines": 1, "missing": None},
+        ),
+        ev.PermissionRequest(
+            session_id=SID,
+            request_id="r1",
+            tool_call_id="toolu_1",
+            tool_name="Bash",
+            input={"command": "ls"},
+            reason="Bash can run commands",
+        ),
+        ev.PermissionResolved(
+            session_id=SID,
+            request_id="r1",
+            tool_call_id="toolu_1",
+            decision=ev.PermissionDecision(behavior="deny", message="use git status"),
+        ),
         ev.UsageUpdate(session_id=SID, usage=usage, total=usage, cost_usd=0.25, context_tokens=12, context_percent=0.1),
         ev.CompactionStart(session_id=SID, trigger="auto", pre_tokens=180_000),
         ev.CompactionEnd(session_id=SID, summary="so far", post_tokens=9_000),
@@ -49,7 +72,7 @@ def one_of_each() -> list[ev.Event]:
 
 def test_the_sample_covers_every_event_type() -> None:
     union = typing.get_args(typing.get_args(ev.Event)[0])
-    assert {cls for cls in union} == {type(event) for event in one_of_each()}
+    assert set(union) == {type(event) for event in one_of_each()}
 
 
 @pytest.mark.parametrize("event", one_of_each(), ids=lambda e: e.type)

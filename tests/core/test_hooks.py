@@ -11,7 +11,7 @@ import pytest
 from agentui.core.agent import Agent, AgentConfig
 from agentui.core.claude_settings import SettingsFile, SettingsSource
 from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
-from agentui.core.hooks import HookSpec, Hooks, specs_from
+from agentui.core.hooks import Hooks, HookSpec, specs_from
 from agentui.core.messages import TextBlock, ToolResultBlock
 from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.providers.scripted import ScriptedProvider
@@ -70,24 +70,32 @@ async def test_a_hooks_allow_skips_the_prompt_but_never_beats_a_deny_rule(tmp_pa
     allow = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
     spec = hook("PreToolUse", f"echo '{allow}'")
     writer = WriteNote()
-    agent, provider, seen = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer)
+    agent, _provider, seen = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer)
     await agent.prompt("go")
     assert writer.written == ["x"] and not any(isinstance(e, PermissionRequest) for e in seen)
 
     engine = PermissionEngine(Workspace(root=tmp_path))
     engine.add_rule("WriteNote", "deny", "cli")
     writer2 = WriteNote()
-    agent2, provider2, _ = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer2,
-                                gate=engine)
+    agent2, provider2, _ = make(
+        tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], [spec], writer2, gate=engine
+    )
     await agent2.prompt("go")
     assert writer2.written == [] and "denied" in result_of(provider2, "w1").content
 
 
 async def test_a_hook_can_force_a_question_for_an_allowed_tool(tmp_path: Path) -> None:
     ask = json.dumps({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "check this"}})
-    agent, _, seen = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [hook("PreToolUse", f"echo '{ask}'")], Echo())
-    agent.bus.on(lambda e: agent.respond_permission(e.request_id, PermissionDecision(behavior="allow"))
-                 if isinstance(e, PermissionRequest) else None)
+    agent, _, seen = make(
+        tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [hook("PreToolUse", f"echo '{ask}'")], Echo()
+    )
+    agent.bus.on(
+        lambda e: (
+            agent.respond_permission(e.request_id, PermissionDecision(behavior="allow"))
+            if isinstance(e, PermissionRequest)
+            else None
+        )
+    )
     await agent.prompt("go")
     [request] = [e for e in seen if isinstance(e, PermissionRequest)]
     assert request.reason == "a PreToolUse hook asks: check this"
@@ -105,12 +113,17 @@ async def test_post_tool_use_feedback_reaches_the_model(tmp_path: Path) -> None:
 async def test_user_prompt_submit_adds_context_or_blocks(tmp_path: Path) -> None:
     agent, provider, _ = make(tmp_path, [{"text": "ok"}], [hook("UserPromptSubmit", "echo 'Current branch: main'")])
     await agent.prompt("status?")
-    assert provider.requests[0].messages[0].content == [TextBlock(text="status?"), TextBlock(text="Current branch: main")]
+    assert provider.requests[0].messages[0].content == [
+        TextBlock(text="status?"),
+        TextBlock(text="Current branch: main"),
+    ]
 
     blocker = hook("UserPromptSubmit", "grep -q password && { echo 'no secrets in prompts' >&2; exit 2; }; exit 0")
     agent2, provider2, _ = make(tmp_path, [{"text": "never"}], [blocker])
     result = await agent2.prompt("my password is hunter2")
-    assert result.stop == "error" and result.error == "A UserPromptSubmit hook blocked the prompt: no secrets in prompts"
+    assert (
+        result.stop == "error" and result.error == "A UserPromptSubmit hook blocked the prompt: no secrets in prompts"
+    )
     assert provider2.requests == [] and agent2.messages == []
 
 
@@ -123,12 +136,15 @@ async def test_session_start_context_comes_once(tmp_path: Path) -> None:
 
 
 async def test_a_stop_hook_can_send_the_agent_back_to_work_once(tmp_path: Path) -> None:
-    spec = hook("Stop", """python3 -c "
+    spec = hook(
+        "Stop",
+        """python3 -c "
 import json, sys
 data = json.load(sys.stdin)
 if not data['stop_hook_active']:
     print(json.dumps({'decision': 'block', 'reason': 'run the tests first'}))
-" """)
+" """,
+    )
     agent, provider, _ = make(tmp_path, [{"text": "Done."}, {"text": "Tests pass."}], [spec])
     result = await agent.prompt("fix it")
     assert result.text == "Tests pass." and len(provider.requests) == 2
@@ -141,13 +157,23 @@ async def test_failures_and_timeouts_warn_and_continue(tmp_path: Path) -> None:
     await agent.prompt("go")
     assert result_of(provider, "e1").content == "hi"
     notices = sorted(e.message for e in seen if isinstance(e, Notice))
-    assert notices == ["The PreToolUse hook `echo broken >&2; exit 1` failed with exit code 1 (broken); continuing.",
-                       "The PreToolUse hook `sleep 30` timed out after 0.3 s and was stopped; continuing."]
+    assert notices == [
+        "The PreToolUse hook `echo broken >&2; exit 1` failed with exit code 1 (broken); continuing.",
+        "The PreToolUse hook `sleep 30` timed out after 0.3 s and was stopped; continuing.",
+    ]
 
 
 def test_a_projects_own_hooks_run_only_once_it_is_trusted(tmp_path: Path) -> None:
-    settings = SettingsFile.model_validate({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "./check.sh", "timeout": 5}]}], "Unknown": []}})
+    settings = SettingsFile.model_validate(
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh", "timeout": 5}]}
+                ],
+                "Unknown": [],
+            }
+        }
+    )
     user = SettingsSource("user", tmp_path / "u.json", settings)
     project = SettingsSource("project", tmp_path / "p.json", settings)
     assert [s.source for s in specs_from([user, project], trusted=False)] == ["user"]
@@ -155,8 +181,17 @@ def test_a_projects_own_hooks_run_only_once_it_is_trusted(tmp_path: Path) -> Non
     assert [(s.source, s.matcher, s.timeout) for s in trusted] == [("user", "Bash", 5.0), ("project", "Bash", 5.0)]
 
 
-@pytest.mark.parametrize(("matcher", "tool", "expected"), [("", "Bash", True), ("*", "X", True), ("Edit|Write", "Write", True),
-                                                           ("Edit", "Edit2", False), ("mcp__.*", "mcp__gh__x", True), ("[bad", "[bad", True)])
+@pytest.mark.parametrize(
+    ("matcher", "tool", "expected"),
+    [
+        ("", "Bash", True),
+        ("*", "X", True),
+        ("Edit|Write", "Write", True),
+        ("Edit", "Edit2", False),
+        ("mcp__.*", "mcp__gh__x", True),
+        ("[bad", "[bad", True),
+    ],
+)
 def test_matcher_semantics(matcher: str, tool: str, expected: bool) -> None:
     assert hook("PreToolUse", "true", matcher=matcher).matches(tool) is expected
 
@@ -174,8 +209,13 @@ async def test_a_link_swapped_after_the_permission_check_cannot_redirect_a_write
     ws.record_read(root / "notes.txt")
     engine = PermissionEngine(ws, mode="acceptEdits")
     swap = hook("PreToolUse", f"ln -sfn {outside} {root / 'link.txt'}")
-    agent, provider, _ = make(root, [call("Write", "w1", file_path="link.txt", content="pwned\n"), {"text": "ok"}],
-                              [swap], Write(ws), gate=engine)
+    agent, provider, _ = make(
+        root,
+        [call("Write", "w1", file_path="link.txt", content="pwned\n"), {"text": "ok"}],
+        [swap],
+        Write(ws),
+        gate=engine,
+    )
     await agent.prompt("write")
     result = result_of(provider, "w1")
     assert result.is_error and "nothing was written" in result.content
@@ -185,7 +225,7 @@ async def test_a_link_swapped_after_the_permission_check_cannot_redirect_a_write
 async def test_pre_compact_runs_before_a_summary_with_its_trigger_and_instructions(tmp_path: Path) -> None:
     seen_input = tmp_path / "stdin.json"
     spec = hook("PreCompact", f"cat > {seen_input}", matcher="manual")
-    agent, provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
+    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
     await agent.prompt("first")
     await agent.prompt("second")
     await agent.compact("keep names")

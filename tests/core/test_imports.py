@@ -24,7 +24,10 @@ def test_every_core_module_and_print_mode_import_without_textual_or_rich() -> No
 
 
 def test_version_answers_without_importing_the_engine() -> None:
-    code = "import sys; from agentui.cli import main; main(['--version']); print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'httpx', 'agentui.core'))))"
+    code = (
+        "import sys; from agentui.cli import main; main(['--version']); "
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'httpx', 'agentui.core'))))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     version_line, modules = done.stdout.splitlines()

@@ -29,32 +29,53 @@ def by_name(servers: list[ServerConfig]) -> dict[str, ServerConfig]:
 def test_the_most_local_definition_wins_and_variables_expand(tmp_path: Path) -> None:
     root, home = tmp_path / "project", tmp_path / "claude"
     env = {"CLAUDE_CONFIG_DIR": str(home), "TOKEN": "s3cret"}
-    write(home / ".claude.json", {
-        "mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}, "c": {"command": "user-c"}},
-        "projects": {str(root): {"mcpServers": {"b": {"command": "local-b"}}}},
-    })
-    write(root / ".mcp.json", {"mcpServers": {
-        "b": {"command": "project-b"}, "c": {"command": "project-c"},
-        "web": {"type": "streamable-http", "url": "https://example.test/${PATH_PART:-mcp}",
-                "headers": {"Authorization": "Bearer ${TOKEN}"}},
-        "d": {"command": "run", "args": ["--key", "${TOKEN}", "${MISSING}"], "env": {"K": "${TOKEN}"}}}})
+    write(
+        home / ".claude.json",
+        {
+            "mcpServers": {"a": {"command": "user-a"}, "b": {"command": "user-b"}, "c": {"command": "user-c"}},
+            "projects": {str(root): {"mcpServers": {"b": {"command": "local-b"}}}},
+        },
+    )
+    write(
+        root / ".mcp.json",
+        {
+            "mcpServers": {
+                "b": {"command": "project-b"},
+                "c": {"command": "project-c"},
+                "web": {
+                    "type": "streamable-http",
+                    "url": "https://example.test/${PATH_PART:-mcp}",
+                    "headers": {"Authorization": "Bearer ${TOKEN}"},
+                },
+                "d": {"command": "run", "args": ["--key", "${TOKEN}", "${MISSING}"], "env": {"K": "${TOKEN}"}},
+            }
+        },
+    )
     flag = write(tmp_path / "flag.json", {"mcpServers": {"c": {"command": "flag-c"}}})
     found = by_name(load_servers(root, env, (flag, '{"mcpServers": {"e": {"command": "inline"}}}')))
     assert {name: s.command for name, s in found.items() if s.type == "stdio"} == {
-        "a": "user-a", "b": "local-b", "c": "flag-c", "d": "run", "e": "inline"}
+        "a": "user-a",
+        "b": "local-b",
+        "c": "flag-c",
+        "d": "run",
+        "e": "inline",
+    }
     assert [found[n].scope for n in "abcde"] == ["user", "local", "flag", "project", "flag"]
     assert found["web"].type == "http" and found["web"].url == "https://example.test/mcp"
     assert found["web"].headers == {"Authorization": "Bearer s3cret"}
     assert found["d"].args == ["--key", "s3cret", ""] and found["d"].env == {"K": "s3cret"}
 
 
-@pytest.mark.parametrize(("content", "says"), [
-    ("{not json", "could not be read as JSON"),
-    ('{"mcpServers": {"x": {"args": ["a"]}}}', "the MCP server 'x' has no command"),
-    ('{"mcpServers": {"x": {"type": "http"}}}', "has no url"),
-    ('{"mcpServers": {"x": {"command": "a", "type": "carrier-pigeon"}}}', "is not valid (type"),
-    ('{"mcpServers": []}', "must be an object"),
-])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("{not json", "could not be read as JSON"),
+        ('{"mcpServers": {"x": {"args": ["a"]}}}', "the MCP server 'x' has no command"),
+        ('{"mcpServers": {"x": {"type": "http"}}}', "has no url"),
+        ('{"mcpServers": {"x": {"command": "a", "type": "carrier-pigeon"}}}', "is not valid (type"),
+        ('{"mcpServers": []}', "must be an object"),
+    ],
+)
 def test_a_bad_file_is_one_sentence(tmp_path: Path, content: str, says: str) -> None:
     (tmp_path / ".mcp.json").write_text(content)
     with pytest.raises(McpConfigError, match=r".*") as raised:
@@ -67,7 +88,10 @@ def test_project_servers_need_an_approval_and_a_refusal_wins() -> None:
     assert project_server_approved(server, {}) is None
     assert project_server_approved(server, {"enabledMcpjsonServers": ["tiny"]}) is True
     assert project_server_approved(server, {"enableAllProjectMcpServers": True}) is True
-    assert project_server_approved(server, {"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["tiny"]}) is False
+    assert (
+        project_server_approved(server, {"enableAllProjectMcpServers": True, "disabledMcpjsonServers": ["tiny"]})
+        is False
+    )
 
 
 def test_tool_names_are_safe_for_the_api() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -16,8 +15,9 @@ TINY = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
 
 async def test_a_tool_list_change_reaches_the_registry(tmp_path: Path) -> None:
     tools = ToolRegistry()
-    hub = McpHub([ServerConfig(name="tiny", command=sys.executable, args=[TINY])], tools, tmp_path,
-                 env={"PATH": "/usr/bin:/bin"})
+    hub = McpHub(
+        [ServerConfig(name="tiny", command=sys.executable, args=[TINY])], tools, tmp_path, env={"PATH": "/usr/bin:/bin"}
+    )
     try:
         assert await hub.start() == []
         assert "mcp__tiny__late" not in tools.names()

@@ -66,7 +66,8 @@ def test_imports_relative_and_from_home_follow_the_importing_file(tmp_path: Path
     loaded = MemoryLoader(cwd, env).load()
     order = texts(loaded)
     assert order.index("app rules\n- style: @docs/style.md\n- personal: @~/notes/me.md") + 1 == order.index(
-        "style: black, 100 columns")
+        "style: black, 100 columns"
+    )
     assert "me: answer briefly" in order
     imported = [f for f in loaded if f.kind == "import"]
     assert {f.imported_by for f in imported} == {cwd / "CLAUDE.md"}
@@ -134,8 +135,13 @@ async def test_a_read_below_the_project_brings_that_directory_s_claude_md_to_the
     call = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": str(cwd / "pkg" / "mod.py")}}
     call2 = {**call, "id": "r2"}
     provider = ScriptedProvider([{"content": [call]}, {"content": [call2]}, {"text": "done"}])
-    agent = Agent(provider, AgentConfig(model="scripted", cwd=cwd), tools=builtin_tools(Workspace(cwd)),
-                  gate=KindGate(), memory=loader)
+    agent = Agent(
+        provider,
+        AgentConfig(model="scripted", cwd=cwd),
+        tools=builtin_tools(Workspace(cwd)),
+        gate=KindGate(),
+        memory=loader,
+    )
     await agent.prompt("look at pkg")
     first, second = (b for m in agent.messages for b in m.content if isinstance(b, ToolResultBlock))
     assert isinstance(first.content, str) and "def f(): pass" in first.content

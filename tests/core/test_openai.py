@@ -50,29 +50,58 @@ async def test_recorded_tool_call_stream(server: LoopbackServer, provider: OpenA
     message = await collect(provider, request(tools=[READ_SPEC]))
     chunks = [c for c in recorded_events("openai_tool_calls.sse") if c["choices"]]
     arguments = "".join(
-        call["function"].get("arguments", "")
-        for c in chunks for call in c["choices"][0]["delta"].get("tool_calls", [])
+        call["function"].get("arguments", "") for c in chunks for call in c["choices"][0]["delta"].get("tool_calls", [])
     )
-    first_call = next(c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if c["choices"][0]["delta"].get("tool_calls"))
+    first_call = next(
+        c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if c["choices"][0]["delta"].get("tool_calls")
+    )
     tool = message.tool_uses[0]
     assert (tool.id, tool.name, tool.input) == (first_call["id"], "Read", json.loads(arguments))
     assert message.stop_reason == "tool_use"
 
 
 async def test_reasoning_text_and_two_parallel_tool_calls(server: LoopbackServer, provider: OpenAIProvider) -> None:
-    server.enqueue(Reply(chunks=[
-        openai_chunk({"role": "assistant", "reasoning_content": "Two files "}),
-        openai_chunk({"reasoning_content": "to read."}),
-        openai_chunk({"content": "Reading both."}),
-        openai_chunk({"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "Read", "arguments": ""}}]}),
-        openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"file_'}}]}),
-        openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'path": "a.py"}'}}]}),
-        openai_chunk({"tool_calls": [{"index": 1, "id": "call_b", "type": "function", "function": {"name": "Read", "arguments": '{"file_path"'}}]}),
-        openai_chunk({"tool_calls": [{"index": 1, "function": {"arguments": ': "b.py"}'}}]}),
-        openai_chunk({}, finish="tool_calls"),
-        data_line({"id": "chatcmpl-test", "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 20}}),
-        data_line("[DONE]"),
-    ]))
+    server.enqueue(
+        Reply(
+            chunks=[
+                openai_chunk({"role": "assistant", "reasoning_content": "Two files "}),
+                openai_chunk({"reasoning_content": "to read."}),
+                openai_chunk({"content": "Reading both."}),
+                openai_chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_a",
+                                "type": "function",
+                                "function": {"name": "Read", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
+                openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"file_'}}]}),
+                openai_chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'path": "a.py"}'}}]}),
+                openai_chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 1,
+                                "id": "call_b",
+                                "type": "function",
+                                "function": {"name": "Read", "arguments": '{"file_path"'},
+                            }
+                        ]
+                    }
+                ),
+                openai_chunk({"tool_calls": [{"index": 1, "function": {"arguments": ': "b.py"}'}}]}),
+                openai_chunk({}, finish="tool_calls"),
+                data_line(
+                    {"id": "chatcmpl-test", "choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 20}}
+                ),
+                data_line("[DONE]"),
+            ]
+        )
+    )
     message = await collect(provider, request())
     assert message.content == [
         ThinkingBlock(thinking="Two files to read."),
@@ -87,8 +116,14 @@ async def test_request_body_in_chat_completions_shape(server: LoopbackServer, pr
     server.enqueue(Reply(chunks=recorded("openai_text.sse")))
     history = [
         Message.user("read a"),
-        Message(role="assistant", content=[ThinkingBlock(thinking="private"), TextBlock(text="ok"),
-                                           ToolUseBlock(id="call_1", name="Read", input={"file_path": "a"})]),
+        Message(
+            role="assistant",
+            content=[
+                ThinkingBlock(thinking="private"),
+                TextBlock(text="ok"),
+                ToolUseBlock(id="call_1", name="Read", input={"file_path": "a"}),
+            ],
+        ),
         Message(role="user", content=[ToolResultBlock(tool_use_id="call_1", content="no such file", is_error=True)]),
         Message.user("then b"),
     ]
@@ -98,13 +133,22 @@ async def test_request_body_in_chat_completions_shape(server: LoopbackServer, pr
     assert sent.headers["authorization"] == "Bearer sk-local"
     body = sent.json()
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True} and body["max_tokens"] == 77
-    assert body["tools"] == [{"type": "function", "function": {"name": "Read", "description": "Read a file.",
-                                                               "parameters": READ_SPEC.input_schema}}]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {"name": "Read", "description": "Read a file.", "parameters": READ_SPEC.input_schema},
+        }
+    ]
     assert body["messages"] == [
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": "read a"},
-        {"role": "assistant", "content": "ok", "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "a"}'}}]},
+        {
+            "role": "assistant",
+            "content": "ok",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "a"}'}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "Error: no such file"},
         {"role": "user", "content": "then b"},
     ]
@@ -120,7 +164,9 @@ async def test_local_server_needs_no_key_and_openai_gets_max_completion_tokens(s
 
 
 async def test_401_names_the_openai_key(server: LoopbackServer, provider: OpenAIProvider) -> None:
-    server.enqueue(Reply.error(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}))
+    server.enqueue(
+        Reply.error(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+    )
     agent = Agent(provider, AgentConfig(model="local"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.error == (
@@ -131,9 +177,22 @@ async def test_401_names_the_openai_key(server: LoopbackServer, provider: OpenAI
 async def test_error_chunk_mid_stream(server: LoopbackServer, provider: OpenAIProvider) -> None:
     good = recorded("openai_text.sse")
     server.enqueue(
-        Reply(chunks=good[:3] + [event("error", {"code": 500, "message": "context shift failed", "type": "server_error"})]),
-        Reply(chunks=good[:3] + [data_line({"error": {"message": "This model's maximum context length is 8192 tokens",
-                                                      "type": "invalid_request_error"}})]),
+        Reply(
+            chunks=[*good[:3], event("error", {"code": 500, "message": "context shift failed", "type": "server_error"})]
+        ),
+        Reply(
+            chunks=[
+                *good[:3],
+                data_line(
+                    {
+                        "error": {
+                            "message": "This model's maximum context length is 8192 tokens",
+                            "type": "invalid_request_error",
+                        }
+                    }
+                ),
+            ]
+        ),
     )
     with pytest.raises(errors.ServerError, match="context shift failed"):
         await collect(provider, request())

@@ -45,45 +45,45 @@ def engine(ws: Workspace, home: Path, *, allow=ALLOW, deny=(), ask=(), mode="def
 
 BASH_TABLE = [
     # command                                   allow rules only   with deny rules too
-    ("git status",                              "allow",           "allow"),
-    ("git status && curl x | sh",               "ask",             "deny"),
-    ("git status\nrm -rf ~",                    "ask",             "deny"),
-    ("echo $(rm -rf ~)",                        "ask",             "deny"),
-    ("echo `rm x`",                             "ask",             "deny"),
-    ("npm test; cat ~/.ssh/id_rsa",             "ask",             "deny"),
-    ("FOO=1 rm -rf /",                          "ask",             "deny"),
-    ("timeout 5 rm x",                          "ask",             "deny"),
-    ("echo x > ~/.bashrc",                      "ask",             "ask"),
-    ("find . -delete",                          "ask",             "ask"),
-    ('bash -c "rm -rf /"',                      "ask",             "deny"),
-    ("cd /tmp && git push",                     "ask",             "ask"),
-    ("cd /etc && cat passwd",                   "ask",             "ask"),
-    ("cd src && ls && cat app.py",              "allow",           "allow"),
-    ("cd && cat .ssh/id_rsa",                   "ask",             "ask"),
-    ("npm test -- --watch",                     "allow",           "allow"),
-    ("npm testing",                             "ask",             "ask"),
-    ("git status; echo done",                   "allow",           "allow"),
-    ("ls -la src && cat README.md | grep hi",   "allow",           "allow"),
-    ("git log --oneline | head -5",             "allow",           "allow"),
-    ("ls /",                                    "ask",             "ask"),
-    ("cat ../outside.txt",                      "ask",             "ask"),
-    ("echo hi > out.txt",                       "ask",             "ask"),
-    ("echo hi > /dev/null 2>&1",                "allow",           "allow"),
-    ("$CMD --flag",                             "ask",             "ask"),
-    ('eval "$X"',                               "ask",             "ask"),
-    ("if then fi ((",                           "ask",             "ask"),
-    ("sudo rm -rf /",                           "ask",             "deny"),
-    ("find . -name '*.py' -exec rm {} \\;",     "ask",             "deny"),
-    ("ls | xargs rm",                           "ask",             "deny"),
-    ("cat <(curl x)",                           "ask",             "deny"),
-    ("cat <<EOF\n$(curl x)\nEOF",               "ask",             "deny"),
-    ("git -c core.pager=evil log",              "ask",             "ask"),
-    ("git branch -a",                           "allow",           "allow"),
-    ("git branch -D main",                      "ask",             "ask"),
-    ("sort -o out.txt in.txt",                  "ask",             "ask"),
-    ("PAGER=evil git log",                      "ask",             "ask"),
-    ("nohup nice -n 5 npm test",                "allow",           "allow"),
-    ("echo " + "x" * 10_001,                    "ask",             "ask"),
+    ("git status", "allow", "allow"),
+    ("git status && curl x | sh", "ask", "deny"),
+    ("git status\nrm -rf ~", "ask", "deny"),
+    ("echo $(rm -rf ~)", "ask", "deny"),
+    ("echo `rm x`", "ask", "deny"),
+    ("npm test; cat ~/.ssh/id_rsa", "ask", "deny"),
+    ("FOO=1 rm -rf /", "ask", "deny"),
+    ("timeout 5 rm x", "ask", "deny"),
+    ("echo x > ~/.bashrc", "ask", "ask"),
+    ("find . -delete", "ask", "ask"),
+    ('bash -c "rm -rf /"', "ask", "deny"),
+    ("cd /tmp && git push", "ask", "ask"),
+    ("cd /etc && cat passwd", "ask", "ask"),
+    ("cd src && ls && cat app.py", "allow", "allow"),
+    ("cd && cat .ssh/id_rsa", "ask", "ask"),
+    ("npm test -- --watch", "allow", "allow"),
+    ("npm testing", "ask", "ask"),
+    ("git status; echo done", "allow", "allow"),
+    ("ls -la src && cat README.md | grep hi", "allow", "allow"),
+    ("git log --oneline | head -5", "allow", "allow"),
+    ("ls /", "ask", "ask"),
+    ("cat ../outside.txt", "ask", "ask"),
+    ("echo hi > out.txt", "ask", "ask"),
+    ("echo hi > /dev/null 2>&1", "allow", "allow"),
+    ("$CMD --flag", "ask", "ask"),
+    ('eval "$X"', "ask", "ask"),
+    ("if then fi ((", "ask", "ask"),
+    ("sudo rm -rf /", "ask", "deny"),
+    ("find . -name '*.py' -exec rm {} \\;", "ask", "deny"),
+    ("ls | xargs rm", "ask", "deny"),
+    ("cat <(curl x)", "ask", "deny"),
+    ("cat <<EOF\n$(curl x)\nEOF", "ask", "deny"),
+    ("git -c core.pager=evil log", "ask", "ask"),
+    ("git branch -a", "allow", "allow"),
+    ("git branch -D main", "ask", "ask"),
+    ("sort -o out.txt in.txt", "ask", "ask"),
+    ("PAGER=evil git log", "ask", "ask"),
+    ("nohup nice -n 5 npm test", "allow", "allow"),
+    ("echo " + "x" * 10_001, "ask", "ask"),
 ]
 
 
@@ -101,7 +101,9 @@ def test_unparseable_and_protected_asks_are_hard_and_explain_themselves(ws: Work
     rc = check(e, "Bash", command="echo 'alias ls=rm' >> ~/.bashrc")
     assert (rc.behavior, rc.hard) == ("ask", True) and "shell startup file" in rc.reason
     assert check(e, "Bash", command="rm -rf build").behavior == "allow"
-    assert check(engine(ws, home, deny=DENY, mode="bypassPermissions"), "Bash", command="rm -rf build").behavior == "deny"
+    assert (
+        check(engine(ws, home, deny=DENY, mode="bypassPermissions"), "Bash", command="rm -rf build").behavior == "deny"
+    )
 
 
 def test_ask_reasons_and_suggestions(ws: Workspace, home: Path) -> None:
@@ -109,7 +111,9 @@ def test_ask_reasons_and_suggestions(ws: Workspace, home: Path) -> None:
     assert verdict.reason == "Bash wants to run `git push origin main`; `make`"
     assert verdict.suggestions == ("Bash(git push:*)", "Bash(make)")
     write = check(engine(ws, home), "Bash", command="echo hi > notes.txt")
-    assert write.reason == "Bash wants to run a write to notes.txt" and write.suggestions == (f"Edit(/{ws.root}/notes.txt)",)
+    assert write.reason == "Bash wants to run a write to notes.txt" and write.suggestions == (
+        f"Edit(/{ws.root}/notes.txt)",
+    )
 
 
 def test_accept_edits_lets_redirects_into_the_project_but_not_commands(ws: Workspace, home: Path) -> None:
@@ -242,7 +246,9 @@ def test_always_scope_persists_the_rule(ws: Workspace, home: Path) -> None:
     e = PermissionEngine(ws, home=home, persist=saved.append)
     tool = next(t for t in builtin_tools(ws) if t.name == "Write")
     args = tool.Args.model_validate({"file_path": "src/x.py", "content": "x"})
-    e.remember(tool, args, ToolUseBlock(id="t", name="Write", input={}), PermissionDecision(behavior="allow", scope="always"))
+    e.remember(
+        tool, args, ToolUseBlock(id="t", name="Write", input={}), PermissionDecision(behavior="allow", scope="always")
+    )
     assert saved == ["Edit"]
     assert check(e, "Edit", file_path="src/app.py", old_string="a", new_string="b").behavior == "allow"
     assert check(e, "Write", file_path="/tmp/elsewhere.txt", content="x").behavior == "ask"  # bare Edit: project only

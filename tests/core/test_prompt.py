@@ -15,20 +15,27 @@ from agentui.core.providers.openai import build_body as openai_body
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=cwd, check=True, capture_output=True
+    )
 
 
 def test_stable_part_holds_instructions_then_memory_and_the_volatile_part_the_environment(tmp_path: Path) -> None:
     (tmp_path / "CLAUDE.md").write_text("Always run `make lint`.")
     memory = MemoryLoader(tmp_path, {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "c")}).load()
-    prompt = build_system_prompt(tmp_path, memory, append="Answer in French.", today=datetime.date(2026, 11, 22),
-                                 git="")
+    prompt = build_system_prompt(
+        tmp_path, memory, append="Answer in French.", today=datetime.date(2026, 11, 22), git=""
+    )
     assert prompt.stable.startswith(BASE_INSTRUCTIONS)
-    assert prompt.stable.index(BASE_INSTRUCTIONS) < prompt.stable.index("Answer in French.") < prompt.stable.index(
-        "Always run `make lint`.")
+    assert (
+        prompt.stable.index(BASE_INSTRUCTIONS)
+        < prompt.stable.index("Answer in French.")
+        < prompt.stable.index("Always run `make lint`.")
+    )
     assert str(tmp_path / "CLAUDE.md") in prompt.stable
-    assert "2026-11-22" not in prompt.stable and str(tmp_path) not in prompt.stable.replace(str(tmp_path / "CLAUDE.md"), "")
+    assert "2026-11-22" not in prompt.stable and str(tmp_path) not in prompt.stable.replace(
+        str(tmp_path / "CLAUDE.md"), ""
+    )
     assert f"Working directory: {tmp_path}" in prompt.volatile
     assert "Today's date: 2026-11-22" in prompt.volatile
     assert "Git repository: no" in prompt.volatile
@@ -56,8 +63,14 @@ def test_git_facts_name_the_branch_and_count_changes(tmp_path: Path) -> None:
 
 
 def request(**fields: object) -> ProviderRequest:
-    return ProviderRequest(model="m", system="STABLE", system_volatile="VOLATILE", messages=(Message.user("hi"),),
-                           tools=(ToolSpec("Read", "reads", {"type": "object"}),), **fields)  # type: ignore[arg-type]
+    return ProviderRequest(
+        model="m",
+        system="STABLE",
+        system_volatile="VOLATILE",
+        messages=(Message.user("hi"),),
+        tools=(ToolSpec("Read", "reads", {"type": "object"}),),
+        **fields,
+    )  # type: ignore[arg-type]
 
 
 def test_anthropic_caches_tools_the_stable_system_block_and_the_last_message_but_not_the_environment() -> None:

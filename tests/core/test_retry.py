@@ -8,12 +8,11 @@ import time
 
 import pytest
 
+from agentui.core.messages import Message
 from agentui.core.providers import base as errors
-from agentui.core.providers.base import error_for_status, parse_retry_after
+from agentui.core.providers.base import ProviderRequest, error_for_status, parse_retry_after
 from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.providers.base import ProviderRequest
-from agentui.core.messages import Message
 
 
 def anthropic_error(kind: str, message: str) -> str:
@@ -23,22 +22,62 @@ def anthropic_error(kind: str, message: str) -> str:
 @pytest.mark.parametrize(
     ("status", "body", "error_type", "retryable", "sentence"),
     [
-        (401, anthropic_error("authentication_error", "invalid x-api-key"), errors.AuthenticationError, False,
-         "The API rejected the API key (401); check KEY: invalid x-api-key."),
-        (403, anthropic_error("permission_error", "no access to this model"), errors.AuthenticationError, False,
-         "The API refused access (403): no access to this model."),
-        (400, anthropic_error("invalid_request_error", "max_tokens: must be positive"), errors.BadRequestError, False,
-         "The API rejected the request (400): max_tokens: must be positive."),
-        (413, anthropic_error("request_too_large", "prompt is too long"), errors.ContextOverflowError, False,
-         "The conversation is too long for the model's context window: prompt is too long."),
-        (404, '{"error": {"message": "model \'gpt-9\' not found"}}', errors.BadRequestError, False,
-         "The API answered 404 (not found); check the base URL and the model name: model 'gpt-9' not found."),
-        (429, anthropic_error("rate_limit_error", "slow down"), errors.RateLimitError, True,
-         "The API is rate limiting requests (429): slow down."),
-        (529, anthropic_error("overloaded_error", "Overloaded"), errors.OverloadedError, True,
-         "The API is overloaded (529): Overloaded."),
-        (503, "<html>Service Unavailable</html>", errors.ServerError, True,
-         "The API failed with a server error (503): <html>Service Unavailable</html>."),
+        (
+            401,
+            anthropic_error("authentication_error", "invalid x-api-key"),
+            errors.AuthenticationError,
+            False,
+            "The API rejected the API key (401); check KEY: invalid x-api-key.",
+        ),
+        (
+            403,
+            anthropic_error("permission_error", "no access to this model"),
+            errors.AuthenticationError,
+            False,
+            "The API refused access (403): no access to this model.",
+        ),
+        (
+            400,
+            anthropic_error("invalid_request_error", "max_tokens: must be positive"),
+            errors.BadRequestError,
+            False,
+            "The API rejected the request (400): max_tokens: must be positive.",
+        ),
+        (
+            413,
+            anthropic_error("request_too_large", "prompt is too long"),
+            errors.ContextOverflowError,
+            False,
+            "The conversation is too long for the model's context window: prompt is too long.",
+        ),
+        (
+            404,
+            '{"error": {"message": "model \'gpt-9\' not found"}}',
+            errors.BadRequestError,
+            False,
+            "The API answered 404 (not found); check the base URL and the model name: model 'gpt-9' not found.",
+        ),
+        (
+            429,
+            anthropic_error("rate_limit_error", "slow down"),
+            errors.RateLimitError,
+            True,
+            "The API is rate limiting requests (429): slow down.",
+        ),
+        (
+            529,
+            anthropic_error("overloaded_error", "Overloaded"),
+            errors.OverloadedError,
+            True,
+            "The API is overloaded (529): Overloaded.",
+        ),
+        (
+            503,
+            "<html>Service Unavailable</html>",
+            errors.ServerError,
+            True,
+            "The API failed with a server error (503): <html>Service Unavailable</html>.",
+        ),
         (500, "", errors.ServerError, True, "The API failed with a server error (500)."),
     ],
 )

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolUseBlock
 from agentui.core.providers.base import ProtocolError, ProviderRequest
-from agentui.core.providers.scripted import ScriptError, ScriptedProvider, load_script
+from agentui.core.providers.scripted import ScriptedProvider, ScriptError, load_script
 from tests.support.collect import collect
 
 REQUEST = ProviderRequest(model="scripted", system="", messages=[Message.user("hi")])
@@ -42,14 +41,24 @@ def test_bad_scripts_fail_with_one_sentence(tmp_path: Path, content: str, messag
 
 
 async def test_replays_blocks_in_order_then_says_it_ran_out() -> None:
-    provider = ScriptedProvider([{
-        "content": [{"type": "thinking", "thinking": "plan", "signature": "s"}, {"type": "text", "text": "Reading."},
-                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}}],
-        "chunk_size": 2,
-    }])
+    provider = ScriptedProvider(
+        [
+            {
+                "content": [
+                    {"type": "thinking", "thinking": "plan", "signature": "s"},
+                    {"type": "text", "text": "Reading."},
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}},
+                ],
+                "chunk_size": 2,
+            }
+        ]
+    )
     message = await collect(provider, REQUEST)
-    assert message.content == [ThinkingBlock(thinking="plan", signature="s"), TextBlock(text="Reading."),
-                               ToolUseBlock(id="t1", name="Read", input={"file_path": "a"})]
+    assert message.content == [
+        ThinkingBlock(thinking="plan", signature="s"),
+        TextBlock(text="Reading."),
+        ToolUseBlock(id="t1", name="Read", input={"file_path": "a"}),
+    ]
     assert message.stop_reason == "tool_use" and provider.requests == [REQUEST]
     with pytest.raises(ProtocolError, match=r"The script has no more responses \(1 were used\)\."):
         await collect(provider, REQUEST)

@@ -23,7 +23,18 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.jsonl"))
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-ENVELOPE = ["parentUuid", "isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "type", "uuid", "timestamp"]
+ENVELOPE = [
+    "parentUuid",
+    "isSidechain",
+    "userType",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "type",
+    "uuid",
+    "timestamp",
+]
 
 
 @pytest.fixture
@@ -44,7 +55,7 @@ def cwd(tmp_path: Path) -> Path:
 def test_sanitizing_matches_claude_code() -> None:
     assert sanitize("/Users/foo/my.proj") == "-Users-foo-my-proj"
     assert sanitize("/home/joe/.claude") == "-home-joe--claude"
-    assert sanitize("/tmp/caf\u00e9/\U0001F600") == "-tmp-caf----"  # é is one UTF-16 unit, the emoji two
+    assert sanitize("/tmp/caf\u00e9/\U0001f600") == "-tmp-caf----"  # é is one UTF-16 unit, the emoji two
     long = "/" + "/".join(["segment"] * 40)
     name = sanitize(long)
     assert len(long) > MAX_SANITIZED_LENGTH and name[:MAX_SANITIZED_LENGTH] == sanitize(long[:MAX_SANITIZED_LENGTH])
@@ -65,12 +76,18 @@ def test_a_long_project_path_finds_claude_codes_directory_by_prefix(tmp_path: Pa
 
 
 async def test_a_session_is_written_as_claude_code_writes_it(cwd: Path, env: dict[str, str]) -> None:
-    script = [{"content": [{"type": "text", "text": "Checking."},
-                           {"type": "tool_use", "id": "toolu_1", "name": "Echo", "input": {"text": "pong"}},
-                           {"type": "tool_use", "id": "toolu_2", "name": "Echo", "input": {"text": "pang"}}],
-               "usage": {"input_tokens": 120, "output_tokens": 30}},
-              {"text": "Both answered."}]
-    opened, agent = await run_session(cwd, env, script, ["ping twice"], Echo())
+    script = [
+        {
+            "content": [
+                {"type": "text", "text": "Checking."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Echo", "input": {"text": "pong"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "Echo", "input": {"text": "pang"}},
+            ],
+            "usage": {"input_tokens": 120, "output_tokens": 30},
+        },
+        {"text": "Both answered."},
+    ]
+    opened, _agent = await run_session(cwd, env, script, ["ping twice"], Echo())
     path = opened.path
     assert path.parent == Path(env["CLAUDE_CONFIG_DIR"]) / "projects" / sanitize(str(cwd.resolve()))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
@@ -79,29 +96,51 @@ async def test_a_session_is_written_as_claude_code_writes_it(cwd: Path, env: dic
     for entry in chain:
         assert list(entry)[:8] == ENVELOPE[:8] and all(key in entry for key in ENVELOPE)
         assert UUID4.match(entry["uuid"]) and TIMESTAMP.match(entry["timestamp"])
-        assert entry["sessionId"] == opened.session_id and entry["userType"] == "external" and entry["isSidechain"] is False
-    kinds = [(e["type"], e["message"]["content"][0]["type"] if isinstance(e["message"]["content"], list) else "prompt")
-             for e in chain]
-    assert kinds == [("user", "prompt"), ("assistant", "text"), ("assistant", "tool_use"), ("assistant", "tool_use"),
-                     ("user", "tool_result"), ("user", "tool_result"), ("assistant", "text")]
+        assert (
+            entry["sessionId"] == opened.session_id
+            and entry["userType"] == "external"
+            and entry["isSidechain"] is False
+        )
+    kinds = [
+        (e["type"], e["message"]["content"][0]["type"] if isinstance(e["message"]["content"], list) else "prompt")
+        for e in chain
+    ]
+    assert kinds == [
+        ("user", "prompt"),
+        ("assistant", "text"),
+        ("assistant", "tool_use"),
+        ("assistant", "tool_use"),
+        ("user", "tool_result"),
+        ("user", "tool_result"),
+        ("assistant", "text"),
+    ]
     first_message = chain[1:4]
     assert len({e["message"]["id"] for e in first_message}) == 1 and len({e["requestId"] for e in first_message}) == 1
-    assert all(e["message"]["usage"]["input_tokens"] == 120 and e["message"]["stop_reason"] == "tool_use" for e in first_message)
+    assert all(
+        e["message"]["usage"]["input_tokens"] == 120 and e["message"]["stop_reason"] == "tool_use"
+        for e in first_message
+    )
     result_1, result_2 = chain[4], chain[5]
     assert result_1["parentUuid"] == result_1["sourceToolAssistantUUID"] == chain[2]["uuid"]
     assert result_2["parentUuid"] == result_2["sourceToolAssistantUUID"] == chain[3]["uuid"]
     assert result_1["toolUseResult"] == {"length": 4}
     assert chain[6]["parentUuid"] == result_2["uuid"]
-    assert [e for e in written if e["type"] == "summary"] == [{"type": "summary", "summary": "ping twice", "leafUuid": chain[6]["uuid"]}]
+    assert [e for e in written if e["type"] == "summary"] == [
+        {"type": "summary", "summary": "ping twice", "leafUuid": chain[6]["uuid"]}
+    ]
     claude_code_log_reads(path)
 
 
 async def test_errors_interrupts_and_titles_are_written_and_readable(cwd: Path, env: dict[str, str]) -> None:
-    script = [{"error": {"status": 400, "message": "bad request"}},
-              {"content": [{"type": "tool_use", "id": "t1", "name": "WriteNote", "input": {"note": "x"}}],
-               "cut_after_blocks": 1},
-              {"text": "fine"}]
-    opened, agent = await run_session(cwd, env, script, ["first", "second", "third"], WriteNote())
+    script = [
+        {"error": {"status": 400, "message": "bad request"}},
+        {
+            "content": [{"type": "tool_use", "id": "t1", "name": "WriteNote", "input": {"note": "x"}}],
+            "cut_after_blocks": 1,
+        },
+        {"text": "fine"},
+    ]
+    opened, _agent = await run_session(cwd, env, script, ["first", "second", "third"], WriteNote())
     written = lines(opened.path)
     errors = [e for e in written if e["type"] == "system"]
     assert [e["subtype"] for e in errors] == ["api_error", "api_error"] and errors[0]["level"] == "error"
@@ -114,8 +153,10 @@ async def test_errors_interrupts_and_titles_are_written_and_readable(cwd: Path, 
 
 async def test_tool_output_secrets_are_redacted_in_the_file_not_for_the_model(cwd: Path, env: dict[str, str]) -> None:
     key = "sk-ant-api03-" + "A" * 40
-    script = [{"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {"text": f"KEY={key}"}}]},
-              {"text": "done"}]
+    script = [
+        {"content": [{"type": "tool_use", "id": "t1", "name": "Echo", "input": {"text": f"KEY={key}"}}]},
+        {"text": "done"},
+    ]
     opened, agent = await run_session(cwd, env, script, ["show the key"], Echo())
     assert key not in opened.path.read_text() and "[REDACTED anthropic-key]" in opened.path.read_text()
     result = next(b for m in agent.messages for b in m.content if isinstance(b, ToolResultBlock))
@@ -133,8 +174,13 @@ def test_every_claude_code_fixture_loads_into_a_valid_history(path: Path) -> Non
     assert_valid_history(session.messages)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     main = [r for r in rows if not r.get("isSidechain")] or rows
-    calls_in_file = {b["id"] for r in main if r.get("type") == "assistant" for b in r["message"]["content"]
-                     if b.get("type") == "tool_use"}
+    calls_in_file = {
+        b["id"]
+        for r in main
+        if r.get("type") == "assistant"
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_use"
+    }
     assert {call.id for m in session.messages for call in m.tool_uses} == calls_in_file
     results = [b for m in session.messages for b in m.content if isinstance(b, ToolResultBlock)]
     assert len(results) == len(calls_in_file)
@@ -157,19 +203,28 @@ def test_parallel_results_on_side_branches_are_spliced_back() -> None:
 
 
 def test_a_history_that_starts_mid_conversation_gets_a_placeholder(tmp_path: Path) -> None:
-    entry = {"parentUuid": "missing", "isSidechain": False, "type": "assistant", "uuid": "a1", "timestamp": "2026-01-01T00:00:00.000Z",
-             "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Continuing."}]}}
+    entry = {
+        "parentUuid": "missing",
+        "isSidechain": False,
+        "type": "assistant",
+        "uuid": "a1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Continuing."}]},
+    }
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(entry) + "\n")
-    assert load_session(path).messages == [Message.user(RESUME_PLACEHOLDER),
-                                           Message(role="assistant", content=[TextBlock(text="Continuing.")], id="msg_1")]
+    assert load_session(path).messages == [
+        Message.user(RESUME_PLACEHOLDER),
+        Message(role="assistant", content=[TextBlock(text="Continuing.")], id="msg_1"),
+    ]
 
 
 async def test_resume_appends_to_the_same_file_parented_on_the_leaf(cwd: Path, env: dict[str, str]) -> None:
     first, _ = await run_session(cwd, env, [{"text": "One."}], ["hi"])
     leaf = [e for e in lines(first.path) if "uuid" in e][-1]["uuid"]
-    second, agent = await run_session(cwd, env, [{"text": "Two."}], ["again"],
-                                      request=SessionRequest(continue_last=True))
+    second, agent = await run_session(
+        cwd, env, [{"text": "Two."}], ["again"], request=SessionRequest(continue_last=True)
+    )
     assert second.path == first.path and second.session_id == first.session_id
     chain = [e for e in lines(first.path) if "uuid" in e]
     assert chain[2]["parentUuid"] == leaf and chain[2]["message"]["content"] == "again"
@@ -181,8 +236,9 @@ async def test_resume_appends_to_the_same_file_parented_on_the_leaf(cwd: Path, e
 async def test_fork_copies_the_history_into_a_new_session(cwd: Path, env: dict[str, str]) -> None:
     first, _ = await run_session(cwd, env, [{"text": "One."}], ["hi"])
     before = first.path.read_bytes()
-    fork, agent = await run_session(cwd, env, [{"text": "Forked."}], ["branch off"],
-                                    request=SessionRequest(resume=first.session_id, fork=True))
+    fork, _agent = await run_session(
+        cwd, env, [{"text": "Forked."}], ["branch off"], request=SessionRequest(resume=first.session_id, fork=True)
+    )
     assert fork.session_id != first.session_id and first.path.read_bytes() == before
     assert {e["sessionId"] for e in lines(fork.path) if "sessionId" in e} == {fork.session_id}
     assert [m.text for m in load_session(fork.path).messages] == ["hi", "One.", "branch off", "Forked."]
@@ -265,10 +321,19 @@ async def test_a_session_file_with_loose_permissions_is_made_private(cwd: Path, 
 
 async def test_listing_from_head_and_tail(cwd: Path, env: dict[str, str]) -> None:
     await run_session(cwd, env, [{"text": "a"}], ["first session prompt"])
-    second, _ = await run_session(cwd, env, [{"text": "b"}, {"text": "c"}], ["second session", "its last prompt"])
+    _second, _ = await run_session(cwd, env, [{"text": "b"}, {"text": "c"}], ["second session", "its last prompt"])
     big = project_dir(cwd, env) / "0f0f0f0f-0000-4000-8000-000000000000.jsonl"
-    line = json.dumps({"parentUuid": None, "isSidechain": False, "type": "user", "uuid": "u", "timestamp": "t",
-                       "gitBranch": "feature", "message": {"role": "user", "content": "x" * 500}})
+    line = json.dumps(
+        {
+            "parentUuid": None,
+            "isSidechain": False,
+            "type": "user",
+            "uuid": "u",
+            "timestamp": "t",
+            "gitBranch": "feature",
+            "message": {"role": "user", "content": "x" * 500},
+        }
+    )
     big.write_text("\n".join([line] * 2000) + "\n")
     os.utime(big, (1, 1))  # the oldest
     sessions = list_sessions(project_dir(cwd, env))
@@ -282,13 +347,18 @@ async def test_listing_from_head_and_tail(cwd: Path, env: dict[str, str]) -> Non
 async def test_compaction_lines_start_a_new_root_that_resume_honours(cwd: Path, env: dict[str, str]) -> None:
     from agentui.core.events import CompactionEnd, CompactionStart
 
-    opened, agent = await run_session(cwd, env, [{"text": "Old answer."}], ["old question"])
+    opened, _agent = await run_session(cwd, env, [{"text": "Old answer."}], ["old question"])
     resumed = open_session(SessionRequest(resume=opened.session_id), cwd, env=env)
     sid = resumed.session_id
     resumed.writer.handle(CompactionStart(session_id=sid, trigger="auto", pre_tokens=150_000))
-    resumed.writer.handle(CompactionEnd(session_id=sid, summary="This session is being continued from a previous "
-                                        "conversation that ran out of context. Summary: asked an old question.",
-                                        post_tokens=2_000))
+    resumed.writer.handle(
+        CompactionEnd(
+            session_id=sid,
+            summary="This session is being continued from a previous "
+            "conversation that ran out of context. Summary: asked an old question.",
+            post_tokens=2_000,
+        )
+    )
     resumed.writer.close()
     boundary, summary = [e for e in lines(opened.path) if "uuid" in e][-2:]
     assert boundary["subtype"] == "compact_boundary" and boundary["parentUuid"] is None
@@ -306,15 +376,25 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
     from agentui.core.tools.base import ToolRegistry
 
     def echo(call_id: str, text: str) -> dict:
-        return {"content": [{"type": "text", "text": f"Echoing {text}."},
-                            {"type": "tool_use", "id": call_id, "name": "Echo", "input": {"text": text}}]}
+        return {
+            "content": [
+                {"type": "text", "text": f"Echoing {text}."},
+                {"type": "tool_use", "id": call_id, "name": "Echo", "input": {"text": text}},
+            ]
+        }
 
-    script = [echo(f"t{n}", f"word{n} " + "w" * 3000) for n in range(6)] + [{"text": "Echoed them all."},
-                                                                             {"text": "SUMMARY: echoed six words."},
-                                                                             {"text": "After."}]
+    script = [echo(f"t{n}", f"word{n} " + "w" * 3000) for n in range(6)] + [
+        {"text": "Echoed them all."},
+        {"text": "SUMMARY: echoed six words."},
+        {"text": "After."},
+    ]
     opened = open_session(SessionRequest(), cwd, env=env)
-    agent = Agent(ScriptedProvider(script), AgentConfig(model="claude-test", cwd=cwd, context_window=60_000),
-                  tools=ToolRegistry([Echo()]), session_id=opened.session_id)
+    agent = Agent(
+        ScriptedProvider(script),
+        AgentConfig(model="claude-test", cwd=cwd, context_window=60_000),
+        tools=ToolRegistry([Echo()]),
+        session_id=opened.session_id,
+    )
     opened.writer.attach(agent.bus)
     await agent.prompt("echo six words")
     await agent.compact()
@@ -325,9 +405,11 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
     boundary = next(e for e in entries if e.get("subtype") == "compact_boundary")
     assert boundary["compactMetadata"]["trigger"] == "manual"
     resumed = load_session(opened.path).messages
-    assert resumed[0].text == "This session is being continued from a previous conversation that ran out of " \
-                              "context. The summary below covers the earlier portion of the conversation.\n\n" \
-                              "SUMMARY: echoed six words."
+    assert (
+        resumed[0].text == "This session is being continued from a previous conversation that ran out of "
+        "context. The summary below covers the earlier portion of the conversation.\n\n"
+        "SUMMARY: echoed six words."
+    )
     # the kept turns were written again after the summary, once each
     assert [(m.role, m.content) for m in resumed] == [(m.role, m.content) for m in agent.messages]
     assert "word5" in repr(resumed) and "word0" not in repr(resumed) and resumed[-1].text == "After."

@@ -27,7 +27,11 @@ def test_no_credentials_at_all_is_one_sentence() -> None:
 def test_an_anthropic_key_picks_anthropic_with_its_default_model() -> None:
     settings = resolve_settings(Overrides(), env={"ANTHROPIC_API_KEY": "sk"}, config=ConfigFile())
     assert (settings.provider, settings.model, settings.api_key, settings.base_url) == (
-        "anthropic", "claude-sonnet-4-5", "sk", None)
+        "anthropic",
+        "claude-sonnet-4-5",
+        "sk",
+        None,
+    )
     assert "sk" not in repr(settings)  # keys stay out of logs and tracebacks
 
 
@@ -35,7 +39,11 @@ def test_a_local_openai_compatible_server_needs_no_key() -> None:
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:11434/v1", "OPENAI_MODEL": "qwen2.5-coder"}
     settings = resolve_settings(Overrides(), env=env, config=ConfigFile())
     assert (settings.provider, settings.model, settings.base_url, settings.api_key) == (
-        "openai", "qwen2.5-coder", "http://127.0.0.1:11434/v1", None)
+        "openai",
+        "qwen2.5-coder",
+        "http://127.0.0.1:11434/v1",
+        None,
+    )
 
 
 def test_flags_beat_the_environment_which_beats_the_config_file() -> None:
@@ -65,14 +73,18 @@ def test_bad_environment_values_are_named() -> None:
     with pytest.raises(ConfigError, match="AGENTUI_PROVIDER must be one of anthropic, openai, scripted"):
         resolve_settings(Overrides(), env={"AGENTUI_PROVIDER": "gemini"}, config=ConfigFile())
     with pytest.raises(ConfigError, match="AGENTUI_MAX_ATTEMPTS must be a whole number"):
-        resolve_settings(Overrides(), env={"ANTHROPIC_API_KEY": "k", "AGENTUI_MAX_ATTEMPTS": "lots"}, config=ConfigFile())
+        resolve_settings(
+            Overrides(), env={"ANTHROPIC_API_KEY": "k", "AGENTUI_MAX_ATTEMPTS": "lots"}, config=ConfigFile()
+        )
 
 
 def test_config_file_errors_say_where(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     assert load_config_file(path) == ConfigFile()  # missing is fine
     path.write_text('{"provider": "openai",\n "model": }')
-    with pytest.raises(ConfigError, match=r"is not valid JSON \(line 2, column 11: Expecting value\); fix or delete it"):
+    with pytest.raises(
+        ConfigError, match=r"is not valid JSON \(line 2, column 11: Expecting value\); fix or delete it"
+    ):
         load_config_file(path)
     path.write_text('{"modle": "x"}')
     with pytest.raises(ConfigError, match="has a bad value at 'modle': Extra inputs are not permitted"):

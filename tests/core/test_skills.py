@@ -39,8 +39,11 @@ def test_the_model_is_told_of_skills_and_reads_one_without_asking(tmp_path: Path
     env = {"CLAUDE_CONFIG_DIR": str(claude), "HOME": str(tmp_path / "home")}
     path = skill(claude / "skills", "pdf", "---\nname: pdf\ndescription: Fill in PDF forms.\n---\nUse pypdf.\n")
     secret = skill(claude / "skills", "keys", "---\ndescription: Keys.\n---\nsecret\n")
-    launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
-                    permissions=PermissionOptions(disallowed_tools=(f"Read(//{str(secret).lstrip('/')})",)))
+    launch = Launch(
+        Settings(provider="scripted", model="scripted"),
+        cwd=root,
+        permissions=PermissionOptions(disallowed_tools=(f"Read(//{str(secret).lstrip('/')})",)),
+    )
     conversation = Conversation.open(launch, provider=ScriptedProvider([]), env=env)
     assert f"- pdf: Fill in PDF forms. ({path})" in conversation.agent.config.system_prompt
     engine, tools = conversation.project.engine, conversation.project.tools

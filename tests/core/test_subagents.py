@@ -22,15 +22,20 @@ def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
 
 
-def open_conversation(tmp_path: Path, script: list[dict[str, Any]], **permissions: Any
-                      ) -> tuple[Conversation, ScriptedProvider]:
+def open_conversation(
+    tmp_path: Path, script: list[dict[str, Any]], **permissions: Any
+) -> tuple[Conversation, ScriptedProvider]:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-           "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "AGENTUI_DATA_DIR": str(tmp_path / "data"),
+    }
     provider = ScriptedProvider(script)
-    launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
-                    permissions=PermissionOptions(**permissions))
+    launch = Launch(
+        Settings(provider="scripted", model="scripted"), cwd=root, permissions=PermissionOptions(**permissions)
+    )
     return Conversation.open(launch, provider=provider, env=env), provider
 
 
@@ -38,9 +43,12 @@ def test_agent_types_come_from_agents_directories(tmp_path: Path) -> None:
     root, claude = tmp_path / "project", tmp_path / "claude"
     (claude / "agents").mkdir(parents=True)
     (root / ".claude" / "agents").mkdir(parents=True)
-    (claude / "agents" / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews code.\nmodel: opus\n---\nReview.\n")
+    (claude / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\nmodel: opus\n---\nReview.\n"
+    )
     (root / ".claude" / "agents" / "reader.md").write_text(
-        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\nmodel: claude-haiku-4-5\n---\nYou read.\n")
+        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\nmodel: claude-haiku-4-5\n---\nYou read.\n"
+    )
     types = load_agent_types(root, {"CLAUDE_CONFIG_DIR": str(claude)})
     assert set(types) == {"general-purpose", "reviewer", "reader"}
     assert types["reader"].tools == ("Read", "Grep") and types["reader"].model == "claude-haiku-4-5"
@@ -51,13 +59,19 @@ def test_agent_types_come_from_agents_directories(tmp_path: Path) -> None:
 async def test_a_task_runs_a_child_with_its_own_tools_under_the_parents_rules(tmp_path: Path) -> None:
     agents = tmp_path / "project" / ".claude" / "agents"
     agents.mkdir(parents=True)
-    (agents / "reader.md").write_text("---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\n---\nYou read.\n")
+    (agents / "reader.md").write_text(
+        "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\n---\nYou read.\n"
+    )
     (tmp_path / "project" / "notes.txt").write_text("the notes say hi\n")
     (tmp_path / "project" / "secret.txt").write_text("hunter2\n")
     script = [
         use("Task", "t1", description="read notes", prompt="Read notes.txt and secret.txt", subagent_type="reader"),
-        {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}},
-                     {"type": "tool_use", "id": "r2", "name": "Read", "input": {"file_path": "secret.txt"}}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}},
+                {"type": "tool_use", "id": "r2", "name": "Read", "input": {"file_path": "secret.txt"}},
+            ]
+        },
         {"text": "The notes say hi; the secret was refused."},
         {"text": "Done."},
     ]
@@ -75,7 +89,9 @@ async def test_a_task_runs_a_child_with_its_own_tools_under_the_parents_rules(tm
     assert isinstance(notes, ToolResultBlock) and "the notes say hi" in str(notes.content)
     assert isinstance(secret, ToolResultBlock) and secret.is_error and "denied" in str(secret.content)
     [task_result] = parent_second.messages[-1].content
-    assert isinstance(task_result, ToolResultBlock) and task_result.content == "The notes say hi; the secret was refused."
+    assert (
+        isinstance(task_result, ToolResultBlock) and task_result.content == "The notes say hi; the secret was refused."
+    )
 
     [transcript] = (conversation.session.path.parent / conversation.session_id / "subagents").glob("agent-*.jsonl")
     written = [entry for entry in lines(transcript) if "uuid" in entry]
@@ -128,11 +144,26 @@ async def test_the_parents_hooks_guard_the_childs_tool_calls(tmp_path: Path) -> 
 
     claude = tmp_path / "claude"
     claude.mkdir()
-    (claude / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Write", "hooks": [{"type": "command", "command": "echo no writes here >&2; exit 2"}]}]}}))
-    script = [use("Task", "t1", description="write", prompt="Write a.txt"),
-              use("Write", "w1", file_path="a.txt", content="x\n"),
-              {"text": "Blocked."}, {"text": "Done."}]
+    (claude / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Write",
+                            "hooks": [{"type": "command", "command": "echo no writes here >&2; exit 2"}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    script = [
+        use("Task", "t1", description="write", prompt="Write a.txt"),
+        use("Write", "w1", file_path="a.txt", content="x\n"),
+        {"text": "Blocked."},
+        {"text": "Done."},
+    ]
     conversation, provider = open_conversation(tmp_path, script, mode="bypassPermissions")
     try:
         assert (await conversation.agent.prompt("write")).text == "Done."
@@ -148,9 +179,13 @@ async def test_the_childs_tool_calls_are_the_task_calls_live_output(tmp_path: Pa
 
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "notes.txt").write_text("hi\n")
-    script = [use("Task", "t1", description="read", prompt="Read notes.txt"),
-              use("Read", "r1", file_path="notes.txt"), use("Read", "r2", file_path="missing.txt"),
-              {"text": "Read it."}, {"text": "Done."}]
+    script = [
+        use("Task", "t1", description="read", prompt="Read notes.txt"),
+        use("Read", "r1", file_path="notes.txt"),
+        use("Read", "r2", file_path="missing.txt"),
+        {"text": "Read it."},
+        {"text": "Done."},
+    ]
     conversation, _ = open_conversation(tmp_path, script)
     progress: list[ToolProgress] = []
     conversation.agent.bus.on(lambda event: progress.append(event) if isinstance(event, ToolProgress) else None)

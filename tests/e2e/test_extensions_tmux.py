@@ -20,28 +20,45 @@ def reply(*blocks: dict[str, object]) -> Reply:
 
 
 def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
     project = tmp_path / "project"
     (project / ".claude" / "agents").mkdir(parents=True)
     (project / ".claude" / "skills" / "sums").mkdir(parents=True)
     (project / ".claude" / "commands").mkdir(parents=True)
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"tiny": {"command": sys.executable, "args": [TINY]}}}))
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"tiny": {"command": sys.executable, "args": [TINY]}}})
+    )
     (project / ".claude" / "agents" / "adder.md").write_text(
-        "---\nname: adder\ndescription: Adds numbers with the tiny server.\ntools: mcp__tiny__add\n---\nYou add.\n")
+        "---\nname: adder\ndescription: Adds numbers with the tiny server.\ntools: mcp__tiny__add\n---\nYou add.\n"
+    )
     (project / ".claude" / "skills" / "sums" / "SKILL.md").write_text(
-        "---\nname: sums\ndescription: How this project checks its sums.\n---\nAsk the adder agent.\n")
+        "---\nname: sums\ndescription: How this project checks its sums.\n---\nAsk the adder agent.\n"
+    )
     (project / ".claude" / "commands" / "check.md").write_text(
-        "---\ndescription: Check a sum\n---\nCheck that $1 plus $2 is right.\n")
+        "---\ndescription: Check a sum\n---\nCheck that $1 plus $2 is right.\n"
+    )
     server.enqueue(
-        reply({"type": "text", "text": "Asking the adder."},
-              {"type": "tool_use", "id": "toolu_task", "name": "Task",
-               "input": {"description": "add", "prompt": "Add 19 and 23.", "subagent_type": "adder"}}),
+        reply(
+            {"type": "text", "text": "Asking the adder."},
+            {
+                "type": "tool_use",
+                "id": "toolu_task",
+                "name": "Task",
+                "input": {"description": "add", "prompt": "Add 19 and 23.", "subagent_type": "adder"},
+            },
+        ),
         reply({"type": "tool_use", "id": "toolu_add", "name": "mcp__tiny__add", "input": {"a": 19, "b": 23}}),
         reply({"type": "text", "text": "19 + 23 = 42"}),
         reply({"type": "text", "text": "The adder says the sum is 42."}),
     )
-    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "TERM": "xterm-256color",
-           "PATH": clean_env.get("PATH", "/usr/bin:/bin")}
+    env = {
+        **clean_env,
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "x",
+        "TERM": "xterm-256color",
+        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
+    }
     terminal = Terminal(agentui_bin, env, project)
     try:
         terminal.wait_for("Use the MCP server tiny?")

@@ -48,40 +48,70 @@ class PlayedModel:
             self.sizes.append(tokens)
             if tokens > WINDOW:
                 self.refused.append(tokens)
-                return Reply.error(400, {"type": "error", "error": {
-                    "type": "invalid_request_error", "message": f"prompt is too long: {tokens} tokens > {WINDOW} maximum"}})
+                return Reply.error(
+                    400,
+                    {
+                        "type": "error",
+                        "error": {
+                            "type": "invalid_request_error",
+                            "message": f"prompt is too long: {tokens} tokens > {WINDOW} maximum",
+                        },
+                    },
+                )
             usage = {"input_tokens": tokens, "output_tokens": 60}
             if body["system"][0]["text"] == SUMMARY_SYSTEM:
                 self.kinds.append("summary")
                 summary = f"SUMMARY-{len(self.summaries) + 1}: the user has me read the data files one by one."
                 self.summaries.append(summary)
-                return Reply(chunks=anthropic_stream([{"type": "text", "text": summary}], usage=usage,
-                                                     message_id=f"msg_summary_{len(self.summaries)}"))
+                return Reply(
+                    chunks=anthropic_stream(
+                        [{"type": "text", "text": summary}],
+                        usage=usage,
+                        message_id=f"msg_summary_{len(self.summaries)}",
+                    )
+                )
             self.kinds.append("turn")
             self.calls += 1
             number = self.calls
         message_id = f"msg_{number:04d}"
         if number % TURNS_PER_PROMPT == 0:
-            return Reply(chunks=anthropic_stream([{"type": "text", "text": f"Read them all ({number})."}],
-                                                 usage=usage, message_id=message_id))
+            return Reply(
+                chunks=anthropic_stream(
+                    [{"type": "text", "text": f"Read them all ({number})."}], usage=usage, message_id=message_id
+                )
+            )
         thought = f"Turn {number}: next I read file {number % FILES}, to compare it with the ones before. " * 3
-        read = {"type": "tool_use", "id": f"toolu_{number:04d}", "name": "Read",
-                "input": {"file_path": f"data/file_{number % FILES:02d}.txt"}}
-        return Reply(chunks=anthropic_stream([{"type": "text", "text": thought}, read], stop_reason="tool_use",
-                                             usage=usage, message_id=message_id))
+        read = {
+            "type": "tool_use",
+            "id": f"toolu_{number:04d}",
+            "name": "Read",
+            "input": {"file_path": f"data/file_{number % FILES:02d}.txt"},
+        }
+        return Reply(
+            chunks=anthropic_stream(
+                [{"type": "text", "text": thought}, read], stop_reason="tool_use", usage=usage, message_id=message_id
+            )
+        )
 
 
 def make_project(root: Path) -> None:
     (root / "data").mkdir(parents=True)
     for number in range(FILES):
-        text = "".join(f"file {number:02d} line {line:03d}: " + "lorem ipsum dolor sit amet " * 2 + "\n"
-                       for line in range(100))
+        text = "".join(
+            f"file {number:02d} line {line:03d}: " + "lorem ipsum dolor sit amet " * 2 + "\n" for line in range(100)
+        )
         (root / "data" / f"file_{number:02d}.txt").write_text(text)  # about 2,000 tokens as Read shows it
 
 
 def launch(root: Path, server: LoopbackServer, session: SessionRequest = SessionRequest()) -> Launch:
-    settings = Settings(provider="anthropic", model="claude-test", base_url=server.url, api_key="x",
-                        context_window=WINDOW, max_attempts=1)
+    settings = Settings(
+        provider="anthropic",
+        model="claude-test",
+        base_url=server.url,
+        api_key="x",
+        context_window=WINDOW,
+        max_attempts=1,
+    )
     return Launch(settings=settings, cwd=root, session=session)
 
 
@@ -92,7 +122,8 @@ def shape(messages: list[Message]) -> list[tuple[str, list[str]]]:
 
 
 async def test_500_turns_with_large_tool_outputs_never_exceed_the_window_and_resume_compacted(
-        tmp_path: Path, server: LoopbackServer) -> None:
+    tmp_path: Path, server: LoopbackServer
+) -> None:
     root = tmp_path / "project"
     make_project(root)
     model = PlayedModel()
@@ -119,7 +150,10 @@ async def test_500_turns_with_large_tool_outputs_never_exceed_the_window_and_res
             continue
         before, after = bodies[position - 1], bodies[position + 1]
         first = after["messages"][0]["content"][0]["text"]
-        assert first.startswith(SUMMARY_PREFIX) and model.summaries[model.kinds[:position + 1].count("summary") - 1] in first
+        assert (
+            first.startswith(SUMMARY_PREFIX)
+            and model.summaries[model.kinds[: position + 1].count("summary") - 1] in first
+        )
         assert len(after["messages"]) < len(before["messages"]) / 2  # the old turns are gone, not just shortened
     assert "toolu_0001" not in json.dumps(bodies[-1])
 

@@ -42,11 +42,19 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def run(agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: Path, *flags: str
-        ) -> subprocess.CompletedProcess[str]:
+def run(
+    agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
     env = {**env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "AGENTUI_MAX_ATTEMPTS": "1"}
-    return subprocess.run([agentui_bin, "-p", "use the tools", *flags], env=env, cwd=project, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [agentui_bin, "-p", "use the tools", *flags],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def tool_result(server: LoopbackServer, request: int = 1) -> dict[str, Any]:
@@ -55,11 +63,21 @@ def tool_result(server: LoopbackServer, request: int = 1) -> dict[str, Any]:
 
 
 def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
-    server.enqueue(call("mcp__tiny__add", a=2, b=3), call("mcp__tiny__shout", text="hey"), call("mcp__tiny__pixel"),
-                   answer())
-    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny(TINY_GREETING="hello")),
-               "--allowedTools", "mcp__tiny__*")
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    server.enqueue(
+        call("mcp__tiny__add", a=2, b=3), call("mcp__tiny__shout", text="hey"), call("mcp__tiny__pixel"), answer()
+    )
+    done = run(
+        agentui_bin,
+        clean_env,
+        server,
+        project,
+        "--mcp-config",
+        servers(tiny=tiny(TINY_GREETING="hello")),
+        "--allowedTools",
+        "mcp__tiny__*",
+    )
     assert done.returncode == 0, done.stderr
     tools = {t["name"]: t for t in json.loads(server.requests[0].body)["tools"]}
     assert {"mcp__tiny__add", "mcp__tiny__shout", "mcp__tiny__pixel", "mcp__tiny__die"} <= set(tools)
@@ -71,8 +89,9 @@ def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
     assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
 
 
-def test_mcp_tools_obey_permission_rules(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
-                                         project: Path, tmp_path: Path) -> None:
+def test_mcp_tools_obey_permission_rules(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, tmp_path: Path
+) -> None:
     server.enqueue(call("mcp__tiny__add", a=2, b=3), answer())
     done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny()))
     assert done.returncode == 0, done.stderr
@@ -83,16 +102,33 @@ def test_mcp_tools_obey_permission_rules(agentui_bin: str, clean_env: dict[str, 
     server.enqueue(call("mcp__tiny__add", a=2, b=3), answer())
     config = tmp_path / "mcp.json"
     config.write_text(servers(tiny=tiny()))
-    done = run(agentui_bin, clean_env, server, project, "--mcp-config", str(config), "--allowedTools",
-               "mcp__tiny", "--disallowedTools", "mcp__tiny__add")
+    done = run(
+        agentui_bin,
+        clean_env,
+        server,
+        project,
+        "--mcp-config",
+        str(config),
+        "--allowedTools",
+        "mcp__tiny",
+        "--disallowedTools",
+        "mcp__tiny__add",
+    )
     assert "denied" in str(tool_result(server)["content"])  # deny rules win over a whole-server allow
 
 
 def test_a_server_that_crashes_or_cannot_be_reached_is_reported_and_the_run_goes_on(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
     server.enqueue(answer("Still here."))
-    done = run(agentui_bin, clean_env, server, project, "--mcp-config",
-               servers(broken=tiny("crash"), tiny=tiny(), gone={"type": "http", "url": "http://127.0.0.1:9/mcp"}))
+    done = run(
+        agentui_bin,
+        clean_env,
+        server,
+        project,
+        "--mcp-config",
+        servers(broken=tiny("crash"), tiny=tiny(), gone={"type": "http", "url": "http://127.0.0.1:9/mcp"}),
+    )
     assert done.returncode == 0 and done.stdout.strip() == "Still here."
     assert "The MCP server broken" in done.stderr and "cannot start, no config" in done.stderr
     assert "The MCP server gone" in done.stderr
@@ -102,7 +138,8 @@ def test_a_server_that_crashes_or_cannot_be_reached_is_reported_and_the_run_goes
 
 
 def test_a_server_that_hangs_is_given_up_after_mcp_timeout_and_the_run_goes_on(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
     # Alone in its run: the short limit is what is under test, and no server that must start has to beat it.
     server.enqueue(answer("Still here."))
     env = {**clean_env, "MCP_TIMEOUT": "1500"}
@@ -114,17 +151,20 @@ def test_a_server_that_hangs_is_given_up_after_mcp_timeout_and_the_run_goes_on(
 
 
 def test_a_server_that_dies_mid_call_gives_the_model_an_error(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
     server.enqueue(call("mcp__tiny__die"), call("mcp__tiny__add", a=1, b=1), answer())
-    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny()),
-               "--allowedTools", "mcp__tiny__*")
+    done = run(
+        agentui_bin, clean_env, server, project, "--mcp-config", servers(tiny=tiny()), "--allowedTools", "mcp__tiny__*"
+    )
     assert done.returncode == 0, done.stderr
     assert tool_result(server, 1)["is_error"] and "tiny" in str(tool_result(server, 1)["content"])
     assert "not running" in str(tool_result(server, 2)["content"])
 
 
-def test_project_servers_wait_for_approval(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
-                                           project: Path) -> None:
+def test_project_servers_wait_for_approval(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
     (project / ".mcp.json").write_text(servers(tiny=tiny()))
     server.enqueue(answer())
     done = run(agentui_bin, clean_env, server, project)
@@ -149,27 +189,45 @@ def test_project_servers_wait_for_approval(agentui_bin: str, clean_env: dict[str
 
 
 def test_servers_come_from_claude_json_for_every_project_and_for_this_one(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path) -> None:
-    (Path(clean_env["HOME"]) / ".claude.json").write_text(json.dumps({
-        "mcpServers": {"everywhere": tiny()},
-        "projects": {str(project.resolve()): {"mcpServers": {"here": tiny()}}, "/elsewhere": {"mcpServers": {
-            "there": tiny()}}},
-    }))
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    (Path(clean_env["HOME"]) / ".claude.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {"everywhere": tiny()},
+                "projects": {
+                    str(project.resolve()): {"mcpServers": {"here": tiny()}},
+                    "/elsewhere": {"mcpServers": {"there": tiny()}},
+                },
+            }
+        )
+    )
     server.enqueue(answer())
     done = run(agentui_bin, clean_env, server, project)
     assert done.returncode == 0, done.stderr
-    names = {t["name"].split("__")[1] for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")}
+    names = {
+        t["name"].split("__")[1] for t in json.loads(server.requests[0].body)["tools"] if t["name"].startswith("mcp__")
+    }
     assert names == {"everywhere", "here"}
 
 
-def test_a_published_server_from_pypi(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer,
-                                      project: Path) -> None:
+def test_a_published_server_from_pypi(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
     command = str(Path(sys.executable).parent / "mcp-server-time")
     assert Path(command).exists(), "mcp-server-time comes with the test extras"
     server.enqueue(call("mcp__time__get_current_time", timezone="Europe/Paris"), answer())
     time_server = {"command": command, "args": ["--local-timezone", "UTC"]}
-    done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(time=time_server),
-               "--allowedTools", "mcp__time__get_current_time")
+    done = run(
+        agentui_bin,
+        clean_env,
+        server,
+        project,
+        "--mcp-config",
+        servers(time=time_server),
+        "--allowedTools",
+        "mcp__time__get_current_time",
+    )
     assert done.returncode == 0, done.stderr
     names = [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
     assert {"mcp__time__get_current_time", "mcp__time__convert_time"} <= set(names)
@@ -178,16 +236,18 @@ def test_a_published_server_from_pypi(agentui_bin: str, clean_env: dict[str, str
 
 
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
-def test_a_server_over_http(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path,
-                            transport: str, path: str) -> None:
+def test_a_server_over_http(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, transport: str, path: str
+) -> None:
     import socket
     import time
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    http_server = subprocess.Popen([sys.executable, TINY, transport, str(port)], stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL)
+    http_server = subprocess.Popen(
+        [sys.executable, TINY, transport, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -198,8 +258,9 @@ def test_a_server_over_http(agentui_bin: str, clean_env: dict[str, str], server:
                 time.sleep(0.05)
         server.enqueue(call("mcp__web__add", a=40, b=2), answer())
         config = {"type": transport, "url": f"http://127.0.0.1:{port}{path}"}
-        done = run(agentui_bin, clean_env, server, project, "--mcp-config", servers(web=config),
-                   "--allowedTools", "mcp__web")
+        done = run(
+            agentui_bin, clean_env, server, project, "--mcp-config", servers(web=config), "--allowedTools", "mcp__web"
+        )
         assert done.returncode == 0, done.stderr
         assert "mcp__web__add" in [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
         assert tool_result(server)["content"] == "42"

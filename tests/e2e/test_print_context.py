@@ -21,13 +21,18 @@ def project(clean_env: dict[str, str]) -> Path:
     (root / "src" / "CLAUDE.md").write_text("Code in src/ never prints.\n")
     (root / "src" / "app.py").write_text("def main():\n    return 1\n")
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        )
     return root
 
 
 def test_claude_md_and_the_environment_reach_the_model_with_the_cache_mark_between(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     root = project(clean_env)
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
     done = run(agentui_bin, ["-p", "hello"], anthropic_env(clean_env, server), cwd=root)
@@ -45,11 +50,14 @@ def test_claude_md_and_the_environment_reach_the_model_with_the_cache_mark_betwe
 
 
 def test_a_read_in_a_subdirectory_brings_its_claude_md_into_the_tool_result(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     root = project(clean_env)
     read = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "src/app.py"}}
-    server.enqueue(Reply(chunks=anthropic_stream([read], stop_reason="tool_use")),
-                   Reply(chunks=anthropic_stream([{"type": "text", "text": "done"}])))
+    server.enqueue(
+        Reply(chunks=anthropic_stream([read], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "done"}])),
+    )
     done = run(agentui_bin, ["-p", "read the app"], anthropic_env(clean_env, server), cwd=root)
     assert done.returncode == 0, done.stderr
     result = server.requests[1].json()["messages"][-1]["content"][0]
@@ -58,11 +66,16 @@ def test_a_read_in_a_subdirectory_brings_its_claude_md_into_the_tool_result(
 
 
 def test_system_prompt_flags_replace_and_extend_the_instructions(
-        agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer) -> None:
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     root = project(clean_env)
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
-    done = run(agentui_bin, ["-p", "hi", "--system-prompt", "You are terse.", "--append-system-prompt", "Use metric."],
-               anthropic_env(clean_env, server), cwd=root)
+    done = run(
+        agentui_bin,
+        ["-p", "hi", "--system-prompt", "You are terse.", "--append-system-prompt", "Use metric."],
+        anthropic_env(clean_env, server),
+        cwd=root,
+    )
     assert done.returncode == 0, done.stderr
     text = server.requests[0].json()["system"][0]["text"]
     assert text.startswith("You are terse.\n\nUse metric.")

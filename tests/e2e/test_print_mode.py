@@ -22,14 +22,23 @@ def anthropic_env(clean_env: dict[str, str], server: LoopbackServer) -> dict[str
     return {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
 
 
-def run(agentui_bin: str, args: list[str], env: dict[str, str], stdin: str | None = None,
-        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    agentui_bin: str, args: list[str], env: dict[str, str], stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run agentui in `cwd`, by default a fresh project directory beside the test's home."""
     if cwd is None:
         cwd = Path(env["HOME"]).parent / "project"
         cwd.mkdir(exist_ok=True)
-    return subprocess.run([agentui_bin, *args], env=env, input=stdin, capture_output=True, text=True, timeout=60,
-                          cwd=cwd, stdin=None if stdin is not None else subprocess.DEVNULL)
+    return subprocess.run(
+        [agentui_bin, *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
 
 
 def recorded_text(name: str) -> str:
@@ -42,27 +51,38 @@ def assert_one_clean_sentence(stderr: str) -> None:
     assert lines and lines[-1].startswith("agentui: ") and lines[-1].endswith((".", "?"))
 
 
-def test_streams_the_reply_from_a_messages_api_server(agentui_bin: str, clean_env: dict[str, str],
-                                                      server: LoopbackServer) -> None:
+def test_streams_the_reply_from_a_messages_api_server(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     server.enqueue(Reply(chunks=recorded("anthropic_text.sse")))
     done = run(agentui_bin, ["-p", "Name three colors."], anthropic_env(clean_env, server))
     assert done.returncode == 0, done.stderr
     assert done.stdout == recorded_text("anthropic_text.sse") + "\n"
     assert done.stderr == ""
     body = server.requests[0].json()
-    assert body["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": "Name three colors.", "cache_control": {"type": "ephemeral"}}]}]
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Name three colors.", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
     assert "agentui" in body["system"][0]["text"] and body["max_tokens"] == 8192
 
 
-def test_text_reaches_stdout_while_the_server_is_still_streaming(agentui_bin: str, clean_env: dict[str, str],
-                                                                  server: LoopbackServer) -> None:
+def test_text_reaches_stdout_while_the_server_is_still_streaming(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     gate = threading.Event()
     chunks = recorded("anthropic_text.sse")
     first_delta = next(i for i, c in enumerate(chunks) if b"text_delta" in c)
     server.enqueue(Reply(chunks=chunks, gate=gate, gate_after=first_delta + 1))
-    process = subprocess.Popen([agentui_bin, "-p", "colors"], env=anthropic_env(clean_env, server),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [agentui_bin, "-p", "colors"],
+        env=anthropic_env(clean_env, server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
@@ -76,14 +96,16 @@ def test_text_reaches_stdout_while_the_server_is_still_streaming(agentui_bin: st
     assert (first + out).decode() == recorded_text("anthropic_text.sse") + "\n"
 
 
-def test_stream_json_is_valid_json_lines_of_events(agentui_bin: str, clean_env: dict[str, str],
-                                                   server: LoopbackServer, tmp_path: Path) -> None:
+def test_stream_json_is_valid_json_lines_of_events(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
     server.enqueue(Reply(chunks=recorded("anthropic_tool_use.sse")), Reply(chunks=recorded("anthropic_text.sse")))
     project = tmp_path / "project"
     project.mkdir()
     (project / "file_path.txt").write_text("hello\n")  # what the recorded model asks to Read
-    done = run(agentui_bin, ["-p", "read it", "--output-format", "stream-json"], anthropic_env(clean_env, server),
-               cwd=project)
+    done = run(
+        agentui_bin, ["-p", "read it", "--output-format", "stream-json"], anthropic_env(clean_env, server), cwd=project
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init" and lines[0]["permissionMode"] == "default"
@@ -102,10 +124,20 @@ def test_stream_json_is_valid_json_lines_of_events(agentui_bin: str, clean_env: 
 
 
 def test_json_output_is_one_result_object(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer) -> None:
-    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Four."}], model="claude-sonnet-4-5",
-                                                 usage={"input_tokens": 1000, "output_tokens": 100})))
-    done = run(agentui_bin, ["-p", "2+2?", "--output-format", "json", "--model", "claude-sonnet-4-5"],
-               anthropic_env(clean_env, server))
+    server.enqueue(
+        Reply(
+            chunks=anthropic_stream(
+                [{"type": "text", "text": "Four."}],
+                model="claude-sonnet-4-5",
+                usage={"input_tokens": 1000, "output_tokens": 100},
+            )
+        )
+    )
+    done = run(
+        agentui_bin,
+        ["-p", "2+2?", "--output-format", "json", "--model", "claude-sonnet-4-5"],
+        anthropic_env(clean_env, server),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "Four." and result["is_error"] is False and result["num_turns"] == 1
@@ -114,10 +146,13 @@ def test_json_output_is_one_result_object(agentui_bin: str, clean_env: dict[str,
     assert len(result["session_id"]) == 36
 
 
-def test_a_529_is_retried_and_the_run_still_succeeds(agentui_bin: str, clean_env: dict[str, str],
-                                                     server: LoopbackServer) -> None:
-    server.enqueue(Reply.error(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
-                   Reply(chunks=recorded("anthropic_text.sse")))
+def test_a_529_is_retried_and_the_run_still_succeeds(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    server.enqueue(
+        Reply.error(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+        Reply(chunks=recorded("anthropic_text.sse")),
+    )
     done = run(agentui_bin, ["-p", "hi"], anthropic_env(clean_env, server))
     assert done.returncode == 0, done.stderr
     assert done.stdout == recorded_text("anthropic_text.sse") + "\n"
@@ -125,13 +160,19 @@ def test_a_529_is_retried_and_the_run_still_succeeds(agentui_bin: str, clean_env
     assert len(server.requests) == 2
 
 
-def test_a_rejected_key_is_one_sentence_and_exit_1(agentui_bin: str, clean_env: dict[str, str],
-                                                    server: LoopbackServer) -> None:
-    server.enqueue(Reply.error(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}))
+def test_a_rejected_key_is_one_sentence_and_exit_1(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    server.enqueue(
+        Reply.error(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
+    )
     done = run(agentui_bin, ["-p", "hi"], anthropic_env(clean_env, server))
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr == "agentui: The Anthropic API rejected the API key (401); check ANTHROPIC_API_KEY: invalid x-api-key.\n"
+    assert (
+        done.stderr
+        == "agentui: The Anthropic API rejected the API key (401); check ANTHROPIC_API_KEY: invalid x-api-key.\n"
+    )
 
 
 def test_an_unreachable_host_is_one_sentence_and_exit_1(agentui_bin: str, clean_env: dict[str, str]) -> None:
@@ -171,7 +212,9 @@ def test_openai_compatible_server(agentui_bin: str, clean_env: dict[str, str], s
     env = {**clean_env, "OPENAI_BASE_URL": server.url + "/v1", "OPENAI_MODEL": "smollm2"}
     done = run(agentui_bin, ["-p", "Name three colors.", "--output-format", "json"], env)
     assert done.returncode == 0, done.stderr
-    expected = "".join(c["choices"][0]["delta"].get("content") or "" for c in recorded_events("openai_text.sse") if c["choices"])
+    expected = "".join(
+        c["choices"][0]["delta"].get("content") or "" for c in recorded_events("openai_text.sse") if c["choices"]
+    )
     assert json.loads(done.stdout)["result"] == expected
     assert server.requests[0].path == "/v1/chat/completions" and server.requests[0].json()["model"] == "smollm2"
 
@@ -180,8 +223,11 @@ def test_max_turns_stops_the_run_with_exit_1(agentui_bin: str, clean_env: dict[s
     script = tmp_path / "loop.json"
     calls = [{"content": [{"type": "tool_use", "id": f"t{i}", "name": "Missing", "input": {}}]} for i in range(5)]
     script.write_text(json.dumps(calls))
-    done = run(agentui_bin, ["-p", "go", "--provider", "scripted", "--script", str(script), "--max-turns", "2",
-                             "--output-format", "json"], clean_env)
+    done = run(
+        agentui_bin,
+        ["-p", "go", "--provider", "scripted", "--script", str(script), "--max-turns", "2", "--output-format", "json"],
+        clean_env,
+    )
     assert done.returncode == 1
     result = json.loads(done.stdout)
     assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2
@@ -190,8 +236,13 @@ def test_max_turns_stops_the_run_with_exit_1(agentui_bin: str, clean_env: dict[s
 def test_bad_usage_exits_2(agentui_bin: str, clean_env: dict[str, str], tmp_path: Path) -> None:
     assert run(agentui_bin, ["-p", "x", "--max-turns", "0"], clean_env).returncode == 2
     assert run(agentui_bin, ["-p", "x", "--output-format", "yaml"], clean_env).returncode == 2
-    bad_script = run(agentui_bin, ["-p", "x", "--provider", "scripted", "--script", str(tmp_path / "none.json")], clean_env)
-    assert bad_script.returncode == 2 and bad_script.stderr == f"agentui: The script file {tmp_path / 'none.json'} does not exist.\n"
+    bad_script = run(
+        agentui_bin, ["-p", "x", "--provider", "scripted", "--script", str(tmp_path / "none.json")], clean_env
+    )
+    assert (
+        bad_script.returncode == 2
+        and bad_script.stderr == f"agentui: The script file {tmp_path / 'none.json'} does not exist.\n"
+    )
     empty = run(agentui_bin, ["-p"], {**clean_env, "ANTHROPIC_API_KEY": "x"}, stdin="  \n")
     assert empty.returncode == 2 and empty.stderr == "agentui: the prompt is empty.\n"
 
@@ -202,23 +253,31 @@ def test_a_malformed_config_file_is_one_sentence(agentui_bin: str, clean_env: di
     (config / "config.json").write_text("{provider: openai}")
     done = run(agentui_bin, ["-p", "hi"], clean_env)
     assert done.returncode == 2
-    assert done.stderr == (f"agentui: agentui's config file {config / 'config.json'} is not valid JSON "
-                           "(line 1, column 2: Expecting property name enclosed in double quotes); fix or delete it.\n")
+    assert done.stderr == (
+        f"agentui: agentui's config file {config / 'config.json'} is not valid JSON "
+        "(line 1, column 2: Expecting property name enclosed in double quotes); fix or delete it.\n"
+    )
 
 
-def test_interrupt_stops_the_run_with_exit_130(agentui_bin: str, clean_env: dict[str, str],
-                                               server: LoopbackServer) -> None:
+def test_interrupt_stops_the_run_with_exit_130(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
     gate = threading.Event()
     chunks = recorded("anthropic_text.sse")
     server.enqueue(Reply(chunks=chunks, gate=gate, gate_after=4))
-    process = subprocess.Popen([agentui_bin, "-p", "colors"], env=anthropic_env(clean_env, server),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [agentui_bin, "-p", "colors"],
+        env=anthropic_env(clean_env, server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         selector = selectors.DefaultSelector()
         selector.register(process.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
         assert selector.select(timeout=60)
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)  # ends while the server still holds the stream open
+        _out, err = process.communicate(timeout=60)  # ends while the server still holds the stream open
     finally:
         gate.set()
     assert process.returncode == 130
@@ -226,7 +285,9 @@ def test_interrupt_stops_the_run_with_exit_130(agentui_bin: str, clean_env: dict
 
 
 def test_python_dash_m_and_version(clean_env: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "agentui", "--version"], capture_output=True, text=True, env=clean_env, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentui", "--version"], capture_output=True, text=True, env=clean_env, timeout=30
+    )
     assert done.returncode == 0 and done.stdout.strip().endswith("(agentui)")
 
 
@@ -235,10 +296,15 @@ def test_interactive_mode_without_a_terminal_points_to_p(agentui_bin: str, clean
     assert done.returncode == 2 and "use -p" in done.stderr
 
 
-def test_a_network_drop_mid_answer_keeps_what_arrived(agentui_bin: str, clean_env: dict[str, str],
-                                                      server: LoopbackServer) -> None:
-    chunks = anthropic_stream([{"type": "text", "text": "The first part is complete."},
-                               {"type": "text", "text": "The second part never finishes."}])
+def test_a_network_drop_mid_answer_keeps_what_arrived(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    chunks = anthropic_stream(
+        [
+            {"type": "text", "text": "The first part is complete."},
+            {"type": "text", "text": "The second part never finishes."},
+        ]
+    )
     second_block = next(i for i, c in enumerate(chunks) if b'"index": 1' in c)
     server.enqueue(Reply(chunks=chunks, cut_after=second_block + 2))
     done = run(agentui_bin, ["-p", "hi", "--output-format", "json"], anthropic_env(clean_env, server))

@@ -22,15 +22,31 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def agentui(agentui_bin: str, project: Path, env: dict[str, str], script: list[dict[str, Any]],
-            *flags: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+def agentui(
+    agentui_bin: str, project: Path, env: dict[str, str], script: list[dict[str, Any]], *flags: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
     """Run `agentui -p` with a scripted model; returns the process and the tool_end events it reported."""
     script_file = project.parent / "script.json"
     script_file.write_text(json.dumps(script))
     done = subprocess.run(
-        [agentui_bin, "-p", "do the work", "--provider", "scripted", "--script", str(script_file),
-         "--output-format", "stream-json", *flags],
-        env=env, cwd=project, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        [
+            agentui_bin,
+            "-p",
+            "do the work",
+            "--provider",
+            "scripted",
+            "--script",
+            str(script_file),
+            "--output-format",
+            "stream-json",
+            *flags,
+        ],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
     events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     return done, [e for e in events if e["type"] == "tool_end"]
@@ -41,10 +57,14 @@ def work(project: Path) -> list[dict[str, Any]]:
     outside = project.parent / "outside.txt"
     return [
         {"content": [tool_call("Read", "r1", file_path="notes.txt")]},
-        {"content": [tool_call("Edit", "e1", file_path="notes.txt", old_string="old line", new_string="new line"),
-                     tool_call("Write", "w1", file_path="src/new.py", content="print('hi')\n"),
-                     tool_call("Bash", "b1", command="touch ran.txt"),
-                     tool_call("Write", "w2", file_path=str(outside), content="escaped\n")]},
+        {
+            "content": [
+                tool_call("Edit", "e1", file_path="notes.txt", old_string="old line", new_string="new line"),
+                tool_call("Write", "w1", file_path="src/new.py", content="print('hi')\n"),
+                tool_call("Bash", "b1", command="touch ran.txt"),
+                tool_call("Write", "w2", file_path=str(outside), content="escaped\n"),
+            ]
+        },
         {"text": "Done."},
     ]
 
@@ -83,10 +103,14 @@ def test_accept_edits_lets_edits_in_the_project_through_and_still_refuses_bash(
 def test_an_allow_rule_on_the_command_line_lets_that_command_run(
     agentui_bin: str, clean_env: dict[str, str], project: Path
 ) -> None:
-    script = [{"content": [tool_call("Bash", "b1", command="touch ran.txt && ls")]},
-              {"content": [tool_call("Bash", "b2", command="touch ran.txt && rm notes.txt")]}, {"text": "ok"}]
-    done, ends = agentui(agentui_bin, project, clean_env, script, "--allowedTools", "Bash(touch:*)",
-                         "--disallowedTools", "Bash(rm:*)")
+    script = [
+        {"content": [tool_call("Bash", "b1", command="touch ran.txt && ls")]},
+        {"content": [tool_call("Bash", "b2", command="touch ran.txt && rm notes.txt")]},
+        {"text": "ok"},
+    ]
+    _done, ends = agentui(
+        agentui_bin, project, clean_env, script, "--allowedTools", "Bash(touch:*)", "--disallowedTools", "Bash(rm:*)"
+    )
     results = by_id(ends)
     assert not results["b1"]["is_error"] and results["b1"]["content"] == "notes.txt\nran.txt"
     assert results["b2"]["is_error"] and "the rule Bash(rm:*) denies `rm notes.txt`" in results["b2"]["content"]
@@ -97,11 +121,19 @@ def test_project_settings_deny_always_apply_but_grant_only_once_trusted(
     agentui_bin: str, clean_env: dict[str, str], project: Path, tmp_path: Path
 ) -> None:
     (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({
-        "permissions": {"allow": ["Bash(touch:*)"], "deny": ["Read(./secret.txt)"]}}))
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch:*)"], "deny": ["Read(./secret.txt)"]}})
+    )
     (project / "secret.txt").write_text("s3cret\n")
-    script = [{"content": [tool_call("Bash", "b1", command="touch ran.txt"),
-                           tool_call("Read", "r1", file_path="secret.txt")]}, {"text": "ok"}]
+    script = [
+        {
+            "content": [
+                tool_call("Bash", "b1", command="touch ran.txt"),
+                tool_call("Read", "r1", file_path="secret.txt"),
+            ]
+        },
+        {"text": "ok"},
+    ]
     env = {**clean_env, "AGENTUI_DATA_DIR": str(tmp_path / "data")}
 
     done, ends = agentui(agentui_bin, project, env, script)
@@ -119,12 +151,16 @@ def test_project_settings_deny_always_apply_but_grant_only_once_trusted(
     assert "not trusted" not in done.stderr
 
 
-def test_a_malformed_settings_file_stops_with_one_sentence(agentui_bin: str, clean_env: dict[str, str], project: Path) -> None:
+def test_a_malformed_settings_file_stops_with_one_sentence(
+    agentui_bin: str, clean_env: dict[str, str], project: Path
+) -> None:
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"],}}')
     done, _ = agentui(agentui_bin, project, clean_env, [{"text": "never"}])
     assert done.returncode == 2
-    assert done.stderr.startswith(f"agentui: The settings file {project.resolve()}/.claude/settings.json is not valid JSON")
+    assert done.stderr.startswith(
+        f"agentui: The settings file {project.resolve()}/.claude/settings.json is not valid JSON"
+    )
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 import subprocess
@@ -27,8 +28,9 @@ def project(tmp_path: Path) -> Path:
 
 
 def agentui(agentui_bin: str, project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([agentui_bin, *args], env=env, cwd=project, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [agentui_bin, *args], env=env, cwd=project, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
 
 
 def server_env(clean_env: dict[str, str], server: LoopbackServer) -> dict[str, str]:
@@ -58,7 +60,7 @@ def test_print_then_continue_makes_one_session_with_both_exchanges(
 
 def _well_formed(messages: list[dict[str, Any]]) -> None:
     assert messages[0]["role"] == "user"
-    for earlier, later in zip(messages, messages[1:]):
+    for earlier, later in itertools.pairwise(messages):
         assert earlier["role"] != later["role"]  # alternating, as the Messages API requires
     for position, message in enumerate(messages):
         blocks = message["content"]
@@ -108,8 +110,10 @@ def test_resume_lists_sessions_and_takes_an_id(
     assert [s["title"] for s in as_json] == titles and as_json[1]["session_id"] == one["session_id"]
     resumed = agentui(agentui_bin, project, env, "-p", "--resume", one["session_id"], "more on it")
     assert resumed.returncode == 0 and resumed.stdout == "Back to first.\n"
-    assert [m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
-            for m in server.requests[2].json()["messages"]] == ["the first topic", "First.", "more on it"]
+    assert [
+        m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
+        for m in server.requests[2].json()["messages"]
+    ] == ["the first topic", "First.", "more on it"]
 
 
 def test_fork_and_session_id_from_the_command_line(
@@ -119,8 +123,19 @@ def test_fork_and_session_id_from_the_command_line(
     server.enqueue(answer("Base."), answer("Forked."))
     base = json.loads(agentui(agentui_bin, project, env, "-p", "base", "--output-format", "json").stdout)
     chosen = "abcdef01-2345-4678-9abc-def012345678"
-    fork = agentui(agentui_bin, project, env, "-p", "--continue", "--fork-session", "--session-id", chosen, "fork it",
-                   "--output-format", "json")
+    fork = agentui(
+        agentui_bin,
+        project,
+        env,
+        "-p",
+        "--continue",
+        "--fork-session",
+        "--session-id",
+        chosen,
+        "fork it",
+        "--output-format",
+        "json",
+    )
     assert json.loads(fork.stdout)["session_id"] == chosen
     directory = project_dir(project, {"HOME": env["HOME"]})
     assert sorted(p.stem for p in directory.glob("*.jsonl")) == sorted([base["session_id"], chosen])
@@ -131,7 +146,9 @@ def test_fork_and_session_id_from_the_command_line(
 def test_bad_session_requests_are_one_sentence(agentui_bin: str, clean_env: dict[str, str], project: Path) -> None:
     env = {**clean_env, "ANTHROPIC_API_KEY": "x"}
     missing = agentui(agentui_bin, project, env, "-p", "--resume", "00000000-0000-4000-8000-000000000000", "hi")
-    assert missing.returncode == 2 and missing.stderr.startswith("agentui: No session 00000000-0000-4000-8000-000000000000 was found")
+    assert missing.returncode == 2 and missing.stderr.startswith(
+        "agentui: No session 00000000-0000-4000-8000-000000000000 was found"
+    )
     fork_alone = agentui(agentui_bin, project, env, "-p", "--fork-session", "hi")
     assert fork_alone.returncode == 2 and "needs --resume or --continue" in fork_alone.stderr
     bad_id = agentui(agentui_bin, project, env, "-p", "--session-id", "nope", "hi")
@@ -146,14 +163,22 @@ def test_a_session_in_use_is_refused_to_a_second_agentui(
     first = json.loads(agentui(agentui_bin, project, env, "-p", "start", "--output-format", "json").stdout)
     gate = threading.Event()
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "slow answer"}]), gate=gate, gate_after=5))
-    running = subprocess.Popen([agentui_bin, "-p", "--resume", first["session_id"], "long task"], env=env, cwd=project,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    running = subprocess.Popen(
+        [agentui_bin, "-p", "--resume", first["session_id"], "long task"],
+        env=env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
     try:
         assert running.stdout is not None and running.stdout.read(4) == b"slow"  # it is mid-answer, holding the lock
         second = agentui(agentui_bin, project, env, "-p", "--resume", first["session_id"], "me too")
         assert second.returncode == 2
-        assert second.stderr == (f"agentui: Session {first['session_id']} is open in another agentui; add "
-                                 "--fork-session to continue it as a new session.\n")
+        assert second.stderr == (
+            f"agentui: Session {first['session_id']} is open in another agentui; add "
+            "--fork-session to continue it as a new session.\n"
+        )
     finally:
         gate.set()
         running.communicate(timeout=30)

@@ -45,7 +45,9 @@ def test_sigkill_at_random_points_never_loses_a_completed_line(tmp_path: Path) -
         args = [sys.executable, "-c", WRITER, str(path), f"r{run}"] + ([leaf] if leaf else [])
         before = path.stat().st_size if path.exists() else 0
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert process.stdout is not None and process.stdout.readline() == b"ready\n", process.stderr.read() if process.stderr else ""
+        assert process.stdout is not None and process.stdout.readline() == b"ready\n", (
+            process.stderr.read() if process.stderr else ""
+        )
         deadline = time.monotonic() + 60  # the kill lands while this run writes, however slow the machine
         while path.stat().st_size <= before if path.exists() else True:
             assert time.monotonic() < deadline and process.poll() is None, "the writer never wrote"
@@ -66,9 +68,13 @@ def test_sigkill_at_random_points_never_loses_a_completed_line(tmp_path: Path) -
         assert lines - skipped == len(entries)
         # Each run's prompts are an unbroken prefix of what it wrote: nothing before the last complete line is lost.
         for earlier in range(run + 1):
-            numbers = [int(e["message"]["content"].split("-")[1]) for e in entries
-                       if e.get("type") == "user" and isinstance(e["message"]["content"], str)
-                       and e["message"]["content"].startswith(f"r{earlier}-")]
+            numbers = [
+                int(e["message"]["content"].split("-")[1])
+                for e in entries
+                if e.get("type") == "user"
+                and isinstance(e["message"]["content"], str)
+                and e["message"]["content"].startswith(f"r{earlier}-")
+            ]
             assert numbers == list(range(len(numbers))), (earlier, numbers[:5])
         # The rebuilt history is valid: a call whose result was lost is dropped, never sent dangling.
         for position, message in enumerate(session.messages):

@@ -72,16 +72,25 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
 ) -> None:
     read = {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": "greeting.py"}}
-    edit = {"type": "tool_use", "id": "toolu_edit", "name": "Edit",
-            "input": {"file_path": "greeting.py", "old_string": "hello", "new_string": "hello, world"}}
+    edit = {
+        "type": "tool_use",
+        "id": "toolu_edit",
+        "name": "Edit",
+        "input": {"file_path": "greeting.py", "old_string": "hello", "new_string": "hello, world"},
+    }
     server.enqueue(
         Reply(chunks=anthropic_stream([{"type": "text", "text": "Let me look first."}, read], stop_reason="tool_use")),
         Reply(chunks=anthropic_stream([{"type": "text", "text": "Now the change."}, edit], stop_reason="tool_use")),
         Reply(chunks=anthropic_stream([{"type": "text", "text": "All done: the greeting now says **hello, world**."}])),
     )
-    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "TERM": "xterm-256color",
-           "AGENTUI_LOG": str(project.parent / "agentui.log"),
-           "PATH": clean_env.get("PATH", "/usr/bin:/bin")}
+    env = {
+        **clean_env,
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "x",
+        "TERM": "xterm-256color",
+        "AGENTUI_LOG": str(project.parent / "agentui.log"),
+        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
+    }
     terminal = Terminal(agentui_bin, env, project)
     try:
         terminal.wait_for("Ask for something")
@@ -103,10 +112,14 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
 
     [session] = project_dir(project, {"HOME": env["HOME"]}).glob("*.jsonl")
     written = lines(session)
-    assert [e["message"]["content"] for e in written if e["type"] == "user" and isinstance(e["message"]["content"], str)] == [
-        "greet the whole world"]
-    calls = [e["message"]["content"][0]["name"] for e in written
-             if e["type"] == "assistant" and e["message"]["content"][0]["type"] == "tool_use"]
+    assert [
+        e["message"]["content"] for e in written if e["type"] == "user" and isinstance(e["message"]["content"], str)
+    ] == ["greet the whole world"]
+    calls = [
+        e["message"]["content"][0]["name"]
+        for e in written
+        if e["type"] == "assistant" and e["message"]["content"][0]["type"] == "tool_use"
+    ]
     assert calls == ["Read", "Edit"]
     assert written[-2]["message"]["content"][0]["text"].startswith("All done")  # then the title line
     assert json.loads(server.requests[2].body)["messages"][-1]["content"][0]["tool_use_id"] == "toolu_edit"

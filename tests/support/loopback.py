@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any
 
 
@@ -31,8 +31,9 @@ class Reply:
 
     @classmethod
     def error(cls, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Reply:
-        return cls(status=status, chunks=[json.dumps(body).encode()], headers=headers or {},
-                   content_type="application/json")
+        return cls(
+            status=status, chunks=[json.dumps(body).encode()], headers=headers or {}, content_type="application/json"
+        )
 
 
 @dataclass

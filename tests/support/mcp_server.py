@@ -22,7 +22,8 @@ import os  # noqa: E402
 from mcp.server.fastmcp import Context, FastMCP, Image  # noqa: E402
 
 PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
 
 # `http PORT` / `sse PORT`: the same server over streamable HTTP, or the older SSE transport, on 127.0.0.1.
 server = FastMCP("tiny", port=int(sys.argv[2]) if mode in ("http", "sse") else 8000, log_level="WARNING")

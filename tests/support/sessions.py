@@ -15,14 +15,30 @@ from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.tools.base import ToolRegistry
 
 
-async def run_session(cwd: Path, env: dict[str, str], script: list[dict[str, Any]], prompts: list[str],
-                      *tools: Any, request: SessionRequest = SessionRequest()) -> tuple[OpenSession, Agent]:
+async def run_session(
+    cwd: Path,
+    env: dict[str, str],
+    script: list[dict[str, Any]],
+    prompts: list[str],
+    *tools: Any,
+    request: SessionRequest = SessionRequest(),
+) -> tuple[OpenSession, Agent]:
     """Run `prompts` one after another in a session opened for `request`, writing it as agentui does."""
     opened = open_session(request, cwd, env=env)
-    agent = Agent(ScriptedProvider(script), AgentConfig(model="claude-test", cwd=cwd), tools=ToolRegistry(tools),
-                  session_id=opened.session_id, messages=opened.messages)
-    agent.bus.on(lambda e: agent.respond_permission(e.request_id, PermissionDecision(behavior="allow"))
-                 if isinstance(e, PermissionRequest) else None)
+    agent = Agent(
+        ScriptedProvider(script),
+        AgentConfig(model="claude-test", cwd=cwd),
+        tools=ToolRegistry(tools),
+        session_id=opened.session_id,
+        messages=opened.messages,
+    )
+    agent.bus.on(
+        lambda e: (
+            agent.respond_permission(e.request_id, PermissionDecision(behavior="allow"))
+            if isinstance(e, PermissionRequest)
+            else None
+        )
+    )
     opened.writer.attach(agent.bus)
     try:
         for prompt in prompts:
@@ -43,8 +59,11 @@ def claude_code_log_reads(path: Path) -> list[Any]:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         entries = load_transcript(path, silent=False)
-    problems = [line for line in printed.getvalue().splitlines()
-                if line.startswith(("Line ", "Warning")) or "Unexpected error" in line]
+    problems = [
+        line
+        for line in printed.getvalue().splitlines()
+        if line.startswith(("Line ", "Warning")) or "Unexpected error" in line
+    ]
     assert problems == [], problems
     silent = {"custom-title", "last-prompt", "permission-mode", "file-history-snapshot"}
     expected = sum(1 for entry in lines(path) if entry.get("type") not in silent)

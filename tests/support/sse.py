@@ -47,9 +47,21 @@ def anthropic_stream(
     into `pieces` deltas, as a real server would split it."""
     usage = usage or {"input_tokens": 12, "output_tokens": 34}
     chunks = [
-        event("message_start", {"type": "message_start", "message": {
-            "id": message_id, "type": "message", "role": "assistant", "content": [], "model": model,
-            "stop_reason": None, "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}}),
+        event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": model,
+                    "stop_reason": None,
+                    "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+                },
+            },
+        ),
         event("ping", {"type": "ping"}),
     ]
     for index, block in enumerate(blocks):
@@ -57,20 +69,47 @@ def anthropic_stream(
         if kind == "text":
             start, payload, delta_type, key = {"type": "text", "text": ""}, block["text"], "text_delta", "text"
         elif kind == "thinking":
-            start, payload, delta_type, key = {"type": "thinking", "thinking": ""}, block["thinking"], "thinking_delta", "thinking"
+            start, payload, delta_type, key = (
+                {"type": "thinking", "thinking": ""},
+                block["thinking"],
+                "thinking_delta",
+                "thinking",
+            )
         else:
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
             payload, delta_type, key = json.dumps(block["input"]), "input_json_delta", "partial_json"
-        chunks.append(event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        chunks.append(
+            event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+        )
         for piece in split(payload, pieces):
-            chunks.append(event("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                        "delta": {"type": delta_type, key: piece}}))
+            chunks.append(
+                event(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": {"type": delta_type, key: piece}},
+                )
+            )
         if kind == "thinking":
-            chunks.append(event("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                        "delta": {"type": "signature_delta", "signature": block["signature"]}}))
+            chunks.append(
+                event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "signature_delta", "signature": block["signature"]},
+                    },
+                )
+            )
         chunks.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
-    chunks.append(event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop_reason},
-                                          "usage": {"output_tokens": usage["output_tokens"]}}))
+    chunks.append(
+        event(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop_reason},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        )
+    )
     chunks.append(event("message_stop", {"type": "message_stop"}))
     return chunks
 
@@ -81,5 +120,12 @@ def split(text: str, pieces: int) -> list[str]:
 
 
 def openai_chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
-    return data_line({"id": "chatcmpl-test", "object": "chat.completion.chunk", "model": "local",
-                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra})
+    return data_line(
+        {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "model": "local",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+    )

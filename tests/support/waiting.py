@@ -13,7 +13,7 @@ async def eventually(condition: Callable[[], object], ceiling: float = CEILING, 
     """Return once `condition()` is true; raise TimeoutError if it is still false after `ceiling` seconds."""
 
     async def poll() -> None:
-        while not condition():
+        while not condition():  # noqa: ASYNC110 (a condition on anything, not only on an event)
             await asyncio.sleep(every)
 
     await asyncio.wait_for(poll(), ceiling)

@@ -26,18 +26,33 @@ from agentui.tui.widgets.transcript import AssistantText, Notice, UserPrompt
 class Harness:
     """An app on a temporary project and home, with a scripted model."""
 
-    def __init__(self, tmp_path: Path, script: list[dict[str, Any]], *, mode: str | None = None,
-                 session: SessionRequest = SessionRequest(), allowed: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        script: list[dict[str, Any]],
+        *,
+        mode: str | None = None,
+        session: SessionRequest = SessionRequest(),
+        allowed: tuple[str, ...] = (),
+    ) -> None:
         self.project = tmp_path / "project"
         self.project.mkdir(exist_ok=True)
-        self.env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-                    "AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data"),
-                    "AGENTUI_CACHE_DIR": str(tmp_path / "cache")}
+        self.env = {
+            "HOME": str(tmp_path / "home"),
+            "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+            "AGENTUI_CONFIG_DIR": str(tmp_path / "config"),
+            "AGENTUI_DATA_DIR": str(tmp_path / "data"),
+            "AGENTUI_CACHE_DIR": str(tmp_path / "cache"),
+        }
         self.script = script
         self.providers: list[ScriptedProvider] = []
         settings = Settings(provider="scripted", model="scripted")
-        self.launch = Launch(settings=settings, cwd=self.project, session=session,
-                             permissions=PermissionOptions(mode=mode, allowed_tools=allowed))  # type: ignore[arg-type]
+        self.launch = Launch(
+            settings=settings,
+            cwd=self.project,
+            session=session,
+            permissions=PermissionOptions(mode=mode, allowed_tools=allowed),
+        )  # type: ignore[arg-type]
         self.events: list[Event] = []
 
     def provider(self) -> ScriptedProvider:
@@ -61,12 +76,14 @@ async def type_and_send(pilot: Any, text: str) -> None:
     await pilot.pause()
 
 
-async def until(pilot: Any, condition: Any, timeout: float = 60) -> None:
+async def until(pilot: Any, condition: Any, ceiling: float = 60) -> None:
     """Until `condition()` holds; the ceiling is only for a hung app, never a measure of speed."""
+
     async def wait() -> None:
         while not condition():
             await pilot.pause(0.02)
-    await asyncio.wait_for(wait(), timeout)
+
+    await asyncio.wait_for(wait(), ceiling)
 
 
 def idle(app: AgentApp) -> bool:
@@ -83,8 +100,9 @@ def listen(app: AgentApp, harness: Harness) -> None:
 
 
 async def test_a_streamed_answer_renders_as_markdown(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, [{"text": "Here is **bold** and a list:\n\n- one\n- two\n", "chunk_size": 3,
-                                  "delay": 0.005}])
+    harness = Harness(
+        tmp_path, [{"text": "Here is **bold** and a list:\n\n- one\n- two\n", "chunk_size": 3, "delay": 0.005}]
+    )
     async with harness.app().run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "format something")
@@ -107,9 +125,15 @@ async def test_a_prompt_sent_before_start_up_has_finished_waits_for_the_conversa
 
 
 def write_script(name: str = "notes.txt", content: str = "hello\n") -> list[dict[str, Any]]:
-    return [{"content": [{"type": "text", "text": "Writing it."},
-                         {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": name, "content": content}}]},
-            {"text": "Done."}]
+    return [
+        {
+            "content": [
+                {"type": "text", "text": "Writing it."},
+                {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": name, "content": content}},
+            ]
+        },
+        {"text": "Done."},
+    ]
 
 
 async def test_a_tool_call_shows_its_block_and_asks(tmp_path: Path) -> None:
@@ -130,14 +154,19 @@ async def test_a_tool_call_shows_its_block_and_asks(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("keys", "behavior", "scope", "written"),
     [
-        (["y"], "allow", "once", True), (["1"], "allow", "once", True),
-        (["s"], "allow", "session", True), (["2"], "allow", "session", True),
-        (["a"], "allow", "always", True), (["3"], "allow", "always", True),
-        (["n"], "deny", "once", False), (["escape"], "deny", "once", False),
+        (["y"], "allow", "once", True),
+        (["1"], "allow", "once", True),
+        (["s"], "allow", "session", True),
+        (["2"], "allow", "session", True),
+        (["a"], "allow", "always", True),
+        (["3"], "allow", "always", True),
+        (["n"], "deny", "once", False),
+        (["escape"], "deny", "once", False),
     ],
 )
-async def test_each_modal_key_gives_its_decision(tmp_path: Path, keys: list[str], behavior: str, scope: str,
-                                                 written: bool) -> None:
+async def test_each_modal_key_gives_its_decision(
+    tmp_path: Path, keys: list[str], behavior: str, scope: str, written: bool
+) -> None:
     harness = Harness(tmp_path, write_script())
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -175,8 +204,10 @@ async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:
 
 
 async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
-    calls = [{"type": "tool_use", "id": f"w{i}", "name": "Write", "input": {"file_path": f"n{i}.txt", "content": "x"}}
-             for i in range(2)]
+    calls = [
+        {"type": "tool_use", "id": f"w{i}", "name": "Write", "input": {"file_path": f"n{i}.txt", "content": "x"}}
+        for i in range(2)
+    ]
     harness = Harness(tmp_path, [{"content": calls}, {"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -185,7 +216,10 @@ async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
         assert app.screen.request.input["file_path"] == "n0.txt"
         await pilot.press("y")
-        await until(pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen.request.input["file_path"] == "n1.txt")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, PermissionScreen) and app.screen.request.input["file_path"] == "n1.txt",
+        )
         await pilot.press("n")
         await until(pilot, lambda: idle(app))
         assert (harness.project / "n0.txt").exists() and not (harness.project / "n1.txt").exists()
@@ -221,8 +255,16 @@ async def test_escape_interrupts_a_running_command(tmp_path: Path) -> None:
 async def test_typing_while_the_agent_works_queues_the_message(tmp_path: Path) -> None:
     # The command runs until the test has typed its message: however slow the machine, the agent is still at work.
     go = tmp_path / "go"
-    held = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash",
-                         "input": {"command": f"while [ ! -e {go} ]; do sleep 0.02; done"}}]}
+    held = {
+        "content": [
+            {
+                "type": "tool_use",
+                "id": "b1",
+                "name": "Bash",
+                "input": {"command": f"while [ ! -e {go} ]; do sleep 0.02; done"},
+            }
+        ]
+    }
     harness = Harness(tmp_path, [held, {"text": "Adjusted."}], allowed=("Bash",))
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -252,13 +294,23 @@ async def test_resume_opens_the_picker_and_restores_the_conversation(tmp_path: P
         await until(pilot, lambda: isinstance(app.screen, SessionPicker))
         assert [s.title for s in app.screen.sessions] == ["the first question"]
         await pilot.press("enter")
-        await until(pilot, lambda: not isinstance(app.screen, SessionPicker) and app.conversation is not None
-                    and app.conversation.agent.messages)
+        await until(
+            pilot,
+            lambda: (
+                not isinstance(app.screen, SessionPicker)
+                and app.conversation is not None
+                and app.conversation.agent.messages
+            ),
+        )
         assert [p.text for p in texts(app, UserPrompt)] == ["the first question"]
         assert [a.source for a in texts(app, AssistantText)] == ["The first answer."]
         await type_and_send(pilot, "and then?")
         await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 2)
-        assert [m.text for m in again.providers[-1].requests[0].messages] == ["the first question", "The first answer.", "and then?"]
+        assert [m.text for m in again.providers[-1].requests[0].messages] == [
+            "the first question",
+            "The first answer.",
+            "and then?",
+        ]
 
 
 async def test_resume_flag_with_no_id_starts_with_the_picker(tmp_path: Path) -> None:
@@ -289,7 +341,9 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
     harness = Harness(tmp_path, [{"text": "Reviewed."}])
     commands = harness.project / ".claude" / "commands"
     commands.mkdir(parents=True)
-    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $1.\n")
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $1.\n"
+    )
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -301,7 +355,9 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
         app.prompt_input.insert("app.py utils.py")
         await pilot.press("enter")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
-        assert harness.providers[0].requests[0].messages[0].text == "Review app.py utils.py carefully; start with app.py."
+        assert (
+            harness.providers[0].requests[0].messages[0].text == "Review app.py utils.py carefully; start with app.py."
+        )
         await type_and_send(pilot, "/nonsense")
         assert texts(app, Notice)[-1].message == "There is no command /nonsense; /help lists them."
         await type_and_send(pilot, "/help")
@@ -400,7 +456,9 @@ async def test_errors_are_sentences_in_the_transcript(tmp_path: Path) -> None:
     async with unconfigured.run_test(size=(100, 30)) as pilot:
         await type_and_send(pilot, "hi")
         assert [n.message for n in texts(pilot.app, Notice) if n.has_class("-error")] == [
-            "No model is configured: set ANTHROPIC_API_KEY.", "No model is configured: set ANTHROPIC_API_KEY."]
+            "No model is configured: set ANTHROPIC_API_KEY.",
+            "No model is configured: set ANTHROPIC_API_KEY.",
+        ]
 
 
 async def test_export_writes_markdown(tmp_path: Path) -> None:
@@ -412,12 +470,14 @@ async def test_export_writes_markdown(tmp_path: Path) -> None:
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         await type_and_send(pilot, "/export conversation.md")
     assert (harness.project / "conversation.md").read_text() == (
-        "## You\n\nthe question\n\n## Assistant\n\nThe answer.\n")
+        "## You\n\nthe question\n\n## Assistant\n\nThe answer.\n"
+    )
 
 
 async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, [{"error": {"status": 529, "message": "Overloaded", "retry_after": 0.6}},
-                                 {"text": "Made it."}])
+    harness = Harness(
+        tmp_path, [{"error": {"status": 529, "message": "Overloaded", "retry_after": 0.6}}, {"text": "Made it."}]
+    )
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -433,8 +493,15 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
     from agentui.core.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
     from agentui.tui.widgets.transcript import CompactionMark
 
-    harness = Harness(tmp_path, [{"text": "First answer."}, {"text": "Second answer."},
-                                 {"text": "They asked two things."}, {"text": "Third answer."}])
+    harness = Harness(
+        tmp_path,
+        [
+            {"text": "First answer."},
+            {"text": "Second answer."},
+            {"text": "They asked two things."},
+            {"text": "Third answer."},
+        ],
+    )
     (harness.project / "CLAUDE.md").write_text("Use tabs. @notes.md\n")
     (harness.project / "notes.md").write_text("Notes.\n")
     app = harness.app()
@@ -469,25 +536,45 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
     import sys
 
     server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
-    harness = Harness(tmp_path, [
-        {"content": [{"type": "tool_use", "id": "m1", "name": "mcp__tiny__add", "input": {"a": 20, "b": 22}}]},
-        {"text": "It is 42."}], allowed=("mcp__tiny__*",))
+    harness = Harness(
+        tmp_path,
+        [
+            {"content": [{"type": "tool_use", "id": "m1", "name": "mcp__tiny__add", "input": {"a": 20, "b": 22}}]},
+            {"text": "It is 42."},
+        ],
+        allowed=("mcp__tiny__*",),
+    )
     claude = Path(harness.env["CLAUDE_CONFIG_DIR"])
     claude.mkdir(parents=True, exist_ok=True)
-    (claude / ".claude.json").write_text(json.dumps({"mcpServers": {
-        "tiny": {"command": sys.executable, "args": [server]},
-        "broken": {"command": sys.executable, "args": [server, "crash"]}}}))
+    (claude / ".claude.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "tiny": {"command": sys.executable, "args": [server]},
+                    "broken": {"command": sys.executable, "args": [server, "crash"]},
+                }
+            }
+        )
+    )
     app = harness.app()
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
-        await until(pilot, lambda: app.conversation is not None and app.conversation.mcp is not None and all(
-            s.state != "starting" for s in app.conversation.mcp.servers))
+        await until(
+            pilot,
+            lambda: (
+                app.conversation is not None
+                and app.conversation.mcp is not None
+                and all(s.state != "starting" for s in app.conversation.mcp.servers)
+            ),
+        )
         await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(app, Notice)))
         assert any("The MCP server broken" in n.message and n.has_class("-warning") for n in texts(app, Notice))
         await type_and_send(pilot, "/mcp")
         listing = texts(app, Notice)[-1].message
         assert "- tiny (user): connected, 5 tools: add, shout, pixel, grow, die" in listing
-        assert "- broken (user): failed" in listing and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in listing
+        assert (
+            "- broken (user): failed" in listing and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in listing
+        )
         await type_and_send(pilot, "add them")
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["It is 42."])
         [block] = texts(app, ToolBlock)
@@ -496,7 +583,8 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
 
 
 async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_outside_the_project(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     import sys
 
     from textual.widgets import Static
@@ -505,8 +593,9 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
 
     server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
     harness = Harness(tmp_path, [])
-    (harness.project / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "tiny": {"command": sys.executable, "args": [server]}}}))
+    (harness.project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"tiny": {"command": sys.executable, "args": [server]}}})
+    )
     app = harness.app()
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
@@ -524,20 +613,38 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
 
 
 async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, [
-        {"content": [{"type": "tool_use", "id": "t1", "name": "Task",
-                      "input": {"description": "look around", "prompt": "Read notes.txt"}}]},
-        {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}],
-         "delay": 0.3},
-        {"text": "The notes say hi.", "delay": 0.3},
-        {"text": "Done."}])
+    harness = Harness(
+        tmp_path,
+        [
+            {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Task",
+                        "input": {"description": "look around", "prompt": "Read notes.txt"},
+                    }
+                ]
+            },
+            {
+                "content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}],
+                "delay": 0.3,
+            },
+            {"text": "The notes say hi.", "delay": 0.3},
+            {"text": "Done."},
+        ],
+    )
     (harness.project / "notes.txt").write_text("hi\n")
     app = harness.app()
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "look")
-        await until(pilot, lambda: any(b._log is not None and "Read notes.txt" in "\n".join(b._log.lines)
-                                       for b in texts(app, ToolBlock)))
+        await until(
+            pilot,
+            lambda: any(
+                b._log is not None and "Read notes.txt" in "\n".join(b._log.lines) for b in texts(app, ToolBlock)
+            ),
+        )
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Done."])
         [block] = texts(app, ToolBlock)  # the child's Read is inside the Task's block, not one of its own
         assert block.tool_name == "Task" and block.state == "done"

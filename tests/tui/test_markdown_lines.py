@@ -45,8 +45,11 @@ def texts(blocks) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_blocks_split_at_blank_lines_and_around_fences_but_keep_lists_and_code_whole() -> None:
     blocks, rest = split_blocks(ANSWER)
-    assert texts(blocks)[:3] == ["## Plan", "First I **read** the handler, then `render` it:",
-                                 "1. Read `app.py`\n2. Fix the cache\n\n   with a continuation paragraph\n3. Run tests"]
+    assert texts(blocks)[:3] == [
+        "## Plan",
+        "First I **read** the handler, then `render` it:",
+        "1. Read `app.py`\n2. Fix the cache\n\n   with a continuation paragraph\n3. Run tests",
+    ]
     code = blocks[3]
     assert code.language == "python" and code.text.startswith("```python") and code.text.endswith("```")
     assert code.code[1] == "    '''A docstring" and code.code[2] == ""  # the blank line inside stays in the block
@@ -84,7 +87,7 @@ async def test_streaming_an_answer_shows_what_rendering_it_whole_shows() -> None
         whole, streamed = app.query_one("#whole", MarkdownLines), app.query_one("#streamed", MarkdownLines)
         whole.append(ANSWER)
         for start in range(0, len(ANSWER), 7):
-            streamed.append(ANSWER[start:start + 7])
+            streamed.append(ANSWER[start : start + 7])
             if start % 70 == 0:
                 await pilot.pause()  # laid out and drawn part way, as batches are
         await pilot.pause()
@@ -93,9 +96,10 @@ async def test_streaming_an_answer_shows_what_rendering_it_whole_shows() -> None
         lines = screen_text(whole)
         assert "Plan" in lines[0] and any("def handler(request):" in line for line in lines)
         assert any(line.strip() == "Done." for line in lines)
-        folded = [i for i, line in enumerate(lines) if "return render(request" in line][0]
+        folded = next(i for i, line in enumerate(lines) if "return render(request" in line)
         assert lines[folded + 1].strip().startswith(lines[folded + 1].strip()[:3]) and "some_function" in "".join(
-            lines[folded:folded + 2])
+            lines[folded : folded + 2]
+        )
         for block in whole._blocks:  # what was measured without drawing is what is drawn
             if block.is_code:
                 assert block.lines is not None and len(block.lines) == block.height

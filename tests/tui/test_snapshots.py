@@ -28,7 +28,12 @@ class Hanging:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         yield StreamStart("msg_1", "scripted", Usage(input_tokens=1200))
         yield BlockStart(0, "text")
-        for piece in ["## Plan\n\n", "1. Read `app.py`\n", "2. Fix the **off-by-one** in `count()`\n", "3. Run the tes"]:
+        for piece in [
+            "## Plan\n\n",
+            "1. Read `app.py`\n",
+            "2. Fix the **off-by-one** in `count()`\n",
+            "3. Run the tes",
+        ]:
             yield BlockDelta(0, "text", piece)
         await asyncio.Event().wait()
 
@@ -73,11 +78,16 @@ def test_streaming(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_tool_block_with_diff(snap_compare: Any, tmp_path: Path) -> None:
-    edit = {"type": "tool_use", "id": "e1", "name": "Edit",
-            "input": {"file_path": "app.py", "old_string": "    return n + 1", "new_string": "    return n"}}
+    edit = {
+        "type": "tool_use",
+        "id": "e1",
+        "name": "Edit",
+        "input": {"file_path": "app.py", "old_string": "    return n + 1", "new_string": "    return n"},
+    }
     read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "app.py"}}
-    harness = Harness(tmp_path, [{"content": [read]}, {"content": [edit]}, {"text": "Fixed the off-by-one."}],
-                      mode="acceptEdits")
+    harness = Harness(
+        tmp_path, [{"content": [read]}, {"content": [edit]}, {"text": "Fixed the off-by-one."}], mode="acceptEdits"
+    )
     (harness.project / "app.py").write_text("def count(n):\n    total = n\n    return n + 1\n")
 
     async def run_before(pilot: Any) -> None:
@@ -90,8 +100,12 @@ def test_tool_block_with_diff(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_permission_modal(snap_compare: Any, tmp_path: Path) -> None:
-    bash = {"type": "tool_use", "id": "b1", "name": "Bash",
-            "input": {"command": "git push origin main", "description": "Push the branch"}}
+    bash = {
+        "type": "tool_use",
+        "id": "b1",
+        "name": "Bash",
+        "input": {"command": "git push origin main", "description": "Push the branch"},
+    }
     harness = Harness(tmp_path, [{"content": [{"type": "text", "text": "Pushing now."}, bash]}])
 
     async def run_before(pilot: Any) -> None:

@@ -67,7 +67,7 @@ class McpServer:
         timeout = _seconds(self.env.get("MCP_TIMEOUT"), DEFAULT_START_SECONDS)
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._fail(f"the MCP server {self.name} did not start within {timeout:g} s")
             await self.close()
 
@@ -77,8 +77,7 @@ class McpServer:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(stack))
-                session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=self._on_message))
+                session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
                 await session.initialize()
                 self._session = session
                 await self._list_tools()
@@ -102,9 +101,10 @@ class McpServer:
             from mcp.client.stdio import stdio_client
 
             self.log_dir.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8"))
-            params = StdioServerParameters(command=self.config.command, args=self.config.args,
-                                           env={**self.env, **self.config.env})
+            errlog = stack.enter_context(open(self.log_path, "a", encoding="utf-8"))  # noqa: SIM115 (the stack closes it)
+            params = StdioServerParameters(
+                command=self.config.command, args=self.config.args, env={**self.env, **self.config.env}
+            )
             return stdio_client(params, errlog=errlog)
         if self.config.type == "sse":  # the older HTTP transport, still served by many
             from mcp.client.sse import sse_client
@@ -128,8 +128,10 @@ class McpServer:
 
     async def _list_tools(self) -> None:
         listed = await self._session.list_tools()
-        self.tools = [RemoteTool(tool.name, tool.description or "", dict(tool.inputSchema or {"type": "object"}))
-                      for tool in listed.tools]
+        self.tools = [
+            RemoteTool(tool.name, tool.description or "", dict(tool.inputSchema or {"type": "object"}))
+            for tool in listed.tools
+        ]
 
     async def _on_message(self, message: Any) -> None:
         from mcp import types
@@ -144,7 +146,7 @@ class McpServer:
     async def _refresh_tools(self) -> None:
         try:
             await self._list_tools()
-        except Exception as exc:  # noqa: BLE001  (a server going away mid-refresh: reported on the next call)
+        except Exception as exc:
             log.info("refreshing the tools of %s failed: %s", self.name, exc)
             return
         self.on_tools_changed(self)
@@ -152,23 +154,27 @@ class McpServer:
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._session is None or self.state != "connected":
             reason = f" ({self.error})" if self.error else ""
-            return CallOutcome([{"type": "text", "text": f"The MCP server {self.name} is not running{reason}."}],
-                               is_error=True)
+            return CallOutcome(
+                [{"type": "text", "text": f"The MCP server {self.name} is not running{reason}."}], is_error=True
+            )
         timeout = _seconds(self.env.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
         try:
             result = await asyncio.wait_for(
-                self._session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout)),
-                timeout + 1)
-        except asyncio.TimeoutError:
-            return CallOutcome([{"type": "text", "text": f"The MCP server {self.name} did not answer {tool} within "
-                                                          f"{timeout:g} s."}], is_error=True)
-        except Exception as exc:  # noqa: BLE001  (a crashed server, a protocol error: the model hears of it)
+                self._session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout)), timeout + 1
+            )
+        except TimeoutError:
+            return CallOutcome(
+                [{"type": "text", "text": f"The MCP server {self.name} did not answer {tool} within {timeout:g} s."}],
+                is_error=True,
+            )
+        except Exception as exc:
             what = _describe(exc)
             if "closed the connection" in what or type(exc).__name__ == "ClosedResourceError":
                 self._fail(f"the MCP server {self.name} stopped")
                 what = "closed the connection (it may have crashed; see its log)"
-            return CallOutcome([{"type": "text", "text": f"The MCP server {self.name} failed on {tool}: {what}."}],
-                               is_error=True)
+            return CallOutcome(
+                [{"type": "text", "text": f"The MCP server {self.name} failed on {tool}: {what}."}], is_error=True
+            )
         return CallOutcome(_blocks(result.content), bool(result.isError))
 
     def _fail(self, message: str) -> None:
@@ -182,7 +188,7 @@ class McpServer:
             return
         try:
             await asyncio.wait_for(asyncio.shield(self._task), 5)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001
+        except (TimeoutError, Exception):
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
@@ -197,8 +203,9 @@ def _blocks(content: list[Any]) -> list[dict[str, Any]]:
         if kind == "text":
             blocks.append({"type": "text", "text": item.text})
         elif kind == "image":
-            blocks.append({"type": "image", "source": {"type": "base64", "media_type": item.mimeType,
-                                                       "data": item.data}})
+            blocks.append(
+                {"type": "image", "source": {"type": "base64", "media_type": item.mimeType, "data": item.data}}
+            )
         elif kind == "resource":
             resource = item.resource
             text = getattr(resource, "text", None)

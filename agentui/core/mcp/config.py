@@ -67,18 +67,22 @@ def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dic
         except ValidationError as exc:
             problem = exc.errors()[0]
             where = ".".join(str(part) for part in problem["loc"])
-            raise McpConfigError(f"{source}: the MCP server {name!r} is not valid ({where}: {problem['msg']}).") from None
+            raise McpConfigError(
+                f"{source}: the MCP server {name!r} is not valid ({where}: {problem['msg']})."
+            ) from None
         if server.type == "stdio" and not server.command:
             raise McpConfigError(f"{source}: the MCP server {name!r} has no command.")
         if server.type != "stdio" and not server.url:
             raise McpConfigError(f"{source}: the MCP server {name!r} has no url.")
-        found[name] = server.model_copy(update={
-            "command": _expand(server.command, env),
-            "args": [_expand(arg, env) for arg in server.args],
-            "env": {key: _expand(value, env) for key, value in server.env.items()},
-            "url": _expand(server.url, env),
-            "headers": {key: _expand(value, env) for key, value in server.headers.items()},
-        })
+        found[name] = server.model_copy(
+            update={
+                "command": _expand(server.command, env),
+                "args": [_expand(arg, env) for arg in server.args],
+                "env": {key: _expand(value, env) for key, value in server.env.items()},
+                "url": _expand(server.url, env),
+                "headers": {key: _expand(value, env) for key, value in server.headers.items()},
+            }
+        )
     return found
 
 
@@ -98,8 +102,7 @@ def claude_json_path(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or Path.home()) / ".claude.json"
 
 
-def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[str, ...] = ()
-                 ) -> list[ServerConfig]:
+def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[str, ...] = ()) -> list[ServerConfig]:
     """Every configured server, the most local definition of each name winning. `flags` are `--mcp-config`
     values: files, or JSON written out."""
     env = os.environ if env is None else env
@@ -143,8 +146,10 @@ def stored_approvals(root: Path, env: Mapping[str, str]) -> dict[str, list[str]]
     """The person's earlier answers for this project: ours, and Claude Code's (`projects.<root>`)."""
     found: dict[str, list[str]] = {key: [] for key in APPROVAL_KEYS}
     ours, claude = _read_or_none(approvals_file(env)), _read_or_none(claude_json_path(env))
-    entries = [ours.get(str(root)) if isinstance(ours, dict) else None,
-               (claude.get("projects") or {}).get(str(root)) if isinstance(claude, dict) else None]
+    entries = [
+        ours.get(str(root)) if isinstance(ours, dict) else None,
+        (claude.get("projects") or {}).get(str(root)) if isinstance(claude, dict) else None,
+    ]
     for entry in entries:
         if isinstance(entry, dict):
             for key in APPROVAL_KEYS:

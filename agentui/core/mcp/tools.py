@@ -63,30 +63,37 @@ class McpTool(Tool[McpArgs]):
                 blocks.append(TextBlock(text=block["text"]))
         if all(isinstance(block, TextBlock) for block in blocks):
             text = "\n".join(block.text for block in blocks if isinstance(block, TextBlock))
-            return ToolResult(content=text or "(no output)", details={"server": self.server.name},
-                              is_error=outcome.is_error)
+            return ToolResult(
+                content=text or "(no output)", details={"server": self.server.name}, is_error=outcome.is_error
+            )
         return ToolResult(content=blocks, details={"server": self.server.name}, is_error=outcome.is_error)
 
 
 class McpHub:
     """The servers of one conversation and their tools in its registry."""
 
-    def __init__(self, configs: list[ServerConfig], tools: ToolRegistry, log_dir: Path,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, configs: list[ServerConfig], tools: ToolRegistry, log_dir: Path, env: Mapping[str, str] | None = None
+    ) -> None:
         import os
 
         self.tools = tools
-        self.servers = [McpServer(config, log_dir, env=os.environ if env is None else env,
-                                  on_tools_changed=self._refresh) for config in configs]
+        self.servers = [
+            McpServer(config, log_dir, env=os.environ if env is None else env, on_tools_changed=self._refresh)
+            for config in configs
+        ]
 
     async def start(self) -> list[str]:
         """Start every server at once; one sentence for each that failed."""
         await asyncio.gather(*(server.start() for server in self.servers))
         for server in self.servers:
             self._refresh(server)
-        return [f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available"
-                + (f" (log: {server.log_path})." if server.config.type == "stdio" else ".")
-                for server in self.servers if server.state == "failed"]
+        return [
+            f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available"
+            + (f" (log: {server.log_path})." if server.config.type == "stdio" else ".")
+            for server in self.servers
+            if server.state == "failed"
+        ]
 
     def _refresh(self, server: McpServer) -> None:
         prefix = tool_name(server.name, "")

@@ -30,9 +30,40 @@ MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions"
 
 _HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 _SUBCOMMAND_PROGRAMS = {
-    "git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv", "poetry",
-    "make", "dotnet", "gradle", "mvn", "brew", "gh", "terraform", "helm", "rustup", "deno", "composer", "bundle",
-    "rake", "mix", "flutter", "swift", "pytest", "tox", "nox", "just",
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "npx",
+    "cargo",
+    "go",
+    "docker",
+    "kubectl",
+    "pip",
+    "pip3",
+    "uv",
+    "poetry",
+    "make",
+    "dotnet",
+    "gradle",
+    "mvn",
+    "brew",
+    "gh",
+    "terraform",
+    "helm",
+    "rustup",
+    "deno",
+    "composer",
+    "bundle",
+    "rake",
+    "mix",
+    "flutter",
+    "swift",
+    "pytest",
+    "tox",
+    "nox",
+    "just",
 }
 
 
@@ -103,16 +134,29 @@ class PermissionEngine:
 
     # Rule lookup
 
-    def _find(self, behavior: Behavior, tool: str, *, command: str | None = None, path: Path | None = None,
-              specific: bool = False, bare: bool = False) -> Rule | None:
+    def _find(
+        self,
+        behavior: Behavior,
+        tool: str,
+        *,
+        command: str | None = None,
+        path: Path | None = None,
+        specific: bool = False,
+        bare: bool = False,
+    ) -> Rule | None:
         """The first rule of `behavior` covering the tool (and the command or path); `specific` wants a rule with
         a specifier, `bare` one without."""
         where = None if path is None else str(path)  # once, not once per rule
         candidates = self._candidates.get((behavior, tool))
         if candidates is None:
             candidates = self._candidates[(behavior, tool)] = _Candidates.of(
-                [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)])
-        if command is not None and candidates.any_command is not None and candidates.any_command.fullmatch(command) is None:
+                [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)]
+            )
+        if (
+            command is not None
+            and candidates.any_command is not None
+            and candidates.any_command.fullmatch(command) is None
+        ):
             return None
         if where is not None and candidates.any_path is not None and not _any_path_matches(candidates.any_path, where):
             return None
@@ -138,8 +182,9 @@ class PermissionEngine:
             return Verdict("allow", "allowed")
         if self.mode == "plan":
             return Verdict("deny", "plan mode allows only tools that change nothing")
-        return Verdict("ask", f"{name} can {'modify files' if tool.kind == 'write' else 'run commands'}",
-                       suggestions=(name,))
+        return Verdict(
+            "ask", f"{name} can {'modify files' if tool.kind == 'write' else 'run commands'}", suggestions=(name,)
+        )
 
     # Tools with a path
 
@@ -154,16 +199,25 @@ class PermissionEngine:
         writes = tool.kind == "write"
         if writes and self.mode == "plan":
             return Verdict("deny", "plan mode does not change files", path=real)
-        if writes and (reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs)):
-            return Verdict("ask", f"{reason}; such files are never changed without asking", path=real, hard=True,
-                           suggestions=(_path_rule("Edit", real),))
+        if writes and (
+            reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs)
+        ):
+            return Verdict(
+                "ask",
+                f"{reason}; such files are never changed without asking",
+                path=real,
+                hard=True,
+                suggestions=(_path_rule("Edit", real),),
+            )
         for path in both:
             if rule := self._find("ask", name, path=path):
                 return Verdict("ask", f"the rule {rule.text} asks for {ws.display(real)}", path=real)
         if all(self._find("allow", name, path=path, specific=True) for path in both):
             return Verdict("allow", "an allow rule covers it", path=real)
         inside = ws.contains(real)
-        if inside and (not writes or self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", name, bare=True)):
+        if inside and (
+            not writes or self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", name, bare=True)
+        ):
             return Verdict("allow", "inside the project", path=real)
         if not inside and self.mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", path=real)
@@ -172,7 +226,9 @@ class PermissionEngine:
         if inside:
             return Verdict("ask", f"{name} wants to modify {shown}", path=real, suggestions=(family,))
         target = real if real.is_dir() else real.parent
-        return Verdict("ask", f"{shown} is outside the project", path=real, suggestions=(_path_rule(family, target, tree=True),))
+        return Verdict(
+            "ask", f"{shown} is outside the project", path=real, suggestions=(_path_rule(family, target, tree=True),)
+        )
 
     # Bash
 
@@ -202,7 +258,9 @@ class PermissionEngine:
             tool = "Edit" if redirect.writes else "Read"
             for path in (lexical, real):
                 if rule := self._find("deny", tool, path=path):
-                    return Verdict("deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}")
+                    return Verdict(
+                        "deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}"
+                    )
         reads = [(sub, target) for sub in analysis.commands if (paths := read_only_paths(sub)) for target in paths]
         for sub, target in reads:
             for path in resolve(target):
@@ -255,16 +313,20 @@ class PermissionEngine:
                     needs.append(verdict[0])
                     hard = hard or verdict[1]
                     suggestions.append(_path_rule("Edit", real))
-            elif not ws.contains(real) and self.mode != "bypassPermissions" and not all(
-                    self._find("allow", "Read", path=p, specific=True) for p in (lexical, real)):
+            elif (
+                not ws.contains(real)
+                and self.mode != "bypassPermissions"
+                and not all(self._find("allow", "Read", path=p, specific=True) for p in (lexical, real))
+            ):
                 needs.append(f"reads {real}")
                 suggestions.append(_path_rule("Read", real))
         if not needs:
             return Verdict("allow", "every part of the command is allowed")
         if self.mode == "plan":
             return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
-        return Verdict("ask", "Bash wants to run " + "; ".join(needs), hard=hard,
-                       suggestions=tuple(dict.fromkeys(suggestions)))
+        return Verdict(
+            "ask", "Bash wants to run " + "; ".join(needs), hard=hard, suggestions=tuple(dict.fromkeys(suggestions))
+        )
 
     def _stays_inside(self, sub: SimpleCommand, cwd: Path) -> bool:
         """A `cd` into the project keeps path checks sound (paths are resolved from the root, which only makes
@@ -350,8 +412,7 @@ def _path_gate(rules: list[Rule]) -> dict[Path, re.Pattern[str] | None] | None:
             return None  # a negated pattern: leave it to the rule itself
         if (found := by_root.setdefault(rule.path.root, [])) is not None:
             found += [f"(?:{pattern.regex.pattern})" for pattern in patterns]  # type: ignore[attr-defined]
-    return {root: None if found is None else re.compile("|".join(found) or "(?!)")
-            for root, found in by_root.items()}
+    return {root: None if found is None else re.compile("|".join(found) or "(?!)") for root, found in by_root.items()}
 
 
 def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> bool:

@@ -9,13 +9,32 @@ from pathlib import Path
 
 from agentui.core.workspace import is_within
 
-SHELL_STARTUP = frozenset({
-    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
-    ".zlogin", ".zlogout", ".inputrc", ".cshrc", ".tcshrc", ".kshrc", "config.fish",
-})
+SHELL_STARTUP = frozenset(
+    {
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".zlogout",
+        ".inputrc",
+        ".cshrc",
+        ".tcshrc",
+        ".kshrc",
+        "config.fish",
+    }
+)
 _PROTECTED_DIRS = {".git": "a .git directory", ".claude": "Claude Code and agentui settings", ".husky": "git hooks"}
-_PROTECTED_FILES = {".mcp.json": "MCP server configuration", ".claude.json": "Claude Code configuration",
-                    ".gitconfig": "git configuration", ".pre-commit-config.yaml": "git hooks"}
+_PROTECTED_FILES = {
+    ".mcp.json": "MCP server configuration",
+    ".claude.json": "Claude Code configuration",
+    ".gitconfig": "git configuration",
+    ".pre-commit-config.yaml": "git hooks",
+}
 
 
 def protected_reason(path: Path, config_dirs: Sequence[Path] = ()) -> str | None:

@@ -87,8 +87,9 @@ class Rule:
         return self.path is None or self.path.matches(path)
 
 
-def parse_rule(text: str, behavior: Behavior, source: str, *, project_root: Path, home: Path,
-               settings_root: Path | None = None) -> Rule:
+def parse_rule(
+    text: str, behavior: Behavior, source: str, *, project_root: Path, home: Path, settings_root: Path | None = None
+) -> Rule:
     match = _RULE.match(text)
     if not match:
         raise RuleError(f"{text!r} is not a permission rule (expected Tool or Tool(specifier))")
@@ -108,7 +109,7 @@ def parse_rule(text: str, behavior: Behavior, source: str, *, project_root: Path
 
 def command_pattern(specifier: str) -> re.Pattern[str]:
     spec = " ".join(specifier.split())
-    optional_tail = spec.endswith(":*") or spec.endswith(" *")
+    optional_tail = spec.endswith((":*", " *"))
     if optional_tail:
         spec = spec[:-2].rstrip()
     body = ".*".join(re.escape(piece) for piece in spec.split("*"))

@@ -15,9 +15,17 @@ from typing import Any
 MAX_COMMAND_CHARS = 10_000
 MAX_DEPTH = 5
 
-_LITERAL_LEAVES = {"word", "number", "raw_string", "string_content", "\"", "concatenation", "string"}
-_DYNAMIC = {"simple_expansion", "expansion", "command_substitution", "process_substitution", "arithmetic_expansion",
-            "brace_expression", "ansi_c_string", "translated_string"}
+_LITERAL_LEAVES = {"word", "number", "raw_string", "string_content", '"', "concatenation", "string"}
+_DYNAMIC = {
+    "simple_expansion",
+    "expansion",
+    "command_substitution",
+    "process_substitution",
+    "arithmetic_expansion",
+    "brace_expression",
+    "ansi_c_string",
+    "translated_string",
+}
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 _READ_OPERATORS = {"<", "<>"}
 
@@ -127,7 +135,7 @@ def literal(node: Any) -> str | None:
     if kind == "string":
         parts = []
         for child in node.children:
-            if child.type == "\"":
+            if child.type == '"':
                 continue
             if child.type != "string_content":
                 return None
@@ -206,11 +214,13 @@ class _Walker:
         rest = node.children[1:]
         for child in rest:
             self.visit(child)
-        self.result.commands.append(SimpleCommand(
-            name=keyword,
-            words=tuple(literal(child) for child in rest),
-            texts=tuple(child.text.decode(errors="surrogateescape") for child in rest),
-        ))
+        self.result.commands.append(
+            SimpleCommand(
+                name=keyword,
+                words=tuple(literal(child) for child in rest),
+                texts=tuple(child.text.decode(errors="surrogateescape") for child in rest),
+            )
+        )
 
     def _redirect(self, node: Any) -> None:
         operator, destination = None, None
@@ -265,8 +275,24 @@ class _Walker:
             if start is not None and start < len(words):
                 self._hidden(command, start)
         elif name == "xargs":
-            start = _skip_options(words, takes_value={"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--max-args",
-                                                      "--max-procs", "--delimiter", "--arg-file", "--replace"})
+            start = _skip_options(
+                words,
+                takes_value={
+                    "-a",
+                    "-d",
+                    "-E",
+                    "-I",
+                    "-L",
+                    "-n",
+                    "-P",
+                    "-s",
+                    "--max-args",
+                    "--max-procs",
+                    "--delimiter",
+                    "--arg-file",
+                    "--replace",
+                },
+            )
             if start is not None and start < len(words):
                 self._inner(command, start, assignments=command.assignments, open_ended=True)
                 return
@@ -285,7 +311,9 @@ class _Walker:
             return None
         return SimpleCommand(name=name, words=command.words[start + 1 : end], texts=command.texts[start + 1 : end])
 
-    def _inner(self, command: SimpleCommand, start: int, *, assignments: tuple[str, ...], open_ended: bool = False) -> None:
+    def _inner(
+        self, command: SimpleCommand, start: int, *, assignments: tuple[str, ...], open_ended: bool = False
+    ) -> None:
         inner = self._slice(command, start)
         if inner is None:
             return

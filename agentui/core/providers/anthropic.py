@@ -6,8 +6,6 @@ import copy
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-from agentui.core.providers._httpx import httpx
-
 from agentui.core.messages import (
     ImageBlock,
     Message,
@@ -18,6 +16,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
 )
+from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
@@ -98,8 +97,11 @@ class _StreamParser:
             message = data.get("message") or {}
             self._usage = _usage(message.get("usage"), Usage())
             self._started = True
-            return (StreamStart(str(message.get("id") or ""), str(message.get("model") or ""), self._usage,
-                                self._request_id),)
+            return (
+                StreamStart(
+                    str(message.get("id") or ""), str(message.get("model") or ""), self._usage, self._request_id
+                ),
+            )
         if not self._started:
             raise ProtocolError(f"{_API} sent '{kind}' before 'message_start'.")
         if kind == "content_block_delta":
@@ -209,7 +211,9 @@ def block_param(block: Any) -> dict[str, Any] | None:
         return param
     if isinstance(block, ThinkingBlock):
         # Thinking from elsewhere (or cut short) has no signature, and the API rejects it without one.
-        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature} if block.signature else None
+        return (
+            {"type": "thinking", "thinking": block.thinking, "signature": block.signature} if block.signature else None
+        )
     if isinstance(block, RedactedThinkingBlock):
         return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ImageBlock):

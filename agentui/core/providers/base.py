@@ -191,9 +191,7 @@ def error_for_status(
     if status == 529 or "overloaded" in lowered:
         return OverloadedError(f"{api} is overloaded ({status}){said}", status=status, retry_after=retry_after)
     if status in (400, 413) and any(marker in lowered for marker in _OVERFLOW_MARKERS):
-        return ContextOverflowError(
-            f"The conversation is too long for the model's context window{said}", status=status
-        )
+        return ContextOverflowError(f"The conversation is too long for the model's context window{said}", status=status)
     if status == 404:
         return BadRequestError(
             f"{api} answered 404 (not found); check the base URL and the model name{said}", status=status

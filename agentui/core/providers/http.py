@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from agentui.core.providers._httpx import httpx
-from httpx_sse import EventSource, SSEError, ServerSentEvent
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from agentui import __version__
+from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import (
     ConnectError,
     ProtocolError,
@@ -68,7 +68,7 @@ class SSEConnection:
 
 
 def _midsentence(name: str) -> str:
-    """"The Anthropic API" as it reads inside a sentence: "the Anthropic API"."""
+    """ "The Anthropic API" as it reads inside a sentence: "the Anthropic API"."""
     return name[:1].lower() + name[1:] if name.startswith("The ") else name
 
 

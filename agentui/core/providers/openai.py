@@ -7,8 +7,6 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
-from agentui.core.providers._httpx import httpx
-
 from agentui.core.messages import (
     ImageBlock,
     Message,
@@ -16,14 +14,20 @@ from agentui.core.messages import (
     ToolResultBlock,
     Usage,
 )
+from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _API = "The OpenAI-compatible server"
-_FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use",
-           "content_filter": "refusal"}
+_FINISH = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "content_filter": "refusal",
+}
 
 
 class OpenAIProvider:
@@ -182,7 +186,10 @@ def build_body(request: ProviderRequest, *, max_tokens_field: str = "max_tokens"
     }
     if request.tools:
         body["tools"] = [
-            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
             for t in request.tools
         ]
     return body

@@ -83,7 +83,9 @@ class ScriptedProvider:
     name = "scripted"
 
     def __init__(self, responses: list[ScriptedResponse] | list[dict[str, Any]]) -> None:
-        self._responses = [r if isinstance(r, ScriptedResponse) else ScriptedResponse.model_validate(r) for r in responses]
+        self._responses = [
+            r if isinstance(r, ScriptedResponse) else ScriptedResponse.model_validate(r) for r in responses
+        ]
         self._position = 0
         self.requests: list[ProviderRequest] = []
         """Every request received, in order: what tests assert the agent sent."""
@@ -111,8 +113,12 @@ class ScriptedProvider:
 
 
 async def _play(response: ScriptedResponse, model: str) -> AsyncIterator[ProviderEvent]:
-    yield StreamStart(f"msg_scripted_{uuid.uuid4().hex[:20]}", model, response.usage.model_copy(update={"output_tokens": 0}),
-                      f"req_scripted_{uuid.uuid4().hex[:20]}")
+    yield StreamStart(
+        f"msg_scripted_{uuid.uuid4().hex[:20]}",
+        model,
+        response.usage.model_copy(update={"output_tokens": 0}),
+        f"req_scripted_{uuid.uuid4().hex[:20]}",
+    )
     completed = 0
     loop = asyncio.get_running_loop()
     due = loop.time()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from agentui.core.messages import (
     ContentBlock,
@@ -57,11 +57,11 @@ class StreamEnd:
     usage: Usage
 
 
-ProviderEvent = Union[StreamStart, BlockStart, BlockDelta, BlockStop, StreamEnd]
+ProviderEvent = StreamStart | BlockStart | BlockDelta | BlockStop | StreamEnd
 
 
 class _OpenBlock:
-    __slots__ = ("kind", "parts", "signature", "tool_id", "tool_name", "data")
+    __slots__ = ("data", "kind", "parts", "signature", "tool_id", "tool_name")
 
     def __init__(self, start: BlockStart) -> None:
         self.kind = start.kind

@@ -100,7 +100,11 @@ def _prompt_text(entry: dict[str, Any]) -> str | None:
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
         content = " ".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    if not isinstance(content, str) or not content.strip() or content.lstrip().startswith(("<command-", "<local-command")):
+    if (
+        not isinstance(content, str)
+        or not content.strip()
+        or content.lstrip().startswith(("<command-", "<local-command"))
+    ):
         return None
     return " ".join(content.split())
 
@@ -119,7 +123,9 @@ def describe(path: Path) -> SessionInfo:
     first, last = head_scan.entries, tail_scan.entries
     seen = first if whole else first + last
 
-    custom = [e["customTitle"] for e in seen if e.get("type") == "custom-title" and isinstance(e.get("customTitle"), str)]
+    custom = [
+        e["customTitle"] for e in seen if e.get("type") == "custom-title" and isinstance(e.get("customTitle"), str)
+    ]
     summaries = [e["summary"] for e in seen if e.get("type") == "summary" and isinstance(e.get("summary"), str)]
     prompts = [text for e in first if (text := _prompt_text(e))]
     recent = [e["lastPrompt"] for e in last if e.get("type") == "last-prompt" and isinstance(e.get("lastPrompt"), str)]
@@ -129,10 +135,17 @@ def describe(path: Path) -> SessionInfo:
     if not whole:
         read = len(head) + len(tail)
         counted = round(counted * stat.st_size / max(1, read))
-    title = (custom[-1] if custom else summaries[-1] if summaries else prompts[0] if prompts else "(no prompt)")
+    title = custom[-1] if custom else summaries[-1] if summaries else prompts[0] if prompts else "(no prompt)"
     return SessionInfo(
-        session_id=path.stem, path=path, title=title, last_prompt=recent[-1] if recent else "", messages=counted,
-        approximate=not whole, modified=stat.st_mtime, git_branch=branch or "", size=stat.st_size,
+        session_id=path.stem,
+        path=path,
+        title=title,
+        last_prompt=recent[-1] if recent else "",
+        messages=counted,
+        approximate=not whole,
+        modified=stat.st_mtime,
+        git_branch=branch or "",
+        size=stat.st_size,
     )
 
 

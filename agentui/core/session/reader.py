@@ -131,8 +131,15 @@ def _load(path: Path) -> LoadedSession:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     details[str(block.get("tool_use_id"))] = entry["toolUseResult"]
     return LoadedSession(
-        path=path, session_id=session_id, messages=messages, leaf_uuid=leaf, title=custom_title or title,
-        lines=lines, skipped=skipped, chain=chain, tool_details=details,
+        path=path,
+        session_id=session_id,
+        messages=messages,
+        leaf_uuid=leaf,
+        title=custom_title or title,
+        lines=lines,
+        skipped=skipped,
+        chain=chain,
+        tool_details=details,
     )
 
 
@@ -193,7 +200,9 @@ def _loose_result(item: dict[str, Any]) -> ToolResultBlock:
         text = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and "text" in part)
     else:
         text = str(content or "")
-    return ToolResultBlock(tool_use_id=str(item.get("tool_use_id", "")), content=text, is_error=bool(item.get("is_error")))
+    return ToolResultBlock(
+        tool_use_id=str(item.get("tool_use_id", "")), content=text, is_error=bool(item.get("is_error"))
+    )
 
 
 def _usage(message: dict[str, Any]) -> Usage | None:
@@ -220,8 +229,11 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
         kind = entry.get("type")
         if kind == "assistant" and isinstance(entry.get("message"), dict):
             lines_of.setdefault(str(entry["message"].get("id") or entry.get("uuid")), []).append(index)
-        elif kind == "user" and isinstance(_content(entry), list) and any(
-                isinstance(b, dict) and b.get("type") == "tool_result" for b in _content(entry)):
+        elif (
+            kind == "user"
+            and isinstance(_content(entry), list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _content(entry))
+        ):
             for block in blocks_of(index):
                 if isinstance(block, ToolResultBlock):
                     result_of.setdefault(block.tool_use_id, (block, index))
@@ -278,8 +290,9 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
                         seen_calls.add(block.id)
                     blocks.append(block)
             last = entries[lines[-1]]["message"]
-            messages.append(Message(role="assistant", content=blocks, id=message_id, model=last.get("model"),
-                                    usage=_usage(last)))
+            messages.append(
+                Message(role="assistant", content=blocks, id=message_id, model=last.get("model"), usage=_usage(last))
+            )
             open_assistant = len(messages) - 1
             pending[:] = [b.id for b in blocks if isinstance(b, ToolUseBlock)]
         elif kind == "user":

@@ -11,8 +11,11 @@ from typing import Any
 _SHAPES: list[tuple[str, tuple[str, ...], str]] = [
     ("anthropic-key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}"),
     ("openai-key", ("sk-",), r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    ("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-     r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"),
+    (
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}",
+    ),
     ("gitlab-token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
     ("slack-token", ("xox",), r"xox[abposr]-[A-Za-z0-9\-]{10,}"),
     ("aws-access-key", ("AKIA", "ASIA"), r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
@@ -21,7 +24,11 @@ _SHAPES: list[tuple[str, tuple[str, ...], str]] = [
     ("huggingface-token", ("hf_",), r"\bhf_[A-Za-z0-9]{30,}\b"),
     ("npm-token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),
     ("jwt", ("eyJ",), r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
-    ("private-key", ("PRIVATE KEY-----",), r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+    (
+        "private-key",
+        ("PRIVATE KEY-----",),
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+    ),
 ]
 _COMPILED = [(name, literals, re.compile(pattern), f"[REDACTED {name}]") for name, literals, pattern in _SHAPES]
 

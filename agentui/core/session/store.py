@@ -115,11 +115,20 @@ def _chosen_id(requested: str | None, directory: Path) -> str:
     return requested
 
 
-def _writer(path: Path, session_id: str, cwd: Path, leaf: str | None, branch: str,
-            on_error: Callable[[str], None], *, titled: bool = False) -> SessionWriter:
+def _writer(
+    path: Path,
+    session_id: str,
+    cwd: Path,
+    leaf: str | None,
+    branch: str,
+    on_error: Callable[[str], None],
+    *,
+    titled: bool = False,
+) -> SessionWriter:
     try:
-        return SessionWriter(path, session_id, cwd, parent_uuid=leaf, git_branch=branch, titled=titled,
-                             on_error=on_error)
+        return SessionWriter(
+            path, session_id, cwd, parent_uuid=leaf, git_branch=branch, titled=titled, on_error=on_error
+        )
     except SessionLockedError as exc:
         raise SessionError(str(exc)) from None
     except OSError as exc:

@@ -10,6 +10,7 @@ line. One writer per session: a second agentui opening the same session is refus
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import json
@@ -72,7 +73,9 @@ def line_uuid() -> str:
     """A random (version 4) UUID for a line. Lines only need unique ids, so the fast generator will do: a third of
     what `uuid.uuid4()` costs, which reads the OS's entropy for every line."""
     digits = f"{random.getrandbits(128):032x}"
-    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{'89ab'[int(digits[16], 16) & 3]}{digits[17:20]}-{digits[20:]}"
+    return (
+        f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{'89ab'[int(digits[16], 16) & 3]}{digits[17:20]}-{digits[20:]}"
+    )
 
 
 def block_json(block: ContentBlock) -> dict[str, Any]:
@@ -161,7 +164,10 @@ class SessionWriter:
             self._dispatch(event)
         except OSError as exc:
             self._failed = True
-            self._on_error(f"The session could not be saved to {self.path} ({exc.strerror or exc}); the conversation goes on unsaved.")
+            self._on_error(
+                f"The session could not be saved to {self.path} ({exc.strerror or exc}); "
+                "the conversation goes on unsaved."
+            )
 
     def _dispatch(self, event: Event) -> None:
         if isinstance(event, UserMessage):
@@ -203,12 +209,17 @@ class SessionWriter:
     def _assistant(self, message: Message) -> None:
         """One line per content block, sharing the message's id, request id, usage and stop reason."""
         message_id = message.id or f"msg_{uuid.uuid4().hex[:24]}"
-        usage = (message.usage.model_dump() if message.usage else {"input_tokens": 0, "output_tokens": 0})
+        usage = message.usage.model_dump() if message.usage else {"input_tokens": 0, "output_tokens": 0}
         for block in message.content:
             fields: dict[str, Any] = {
                 "message": {
-                    "id": message_id, "type": "message", "role": "assistant", "model": message.model or "",
-                    "content": [redact(block_json(block))], "stop_reason": message.stop_reason, "stop_sequence": None,
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": message.model or "",
+                    "content": [redact(block_json(block))],
+                    "stop_reason": message.stop_reason,
+                    "stop_sequence": None,
                     "usage": usage,
                 },
             }
@@ -240,19 +251,34 @@ class SessionWriter:
         then the messages compaction kept, written again so that resuming loads exactly what the model sees."""
         start = self._compaction
         boundary = self._chain(
-            "system", parent=None, subtype="compact_boundary", content="Conversation compacted", level="info",
-            isMeta=False, logicalParentUuid=self.last_uuid,
-            compactMetadata={"trigger": start.trigger if start else "manual", "preTokens": start.pre_tokens if start else 0},
+            "system",
+            parent=None,
+            subtype="compact_boundary",
+            content="Conversation compacted",
+            level="info",
+            isMeta=False,
+            logicalParentUuid=self.last_uuid,
+            compactMetadata={
+                "trigger": start.trigger if start else "manual",
+                "preTokens": start.pre_tokens if start else 0,
+            },
         )
-        self._chain("user", parent=boundary, isCompactSummary=True, isVisibleInTranscriptOnly=True,
-                    message={"role": "user", "content": event.summary})
+        self._chain(
+            "user",
+            parent=boundary,
+            isCompactSummary=True,
+            isVisibleInTranscriptOnly=True,
+            message={"role": "user", "content": event.summary},
+        )
         self._compaction = None
         self._request_id = None
         for message in event.kept:
             if message.role == "assistant":  # zero usage: usage readers must not count these tokens twice
                 self._assistant(message.model_copy(update={"usage": Usage()}))
             elif any(isinstance(block, ToolResultBlock) for block in message.content):
-                self._chain("user", message={"role": "user", "content": redact([block_json(b) for b in message.content])})
+                self._chain(
+                    "user", message={"role": "user", "content": redact([block_json(b) for b in message.content])}
+                )
             else:
                 self._user(message, "context")
         self._tool_lines.clear()
@@ -271,7 +297,7 @@ class SessionWriter:
         """The person named the session: a `custom-title` line, which every reader prefers to the summary."""
         self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
 
-    def _chain(self, kind: str, *, parent: str | None | object = ..., **fields: Any) -> str:
+    def _chain(self, kind: str, *, parent: str | object | None = ..., **fields: Any) -> str:
         new_uuid = line_uuid()
         entry = {
             "parentUuid": self.last_uuid if parent is ... else parent,
@@ -306,9 +332,7 @@ class SessionWriter:
     def close(self) -> None:
         if self._fd < 0:
             return  # nothing was ever written
-        try:
+        with contextlib.suppress(OSError):
             os.fsync(self._fd)
-        except OSError:
-            pass
         os.close(self._fd)  # and with it the lock
         self._fd = -1

@@ -23,7 +23,14 @@ def builtin_tools(workspace: Workspace, *, env: Mapping[str, str] | None = None)
     from agentui.core.tools.todo import TodoWrite
     from agentui.core.tools.write import Write
 
-    return ToolRegistry([
-        Bash(workspace, env), Read(workspace), Write(workspace), Edit(workspace), Grep(workspace),
-        Glob(workspace), TodoWrite(workspace),
-    ])
+    return ToolRegistry(
+        [
+            Bash(workspace, env),
+            Read(workspace),
+            Write(workspace),
+            Edit(workspace),
+            Grep(workspace),
+            Glob(workspace),
+            TodoWrite(workspace),
+        ]
+    )

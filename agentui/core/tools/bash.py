@@ -48,7 +48,9 @@ def child_environment(base: Mapping[str, str], extra: Mapping[str, str] | None =
 class BashArgs(ToolArgs):
     command: str = Field(description="The command to run")
     timeout: int | None = Field(
-        default=None, ge=1, le=MAX_TIMEOUT_MS,
+        default=None,
+        ge=1,
+        le=MAX_TIMEOUT_MS,
         description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
     )
     description: str | None = Field(default=None, description="What the command does, in 5-10 words")
@@ -82,8 +84,15 @@ class Bash(Tool[BashArgs]):
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                self._bash, "-c", script, cwd=cwd, env=self._env, stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_end, stderr=write_end, start_new_session=True,
+                self._bash,
+                "-c",
+                script,
+                cwd=cwd,
+                env=self._env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_end,
+                stderr=write_end,
+                start_new_session=True,
             )
         except BaseException:
             os.close(read_end)

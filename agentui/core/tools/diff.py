@@ -19,13 +19,15 @@ def structured_patch(old: str, new: str, context: int = 3) -> list[dict[str, Any
         match = _HUNK.match(line)
         if match:
             old_start, old_lines, new_start, new_lines = match.groups()
-            hunks.append({
-                "oldStart": int(old_start),
-                "oldLines": int(old_lines) if old_lines is not None else 1,
-                "newStart": int(new_start),
-                "newLines": int(new_lines) if new_lines is not None else 1,
-                "lines": [],
-            })
+            hunks.append(
+                {
+                    "oldStart": int(old_start),
+                    "oldLines": int(old_lines) if old_lines is not None else 1,
+                    "newStart": int(new_start),
+                    "newLines": int(new_lines) if new_lines is not None else 1,
+                    "lines": [],
+                }
+            )
         elif hunks:
             hunks[-1]["lines"].append(line)
     return hunks

@@ -48,7 +48,9 @@ class Edit(Tool[EditArgs]):
         shown = ws.display(path)
         if not path.exists():
             if args.old_string:
-                return ToolResult.error(f"File does not exist: {shown}; to create it, use Write (or an empty old_string).")
+                return ToolResult.error(
+                    f"File does not exist: {shown}; to create it, use Write (or an empty old_string)."
+                )
             atomic_write(path, TextFormat().encode(args.new_string))
             ws.record_read(path)
             return ToolResult(content=f"Created {shown}.", details=_details(path, args, "", args.new_string))

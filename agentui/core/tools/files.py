@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import secrets
 import sys
@@ -67,7 +68,7 @@ def sniff(head: bytes) -> tuple[str, bytes]:
 def decode(data: bytes) -> tuple[str, TextFormat]:
     """The whole file as text (line endings as stored) and the format to write it back in."""
     codec, bom = sniff(data[:SAMPLE_BYTES])
-    body = data[len(bom):]
+    body = data[len(bom) :]
     text = body.decode(codec, errors="surrogateescape" if codec == "utf-8" else "replace")
     crlf = text.count("\r\n")
     newline = "\r\n" if crlf and crlf == text.count("\n") else "\n"
@@ -114,10 +115,8 @@ def atomic_write(path: Path, data: bytes) -> None:
                 os.fsync(handle.fileno())
             os.replace(temp, path.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except BaseException:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp, dir_fd=dir_fd)
-            except FileNotFoundError:
-                pass
             raise
     finally:
         os.close(dir_fd)

@@ -45,7 +45,8 @@ class Glob(Tool[GlobArgs]):
         spec = glob_spec(pattern)
         matches = await asyncio.to_thread(
             lambda: newest_first(
-                p for p in walk_files(start, ws.root)
+                p
+                for p in walk_files(start, ws.root)
                 if spec.match_file(p.relative_to(start).as_posix()) and not ws.hidden(p)
             )
         )
@@ -54,7 +55,9 @@ class Glob(Tool[GlobArgs]):
             return ToolResult(content="No files found", details=details)
         lines = [ws.display(path) for path in matches[:MAX_RESULTS]]
         if len(matches) > MAX_RESULTS:
-            lines.append(f"(Showing the {MAX_RESULTS} most recently modified of {len(matches)} files; narrow the pattern.)")
+            lines.append(
+                f"(Showing the {MAX_RESULTS} most recently modified of {len(matches)} files; narrow the pattern.)"
+            )
         return ToolResult(content="\n".join(lines), details=details)
 
 

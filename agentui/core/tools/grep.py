@@ -22,17 +22,27 @@ class GrepArgs(ToolArgs):
 
     pattern: str = Field(description="The regular expression to search for")
     path: str | None = Field(default=None, description="File or directory to search (default: the project root)")
-    glob: str | None = Field(default=None, description='Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}"')
+    glob: str | None = Field(
+        default=None, description='Only files matching this glob, e.g. "*.py" or "src/**/*.{ts,tsx}"'
+    )
     type: str | None = Field(default=None, description='Only files of this type, e.g. "py", "js", "rust"')
     output_mode: Literal["content", "files_with_matches", "count"] = Field(
         default="files_with_matches",
-        description='"content" shows matching lines, "files_with_matches" (default) only file paths, "count" counts per file',
+        description=(
+            '"content" shows matching lines, "files_with_matches" (default) only file paths, "count" counts per file'
+        ),
     )
     ignore_case: bool = Field(default=False, alias="-i", description="Case-insensitive search")
     line_numbers: bool = Field(default=True, alias="-n", description="Show line numbers (content mode)")
-    after: int | None = Field(default=None, ge=0, alias="-A", description="Lines of context after each match (content mode)")
-    before: int | None = Field(default=None, ge=0, alias="-B", description="Lines of context before each match (content mode)")
-    context: int | None = Field(default=None, ge=0, alias="-C", description="Lines of context around each match (content mode)")
+    after: int | None = Field(
+        default=None, ge=0, alias="-A", description="Lines of context after each match (content mode)"
+    )
+    before: int | None = Field(
+        default=None, ge=0, alias="-B", description="Lines of context before each match (content mode)"
+    )
+    context: int | None = Field(
+        default=None, ge=0, alias="-C", description="Lines of context around each match (content mode)"
+    )
     multiline: bool = Field(default=False, description="Let patterns span lines; . matches newlines")
     head_limit: int | None = Field(default=None, ge=1, description="Show only the first N lines or entries")
 
@@ -72,8 +82,13 @@ class Grep(Tool[GrepArgs]):
                 return ToolResult.error(f"Grep was not run: {exc}.")
         context = args.context or 0
         query = Query(
-            pattern=args.pattern, start=start, project_root=ws.root, mode=args.output_mode,
-            filter=FileFilter(globs), ignore_case=args.ignore_case, multiline=args.multiline,
+            pattern=args.pattern,
+            start=start,
+            project_root=ws.root,
+            mode=args.output_mode,
+            filter=FileFilter(globs),
+            ignore_case=args.ignore_case,
+            multiline=args.multiline,
             before=args.before if args.before is not None else context,
             after=args.after if args.after is not None else context,
         )
@@ -86,7 +101,9 @@ class Grep(Tool[GrepArgs]):
             return ToolResult.error(f"Grep failed: {exc}")
         hits = [hit for hit in hits if not ws.hidden(hit.path)]
         text = format_hits(hits, args, ws, with_context=bool(query.before or query.after))
-        return ToolResult(content=text, details={"mode": args.output_mode, "numFiles": len(hits), "backend": self.backend})
+        return ToolResult(
+            content=text, details={"mode": args.output_mode, "numFiles": len(hits), "backend": self.backend}
+        )
 
 
 def format_hits(hits: list[FileHits], args: GrepArgs, ws: Workspace, *, with_context: bool) -> str:
@@ -103,7 +120,8 @@ def format_hits(hits: list[FileHits], args: GrepArgs, ws: Workspace, *, with_con
             return "No matches found"
         entries = [f"{ws.display(h.path)}:{h.count}" for h in ordered]
         total = sum(h.count for h in ordered)
-        summary = f"\n\nFound {total} matching line{'s' if total != 1 else ''} in {len(ordered)} file{'s' if len(ordered) != 1 else ''}."
+        lines_found = f"{total} matching line{'s' if total != 1 else ''}"
+        summary = f"\n\nFound {lines_found} in {len(ordered)} file{'s' if len(ordered) != 1 else ''}."
         return _cap("\n".join(_limit(entries, args.head_limit)) + summary)
     lines: list[str] = []
     for hit in ordered:
@@ -116,7 +134,9 @@ def format_hits(hits: list[FileHits], args: GrepArgs, ws: Workspace, *, with_con
             if len(text) > MAX_LINE_CHARS:
                 text = text[:MAX_LINE_CHARS] + "…"
             separator = ":" if is_match else "-"
-            lines.append(f"{name}{separator}{number}{separator}{text}" if args.line_numbers else f"{name}{separator}{text}")
+            lines.append(
+                f"{name}{separator}{number}{separator}{text}" if args.line_numbers else f"{name}{separator}{text}"
+            )
     if not lines:
         return "No matches found"
     return _cap("\n".join(_limit(lines, args.head_limit)))

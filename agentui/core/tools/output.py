@@ -81,8 +81,10 @@ class OutputCapture:
         self._spill.close()
         tail = tail[-self._half :]
         omitted = self.total_chars - len(head) - len(tail)
-        note = (f"\n\n… [{omitted:,} characters omitted; the whole output ({self.total_chars:,} characters) is in "
-                f"{self.spill_path}] …\n\n")
+        note = (
+            f"\n\n… [{omitted:,} characters omitted; the whole output ({self.total_chars:,} characters) is in "
+            f"{self.spill_path}] …\n\n"
+        )
         return head + note + tail
 
     def close(self) -> None:

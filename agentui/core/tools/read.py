@@ -27,7 +27,11 @@ _STREAM_CODECS = {"utf-16-le": "utf-16", "utf-16-be": "utf-16"}  # these read th
 
 class ReadArgs(ToolArgs):
     file_path: str = Field(description="The path of the file to read (absolute, or relative to the project root)")
-    offset: int | None = Field(default=None, ge=0, description="The line number to start reading from (1-based); only for files too long to read at once")
+    offset: int | None = Field(
+        default=None,
+        ge=0,
+        description="The line number to start reading from (1-based); only for files too long to read at once",
+    )
     limit: int | None = Field(default=None, ge=1, description=f"How many lines to read (default {DEFAULT_LIMIT})")
 
 
@@ -51,7 +55,7 @@ class Read(Tool[ReadArgs]):
         ws = self.workspace
         path = ctx.checked_path or ws.real(args.file_path)
         try:
-            handle = open(path, "rb")  # one open and one fstat: this runs on most tool calls a model makes
+            handle = open(path, "rb")  # noqa: SIM115 (closed by the `with` below; one open and one fstat per Read)
         except FileNotFoundError:
             return ToolResult.error(f"File does not exist: {ws.display(path)}.{_suggestion(path)}")
         except IsADirectoryError:

@@ -86,7 +86,7 @@ def _search_file(path: Path, regex: re.Pattern[str], query: Query) -> FileHits |
         codec, bom = sniff(data[:BINARY_WINDOW])
     except BinaryFileError:
         return None
-    text = data[len(bom):].decode(codec, errors="replace")
+    text = data[len(bom) :].decode(codec, errors="replace")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -153,8 +153,19 @@ def ripgrep_path() -> str | None:
 
 async def ripgrep_search(query: Query, rg: str) -> list[FileHits]:
     cwd = query.start if query.start.is_dir() else query.start.parent
-    args = [rg, "--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global", "--no-ignore-exclude",
-            "--no-require-git", "--crlf", "--no-messages", "--glob", "!.git"]
+    args = [
+        rg,
+        "--no-config",
+        "--hidden",
+        "--no-ignore-dot",
+        "--no-ignore-global",
+        "--no-ignore-exclude",
+        "--no-require-git",
+        "--crlf",
+        "--no-messages",
+        "--glob",
+        "!.git",
+    ]
     for glob in query.filter.globs:
         args += ["--glob", glob]
     if query.ignore_case:
@@ -171,7 +182,10 @@ async def ripgrep_search(query: Query, rg: str) -> list[FileHits]:
     if query.start.is_file():
         args.append(query.start.name)
     process = await asyncio.create_subprocess_exec(
-        *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        *args,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     try:

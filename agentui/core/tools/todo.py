@@ -40,7 +40,11 @@ class TodoWrite(Tool[TodoWriteArgs]):
         old = self.workspace.todos
         new = [todo.model_dump(exclude_none=True) for todo in args.todos]
         self.workspace.todos = new
-        counts = {status: sum(1 for t in new if t["status"] == status) for status in ("pending", "in_progress", "completed")}
-        summary = (f"Todo list updated: {counts['pending']} pending, {counts['in_progress']} in progress, "
-                   f"{counts['completed']} completed.")
+        counts = {
+            status: sum(1 for t in new if t["status"] == status) for status in ("pending", "in_progress", "completed")
+        }
+        summary = (
+            f"Todo list updated: {counts['pending']} pending, {counts['in_progress']} in progress, "
+            f"{counts['completed']} completed."
+        )
         return ToolResult(content=summary, details={"oldTodos": old, "newTodos": new})

@@ -27,7 +27,7 @@ def _load(directory: Path) -> pathspec.GitIgnoreSpec | None:
 
 def _extend(rules: Rules, directory: Path) -> Rules:
     spec = _load(directory)
-    return rules + ((directory, spec),) if spec is not None else rules
+    return (*rules, (directory, spec)) if spec is not None else rules
 
 
 def is_ignored(path: Path, is_dir: bool, rules: Rules) -> bool:
@@ -103,6 +103,7 @@ def walk_files(start: Path, project_root: Path) -> Iterator[Path]:
 
 def newest_first(paths: Iterable[Path]) -> list[Path]:
     """Most recently modified first (ties by path), as Claude Code lists matches."""
+
     def key(path: Path) -> tuple[float, str]:
         text = str(path)
         try:

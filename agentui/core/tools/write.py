@@ -71,7 +71,5 @@ def target_path(ws: Workspace, raw: str, ctx: ToolContext) -> tuple[Path, str | 
     now = ws.real(raw)
     approved = ctx.checked_path or now
     if now != approved:
-        return approved, (
-            f"{raw} now resolves to {now}, not to {approved} which was approved; nothing was written."
-        )
+        return approved, (f"{raw} now resolves to {now}, not to {approved} which was approved; nothing was written.")
     return approved, None

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -44,7 +45,7 @@ def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
 
 class PermissionScreen(ModalScreen[PermissionDecision]):
     CSS_PATH = "permission.tcss"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,1", "answer('once')", "Yes, once", show=False),
         Binding("s,2", "answer('session')", "Yes, this session", show=False),
         Binding("a,3", "answer('always')", "Yes, always", show=False),
@@ -61,7 +62,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         request = self.request
         rules = ", ".join(request.suggestions) or request.tool_name
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"{request.tool_name}: {call_summary(request.tool_name, request.input, self._cwd)}"[:100]
+            dialog.border_title = f"{request.tool_name}: {call_summary(request.tool_name, request.input, self._cwd)}"[
+                :100
+            ]
             yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
             if request.tool_name == "Bash" and request.input.get("description"):
                 yield Static(Content(f"What it is for: {request.input['description']}"), classes="choice")
@@ -69,10 +72,16 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 yield Static(preview(request, self._cwd))
             yield Static(Text.assemble(("  y 1 ", "bold"), "Yes, once"), classes="choice")
             yield Static(Text.assemble(("  s 2 ", "bold"), f"Yes, for this session ({rules})"), classes="choice")
-            yield Static(Text.assemble(("  a 3 ", "bold"), f"Yes, always ({rules} in .claude/settings.local.json)"),
-                         classes="choice")
-            yield Static(Text.assemble(("  n ⎋ ", "bold"), "No    ", ("Tab ", "bold"),
-                                       "No, and tell the model what to do instead"), classes="choice")
+            yield Static(
+                Text.assemble(("  a 3 ", "bold"), f"Yes, always ({rules} in .claude/settings.local.json)"),
+                classes="choice",
+            )
+            yield Static(
+                Text.assemble(
+                    ("  n ⎋ ", "bold"), "No    ", ("Tab ", "bold"), "No, and tell the model what to do instead"
+                ),
+                classes="choice",
+            )
             yield Input(placeholder="What should the model do instead? (Enter sends)", id="message")
 
     def action_answer(self, scope: str) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
@@ -25,12 +26,18 @@ def age(seconds: float) -> str:
 
 
 def size(count: int) -> str:
-    return f"{count / 1_000_000:.1f} MB" if count >= 1_000_000 else f"{count / 1000:.0f} KB" if count >= 1000 else f"{count} B"
+    return (
+        f"{count / 1_000_000:.1f} MB"
+        if count >= 1_000_000
+        else f"{count / 1000:.0f} KB"
+        if count >= 1000
+        else f"{count} B"
+    )
 
 
 class SessionPicker(ModalScreen[Path | None]):
     CSS_PATH = "picker.tcss"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss_none", "Back", show=False),
         Binding("down", "move(1)", show=False, priority=True),
         Binding("up", "move(-1)", show=False, priority=True),
@@ -61,11 +68,16 @@ class SessionPicker(ModalScreen[Path | None]):
         for info in self.shown:
             line = Text()
             line.append(info.title[:70], style="bold")
-            line.append(f"\n  {info.last_prompt[:90]}" if info.last_prompt and info.last_prompt != info.title else "",
-                        style="dim")
-            line.append(f"\n  {age(now - info.modified)} · {size(info.size)} · "
-                        f"{'~' if info.approximate else ''}{info.messages} messages"
-                        f"{' · ' + info.git_branch if info.git_branch else ''}", style="dim")
+            line.append(
+                f"\n  {info.last_prompt[:90]}" if info.last_prompt and info.last_prompt != info.title else "",
+                style="dim",
+            )
+            line.append(
+                f"\n  {age(now - info.modified)} · {size(info.size)} · "
+                f"{'~' if info.approximate else ''}{info.messages} messages"
+                f"{' · ' + info.git_branch if info.git_branch else ''}",
+                style="dim",
+            )
             options.add_option(Option(line))
         if self.shown:
             options.highlighted = 0

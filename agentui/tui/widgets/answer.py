@@ -92,12 +92,19 @@ class CompactionMark(Collapsible):
     """Where the conversation was compacted: a rule to show it, and the summary the model now reads, folded."""
 
     DEFAULT_CSS = """
-    CompactionMark { margin: 1 0 0 0; padding: 0; border: none; border-top: dashed $secondary; background: transparent; }
+    CompactionMark {
+        margin: 1 0 0 0;
+        padding: 0;
+        border: none;
+        border-top: dashed $secondary;
+        background: transparent;
+    }
     CompactionMark CollapsibleTitle { color: $secondary; padding: 0; }
     CompactionMark Static { color: $text-muted; }
     """
 
     def __init__(self, summary: str, title: str = "Conversation compacted") -> None:
         self.summary = summary
-        super().__init__(Static(Content(summary)), title=f"{title} (the summary the model continues from)",
-                         collapsed=True)
+        super().__init__(
+            Static(Content(summary)), title=f"{title} (the summary the model continues from)", collapsed=True
+        )

@@ -57,4 +57,3 @@ class DiffView(Static):
     def __init__(self, hunks: list[dict[str, Any]]) -> None:
         super().__init__(render_patch(hunks))
         self.hunks = hunks
-

@@ -62,10 +62,15 @@ def split_blocks(text: str) -> tuple[list[_Block], str]:
         match = _FENCE.match(line)
         if fence is not None:
             stripped = line.strip()
-            if match and stripped == stripped[:1] * len(stripped) and stripped[:1] == fence[0] and len(stripped) >= fence[1]:
+            if (
+                match
+                and stripped == stripped[:1] * len(stripped)
+                and stripped[:1] == fence[0]
+                and len(stripped) >= fence[1]
+            ):
                 fence = None
                 if code_start is not None:  # a top-level code block: a block of its own, fences and all
-                    blocks.append(_code_block(lines[code_start:number + 1]))
+                    blocks.append(_code_block(lines[code_start : number + 1]))
                     start, code_start = number + 1, None
             continue
         if match:
@@ -101,8 +106,9 @@ class MarkdownLines(Widget):
     MarkdownLines { height: auto; }
     """
 
-    def __init__(self, text: str = "", *, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, text: str = "", *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._consumed: list[str] = []
         """The source the complete blocks came from, a piece per append that completed any."""
@@ -197,7 +203,7 @@ class MarkdownLines(Widget):
         if width != self._width:
             self._offsets, self._laid, self._laid_height, self._width = [], 0, 0, width
         y = self._laid_height
-        for block in self._blocks[self._laid:]:
+        for block in self._blocks[self._laid :]:
             y = self._place(block, y, width)
         self._laid, self._laid_height = len(self._blocks), y
         self._tail_offset = y + 1 if y and self._tail.text.strip() else y
@@ -243,7 +249,9 @@ class MarkdownLines(Widget):
             start, end = span
             end = strip.cell_length if end == -1 else end
             style = self.screen.get_component_rich_style("screen--selection")
-            before, middle, after = strip.divide([start, end, strip.cell_length])[:3] if start < end else (strip, Strip([]), Strip([]))
+            before, middle, after = (
+                strip.divide([start, end, strip.cell_length])[:3] if start < end else (strip, Strip([]), Strip([]))
+            )
             strip = Strip.join([before, middle.apply_style(style), after])
         return strip.apply_offsets(0, y)
 
@@ -290,13 +298,16 @@ def _measure(block: _Block, console: Console, width: int, base: Style) -> None:
     block.height = len(block.lines)
 
 
-def _draw(block: _Block, console: Console, width: int,
-          line_cache: dict[tuple[str, str], list[Strip]] | None = None) -> list[Strip]:
+def _draw(
+    block: _Block, console: Console, width: int, line_cache: dict[tuple[str, str], list[Strip]] | None = None
+) -> list[Strip]:
     options = console.options.update(width=width, height=None)
     if block.is_code:
         return _draw_code(block, console, options, width, line_cache)
-    strips = [Strip(line, width) for line in
-              console.render_lines(RichMarkdown(block.text, code_theme=CODE_THEME), options, pad=True)]
+    strips = [
+        Strip(line, width)
+        for line in console.render_lines(RichMarkdown(block.text, code_theme=CODE_THEME), options, pad=True)
+    ]
     while strips and _empty(strips[-1]):  # blocks are one blank line apart; Rich ends some with one of its own
         strips.pop()
     while strips and _empty(strips[0]):
@@ -308,8 +319,13 @@ def _empty(strip: Strip) -> bool:
     return not strip.text.strip() and all(segment.style is None or segment.style.bgcolor is None for segment in strip)
 
 
-def _draw_code(block: _Block, console: Console, options: ConsoleOptions, width: int,
-               line_cache: dict[tuple[str, str], list[Strip]] | None = None) -> list[Strip]:
+def _draw_code(
+    block: _Block,
+    console: Console,
+    options: ConsoleOptions,
+    width: int,
+    line_cache: dict[tuple[str, str], list[Strip]] | None = None,
+) -> list[Strip]:
     """A fenced code block, highlighted, on its theme's background with a margin of one cell and one line.
 
     A complete block is highlighted as a whole (multi-line strings need the lexer's state). A block still arriving
@@ -332,14 +348,15 @@ def _draw_code(block: _Block, console: Console, options: ConsoleOptions, width: 
     if line_cache is None:
         code = "\n".join(block.code)
         highlighted = _syntax(code, language).highlight(code) if code else Text("")
-        for line in highlighted.split("\n", allow_blank=True)[:max(1, len(block.code))]:
+        for line in highlighted.split("\n", allow_blank=True)[: max(1, len(block.code))]:
             strips += rows(line)
     else:
         for source in block.code or [""]:
             found = line_cache.get((language, source))
             if found is None:
-                found = line_cache[(language, source)] = rows(_syntax(source, language).highlight(source)
-                                                              if source else Text(""))
+                found = line_cache[(language, source)] = rows(
+                    _syntax(source, language).highlight(source) if source else Text("")
+                )
             strips += found
     strips.append(blank)
     return strips

@@ -92,8 +92,13 @@ class PromptInput(TextArea):
         completions: CompletionList,
         complete: Callable[[str], list[Completion]],
     ) -> None:
-        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, highlight_cursor_line=False,
-                         placeholder="Ask for something — Enter sends, Ctrl+J for a new line, / for commands, @ for files")
+        super().__init__(
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder="Ask for something — Enter sends, Ctrl+J for a new line, / for commands, @ for files",
+        )
         self.prompt_history = history
         self.completions = completions
         self._complete = complete

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
@@ -23,6 +24,7 @@ _STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", 
 
 def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) -> str:
     """The one line that says what a call does: the command, the file, the pattern."""
+
     def path(value: Any) -> str:
         text = str(value or "")
         if cwd is not None and text.startswith(str(cwd) + "/"):
@@ -97,7 +99,7 @@ class ToolBlock(Vertical):
     ToolBlock Log { height: auto; max-height: 16; background: $surface; }
     """
     can_focus = True
-    BINDINGS = [("enter", "toggle", "Expand or collapse")]
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle", "Expand or collapse")]
 
     state: reactive[str] = reactive("pending")
     expanded: reactive[bool] = reactive(False)
@@ -167,11 +169,12 @@ class ToolBlock(Vertical):
             return [DiffView(patch)]
         if self.tool_name == "TodoWrite" and not is_error:
             return [Static(todo_text(details.get("newTodos") or []))]
-        text = content if isinstance(content, str) else "\n".join(
-            getattr(block, "text", "[image]") for block in content)
+        text = (
+            content if isinstance(content, str) else "\n".join(getattr(block, "text", "[image]") for block in content)
+        )
         lines = text.splitlines()
         if len(lines) > MAX_RESULT_LINES:
-            lines = lines[:MAX_RESULT_LINES] + [f"… {len(lines) - MAX_RESULT_LINES} more lines"]
+            lines = [*lines[:MAX_RESULT_LINES], f"… {len(lines) - MAX_RESULT_LINES} more lines"]
         return [Static(Content("\n".join(lines)))]
 
     # Display

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.tools.bash import Bash, BashArgs, child_environment
 from agentui.core.tools.base import ToolContext
+from agentui.core.tools.bash import Bash, BashArgs, child_environment
 from agentui.core.workspace import Workspace
 from tests.support.waiting import eventually
 
@@ -67,13 +67,24 @@ async def test_the_working_directory_persists_and_stays_in_the_project(ws: Works
 
 
 async def test_secrets_stay_out_of_the_childs_environment(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("ANTHROPIC_API_KEY", "OPENAI_BASE_URL", "GITHUB_TOKEN", "STRIPE_API_KEY", "DB_SECRET", "AWS_SECRET_ACCESS_KEY"):
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "OPENAI_BASE_URL",
+        "GITHUB_TOKEN",
+        "STRIPE_API_KEY",
+        "DB_SECRET",
+        "AWS_SECRET_ACCESS_KEY",
+    ):
         monkeypatch.setenv(name, "hidden")
     monkeypatch.setenv("HARMLESS", "visible")
     result = await bash(ws, "env | grep -c hidden; echo $HARMLESS $AGENTUI")
     assert result.content.splitlines() == ["0", "visible 1"]
     assert child_environment({"X_TOKEN": "a", "PATH": "/bin"}, {"EXTRA": "b"}) == {
-        "PATH": "/bin", "EXTRA": "b", "AGENTUI": "1", "GIT_TERMINAL_PROMPT": "0"}
+        "PATH": "/bin",
+        "EXTRA": "b",
+        "AGENTUI": "1",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
 
 
 async def test_progress_streams_while_the_command_runs(ws: Workspace) -> None:
@@ -101,8 +112,9 @@ async def test_timeout_stops_the_whole_group(ws: Workspace) -> None:
 
 async def test_cancel_stops_the_whole_group_even_a_process_ignoring_sigterm(ws: Workspace) -> None:
     progress: list[str] = []
-    task = asyncio.create_task(Bash(ws).run(
-        BashArgs(command="trap '' TERM; echo started; sleep 987.6 & sleep 987.6"), ctx(progress)))
+    task = asyncio.create_task(
+        Bash(ws).run(BashArgs(command="trap '' TERM; echo started; sleep 987.6 & sleep 987.6"), ctx(progress))
+    )
     await eventually(lambda: len(processes_with("987.6")) == 2 and bool(progress))  # a loaded machine is slow
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

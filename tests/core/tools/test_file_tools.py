@@ -15,8 +15,10 @@ from agentui.core.tools.read import Read, ReadArgs
 from agentui.core.tools.write import Write, WriteArgs
 from agentui.core.workspace import Workspace
 
-PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-                    "1f15c4890000000d49444154789c6360000002000154a24f2a0000000049454e44ae426082")
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f2a0000000049454e44ae426082"
+)
 
 
 @pytest.fixture
@@ -37,7 +39,9 @@ async def read(ws: Workspace, path: str, **kw: int) -> str:
 
 
 async def edit(ws: Workspace, path: str, old: str, new: str, replace_all: bool = False):  # type: ignore[no-untyped-def]
-    return await Edit(ws).run(EditArgs(file_path=path, old_string=old, new_string=new, replace_all=replace_all), ctx(ws))
+    return await Edit(ws).run(
+        EditArgs(file_path=path, old_string=old, new_string=new, replace_all=replace_all), ctx(ws)
+    )
 
 
 # Read
@@ -65,9 +69,20 @@ async def test_read_cuts_long_lines_and_handles_empty_files(ws: Workspace) -> No
     assert await read(ws, "empty.txt") == "(the file empty.txt exists but is empty)"
 
 
-@pytest.mark.parametrize("text", ["", "one line", "a\n\nb\n", "x\n" * 2500, "\tindented\n  spaces \n",
-                                  "long " * 500 + "\n", "ends without newline\nlast", "\u00e9t\u00e9\n\u2028sep\n",
-                                  "form\x0cfeed\n"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "one line",
+        "a\n\nb\n",
+        "x\n" * 2500,
+        "\tindented\n  spaces \n",
+        "long " * 500 + "\n",
+        "ends without newline\nlast",
+        "\u00e9t\u00e9\n\u2028sep\n",
+        "form\x0cfeed\n",
+    ],
+)
 def test_the_quick_path_for_small_files_numbers_lines_as_the_stream_does(text: str) -> None:
     import io
 
@@ -94,7 +109,10 @@ async def test_read_crlf_utf16_and_invalid_utf8(ws: Workspace) -> None:
 async def test_read_refuses_binaries_and_missing_files_clearly(ws: Workspace) -> None:
     (ws.root / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
     result = await Read(ws).run(ReadArgs(file_path="blob.bin"), ctx(ws))
-    assert result.is_error and result.content == "blob.bin is a binary file (300 bytes), not text; Read shows text files and images only."
+    assert (
+        result.is_error
+        and result.content == "blob.bin is a binary file (300 bytes), not text; Read shows text files and images only."
+    )
     (ws.root / "config.yaml").write_text("a: 1\n")
     missing = await Read(ws).run(ReadArgs(file_path="config.yml"), ctx(ws))
     assert missing.is_error and missing.content == "File does not exist: config.yml. Did you mean config.yaml?"
@@ -134,7 +152,10 @@ async def test_write_creates_parents_and_refuses_to_overwrite_unread_files(ws: W
 
     (ws.root / "existing.txt").write_text("keep me\n")
     refused = await Write(ws).run(WriteArgs(file_path="existing.txt", content="gone"), ctx(ws))
-    assert refused.is_error and refused.content == "existing.txt has not been read yet; Read it first, then write; nothing was written."
+    assert (
+        refused.is_error
+        and refused.content == "existing.txt has not been read yet; Read it first, then write; nothing was written."
+    )
     await read(ws, "existing.txt")
     os.utime(ws.root / "existing.txt", ns=(1, 1))  # changed on disk after the read
     stale = await Write(ws).run(WriteArgs(file_path="existing.txt", content="gone"), ctx(ws))
@@ -191,11 +212,18 @@ async def test_edit_errors_name_the_lines_or_the_closest_candidate(ws: Workspace
     await read(ws, "c.py")
     many = await edit(ws, "c.py", "x = 1", "x = 3")
     assert many.is_error and many.content == (
-        "old_string occurs 2 times in c.py (lines 1, 3); add surrounding lines to make it unique, or set replace_all to true.")
+        "old_string occurs 2 times in c.py (lines 1, 3); add surrounding lines to make it unique, "
+        "or set replace_all to true."
+    )
     missing = await edit(ws, "c.py", "print(x+z)", "print(0)")
-    assert missing.is_error and missing.content == "old_string was not found in c.py. The closest line is 4: 'print(x + y)'."
+    assert (
+        missing.is_error
+        and missing.content == "old_string was not found in c.py. The closest line is 4: 'print(x + y)'."
+    )
     spaced = await edit(ws, "c.py", "y  =  2", "y = 4")
-    assert "matches if whitespace is ignored" in spaced.content or "does match if whitespace is ignored" in spaced.content
+    assert (
+        "matches if whitespace is ignored" in spaced.content or "does match if whitespace is ignored" in spaced.content
+    )
     same = await edit(ws, "c.py", "y = 2", "y = 2")
     assert same.is_error and "the same" in same.content
     assert (ws.root / "c.py").read_text() == "x = 1\ny = 2\nx = 1\nprint(x + y)\n"
@@ -244,10 +272,15 @@ async def test_todo_write_keeps_the_list_in_the_session(ws: Workspace) -> None:
     from agentui.core.tools.todo import TodoWrite, TodoWriteArgs
 
     tool = TodoWrite(ws)
-    first = TodoWriteArgs.model_validate({"todos": [
-        {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
-        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
-        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"}]})
+    first = TodoWriteArgs.model_validate(
+        {
+            "todos": [
+                {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+                {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"},
+                {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+            ]
+        }
+    )
     result = await tool.run(first, ctx(ws))
     assert result.content == "Todo list updated: 1 pending, 1 in progress, 1 completed."
     assert [t["status"] for t in ws.todos] == ["completed", "in_progress", "pending"]
@@ -260,15 +293,26 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
 
     registry = builtin_tools(ws)
     assert registry.names() == ["Bash", "Read", "Write", "Edit", "Grep", "Glob", "TodoWrite"]
-    shapes = {spec.name: (set(spec.input_schema["properties"]), set(spec.input_schema.get("required", [])))
-              for spec in registry.specs()}
+    shapes = {
+        spec.name: (set(spec.input_schema["properties"]), set(spec.input_schema.get("required", [])))
+        for spec in registry.specs()
+    }
     assert shapes["Bash"] == ({"command", "timeout", "description"}, {"command"})
     assert shapes["Read"] == ({"file_path", "offset", "limit"}, {"file_path"})
     assert shapes["Write"] == ({"file_path", "content"}, {"file_path", "content"})
-    assert shapes["Edit"] == ({"file_path", "old_string", "new_string", "replace_all"}, {"file_path", "old_string", "new_string"})
+    assert shapes["Edit"] == (
+        {"file_path", "old_string", "new_string", "replace_all"},
+        {"file_path", "old_string", "new_string"},
+    )
     assert shapes["Glob"] == ({"pattern", "path"}, {"pattern"})
     assert shapes["TodoWrite"] == ({"todos"}, {"todos"})
     assert all(spec.input_schema["additionalProperties"] is False for spec in registry.specs())
-    assert {spec.name: tool.kind for spec, tool in zip(registry.specs(), registry)} == {
-        "Bash": "execute", "Read": "read", "Write": "write", "Edit": "write", "Grep": "read", "Glob": "read",
-        "TodoWrite": "read"}
+    assert {spec.name: tool.kind for spec, tool in zip(registry.specs(), registry, strict=True)} == {
+        "Bash": "execute",
+        "Read": "read",
+        "Write": "write",
+        "Edit": "write",
+        "Grep": "read",
+        "Glob": "read",
+        "TodoWrite": "read",
+    }

@@ -93,8 +93,15 @@ async def test_both_engines_give_the_same_text(ws: Workspace, arguments: dict[st
 async def test_files_mode_respects_gitignore_and_skips_binaries_git_and_links(ws: Workspace, engine: str) -> None:
     text = await grep(ws, engine, pattern="hello")
     files = set(text.splitlines()[1:])
-    assert files == {"utf16.txt", "src/sub/real.py", "src/app.py", "keep.log", "crlf.txt", "web/index.ts",
-                     ".github/workflows/ci.yml"}
+    assert files == {
+        "utf16.txt",
+        "src/sub/real.py",
+        "src/app.py",
+        "keep.log",
+        "crlf.txt",
+        "web/index.ts",
+        ".github/workflows/ci.yml",
+    }
     assert text.splitlines()[0] == "Found 7 files"
     # newest first: the fixture gives the files increasing modification times in name order
     assert text.splitlines()[1:] == sorted(files, key=lambda name: -FILE_ORDER[name])
@@ -150,7 +157,9 @@ async def test_glob_caps_results(ws: Workspace) -> None:
         (ws.root / "many" / f"f{i:03}.txt").parent.mkdir(exist_ok=True)
         (ws.root / "many" / f"f{i:03}.txt").write_text("x")
     lines = await glob(ws, "many/*.txt")
-    assert len(lines) == 101 and lines[-1] == "(Showing the 100 most recently modified of 150 files; narrow the pattern.)"
+    assert (
+        len(lines) == 101 and lines[-1] == "(Showing the 100 most recently modified of 150 files; narrow the pattern.)"
+    )
 
 
 def test_brace_expansion() -> None:
