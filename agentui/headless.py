@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from agentui import __version__
-from agentui.core.agent import Agent, RunResult
+from agentui.core.agent import Agent
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import (
     CompactionEnd,
@@ -27,6 +27,7 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.project import PermissionOptions, open_project
+from agentui.core.run import RunResult
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     "Agent": "agentui.core.agent",
     "AgentConfig": "agentui.core.agent",
-    "Run": "agentui.core.agent",
-    "RunResult": "agentui.core.agent",
+    "Run": "agentui.core.run",
+    "RunResult": "agentui.core.run",
     "Event": "agentui.core.events",
     "EventBus": "agentui.core.events",
     "PermissionDecision": "agentui.core.events",
@@ -26,42 +26,30 @@ _EXPORTS = {
     "ToolResult": "agentui.core.tools.base",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [  # the names of _EXPORTS, written out so that linters and type checkers see them
+    "Agent",
+    "AgentConfig",
+    "Event",
+    "EventBus",
+    "Message",
+    "PermissionDecision",
+    "Run",
+    "RunResult",
+    "Tool",
+    "ToolArgs",
+    "ToolContext",
+    "ToolRegistry",
+    "ToolResult",
+    "Usage",
+    "parse_event",
+]
 
-if TYPE_CHECKING:  # `X as X`: these names are this package's exports
-    from agentui.core.agent import Agent as Agent
-    from agentui.core.agent import AgentConfig as AgentConfig
-    from agentui.core.agent import Run as Run
-    from agentui.core.agent import RunResult as RunResult
-    from agentui.core.events import (
-        Event as Event,
-    )
-    from agentui.core.events import (
-        EventBus as EventBus,
-    )
-    from agentui.core.events import (
-        PermissionDecision as PermissionDecision,
-    )
-    from agentui.core.events import (
-        parse_event as parse_event,
-    )
-    from agentui.core.messages import Message as Message
-    from agentui.core.messages import Usage as Usage
-    from agentui.core.tools.base import (
-        Tool as Tool,
-    )
-    from agentui.core.tools.base import (
-        ToolArgs as ToolArgs,
-    )
-    from agentui.core.tools.base import (
-        ToolContext as ToolContext,
-    )
-    from agentui.core.tools.base import (
-        ToolRegistry as ToolRegistry,
-    )
-    from agentui.core.tools.base import (
-        ToolResult as ToolResult,
-    )
+if TYPE_CHECKING:
+    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.events import Event, EventBus, PermissionDecision, parse_event
+    from agentui.core.messages import Message, Usage
+    from agentui.core.run import Run, RunResult
+    from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
 
 
 def __getattr__(name: str) -> Any:

@@ -2,53 +2,44 @@
 
 Every step that can take time (a model call, a batch of tool calls) runs as its own task, so `cancel()` stops it
 at once; the history is then repaired so every tool_use has its tool_result, and the run ends as "cancelled".
+What is not the loop lives beside it: one model call (ModelCall), keeping to the window (Compactor), what it cost
+(Ledger).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Coroutine
-from contextlib import aclosing
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentui.core import compaction
-from agentui.core.context import ContextMeter, TokenCounter, context_window
-from agentui.core.dispatch import INTERRUPTED, ToolDispatcher
+from agentui.core.accounting import Ledger
+from agentui.core.compaction import Compactor
+from agentui.core.context import ContextMeter, TokenCounter
+from agentui.core.dispatch import INTERRUPTED, ToolDispatcher, not_run
 from agentui.core.events import (
     AgentEnd,
     AgentStart,
-    CompactionEnd,
-    CompactionStart,
-    ContentBlockEnd,
     Error,
-    Event,
     EventBus,
     MessageEnd,
-    MessageStart,
     Notice,
     PermissionDecision,
-    Retry,
     RunStop,
-    Subscription,
-    TextDelta,
-    ThinkingDelta,
-    ToolUseDelta,
     TurnEnd,
     TurnStart,
-    UsageUpdate,
     UserMessage,
+    UserSource,
 )
-from agentui.core.hooks import Hooks
+from agentui.core.hooks import Hooks, PromptBlocked
 from agentui.core.memory import MemoryLoader
-from agentui.core.messages import Message, TextBlock, ToolResultBlock, Usage
+from agentui.core.messages import Message, TextBlock, ToolUseBlock
+from agentui.core.model_call import ModelCall
 from agentui.core.permissions import KindGate, PermissionGate
-from agentui.core.pricing import cost_usd
 from agentui.core.providers.base import (
     ContextOverflowError,
     Provider,
@@ -56,21 +47,16 @@ from agentui.core.providers.base import (
     ProviderRequest,
     StreamInterruptedError,
 )
-from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
-from agentui.core.providers.stream import (
-    BlockDelta,
-    BlockStart,
-    BlockStop,
-    MessageAccumulator,
-    StreamEnd,
-    StreamStart,
-)
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.run import Run, RunResult
 from agentui.core.tools.base import ToolRegistry
 
 T = TypeVar("T")
 
 INTERRUPTED_BY_USER = "[Request interrupted by user]"
 INTERRUPTED_FOR_TOOL_USE = "[Request interrupted by user for tool use]"
+MAX_STOP_HOOK_CONTINUATIONS = 8
+"""A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
 
 
 class AgentConfig(BaseModel):
@@ -92,48 +78,21 @@ class AgentConfig(BaseModel):
     """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
     cwd: Path = Field(default_factory=Path.cwd)
 
-
-class RunResult(BaseModel):
-    session_id: str
-    stop: RunStop
-    text: str
-    """The last assistant message's text: the answer, for print mode."""
-    num_turns: int
-    usage: Usage
-    cost_usd: float
-    """At list prices of the models the server reported; 0 for models with no known price (local ones)."""
-    error: str | None = None
-    error_kind: str | None = None
-    duration_ms: int
-    api_duration_ms: int
+    def request(self, messages: Sequence[Message], tools: ToolRegistry) -> ProviderRequest:
+        """The model call this configuration makes for `messages`."""
+        return ProviderRequest(
+            model=self.model,
+            system=self.system_prompt,
+            system_volatile=self.environment,
+            messages=tuple(messages),
+            tools=tools.specs(),
+            max_tokens=self.max_tokens,
+            thinking_budget=self.thinking_budget,
+        )
 
 
 class _Cancelled(Exception):
     """The person cancelled; raised out of the step that was running."""
-
-
-class _Blocked(Exception):
-    """A UserPromptSubmit hook refused the prompt."""
-
-
-class _Done(Exception):
-    """The run's work is done early (a /compact with nothing sent meanwhile)."""
-
-
-MAX_STOP_HOOK_CONTINUATIONS = 8
-"""A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
-
-TOOL_RESULTS_SHARE = 0.25
-"""When the context is full, tool results beyond the newest this share of the window become placeholders."""
-KEEP_SHARE = 0.25
-"""An automatic summary keeps the recent turns up to this share of the window as they are."""
-MANUAL_KEEP_SHARE = 0.05
-"""/compact is asked for to free context: it keeps less."""
-EXACT_COUNT_SHARE = 0.5
-"""Past this share of the window, count with tiktoken (if its encoding is on disk) rather than estimate."""
-SUMMARY_MAX_TOKENS = 8192
-UNKNOWN_WINDOW = 128_000
-"""For /compact on a model whose window is unknown: how much of the history a summary may read."""
 
 
 class Agent:
@@ -154,19 +113,21 @@ class Agent:
         memory: MemoryLoader | None = None,
         counter: TokenCounter | None = None,
     ) -> None:
-        self.provider = provider
-        self.config = config
+        self.provider, self.config, self.memory = provider, config, memory
         self.tools = tools or ToolRegistry()
         self.bus = bus or EventBus()
         self.session_id = session_id or str(uuid.uuid4())
         self.messages: list[Message] = list(messages or [])
         self.retry = retry or RetryPolicy()
-        self.usage = Usage()
-        self.cost_usd = 0.0
         self.hooks = hooks if hooks else None
         if self.hooks is not None:
-            self.hooks.notify = self._warn
+            self.hooks.notify = self.warn
         self.gate = gate or KindGate()
+        self.children: list[Agent] = []
+        """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
+        self.ledger = Ledger(self.session_id, self.bus.emit)
+        self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
+        self.compactor.recount()
         self._dispatcher = ToolDispatcher(
             self.tools,
             self.gate,
@@ -176,23 +137,15 @@ class Agent:
             hooks=self.hooks,
             memory=memory,
         )
-        self.children: list[Agent] = []
-        """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
-        self.memory = memory
-        self.meter = ContextMeter(counter or TokenCounter())
-        self.meter.recount(self.messages, self._overhead())
         self._session_started = False
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
         self._task: asyncio.Task[RunResult] | None = None
         self._step_task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
-        self._accumulator: MessageAccumulator | None = None
-        self._calls_in_flight: list[Any] = []
+        self._call: ModelCall | None = None
+        self._calls_in_flight: list[ToolUseBlock] = []
         self._turns = 0
-        self._api_seconds = 0.0
-        self._run_usage = Usage()
-        self._run_cost = 0.0
 
     # Control, from any front end
 
@@ -202,12 +155,16 @@ class Agent:
 
     def start(self, prompt: str) -> Run:
         """Start a run and return its handle: iterate it for events, await `result()` for the outcome."""
-        task = self._launch(prompt)  # first, so a refused start leaves no subscription behind
+        task = self._launch(self._run(prompt))  # first, so a refused start leaves no subscription behind
         return Run(self, task, self.bus.subscribe())
 
     async def prompt(self, prompt: str) -> RunResult:
         """Run to the end and return the result (observe through `bus` meanwhile)."""
-        return await self._launch(prompt)
+        return await self._launch(self._run(prompt))
+
+    async def compact(self, instructions: str | None = None) -> RunResult:
+        """Summarise the history now (`/compact`), as a run of its own: cancellable, and reported by its events."""
+        return await self._launch(self._run(None, instructions))
 
     def inject(self, text: str) -> None:
         """Steer: deliver `text` after the current tool calls, before the model is called again."""
@@ -217,35 +174,18 @@ class Agent:
         """Queue `text` as the next prompt once the model ends its turn."""
         self._follow_ups.append(text)
 
-    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
-        if self._dispatcher.respond_permission(request_id, decision):
-            return True
-        return any(child.respond_permission(request_id, decision) for child in list(self.children))
-
     def add_context(self, text: str) -> None:
         """Add a user message between runs (a shell command's output, a note): the model sees it with the next
         prompt, and the session records it."""
         if self.running:
             self.inject(text)
         else:
-            self._add_user_text(text, "context")
+            self._add_user(Message.user(text), "context")
 
-    async def compact(self, instructions: str | None = None) -> RunResult:
-        """Summarise the history now (`/compact`), as a run of its own: cancellable, and reported by its events."""
-        if self.running:
-            raise RuntimeError("the agent is running; compact once it has finished")
-        self._task = asyncio.get_running_loop().create_task(self._run(None, instructions))
-        return await self._task
-
-    @property
-    def window(self) -> int | None:
-        """The model's context window in tokens, if known."""
-        return context_window(self.config.model, self.config.context_window)
-
-    @property
-    def context_tokens(self) -> int:
-        """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
-        return self.meter.tokens(self.messages)
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        if self._dispatcher.respond_permission(request_id, decision):
+            return True
+        return any(child.respond_permission(request_id, decision) for child in list(self.children))
 
     def cancel(self) -> None:
         """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
@@ -255,98 +195,88 @@ class Agent:
         if self._step_task is not None:
             self._step_task.cancel()
 
+    def warn(self, message: str) -> None:
+        self.bus.emit(Notice(session_id=self.session_id, level="warning", message=message))
+
+    @property
+    def window(self) -> int | None:
+        """The model's context window in tokens, if known."""
+        return self.compactor.window()
+
+    @property
+    def context_tokens(self) -> int:
+        return self.compactor.tokens()
+
     # The loop
 
-    def _launch(self, prompt: str) -> asyncio.Task[RunResult]:
+    def _launch(self, run: Coroutine[Any, Any, RunResult]) -> asyncio.Task[RunResult]:
         if self.running:
+            run.close()
             raise RuntimeError("the agent is already running; inject() or follow_up() instead")
-        self._task = asyncio.get_running_loop().create_task(self._run(prompt))
+        self._task = asyncio.get_running_loop().create_task(run)
         return self._task
 
     async def _run(self, prompt: str | None, instructions: str | None = None) -> RunResult:
         """A run: answer `prompt`, or (when it is None) compact with `instructions` and then answer whatever was
         sent meanwhile."""
         started = time.monotonic()
-        self._cancel_requested = False
-        self._turns, self._api_seconds, self._run_usage, self._run_cost = 0, 0.0, Usage(), 0.0
-        self._emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
+        self._cancel_requested, self._turns = False, 0
+        self.ledger.start_run()
+        self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
         try:
-            if prompt is None:
-                await self._step(self._compact("manual", instructions))
-                queued = [*self._steering, *self._follow_ups]
-                if not queued:
-                    raise _Done
-                self._steering.clear()
-                self._follow_ups.clear()
-                prompt = "\n\n".join(queued)
-            context = await self._step(self._prompt_hooks(prompt)) if self.hooks else []
-            self._add_user_message(Message(role="user", content=[TextBlock(text=prompt), *context]), "prompt")
-            stop_hook_active, continuations = False, 0
-            while True:
-                if self.config.max_turns is not None and self._turns >= self.config.max_turns:
-                    stop = "max_turns"
-                    break
-                self._turns += 1
-                self._emit(TurnStart(session_id=self.session_id, turn=self._turns))
-                message = await self._step(self._answer())
-                self._add_assistant(message)
-                if calls := message.tool_uses:
-                    self._calls_in_flight = calls
-                    self._dispatcher.finished.clear()
-                    results = await self._step(self._dispatcher.run_all(calls))
-                    self._calls_in_flight = []
-                    self._add(Message(role="user", content=list(results)))
-                self._emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
-                if self._deliver(self._steering, "steer") or message.tool_uses:
-                    continue
-                if self._deliver(self._follow_ups, "follow_up"):
-                    continue
-                if self.hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
-                    outcome = await self._step(self.hooks.stop(self.session_id, stop_hook_active))
-                    if outcome.decision == "block" and outcome.reason:
-                        stop_hook_active, continuations = True, continuations + 1
-                        self._add_user_text(f"Stop hook feedback: {outcome.reason}", "hook")
-                        continue
-                break
-        except _Done:
-            pass
+            if prompt is None:  # /compact, then whatever was sent meanwhile (if anything)
+                await self._step(self.compactor.compact("manual", instructions))
+                prompt = "\n\n".join([*self._drain(self._steering), *self._drain(self._follow_ups)]) or None
+            if prompt is not None:
+                stop = await self._loop(prompt)
         except _Cancelled:
             stop = "cancelled"
             self._settle_cancel()
-        except _Blocked as exc:
+        except PromptBlocked as exc:
             stop, error = "error", (f"A UserPromptSubmit hook blocked the prompt: {exc}", "hook_blocked")
         except StreamInterruptedError as exc:
             stop, error = "interrupted", (exc.message, exc.kind)
             self._settle_interrupted()
         except ProviderError as exc:  # before any block completed: nothing of the answer is kept
             stop, error = "error", (exc.message, exc.kind)
-            self._accumulator = None
-        if error is not None:
-            self._emit(Error(session_id=self.session_id, message=error[0], kind=error[1]))
-        self._emit(
-            AgentEnd(
-                session_id=self.session_id,
-                stop=stop,
-                num_turns=self._turns,
-                usage=self._run_usage,
-                error=error[0] if error else None,
-            )
+            self._call = None
+        return self._finish(stop, error, started)
+
+    async def _loop(self, prompt: str) -> RunStop:
+        first, self._session_started = not self._session_started, True
+        context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
+        self._add_user(
+            Message(role="user", content=[TextBlock(text=prompt), *(TextBlock(text=text) for text in context)]),
+            "prompt",
         )
-        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
-        return RunResult(
-            session_id=self.session_id,
-            stop=stop,
-            text=last.text if last else "",
-            num_turns=self._turns,
-            usage=self._run_usage,
-            cost_usd=round(self._run_cost, 6),
-            error=error[0] if error else None,
-            error_kind=error[1] if error else None,
-            duration_ms=round((time.monotonic() - started) * 1000),
-            api_duration_ms=round(self._api_seconds * 1000),
-        )
+        stop_hook_active, continuations = False, 0
+        while True:
+            if self.config.max_turns is not None and self._turns >= self.config.max_turns:
+                return "max_turns"
+            self._turns += 1
+            self.bus.emit(TurnStart(session_id=self.session_id, turn=self._turns))
+            message = await self._step(self._answer())
+            self._add_assistant(message)
+            if calls := message.tool_uses:
+                self._calls_in_flight = calls
+                self._dispatcher.finished.clear()
+                results = await self._step(self._dispatcher.run_all(calls))
+                self._calls_in_flight = []
+                self.messages.append(Message(role="user", content=list(results)))
+            self.bus.emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
+            if self._deliver(self._steering, "steer") or message.tool_uses:
+                continue
+            if self._deliver(self._follow_ups, "follow_up"):
+                continue
+            if self.hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
+                outcome = await self._step(self.hooks.stop(self.session_id, stop_hook_active))
+                if outcome.decision == "block" and outcome.reason:
+                    stop_hook_active, continuations = True, continuations + 1
+                    self._add_user(Message.user(f"Stop hook feedback: {outcome.reason}"), "hook")
+                    continue
+            return "end_turn"
 
     async def _step(self, work: Coroutine[Any, Any, T]) -> T:
         """Run one step as its own task so cancel() can stop it without cancelling the loop itself."""
@@ -367,316 +297,90 @@ class Agent:
 
     async def _answer(self) -> Message:
         """One model call, with the context made to fit first, and once more if the provider says it overflowed."""
-        await self._fit_context()
+        await self.compactor.fit()
         try:
             return await self._call_model()
         except ContextOverflowError:
-            # With no known window, what just overflowed is the best guess at it.
-            window = self.window or self.context_tokens
-            self._shorten_tool_results(window)
-            if not await self._compact("auto", window=window):
+            if not await self.compactor.recover():
                 raise
             return await self._call_model()
 
     async def _call_model(self) -> Message:
-        request = ProviderRequest(
-            model=self.config.model,
-            system=self.config.system_prompt,
-            system_volatile=self.config.environment,
-            messages=tuple(self.messages),
-            tools=self.tools.specs(),
-            max_tokens=self.config.max_tokens,
-            thinking_budget=self.config.thinking_budget,
+        self._call = ModelCall(self.session_id, self.bus.emit)
+        with self.ledger.waiting():
+            return await self._call.run(self.provider, self.config.request(self.messages, self.tools), self.retry)
+
+    def _finish(self, stop: RunStop, error: tuple[str, str] | None, started: float) -> RunResult:
+        message, kind = error or (None, None)
+        if message is not None:
+            self.bus.emit(Error(session_id=self.session_id, message=message, kind=kind or ""))
+        usage = self.ledger.run_usage
+        self.bus.emit(
+            AgentEnd(session_id=self.session_id, stop=stop, num_turns=self._turns, usage=usage, error=message)
         )
-        accumulator = self._accumulator = MessageAccumulator()
-        session_id, emit = self.session_id, self._emit
-        began = time.monotonic()
-        try:
-            async with aclosing(stream_with_retry(self.provider, request, self.retry)) as stream:
-                async for event in stream:
-                    kind = type(event)
-                    if kind is BlockDelta:
-                        block = accumulator.delta(event)
-                        if block is None or event.kind == "signature":
-                            continue
-                        if event.kind == "text":
-                            emit(TextDelta(session_id=session_id, index=event.index, text=event.text))
-                        elif event.kind == "thinking":
-                            emit(ThinkingDelta(session_id=session_id, index=event.index, text=event.text))
-                        else:
-                            emit(
-                                ToolUseDelta(
-                                    session_id=session_id,
-                                    index=event.index,
-                                    tool_call_id=block.tool_id,
-                                    name=block.tool_name,
-                                    partial_json=event.text,
-                                )
-                            )
-                    elif kind is BlockStart:
-                        accumulator.open(event)
-                    elif kind is BlockStop:
-                        if (finished := accumulator.close(event)) is not None:
-                            emit(
-                                ContentBlockEnd(
-                                    session_id=session_id,
-                                    index=event.index,
-                                    block=finished,
-                                    message_id=accumulator.message_id,
-                                )
-                            )
-                    elif kind is StreamStart:
-                        accumulator.start(event)
-                        emit(
-                            MessageStart(
-                                session_id=session_id,
-                                message_id=event.message_id,
-                                model=event.model,
-                                request_id=event.request_id or None,
-                            )
-                        )
-                    elif kind is StreamEnd:
-                        accumulator.end(event)
-                    elif kind is RetryNotice:
-                        accumulator = self._accumulator = MessageAccumulator()
-                        emit(
-                            Retry(
-                                session_id=session_id,
-                                attempt=event.attempt,
-                                max_attempts=event.max_attempts,
-                                delay=event.delay,
-                                reason=event.error.message,
-                            )
-                        )
-        finally:
-            self._api_seconds += time.monotonic() - began
-        return accumulator.message()
-
-    # Context
-
-    def _overhead(self) -> int:
-        """Tokens every request carries besides the history: the system prompt and the tool definitions."""
-        counter = self.meter.counter
-        tools = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in self.tools.specs()
-        ]
-        return (
-            counter.count(self.config.system_prompt)
-            + counter.count(self.config.environment)
-            + counter.count(json.dumps(tools))
+        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
+        return RunResult(
+            session_id=self.session_id,
+            stop=stop,
+            text=last.text if last else "",
+            num_turns=self._turns,
+            usage=usage,
+            cost_usd=round(self.ledger.run_cost, 6),
+            error=message,
+            error_kind=kind,
+            duration_ms=round((time.monotonic() - started) * 1000),
+            api_duration_ms=round(self.ledger.api_seconds * 1000),
         )
-
-    def _context_full(self) -> bool:
-        window = self.window
-        if not window:
-            return False
-        tokens = self.context_tokens
-        if tokens >= EXACT_COUNT_SHARE * window:
-            self.meter.counter.want_exact()  # from here on, estimates decide when to compact: make them exact
-        return tokens >= self.config.compact_threshold * window
-
-    async def _fit_context(self) -> None:
-        """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
-        if not self.config.auto_compact or not self._context_full():
-            return
-        if self._shorten_tool_results() and not self._context_full():
-            return
-        await self._compact("auto")
-
-    def _shorten_tool_results(self, window: int | None = None) -> int:
-        """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
-        window = window or self.window or UNKNOWN_WINDOW
-        latest = next((i for i in range(len(self.messages) - 1, -1, -1) if self.messages[i].role == "assistant"), 0)
-        changed = compaction.shorten_tool_results(
-            self.messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter, before=latest
-        )
-        for index, freed in changed:
-            self.meter.shrunk(index, freed)
-        if changed:
-            self._emit(
-                Notice(
-                    session_id=self.session_id,
-                    level="info",
-                    message=f"Older tool results in {len(changed)} messages were shortened to save context.",
-                )
-            )
-        return len(changed)
-
-    async def _compact(self, trigger: str, instructions: str | None = None, *, window: int | None = None) -> bool:
-        """Summarise all but the recent turns; False if there was nothing to summarise."""
-        window = window or self.window or UNKNOWN_WINDOW
-        counter = self.meter.counter
-        keep = KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE
-        split = compaction.split_index(self.messages, int(window * keep), counter)
-        if split is None:
-            if trigger == "manual":
-                self._warn("There is nothing to compact yet.")
-            return False
-        pre_tokens = self.context_tokens
-        self._emit(CompactionStart(session_id=self.session_id, trigger=trigger, pre_tokens=pre_tokens))  # type: ignore[arg-type]
-        if self.hooks:
-            await self.hooks.pre_compact(self.session_id, trigger, instructions)
-        older, kept = self.messages[:split], self.messages[split:]
-        max_tokens = max(256, min(self.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
-        request, included = compaction.summary_request(
-            self.config.model,
-            older,
-            instructions=instructions,
-            max_tokens=max_tokens,
-            counter=counter,
-            input_budget=int(window * 0.85) - max_tokens,
-        )
-        summary, usage = "", None
-        if included:  # else not even one message fits in a summary request
-            began = time.monotonic()
-            try:
-                summary, usage = await compaction.summarise(self.provider, request, self.retry)
-            except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
-                pass
-            finally:
-                self._api_seconds += time.monotonic() - began
-        first = compaction.summary_message(summary) if summary else compaction.dropped_message(len(older))
-        self.messages[:] = [first, *kept]
-        self.meter.recount(self.messages, self._overhead())
-        post_tokens = self.context_tokens
-        self._emit(CompactionEnd(session_id=self.session_id, summary=first.text, post_tokens=post_tokens, kept=kept))
-        if usage is not None:
-            self._count_usage(usage, request.model, post_tokens)
-        return True
 
     # History
 
-    def _emit(self, event: Event) -> None:
-        self.bus.emit(event)
-
-    def _warn(self, message: str) -> None:
-        self._emit(Notice(session_id=self.session_id, level="warning", message=message))
-
-    def _add(self, message: Message) -> None:
+    def _add_user(self, message: Message, source: UserSource) -> None:
         self.messages.append(message)
-
-    def _add_user_text(self, text: str, source: str) -> None:
-        self._add_user_message(Message.user(text), source)
-
-    def _add_user_message(self, message: Message, source: str) -> None:
-        self._add(message)
-        self._emit(UserMessage(session_id=self.session_id, message=message, source=source))  # type: ignore[arg-type]
-
-    async def _prompt_hooks(self, prompt: str) -> list[TextBlock]:
-        """SessionStart (once) and UserPromptSubmit: what they add for the model, or _Blocked."""
-        assert self.hooks is not None
-        context: list[str] = []
-        if not self._session_started:
-            self._session_started = True
-            context += (await self.hooks.session_start(self.session_id, "startup")).context
-        outcome = await self.hooks.user_prompt_submit(self.session_id, prompt)
-        if outcome.decision == "block":
-            raise _Blocked(outcome.reason or "no reason given")
-        context += outcome.context
-        return [TextBlock(text=text) for text in context]
+        self.bus.emit(UserMessage(session_id=self.session_id, message=message, source=source))
 
     def _add_assistant(self, message: Message) -> None:
-        self._accumulator = None
+        self._call = None
         if not message.content:
             return  # nothing to keep (an empty answer, or a cancel before any text)
-        self._add(message)
-        self._emit(MessageEnd(session_id=self.session_id, message=message))
-        if message.usage is not None:
-            usage = message.usage
-            self.meter.reported(usage.context_tokens + usage.output_tokens, len(self.messages))
-            self._count_usage(usage, message.model or self.config.model, self.context_tokens)
+        self.messages.append(message)
+        self.bus.emit(MessageEnd(session_id=self.session_id, message=message))
+        if (usage := message.usage) is not None:
+            self.compactor.meter.reported(usage.context_tokens + usage.output_tokens, len(self.messages))
+            model = message.model or self.config.model
+            self.ledger.record(usage, model, context_tokens=self.context_tokens, window=self.window)
 
-    def _count_usage(self, usage: Usage, model: str, context: int) -> None:
-        cost = cost_usd(model, usage)
-        self.usage, self.cost_usd = self.usage + usage, self.cost_usd + cost
-        self._run_usage, self._run_cost = self._run_usage + usage, self._run_cost + cost
-        window = self.window
-        self._emit(
-            UsageUpdate(
-                session_id=self.session_id,
-                usage=usage,
-                total=self.usage,
-                cost_usd=round(self.cost_usd, 6),
-                context_tokens=context,
-                context_percent=round(100 * context / window, 1) if window else None,
-            )
-        )
-
-    def _deliver(self, queue: list[str], source: str) -> bool:
-        if not queue:
-            return False
-        texts, queue[:] = list(queue), []
+    def _deliver(self, queue: list[str], source: UserSource) -> bool:
+        texts = self._drain(queue)
         for text in texts:
-            self._add_user_text(text, source)
-        return True
+            self._add_user(Message.user(text), source)
+        return bool(texts)
+
+    @staticmethod
+    def _drain(queue: list[str]) -> list[str]:
+        texts, queue[:] = list(queue), []
+        return texts
 
     def _settle_cancel(self) -> None:
         """After a cancel: keep what streamed, answer every tool call, and tell the model it was interrupted."""
-        if self._accumulator is not None:  # cancelled while the model was answering
-            partial = self._accumulator.message(stop_reason="cancelled", keep_partial_text=True)
+        if self._call is not None:  # cancelled while the model was answering
+            partial = self._call.partial("cancelled", keep_partial_text=True)
             self._add_assistant(partial)
             self._answer_calls(partial, INTERRUPTED)
-            self._add_user_text(INTERRUPTED_BY_USER, "interrupt")
+            self._add_user(Message.user(INTERRUPTED_BY_USER), "interrupt")
         elif self._calls_in_flight:  # cancelled while tools ran
-            self._dispatcher.interrupt_running()
-            finished = self._dispatcher.finished
-            results = [finished.get(call.id) or _error_result(call.id, INTERRUPTED) for call in self._calls_in_flight]
+            results = self._dispatcher.interrupt(self._calls_in_flight)
             self._calls_in_flight = []
-            self._add(Message(role="user", content=list(results)))
-            self._add_user_text(INTERRUPTED_FOR_TOOL_USE, "interrupt")
+            self.messages.append(Message(role="user", content=list(results)))
+            self._add_user(Message.user(INTERRUPTED_FOR_TOOL_USE), "interrupt")
 
     def _settle_interrupted(self) -> None:
         """After a stream broke mid-answer: keep the completed blocks; their tool calls are not run."""
-        if self._accumulator is not None:
-            partial = self._accumulator.message(stop_reason="interrupted")
+        if self._call is not None:
+            partial = self._call.partial("interrupted")
             self._add_assistant(partial)
             self._answer_calls(partial, "Not run: the response was cut off before this call could run.")
 
     def _answer_calls(self, partial: Message, reason: str) -> None:
         """Give each tool call of a message that will not run an error result, so the history stays valid."""
         if partial.tool_uses:
-            self._add(Message(role="user", content=[_error_result(call.id, reason) for call in partial.tool_uses]))
-
-
-def _error_result(tool_use_id: str, text: str) -> ToolResultBlock:
-    return ToolResultBlock(tool_use_id=tool_use_id, content=text, is_error=True)
-
-
-class Run:
-    """A run in progress: an async iterator of its events (ending with AgentEnd) and the controls for it."""
-
-    def __init__(self, agent: Agent, task: asyncio.Task[RunResult], subscription: Subscription) -> None:
-        self._agent = agent
-        self._task = task
-        self._subscription = subscription
-        self.session_id = agent.session_id
-
-    def __aiter__(self) -> AsyncIterator[Event]:
-        return self._events()
-
-    async def _events(self) -> AsyncIterator[Event]:
-        try:
-            async for event in self._subscription:
-                yield event
-                if isinstance(event, AgentEnd):
-                    return
-        finally:
-            self._subscription.close()
-
-    async def result(self) -> RunResult:
-        try:
-            return await self._task
-        finally:
-            self._subscription.close()
-
-    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
-        return self._agent.respond_permission(request_id, decision)
-
-    def inject(self, text: str) -> None:
-        self._agent.inject(text)
-
-    def follow_up(self, text: str) -> None:
-        self._agent.follow_up(text)
-
-    def cancel(self) -> None:
-        self._agent.cancel()
+            self.messages.append(Message(role="user", content=[not_run(c.id, reason) for c in partial.tool_uses]))

@@ -4,19 +4,30 @@ First the cheap step: tool results older than a budget become one-line placehold
 originals). If that is not enough, everything but the recent turns is summarised with one model call, and the
 conversation goes on from the summary plus those turns. If the summary cannot be made because even the request for
 it is too long, the oldest turns are dropped instead, so compaction never loops.
+
+The `Compactor` makes those decisions for an agent; the loop only asks it before each model call.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from contextlib import aclosing
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from agentui.core.context import TokenCounter
+from agentui.core.accounting import Ledger
+from agentui.core.context import ContextMeter, TokenCounter, context_window
+from agentui.core.events import CompactionEnd, CompactionStart, EventBus, Notice
 from agentui.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from agentui.core.providers.base import Provider, ProviderRequest
-from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
-from agentui.core.providers.stream import MessageAccumulator
+from agentui.core.model_call import ModelCall
+from agentui.core.providers.base import ContextOverflowError, Provider, ProviderRequest
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from agentui.core.agent import AgentConfig
+    from agentui.core.hooks import Hooks
+
+Trigger = Literal["auto", "manual"]
 
 SUMMARY_PREFIX = (
     "This session is being continued from a previous conversation that ran out of context. "
@@ -194,12 +205,139 @@ def summary_request(
 
 async def summarise(provider: Provider, request: ProviderRequest, retry: RetryPolicy) -> tuple[str, Usage | None]:
     """Stream the summary; raises ProviderError (ContextOverflowError when even this request is too long)."""
-    accumulator = MessageAccumulator()
-    async with aclosing(stream_with_retry(provider, request, retry)) as stream:
-        async for event in stream:
-            if isinstance(event, RetryNotice):  # what streamed of the failed attempt is void
-                accumulator = MessageAccumulator()
-            else:
-                accumulator.feed(event)
-    message = accumulator.message()
+    message = await ModelCall("").run(provider, request, retry)
     return message.text.strip(), message.usage
+
+
+# The decisions
+
+TOOL_RESULTS_SHARE = 0.25
+"""When the context is full, tool results beyond the newest this share of the window become placeholders."""
+KEEP_SHARE = 0.25
+"""An automatic summary keeps the recent turns up to this share of the window as they are."""
+MANUAL_KEEP_SHARE = 0.05
+"""/compact is asked for to free context: it keeps less."""
+EXACT_COUNT_SHARE = 0.5
+"""Past this share of the window, count with tiktoken (if its encoding is on disk) rather than estimate."""
+SUMMARY_MAX_TOKENS = 8192
+UNKNOWN_WINDOW = 128_000
+"""For /compact on a model whose window is unknown: how much of the history a summary may read."""
+
+
+class CompactorHost(Protocol):
+    """What a compactor reads of the agent it serves (read afresh each time: the model can change between runs)."""
+
+    session_id: str
+    config: AgentConfig
+    messages: list[Message]
+    """Rewritten in place."""
+    provider: Provider
+    retry: RetryPolicy
+    tools: ToolRegistry
+    hooks: Hooks | None
+    bus: EventBus
+    ledger: Ledger
+
+
+class Compactor:
+    """Keeps one agent's history inside its model's window. The loop calls `fit` before every model call and
+    `recover` once after a request overflowed; /compact calls `compact`."""
+
+    def __init__(self, agent: CompactorHost, meter: ContextMeter) -> None:
+        self.agent = agent
+        self.meter = meter
+
+    def window(self) -> int | None:
+        """The model's context window in tokens, if known."""
+        return context_window(self.agent.config.model, self.agent.config.context_window)
+
+    def tokens(self) -> int:
+        """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
+        return self.meter.tokens(self.agent.messages)
+
+    def recount(self) -> None:
+        """Estimate the whole context afresh: at the start, and after the history was rewritten."""
+        agent, counter = self.agent, self.meter.counter
+        tools = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in agent.tools.specs()
+        ]
+        overhead = sum(map(counter.count, [agent.config.system_prompt, agent.config.environment, json.dumps(tools)]))
+        self.meter.recount(agent.messages, overhead)
+
+    async def fit(self) -> None:
+        """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
+        if not self.agent.config.auto_compact or not self._full():
+            return
+        if self._shorten() and not self._full():
+            return
+        await self.compact("auto")
+
+    async def recover(self) -> bool:
+        """After the provider said the request was too long: shorten and summarise; False if nothing could be done.
+        With no known window, what just overflowed is the best guess at it."""
+        window = self.window() or self.tokens()
+        self._shorten(window)
+        return await self.compact("auto", window=window)
+
+    async def compact(self, trigger: Trigger, instructions: str | None = None, *, window: int | None = None) -> bool:
+        """Summarise all but the recent turns; False if there was nothing to summarise."""
+        agent, counter = self.agent, self.meter.counter
+        window = window or self.window() or UNKNOWN_WINDOW
+        keep = int(window * (KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE))
+        split = split_index(agent.messages, keep, counter)
+        if split is None:
+            if trigger == "manual":
+                self._notice("warning", "There is nothing to compact yet.")
+            return False
+        agent.bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=self.tokens()))
+        if agent.hooks:
+            await agent.hooks.pre_compact(agent.session_id, trigger, instructions)
+        older, kept = agent.messages[:split], agent.messages[split:]
+        max_tokens = max(256, min(agent.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        request, included = summary_request(
+            agent.config.model,
+            older,
+            instructions=instructions,
+            max_tokens=max_tokens,
+            counter=counter,
+            input_budget=int(window * 0.85) - max_tokens,
+        )
+        summary, usage = "", None
+        if included:  # else not even one message fits in a summary request
+            try:
+                with agent.ledger.waiting():
+                    summary, usage = await summarise(agent.provider, request, agent.retry)
+            except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
+                pass
+        first = summary_message(summary) if summary else dropped_message(len(older))
+        agent.messages[:] = [first, *kept]
+        self.recount()
+        post = self.tokens()
+        agent.bus.emit(CompactionEnd(session_id=agent.session_id, summary=first.text, post_tokens=post, kept=kept))
+        if usage is not None:
+            agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
+        return True
+
+    def _full(self) -> bool:
+        window = self.window()
+        if not window:
+            return False
+        tokens = self.tokens()
+        if tokens >= EXACT_COUNT_SHARE * window:
+            self.meter.counter.want_exact()  # from here on, estimates decide when to compact: make them exact
+        return tokens >= self.agent.config.compact_threshold * window
+
+    def _shorten(self, window: int | None = None) -> int:
+        """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
+        window = window or self.window() or UNKNOWN_WINDOW
+        messages = self.agent.messages
+        latest = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), 0)
+        changed = shorten_tool_results(messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter, before=latest)
+        for index, freed in changed:
+            self.meter.shrunk(index, freed)
+        if changed:
+            self._notice("info", f"Older tool results in {len(changed)} messages were shortened to save context.")
+        return len(changed)
+
+    def _notice(self, level: Literal["info", "warning"], message: str) -> None:
+        self.agent.bus.emit(Notice(session_id=self.agent.session_id, level=level, message=message))

@@ -108,10 +108,12 @@ class ToolDispatcher:
         result = await self._execute(call)
         return self._finish(call.id, call.name, result)
 
-    def interrupt_running(self) -> None:
-        """After a cancel: end every call still marked running with an 'interrupted' result."""
+    def interrupt(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
+        """After a cancel: end every call still running with an 'interrupted' result, and return a result for each
+        of `calls` (the batch that was running), so the history stays valid."""
         for tool_call_id, name in list(self._running.items()):
             self._finish(tool_call_id, name, ToolResult.error(INTERRUPTED, interrupted=True))
+        return [self.finished.get(call.id) or not_run(call.id, INTERRUPTED) for call in calls]
 
     def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
         self._running.pop(tool_call_id, None)
@@ -231,6 +233,11 @@ class ToolDispatcher:
             self._emit(ToolProgress(session_id=self._session_id, tool_call_id=tool_call_id, text=text))
 
         return progress
+
+
+def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:
+    """The result of a call that did not run (or did not finish): an error saying why."""
+    return ToolResultBlock(tool_use_id=tool_use_id, content=reason, is_error=True)
 
 
 def _describe(error: ValidationError) -> str:

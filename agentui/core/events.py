@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 RunStop = Literal["end_turn", "max_turns", "cancelled", "interrupted", "error"]
 """Why a run ended: the model finished, the turn limit was hit, the person cancelled, the stream broke after
 some content completed, or an error that retrying could not fix."""
+UserSource = Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
+"""Why a user message joined the history: typed, steered, queued, a cancel, a hook, or context the person added."""
 
 
 class PermissionDecision(BaseModel):
@@ -72,7 +74,7 @@ class UserMessage(_Event):
 
     type: Literal["user_message"] = "user_message"
     message: Message
-    source: Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
+    source: UserSource
 
 
 class MessageStart(_Event):

@@ -80,6 +80,10 @@ def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[Hook
     return specs
 
 
+class PromptBlocked(Exception):
+    """A UserPromptSubmit hook refused the prompt; the message is its reason."""
+
+
 class Hooks:
     def __init__(
         self,
@@ -119,6 +123,15 @@ class Hooks:
             "tool_response": tool_response,
         }
         return await self._event("PostToolUse", session_id, payload, target=tool_name)
+
+    async def before_prompt(self, session_id: str, prompt: str, *, first: bool) -> list[str]:
+        """SessionStart (before a session's first prompt) and UserPromptSubmit: the context they add for the model.
+        Raises PromptBlocked when a hook refuses the prompt."""
+        context = (await self.session_start(session_id, "startup")).context if first else []
+        outcome = await self.user_prompt_submit(session_id, prompt)
+        if outcome.decision == "block":
+            raise PromptBlocked(outcome.reason or "no reason given")
+        return [*context, *outcome.context]
 
     async def user_prompt_submit(self, session_id: str, prompt: str) -> HookOutcome:
         return await self._event("UserPromptSubmit", session_id, {"prompt": prompt})

@@ -693,12 +693,12 @@ class AgentApp(App[int]):
     async def _command_cost(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        agent = self.conversation.agent
-        usage = agent.usage
+        ledger = self.conversation.agent.ledger
+        usage = ledger.usage
         self.say(
             f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
             f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
-            f"about ${agent.cost_usd:.4f} at list prices."
+            f"about ${ledger.cost_usd:.4f} at list prices."
         )
 
     async def _command_permissions(self, arguments: str) -> None:

@@ -346,7 +346,7 @@ async def test_history_carries_across_runs_and_usage_adds_up() -> None:
     await agent.prompt("one")
     second = await agent.prompt("two")
     assert [m.text for m in provider.requests[1].messages] == ["one", "A.", "two"]
-    assert second.usage.input_tokens == 9 and agent.usage.input_tokens == 14
+    assert second.usage.input_tokens == 9 and agent.ledger.usage.input_tokens == 14
     last_usage = [e for e in seen if e.type == "usage"][-1]
     assert last_usage.context_tokens == 12 and last_usage.context_percent == 12.0  # type: ignore[union-attr]
     assert second.cost_usd == 0.0  # "scripted" has no price
@@ -364,7 +364,7 @@ async def test_cost_follows_the_model_the_server_reports(server: LoopbackServer)
     agent = Agent(provider, AgentConfig(model="claude-sonnet-4-5", auto_compact=False))
     assert (await agent.prompt("one")).cost_usd == 1.0
     assert (await agent.prompt("two")).cost_usd == 0.0
-    assert agent.cost_usd == 1.0
+    assert agent.ledger.cost_usd == 1.0
     await provider.aclose()
 
 

@@ -33,3 +33,13 @@ def test_version_answers_without_importing_the_engine() -> None:
     version_line, modules = done.stdout.splitlines()
     assert version_line.endswith("(agentui)")
     assert modules == "[]"
+
+
+def test_the_core_package_exports_what_it_lists() -> None:
+    import importlib
+
+    import agentui.core as core
+
+    assert sorted(core.__all__) == sorted(core._EXPORTS)
+    for name, module in core._EXPORTS.items():  # each resolves, lazily, to the object its module defines
+        assert getattr(core, name) is getattr(importlib.import_module(module), name)

@@ -1,0 +1,71 @@
+"""A run of the agent as a front end holds it: the handle (its events as they happen, and the controls) and the
+outcome."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from agentui.core.events import AgentEnd, Event, PermissionDecision, RunStop, Subscription
+from agentui.core.messages import Usage
+
+if TYPE_CHECKING:
+    from agentui.core.agent import Agent
+
+
+class RunResult(BaseModel):
+    session_id: str
+    stop: RunStop
+    text: str
+    """The last assistant message's text: the answer, for print mode."""
+    num_turns: int
+    usage: Usage
+    cost_usd: float
+    """At list prices of the models the server reported; 0 for models with no known price (local ones)."""
+    error: str | None = None
+    error_kind: str | None = None
+    duration_ms: int
+    api_duration_ms: int
+
+
+class Run:
+    """A run in progress: an async iterator of its events (ending with AgentEnd) and the controls for it."""
+
+    def __init__(self, agent: Agent, task: asyncio.Task[RunResult], subscription: Subscription) -> None:
+        self._agent = agent
+        self._task = task
+        self._subscription = subscription
+        self.session_id = agent.session_id
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[Event]:
+        try:
+            async for event in self._subscription:
+                yield event
+                if isinstance(event, AgentEnd):
+                    return
+        finally:
+            self._subscription.close()
+
+    async def result(self) -> RunResult:
+        try:
+            return await self._task
+        finally:
+            self._subscription.close()
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        return self._agent.respond_permission(request_id, decision)
+
+    def inject(self, text: str) -> None:
+        self._agent.inject(text)
+
+    def follow_up(self, text: str) -> None:
+        self._agent.follow_up(text)
+
+    def cancel(self) -> None:
+        self._agent.cancel()
