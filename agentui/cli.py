@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from agentui import __version__
+
+if TYPE_CHECKING:
+    import argparse
 
 EXIT_USAGE = 2
 
@@ -20,7 +23,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args)
 
 
-def _build_parser():  # type: ignore[no-untyped-def]
+def _build_parser() -> argparse.ArgumentParser:
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -231,7 +234,7 @@ def _run(argv: list[str]) -> int:
     )
 
 
-def _guarded(run) -> int:  # type: ignore[no-untyped-def]
+def _guarded(run: Callable[[], int]) -> int:
     """Run the front end; whatever escapes becomes one sentence on stderr, never a traceback."""
     try:
         return run()

@@ -65,30 +65,32 @@ class Printer:
             self.closed = True  # the reader went away (| head); nothing more to say
 
     def _text(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            if self._separator:
-                self._write("\n" if self._last == "\n" else "\n\n")
-                self._separator = False
-            self._write(event.text)
-            self._message_text = True
-        elif isinstance(event, MessageEnd):
-            self._separator = self._separator or self._message_text
-            self._message_text = False
-        elif isinstance(event, Retry):
-            if self._message_text:  # the partial answer is dropped; start the retried one on a fresh line
-                self._write("\n")
+        match event:
+            case TextDelta():
+                if self._separator:
+                    self._write("\n" if self._last == "\n" else "\n\n")
+                    self._separator = False
+                self._write(event.text)
+                self._message_text = True
+            case MessageEnd():
+                self._separator = self._separator or self._message_text
                 self._message_text = False
-            self.note(
-                f"retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}"
-            )
-        elif isinstance(event, Notice):
-            self.note(event.message)
-        elif isinstance(event, CompactionEnd):
-            self.note(f"the conversation was compacted to about {event.post_tokens:,} tokens.")
-        elif self.verbose and isinstance(event, ToolStart):
-            self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
-        elif self.verbose and isinstance(event, ToolEnd) and event.is_error:
-            self.note(f"{event.name} failed: {str(event.content)[:200]}")
+            case Retry():
+                if self._message_text:  # the partial answer is dropped; start the retried one on a fresh line
+                    self._write("\n")
+                    self._message_text = False
+                attempt = f"attempt {event.attempt} of {event.max_attempts}"
+                self.note(f"retrying in {event.delay:.1f} s ({attempt}): {event.reason}")
+            case Notice():
+                self.note(event.message)
+            case CompactionEnd():
+                self.note(f"the conversation was compacted to about {event.post_tokens:,} tokens.")
+            case ToolStart() if self.verbose:
+                self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
+            case ToolEnd(is_error=True) if self.verbose:
+                self.note(f"{event.name} failed: {str(event.content)[:200]}")
+            case _:  # the rest is for the other formats; text mode shows the answer and what went wrong
+                pass
 
     def _write(self, text: str) -> None:
         if not text:

@@ -58,7 +58,7 @@ class Conversation:
         *,
         project: Project | None = None,
         provider: Provider | None = None,
-        on_error: Callable[[str], None] = lambda message: None,
+        on_error: Callable[[str], object] = lambda message: None,
         env: Mapping[str, str] | None = None,
     ) -> Conversation:
         """Open the project (unless given), the session the launch asks for, and an agent on them."""

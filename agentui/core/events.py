@@ -257,29 +257,32 @@ def parse_event(line: str | bytes) -> Event:
 
 
 # Deltas are the only events a slow subscriber may receive merged; everything else arrives one for one.
-_DELTA_TEXT_FIELD = {TextDelta: "text", ThinkingDelta: "text", ToolUseDelta: "partial_json"}
+Delta = TextDelta | ThinkingDelta | ToolUseDelta
+
+
+def _delta_text(delta: Delta) -> str:
+    return delta.partial_json if isinstance(delta, ToolUseDelta) else delta.text
+
+
+def _continues(first: Delta, delta: Delta) -> bool:
+    return first.type == delta.type and first.index == delta.index
 
 
 class _Coalesced:
     """Consecutive deltas of one block waiting in a subscriber's queue, joined only when read (linear, not
     quadratic)."""
 
-    __slots__ = ("field", "first", "parts")
+    __slots__ = ("first", "parts")
 
-    def __init__(self, first: _Event, second: _Event, field: str) -> None:
+    def __init__(self, first: Delta, second: Delta) -> None:
         self.first = first
-        self.field = field
-        self.parts = [getattr(first, field), getattr(second, field)]
+        self.parts = [_delta_text(first), _delta_text(second)]
 
-    def accepts(self, event: _Event) -> bool:
-        return type(event) is type(self.first) and event.index == self.first.index  # type: ignore[attr-defined]
-
-    def build(self) -> _Event:
-        return self.first.model_copy(update={self.field: "".join(self.parts)})
-
-
-def _mergeable(queued: object, event: _Event) -> bool:
-    return type(queued) is type(event) and queued.index == event.index  # type: ignore[attr-defined]
+    def build(self) -> Delta:
+        joined = "".join(self.parts)
+        if isinstance(self.first, ToolUseDelta):
+            return self.first.model_copy(update={"partial_json": joined})
+        return self.first.model_copy(update={"text": joined})
 
 
 class Subscription:
@@ -291,25 +294,30 @@ class Subscription:
 
     def __init__(self, bus: EventBus) -> None:
         self._bus = bus
-        self._queue: deque[_Event | _Coalesced] = deque()
+        self._queue: deque[Event | _Coalesced] = deque()
         self._wakeup = asyncio.Event()
         self._closed = False
 
-    def push(self, event: _Event) -> None:
+    def push(self, event: Event) -> None:
         if self._closed:
             return
-        field = _DELTA_TEXT_FIELD.get(type(event))
-        if field is not None and self._queue:
-            last = self._queue[-1]
-            if isinstance(last, _Coalesced):
-                if last.accepts(event):
-                    last.parts.append(getattr(event, field))
-                    return
-            elif _mergeable(last, event):
-                self._queue[-1] = _Coalesced(last, event, field)
-                return
-        self._queue.append(event)
-        self._wakeup.set()
+        match event:
+            case TextDelta() | ThinkingDelta() | ToolUseDelta() if self._queue and self._merge(event):
+                return  # (the reader was woken for what it merged into)
+            case _:
+                self._queue.append(event)
+                self._wakeup.set()
+
+    def _merge(self, delta: Delta) -> bool:
+        """Join `delta` to the deltas of its block if they are last in the queue; False if they are not."""
+        last = self._queue[-1]
+        if isinstance(last, _Coalesced) and _continues(last.first, delta):
+            last.parts.append(_delta_text(delta))
+        elif isinstance(last, Delta) and _continues(last, delta):
+            self._queue[-1] = _Coalesced(last, delta)
+        else:
+            return False
+        return True
 
     def pending(self) -> int:
         return len(self._queue)
@@ -330,7 +338,7 @@ class Subscription:
             self._wakeup.clear()
             await self._wakeup.wait()
         item = self._queue.popleft()
-        return item.build() if isinstance(item, _Coalesced) else item  # type: ignore[return-value]
+        return item.build() if isinstance(item, _Coalesced) else item
 
 
 class EventBus:

@@ -240,7 +240,9 @@ class Hooks:
             self.notify(f"{name}: {output['systemMessage']}")
         if output.get("continue") is False:
             outcome.absorb("block", str(output.get("stopReason") or "the hook stopped the run"))
-        specific = output.get("hookSpecificOutput") if isinstance(output.get("hookSpecificOutput"), dict) else {}
+        specific = output.get("hookSpecificOutput")
+        if not isinstance(specific, dict):
+            specific = {}
         decision = specific.get("permissionDecision")
         if spec.event == "PreToolUse" and decision in ("allow", "deny", "ask"):
             outcome.absorb(decision, specific.get("permissionDecisionReason"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import aclosing
+from typing import assert_never
 
 from agentui.core.events import ContentBlockEnd, Event, MessageStart, Retry, TextDelta, ThinkingDelta, ToolUseDelta
 from agentui.core.messages import Message, StopReason
@@ -90,6 +91,8 @@ class ModelCall:
                                 reason=event.error.message,
                             )
                         )
+                    case _:
+                        assert_never(event)
         return self.accumulator.message()
 
     def partial(self, stop_reason: StopReason, *, keep_partial_text: bool = False) -> Message:

@@ -175,5 +175,5 @@ def _settings_mode(sources: list[SettingsSource], trusted: bool, notices: list[s
         if source.from_project and not trusted and mode in _PERMISSIVE_MODES:
             held_back.append(f"defaultMode {mode}")
             continue
-        return mode  # type: ignore[return-value]
+        return mode
     return "default"

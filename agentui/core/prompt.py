@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import platform
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,9 +64,9 @@ def git_facts(cwd: Path) -> str:
 
 def build_system_prompt(
     cwd: Path,
-    memory: list[MemoryFile] = (),  # type: ignore[assignment]
+    memory: Sequence[MemoryFile] = (),
     *,
-    skills: list[Skill] = (),  # type: ignore[assignment]
+    skills: Sequence[Skill] = (),
     base: str | None = None,
     append: str | None = None,
     today: datetime.date | None = None,

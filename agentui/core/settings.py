@@ -183,7 +183,7 @@ def _provider_from_env(env: Mapping[str, str]) -> ProviderName | None:
         return None
     if value not in PROVIDERS:
         raise ConfigError(f"AGENTUI_PROVIDER must be one of {', '.join(PROVIDERS)}, not {value!r}.")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def _inferred_provider(env: Mapping[str, str], overrides: Overrides) -> ProviderName | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
 from agentui.core.frontmatter import parse_front_matter
 from agentui.core.tools.base import (
     Tool,
@@ -31,7 +32,6 @@ from agentui.core.tools.base import (
 
 if TYPE_CHECKING:
     from agentui.core.agent import Agent
-    from agentui.core.events import Event
 
 GENERAL_PURPOSE = (
     "You are a sub-agent: another agent has given you one task. Work on it with the tools you have, then reply with "
@@ -138,7 +138,7 @@ class Task(Tool[TaskArgs]):
             report()
             self.parent.children.remove(child)
             if self.parent.hooks is not None:
-                self.parent.hooks.notify = self.parent._warn  # (the child took the hooks' warnings while it ran)
+                self.parent.hooks.notify = self.parent.warn  # (the child took the hooks' warnings while it ran)
             if writer is not None:
                 writer.close()
         details: dict[str, Any] = {
@@ -190,17 +190,23 @@ class Task(Tool[TaskArgs]):
 
     def _forward(self, event: Event) -> None:
         """The child's permission questions (and their answers) go to whoever watches the parent."""
-        if event.type in ("permission_request", "permission_resolved"):
-            self.parent.bus.emit(event)
+        match event:
+            case PermissionRequest() | PermissionResolved():
+                self.parent.bus.emit(event)
+            case _:
+                pass
 
 
-def _report(event: Event, progress: Any) -> None:
+def _report(event: Event, progress: Callable[[str], None]) -> None:
     """The child's tool calls as the Task call's live output: the app shows them in the Task's block."""
-    if event.type == "tool_start":
-        progress(f"{event.name} {_brief(event.input)}\n")  # type: ignore[union-attr]
-    elif event.type == "tool_end" and event.is_error:  # type: ignore[union-attr]
-        content = event.content if isinstance(event.content, str) else "an error"  # type: ignore[union-attr]
-        progress(f"  ✗ {content.splitlines()[0][:120] if content else 'an error'}\n")
+    match event:
+        case ToolStart():
+            progress(f"{event.name} {_brief(event.input)}\n")
+        case ToolEnd(is_error=True):
+            content = event.content if isinstance(event.content, str) else "an error"
+            progress(f"  ✗ {content.splitlines()[0][:120] if content else 'an error'}\n")
+        case _:
+            pass
 
 
 def _brief(arguments: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 
 from textual import work
 from textual.app import App
@@ -36,8 +36,18 @@ from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
     from agentui.core.conversation import Conversation, Launch
-    from agentui.core.events import Event, PermissionDecision, PermissionRequest, Subscription
+    from agentui.core.events import (
+        AgentEnd,
+        CompactionEnd,
+        ContentBlockEnd,
+        Event,
+        PermissionDecision,
+        PermissionRequest,
+        Subscription,
+        UserMessage,
+    )
     from agentui.core.messages import Message
+    from agentui.core.permissions.engine import Mode
     from agentui.core.project import Project
     from agentui.core.providers.base import Provider
     from agentui.core.session.store import SessionRequest
@@ -54,7 +64,7 @@ SETTLE_SECONDS = 0.3
 MAX_FILE_COMPLETIONS = 5000
 YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
-MODES_CYCLE = ("default", "acceptEdits", "plan")
+MODES_CYCLE: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
     "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
@@ -286,72 +296,75 @@ class AgentApp(App[int]):
     # Events -> widgets
 
     async def _route(self, event: Event) -> None:
-        kind = event.type
-        if kind == "text_delta":
-            self._text(event.index).add(event.text)  # type: ignore[union-attr]
-        elif kind == "thinking_delta":
-            self._thought(event.index).add(event.text)  # type: ignore[union-attr]
-        elif kind == "tool_use_delta":
-            self._tool(event.tool_call_id, event.name)  # type: ignore[union-attr]
-        elif kind == "content_block_end":
-            await self._block_end(event)
-        elif kind == "message_start":
-            # The previous message's blocks are complete and its tool calls have ended: nothing routes to them any
-            # more, and holding them here would keep every answer and tool output of a long run alive after the
-            # transcript has pruned their widgets.
-            self._texts.clear()
-            self._thinking.clear()
-            self._tools.clear()
-            self._message_widgets.clear()
-            self._message += 1
-        elif kind == "message_end":
-            for (message_id, _), widget in list(self._texts.items()):
-                if message_id == self._message:
-                    await widget.finish()
-        elif kind == "user_message":
-            self._user_message(event)
-        elif kind == "tool_start":
-            block = self._tool(event.tool_call_id, event.name)  # type: ignore[union-attr]
-            if not block.arguments:
-                block.set_arguments(event.input)  # type: ignore[union-attr]
-            if block.state != "asking":  # a call that asks starts once the answer is yes
-                block.start()
-        elif kind == "tool_progress":
-            self._tool(event.tool_call_id, "").progress(event.text)  # type: ignore[union-attr]
-        elif kind == "tool_end":
-            self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)  # type: ignore[union-attr]
-        elif kind == "permission_request":
-            self._ask(event)  # type: ignore[arg-type]
-        elif kind == "usage":
-            total = event.total  # type: ignore[union-attr]
-            self.status.set(
-                tokens_in=total.context_tokens,
-                tokens_out=total.output_tokens,
-                cost_usd=event.cost_usd,
-                context_percent=event.context_percent,
-            )  # type: ignore[union-attr]
-        elif kind == "retry":
-            for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
-                widget.remove()
-            self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)  # type: ignore[union-attr]
-            self.say(
-                f"Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}): {event.reason}",  # type: ignore[union-attr]
-                "warning",
-            )
-        elif kind == "error":
-            self.say(event.message, "error")  # type: ignore[union-attr]
-        elif kind == "notice":
-            self.say(event.message, event.level)  # type: ignore[union-attr]
-        elif kind == "compaction_start":
-            self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")  # type: ignore[union-attr]
-        elif kind == "compaction_end":
-            self._compacted(event)
-        elif kind == "agent_start":
-            self.status.set(busy=True, retry_until=None)
-        elif kind == "agent_end":
-            await self._run_ended(event)
+        from agentui.core import events as ev  # (loaded with the engine, after the first frame)
 
-    def _compacted(self, event: Any) -> None:
+        match event:
+            case ev.TextDelta():
+                self._text(event.index).add(event.text)
+            case ev.ThinkingDelta():
+                self._thought(event.index).add(event.text)
+            case ev.ToolUseDelta():
+                self._tool(event.tool_call_id, event.name)
+            case ev.ContentBlockEnd():
+                await self._block_end(event)
+            case ev.MessageStart():
+                # The previous message's blocks are complete and its tool calls have ended: nothing routes to them
+                # any more, and holding them here would keep every answer and tool output of a long run alive
+                # after the transcript has pruned their widgets.
+                self._texts.clear()
+                self._thinking.clear()
+                self._tools.clear()
+                self._message_widgets.clear()
+                self._message += 1
+            case ev.MessageEnd():
+                for (message_id, _), widget in list(self._texts.items()):
+                    if message_id == self._message:
+                        await widget.finish()
+            case ev.UserMessage():
+                self._user_message(event)
+            case ev.ToolStart():
+                block = self._tool(event.tool_call_id, event.name)
+                if not block.arguments:
+                    block.set_arguments(event.input)
+                if block.state != "asking":  # a call that asks starts once the answer is yes
+                    block.start()
+            case ev.ToolProgress():
+                self._tool(event.tool_call_id, "").progress(event.text)
+            case ev.ToolEnd():
+                self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)
+            case ev.PermissionRequest():
+                self._ask(event)
+            case ev.UsageUpdate():
+                self.status.set(
+                    tokens_in=event.total.context_tokens,
+                    tokens_out=event.total.output_tokens,
+                    cost_usd=event.cost_usd,
+                    context_percent=event.context_percent,
+                )
+            case ev.Retry():
+                for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
+                    widget.remove()
+                self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)
+                attempt = f"attempt {event.attempt} of {event.max_attempts}"
+                self.say(f"Retrying in {event.delay:.1f} s ({attempt}): {event.reason}", "warning")
+            case ev.Error():
+                self.say(event.message, "error")
+            case ev.Notice():
+                self.say(event.message, event.level)
+            case ev.CompactionStart():
+                self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
+            case ev.CompactionEnd():
+                self._compacted(event)
+            case ev.AgentStart():
+                self.status.set(busy=True, retry_until=None)
+            case ev.AgentEnd():
+                await self._run_ended(event)
+            case ev.TurnStart() | ev.TurnEnd() | ev.PermissionResolved():
+                pass  # nothing on screen changes: the blocks and questions around them say it
+            case _:
+                assert_never(event)  # a new kind of event: decide here what the screen shows for it
+
+    def _compacted(self, event: CompactionEnd) -> None:
         from agentui.tui.widgets.answer import CompactionMark
 
         self.transcript.add(
@@ -387,7 +400,7 @@ class AgentApp(App[int]):
             self._tools[tool_call_id] = self._track(ToolBlock(tool_call_id, name, cwd))
         return self._tools[tool_call_id]
 
-    async def _block_end(self, event: Any) -> None:
+    async def _block_end(self, event: ContentBlockEnd) -> None:
         from agentui.core.messages import ThinkingBlock, ToolUseBlock
 
         block = event.block
@@ -399,7 +412,7 @@ class AgentApp(App[int]):
         elif key in self._texts:
             await self._texts[key].finish()
 
-    def _user_message(self, event: Any) -> None:
+    def _user_message(self, event: UserMessage) -> None:
         text = event.message.text
         if event.source == "interrupt":
             return
@@ -413,7 +426,7 @@ class AgentApp(App[int]):
         if event.source == "prompt" and not self.status.status.title:
             self.status.set(title=text.splitlines()[0][:60] if text else "")
 
-    async def _run_ended(self, event: Any) -> None:
+    async def _run_ended(self, event: AgentEnd) -> None:
         from agentui.core.events import PermissionDecision
 
         if self.conversation is not None:
@@ -557,7 +570,7 @@ class AgentApp(App[int]):
             tool_call_id="shell",
             progress=block.progress,
         )
-        result = await bash.run(bash.Args(command=command), ctx)
+        result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
         block.finish(result.content, result.is_error, result.details)
         output = result.content if isinstance(result.content, str) else ""
         self.conversation.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
@@ -786,9 +799,8 @@ class AgentApp(App[int]):
         if self.conversation is None:
             return
         engine = self.conversation.project.engine
-        cycle = MODES_CYCLE + (
-            ("bypassPermissions",) if self.launch and self.launch.permissions.mode == "bypassPermissions" else ()
-        )
+        bypass: tuple[Mode, ...] = ("bypassPermissions",)
+        cycle = MODES_CYCLE + (bypass if self.launch and self.launch.permissions.mode == "bypassPermissions" else ())
         engine.mode = cycle[(cycle.index(engine.mode) + 1) % len(cycle)] if engine.mode in cycle else cycle[0]
         self.status.set(mode=engine.mode)
 

@@ -48,7 +48,7 @@ class McpTool(Tool[McpArgs]):
         self.description = remote.description or f"{remote.name} (from the MCP server {server.name})"  # type: ignore[misc]
 
     @property
-    def spec(self) -> ToolSpec:  # type: ignore[override]
+    def spec(self) -> ToolSpec:
         schema = dict(self.remote.input_schema)
         schema.setdefault("type", "object")
         return ToolSpec(self.name, self.description, schema)

@@ -78,7 +78,7 @@ class PermissionEngine:
         *,
         home: Path | None = None,
         config_dirs: Sequence[Path] = (),
-        persist: Callable[[str], None] | None = None,
+        persist: Callable[[str], object] | None = None,
     ) -> None:
         self.workspace = workspace
         self.mode: Mode = mode
@@ -408,10 +408,10 @@ def _path_gate(rules: list[Rule]) -> dict[Path, re.Pattern[str] | None] | None:
             by_root[rule.path.root] = None
             continue
         patterns = rule.path.spec.patterns
-        if any(pattern.include is not True or getattr(pattern, "regex", None) is None for pattern in patterns):
+        if any(pattern.include is not True or pattern.regex is None for pattern in patterns):
             return None  # a negated pattern: leave it to the rule itself
         if (found := by_root.setdefault(rule.path.root, [])) is not None:
-            found += [f"(?:{pattern.regex.pattern})" for pattern in patterns]  # type: ignore[attr-defined]
+            found += [f"(?:{pattern.regex.pattern})" for pattern in patterns if pattern.regex is not None]
     return {root: None if found is None else re.compile("|".join(found) or "(?!)") for root, found in by_root.items()}
 
 

@@ -36,7 +36,7 @@ class RuleError(ValueError):
 class PathPattern:
     root: Path
     pattern: str
-    spec: pathspec.PathSpec = field(compare=False, repr=False)
+    spec: pathspec.PathSpec[pathspec.RegexPattern] = field(compare=False, repr=False)
 
     @property
     def everything(self) -> bool:

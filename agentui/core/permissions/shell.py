@@ -8,6 +8,7 @@ that runs unchecked, so anything it cannot see through sets `problem`, and the e
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
@@ -123,7 +124,7 @@ def literal(node: Any) -> str | None:
     kind = node.type
     if kind in _DYNAMIC:
         return None
-    text = node.text.decode(errors="surrogateescape")
+    text: str = node.text.decode(errors="surrogateescape")
     if kind == "raw_string":
         return text[1:-1]
     if kind == "word":
@@ -326,7 +327,7 @@ class _Walker:
             self.result.hidden.append(inner)
 
 
-def _skip_options(words: list[str | None], takes_value: set[str] = frozenset()) -> int | None:  # type: ignore[assignment]
+def _skip_options(words: list[str | None], takes_value: AbstractSet[str] = frozenset()) -> int | None:
     index = 0
     while index < len(words):
         word = words[index]

@@ -19,14 +19,22 @@ from agentui.core.messages import (
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
-from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
+from agentui.core.providers.stream import (
+    BlockDelta,
+    BlockStart,
+    BlockStop,
+    DeltaKind,
+    ProviderEvent,
+    StreamEnd,
+    StreamStart,
+)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
 EPHEMERAL = {"type": "ephemeral"}
 _API = "The Anthropic API"
 # delta type -> (our delta kind, the field holding its text)
-_DELTA_KINDS = {
+_DELTA_KINDS: dict[str, tuple[DeltaKind, str]] = {
     "text_delta": ("text", "text"),
     "thinking_delta": ("thinking", "thinking"),
     "signature_delta": ("signature", "signature"),
@@ -106,7 +114,7 @@ class _StreamParser:
             raise ProtocolError(f"{_API} sent '{kind}' before 'message_start'.")
         if kind == "content_block_delta":
             delta = data.get("delta") or {}
-            mapped = _DELTA_KINDS.get(delta.get("type"))
+            mapped = _DELTA_KINDS.get(str(delta.get("type")))
             if mapped is None:  # citations and future delta types carry nothing we keep
                 return ()
             return (BlockDelta(_index(data), mapped[0], str(delta.get(mapped[1], ""))),)

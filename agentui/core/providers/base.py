@@ -139,12 +139,11 @@ def error_message_from_body(body: bytes | str) -> str:
         return " ".join(text.split())[:300]
     if isinstance(data, dict):
         error = data.get("error", data)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
-        if isinstance(error, str):
-            return error
-        if isinstance(data.get("message"), str):
-            return data["message"]
+        inner = error.get("message") if isinstance(error, dict) else error
+        outer = data.get("message")
+        for message in (inner, outer):
+            if isinstance(message, str):
+                return message
     return " ".join(text.split())[:300]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
@@ -25,7 +25,7 @@ class RetryPolicy:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
         if retry_after is not None:
             return min(retry_after, self.max_retry_after)
-        backoff = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
+        backoff = min(self.max_delay, self.base_delay * 2.0 ** (attempt - 1))
         return backoff * random.uniform(0.75, 1.0)
 
     def attempts_for(self, error: ProviderError) -> int:
@@ -46,7 +46,7 @@ class RetryNotice:
 
 async def stream_with_retry(
     provider: Provider, request: ProviderRequest, policy: RetryPolicy
-) -> AsyncIterator[ProviderEvent | RetryNotice]:
+) -> AsyncGenerator[ProviderEvent | RetryNotice, None]:
     """Stream `request`, retrying retryable failures until a content block has completed.
 
     After a RetryNotice the consumer must drop whatever partial message it was building. Once a block has
@@ -58,7 +58,7 @@ async def stream_with_retry(
         completed = False
         try:
             async for event in provider.stream(request):
-                if type(event) is BlockStop:
+                if isinstance(event, BlockStop):
                     completed = True
                 yield event
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, assert_never
 
 from agentui.core.messages import (
     ContentBlock,
@@ -18,6 +18,7 @@ from agentui.core.messages import (
 )
 
 BlockKind = Literal["text", "thinking", "redacted_thinking", "tool_use"]
+DeltaKind = Literal["text", "thinking", "signature", "input_json"]
 
 
 @dataclass(slots=True)
@@ -42,7 +43,7 @@ class BlockStart:
 @dataclass(slots=True)
 class BlockDelta:
     index: int
-    kind: Literal["text", "thinking", "signature", "input_json"]
+    kind: DeltaKind
     text: str
 
 
@@ -140,16 +141,19 @@ class MessageAccumulator:
 
     def feed(self, event: ProviderEvent) -> None:
         """Take any event of the stream, for callers that only want the finished message."""
-        if isinstance(event, BlockDelta):
-            self.delta(event)
-        elif isinstance(event, BlockStart):
-            self.open(event)
-        elif isinstance(event, BlockStop):
-            self.close(event)
-        elif isinstance(event, StreamStart):
-            self.start(event)
-        elif isinstance(event, StreamEnd):
-            self.end(event)
+        match event:
+            case BlockDelta():
+                self.delta(event)
+            case BlockStart():
+                self.open(event)
+            case BlockStop():
+                self.close(event)
+            case StreamStart():
+                self.start(event)
+            case StreamEnd():
+                self.end(event)
+            case _:
+                assert_never(event)
 
     def message(self, *, stop_reason: StopReason | None = None, keep_partial_text: bool = False) -> Message:
         """The message so far: completed blocks in order, plus (when asked) text still streaming.

@@ -74,7 +74,7 @@ def open_session(
     cwd: Path,
     *,
     env: Mapping[str, str] | None = None,
-    on_error: Callable[[str], None] = lambda message: None,
+    on_error: Callable[[str], object] = lambda message: None,
 ) -> OpenSession:
     """Resolve the request to a session file, load its history if it has one, and open the writer."""
     source: Path | None = None
@@ -121,7 +121,7 @@ def _writer(
     cwd: Path,
     leaf: str | None,
     branch: str,
-    on_error: Callable[[str], None],
+    on_error: Callable[[str], object],
     *,
     titled: bool = False,
 ) -> SessionWriter:

@@ -100,7 +100,7 @@ class SessionWriter:
         parent_uuid: str | None = None,
         git_branch: str = "",
         titled: bool = False,
-        on_error: Callable[[str], None] = lambda message: None,
+        on_error: Callable[[str], object] = lambda message: None,
         sidechain: bool = False,
         agent_id: str | None = None,
     ) -> None:
@@ -170,27 +170,30 @@ class SessionWriter:
             )
 
     def _dispatch(self, event: Event) -> None:
-        if isinstance(event, UserMessage):
-            self._user(event.message, event.source)
-        elif isinstance(event, MessageStart):
-            self._request_id = event.request_id
-        elif isinstance(event, MessageEnd):
-            self._assistant(event.message)
-        elif isinstance(event, ToolEnd):
-            self._tool_result(event)
-        elif isinstance(event, Error):
-            self._system(event.message, level="error", subtype="api_error")
-        elif isinstance(event, Notice):
-            self._system(event.message, level=event.level, subtype="notice")
-        elif isinstance(event, CompactionStart):
-            self._compaction = event
-        elif isinstance(event, CompactionEnd):
-            self._compacted(event)
-        elif isinstance(event, TurnEnd):
-            self._sync()
-        elif isinstance(event, AgentEnd):
-            self._title()
-            self._sync()
+        match event:
+            case UserMessage():
+                self._user(event.message, event.source)
+            case MessageStart():
+                self._request_id = event.request_id
+            case MessageEnd():
+                self._assistant(event.message)
+            case ToolEnd():
+                self._tool_result(event)
+            case Error():
+                self._system(event.message, level="error", subtype="api_error")
+            case Notice():
+                self._system(event.message, level=event.level, subtype="notice")
+            case CompactionStart():
+                self._compaction = event
+            case CompactionEnd():
+                self._compacted(event)
+            case TurnEnd():
+                self._sync()
+            case AgentEnd():
+                self._title()
+                self._sync()
+            case _:  # deltas, tool starts and progress, questions, usage: the finished lines carry what is kept
+                pass
 
     # Lines
 

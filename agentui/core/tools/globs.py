@@ -82,7 +82,7 @@ def type_globs(name: str) -> tuple[str, ...]:
         raise ValueError(f"unknown file type {name!r}; known types: {known}") from None
 
 
-def glob_spec(pattern: str) -> pathspec.PathSpec:
+def glob_spec(pattern: str) -> pathspec.PathSpec[pathspec.RegexPattern]:
     """A Glob tool pattern (`**/*.py`, `src/*.ts`, `*.{md,txt}`), anchored at the search root as a shell glob is."""
     anchored = [p if p.startswith("/") else "/" + p for p in expand_braces(pattern)]
     return pathspec.PathSpec.from_lines("gitignore", anchored)

@@ -87,7 +87,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
     def action_answer(self, scope: str) -> None:
         if self.query_one("#message").has_class("-visible"):
             return
-        self.dismiss(PermissionDecision(behavior="allow", scope=scope))  # type: ignore[arg-type]
+        self.dismiss(PermissionDecision(behavior="allow", scope=scope))
 
     def action_deny(self) -> None:
         self.dismiss(PermissionDecision(behavior="deny"))

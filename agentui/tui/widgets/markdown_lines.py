@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
@@ -25,6 +26,9 @@ from textual.geometry import Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from pygments.lexer import Lexer
 
 CODE_THEME = "monokai"
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)")
@@ -372,7 +376,7 @@ def _syntax(code: str, language: str) -> Syntax:
 
 
 @lru_cache(maxsize=32)
-def _lexer(language: str):  # type: ignore[no-untyped-def]
+def _lexer(language: str) -> Lexer | None:
     """A lexer found once per language (Syntax would look it up again for every line)."""
     from pygments.lexers import get_lexer_by_name
     from pygments.util import ClassNotFound

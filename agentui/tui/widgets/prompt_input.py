@@ -41,7 +41,8 @@ class CompletionList(OptionList):
         self.can_focus = False
 
     @property
-    def visible(self) -> bool:
+    def showing(self) -> bool:
+        # (not `visible`: that is Textual's own, which it sets and reads)
         return self.has_class("-visible")
 
     def show(self, items: list[Completion]) -> None:
@@ -105,13 +106,13 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
-        if self.completions.visible and key in ("up", "down", "tab", "enter", "escape"):
+        if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             row, column = self.cursor_location
             if not self._complete(self.document.get_line(row)[:column]):
                 # Typed on past what the menu was for (a paste, or keys faster than the menu's update): the
                 # key means what it means without a menu, and "/check 19 23" is sent as typed.
                 self.completions.hide()
-        if self.completions.visible and key in ("up", "down", "tab", "enter", "escape"):
+        if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
             if key in ("up", "down"):

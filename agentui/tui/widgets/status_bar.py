@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, replace
 
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 
@@ -39,7 +40,7 @@ class StatusBar(Static):
     def __init__(self) -> None:
         super().__init__("")
         self.status = Status()
-        self._ticker = None
+        self._ticker: Timer | None = None
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(0.5, self._tick, pause=True)

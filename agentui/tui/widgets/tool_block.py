@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import Log, Static
 
 from agentui.tui.widgets.diff_view import DiffView, count_changes
@@ -99,7 +101,7 @@ class ToolBlock(Vertical):
     ToolBlock Log { height: auto; max-height: 16; background: $surface; }
     """
     can_focus = True
-    BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle", "Expand or collapse")]
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "toggle_expanded", "Expand or collapse")]
 
     state: reactive[str] = reactive("pending")
     expanded: reactive[bool] = reactive(False)
@@ -113,12 +115,12 @@ class ToolBlock(Vertical):
         self._summary = ""
         self._result = ""
         self._frame = 0
-        self._spinner = None
+        self._spinner: Timer | None = None
         self._header = Static("", classes="tool-header")
         self._body = Vertical(classes="tool-body")
         self._log: Log | None = None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
 
@@ -201,7 +203,7 @@ class ToolBlock(Vertical):
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
 
     def on_click(self) -> None:

@@ -3,12 +3,14 @@ compaction marks live in `answer.py`, imported with the first answer (they are r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
+
+W = TypeVar("W", bound=Widget)
 
 
 class Transcript(VerticalScroll):
@@ -28,7 +30,7 @@ class Transcript(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
-    def add(self, widget: Widget) -> Widget:
+    def add(self, widget: W) -> W:
         self.mount(widget)
         extra = len(self.children) - self.MAX_WIDGETS
         if extra > 0:
