@@ -4,11 +4,12 @@ answers, writes a sidechain transcript Claude Code's tools read, and stops when 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 from agentui.core.conversation import Conversation, Launch
-from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.core.events import Notice, PermissionDecision, PermissionRequest
 from agentui.core.messages import ToolResultBlock
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
@@ -196,3 +197,33 @@ async def test_the_childs_tool_calls_are_the_task_calls_live_output(tmp_path: Pa
     assert {event.tool_call_id for event in progress} == {"t1"}
     text = "".join(event.text for event in progress)
     assert text.startswith("Read notes.txt\nRead missing.txt\n  ✗ File does not exist: missing.txt.")
+
+
+async def test_with_hooks_a_task_completes_and_hook_warnings_return_to_the_parent(tmp_path: Path) -> None:
+    # The child shares the parent's hooks; while it runs their warnings are its own, and afterwards the parent's.
+    (tmp_path / "claude").mkdir()
+    failing = {"type": "command", "command": "echo noted >&2; exit 1"}
+    hooks = {"hooks": {"PostToolUse": [{"matcher": "Read", "hooks": [failing]}]}}
+    (tmp_path / "claude" / "settings.json").write_text(json.dumps(hooks))
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("the notes say hi\n")
+    script = [
+        use("Task", "t1", description="read notes", prompt="Read notes.txt", subagent_type="general-purpose"),
+        use("Read", "r1", file_path="notes.txt"),
+        {"text": "The notes say hi."},
+        use("Read", "r2", file_path="notes.txt"),
+        {"text": "Done."},
+    ]
+    conversation, provider = open_conversation(tmp_path, script)
+    parent_notices: list[str] = []
+    conversation.agent.bus.on(lambda event: parent_notices.append(event.message) if isinstance(event, Notice) else None)
+    try:
+        result = await conversation.agent.prompt("what do the notes say?")
+    finally:
+        await conversation.aclose()
+    assert result.text == "Done."
+    [task_result] = provider.requests[3].messages[-1].content
+    assert isinstance(task_result, ToolResultBlock) and task_result.content == "The notes say hi."
+    assert parent_notices == [
+        "The PostToolUse hook `echo noted >&2; exit 1` failed with exit code 1 (noted); continuing."
+    ]
