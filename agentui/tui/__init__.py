@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,18 @@ def run_app(
     from agentui.tui.app import AgentApp
 
     app = AgentApp(launch, problem=problem, first_prompt=first_prompt, prepare=prepare, cwd=cwd)
-    code = app.run()
-    if app.crash_message:
-        print(f"agentui: {app.crash_message}", file=sys.stderr)
-    return code if isinstance(code, int) else 0
+    app.run()
+    if not app.return_code:
+        return 0
+    report = app.crash_report.strip()
+    log = logging.getLogger("agentui")
+    log.error("agentui stopped after an internal error:\n%s", report)
+    what = report.splitlines()[-1].strip()[:200] if report else f"exit code {app.return_code}"
+    # The details go only to the log (--debug): Textual's report shows local variables, which can hold secrets.
+    where = "see the log" if log.isEnabledFor(logging.ERROR) and _logs_to_a_file(log) else "run with --debug"
+    print(f"agentui: agentui stopped after an internal error ({what}); {where} for the details.", file=sys.stderr)
+    return app.return_code
+
+
+def _logs_to_a_file(log: logging.Logger) -> bool:
+    return any(isinstance(handler, logging.FileHandler) for handler in log.handlers)

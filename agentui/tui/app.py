@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import logging
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 
+from rich.console import Console
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -78,7 +80,7 @@ HELP = (
 )
 
 
-class AgentApp(App[int]):
+class AgentApp(App[None]):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -109,7 +111,11 @@ class AgentApp(App[int]):
         """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
         self.problem = problem
         self.conversation: Conversation | None = None
-        self.crash_message: str | None = None
+        # An unhandled error ends the app through Textual's own handler (return code 1), which prints a traceback to
+        # `error_console` once the terminal is restored: it is kept here instead, for run_app to turn into one
+        # sentence and the log. (Under Pilot, Textual re-raises the error in the test, as it should.)
+        self._crash_report = io.StringIO()
+        self.error_console = Console(file=self._crash_report, width=120, color_system=None, highlight=False)
         self._provider_factory = provider_factory
         self._env = env
         self._project: Project | None = None
@@ -790,7 +796,7 @@ class AgentApp(App[int]):
 
     async def _quit(self) -> None:
         await self._close()
-        self.exit(0)
+        self.exit(return_code=0)
 
     def action_clear_view(self) -> None:
         self.transcript.clear()
@@ -860,17 +866,10 @@ class AgentApp(App[int]):
         for problem in problems:
             self.call_later(self.say, problem, "warning")
 
-    def _handle_exception(self, error: Exception) -> None:
-        if self.is_headless:  # under test, let the failure show
-            super()._handle_exception(error)
-            return
-        log.error("agentui stopped after an internal error", exc_info=error)
-        self.crash_message = (
-            f"agentui stopped after an internal error ({type(error).__name__}: {error}); "
-            "run with --debug to see the details."
-        )
-        self._return_code = 1
-        self.exit(1)
+    @property
+    def crash_report(self) -> str:
+        """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
+        return self._crash_report.getvalue()
 
 
 def export_markdown(messages: list[Message]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -124,3 +125,39 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
     assert written[-2]["message"]["content"][0]["text"].startswith("All done")  # then the title line
     assert json.loads(server.requests[2].body)["messages"][-1]["content"][0]["tool_use_id"] == "toolu_edit"
     claude_code_log_reads(session)
+
+
+CRASHING = """
+import sys
+from agentui import cli
+from agentui.tui.app import AgentApp
+
+def clear_view(self):  # an internal error on a key, as a bug would make one
+    raise ValueError("the view would not clear")
+
+AgentApp.action_clear_view = clear_view
+sys.exit(cli.main([]))
+"""
+
+
+@pytest.mark.parametrize("logged", [False, True])
+def test_an_internal_error_ends_the_app_with_one_sentence_and_no_traceback(
+    clean_env: dict[str, str], tmp_path: Path, logged: bool
+) -> None:
+    script = tmp_path / "crashing.py"
+    script.write_text(CRASHING)
+    log = tmp_path / "agentui.log"
+    env = {**clean_env, "TERM": "xterm-256color", **({"AGENTUI_LOG": str(log)} if logged else {})}
+    terminal = Terminal(f"{sys.executable} {script}", env, tmp_path)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.keys("C-l")
+        screen = terminal.wait_for("EXIT=1")
+    finally:
+        terminal.close()
+    where = "see the log" if logged else "run with --debug"
+    sentence = f"agentui: agentui stopped after an internal error (ValueError: the view would not clear); {where}"
+    assert sentence in " ".join(screen.split())  # (the terminal may wrap the sentence)
+    assert "Traceback" not in screen and "clear_view" not in screen
+    if logged:  # the details are in the log, not on the screen
+        assert "clear_view" in log.read_text() and "ValueError: the view would not clear" in log.read_text()

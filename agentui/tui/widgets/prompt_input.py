@@ -104,7 +104,9 @@ class PromptInput(TextArea):
         self.completions = completions
         self._complete = complete
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
+        """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
+        calls it next unless the event's default is prevented)."""
         key = event.key
         if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             row, column = self.cursor_location
@@ -148,8 +150,6 @@ class PromptInput(TextArea):
                 event.stop()
                 event.prevent_default()
                 self._replace_all(recalled)
-                return
-        await super()._on_key(event)
 
     def submit(self) -> None:
         text = self.text
