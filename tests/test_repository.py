@@ -1,4 +1,5 @@
-"""The repository keeps its promises: the README's test command is what CI runs, and the themes are valid."""
+"""The repository keeps its promises: the README's test command is what CI runs (with lint and types before
+the tests), and the themes are valid."""
 
 from __future__ import annotations
 
@@ -14,17 +15,19 @@ def readme_commands() -> list[str]:
     return [block.strip() for block in blocks[:2]]
 
 
-def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_verbatim() -> None:
+def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_with_lint_and_types_before_the_tests() -> None:
     install_and_start, install_and_test = readme_commands()
     assert install_and_start.endswith("&& agentui")
-    assert "'.[test]'" in install_and_test and install_and_test.endswith("pytest")
+    assert "'.[test]'" in install_and_test and install_and_test.endswith(" && python -m pytest")
     ci = [
         line
         for line in (ROOT / ".ci" / "run").read_text().splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
     system_packages = [line for line in ci if line.startswith("command -v ")]  # tools tests need, if missing
-    assert ci == [*system_packages, install_and_test] and len(system_packages) <= 1
+    install, tests = install_and_test.removesuffix(" && python -m pytest"), "python -m pytest"
+    checks = "ruff check . && ruff format --check . && mypy"
+    assert ci == [*system_packages, install, checks, tests] and len(system_packages) <= 1
 
 
 def test_every_theme_file_is_a_valid_textual_theme() -> None:
