@@ -34,7 +34,7 @@ def run_app(
     log.error("agentui stopped after an internal error:\n%s", report)
     what = report.splitlines()[-1].strip()[:200] if report else f"exit code {app.return_code}"
     # The details go only to the log (--debug): Textual's report shows local variables, which can hold secrets.
-    where = "see the log" if log.isEnabledFor(logging.ERROR) and _logs_to_a_file(log) else "run with --debug"
+    where = "see the log" if _logs_to_a_file(log) else "run with --debug"
     print(f"agentui: agentui stopped after an internal error ({what}); {where} for the details.", file=sys.stderr)
     return app.return_code
 

@@ -194,7 +194,8 @@ class AgentApp(App[None]):
         if self._prepare is not None:
             self.launch, self.problem = self._prepare()
             self._prepare = None
-        import agentui.core.conversation
+        # Imported for their cost, here and not when the first prompt or question needs them.
+        import agentui.core.conversation  # the engine: pydantic models, providers, tools
         import agentui.tui.screens.permission
         import agentui.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
 

@@ -146,7 +146,7 @@ class McpServer:
     async def _refresh_tools(self) -> None:
         try:
             await self._list_tools()
-        except Exception as exc:
+        except Exception as exc:  # a server going away mid-refresh: reported on the next call
             log.info("refreshing the tools of %s failed: %s", self.name, exc)
             return
         self.on_tools_changed(self)
@@ -167,7 +167,7 @@ class McpServer:
                 [{"type": "text", "text": f"The MCP server {self.name} did not answer {tool} within {timeout:g} s."}],
                 is_error=True,
             )
-        except Exception as exc:
+        except Exception as exc:  # a crashed server, a protocol error: the model hears of it
             what = _describe(exc)
             if "closed the connection" in what or type(exc).__name__ == "ClosedResourceError":
                 self._fail(f"the MCP server {self.name} stopped")
@@ -188,7 +188,7 @@ class McpServer:
             return
         try:
             await asyncio.wait_for(asyncio.shield(self._task), 5)
-        except (TimeoutError, Exception):
+        except Exception:  # it did not stop in time (TimeoutError), or failed stopping: take it down
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task

@@ -15,6 +15,6 @@ if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
     _stub.main = _no_cli  # type: ignore[attr-defined]
     sys.modules["httpx._main"] = _stub
 
-import httpx
+import httpx  # only now: after the stub is in place
 
 __all__ = ["httpx"]
