@@ -157,6 +157,10 @@ def _run(argv: list[str]) -> int:
     import logging
 
     args = _build_parser().parse_args(argv)  # bad usage exits 2, as argparse does
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return _fail("the current directory no longer exists; cd to one that does and run agentui again.")
     logger = logging.getLogger("agentui")
     log_file = os.environ.get("AGENTUI_LOG") or (_default_log() if args.debug and not args.print_mode else None)
     if log_file:  # the app owns the screen: its log goes to a file

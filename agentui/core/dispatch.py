@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agentui.core.escapes import scrub, visible
 from agentui.core.events import (
     Event,
     PermissionDecision,
@@ -117,6 +118,7 @@ class ToolDispatcher:
 
     def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
         self._running.pop(tool_call_id, None)
+        result = _visible(result)
         block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
         self.finished[tool_call_id] = block
         self._emit(
@@ -233,6 +235,16 @@ class ToolDispatcher:
             self._emit(ToolProgress(session_id=self._session_id, tool_call_id=tool_call_id, text=text))
 
         return progress
+
+
+def _visible(result: ToolResult) -> ToolResult:
+    """The result with file names that are not UTF-8 written as `\\xNN`: shown, sent and stored as valid text."""
+    content = result.content
+    if isinstance(content, str):
+        content = visible(content)
+    else:
+        content = [b.model_copy(update={"text": visible(b.text)}) if isinstance(b, TextBlock) else b for b in content]
+    return ToolResult(content, scrub(result.details) if result.details else result.details, result.is_error)
 
 
 def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentui.core.escapes import unescape_path
+
 
 def relative_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> str | None:
     """The part of `path` below `directory` ("" for the directory itself), or None if it is not inside. Both must
@@ -63,7 +65,7 @@ class Workspace:
             text = os.path.expanduser(text)
         if not text.startswith("/"):
             text = os.path.join(self.root, text)
-        return Path(os.path.normpath(text))
+        return Path(unescape_path(os.path.normpath(text)))
 
     def real(self, raw: str | os.PathLike[str]) -> Path:
         """The path with every symlink resolved: where a read or write would really land."""

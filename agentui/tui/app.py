@@ -305,16 +305,21 @@ class AgentApp(App[None]):
     async def _route(self, event: Event) -> None:
         from agentui.core import events as ev  # (loaded with the engine, after the first frame)
 
-        match event:
+        match event:  # what streams from the model, and what starts and ends waiting for it, sets the quiet clock
             case ev.TextDelta():
+                self.status.waiting_since = time.monotonic()
                 self._text(event.index).add(event.text)
             case ev.ThinkingDelta():
+                self.status.waiting_since = time.monotonic()
                 self._thought(event.index).add(event.text)
             case ev.ToolUseDelta():
+                self.status.waiting_since = time.monotonic()
                 self._tool(event.tool_call_id, event.name)
             case ev.ContentBlockEnd():
+                self.status.waiting_since = time.monotonic()
                 await self._block_end(event)
             case ev.MessageStart():
+                self.status.waiting_since = time.monotonic()
                 # The previous message's blocks are complete and its tool calls have ended: nothing routes to them
                 # any more, and holding them here would keep every answer and tool output of a long run alive
                 # after the transcript has pruned their widgets.
@@ -324,6 +329,7 @@ class AgentApp(App[None]):
                 self._message_widgets.clear()
                 self._message += 1
             case ev.MessageEnd():
+                self.status.waiting_since = None
                 for (message_id, _), widget in list(self._texts.items()):
                     if message_id == self._message:
                         await widget.finish()
@@ -349,6 +355,7 @@ class AgentApp(App[None]):
                     context_percent=event.context_percent,
                 )
             case ev.Retry():
+                self.status.waiting_since = time.monotonic() + event.delay
                 for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
                     widget.remove()
                 self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)
@@ -365,8 +372,11 @@ class AgentApp(App[None]):
             case ev.AgentStart():
                 self.status.set(busy=True, retry_until=None)
             case ev.AgentEnd():
+                self.status.waiting_since = None
                 await self._run_ended(event)
-            case ev.TurnStart() | ev.TurnEnd() | ev.PermissionResolved():
+            case ev.TurnStart():
+                self.status.waiting_since = time.monotonic()
+            case ev.TurnEnd() | ev.PermissionResolved():
                 pass  # nothing on screen changes: the blocks and questions around them say it
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ import pytest
 from agentui.core.conversation import Launch
 from agentui.core.events import Event, PermissionResolved
 from agentui.core.project import PermissionOptions
+from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
@@ -21,6 +24,8 @@ from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import AssistantText, Notice, UserPrompt
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
 
 
 class Harness:
@@ -673,3 +678,36 @@ async def test_a_custom_commands_allowed_tools_last_for_its_run_only(tmp_path: P
         await until(pilot, lambda: idle(app))
         await type_and_send(pilot, "/sneaky")
         await until(pilot, lambda: any("this project is not trusted" in n.message for n in texts(app, Notice)))
+
+
+async def test_a_silent_model_is_counted_on_the_status_bar_and_escape_still_interrupts(
+    tmp_path: Path, server: LoopbackServer
+) -> None:
+    # The server sends its headers and message_start, then nothing: the status bar counts the silence upward, and
+    # Esc ends the wait at once, long before the (default, two-minute) idle limit.
+    held = threading.Event()
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "never sent"}]), gate=held, gate_after=1))
+    harness = Harness(tmp_path, [])
+    app = AgentApp(
+        harness.launch, provider_factory=lambda: AnthropicProvider(api_key="x", base_url=server.url), env=harness.env
+    )
+    try:
+        async with app.run_test(size=(140, 30)) as pilot:
+            await ready(pilot)
+            await type_and_send(pilot, "hello?")
+            seen: list[int] = []
+
+            def counting() -> bool:
+                found = re.search(r"no word from the model for (\d+)s", str(app.status.render()))
+                if found and (not seen or int(found[1]) > seen[-1]):
+                    seen.append(int(found[1]))
+                return len(seen) >= 2
+
+            await until(pilot, counting)
+            assert seen[1] > seen[0] >= 3
+            await pilot.press("escape")
+            await until(pilot, lambda: idle(app))
+            assert [n for n in texts(app, Notice) if n.message == "Interrupted."]
+            assert "no word" not in str(app.status.render())
+    finally:
+        held.set()

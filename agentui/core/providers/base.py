@@ -102,6 +102,16 @@ class StreamBrokenError(ProviderError):
     retryable = True
 
 
+class StreamStalledError(StreamBrokenError):
+    """The server sent nothing, not even a ping, for longer than the idle limit."""
+
+    kind = "stalled"
+
+    def __init__(self, message: str, *, silence: float) -> None:
+        super().__init__(message)
+        self.silence = silence
+
+
 class ProtocolError(ProviderError):
     """The server answered with something that is not the API it claims to speak."""
 

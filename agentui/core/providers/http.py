@@ -4,30 +4,51 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from agentui import __version__
+from agentui.core.escapes import scrub
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import (
     ConnectError,
     ProtocolError,
     StreamBrokenError,
+    StreamStalledError,
     error_for_status,
 )
 
 USER_AGENT = f"agentui/{__version__}"
 
-# Streams can pause for a long time while a model thinks; connecting should not.
-TIMEOUT = httpx.Timeout(connect=15.0, read=600.0, write=60.0, pool=15.0)
+DEFAULT_IDLE_SECONDS = 120.0
+"""How long a response may send nothing at all (pings count as something) before it is given up as stalled.
+Anthropic pings a live stream every few seconds; a local server is silent while it reads a long prompt."""
 
 
-def new_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=TIMEOUT, headers={"user-agent": USER_AGENT}, follow_redirects=False)
+def idle_timeout(env: Mapping[str, str] | None = None) -> float:
+    """Seconds of silence that mean a stalled response: Claude Code's `CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS`, else its
+    `API_TIMEOUT_MS` (someone who raised that wants long waits), else two minutes."""
+    env = os.environ if env is None else env
+    for name in ("CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS", "API_TIMEOUT_MS"):
+        try:
+            milliseconds = float(env.get(name, ""))
+        except ValueError:
+            continue
+        if milliseconds > 0:
+            return milliseconds / 1000
+    return DEFAULT_IDLE_SECONDS
+
+
+def new_client(idle: float | None = None) -> httpx.AsyncClient:
+    # httpx's read timeout is the longest wait for any bytes, headers included: exactly a silence limit.
+    idle = idle_timeout() if idle is None else idle
+    timeout = httpx.Timeout(connect=15.0, read=idle, write=60.0, pool=15.0)
+    return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT}, follow_redirects=False)
 
 
 class SSEConnection:
@@ -41,7 +62,10 @@ class SSEConnection:
     @asynccontextmanager
     async def post(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> AsyncIterator[EventSource]:
         headers = {**headers, "accept": "text/event-stream", "content-type": "application/json"}
-        content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        try:
+            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        except UnicodeEncodeError:  # a lone surrogate from an old session: sent visibly rather than not at all
+            content = json.dumps(scrub(body), ensure_ascii=False, separators=(",", ":")).encode()
         try:
             async with self._client.stream("POST", url, content=content, headers=headers) as response:
                 if response.status_code >= 400:
@@ -55,6 +79,13 @@ class SSEConnection:
             raise ConnectError(f"Could not connect to {url}: {reason}{_CONNECT_HINTS.get(reason, '.')}") from exc
         except httpx.ConnectTimeout as exc:
             raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
+        except httpx.ReadTimeout as exc:
+            silence = self._client.timeout.read or 0
+            raise StreamStalledError(
+                f"{self._api} sent nothing for {silence:.0f} s, so the request was given up "
+                "(set API_TIMEOUT_MS to wait longer).",
+                silence=silence,
+            ) from exc
         except httpx.TimeoutException as exc:
             raise StreamBrokenError(f"{self._api} stopped responding ({type(exc).__name__}).") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:

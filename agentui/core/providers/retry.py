@@ -17,6 +17,8 @@ class RetryPolicy:
     """Attempts in all, the first included, for rate limits, overload, server and network errors."""
     max_connect_attempts: int = 3
     """Attempts when the server cannot be reached at all: a refused connection rarely heals in seconds."""
+    max_stall_attempts: int = 2
+    """Attempts when the server went silent: each costs a whole idle limit, so one more try is enough."""
     base_delay: float = 0.5
     max_delay: float = 32.0
     max_retry_after: float = 300.0
@@ -31,6 +33,8 @@ class RetryPolicy:
     def attempts_for(self, error: ProviderError) -> int:
         if error.kind == "connection":
             return min(self.max_connect_attempts, self.max_attempts)
+        if error.kind == "stalled":
+            return min(self.max_stall_attempts, self.max_attempts)
         return self.max_attempts
 
 

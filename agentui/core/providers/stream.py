@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Literal, assert_never
 
+from agentui.core.escapes import scrub
 from agentui.core.messages import (
     ContentBlock,
     Message,
@@ -92,6 +93,8 @@ def _tool_use(tool_id: str, name: str, raw: str) -> ToolUseBlock:
         return ToolUseBlock(id=tool_id, name=name, input={}, input_error=f"the arguments were not valid JSON ({exc})")
     if not isinstance(value, dict):
         return ToolUseBlock(id=tool_id, name=name, input={}, input_error="the arguments were not a JSON object")
+    if "\\ud" in raw.lower():  # a surrogate escape: unpaired, it could be neither stored nor sent back
+        value = scrub(value)
     return ToolUseBlock(id=tool_id, name=name, input=value)
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agentui import __version__
+from agentui.core.escapes import scrub
 from agentui.core.events import (
     AgentEnd,
     CompactionEnd,
@@ -322,7 +323,11 @@ class SessionWriter:
 
     def _line(self, entry: dict[str, Any]) -> None:
         text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        self._write_bytes(text.encode("utf-8", errors="surrogateescape") + b"\n")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate got this far: stored visibly, the file stays UTF-8
+            data = json.dumps(scrub(entry), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._write_bytes(data + b"\n")
 
     def _write_bytes(self, data: bytes) -> None:
         if self._fd < 0:

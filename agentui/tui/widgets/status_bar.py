@@ -1,5 +1,5 @@
 """One line at the bottom: model and provider, permission mode, tokens in and out, cost, context used, the session's
-title, and while the provider is being retried, a countdown."""
+title, while the provider is being retried a countdown, and while a response sends nothing, how long it has been."""
 
 from __future__ import annotations
 
@@ -28,6 +28,10 @@ class Status:
     """A transient line ("Press Ctrl+C again to quit")."""
 
 
+QUIET_AFTER = 3.0
+"""Seconds without a word from the model before the status bar starts counting them."""
+
+
 def _tokens(count: int) -> str:
     return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
 
@@ -41,6 +45,9 @@ class StatusBar(Static):
         super().__init__("")
         self.status = Status()
         self._ticker: Timer | None = None
+        self.waiting_since: float | None = None
+        """When the model was last heard from while an answer is awaited; None while nothing is awaited. A plain
+        attribute, set on every streamed event without a redraw: the ticker reads it."""
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(0.5, self._tick, pause=True)
@@ -48,7 +55,7 @@ class StatusBar(Static):
     def set(self, **changes: object) -> None:
         self.status = replace(self.status, **changes)  # type: ignore[arg-type]
         if self._ticker is not None:
-            (self._ticker.resume if self.status.retry_until else self._ticker.pause)()
+            (self._ticker.resume if self.status.retry_until or self.status.busy else self._ticker.pause)()
         self._render_status()
 
     def _tick(self) -> None:
@@ -70,9 +77,12 @@ class StatusBar(Static):
         text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
         if s.context_percent is not None:
             text.append(f" · context {s.context_percent:.0f}%")
+        quiet = time.monotonic() - self.waiting_since if self.waiting_since is not None else 0.0
         if s.retry_until:
             left = max(0.0, s.retry_until - time.monotonic())
             text.append(f" · retrying in {left:.0f}s ({s.retry_reason[:40]})", style="yellow")
+        elif s.busy and quiet >= QUIET_AFTER:
+            text.append(f" · no word from the model for {quiet:.0f}s (Esc to interrupt)", style="yellow")
         elif s.busy:
             text.append(" · working (Esc to interrupt)", style="italic")
         if s.title:

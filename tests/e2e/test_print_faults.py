@@ -1,0 +1,129 @@
+"""`agentui -p` under faults a new user meets: a model server that goes silent, a directory deleted under it, file
+names that are not UTF-8, a retry after part of the answer was printed, limits reached. Each answer is one sentence
+and nothing is lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_print_mode import anthropic_env, assert_one_clean_sentence, run
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
+
+
+@pytest.fixture
+def held() -> Iterator[threading.Event]:
+    """A gate the loopback server waits at; opened when the test ends so its threads finish."""
+    gate = threading.Event()
+    try:
+        yield gate
+    finally:
+        gate.set()
+
+
+def quick_idle(env: dict[str, str]) -> dict[str, str]:
+    return {**env, "CLAUDE_BYTE_STREAM_IDLE_TIMEOUT_MS": "1000"}
+
+
+def test_a_stream_silent_after_its_start_is_given_up_and_retried_once(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, held: threading.Event
+) -> None:
+    silent = anthropic_stream([{"type": "text", "text": "never sent"}])
+    server.enqueue(*(Reply(chunks=silent, gate=held, gate_after=1) for _ in range(3)))
+    done = run(agentui_bin, ["-p", "hello?"], quick_idle(anthropic_env(clean_env, server)))
+    assert done.returncode == 1, done.stderr
+    assert len(server.requests) == 2  # one retry, not ten
+    assert_one_clean_sentence(done.stderr)
+    assert "(attempt 2 of 2)" in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert "sent nothing for 1 s" in last and "API_TIMEOUT_MS" in last
+    assert done.stdout == ""
+
+
+def test_api_timeout_ms_sets_the_idle_limit_as_in_claude_code(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, held: threading.Event
+) -> None:
+    silent = anthropic_stream([{"type": "text", "text": "never sent"}])
+    server.enqueue(*(Reply(chunks=silent, gate=held, gate_after=1) for _ in range(2)))
+    env = {**anthropic_env(clean_env, server), "API_TIMEOUT_MS": "2000"}
+    done = run(agentui_bin, ["-p", "hello?"], env)
+    assert done.returncode == 1 and "sent nothing for 2 s" in done.stderr
+
+
+def test_a_stall_mid_answer_keeps_what_streamed_and_is_not_resent(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, held: threading.Event
+) -> None:
+    chunks = anthropic_stream([{"type": "text", "text": "First part."}, {"type": "text", "text": "Second part."}])
+    first_stop = next(i for i, c in enumerate(chunks) if b"content_block_stop" in c)
+    server.enqueue(Reply(chunks=chunks, gate=held, gate_after=first_stop + 1), Reply(chunks=chunks))
+    done = run(agentui_bin, ["-p", "hello?"], quick_idle(anthropic_env(clean_env, server)))
+    assert done.returncode == 1
+    assert len(server.requests) == 1
+    assert done.stdout.startswith("First part.")
+    assert_one_clean_sentence(done.stderr)
+    assert "cut off" in done.stderr and "sent nothing for 1 s" in done.stderr
+
+
+@pytest.mark.parametrize("args", [["-p", "hello"], ["-p", "--resume"], []])
+def test_a_deleted_working_directory_is_one_sentence_and_exit_2(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path, args: list[str]
+) -> None:
+    # The shell stays in a directory someone else removed; the process starts there.
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    process = subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "sh", str(gone), agentui_bin, *args],
+        env={**clean_env, "ANTHROPIC_API_KEY": "x", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert process.returncode == 2, process.stderr
+    assert_one_clean_sentence(process.stderr)
+    assert "current directory no longer exists" in process.stderr
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped_and_still_reach_the_file(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    with open(os.path.join(os.fsencode(project), b"caf\xe9-\xff.txt"), "wb") as handle:
+        handle.write(b"the secret word is plum\n")
+    server.enqueue(
+        Reply(chunks=anthropic_tool("g1", "Glob", {"pattern": "*.txt"})),
+        Reply(chunks=anthropic_tool("g2", "Grep", {"pattern": "plum", "output_mode": "files_with_matches"})),
+        # The model writes the name back as it was shown to it.
+        Reply(chunks=anthropic_tool("r1", "Read", {"file_path": "caf\\xe9-\\xff.txt"})),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "plum"}])),
+    )
+    done = run(agentui_bin, ["-p", "find the word"], anthropic_env(clean_env, server), cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "plum\n"
+    assert len(server.requests) == 4
+    results = [
+        block
+        for message in server.requests[3].json()["messages"]
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    shown = [json.dumps(r["content"]) for r in results]
+    assert "caf\\\\xe9-\\\\xff.txt" in shown[0] and "caf\\\\xe9-\\\\xff.txt" in shown[1]
+    assert "the secret word is plum" in shown[2] and not results[2].get("is_error")
+    [session] = (Path(clean_env["HOME"]) / ".claude" / "projects").glob("*/*.jsonl")
+    text = session.read_bytes().decode("utf-8")  # strict: the session stays valid UTF-8
+    assert "caf\\\\xe9-\\\\xff.txt" in text
+
+
+def anthropic_tool(tool_id: str, name: str, arguments: dict[str, object]) -> list[bytes]:
+    return anthropic_stream(
+        [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}], stop_reason="tool_use"
+    )
