@@ -300,8 +300,8 @@ class Agent:
         await self.compactor.fit()
         try:
             return await self._call_model()
-        except ContextOverflowError:
-            if not await self.compactor.recover():
+        except ContextOverflowError as overflow:
+            if not await self.compactor.recover(overflow.window):
                 raise
             return await self._call_model()
 

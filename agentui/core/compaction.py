@@ -118,6 +118,66 @@ def shorten_tool_results(
     return changed
 
 
+# Clipping what no summary can shrink
+
+
+CLIP_MARK = "\n[… {count:,} characters clipped to fit the context window]"
+MIN_KEPT_CHARS = 2_000
+
+
+def _clippable_text(block: object) -> str | None:
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ToolResultBlock) and isinstance(block.content, str):
+        return block.content
+    return None
+
+
+def clip_to_fit(messages: list[Message], excess: int, counter: TokenCounter, *, start: int = 0) -> int:
+    """Clip the largest text and tool-result blocks of `messages[start:]`, in place, until about `excess` tokens are
+    freed; the tail of each clipped block is replaced by a mark. Returns how many blocks were clipped."""
+    sizes = []
+    for index in range(start, len(messages)):
+        for position, block in enumerate(messages[index].content):
+            text = _clippable_text(block)
+            if text is not None and len(text) > MIN_KEPT_CHARS:
+                sizes.append((counter.block(block), index, position))
+    clipped = 0
+    for tokens, index, position in sorted(sizes, reverse=True):
+        if excess <= 0:
+            break
+        message = messages[index]
+        block = message.content[position]
+        text = _clippable_text(block) or ""
+        keep = max(MIN_KEPT_CHARS, int(len(text) * max(0, tokens - excess - 50) / max(tokens, 1)))
+        if keep >= len(text):
+            continue
+        short = text[:keep] + CLIP_MARK.format(count=len(text) - keep)
+        update = {"text": short} if isinstance(block, TextBlock) else {"content": short}
+        new_block = block.model_copy(update=update)
+        excess -= tokens - counter.block(new_block)
+        blocks = list(message.content)
+        blocks[position] = new_block
+        messages[index] = message.model_copy(update={"content": blocks})
+        clipped += 1
+    return clipped
+
+
+def drop_oldest_turns(messages: list[Message], excess: int, counter: TokenCounter, *, start: int) -> int:
+    """Drop whole turns from `messages[start:]`, oldest first, until `excess` tokens are freed, never the last turn;
+    a turn ends where the next assistant message (after the results of its calls) begins. Returns how many."""
+    cut = start
+    freed = 0
+    while freed < excess:
+        following = next((i for i in range(cut + 1, len(messages)) if messages[i].role == "assistant"), None)
+        if following is None:
+            break
+        freed += counter.messages(messages[cut:following])
+        cut = following
+    del messages[start:cut]
+    return cut - start
+
+
 # Summarising
 
 
@@ -272,10 +332,11 @@ class Compactor:
             return
         await self.compact("auto")
 
-    async def recover(self) -> bool:
+    async def recover(self, stated: int | None = None) -> bool:
         """After the provider said the request was too long: shorten and summarise; False if nothing could be done.
-        With no known window, what just overflowed is the best guess at it."""
-        window = self.window() or self.tokens()
+        The window is the one the error `stated`, else the known one, else what just overflowed (at most a typical
+        window: a request of millions of tokens says little about the window it overflowed)."""
+        window = stated or self.window() or min(self.tokens(), UNKNOWN_WINDOW)
         self._shorten(window)
         return await self.compact("auto", window=window)
 
@@ -286,6 +347,8 @@ class Compactor:
         keep = int(window * (KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE))
         split = split_index(agent.messages, keep, counter)
         if split is None:
+            if self._clip_to_window(window):
+                return True
             if trigger == "manual":
                 self._notice("warning", "There is nothing to compact yet.")
             return False
@@ -312,11 +375,33 @@ class Compactor:
         first = summary_message(summary) if summary else dropped_message(len(older))
         agent.messages[:] = [first, *kept]
         self.recount()
+        self._clip_to_window(window, start=1)
         post = self.tokens()
         agent.bus.emit(CompactionEnd(session_id=agent.session_id, summary=first.text, post_tokens=post, kept=kept))
         if usage is not None:
             agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
         return True
+
+    def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
+        """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is
+        not enough whole older turns are dropped, until the next request fits the window with room for the answer.
+        Says what it did; False if nothing needed doing."""
+        agent, counter = self.agent, self.meter.counter
+        limit = int(window * 0.9) - min(agent.config.max_tokens, window // 4)
+        excess = self.tokens() - limit
+        if excess <= 0:
+            return False
+        clipped = clip_to_fit(agent.messages, excess, counter, start=start)
+        self.recount()
+        dropped = 0
+        if (excess := self.tokens() - limit) > 0:
+            dropped = drop_oldest_turns(agent.messages, excess, counter, start=start)
+            self.recount()
+        said = [f"{clipped} oversized message parts were clipped"] if clipped else []
+        said += [f"{dropped} older messages were dropped"] if dropped else []
+        if said:
+            self._notice("warning", f"To fit the context window, {' and '.join(said)} (the session file keeps them).")
+        return bool(clipped or dropped)
 
     def _full(self) -> bool:
         window = self.window()

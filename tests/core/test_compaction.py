@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agentui.core import compaction
 from agentui.core.agent import Agent, AgentConfig
 from agentui.core.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
 from agentui.core.context import TokenCounter
 from agentui.core.events import CompactionEnd, CompactionStart, Event, Notice
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.providers.base import ContextOverflowError
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.tools.base import ToolRegistry
@@ -202,3 +205,71 @@ async def test_an_overflow_with_an_unknown_window_sizes_the_compaction_by_what_o
     summary_call, _retried = provider.requests[1:]
     assert COUNTER.count(summary_call.messages[0].text) < 0.85 * before
     assert agent.context_tokens < 0.5 * before
+
+
+async def test_compaction_always_ends_inside_the_window_clipping_what_a_summary_cannot_shrink() -> None:
+    # A resumed session whose last prompt is far larger than any window (a 2 MB paste): the summary cannot shrink
+    # the turn it keeps, so that turn is clipped, and the person is told.
+    huge = "x" * 2_000_000
+    messages = [*history(6), Message(role="assistant", content=[TextBlock(text="ok")]), Message.user(huge)]
+    agent, provider, seen = make_agent(
+        [{"text": "summary"}, {"text": "Answer."}], messages=messages, context_window=24_000
+    )
+    window = agent.window
+    assert window is not None and agent.context_tokens > 2 * window
+    result = await agent.prompt("go on")
+    assert result.stop == "end_turn" and result.text == "Answer."
+    sent = provider.requests[1]
+    assert COUNTER.messages(sent.messages) < window
+    assert "characters clipped to fit the context window" in text_of(sent)
+    end = next(e for e in seen if isinstance(e, CompactionEnd))
+    assert end.post_tokens < window
+    assert any(isinstance(e, Notice) and "were clipped" in e.message for e in seen)
+    assert_valid_history(agent.messages)
+
+
+async def test_a_single_message_too_large_for_the_window_is_clipped_though_there_is_nothing_to_summarise() -> None:
+    agent, provider, seen = make_agent([{"text": "Answer."}], messages=[], context_window=24_000)
+    window = agent.window
+    assert window is not None
+    result = await agent.prompt("y" * (8 * window))
+    assert result.stop == "end_turn"
+    assert COUNTER.messages(provider.requests[0].messages) < window
+    assert any(isinstance(e, Notice) and "were clipped" in e.message for e in seen)
+
+
+def test_dropping_turns_keeps_tool_calls_paired_and_the_last_turn() -> None:
+    messages = history(8, size=4000)
+    tail = messages[1:]
+    dropped = compaction.drop_oldest_turns(tail, 3000, COUNTER, start=0)
+    assert dropped > 0 and dropped % 2 == 0 and tail[0].role == "assistant"
+    assert_valid_history(tail)
+    before = len(tail)
+    assert compaction.drop_oldest_turns(tail, 10**9, COUNTER, start=0) == before - 2
+    assert len(tail) == 2 and tail[0].role == "assistant"
+
+
+@pytest.mark.parametrize(
+    ("message", "window"),
+    [
+        ("prompt is too long: 250000 tokens > 200000 maximum", 200_000),
+        ("This model's maximum context length is 8192 tokens. However, you requested 9000 tokens", 8192),
+        ("the request exceeds the available context size (4096 tokens), try increasing it", 4096),
+        ("context window exceeded", None),
+    ],
+)
+def test_an_overflow_error_states_the_window_when_the_server_names_it(message: str, window: int | None) -> None:
+    assert ContextOverflowError(message).window == window
+
+
+async def test_an_overflow_of_millions_of_tokens_on_an_unknown_window_ends_inside_the_stated_window() -> None:
+    # The 50 MB session line: the server says how large its window is, and compaction ends inside it.
+    overflow = {"error": {"status": 400, "message": "prompt is too long: 2500000 tokens > 20000 maximum"}}
+    messages = [*history(4), Message(role="assistant", content=[TextBlock(text="ok")]), Message.user("z" * 10_000_000)]
+    agent, provider, seen = make_agent(
+        [overflow, {"text": "summary"}, {"text": "Answer."}], messages=messages, context_window=None
+    )
+    result = await agent.prompt("go on")
+    assert result.stop == "end_turn"
+    assert COUNTER.messages(provider.requests[2].messages) < 20_000
+    assert next(e for e in seen if isinstance(e, CompactionEnd)).post_tokens < 20_000

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,25 @@ class BadRequestError(ProviderError):
 
 class ContextOverflowError(BadRequestError):
     kind = "context_overflow"
+
+    @property
+    def window(self) -> int | None:
+        """The context window the server's message states, if it states one."""
+        for pattern in _WINDOW_PATTERNS:
+            if found := pattern.search(self.message):
+                return int(found[1].replace(",", ""))
+        return None
+
+
+_WINDOW_PATTERNS = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"> ?([\d,]+) (?:tokens? )?maximum",  # Anthropic: "prompt is too long: 250000 tokens > 200000 maximum"
+        r"maximum context length is ([\d,]+)",  # OpenAI, vLLM
+        r"context size \(([\d,]+) tokens\)",  # llama.cpp: "exceeds the available context size (4096 tokens)"
+        r"n_ctx[^\d]{0,20}([\d,]+)",  # llama.cpp's older wording, Ollama
+    )
+)
 
 
 class RateLimitError(ProviderError):
