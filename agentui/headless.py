@@ -39,6 +39,9 @@ CANNOT_ASK = (
 )
 
 
+RESTARTED = "[agentui: the answer above was cut off and is given again in full below]"
+
+
 class Printer:
     """Writes a run's events as the chosen format asks; text mode streams the answer as it arrives."""
 
@@ -52,6 +55,12 @@ class Printer:
         self._message_text = False
         self._separator = False
         self._last = "\n"
+        self._printed: list[str] = []
+        """The text of the message being streamed as printed so far: a retry must not print it twice."""
+        self._replay: str | None = None
+        """After a retry, what was printed of the failed attempt, while the new attempt is still repeating it."""
+        self._matched = 0
+        self._shared_terminal: bool | None = None
 
     def __call__(self, event: Event) -> None:
         if self.closed:
@@ -70,15 +79,24 @@ class Printer:
                 if self._separator:
                     self._write("\n" if self._last == "\n" else "\n\n")
                     self._separator = False
-                self._write(event.text)
+                text = self._unrepeated(event.text) if self._replay is not None else event.text
+                self._write(text)
+                self._printed.append(text)
                 self._message_text = True
             case MessageEnd():
+                if self._replay is not None and self._matched < len(self._replay):
+                    self._restart(self._replay[: self._matched])  # the new answer is shorter than what was shown
+                self._replay = None
+                self._printed.clear()
                 self._separator = self._separator or self._message_text
                 self._message_text = False
             case Retry():
-                if self._message_text:  # the partial answer is dropped; start the retried one on a fresh line
-                    self._write("\n")
-                    self._message_text = False
+                # What streamed of the failed attempt is void, but it is on stdout already: the new attempt's text is
+                # printed only past the point where it stops repeating it (or after a mark, where it differs).
+                if self._printed or self._replay:  # (a second retry while repeating: all of it is still shown)
+                    self._replay = (self._replay or "") + "".join(self._printed)
+                    self._matched = 0
+                    self._printed.clear()
                 attempt = f"attempt {event.attempt} of {event.max_attempts}"
                 self.note(f"retrying in {event.delay:.1f} s ({attempt}): {event.reason}")
             case Notice():
@@ -91,6 +109,26 @@ class Printer:
                 self.note(f"{event.name} failed: {str(event.content)[:200]}")
             case _:  # the rest is for the other formats; text mode shows the answer and what went wrong
                 pass
+
+    def _unrepeated(self, text: str) -> str:
+        """The part of a retried attempt's delta that was not printed already; on a difference, a mark and the new
+        attempt's text from its start."""
+        assert self._replay is not None
+        shown = self._replay[self._matched : self._matched + len(text)]
+        if text.startswith(shown):
+            self._matched += len(shown)
+            if self._matched < len(self._replay):
+                return ""
+            self._replay = None
+            return text[len(shown) :]
+        self._restart(self._replay[: self._matched])
+        return text
+
+    def _restart(self, repeated: str) -> None:
+        """Mark on stdout that the text above it was taken back, and print the new attempt's text so far."""
+        self._replay = None
+        self._write(("\n" if self._last != "\n" else "") + RESTARTED + "\n" + repeated)
+        self._printed = [repeated]
 
     def _write(self, text: str) -> None:
         if not text:
@@ -106,10 +144,18 @@ class Printer:
         self.out.flush()
 
     def note(self, sentence: str) -> None:
-        if self._wrote and self._last != "\n" and not self.closed:
-            self._write("\n")  # stdout and stderr often share a terminal: never append to the answer's line
+        if self._wrote and self._last != "\n" and not self.closed and self._on_one_terminal():
+            self._write("\n")  # never append a note to the answer's line on the screen; a pipe gets the text alone
         self.err.write(f"agentui: {sentence}\n")
         self.err.flush()
+
+    def _on_one_terminal(self) -> bool:
+        if self._shared_terminal is None:
+            try:
+                self._shared_terminal = self.out.isatty() and self.err.isatty()
+            except (AttributeError, ValueError):
+                self._shared_terminal = False
+        return self._shared_terminal
 
     def finish(self, result: RunResult, summary: dict[str, object]) -> None:
         if self.closed:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentui.headless import RESTARTED
 from tests.e2e.test_print_mode import anthropic_env, assert_one_clean_sentence, run
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
@@ -127,3 +128,47 @@ def anthropic_tool(tool_id: str, name: str, arguments: dict[str, object]) -> lis
     return anthropic_stream(
         [{"type": "tool_use", "id": tool_id, "name": name, "input": arguments}], stop_reason="tool_use"
     )
+
+
+def cut_stream(text: str, *, words_sent: int) -> Reply:
+    """A text answer streamed a word per delta and cut off, mid-block, after `words_sent` words."""
+    chunks = anthropic_stream([{"type": "text", "text": text}], pieces=len(text.split()))
+    first_delta = next(i for i, c in enumerate(chunks) if b"text_delta" in c)
+    return Reply(chunks=chunks, cut_after=first_delta + words_sent)
+
+
+def test_a_retry_after_part_of_the_answer_was_printed_does_not_print_it_twice(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    full = "alpha beta gamma delta epsilon zeta eta theta"
+    server.enqueue(cut_stream(full, words_sent=4), Reply(chunks=anthropic_stream([{"type": "text", "text": full}])))
+    done = run(agentui_bin, ["-p", "words"], anthropic_env(clean_env, server))
+    assert done.returncode == 0, done.stderr
+    assert len(server.requests) == 2 and "retrying in" in done.stderr
+    assert done.stdout == full + "\n"
+
+
+def test_a_retried_answer_that_differs_is_marked_and_given_again_in_full(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    second = "alpha beta omega psi"
+    server.enqueue(
+        cut_stream("alpha beta gamma delta epsilon", words_sent=4),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": second}])),
+    )
+    done = run(agentui_bin, ["-p", "words"], anthropic_env(clean_env, server))
+    assert done.returncode == 0, done.stderr
+    taken_back, mark, answer = done.stdout.partition(RESTARTED + "\n")
+    assert mark and taken_back.startswith("alpha beta gamma") and answer == second + "\n"
+
+
+def test_a_retried_answer_shorter_than_what_was_printed_is_marked(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
+) -> None:
+    server.enqueue(
+        cut_stream("alpha beta gamma delta epsilon", words_sent=4),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "alpha beta"}])),
+    )
+    done = run(agentui_bin, ["-p", "words"], anthropic_env(clean_env, server))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.partition(RESTARTED + "\n")[2] == "alpha beta\n"
