@@ -415,3 +415,43 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
     assert "word5" in repr(resumed) and "word0" not in repr(resumed) and resumed[-1].text == "After."
     assert_valid_history(resumed)
     claude_code_log_reads(opened.path)
+
+
+def looped_copy(source: Path, target: Path) -> None:
+    """`source` with its first chain line's parentUuid pointed at its newest message: the chain now loops."""
+    entries = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+    chain = [e for e in entries if e.get("type") in ("user", "assistant") and not e.get("isSidechain")]
+    root = next(e for e in chain if e.get("parentUuid") is None)
+    newest = chain[-1]
+    root["parentUuid"] = newest["uuid"]
+    target.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+@pytest.mark.parametrize("fixture", ALL_FIXTURES[:4], ids=lambda p: p.stem[:8])
+def test_a_chain_that_loops_recovers_the_longest_unbroken_part_and_says_so(fixture: Path, tmp_path: Path) -> None:
+    whole = load_session(fixture)
+    looped_copy(fixture, tmp_path / fixture.name)
+    loaded = load_session(tmp_path / fixture.name)
+    assert loaded.looped
+    assert len(loaded.messages) >= len(whole.messages) - 1 and len(loaded.messages) > 0
+    [warning] = loaded.warnings()
+    assert "loops back on itself" in warning and fixture.name in warning
+    assert_valid_history(loaded.messages)
+    assert not whole.looped and whole.warnings() == []
+
+
+def test_empty_unreadable_and_partly_corrupt_session_files_say_what_was_left_out(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 40)
+    partly = tmp_path / "partly.jsonl"
+    partly.write_bytes(ALL_FIXTURES[0].read_bytes() + b"{not json\n\xff\xfe garbage\n")
+    assert "is empty" in load_session(empty).warnings()[0]
+    assert "could be read" in load_session(binary).warnings()[0]
+    [said] = load_session(partly).warnings()
+    assert said.startswith("2 of the ") and "were skipped" in said
+    heard: list[str] = []
+    opened = open_session(SessionRequest(resume=str(partly)), tmp_path, on_error=heard.append)
+    opened.writer.close()
+    assert heard == [said]

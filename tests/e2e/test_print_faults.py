@@ -8,7 +8,7 @@ import json
 import os
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -172,3 +172,42 @@ def test_a_retried_answer_shorter_than_what_was_printed_is_marked(
     done = run(agentui_bin, ["-p", "words"], anthropic_env(clean_env, server))
     assert done.returncode == 0, done.stderr
     assert done.stdout.partition(RESTARTED + "\n")[2] == "alpha beta\n"
+
+
+FIXTURE = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects").glob("*/*.jsonl"))[0]
+
+
+def looped(path: Path) -> None:
+    entries = [json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()]
+    chain = [e for e in entries if e.get("type") in ("user", "assistant") and not e.get("isSidechain")]
+    chain[0]["parentUuid"] = chain[-1]["uuid"]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+@pytest.mark.parametrize(
+    ("make", "said", "history"),
+    [
+        (looped, "loops back on itself", True),
+        (lambda path: path.write_bytes(b""), "is empty", False),
+        (lambda path: path.write_bytes(bytes(range(256)) * 64), "could be read", False),
+    ],
+    ids=["looped", "empty", "binary"],
+)
+def test_resuming_a_broken_session_file_says_what_was_left_out(
+    agentui_bin: str,
+    clean_env: dict[str, str],
+    server: LoopbackServer,
+    tmp_path: Path,
+    make: Callable[[Path], object],
+    said: str,
+    history: bool,
+) -> None:
+    session = tmp_path / "broken.jsonl"
+    make(session)
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Carrying on."}])))
+    done = run(agentui_bin, ["-p", "--resume", str(session), "go on"], anthropic_env(clean_env, server))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Carrying on.\n"
+    assert said in done.stderr and "Traceback" not in done.stderr
+    sent = server.requests[0].json()["messages"]
+    assert (len(sent) > 2) == history

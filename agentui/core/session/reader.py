@@ -48,6 +48,28 @@ class LoadedSession:
     """The raw entries the conversation was rebuilt from, in file order (what a fork copies)."""
     tool_details: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Each tool call's `toolUseResult` (diffs, exit codes) by tool_use id, for showing the history."""
+    looped: bool = False
+    """The parentUuid chain led back to itself; it was cut where it did."""
+
+    def warnings(self) -> list[str]:
+        """What a person resuming this session should know was left out, one sentence each."""
+        name = self.path.name
+        if self.lines == 0:
+            return [f"The session file {name} is empty; the conversation starts afresh in it."]
+        if self.skipped == self.lines:
+            return [
+                f"None of the {self.lines:,} lines of {name} could be read (is it a session file?); "
+                "the conversation starts afresh in it."
+            ]
+        said = []
+        if self.skipped:
+            said.append(f"{self.skipped:,} of the {self.lines:,} lines of {name} could not be read and were skipped.")
+        if self.looped:
+            said.append(
+                f"The message chain in {name} loops back on itself; its longest unbroken part "
+                f"({len(self.messages):,} messages) was loaded."
+            )
+        return said
 
 
 @cache
@@ -113,13 +135,14 @@ def _load(path: Path) -> LoadedSession:
             title = entry["summary"]
         if kind not in CHAIN_TYPES or not isinstance(entry.get("uuid"), str):
             continue
+        parent = entry.get("parentUuid")
+        if isinstance(parent, str) and parent in by_uuid:  # a parent is written before its children: a link
+            referenced.add(parent)  # forward is a corruption, and counting it could leave no leaf at all
         by_uuid[entry["uuid"]] = index
-        if isinstance(entry.get("parentUuid"), str):
-            referenced.add(entry["parentUuid"])
         if isinstance(entry.get("sessionId"), str):
             session_id = entry["sessionId"]
-    leaf = _newest_leaf(entries, by_uuid, referenced)
-    path_indices = _walk(entries, by_uuid, leaf)
+    leaf = _newest_leaf(entries, by_uuid, referenced) or _newest(entries, by_uuid, list(by_uuid))
+    path_indices, looped = _walk(entries, by_uuid, leaf)
     sidechain = bool(path_indices) and bool(entries[path_indices[0]].get("isSidechain"))
     messages, used = _rebuild(entries, path_indices, sidechain)
     chain = [entries[i] for i in sorted(used)]
@@ -140,23 +163,35 @@ def _load(path: Path) -> LoadedSession:
         skipped=skipped,
         chain=chain,
         tool_details=details,
+        looped=looped,
     )
 
 
 def _newest_leaf(entries: list[dict[str, Any]], by_uuid: dict[str, int], referenced: set[str]) -> str | None:
     leaves = [uuid for uuid in by_uuid if uuid not in referenced]
     main = [uuid for uuid in leaves if not entries[by_uuid[uuid]].get("isSidechain")]
-    candidates = main or leaves  # a sub-agent's own file has only sidechain lines
+    return _newest(entries, by_uuid, main or leaves)  # a sub-agent's own file has only sidechain lines
+
+
+def _newest(entries: list[dict[str, Any]], by_uuid: dict[str, int], uuids: list[str]) -> str | None:
+    """The newest of `uuids` (main-chain ones first); with no leaf at all, every line is in a loop and the newest
+    line is where the longest unbroken chain ends."""
+    main = [uuid for uuid in uuids if not entries[by_uuid[uuid]].get("isSidechain")]
+    candidates = main or uuids
     if not candidates:
         return None
     return max(candidates, key=lambda uuid: (str(entries[by_uuid[uuid]].get("timestamp", "")), by_uuid[uuid]))
 
 
-def _walk(entries: list[dict[str, Any]], by_uuid: dict[str, int], leaf: str | None) -> list[int]:
+def _walk(entries: list[dict[str, Any]], by_uuid: dict[str, int], leaf: str | None) -> tuple[list[int], bool]:
+    """The chain from the root to `leaf` (line indices), and whether it had to be cut where it looped."""
     chain: list[int] = []
     seen: set[str] = set()
     current = leaf
-    while current is not None and current in by_uuid and current not in seen:
+    while current is not None and current in by_uuid:
+        if current in seen:
+            chain.reverse()
+            return chain, True
         seen.add(current)
         index = by_uuid[current]
         chain.append(index)
@@ -166,7 +201,7 @@ def _walk(entries: list[dict[str, Any]], by_uuid: dict[str, int], leaf: str | No
         parent = entry.get("parentUuid")
         current = parent if isinstance(parent, str) else None
     chain.reverse()
-    return chain
+    return chain, False
 
 
 def _content(entry: dict[str, Any]) -> Any:

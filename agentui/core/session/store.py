@@ -94,6 +94,8 @@ def open_session(
         loaded = load_session(source)
     except OSError as exc:
         raise SessionError(f"The session file {source} cannot be read ({exc.strerror or exc}).") from None
+    for warning in loaded.warnings():
+        on_error(warning)
     if request.fork or request.session_id:
         session_id = _chosen_id(request.session_id, directory)
         path = directory / f"{session_id}.jsonl"
