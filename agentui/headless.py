@@ -191,11 +191,17 @@ def result_summary(result: RunResult) -> dict[str, object]:
     return summary
 
 
+EXIT_LIMIT = 3
+"""The run stopped at a limit the person set (--max-turns): not a failure of the model or the API."""
+
+
 def exit_code(result: RunResult) -> int:
     if result.stop == "end_turn":
         return 0
     if result.stop == "cancelled":
         return 130
+    if result.stop == "max_turns":
+        return EXIT_LIMIT
     return 1
 
 

@@ -65,13 +65,16 @@ class Conversation:
         project = project or open_project(launch.cwd, launch.permissions, env=env)
         session = open_session(launch.session, project.root, env=env, on_error=on_error)
         project.hooks.transcript_path = lambda: str(session.path)
-        memory = MemoryLoader(project.root, env)
+        memory = MemoryLoader(project.root, env, trusted=project.trusted)
         skills = load_skills(project.root, env)
         for directory in {skill.path.parent.parent for skill in skills}:
             # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
             project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
+        memory_files = memory.load()
+        for notice in memory.notices:
+            on_error(notice)
         prompt = build_system_prompt(
-            project.root, memory.load(), skills=skills, base=launch.system_prompt, append=launch.append_system_prompt
+            project.root, memory_files, skills=skills, base=launch.system_prompt, append=launch.append_system_prompt
         )
         if provider is None:
             from agentui.core.providers import create_provider

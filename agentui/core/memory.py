@@ -18,7 +18,10 @@ from agentui.core.dirs import claude_config_dir
 from agentui.core.workspace import is_within
 
 MAX_IMPORT_DEPTH = 4
-MAX_FILE_BYTES = 200_000
+MAX_FILE_CHARS = 40_000
+"""Past this a memory file is clipped (Claude Code warns at the same size): it is read on every request."""
+MAX_TOTAL_CHARS = 120_000
+"""All memory together; files past it are left out."""
 _IMPORT = re.compile(r"(?<![\w@`])@((?:~/|\.{1,2}/|/)?[\w.\-/~]+[\w\-])")
 _FENCE = re.compile(r"^(```|~~~)")
 
@@ -33,14 +36,24 @@ class MemoryFile:
     imported_by: Path | None = None
 
 
-def _read(path: Path) -> str | None:
+def _read(path: Path, limit: int) -> tuple[str, int] | str | None:
+    """(text clipped to `limit` characters, characters left out), a sentence saying why the file is not memory,
+    or None if there is no such file."""
     try:
         if not path.is_file():
             return None
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return handle.read(MAX_FILE_BYTES)
+        with path.open("rb") as handle:
+            data = handle.read(4 * limit + 4)
+            rest = os.fstat(handle.fileno()).st_size - len(data)
     except OSError:
         return None
+    if b"\x00" in data[:8192]:
+        return f"{path} is not a text file; it was not read as memory."
+    text = data.decode("utf-8", errors="replace")
+    if len(text) <= limit and rest <= 0:
+        return text, 0
+    left_out = len(text) - limit + max(rest, 0)  # (bytes past what was read count as characters: an estimate)
+    return text[:limit], left_out
 
 
 def imports_in(text: str) -> list[str]:
@@ -59,12 +72,17 @@ def imports_in(text: str) -> list[str]:
 
 
 class MemoryLoader:
-    def __init__(self, cwd: Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: Mapping[str, str] | None = None, *, trusted: bool = True) -> None:
         self.cwd = Path(os.path.realpath(cwd))
         self.env = os.environ if env is None else env
         self.home = Path(self.env.get("HOME") or Path.home())
+        self.trusted = trusted
+        """In a project not trusted yet, its memory files may not import files from outside it."""
         self._seen: set[Path] = set()
+        self._chars = 0
         self.files: list[MemoryFile] = []
+        self.notices: list[str] = []
+        """What was clipped, left out or refused, one sentence each, for the person."""
 
     def load(self) -> list[MemoryFile]:
         """The memory of a session's start, in the order the model reads it."""
@@ -92,15 +110,37 @@ class MemoryLoader:
         real = Path(os.path.realpath(path))
         if real in self._seen:
             return  # read already, or an import cycle
-        text = _read(real)
-        if text is None:
+        room = max(0, MAX_TOTAL_CHARS - self._chars)
+        read = _read(real, min(MAX_FILE_CHARS, room))
+        if read is None:
             return
         self._seen.add(real)
+        if isinstance(read, str):
+            self.notices.append(read)
+            return
+        text, left_out = read
+        if not text and left_out:
+            self.notices.append(
+                f"{path} was left out of memory: memory files are limited to {MAX_TOTAL_CHARS:,} characters in all."
+            )
+            return
+        if left_out:
+            self.notices.append(
+                f"{path} is too large for memory; its first {len(text):,} characters were read and about "
+                f"{left_out:,} left out."
+            )
+            text += f"\n[… about {left_out:,} more characters left out]"
+        self._chars += len(text)
         self.files.append(MemoryFile(path, kind, text, imported_by))
         if depth >= MAX_IMPORT_DEPTH:
             return
         for reference in imports_in(text):
             target = self.home / reference[2:] if reference.startswith("~/") else (real.parent / reference)
+            if not self.trusted and is_within(real, self.cwd) and not is_within(os.path.realpath(target), self.cwd):
+                self.notices.append(
+                    f"{path} imports {reference}, outside the project; it is not read until the project is trusted."
+                )
+                continue
             self._add(target, "import", path, depth + 1)
 
 

@@ -74,6 +74,8 @@ def test_the_most_local_definition_wins_and_variables_expand(tmp_path: Path) -> 
         ('{"mcpServers": {"x": {"type": "http"}}}', "has no url"),
         ('{"mcpServers": {"x": {"command": "a", "type": "carrier-pigeon"}}}', "is not valid (type"),
         ('{"mcpServers": []}', "must be an object"),
+        ("[1, 2]", "is not an object"),
+        ("\u00ff\u00fe binary", "could not be read as JSON"),
     ],
 )
 def test_a_bad_file_is_one_sentence(tmp_path: Path, content: str, says: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentui.core.agent import Agent, AgentConfig
-from agentui.core.memory import MemoryLoader, imports_in, render_memory
+from agentui.core.memory import MAX_FILE_CHARS, MAX_TOTAL_CHARS, MemoryLoader, imports_in, render_memory
 from agentui.core.messages import ToolResultBlock
 from agentui.core.permissions import KindGate
 from agentui.core.providers.scripted import ScriptedProvider
@@ -148,3 +148,41 @@ async def test_a_read_below_the_project_brings_that_directory_s_claude_md_to_the
     assert "<system-reminder>" in first.content and "pkg: always add type hints" in first.content
     assert str(cwd / "pkg" / "CLAUDE.md") in first.content
     assert "pkg: always add type hints" not in str(second.content)  # told once
+
+
+def test_a_huge_import_is_clipped_and_named_and_all_memory_is_bounded(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    write(cwd / "CLAUDE.md", "rules @big.txt @second.md @third.md @fourth.md")
+    (cwd / "big.txt").write_bytes(b"a" * 20_000_000)
+    for name in ("second.md", "third.md", "fourth.md"):
+        write(cwd / name, "b" * 60_000)
+    loader = MemoryLoader(cwd, {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
+    loaded = loader.load()
+    assert sum(len(f.text) for f in loaded) <= MAX_TOTAL_CHARS + 400
+    big = next(f for f in loaded if f.path.name == "big.txt")
+    assert len(big.text) < MAX_FILE_CHARS + 100 and "more characters left out" in big.text
+    assert any("big.txt is too large for memory" in n and "19,960,000" in n for n in loader.notices)
+    assert any("fourth.md was left out of memory" in n for n in loader.notices)
+
+
+def test_a_binary_memory_file_is_not_read_and_says_so(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    cwd.mkdir()
+    (cwd / "CLAUDE.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 34)
+    loader = MemoryLoader(cwd, {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
+    assert loader.load() == []
+    assert loader.notices == [f"{cwd / 'CLAUDE.md'} is not a text file; it was not read as memory."]
+
+
+def test_an_untrusted_project_cannot_import_files_from_outside_it(tmp_path: Path) -> None:
+    cwd = tmp_path / "p"
+    write(tmp_path / "secret.txt", "TOKEN=abc123")
+    write(cwd / "CLAUDE.md", f"see @{tmp_path / 'secret.txt'} and @../secret.txt and @docs/inside.md")
+    write(cwd / "docs" / "inside.md", "inside the project")
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "c")}
+    untrusted = MemoryLoader(cwd, env, trusted=False)
+    assert "TOKEN=abc123" not in render_memory(untrusted.load())
+    assert "inside the project" in render_memory(untrusted.files)
+    assert len([n for n in untrusted.notices if "outside the project" in n]) == 2
+    trusted = MemoryLoader(cwd, env, trusted=True)
+    assert "TOKEN=abc123" in render_memory(trusted.load()) and trusted.notices == []

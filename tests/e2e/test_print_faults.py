@@ -211,3 +211,23 @@ def test_resuming_a_broken_session_file_says_what_was_left_out(
     assert said in done.stderr and "Traceback" not in done.stderr
     sent = server.requests[0].json()["messages"]
     assert (len(sent) > 2) == history
+
+
+def test_memory_that_is_binary_huge_or_outside_an_untrusted_project_is_named_and_kept_out(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "CLAUDE.md").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 34)
+    (tmp_path / "outside.txt").write_text("OUTSIDE-SECRET")
+    (project / "huge.md").write_bytes(b"h" * 20_000_000)
+    (project / "CLAUDE.md").write_text(f"Rules. @huge.md @{tmp_path / 'outside.txt'}\n")
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
+    done = run(agentui_bin, ["-p", "hi"], anthropic_env(clean_env, server), cwd=project)
+    assert done.returncode == 0, done.stderr
+    system = json.dumps(server.requests[0].json()["system"])
+    assert "ELF" not in system and "OUTSIDE-SECRET" not in system and "Rules." in system
+    assert len(system) < 60_000  # the 20 MB import is clipped
+    assert "CLAUDE.md is not a text file" in done.stderr
+    assert "huge.md is too large for memory" in done.stderr
+    assert "outside.txt, outside the project" in done.stderr

@@ -87,12 +87,16 @@ def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dic
 
 
 def _read(path: Path) -> Any:
+    """The JSON object in `path`, None if there is no such file; anything else is a McpConfigError."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise McpConfigError(f"{path} could not be read as JSON ({exc}).") from None
+    if not isinstance(data, dict):
+        raise McpConfigError(f"{path} holds JSON that is not an object, so it was not read.")
+    return data
 
 
 def claude_json_path(env: Mapping[str, str]) -> Path:
