@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.claude_settings import SettingsSource, add_allow_rule, load_sources
 from agentui.core.dirs import claude_config_dir, config_dir
@@ -17,6 +18,9 @@ from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.trust import is_trusted
 from agentui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentui.core.sandbox import Sandbox
 
 _PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -138,6 +142,7 @@ def open_project(
         )
 
     workspace = Workspace(root=root, additional_dirs=tuple(d for d in directories if d.is_dir()))
+    sandbox = _sandbox(sources, trusted, workspace, home, notices)
     engine = PermissionEngine(
         workspace,
         rules,
@@ -149,8 +154,30 @@ def open_project(
     hooks = Hooks(
         specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env}, permission_mode=lambda: engine.mode
     )
-    tools = builtin_tools(workspace, env=settings_env)
+    engine.sandbox = sandbox
+    tools = builtin_tools(workspace, env=settings_env, sandbox=sandbox)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices)
+
+
+def _sandbox(
+    sources: list[SettingsSource], trusted: bool, workspace: Workspace, home: Path, notices: list[str]
+) -> Sandbox | None:
+    """The sandbox the settings ask for. An untrusted project's own settings may turn it on, never loosen it."""
+    from agentui.core.sandbox import Sandbox, SandboxConfig
+
+    blocks = []
+    for source in sources:
+        block = (source.settings.model_extra or {}).get("sandbox")
+        if isinstance(block, dict) and source.from_project and not trusted:
+            block = {"enabled": True} if block.get("enabled") is True else {}
+        blocks.append(block)
+    config = SandboxConfig.merged(blocks)
+    if not config.enabled:
+        return None
+    sandbox = Sandbox(config, workspace, home=home)
+    if problem := sandbox.problem():
+        notices.append(f"The sandbox is on but cannot run here: {problem}; every Bash command will ask first.")
+    return sandbox
 
 
 def _flag_rule(text: str, behavior: Behavior, root: Path, home: Path) -> Rule:

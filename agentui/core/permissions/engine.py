@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentui.core.events import PermissionDecision
 from agentui.core.messages import ToolUseBlock
@@ -24,6 +24,9 @@ from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_ru
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.tools.base import Tool, ToolArgs
 from agentui.core.workspace import Workspace, relative_within
+
+if TYPE_CHECKING:
+    from agentui.core.sandbox import Sandbox
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -88,6 +91,8 @@ class PermissionEngine:
         """Rules by behaviour and tool name, so a call looks only at the rules that could apply to it."""
         self._config_dirs = tuple(config_dirs)
         self._persist = persist
+        self.sandbox: Sandbox | None = None
+        """Set by the project when its settings turn the sandbox on."""
         workspace.read_denied = self.read_denied
 
     @property
@@ -110,7 +115,10 @@ class PermissionEngine:
 
     def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
         if tool.name == "Bash":
-            return self._bash(str(getattr(args, "command", "")))
+            command = str(getattr(args, "command", ""))
+            if self.sandbox is None or not self.sandbox.enabled:
+                return self._bash(command)
+            return self._sandboxed_bash(command, bool(getattr(args, "dangerouslyDisableSandbox", False)))
         raw = tool.permission_path(args)
         if raw is not None:
             return self._path_tool(tool, raw)
@@ -232,7 +240,33 @@ class PermissionEngine:
 
     # Bash
 
-    def _bash(self, command: str) -> Verdict:
+    def _sandboxed_bash(self, command: str, disable: bool) -> Verdict:
+        """With the sandbox on: a command that will run inside it needs no question unless a rule or something that
+        cannot be checked asks; one that asks to run outside always asks; and where the sandbox cannot run, nothing
+        runs unsandboxed without a question (bypass mode included)."""
+        sandbox = self.sandbox
+        assert sandbox is not None
+        if not sandbox.active:
+            return self._bash(command, mode="default" if self.mode == "bypassPermissions" else self.mode)
+        verdict = self._bash(command)
+        if verdict.behavior == "deny":
+            return verdict
+        if disable and sandbox.config.allow_unsandboxed:
+            if self.mode == "plan":
+                return Verdict("deny", "plan mode does not run commands outside the sandbox")
+            why = f"; also, {verdict.reason[0].lower()}{verdict.reason[1:]}" if verdict.behavior == "ask" else ""
+            return Verdict("ask", f"the command asks to run outside the sandbox{why}", hard=True)
+        if (
+            verdict.behavior == "ask"
+            and sandbox.config.auto_allow
+            and not (verdict.hard or verdict.by_rule)
+            and sandbox.runs_inside(command)
+        ):
+            return Verdict("allow", "it runs in the sandbox")
+        return verdict
+
+    def _bash(self, command: str, *, mode: Mode | None = None) -> Verdict:
+        mode = mode or self.mode
         ws = self.workspace
         analysis = analyze(command)
         cwd = ws.shell_cwd or ws.root
@@ -268,22 +302,24 @@ class PermissionEngine:
                     return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
 
         if analysis.problem:
-            if self.mode == "plan":
+            if mode == "plan":
                 return Verdict("deny", f"plan mode runs only read-only commands, and {analysis.problem}")
             return Verdict("ask", f"{analysis.problem}, so it cannot be checked", hard=True)
         for sub in checked:
             if rule := self._command_rule("ask", sub):
-                return Verdict("ask", f"the rule {rule.text} asks for `{sub.text}`", suggestions=(_bash_rule(sub),))
+                return Verdict(
+                    "ask", f"the rule {rule.text} asks for `{sub.text}`", suggestions=(_bash_rule(sub),), by_rule=True
+                )
 
         needs: list[str] = []
         suggestions: list[str] = []
-        hard = False
+        hard = by_rule = False
         for sub in analysis.commands:
-            if sub.name in ("cd", "pushd") and self.mode != "bypassPermissions" and not self._stays_inside(sub, cwd):
+            if sub.name in ("cd", "pushd") and mode != "bypassPermissions" and not self._stays_inside(sub, cwd):
                 # later relative paths would be resolved from somewhere else: `cd /etc && cat passwd`
                 needs.append(f"`{sub.text}` leaves the project")
                 continue
-            if self.mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
+            if mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
                 continue  # (plan mode runs read-only commands only, whatever the rules allow)
             paths = read_only_paths(sub)
             if paths is not None:
@@ -291,10 +327,11 @@ class PermissionEngine:
                 asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in resolve(t))]
                 if not outside and not asked:
                     continue
-                if self.mode == "bypassPermissions" and not asked:
+                if mode == "bypassPermissions" and not asked:
                     continue
+                by_rule = by_rule or bool(asked)
                 needs.append(f"`{sub.text}` reads {', '.join(outside + asked)}")
-            elif self.mode == "bypassPermissions":
+            elif mode == "bypassPermissions":
                 continue
             else:
                 needs.append(f"`{sub.text}`")
@@ -308,24 +345,28 @@ class PermissionEngine:
                 continue
             lexical, real = resolve(redirect.target)
             if redirect.writes:
-                verdict = self._write_target(lexical, real)
+                verdict = self._write_target(lexical, real, mode)
                 if verdict is not None:
                     needs.append(verdict[0])
                     hard = hard or verdict[1]
                     suggestions.append(_path_rule("Edit", real))
             elif (
                 not ws.contains(real)
-                and self.mode != "bypassPermissions"
+                and mode != "bypassPermissions"
                 and not all(self._find("allow", "Read", path=p, specific=True) for p in (lexical, real))
             ):
                 needs.append(f"reads {real}")
                 suggestions.append(_path_rule("Read", real))
         if not needs:
             return Verdict("allow", "every part of the command is allowed")
-        if self.mode == "plan":
+        if mode == "plan":
             return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
         return Verdict(
-            "ask", "Bash wants to run " + "; ".join(needs), hard=hard, suggestions=tuple(dict.fromkeys(suggestions))
+            "ask",
+            "Bash wants to run " + "; ".join(needs),
+            hard=hard,
+            suggestions=tuple(dict.fromkeys(suggestions)),
+            by_rule=by_rule,
         )
 
     def _stays_inside(self, sub: SimpleCommand, cwd: Path) -> bool:
@@ -364,16 +405,16 @@ class PermissionEngine:
                 return rule
         return None
 
-    def _write_target(self, lexical: Path, real: Path) -> tuple[str, bool] | None:
+    def _write_target(self, lexical: Path, real: Path, mode: Mode) -> tuple[str, bool] | None:
         """Why a redirection may not write this file without asking (and whether that is a hard ask), or None."""
         if reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs):
             return f"a write to {real} ({reason})", True
         if all(self._find("allow", "Edit", path=p, specific=True) for p in (lexical, real)):
             return None
         inside = self.workspace.contains(real)
-        if inside and (self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", "Edit", bare=True)):
+        if inside and (mode in ("acceptEdits", "bypassPermissions") or self._find("allow", "Edit", bare=True)):
             return None
-        if not inside and self.mode == "bypassPermissions":
+        if not inside and mode == "bypassPermissions":
             return None
         return f"a write to {self.workspace.display(real)}", False
 

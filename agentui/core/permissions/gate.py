@@ -28,6 +28,8 @@ class Verdict:
     """An ask that only the person can answer (a hook's allow cannot lift it): unparseable or protected."""
     suggestions: tuple[str, ...] = ()
     """Allow rules that would cover this call: what "don't ask again" adds."""
+    by_rule: bool = False
+    """An ask that an ask rule made (the sandbox's auto-allow does not lift it)."""
 
 
 class PermissionGate(Protocol):

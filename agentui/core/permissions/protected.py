@@ -28,12 +28,23 @@ SHELL_STARTUP = frozenset(
         "config.fish",
     }
 )
-_PROTECTED_DIRS = {".git": "a .git directory", ".claude": "Claude Code and agentui settings", ".husky": "git hooks"}
+_PROTECTED_DIRS = {
+    ".git": "a .git directory",
+    ".claude": "Claude Code and agentui settings",
+    ".husky": "git hooks",
+    ".vscode": "editor configuration (its tasks can run when the folder is opened)",
+    ".idea": "editor configuration (run configurations)",
+    ".devcontainer": "dev container configuration",
+}
 _PROTECTED_FILES = {
     ".mcp.json": "MCP server configuration",
     ".claude.json": "Claude Code configuration",
     ".gitconfig": "git configuration",
     ".pre-commit-config.yaml": "git hooks",
+    ".envrc": "a direnv file (run when a shell enters the directory)",
+    "CLAUDE.md": "instructions the model reads at every start",
+    "CLAUDE.local.md": "instructions the model reads at every start",
+    "AGENTS.md": "instructions coding agents read at every start",
 }
 
 

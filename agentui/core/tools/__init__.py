@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolKind, ToolRegistry, ToolResult
 from agentui.core.workspace import Workspace
 
+if TYPE_CHECKING:
+    from agentui.core.sandbox import Sandbox
+
 __all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolResult", "builtin_tools"]
 
 
-def builtin_tools(workspace: Workspace, *, env: Mapping[str, str] | None = None) -> ToolRegistry:
+def builtin_tools(
+    workspace: Workspace, *, env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None
+) -> ToolRegistry:
     """Claude Code's core tools, by its names and argument shapes, working in `workspace`.
 
     `env` is added to Bash's environment (the settings files' `env`).
@@ -25,7 +31,7 @@ def builtin_tools(workspace: Workspace, *, env: Mapping[str, str] | None = None)
 
     return ToolRegistry(
         [
-            Bash(workspace, env),
+            Bash(workspace, env, sandbox),
             Read(workspace),
             Write(workspace),
             Edit(workspace),

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agentui.core.sandbox import Sandbox
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture
 from agentui.core.workspace import Workspace
@@ -54,6 +55,10 @@ class BashArgs(ToolArgs):
         description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
     )
     description: str | None = Field(default=None, description="What the command does, in 5-10 words")
+    dangerouslyDisableSandbox: bool = Field(  # (Claude Code's name for it)
+        default=False,
+        description="Run this command outside the sandbox (when the sandbox is on); the user is always asked",
+    )
 
 
 class Bash(Tool[BashArgs]):
@@ -67,8 +72,11 @@ class Bash(Tool[BashArgs]):
     Args = BashArgs
     kind = "execute"
 
-    def __init__(self, workspace: Workspace, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None
+    ) -> None:
         self.workspace = workspace
+        self.sandbox = sandbox
         self._env = child_environment(os.environ, env)
         self._bash = shutil.which("bash") or "/bin/bash"
 
@@ -81,14 +89,20 @@ class Bash(Tool[BashArgs]):
         script = f"trap 'pwd -P >| {shlex.quote(str(cwd_file))}' EXIT\n{args.command}\n"
         # Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
         # so a background job still holding stdout would stall it.
+        argv, env = [self._bash, "-c", script], self._env
+        sandboxed = self.sandbox is not None and self.sandbox.runs_inside(
+            args.command, disable=args.dangerouslyDisableSandbox
+        )
+        if sandboxed:
+            assert self.sandbox is not None
+            argv, extra = self.sandbox.wrap(argv, cwd=cwd, scratch=ws.scratch)
+            env = {**env, **extra}
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                self._bash,
-                "-c",
-                script,
+                *argv,
                 cwd=cwd,
-                env=self._env,
+                env=env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_end,
                 stderr=write_end,
@@ -139,6 +153,7 @@ class Bash(Tool[BashArgs]):
             "truncated": capture.truncated,
             "outputFile": str(capture.spill_path) if capture.truncated else None,
             "cwd": str(ws.shell_cwd),
+            "sandboxed": sandboxed,
         }
         return ToolResult(content=content, details=details, is_error=timed_out or bool(code))
 

@@ -297,7 +297,7 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
         spec.name: (set(spec.input_schema["properties"]), set(spec.input_schema.get("required", [])))
         for spec in registry.specs()
     }
-    assert shapes["Bash"] == ({"command", "timeout", "description"}, {"command"})
+    assert shapes["Bash"] == ({"command", "timeout", "description", "dangerouslyDisableSandbox"}, {"command"})
     assert shapes["Read"] == ({"file_path", "offset", "limit"}, {"file_path"})
     assert shapes["Write"] == ({"file_path", "content"}, {"file_path", "content"})
     assert shapes["Edit"] == (

@@ -1,0 +1,155 @@
+"""Bash in the bubblewrap sandbox, end to end: `agentui -p` with Claude Code's `sandbox` settings, a scripted model
+issuing the commands, and the real bwrap. What must not happen is checked on disk and on the network."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.loopback import LoopbackServer
+
+
+@pytest.fixture(autouse=True)
+def _bubblewrap() -> None:
+    assert shutil.which("bwrap"), "bubblewrap is needed for these tests (.ci/run installs it)"
+
+
+def bash(call_id: str, command: str, **extra: Any) -> dict[str, Any]:
+    return {"content": [{"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command, **extra}}]}
+
+
+class Setup:
+    def __init__(self, tmp_path: Path, clean_env: dict[str, str], sandbox: dict[str, Any], **settings: Any) -> None:
+        self.home = Path(clean_env["HOME"])
+        self.project = tmp_path / "project"
+        (self.project / ".git" / "hooks").mkdir(parents=True)
+        (self.project / ".git" / "config").write_text("[core]\n")
+        self.outside = tmp_path / "outside"
+        self.outside.mkdir()
+        (self.home / ".claude").mkdir(exist_ok=True)
+        (self.home / ".claude" / "settings.json").write_text(json.dumps({"sandbox": sandbox, **settings}))
+        (self.home / ".ssh").mkdir()
+        (self.home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-MATERIAL")
+        self.env = {**clean_env, "ANTHROPIC_API_KEY": "sk-ant-PARENT-SECRET"}
+
+    def run(self, agentui_bin: str, steps: list[dict[str, Any]], *flags: str) -> list[dict[str, Any]]:
+        script = self.project.parent / "script.json"
+        script.write_text(json.dumps([*steps, {"text": "done"}]))
+        command = ["-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "stream-json"]
+        done = subprocess.run(
+            [agentui_bin, *command, *flags],
+            env=self.env,
+            cwd=self.project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        self.stderr = done.stderr
+        return [e for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "tool_end"]
+
+
+def test_with_bypass_mode_on_writes_outside_to_hooks_and_the_network_are_blocked_and_inside_work(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path, server: LoopbackServer
+) -> None:
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    connect = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {server.port}), 5)'"
+    ends = setup.run(
+        agentui_bin,
+        [
+            bash("b1", f"touch {setup.outside}/canary"),
+            # (written by a program, so that only the sandbox, not the command checker, can stop them)
+            bash("b2", 'python3 -c \'open(".git/hooks/pre-commit", "w").write("touch /tmp/pwned")\''),
+            bash("b3", 'python3 -c \'open(".git/config", "a").write("fsmonitor = evil")\''),
+            bash("b4", 'python3 -c \'open(".claude/settings.json", "w").write("{}")\''),
+            bash("b5", connect),
+            bash("b6", "echo made > inside.txt && mkdir -p sub && echo ok > sub/x && echo $TMPDIR && touch $TMPDIR/t"),
+            bash("b7", "cat ~/.ssh/id_ed25519; cat /proc/[0-9]*/environ | tr '\\0' '\\n' | grep -c PARENT-SECRET"),
+        ],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    by_id = {e["tool_call_id"]: e for e in ends}
+    assert not (setup.outside / "canary").exists() and by_id["b1"]["is_error"]
+    assert not (setup.project / ".git" / "hooks" / "pre-commit").exists() and by_id["b2"]["is_error"]
+    assert (setup.project / ".git" / "config").read_text() == "[core]\n" and by_id["b3"]["is_error"]
+    assert not (setup.project / ".claude" / "settings.json").exists() and by_id["b4"]["is_error"]
+    assert by_id["b5"]["is_error"] and not server.requests
+    assert (setup.project / "inside.txt").read_text() == "made\n" and (setup.project / "sub" / "x").exists()
+    assert not by_id["b6"]["is_error"], by_id["b6"]["content"]
+    assert "PRIVATE-KEY-MATERIAL" not in by_id["b7"]["content"]
+    assert "sk-ant-PARENT-SECRET" not in by_id["b7"]["content"] and "0" in by_id["b7"]["content"].splitlines()
+    assert all(e["details"]["sandboxed"] for e in ends)
+
+
+def test_auto_allow_runs_sandboxed_commands_without_a_question_and_deny_rules_still_win(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    setup = Setup(
+        tmp_path,
+        clean_env,
+        {"enabled": True, "autoAllowBashIfSandboxed": True},
+        permissions={"deny": ["Bash(rm:*)"], "ask": ["Bash(git push:*)"]},
+    )
+    (setup.project / "keep.txt").write_text("keep")
+    # In print mode a question is answered no: whatever ran, ran without one.
+    ends = setup.run(
+        agentui_bin,
+        [
+            bash("b1", 'touch made.txt && python3 -c \'open("also.txt", "w").write("x")\''),
+            bash("b2", "rm keep.txt"),
+            bash("b3", "git push origin main"),
+            bash("b4", "eval \"$(printf 'touch evaled.txt')\""),
+        ],
+    )
+    by_id = {e["tool_call_id"]: e for e in ends}
+    assert (setup.project / "made.txt").exists() and (setup.project / "also.txt").exists()
+    assert not by_id["b1"]["is_error"]
+    assert (setup.project / "keep.txt").exists() and "denied" in by_id["b2"]["content"]
+    assert by_id["b3"]["details"].get("denied") and "Bash(git push:*)" in by_id["b3"]["content"]
+    # what cannot be checked against the deny rules is still asked
+    assert not (setup.project / "evaled.txt").exists() and by_id["b4"]["details"].get("denied")
+
+
+def test_dangerously_disable_sandbox_always_asks_even_in_bypass_mode(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    ends = setup.run(
+        agentui_bin,
+        [bash("b1", f"touch {setup.outside}/canary", dangerouslyDisableSandbox=True)],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    [end] = ends
+    assert end["details"].get("denied") and "outside the sandbox" in end["content"]
+    assert not (setup.outside / "canary").exists()
+
+
+def test_where_bubblewrap_is_missing_it_says_so_once_and_asks_instead_of_running_unsandboxed(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("bash", "touch", "python3", "git", "env"):
+        if found := shutil.which(program):
+            os.symlink(found, bin_dir / program)
+    setup.env["PATH"] = str(bin_dir)
+    ends = setup.run(
+        agentui_bin,
+        [bash("b1", "touch made.txt"), bash("b2", "touch again.txt")],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert setup.stderr.count("The sandbox is on but cannot run here") == 1
+    assert "bubblewrap (bwrap) is not installed" in setup.stderr
+    assert all(e["details"].get("denied") for e in ends)
+    assert not (setup.project / "made.txt").exists()
