@@ -161,6 +161,9 @@ def _run(argv: list[str]) -> int:
         os.getcwd()
     except FileNotFoundError:
         return _fail("the current directory no longer exists; cd to one that does and run agentui again.")
+    from agentui.core.environ import scrub_own_environment
+
+    scrub_own_environment()  # before any child exists: none may read the keys through /proc/<agentui>/environ
     logger = logging.getLogger("agentui")
     log_file = os.environ.get("AGENTUI_LOG") or (_default_log() if args.debug and not args.print_mode else None)
     if log_file:  # the app owns the screen: its log goes to a file

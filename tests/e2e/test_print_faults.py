@@ -231,3 +231,24 @@ def test_memory_that_is_binary_huge_or_outside_an_untrusted_project_is_named_and
     assert "CLAUDE.md is not a text file" in done.stderr
     assert "huge.md is too large for memory" in done.stderr
     assert "outside.txt, outside the project" in done.stderr
+
+
+def test_no_command_sees_a_secret_neither_in_its_environment_nor_in_agentuis_through_proc(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    command = "printenv; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n'"
+    call = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": command}}
+    script.write_text(json.dumps([{"content": [call]}, {"text": "done"}]))
+    secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-LEAK1",
+        "DB_PASSWORD": "LEAK2",
+        "AZURE_OPENAI_KEY": "LEAK3",
+        "github_token": "LEAK4",
+        "DATABASE_URL": "postgres://app:LEAK5@db/app",
+    }
+    flags = ["--provider", "scripted", "--script", str(script), "--output-format", "stream-json"]
+    done = run(agentui_bin, ["-p", "go", *flags, "--allowedTools", "Bash"], {**clean_env, **secrets})
+    assert done.returncode == 0, done.stderr
+    [end] = [e for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "tool_end"]
+    assert "PATH=" in end["content"] and "LEAK" not in end["content"]

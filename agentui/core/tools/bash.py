@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import secrets
 import shlex
 import shutil
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agentui.core.environ import child_environment
 from agentui.core.sandbox import Sandbox
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture
@@ -33,17 +33,6 @@ TIMEOUT_GRACE = 2.0
 CANCEL_GRACE = 0.3  # a person pressing Esc expects the command gone at once
 PROGRESS_INTERVAL = 0.1
 PROGRESS_MAX_CHARS = 4000
-
-_SECRET_NAME = re.compile(r"^(ANTHROPIC_|OPENAI_)|(_API_KEY|_TOKEN|_SECRET)$|SECRET")
-
-
-def child_environment(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent's environment without provider keys and secrets, plus the settings' `env`."""
-    env = {key: value for key, value in base.items() if not _SECRET_NAME.search(key)}
-    env.update(extra or {})
-    env["AGENTUI"] = "1"
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait on a credential prompt nobody can answer
-    return env
 
 
 class BashArgs(ToolArgs):

@@ -74,11 +74,20 @@ async def test_secrets_stay_out_of_the_childs_environment(ws: Workspace, monkeyp
         "STRIPE_API_KEY",
         "DB_SECRET",
         "AWS_SECRET_ACCESS_KEY",
+        "DB_PASSWORD",
+        "AZURE_OPENAI_KEY",
+        "github_token",
+        "MY_PRIVATE_KEY",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "SESSION_COOKIE",
     ):
         monkeypatch.setenv(name, "hidden")
+    monkeypatch.setenv("DATABASE_URL", "postgres://app:hidden@db/app")
     monkeypatch.setenv("HARMLESS", "visible")
-    result = await bash(ws, "env | grep -c hidden; echo $HARMLESS $AGENTUI")
-    assert result.content.splitlines() == ["0", "visible 1"]
+    monkeypatch.setenv("KEYMAP_STYLE", "visible")
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/run/agent.sock")
+    result = await bash(ws, "env | grep -c hidden; echo $HARMLESS $AGENTUI $KEYMAP_STYLE $SSH_AUTH_SOCK")
+    assert result.content.splitlines() == ["0", "visible 1 visible /run/agent.sock"]
     assert child_environment({"X_TOKEN": "a", "PATH": "/bin"}, {"EXTRA": "b"}) == {
         "PATH": "/bin",
         "EXTRA": "b",
