@@ -153,3 +153,26 @@ def test_where_bubblewrap_is_missing_it_says_so_once_and_asks_instead_of_running
     assert "bubblewrap (bwrap) is not installed" in setup.stderr
     assert all(e["details"].get("denied") for e in ends)
     assert not (setup.project / "made.txt").exists()
+
+
+async def test_a_sandboxed_commands_background_children_end_with_it(tmp_path: Path) -> None:
+    from agentui.core.sandbox import Sandbox, SandboxConfig
+    from agentui.core.tools.base import ToolContext
+    from agentui.core.tools.bash import Bash, BashArgs
+    from agentui.core.workspace import Workspace
+
+    workspace = Workspace(root=tmp_path)
+    tool = Bash(workspace, sandbox=Sandbox(SandboxConfig(enabled=True), workspace, home=tmp_path))
+    marker = f"sleep 3{os.getpid() % 1000}1"
+    ctx = ToolContext(cwd=tmp_path, session_id="s", tool_call_id="b")
+    result = await tool.run(BashArgs(command=f"{marker} & {marker} & echo started"), ctx)
+    assert result.content == "started" and result.details["sandboxed"]
+    still = [p for p in Path("/proc").glob("[0-9]*") if marker.encode() in _cmdline(p)]
+    assert still == []
+
+
+def _cmdline(process: Path) -> bytes:
+    try:
+        return (process / "cmdline").read_bytes()
+    except OSError:
+        return b""

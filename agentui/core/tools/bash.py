@@ -112,7 +112,8 @@ class Bash(Tool[BashArgs]):
             except TimeoutError:
                 timed_out = True
                 await stop_group(process, TIMEOUT_GRACE)
-            await end_leftovers(process.pid)
+            if not sandboxed:  # (a sandbox's processes end with its PID namespace when bwrap exits)
+                await end_leftovers(process.pid)
             try:
                 await asyncio.wait_for(reader, 5)
             except TimeoutError:  # something left the group and holds the pipe open: stop listening to it
