@@ -33,6 +33,8 @@ def is_secret(name: str, value: str = "") -> bool:
 def child_environment(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The parent's environment without provider keys and secrets, plus the settings' `env` (given on purpose)."""
     env = {key: value for key, value in base.items() if not is_secret(key, value)}
+    if "PATH" in env:  # a relative entry (`node_modules/.bin`, or an empty one: `.`) would make a plain `ls` run
+        env["PATH"] = ":".join(p for p in env["PATH"].split(":") if p.startswith("/"))  # a project's own file
     env.update(extra or {})
     env["AGENTUI"] = "1"
     env.setdefault("GIT_TERMINAL_PROMPT", "0")  # never wait on a credential prompt nobody can answer

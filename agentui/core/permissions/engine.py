@@ -8,10 +8,11 @@ they are matched: a deny applies if the path as written or its real target match
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,7 +20,7 @@ from agentui.core.events import PermissionDecision
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.readonly import read_only_paths
+from agentui.core.permissions.readonly import git_config_runs_programs, read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.tools.base import Tool, ToolArgs
@@ -295,11 +296,22 @@ class PermissionEngine:
                     return Verdict(
                         "deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}"
                     )
-        reads = [(sub, target) for sub in analysis.commands if (paths := read_only_paths(sub)) for target in paths]
+        looking = self._looking(analysis.commands, cwd)
+        reads = [(sub, target) for sub in analysis.commands if (paths := looking[id(sub)]) for target in paths]
         for sub, target in reads:
-            for path in resolve(target):
-                if rule := self._find("deny", "Read", path=path):
-                    return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
+            for match in _expanded(target, cwd):
+                for path in resolve(match):
+                    if rule := self._find("deny", "Read", path=path):
+                        return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {match}")
+        for sub in analysis.commands:
+            for directory in _recursive_reach(sub):
+                if rule := self._deny_within(resolve(directory)[1]):
+                    return Verdict(
+                        "ask",
+                        f"`{sub.text}` reads everything under {directory}, which holds files the rule {rule.text} "
+                        "denies",
+                        hard=True,
+                    )
 
         if analysis.problem:
             if mode == "plan":
@@ -321,8 +333,9 @@ class PermissionEngine:
                 continue
             if mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
                 continue  # (plan mode runs read-only commands only, whatever the rules allow)
-            paths = read_only_paths(sub)
+            paths = looking[id(sub)]
             if paths is not None:
+                paths = [match for target in paths for match in _expanded(target, cwd)]
                 outside = [t for t in paths if not ws.contains(resolve(t)[1])]
                 asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in resolve(t))]
                 if not outside and not asked:
@@ -369,6 +382,28 @@ class PermissionEngine:
             by_rule=by_rule,
         )
 
+    def _looking(self, commands: list[SimpleCommand], cwd: Path) -> dict[int, list[str] | None]:
+        """Each command's paths if it only looks (`read_only_paths`); git only where the repository's own config
+        makes it run nothing."""
+        found: dict[int, list[str] | None] = {}
+        git_runs: bool | None = None
+        for sub in commands:
+            paths = read_only_paths(sub)
+            if paths is not None and sub.name == "git":
+                git_runs = git_config_runs_programs(cwd) if git_runs is None else git_runs
+                paths = None if git_runs else paths
+            found[id(sub)] = paths
+        return found
+
+    def _deny_within(self, directory: Path) -> Rule | None:
+        """A deny rule on reading that could cover something below `directory`."""
+        for rule in self._rules:
+            if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path is not None:
+                root = rule.path.root
+                if relative_within(root, directory) is not None or relative_within(directory, root) is not None:
+                    return rule
+        return None
+
     def _stays_inside(self, sub: SimpleCommand, cwd: Path) -> bool:
         """A `cd` into the project keeps path checks sound (paths are resolved from the root, which only makes
         them look further out than they are); one that leaves it, or goes who knows where, does not."""
@@ -400,6 +435,8 @@ class PermissionEngine:
         texts = [sub.matching_text(with_assignments=True)]
         if not with_assignments and sub.assignments:  # deny and ask: also without its VAR=value prefix
             texts.append(sub.matching_text())
+        if behavior != "allow" and "/" in sub.name:  # `/usr/bin/touch` is touch to a deny rule (never to an allow)
+            texts.append(replace(sub, name=os.path.basename(sub.name)).matching_text())
         for text in texts:
             if rule := self._find(behavior, "Bash", command=text):
                 return rule
@@ -463,6 +500,41 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
         if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+MAX_GLOB_MATCHES = 200
+
+
+def _expanded(target: str, cwd: Path) -> list[str]:
+    """The files a word would name once bash expands it as a glob (and the word itself, which bash keeps when
+    nothing matches), so rules see `.env` in `cat .en?` and where `link*/x` leads."""
+    if not _GLOB_CHARS.search(target):
+        return [target]
+    matches = []
+    for match in glob.iglob(os.path.expanduser(target), root_dir=cwd):
+        matches.append(match)
+        if len(matches) >= MAX_GLOB_MATCHES:
+            break
+    return [*matches, target]
+
+
+_RECURSIVE_GREP = re.compile(r"^-[a-zA-Z]*[rR]")
+
+
+def _recursive_reach(sub: SimpleCommand) -> list[str]:
+    """The directories a command reads every file under (grep -r, rg, diff -r): a deny rule inside one of them
+    cannot be checked file by file."""
+    name = sub.name.rsplit("/", 1)[-1]
+    words = [w for w in sub.words if w is not None]
+    recursive = name == "rg" or (
+        name in ("grep", "egrep", "fgrep", "diff")
+        and any(w in ("--recursive", "--dereference-recursive") or _RECURSIVE_GREP.match(w) for w in words)
+    )
+    if not recursive:
+        return []
+    operands = [w for w in words if not w.startswith("-")]
+    return operands or ["."]
 
 
 def _bash_rule(sub: SimpleCommand) -> str:

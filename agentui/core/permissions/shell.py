@@ -8,6 +8,7 @@ that runs unchecked, so anything it cannot see through sets `problem`, and the e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -27,6 +28,21 @@ _DYNAMIC = {
     "ansi_c_string",
     "translated_string",
 }
+# Variables that change what later commands run or which files they trust: setting one is never "just an
+# assignment" (`PATH=./bin:$PATH; ls` runs the project's own ls).
+_RISKY_VARIABLES = frozenset(
+    {
+        "PATH", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "BASH_ENV", "ENV", "ZDOTDIR", "SHELL", "CDPATH",
+        "IFS", "GLOBIGNORE", "SHELLOPTS", "BASHOPTS", "PROMPT_COMMAND", "PS4", "LD_PRELOAD", "LD_LIBRARY_PATH",
+        "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
+        "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "PAGER",
+        "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "LESSOPEN", "LESSCLOSE", "BROWSER", "GIT_DIR",
+        "GIT_WORK_TREE", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
+        "GIT_EXTERNAL_DIFF", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT", "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR",
+    }
+)  # fmt: skip
+_ARITHMETIC_TESTS = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge"}
 _WRITE_OPERATORS = {">", ">>", ">|", "&>", "&>>", "<>", ">&"}
 _READ_OPERATORS = {"<", "<>"}
 
@@ -41,6 +57,8 @@ class SimpleCommand:
     assignments: tuple[str, ...] = ()
     open_ended: bool = False
     """More arguments are appended when it runs (xargs): only wildcard rules can cover it."""
+    fed_from: tuple[str, ...] | None = None
+    """For `find DIRS ... | xargs CMD`: the appended arguments are paths under these."""
 
     @cached_property  # (every rule lookup asks for it; computed once per command)
     def text(self) -> str:
@@ -163,10 +181,49 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
+_SUBSTRING = re.compile(r"^\$\{#?\w+:[^-=+?]")  # ${x:offset}: the offset is arithmetic
+
+
+def _identifiers(node: Any) -> list[str]:
+    """Variable names an arithmetic expression reads (bare names count: `(( x ))` reads $x)."""
+    found = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("variable_name", "simple_expansion", "expansion", "command_substitution"):
+            found.append(current.text.decode(errors="surrogateescape").strip("${}"))
+            continue
+        if current.type == "word" and not current.text.decode(errors="replace").isdigit():
+            found.append(current.text.decode(errors="surrogateescape"))
+            continue
+        stack.extend(current.children)
+    return found
+
+
+def _find_starts(node: Any) -> tuple[str, ...] | None:
+    """The start directories of a plain `find` command node (all literal words), else None."""
+    if node.type != "command":
+        return None
+    words = [literal(c) for c in node.children if c.type != "command_name"]
+    name = node.child_by_field_name("name")
+    if name is None or literal(name.children[0]) != "find" or any(w is None for w in words):
+        return None
+    starts = []
+    for word in words:
+        if word is None or word.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    return tuple(starts or ["."])
+
+
 class _Walker:
     def __init__(self, result: ShellAnalysis, depth: int) -> None:
         self.result = result
         self.depth = depth
+        self.feed: tuple[str, ...] | None = None
+        """While visiting the command after `find DIRS |`: those directories."""
+        self.bindings: dict[str, str] = {}
+        """Loop variables with the literal value they hold on this pass through the loop body."""
 
     def visit(self, node: Any) -> None:
         kind = node.type
@@ -176,9 +233,97 @@ class _Walker:
             self._declaration(node)
         elif kind == "file_redirect":
             self._redirect(node)
+        elif kind == "for_statement" and self._bound_loop(node):
+            return
+        elif kind == "pipeline":
+            self._pipeline(node)
         else:
+            if kind == "variable_assignment":
+                self._assignment(node)
+            elif kind in ("arithmetic_expansion", "c_style_for_statement") or (
+                kind == "compound_statement" and node.children and node.children[0].type == "(("
+            ):
+                self._arithmetic(node)
+            elif kind == "binary_expression" and node.parent is not None and node.parent.type == "test_command":
+                self._arithmetic_test(node)
+            elif kind == "expansion":
+                self._expansion(node)
             for child in node.children:
                 self.visit(child)
+
+    def _pipeline(self, node: Any) -> None:
+        """A pipeline, noting where `find` feeds `xargs` the names of files it found (and only that)."""
+        previous = None
+        for child in node.children:
+            self.feed = _find_starts(previous) if previous is not None else None
+            self.visit(child)
+            if child.is_named:
+                previous = child
+        self.feed = None
+
+    # Words that bash evaluates as code: arithmetic evaluates a variable's value as an expression, and an array
+    # subscript in it runs command substitutions (`x='a[$(touch f)]'; (( x ))`).
+
+    def _arithmetic(self, node: Any) -> None:
+        assigned = set()
+        if node.type == "c_style_for_statement":  # (( i=0; i<3; i++ )): a counter set to a number is safe
+            for child in node.children:
+                if child.type == "variable_assignment" and child.child_by_field_name("value") is not None:
+                    value = child.child_by_field_name("value")
+                    name = child.child_by_field_name("name")
+                    if value.type == "number" and name is not None:
+                        assigned.add(name.text.decode())
+        for name in _identifiers(node):
+            if name not in assigned:
+                self.result.flag(f"an arithmetic expression evaluates ${name}, whose value can run commands")
+                return
+
+    def _arithmetic_test(self, node: Any) -> None:
+        operator = node.child_by_field_name("operator")
+        if operator is None or operator.text.decode() not in _ARITHMETIC_TESTS:
+            return
+        for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+            if side is not None and side.type != "number":
+                self.result.flag("a [[ ]] comparison evaluates a value as arithmetic, which can run commands")
+                return
+
+    def _expansion(self, node: Any) -> None:
+        text = node.text.decode(errors="surrogateescape")
+        if text.startswith("${!") or "@P" in text or "[" in text or _SUBSTRING.match(text):
+            self.result.flag(f"the expansion {text[:40]} can run commands hidden in a variable's value")
+
+    def _assignment(self, node: Any) -> None:
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self._risky(name.text.decode(errors="surrogateescape"))
+
+    def _risky(self, variable: str) -> None:
+        variable = variable.split("=", 1)[0].split("[", 1)[0].lstrip("+")
+        if variable in _RISKY_VARIABLES or variable.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
+            self.result.flag(f"the command sets {variable}, which changes what later commands run")
+
+    def _bound_loop(self, node: Any) -> bool:
+        """`for f in a b *.md; do ... "$f" ...; done` over literal words: the body is checked once for each value,
+        so a loop over files is judged by the files. False (walk it as usual) for any other loop."""
+        variable = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        values_nodes = [c for c in node.children if c.type in _LITERAL_LEAVES and c != variable]
+        if variable is None or body is None or not values_nodes:
+            return False
+        values = [literal(c) for c in values_nodes]
+        if any(v is None for v in values) or len(values) > 50:
+            return False
+        name = variable.text.decode()
+        self._risky(name)
+        outer = self.bindings.get(name)
+        for value in values:
+            self.bindings[name] = value  # type: ignore[assignment]
+            self.visit(body)
+        if outer is None:
+            self.bindings.pop(name, None)
+        else:
+            self.bindings[name] = outer
+        return True
 
     def _command(self, node: Any) -> None:
         assignments: list[str] = []
@@ -204,15 +349,31 @@ class _Walker:
             return
         command = SimpleCommand(
             name=name,
-            words=tuple(literal(arg) for arg in arguments),
+            words=tuple(self._word(arg) for arg in arguments),
             texts=tuple(arg.text.decode(errors="surrogateescape") for arg in arguments),
             assignments=tuple(assignments),
         )
         self._unwrap(command)
 
+    def _word(self, node: Any) -> str | None:
+        """A word's value, a loop variable's included (`"$f"` inside `for f in a b`)."""
+        value = literal(node)
+        if value is not None or not self.bindings:
+            return value
+        inner = node
+        if inner.type == "string" and len(inner.named_children) == 1:
+            inner = inner.named_children[0]
+        if inner.type in ("simple_expansion", "expansion") and len(inner.named_children) == 1:
+            variable = inner.named_children[0]
+            if variable.type == "variable_name":
+                return self.bindings.get(variable.text.decode())
+        return None
+
     def _declaration(self, node: Any) -> None:
         keyword = node.children[0].text.decode() if node.children else "declare"
         rest = node.children[1:]
+        if any(c.type == "word" and c.text.startswith(b"-") and b"i" in c.text for c in rest):
+            self.result.flag(f"{keyword} -i evaluates its values as arithmetic, which can run commands")
         for child in rest:
             self.visit(child)
         self.result.commands.append(
@@ -254,17 +415,22 @@ class _Walker:
                 return
         elif name == "env":
             start, extra = _env_start(words)
+            for assignment in extra:
+                self._risky(assignment)
             if start is not None and start < len(words):
                 self._inner(command, start, assignments=(*command.assignments, *extra))
                 return
-        elif name in ("bash", "sh", "zsh", "dash", "ksh") and "-c" in words:
-            index = words.index("-c")
-            script = words[index + 1] if index + 1 < len(words) else None
-            if script is None:
-                self.result.flag(f"{name} -c runs text that depends on an expansion")
-            else:
+        elif name in _SHELLS:
+            script = _shell_script(words)
+            if isinstance(script, _Problem):
+                self.result.flag(f"{name} {script.why}")
+                return
+            if script is not None:
                 self.result.merge(analyze(script, self.depth + 1))
-            return
+                return
+            # a script file (or standard input) runs: `bash` itself is the command to allow
+        elif name == "let" and any(word is None or not word.isdigit() for word in words):
+            self.result.flag("let evaluates its arguments as arithmetic, which can run commands")
         elif name == "eval":
             if any(word is None for word in words):
                 self.result.flag("eval runs text that depends on an expansion")
@@ -318,7 +484,10 @@ class _Walker:
         inner = self._slice(command, start)
         if inner is None:
             return
-        inner = SimpleCommand(inner.name, inner.words, inner.texts, assignments, open_ended or command.open_ended)
+        fed_from = self.feed if open_ended else command.fed_from
+        inner = SimpleCommand(
+            inner.name, inner.words, inner.texts, assignments, open_ended or command.open_ended, fed_from
+        )
         self._unwrap(inner)
 
     def _hidden(self, command: SimpleCommand, start: int, end: int | None = None) -> None:
@@ -358,6 +527,10 @@ def _plain_start(words: list[str | None]) -> int | None:
     return _skip_options(words)
 
 
+def _exec_start(words: list[str | None]) -> int | None:
+    return _skip_options(words, takes_value={"-a"})  # exec -a NAME: the name shown, not the program
+
+
 def _command_start(words: list[str | None]) -> int | None:
     if any(word in ("-v", "-V") for word in words):
         return None  # `command -v x` only looks x up
@@ -372,8 +545,46 @@ _SIMPLE_WRAPPERS = {
     "stdbuf": _stdbuf_start,
     "command": _command_start,
     "builtin": _plain_start,
-    "exec": _plain_start,
+    "exec": _exec_start,
 }
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox"}
+
+
+@dataclass(frozen=True)
+class _Problem:
+    why: str
+
+
+def _shell_script(words: list[str | None]) -> str | _Problem | None:
+    """What `bash ...` runs, read as bash reads its arguments: options up to the first operand, and `-c` (alone or
+    in a bundle such as `-ec`) makes that operand the script text. None: it runs a file or standard input."""
+    index, inline = 0, False
+    while index < len(words):
+        word = words[index]
+        if word is None:
+            return _Problem("is run with options that depend on an expansion")
+        if word == "--":
+            index += 1
+            break
+        if word in ("--rcfile", "--init-file") or word.startswith(("--rcfile=", "--init-file=")):
+            return _Problem("is told to read a start-up file first")
+        if word in ("-o", "+o", "-O", "+O"):
+            index += 2
+            continue
+        if word.startswith("--"):
+            index += 1
+            continue
+        if len(word) > 1 and word[0] in "-+":
+            inline = inline or "c" in word[1:]
+            index += 1
+            continue
+        break
+    if not inline:
+        return None
+    if index >= len(words):
+        return _Problem("-c is given no script")
+    script = words[index]
+    return script if script is not None else _Problem("-c runs text that depends on an expansion")
 
 
 def _env_start(words: list[str | None]) -> tuple[int | None, tuple[str, ...]]:
@@ -382,9 +593,13 @@ def _env_start(words: list[str | None]) -> tuple[int | None, tuple[str, ...]]:
         word = words[index]
         if word is None:
             return None, ()
-        if word in ("-u", "--unset", "-C", "--chdir", "-S", "--split-string"):
-            if word in ("-S", "--split-string"):
-                return None, ()  # env -S parses its own command line: not something to see through
+        if word.startswith(("-S", "--split-string", "--s", "-C", "--chdir", "--c")) or (
+            word.startswith("-") and not word.startswith("--") and ("S" in word or "C" in word)
+        ):
+            # env -S parses its own command line, and env -C moves what the command's paths mean: neither is
+            # something to see through
+            return None, ()
+        if word in ("-u", "--unset"):
             index += 2
         elif word.startswith("-"):
             index += 1
