@@ -41,10 +41,16 @@ class SystemPrompt:
 
 
 def git_facts(cwd: Path) -> str:
-    """ "main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow)."""
+    """ "main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow). Never
+    where the repository's own config would make git run a program (an fsmonitor, a clean filter): that config
+    arrives with the code, and this runs before any question could be asked."""
+    from agentui.core.permissions.readonly import git_config_runs_programs
+
+    if git_config_runs_programs(cwd):
+        return "not read (the repository's git config names programs to run)"
     try:
         done = subprocess.run(
-            ["git", "status", "--porcelain=v1", "--branch"],
+            ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "status", "--porcelain=v1", "--branch"],
             cwd=cwd,
             capture_output=True,
             text=True,

@@ -335,7 +335,7 @@ def replace_short(flags: _Flags) -> _Flags:
 
 
 _GIT_RUNS = {
-    "core": {"fsmonitor", "pager", "editor", "sshcommand", "askpass", "hookspath"},
+    "core": {"fsmonitor", "pager", "editor", "sshcommand", "askpass", "hookspath", "attributesfile"},
     "diff": {"external", "textconv", "command"},
     "difftool": None,
     "pager": None,
