@@ -187,3 +187,14 @@ def test_relative_path_entries_never_reach_a_command(tmp_path: Path) -> None:
 
     env = child_environment({"PATH": "node_modules/.bin:/usr/bin::.:/bin:bin"})
     assert env["PATH"] == "/usr/bin:/bin"
+
+
+@pytest.mark.parametrize("name", ["CLAUDE.md", ".envrc", ".vscode/tasks.json", "sub/AGENTS.md", ".idea/workspace.xml"])
+@pytest.mark.parametrize("mode", ["acceptEdits", "bypassPermissions"])
+def test_files_other_tools_run_or_read_as_instructions_are_never_written_without_asking(
+    project: Path, name: str, mode: Mode
+) -> None:
+    engine = engine_for(project, mode)
+    assert check(engine, "Write", file_path=str(project / name), content="x").behavior == "ask"
+    assert verdict(engine, f"echo x > {name}") == "ask"
+    assert check(engine, "Write", file_path=str(project / "src" / "ok.py"), content="x").behavior == "allow"
