@@ -1,12 +1,13 @@
 """The operating-system sandbox for Bash, as Claude Code's `sandbox` settings describe it: on Linux every command runs
 inside bubblewrap, with the project, the additional directories and a private temporary directory writable, the rest
 of the file system read-only, the project's own configuration (`.git/hooks`, `.git/config`, `.claude/`, `.mcp.json`
-and the other files that run code later) read-only even inside it, no network, and its own process namespace (so
-agentui's own environment, with the provider keys, cannot be read through /proc).
+and the other files that run code later) read-only even inside it, no network but the domains the settings allow
+(through agentui's filtering proxy, `sandbox_proxy.py`), and its own process namespace (so agentui's own
+environment, with the provider keys, cannot be read through /proc).
 
 macOS would do the same with Seatbelt (`sandbox-exec` and a generated profile: `(deny default)`, file-write allowed
-under the same directories, network denied); see DESIGN notes. Elsewhere, or where bubblewrap cannot create its
-namespaces, the sandbox says so once and Bash falls back to asking before each command.
+under the same directories, network only to the proxy); see CONTRIBUTING.md. Elsewhere, or where bubblewrap
+cannot create its namespaces, the sandbox says so once and Bash falls back to asking before each command.
 """
 
 from __future__ import annotations
@@ -19,9 +20,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentui.core.sandbox_proxy import DomainProxy
+
+PROXY_PORT = 3128
 
 # Inside the writable directories, these stay read-only: what they hold runs later, outside any check.
 READ_ONLY_INSIDE = (".git/hooks", ".git/config", ".claude", ".mcp.json", ".envrc", ".vscode", ".husky")
@@ -56,6 +62,8 @@ class SandboxConfig:
     """`excludedCommands`: programs that run outside the sandbox (through the usual permission checks)."""
     allow_unsandboxed: bool = True
     """`allowUnsandboxedCommands`: whether `dangerouslyDisableSandbox` may take a command out (it always asks)."""
+    allowed_domains: tuple[str, ...] = ()
+    """`network.allowedDomains`: hosts reachable through agentui's filtering proxy; none means no network."""
 
     @classmethod
     def merged(cls, blocks: Sequence[Any]) -> SandboxConfig:
@@ -65,7 +73,10 @@ class SandboxConfig:
             if isinstance(block, dict):
                 values.update(block)
         excluded = values.get("excludedCommands")
+        network = values.get("network")
+        domains = network.get("allowedDomains") if isinstance(network, dict) else None
         return cls(
+            allowed_domains=tuple(d for d in domains if isinstance(d, str)) if isinstance(domains, list) else (),
             enabled=values.get("enabled") is True,
             auto_allow=values.get("autoAllowBashIfSandboxed", True) is not False,
             excluded_commands=tuple(c for c in excluded if isinstance(c, str)) if isinstance(excluded, list) else (),
@@ -96,6 +107,16 @@ class Sandbox:
         self.workspace = workspace
         self.home = home or Path.home()
         self._bwrap = shutil.which("bwrap")
+        self.proxy: DomainProxy | None = None
+
+    async def start_network(self, scratch: Path) -> None:
+        """With allowed domains, the filtering proxy the sandbox reaches them through (started once)."""
+        if self.config.allowed_domains and self.proxy is None:
+            from agentui.core.sandbox_proxy import DomainProxy
+
+            proxy = DomainProxy(self.config.allowed_domains, scratch / "proxy.sock")
+            await proxy.start()
+            self.proxy = proxy
 
     @property
     def enabled(self) -> bool:
@@ -159,8 +180,16 @@ class Sandbox:
                 args += ["--tmpfs", str(path)]
             elif os.path.lexists(path):
                 args += ["--ro-bind", "/dev/null", str(path)]
+        env = {"TMPDIR": str(tmp)}
+        if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
+            bridge = Path(__file__).with_name("sandbox_bridge.py")
+            argv = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT), *argv]
+            address = f"http://127.0.0.1:{PROXY_PORT}"
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                env[name] = address
+            env["NO_PROXY"] = env["no_proxy"] = ""
         args += ["--chdir", str(cwd), "--", *argv]
-        return args, {"TMPDIR": str(tmp)}
+        return args, env
 
 
 def _empty_dir(scratch: Path) -> Path:

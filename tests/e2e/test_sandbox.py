@@ -176,3 +176,28 @@ def _cmdline(process: Path) -> bytes:
         return (process / "cmdline").read_bytes()
     except OSError:
         return b""
+
+
+def test_allowed_domains_are_reached_through_the_proxy_and_others_refused(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path, server: LoopbackServer
+) -> None:
+    from tests.support.loopback import Reply
+
+    server.enqueue(Reply.error(200, {"ok": "reached"}))
+    setup = Setup(tmp_path, clean_env, {"enabled": True, "network": {"allowedDomains": ["127.0.0.1"]}})
+    fetch = "python3 -c 'import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1], timeout=20).read())'"
+    ends = setup.run(
+        agentui_bin,
+        [
+            bash("b1", f"{fetch} http://127.0.0.1:{server.port}/allowed"),
+            bash("b2", f"{fetch} http://localhost:{server.port}/refused"),
+            bash("b3", f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {server.port}), 5)'"),
+        ],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    by_id = {e["tool_call_id"]: e for e in ends}
+    assert not by_id["b1"]["is_error"] and "reached" in by_id["b1"]["content"], by_id["b1"]["content"]
+    assert by_id["b2"]["is_error"] and "403" in by_id["b2"]["content"]
+    assert by_id["b3"]["is_error"]  # a direct connection, past the proxy: there is no network
+    assert [r.path for r in server.requests] == ["/allowed"]

@@ -84,6 +84,7 @@ class Bash(Tool[BashArgs]):
         )
         if sandboxed:
             assert self.sandbox is not None
+            await self.sandbox.start_network(ws.scratch)
             argv, extra = self.sandbox.wrap(argv, cwd=cwd, scratch=ws.scratch)
             env = {**env, **extra}
         read_end, write_end = os.pipe()
