@@ -847,24 +847,40 @@ class AgentApp(App[None]):
         from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
         from agentui.tui.widgets.answer import AssistantText, CompactionMark
 
-        results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
-        cwd = self.conversation.project.root if self.conversation else None
+        # What would be shown, newest last, as cheap tuples; widgets are made only for the part the transcript
+        # keeps, so a resumed session of thousands of turns costs what its last few hundred blocks cost.
+        shown: list[tuple[str, Any]] = []
         for message in messages:
             if is_summary(message):
-                self.transcript.add(CompactionMark(_summary_text(message.text)))
+                shown.append(("summary", message.text))
                 continue
             for block in message.content:
                 if isinstance(block, TextBlock) and block.text.strip():
-                    if message.role == "user":
-                        self.transcript.add(UserPrompt(block.text))
-                    else:
-                        self.transcript.add(AssistantText(block.text))
+                    shown.append(("prompt" if message.role == "user" else "answer", block.text))
                 elif isinstance(block, ToolUseBlock):
-                    tool = self.transcript.add(ToolBlock(block.id, block.name, cwd))
-                    tool.set_arguments(block.input)
-                    result = results.get(block.id)
-                    if result is not None:
-                        tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(block.id, {}))
+                    shown.append(("tool", block))
+        keep = self.transcript.MAX_WIDGETS - 50  # (room for the lines that follow before anything is pruned)
+        earlier, shown = max(0, len(shown) - keep), shown[-keep:]
+        results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
+        cwd = self.conversation.project.root if self.conversation else None
+        widgets: list[Any] = [Notice(f"{earlier:,} earlier parts of this session are not shown.")] if earlier else []
+        finishing = []
+        for kind, item in shown:
+            if kind == "summary":
+                widgets.append(CompactionMark(_summary_text(item)))
+            elif kind == "prompt":
+                widgets.append(UserPrompt(item))
+            elif kind == "answer":
+                widgets.append(AssistantText(item))
+            else:
+                tool = ToolBlock(item.id, item.name, cwd)
+                tool.set_arguments(item.input)
+                widgets.append(tool)
+                if (result := results.get(item.id)) is not None:
+                    finishing.append((tool, result))
+        self.transcript.add_all(widgets)
+        for tool, result in finishing:
+            tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(result.tool_use_id, {}))
 
     # Themes and failures
 

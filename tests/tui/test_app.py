@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 import threading
+import uuid
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -711,3 +712,81 @@ async def test_a_silent_model_is_counted_on_the_status_bar_and_escape_still_inte
             assert "no word" not in str(app.status.render())
     finally:
         held.set()
+
+
+def long_session(path: Path, session_id: str, cwd: Path, turns: int) -> None:
+    """A Claude Code-format session of `turns` turns, each a prompt, a Read call, its result and an answer."""
+    lines, parent = [], None
+
+    def line(kind: str, message: dict[str, Any], **extra: Any) -> None:
+        nonlocal parent
+        entry_id = str(uuid.uuid4())
+        lines.append(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": str(cwd),
+                "sessionId": session_id,
+                "version": "2.1.0",
+                "type": kind,
+                "message": message,
+                "uuid": entry_id,
+                "timestamp": "2026-11-01T10:00:00.000Z",
+                **extra,
+            }
+        )
+        parent = entry_id
+
+    for turn in range(turns):
+        line("user", {"role": "user", "content": f"prompt {turn}"})
+        call = {"type": "tool_use", "id": f"toolu_{turn}", "name": "Read", "input": {"file_path": "a.py"}}
+        line("assistant", {"id": f"msg_{turn}a", "role": "assistant", "model": "m", "content": [call]})
+        result = {"type": "tool_result", "tool_use_id": f"toolu_{turn}", "content": "     1\tx = 1"}
+        line("user", {"role": "user", "content": [result]})
+        answer = {"type": "text", "text": f"answer {turn}"}
+        line("assistant", {"id": f"msg_{turn}b", "role": "assistant", "model": "m", "content": [answer]})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+
+
+async def test_resuming_a_long_session_draws_only_its_latest_part(tmp_path: Path) -> None:
+    from agentui.core.session.paths import project_dir
+    from agentui.tui.widgets.transcript import Transcript
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    path = project_dir(harness.project, harness.env) / f"{session_id}.jsonl"
+    long_session(path, session_id, harness.project, 2000)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: any(p.text == "prompt 1999" for p in texts(app, UserPrompt)))
+        await pilot.pause()
+        children = list(app.transcript.children)
+        assert len(children) <= Transcript.MAX_WIDGETS + 2  # (and the "Resumed" line)
+        notices = [c.message for c in children[:3] if isinstance(c, Notice)]
+        hidden = 3 * 2000 - (Transcript.MAX_WIDGETS - 50)  # a prompt, a Read and an answer per turn
+        assert f"{hidden:,} earlier parts of this session are not shown." in notices
+        assert "prompt 0" not in [p.text for p in texts(app, UserPrompt)]
+        assert len(app.conversation.agent.messages) == 8000
+
+
+async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> None:
+    from agentui.tui.widgets.transcript import Transcript
+
+    removed: list[int] = []
+
+    class Counted(Notice):
+        def remove(self) -> Any:
+            removed.append(id(self))
+            return super().remove()
+
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for number in range(Transcript.MAX_WIDGETS + 300):
+            app.transcript.add(Counted(f"line {number}"))  # all in one go: no removal has completed meanwhile
+        await pilot.pause()
+        assert len(removed) == len(set(removed)) >= 300

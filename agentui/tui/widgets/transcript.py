@@ -3,6 +3,7 @@ compaction marks live in `answer.py`, imported with the first answer (they are r
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, TypeVar
 
 from textual.containers import VerticalScroll
@@ -27,18 +28,35 @@ class Transcript(VerticalScroll):
     """
     MAX_WIDGETS = 400
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._kept: deque[Widget] = deque()
+        """What this transcript added and has not pruned, oldest first. `remove()` completes later, so the
+        children still list a widget being removed: pruning from them would remove it again on every add."""
+
     def on_mount(self) -> None:
         self.anchor()
 
     def add(self, widget: W) -> W:
         self.mount(widget)
-        extra = len(self.children) - self.MAX_WIDGETS
-        if extra > 0:
-            for old in list(self.children)[:extra]:
-                old.remove()
+        self._kept.append(widget)
+        self._prune()
         return widget
 
+    def add_all(self, widgets: list[Widget]) -> None:
+        """Mount many at once (a resumed history): one layout pass, and only the newest MAX_WIDGETS at all."""
+        widgets = widgets[-self.MAX_WIDGETS :]
+        if widgets:
+            self.mount_all(widgets)
+            self._kept.extend(widgets)
+            self._prune()
+
+    def _prune(self) -> None:
+        while len(self._kept) > self.MAX_WIDGETS:
+            self._kept.popleft().remove()
+
     def clear(self) -> None:
+        self._kept.clear()
         self.remove_children()
         self.anchor()
 
