@@ -790,3 +790,20 @@ async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> Non
             app.transcript.add(Counted(f"line {number}"))  # all in one go: no removal has completed meanwhile
         await pilot.pause()
         assert len(removed) == len(set(removed)) >= 300
+
+
+@pytest.mark.parametrize(("typed", "runs"), [("/cost", "/cost"), ("/memory", "/memory"), ("/co", "/compact")])
+async def test_enter_runs_what_was_typed_when_the_menu_lags_behind_the_keys(
+    tmp_path: Path, typed: str, runs: str
+) -> None:
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt_input.insert(typed)
+        await pilot.pause()
+        # Fast typing: the menu still shows what it offered for "/" alone, with its first entry lit.
+        app.prompt_input.completions.show(app._completions("/"))
+        await pilot.press("enter")
+        await until(pilot, lambda: app.prompt_input.text == "")
+        assert app.prompt_input.prompt_history.entries[-1].strip() == runs  # what was sent

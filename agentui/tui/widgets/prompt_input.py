@@ -108,12 +108,19 @@ class PromptInput(TextArea):
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
         calls it next unless the event's default is prevented)."""
         key = event.key
+        exact: Completion | None = None
         if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             row, column = self.cursor_location
-            if not self._complete(self.document.get_line(row)[:column]):
+            before = self.document.get_line(row)[:column]
+            fresh = self._complete(before)
+            if not fresh:
                 # Typed on past what the menu was for (a paste, or keys faster than the menu's update): the
                 # key means what it means without a menu, and "/check 19 23" is sent as typed.
                 self.completions.hide()
+            elif [c.value for c in fresh] != [c.value for c in self.completions.items]:
+                self.completions.show(fresh)  # the menu lagged behind the keys: what was typed decides, not it
+            typed = before.split()[-1] if before.split() else ""
+            exact = next((c for c in fresh if c.value == typed), None)
         if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             event.stop()
             event.prevent_default()
@@ -122,7 +129,7 @@ class PromptInput(TextArea):
             elif key == "escape":
                 self.completions.hide()
             else:
-                choice = self.completions.chosen()
+                choice = exact or self.completions.chosen()  # "/cost" typed in full is /cost, whatever is lit
                 self._accept(choice)
                 if key == "enter" and choice is not None and choice.value.startswith("/"):
                     self.submit()  # Enter on a command runs it; Tab only completes it
