@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, assert_never
 
 from rich.console import Console
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -74,9 +74,10 @@ INIT_PROMPT = (
     "improve it instead."
 )
 HELP = (
-    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts · Shift+Tab permission mode ·\n"
-    "Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · #note adds to CLAUDE.md · "
-    "@ completes files\nCommands: "
+    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
+    "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
+    "blocks (Enter expands one) · Ctrl+L clears the view · Ctrl+C twice quits ·\n!command runs a shell command · "
+    "#note adds to CLAUDE.md · @ completes files\nCommands: "
 )
 
 
@@ -88,6 +89,11 @@ class AgentApp(App[None]):
         Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
         Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+        # The transcript scrolls from wherever focus is (it is almost always in the prompt).
+        Binding("pageup", "scroll_transcript('page_up')", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False, priority=True),
+        Binding("ctrl+home", "scroll_transcript('home')", "Scroll to the top", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", "Scroll to the end", show=False, priority=True),
     ]
 
     def __init__(
@@ -793,8 +799,35 @@ class AgentApp(App[None]):
     # Keys
 
     def action_interrupt(self) -> None:
+        """Esc: stop the run, if one is going, and bring the keys back to the prompt."""
         if self.conversation is not None and self.conversation.agent.running:
             self.conversation.agent.cancel()
+        self.prompt_input.focus()
+
+    def action_scroll_transcript(self, where: str) -> None:
+        transcript = self.transcript
+        if where == "page_up":
+            transcript.scroll_page_up(animate=False)
+        elif where == "page_down":
+            transcript.scroll_page_down(animate=False)
+        elif where == "home":
+            transcript.scroll_home(animate=False)
+        else:
+            transcript.scroll_end(animate=False)
+            transcript.anchor()  # at the end again: follow what arrives
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while focus is elsewhere (a tool block, the transcript) goes to the prompt, with the
+        focus: typing is never lost."""
+        if (
+            event.is_printable
+            and event.character
+            and len(self.screen_stack) == 1
+            and self.focused is not self.prompt_input
+        ):
+            event.stop()
+            self.prompt_input.focus()
+            self.prompt_input.insert(event.character)
 
     async def action_quit_twice(self) -> None:
         now = time.monotonic()

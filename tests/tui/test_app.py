@@ -807,3 +807,32 @@ async def test_enter_runs_what_was_typed_when_the_menu_lags_behind_the_keys(
         await pilot.press("enter")
         await until(pilot, lambda: app.prompt_input.text == "")
         assert app.prompt_input.prompt_history.entries[-1].strip() == runs  # what was sent
+
+
+async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "\n\n".join(f"paragraph {n}" for n in range(120))}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "talk")
+        await until(pilot, lambda: idle(app) and [a for a in texts(app, AssistantText) if a.finished])
+        await until(
+            pilot, lambda: app.transcript.max_scroll_y > 0 and app.transcript.scroll_y == app.transcript.max_scroll_y
+        )
+        assert app.focused is app.prompt_input
+        bottom = app.transcript.scroll_y
+        await pilot.press("pageup")
+        assert app.transcript.scroll_y < bottom and app.focused is app.prompt_input
+        await pilot.press("pagedown")
+        await pilot.press("ctrl+home")
+        assert app.transcript.scroll_y == 0
+        await pilot.press("ctrl+end")
+        assert app.transcript.scroll_y == app.transcript.max_scroll_y
+        # Focus away (Tab onto the transcript's blocks), then type: the keys land in the prompt.
+        await pilot.press("tab")
+        assert app.focused is not app.prompt_input
+        await pilot.press("h", "i")
+        assert app.focused is app.prompt_input and app.prompt_input.text == "hi"
+        await pilot.press("tab")
+        await pilot.press("escape")
+        assert app.focused is app.prompt_input
