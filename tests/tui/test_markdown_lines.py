@@ -115,3 +115,17 @@ async def test_text_can_be_selected_and_copied() -> None:
 
         text, ending = whole.get_selection(Selection(None, None)) or ("", "")
         assert "Some bold words." in text and "make test" in text and ending == "\n"
+
+
+async def test_single_line_breaks_are_kept_as_a_model_wrote_them() -> None:
+    app = Answers()
+    items = "\n".join(f"item {n}: done" for n in range(300))
+    async with app.run_test(size=(80, 400)) as pilot:
+        whole = app.query_one("#whole", MarkdownLines)
+        whole.append(f"Results:\n{items}\n\nA **bold** line\nand its second line.\n")
+        await pilot.pause()
+        lines = [line.strip() for line in screen_text(whole)]
+        assert lines[:3] == ["Results:", "item 0: done", "item 1: done"]
+        assert "item 299: done" in lines
+        assert "A bold line" in lines and "and its second line." in lines
+        assert whole.source.endswith("and its second line.\n")  # the source (what is copied) is untouched

@@ -310,13 +310,27 @@ def _draw(
         return _draw_code(block, console, options, width, line_cache)
     strips = [
         Strip(line, width)
-        for line in console.render_lines(RichMarkdown(block.text, code_theme=CODE_THEME), options, pad=True)
+        for line in console.render_lines(
+            RichMarkdown(_hard_breaks(block.text), code_theme=CODE_THEME), options, pad=True
+        )
     ]
     while strips and _empty(strips[-1]):  # blocks are one blank line apart; Rich ends some with one of its own
         strips.pop()
     while strips and _empty(strips[0]):
         strips.pop(0)
     return strips
+
+
+def _hard_breaks(text: str) -> str:
+    """A model's single line breaks kept as breaks (Markdown would join the lines into one paragraph: a list of 300
+    lines, one item per line, became one paragraph), as Claude Code shows them."""
+    if "\n" not in text.strip():
+        return text
+    lines = text.split("\n")
+    for number, line in enumerate(lines[:-1]):
+        if line.strip() and lines[number + 1].strip() and not line.endswith(("  ", "\\")):
+            lines[number] = line + "  "
+    return "\n".join(lines)
 
 
 def _empty(strip: Strip) -> bool:
