@@ -149,7 +149,7 @@ def open_project(
         mode,
         home=home,
         config_dirs=(config_dir(env), claude_config_dir(env)),
-        persist=lambda rule: add_allow_rule(root, rule),
+        persist=lambda rule: _persist(root, rule, env),
     )
     hooks = Hooks(
         specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env}, permission_mode=lambda: engine.mode
@@ -157,6 +157,16 @@ def open_project(
     engine.sandbox = sandbox
     tools = builtin_tools(workspace, env=settings_env, sandbox=sandbox)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices)
+
+
+def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
+    """An "always" answer: the rule goes to the project's local settings, and the project counts as trusted from
+    now on. The person chose, working in it, to let the project keep a rule; holding that rule back at the next
+    start as an untrusted project's setting (and asking to trust it) would be asking twice."""
+    from agentui.core.trust import trust
+
+    add_allow_rule(root, rule)
+    trust(root, env)
 
 
 def _sandbox(

@@ -185,12 +185,18 @@ async def test_each_modal_key_gives_its_decision(
         [resolved] = [e for e in harness.events if isinstance(e, PermissionResolved)]
         assert (resolved.decision.behavior, resolved.decision.scope) == (behavior, scope)
         assert (harness.project / "notes.txt").exists() is written
-        rules = [r.text for r in app.conversation.project.engine.rules if r.source == "session"]
-        assert rules == (["Edit"] if scope in ("session", "always") else [])
+        rules = [(r.text, r.source) for r in app.conversation.project.engine.rules if r.source in ("session", "local")]
+        assert rules == {"session": [("Edit", "session")], "always": [("Edit", "local")]}.get(scope, [])
         local = harness.project / ".claude" / "settings.local.json"
         assert local.exists() is (scope == "always")
         if scope == "always":
             assert json.loads(local.read_text())["permissions"]["allow"] == ["Edit"]
+            # The person kept a rule in the project: the next start neither holds it back nor asks for trust.
+            from agentui.core.project import open_project
+
+            reopened = open_project(harness.project, env=harness.env)
+            assert reopened.trusted and reopened.notices == []
+            assert any(r.text == "Edit" and r.behavior == "allow" for r in reopened.engine.rules)
 
 
 async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:

@@ -128,9 +128,11 @@ class PermissionEngine:
     def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
         if decision.behavior != "allow" or decision.scope == "once":
             return
+        lasting = decision.scope == "always" and self._persist is not None
         for text in self.check(tool, args, call).suggestions:
-            self.add_rule(text, "allow", "session")
-            if decision.scope == "always" and self._persist is not None:
+            self.add_rule(text, "allow", "local" if lasting else "session")
+            if lasting:
+                assert self._persist is not None
                 self._persist(text)
 
     def read_denied(self, path: Path) -> bool:
