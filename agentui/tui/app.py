@@ -10,6 +10,7 @@ import asyncio
 import gc
 import io
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -442,6 +443,8 @@ class AgentApp(App[None]):
         if event.source == "hook":
             self.say(text)
             return
+        if event.source == "context" and _shell_record(text) is not None:
+            return  # a `!command` of the person's: its block is on screen already
         if event.source == "steer" and text in self._pending:
             self._pending.remove(text)
             self._show_pending()
@@ -889,7 +892,12 @@ class AgentApp(App[None]):
                 continue
             for block in message.content:
                 if isinstance(block, TextBlock) and block.text.strip():
-                    shown.append(("prompt" if message.role == "user" else "answer", block.text))
+                    if message.role == "user" and block.text.startswith("[Request interrupted by user"):
+                        shown.append(("notice", "Interrupted."))
+                    elif message.role == "user" and (record := _shell_record(block.text)) is not None:
+                        shown.append(("shell", record))
+                    else:
+                        shown.append(("prompt" if message.role == "user" else "answer", block.text))
                 elif isinstance(block, ToolUseBlock):
                     shown.append(("tool", block))
         keep = self.transcript.MAX_WIDGETS - 50  # (room for the lines that follow before anything is pruned)
@@ -901,6 +909,15 @@ class AgentApp(App[None]):
         for kind, item in shown:
             if kind == "summary":
                 widgets.append(CompactionMark(_summary_text(item)))
+            elif kind == "notice":
+                widgets.append(Notice(item))
+            elif kind == "shell":
+                command, output = item
+                widgets.append(UserPrompt(f"! {command}", context=True))
+                own = ToolBlock(f"shell-{len(widgets)}", "Bash", cwd)
+                own.set_arguments({"command": command})
+                widgets.append(own)
+                finishing.append((own, ToolResultBlock(tool_use_id=own.tool_call_id, content=output)))
             elif kind == "prompt":
                 widgets.append(UserPrompt(item))
             elif kind == "answer":
@@ -946,6 +963,16 @@ def export_markdown(messages: list[Message]) -> str:
 
                 parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
     return "\n".join(parts)
+
+
+_SHELL_RECORD = re.compile(r"^<bash-input>(.*?)</bash-input>\s*(?:<bash-stdout>(.*?)</bash-stdout>)?", re.DOTALL)
+
+
+def _shell_record(text: str) -> tuple[str, str] | None:
+    """A `!command` as the session holds it (Claude Code's `<bash-input>` and `<bash-stdout>` tags): the command and
+    its output, or None for any other text."""
+    found = _SHELL_RECORD.match(text)
+    return (found[1], found[2] or "") if found else None
 
 
 def _summary_text(text: str) -> str:

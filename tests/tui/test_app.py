@@ -423,6 +423,32 @@ async def test_bang_commands_and_notes(tmp_path: Path) -> None:
         sent = harness.providers[0].requests[0].messages
         assert sent[0].text == "<bash-input>ls</bash-input>\n<bash-stdout>data.csv</bash-stdout>"
         assert sent[-1].text == "what did you see?"
+        # On screen: the command once, as the person typed it, and its output once, in its block.
+        prompts = [p.text for p in texts(app, UserPrompt)]
+        assert prompts == ["! ls", "what did you see?"]
+        assert len(texts(app, ToolBlock)) == 1
+        session_id = app.conversation.session_id
+    # Resumed, it shows the same: no tags, and an interrupt as a line of its own, not a message.
+    harness.script = [{"text": "word " * 400, "chunk_size": 5, "delay": 0.01}]
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/resume " + session_id)
+        await until(pilot, lambda: "! ls" in [p.text for p in texts(app, UserPrompt)])
+        assert not [p for p in texts(app, UserPrompt) if "<bash" in p.text]
+        await type_and_send(pilot, "talk a lot")
+        await until(pilot, lambda: texts(app, AssistantText) and not idle(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app))
+        session_id = app.conversation.session_id
+    harness.script = []
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/resume " + session_id)
+        await until(pilot, lambda: "talk a lot" in [p.text for p in texts(app, UserPrompt)])
+        assert not [p for p in texts(app, UserPrompt) if p.text.startswith("[Request interrupted")]
+        assert [n for n in texts(app, Notice) if n.message == "Interrupted."]
 
 
 async def test_shift_tab_cycles_the_permission_mode(tmp_path: Path) -> None:
