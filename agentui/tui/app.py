@@ -561,7 +561,8 @@ class AgentApp(App[None]):
         word = before_cursor.split()[-1] if before_cursor.split() else ""
         if word.startswith("@") and self.conversation is not None:
             typed = word[1:].lower()
-            return [Completion(f"@{path}") for path in self._project_files() if typed in path.lower()]
+            found = [path for path in self._project_files() if typed in path.lower()]
+            return [Completion(f"@{path}") for path in sorted(found, key=lambda path: _file_rank(path, typed))]
         return []
 
     def _project_files(self) -> list[str]:
@@ -963,6 +964,23 @@ def export_markdown(messages: list[Message]) -> str:
 
                 parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
     return "\n".join(parts)
+
+
+def _file_rank(path: str, typed: str) -> tuple[int, bool, int, str]:
+    """Best first: the file's name starts with what was typed, then a directory's does, then it is in the name,
+    then anywhere; within each, visible before hidden, shorter before longer."""
+    lowered = path.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    if name.startswith(typed):
+        rank = 0
+    elif any(part.startswith(typed) for part in lowered.split("/")[:-1]):
+        rank = 1
+    elif typed in name:
+        rank = 2
+    else:
+        rank = 3
+    hidden = any(part.startswith(".") for part in lowered.split("/"))
+    return rank, hidden, len(path), path
 
 
 _SHELL_RECORD = re.compile(r"^<bash-input>(.*?)</bash-input>\s*(?:<bash-stdout>(.*?)</bash-stdout>)?", re.DOTALL)

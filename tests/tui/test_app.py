@@ -391,6 +391,26 @@ async def test_at_completion_offers_project_files(tmp_path: Path) -> None:
         assert app.prompt_input.text == "look at @src/main.py "
 
 
+async def test_at_completion_ranks_a_name_that_starts_with_what_was_typed_first(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [])
+    for name in (".claude/settings.local.json", "docs/local-calc.md", "src/calculator/core.py", "calc.py"):
+        (harness.project / name).parent.mkdir(parents=True, exist_ok=True)
+        (harness.project / name).write_text("")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.prompt_input.insert("open @cal")
+        await pilot.pause()
+        assert [c.value for c in app.query_one("CompletionList").items] == [
+            "@calc.py",
+            "@src/calculator/core.py",
+            "@docs/local-calc.md",
+            "@.claude/settings.local.json",
+        ]
+        await pilot.press("tab")
+        assert app.prompt_input.text == "open @calc.py "
+
+
 async def test_history_recalls_earlier_prompts(tmp_path: Path) -> None:
     harness = Harness(tmp_path, [{"text": "a"}, {"text": "b"}])
     app = harness.app()
