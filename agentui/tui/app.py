@@ -788,10 +788,20 @@ class AgentApp(App[None]):
     async def _command_export(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        name = arguments or f"agentui-{datetime.now():%Y%m%d-%H%M%S}-{self.conversation.session_id[:8]}.md"
-        path = Path(name) if Path(name).is_absolute() else self.conversation.project.root / name
+        messages = self.conversation.agent.messages
+        if not messages:
+            self.say("There is nothing to export yet: this conversation is empty.", "warning")
+            return
+        if arguments:  # a name given is relative to the project, as typed
+            path = Path(arguments) if Path(arguments).is_absolute() else self.conversation.project.root / arguments
+        else:  # else out of the project, where it would be committed by accident
+            from agentui.core.dirs import data_dir
+
+            name = f"{self.conversation.project.root.name}-{datetime.now():%Y%m%d-%H%M%S}-"
+            path = data_dir(self._env) / "exports" / f"{name}{self.conversation.session_id[:8]}.md"
         try:
-            path.write_text(export_markdown(self.conversation.agent.messages), encoding="utf-8")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(export_markdown(messages), encoding="utf-8")
         except OSError as exc:
             self.say(f"The conversation could not be exported ({exc.strerror or exc}).", "error")
             return

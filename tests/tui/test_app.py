@@ -527,9 +527,17 @@ async def test_export_writes_markdown(tmp_path: Path) -> None:
         await type_and_send(pilot, "the question")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         await type_and_send(pilot, "/export conversation.md")
+        await type_and_send(pilot, "/export")  # no name: kept out of the project
+        said = texts(app, Notice)[-1].message
+        await type_and_send(pilot, "/clear")
+        await type_and_send(pilot, "/export")
+        assert texts(app, Notice)[-1].message == "There is nothing to export yet: this conversation is empty."
     assert (harness.project / "conversation.md").read_text() == (
         "## You\n\nthe question\n\n## Assistant\n\nThe answer.\n"
     )
+    [exported] = (tmp_path / "data" / "exports").glob("project-*.md")
+    assert said == f"Exported to {exported}." and "The answer." in exported.read_text()
+    assert sorted(p.name for p in harness.project.iterdir() if p.suffix == ".md") == ["conversation.md"]
 
 
 async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
