@@ -252,3 +252,14 @@ def test_no_command_sees_a_secret_neither_in_its_environment_nor_in_agentuis_thr
     assert done.returncode == 0, done.stderr
     [end] = [e for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "tool_end"]
     assert "PATH=" in end["content"] and "LEAK" not in end["content"]
+
+
+def test_verbose_calls_a_denial_a_denial_not_a_failure(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    script = tmp_path / "script.json"
+    call = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "touch made"}}
+    script.write_text(json.dumps([{"content": [call]}, {"text": "done"}]))
+    done = run(agentui_bin, ["-p", "go", "--provider", "scripted", "--script", str(script), "--verbose"], clean_env)
+    assert done.returncode == 0, done.stderr
+    assert "agentui: Bash was denied: " in done.stderr and "Bash failed" not in done.stderr

@@ -213,6 +213,40 @@ async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:
         result = harness.providers[0].requests[1].messages[-1].content[0]
         assert result.is_error and result.content.endswith("The user said: use docs/ instead")
         assert not (harness.project / "notes.txt").exists()
+        [block] = texts(app, ToolBlock)  # the person sees their own words, not the sentence for the model
+        assert str(block._header.render()).endswith("denied — you said: use docs/ instead")
+        assert "doesn't want to proceed" not in str(block._header.render()) and not block.expanded
+
+
+async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_path: Path) -> None:
+    from agentui.tui.widgets.diff_view import DiffView
+
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    todos = [{"content": "fix add", "status": "in_progress", "activeForm": "Fixing add"}]
+    calls = [
+        ("r1", "Read", {"file_path": "calc.py"}),
+        ("e1", "Edit", {"file_path": "calc.py", "old_string": "a - b", "new_string": "a + b"}),
+        ("b1", "Bash", {"command": "seq 1 30"}),
+        ("t1", "TodoWrite", {"todos": todos}),
+    ]
+    script = [{"content": [{"type": "tool_use", "id": i, "name": n, "input": a}]} for i, n, a in calls]
+    harness = Harness(tmp_path, [*script, {"text": "Fixed."}], allowed=("Edit", "Bash(seq:*)"))
+    app = harness.app()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "fix add")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        blocks = {b.tool_call_id: b for b in texts(app, ToolBlock)}
+        assert not blocks["r1"].expanded  # a read stays one line
+        assert blocks["e1"].expanded and blocks["e1"].query(DiffView)
+        assert "+ " in str(blocks["e1"].query_one(DiffView).render()) and "a + b" in str(
+            blocks["e1"].query_one(DiffView).render()
+        )
+        assert blocks["b1"].expanded
+        shown = str(blocks["b1"].query_one(".tool-body Static").render())
+        assert shown.splitlines()[0] == "… 18 earlier lines" and shown.splitlines()[-1] == "30"
+        assert blocks["t1"].expanded and "fix add" in str(blocks["t1"].query_one(".tool-body Static").render())
 
 
 async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:

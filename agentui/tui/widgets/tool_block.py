@@ -21,6 +21,8 @@ from agentui.tui.widgets.diff_view import DiffView, count_changes
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_RESULT_LINES = 60
+BASH_SHOWN_LINES = 12
+SHOWN_OPEN = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Bash", "TodoWrite"})
 _STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", "denied": "⊘"}
 
 
@@ -51,14 +53,24 @@ def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) 
     return compact if len(compact) <= 100 else compact[:97] + "…"
 
 
+def _text_of(content: Any) -> str:
+    return content if isinstance(content, str) else "\n".join(getattr(b, "text", "[image]") for b in content or [])
+
+
 def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any]) -> str:
+    text = _text_of(content)
+    if details.get("denied"):  # the person's own words in full, not the sentence written for the model
+        said = text.partition("The user said: ")[2].strip()
+        if said:
+            return f"denied — you said: {said}"
+        return "denied" if text.startswith("The user doesn't want") else f"denied: {text.strip()}"
     if is_error:
-        text = content if isinstance(content, str) else "failed"
-        return text.splitlines()[0][:200] if text else "failed"
+        return text.splitlines()[0][:200] if text.strip() else "failed"
     if name == "Read":
         if details.get("type") == "image":
             return "image"
-        return f"{details.get('numLines', 0)} lines"
+        lines = details.get("numLines") or (details.get("file") or {}).get("numLines")  # (Claude Code's shape)
+        return f"{lines if lines is not None else len(text.splitlines())} lines"
     if name in ("Edit", "Write"):
         if "structuredPatch" not in details:
             return "done"
@@ -71,8 +83,9 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         return f"{details.get('numFiles', 0)} files"
     if name == "Bash":
         code = details.get("exitCode")
-        lines = str(details.get("stdout", "")).count("\n")
-        return f"exit {code} · {lines} lines" if code else f"{lines} lines of output"
+        lines = len(str(details.get("stdout") or text).splitlines())
+        plural = "" if lines == 1 else "s"
+        return f"exit {code} · {lines} line{plural}" if code else f"{lines} line{plural} of output"
     if name == "TodoWrite":
         return "task list updated"
     return "done"
@@ -161,8 +174,12 @@ class ToolBlock(Vertical):
         self._result = result_summary(self.tool_name, content, is_error, details)
         self._body.remove_children()
         self._log = None
-        self._body.mount_all(self._result_widgets(content, is_error, details))
-        self.expanded = is_error and not denied
+        widgets = self._result_widgets(content, is_error, details)
+        self._body.mount_all(widgets)
+        # What a person wants to see without asking: the change an edit made, a command's output, the task list,
+        # an error in full. Reads and searches stay one line (Enter opens them).
+        shows = self.tool_name in SHOWN_OPEN and bool(_text_of(content).strip() or details.get("structuredPatch"))
+        self.expanded = not denied and (is_error or shows)
         self._refresh_header()
 
     def _result_widgets(self, content: Any, is_error: bool, details: dict[str, Any]) -> list[Any]:
@@ -171,11 +188,11 @@ class ToolBlock(Vertical):
             return [DiffView(patch)]
         if self.tool_name == "TodoWrite" and not is_error:
             return [Static(todo_text(details.get("newTodos") or []))]
-        text = (
-            content if isinstance(content, str) else "\n".join(getattr(block, "text", "[image]") for block in content)
-        )
-        lines = text.splitlines()
-        if len(lines) > MAX_RESULT_LINES:
+        lines = _text_of(content).splitlines()
+        if self.tool_name == "Bash" and not is_error and len(lines) > BASH_SHOWN_LINES:
+            # the end of a command's output is what matters (the test summary, the error)
+            lines = [f"… {len(lines) - BASH_SHOWN_LINES} earlier lines", *lines[-BASH_SHOWN_LINES:]]
+        elif len(lines) > MAX_RESULT_LINES:
             lines = [*lines[:MAX_RESULT_LINES], f"… {len(lines) - MAX_RESULT_LINES} more lines"]
         return [Static(Content("\n".join(lines)))]
 
