@@ -930,3 +930,24 @@ async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_
         await pilot.press("tab")
         await pilot.press("escape")
         assert app.focused is app.prompt_input
+
+
+def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is_created(tmp_path: Path) -> None:
+    from agentui.core.events import PermissionRequest
+    from agentui.core.project import open_project
+    from agentui.tui.screens.permission import preview
+    from tests.support.permissions import check
+
+    (tmp_path / "calc.py").write_text(
+        "".join(f"line {n}\n" for n in range(1, 41)) + "def add(a, b):\n    return a - b\n"
+    )
+    edit = {"file_path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"}
+    request = PermissionRequest(
+        session_id="s", request_id="r", tool_call_id="t", tool_name="Edit", input=edit, reason="asks"
+    )
+    lines = str(preview(request, tmp_path)).splitlines()
+    assert any(line.split()[:2] == ["42", "-"] for line in lines), lines  # line 42 of the file, not of the snippet
+    assert any(line.split()[:2] == ["42", "+"] for line in lines)
+    engine = open_project(tmp_path, env={"HOME": str(tmp_path / "home")}).engine
+    assert check(engine, "Write", file_path="test_div.py", content="x").reason == "Write wants to create test_div.py"
+    assert check(engine, "Write", file_path="calc.py", content="x").reason == "Write wants to modify calc.py"

@@ -235,7 +235,8 @@ class PermissionEngine:
         family = "Read" if name in READ_FAMILY else "Edit"
         shown = ws.display(real)
         if inside:
-            return Verdict("ask", f"{name} wants to modify {shown}", path=real, suggestions=(family,))
+            verb = "modify" if os.path.lexists(real) else "create"
+            return Verdict("ask", f"{name} wants to {verb} {shown}", path=real, suggestions=(family,))
         target = real if real.is_dir() else real.parent
         return Verdict(
             "ask", f"{shown} is outside the project", path=real, suggestions=(_path_rule(family, target, tree=True),)

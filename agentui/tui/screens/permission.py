@@ -29,18 +29,27 @@ def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
         return Content(str(arguments.get("command", "")))
     if request.tool_name == "Edit":
         old, new = str(arguments.get("old_string", "")), str(arguments.get("new_string", ""))
+        existing = _current(arguments, cwd)
+        if existing is not None and old and old in existing:  # the change in the file, by the file's line numbers
+            count = -1 if arguments.get("replace_all") else 1
+            return render_patch(patch_from_strings(existing, existing.replace(old, new, count)), max_lines=60)
         return render_patch(patch_from_strings(old, new), max_lines=60)
     if request.tool_name == "Write":
-        target = Path(str(arguments.get("file_path", "")))
-        target = target if target.is_absolute() else cwd / target
-        existing = ""
-        try:
-            if target.is_file() and target.stat().st_size <= PREVIEW_BYTES:
-                existing = target.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            pass
+        existing = _current(arguments, cwd) or ""
         return render_patch(patch_from_strings(existing, str(arguments.get("content", ""))), max_lines=60)
     return Content(json.dumps(arguments, indent=2, ensure_ascii=False))
+
+
+def _current(arguments: dict[str, object], cwd: Path) -> str | None:
+    """The text of the file a call names, as it is now (None if it is missing, unreadable or too large)."""
+    target = Path(str(arguments.get("file_path", "")))
+    target = target if target.is_absolute() else cwd / target
+    try:
+        if target.is_file() and target.stat().st_size <= PREVIEW_BYTES:
+            return target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        pass
+    return None
 
 
 class PermissionScreen(ModalScreen[PermissionDecision]):
