@@ -68,6 +68,12 @@ MAX_FILE_COMPLETIONS = 5000
 YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
 MODES_CYCLE: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
+MODE_MEANINGS = {
+    "default": "edits and commands ask first",
+    "acceptEdits": "file edits in the project go ahead; commands still ask",
+    "plan": "read-only: the agent looks and plans, and changes nothing",
+    "bypassPermissions": "everything goes ahead except what deny rules forbid",
+}
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
     "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
@@ -256,7 +262,9 @@ class AgentApp(App[None]):
         resumed = self.conversation.session.resumed_from
         if resumed is not None:
             self._show_history(agent.messages, resumed.tool_details)
-            self.say(f"Resumed {resumed.title or resumed.session_id} ({len(agent.messages)} messages).")
+            # counted as the session picker counts them: the lines of the conversation, not merged messages
+            count = sum(1 for entry in resumed.chain if entry.get("type") in ("user", "assistant"))
+            self.say(f"Resumed {resumed.title or resumed.session_id} ({count} messages).")
         engine = self.conversation.project.engine
         self.status.set(
             model=agent.config.model,
@@ -448,7 +456,8 @@ class AgentApp(App[None]):
         if event.source == "steer" and text in self._pending:
             self._pending.remove(text)
             self._show_pending()
-        self.transcript.add(UserPrompt(text, context=event.source == "context"))
+        shown = "/init" + text[len(INIT_PROMPT) :] if text.startswith(INIT_PROMPT) else text  # not our own prompt
+        self.transcript.add(UserPrompt(shown, context=event.source == "context"))
         if event.source == "prompt" and not self.status.status.title:
             self.status.set(title=text.splitlines()[0][:60] if text else "")
 
@@ -867,6 +876,7 @@ class AgentApp(App[None]):
         cycle = MODES_CYCLE + (bypass if self.launch and self.launch.permissions.mode == "bypassPermissions" else ())
         engine.mode = cycle[(cycle.index(engine.mode) + 1) % len(cycle)] if engine.mode in cycle else cycle[0]
         self.status.set(mode=engine.mode)
+        self.say(f"Permission mode: {engine.mode} — {MODE_MEANINGS.get(engine.mode, '')}")
 
     def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
         from agentui.core.session.listing import list_sessions

@@ -516,6 +516,15 @@ async def test_shift_tab_cycles_the_permission_mode(tmp_path: Path) -> None:
             await pilot.press("shift+tab")
             seen.append(app.conversation.project.engine.mode)
         assert seen == ["acceptEdits", "plan", "default"] and app.status.status.mode == "default"
+        said = [n.message for n in texts(app, Notice) if n.message.startswith("Permission mode:")]
+        assert said == [
+            "Permission mode: acceptEdits — file edits in the project go ahead; commands still ask",
+            "Permission mode: plan — read-only: the agent looks and plans, and changes nothing",
+            "Permission mode: default — edits and commands ask first",
+        ]
+        await type_and_send(pilot, "/init")
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        assert [p.text for p in texts(app, UserPrompt)] == ["/init"]  # not the prompt agentui sends for it
 
 
 async def test_ctrl_c_twice_quits_and_ctrl_l_clears(tmp_path: Path) -> None:
@@ -951,3 +960,13 @@ def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is
     engine = open_project(tmp_path, env={"HOME": str(tmp_path / "home")}).engine
     assert check(engine, "Write", file_path="test_div.py", content="x").reason == "Write wants to create test_div.py"
     assert check(engine, "Write", file_path="calc.py", content="x").reason == "Write wants to modify calc.py"
+
+
+def test_result_summaries_count_in_good_english() -> None:
+    from agentui.tui.widgets.tool_block import result_summary
+
+    assert result_summary("Grep", "a.py", False, {"numFiles": 1}) == "1 file"
+    assert result_summary("Glob", "", False, {"numFiles": 0}) == "0 files"
+    assert result_summary("Bash", "5", False, {"stdout": "5", "exitCode": 0}) == "1 line of output"
+    claude_code_read = {"type": "text", "file": {"filePath": "/p/calc.py", "numLines": 12}}
+    assert result_summary("Read", "…", False, claude_code_read) == "12 lines"

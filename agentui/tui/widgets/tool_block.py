@@ -77,10 +77,9 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         added, removed = count_changes(details["structuredPatch"])
         verb = "created" if details.get("type") == "create" else "changed"
         return f"{verb}: +{added} −{removed}"
-    if name == "Grep":
-        return f"{details.get('numFiles', 0)} files"
-    if name == "Glob":
-        return f"{details.get('numFiles', 0)} files"
+    if name in ("Grep", "Glob"):
+        count = details.get("numFiles", 0)
+        return f"{count} file{'' if count == 1 else 's'}"
     if name == "Bash":
         code = details.get("exitCode")
         lines = len(str(details.get("stdout") or text).splitlines())
