@@ -285,17 +285,22 @@ async def test_escape_interrupts_mid_stream(tmp_path: Path) -> None:
 
 
 async def test_escape_interrupts_a_running_command(tmp_path: Path) -> None:
-    sleeper = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "sleep 600"}}]}
-    harness = Harness(tmp_path, [sleeper, {"text": "never"}], allowed=("Bash(sleep:*)",))
+    command = "echo first words; sleep 600"
+    sleeper = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": command}}]}
+    harness = Harness(tmp_path, [sleeper, {"text": "never"}], allowed=("Bash(echo:*)", "Bash(sleep:*)"))
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "wait")
-        await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0].state == "running")
+        await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0]._log is not None)
+        [block] = texts(app, ToolBlock)
+        await until(pilot, lambda: "first words" in "\n".join(block._log.lines))
         await pilot.press("escape")
         await until(pilot, lambda: idle(app))  # far sooner than the 600 s the command wanted
-        [block] = texts(app, ToolBlock)
         assert block.state == "error" and "Interrupted by user" in str(block._header.render())
+        # what it printed before is still there, and "Interrupted by user" is said once
+        assert block._log is not None and "first words" in "\n".join(block._log.lines)
+        assert not [s for s in block.query(".tool-body Static") if "Interrupted" in str(s.render())]
 
 
 async def test_typing_while_the_agent_works_queues_the_message(tmp_path: Path) -> None:

@@ -171,6 +171,10 @@ class ToolBlock(Vertical):
         denied = bool(details.get("denied"))
         self.state = "denied" if denied else ("error" if is_error else "done")
         self._result = result_summary(self.tool_name, content, is_error, details)
+        if details.get("interrupted") and self._log is not None:
+            self.expanded = True  # the output so far stays where it was, under "interrupted" once
+            self._refresh_header()
+            return
         self._body.remove_children()
         self._log = None
         widgets = self._result_widgets(content, is_error, details)
