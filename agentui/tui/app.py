@@ -186,7 +186,7 @@ class AgentApp(App[None]):
         gc.freeze()
         gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
         if self.launch is None:
-            self.say(self.problem or "No model is configured.", "error")
+            self.say(self._no_model_help(), "error")
             self.status.set(model="no model", provider="—")
             return
         from agentui.core.project import ProjectError, open_project
@@ -543,8 +543,9 @@ class AgentApp(App[None]):
         if self.conversation is None:
             if self._starting or self.launch is not None:  # it goes out as soon as the conversation is open
                 self._waiting.append(text)
-            else:
-                self.say(self.problem or "There is no conversation open.", "error")
+            else:  # what was typed is shown, and why it went nowhere, in one line (the help is above)
+                self.transcript.add(UserPrompt(text))
+                self.say("Not sent: no model is configured (see above, or /model).", "error")
             return
         agent = self.conversation.agent
         if agent.running:
@@ -728,8 +729,19 @@ class AgentApp(App[None]):
         else:
             self.action_resume_picker()
 
+    def _no_model_help(self) -> str:
+        from agentui.core.dirs import config_dir
+
+        config = config_dir(self._env) / "config.json"
+        example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
+        return (
+            f"{self.problem or 'No model is configured.'}\nOr write {config}, for example {example}, "
+            "and start agentui again."
+        )
+
     async def _command_model(self, arguments: str) -> None:
         if self.conversation is None:
+            self.say(self._no_model_help(), "warning")
             return
         agent = self.conversation.agent
         if arguments:

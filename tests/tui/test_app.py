@@ -561,10 +561,13 @@ async def test_errors_are_sentences_in_the_transcript(tmp_path: Path) -> None:
     unconfigured = AgentApp(None, problem="No model is configured: set ANTHROPIC_API_KEY.", env=harness.env)
     async with unconfigured.run_test(size=(100, 30)) as pilot:
         await type_and_send(pilot, "hi")
-        assert [n.message for n in texts(pilot.app, Notice) if n.has_class("-error")] == [
-            "No model is configured: set ANTHROPIC_API_KEY.",
-            "No model is configured: set ANTHROPIC_API_KEY.",
-        ]
+        config = Path(harness.env["AGENTUI_CONFIG_DIR"]) / "config.json"
+        errors = [n.message for n in texts(pilot.app, Notice) if n.has_class("-error")]
+        assert errors[0].startswith("No model is configured: set ANTHROPIC_API_KEY.\nOr write " + str(config))
+        assert errors[1:] == ["Not sent: no model is configured (see above, or /model)."]
+        assert [p.text for p in texts(pilot.app, UserPrompt)] == ["hi"]  # what was typed is shown
+        await type_and_send(pilot, "/model")
+        assert str(config) in texts(pilot.app, Notice)[-1].message
 
 
 async def test_export_writes_markdown(tmp_path: Path) -> None:
