@@ -188,6 +188,9 @@ class AgentApp(App[None]):
         if self.launch is None:
             self.say(self._no_model_help(), "error")
             self.status.set(model="no model", provider="—")
+            waiting, self._waiting = self._waiting, []
+            for text in waiting:  # typed before this was known
+                self._send(text)
             return
         from agentui.core.project import ProjectError, open_project
 

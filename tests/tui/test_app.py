@@ -560,6 +560,7 @@ async def test_errors_are_sentences_in_the_transcript(tmp_path: Path) -> None:
         assert error.message == "The scripted model rejected the API key (401); check the script: invalid x-api-key."
     unconfigured = AgentApp(None, problem="No model is configured: set ANTHROPIC_API_KEY.", env=harness.env)
     async with unconfigured.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: any(n.has_class("-error") for n in texts(pilot.app, Notice)))
         await type_and_send(pilot, "hi")
         config = Path(harness.env["AGENTUI_CONFIG_DIR"]) / "config.json"
         errors = [n.message for n in texts(pilot.app, Notice) if n.has_class("-error")]
