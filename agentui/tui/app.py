@@ -533,6 +533,8 @@ class AgentApp(App[None]):
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text.strip()
+        # Whatever was being read further up, what this prompt brings (its questions above all) is at the end.
+        self.action_scroll_transcript("end")
         if text.startswith("/"):
             await self._command(text)
         elif text.startswith("!"):

@@ -922,15 +922,15 @@ async def test_enter_runs_what_was_typed_when_the_menu_lags_behind_the_keys(
 
 
 async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_path: Path) -> None:
-    harness = Harness(tmp_path, [{"text": "\n\n".join(f"paragraph {n}" for n in range(120))}])
+    long = {"text": "\n\n".join(f"paragraph {n}" for n in range(120))}
+    harness = Harness(tmp_path, [long, long])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "talk")
         await until(pilot, lambda: idle(app) and [a for a in texts(app, AssistantText) if a.finished])
-        await until(
-            pilot, lambda: app.transcript.max_scroll_y > 0 and app.transcript.scroll_y == app.transcript.max_scroll_y
-        )
+        scroll = app.transcript
+        await until(pilot, lambda: scroll.max_scroll_y > 0 and scroll.scroll_y == scroll.max_scroll_y)
         assert app.focused is app.prompt_input
         bottom = app.transcript.scroll_y
         await pilot.press("pageup")
@@ -948,6 +948,12 @@ async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_
         await pilot.press("tab")
         await pilot.press("escape")
         assert app.focused is app.prompt_input
+        # Scrolled up and sending again: what the new prompt brings arrives in view.
+        app.prompt_input.clear()
+        await pilot.press("ctrl+home")
+        await type_and_send(pilot, "more")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 2)
+        await until(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y)
 
 
 def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is_created(tmp_path: Path) -> None:
