@@ -413,6 +413,13 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
     # the kept turns were written again after the summary, once each
     assert [(m.role, m.content) for m in resumed] == [(m.role, m.content) for m in agent.messages]
     assert "word5" in repr(resumed) and "word0" not in repr(resumed) and resumed[-1].text == "After."
+    # and the results written again keep their details, so a resumed session shows the same blocks
+    loaded = load_session(opened.path)
+    kept_results = [b.tool_use_id for m in resumed for b in m.content if isinstance(b, ToolResultBlock)]
+    assert kept_results and all(loaded.tool_details[i] == {"length": 3006} for i in kept_results)
+    after = entries[entries.index(boundary) :]
+    rewritten = [e for e in after if e["type"] == "user" and "toolUseResult" in e]
+    assert len(rewritten) == len(kept_results) and all("sourceToolAssistantUUID" in e for e in rewritten)
     assert_valid_history(resumed)
     claude_code_log_reads(opened.path)
 

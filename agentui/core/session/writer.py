@@ -19,6 +19,7 @@ import random
 import stat
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.session.redact import redact
+
+RECENT_DETAILS = 500
 
 INTERRUPTED_SOURCES = {"interrupt"}
 TITLE_LENGTH = 80
@@ -118,6 +121,9 @@ class SessionWriter:
         self._failed = False
         self._request_id: str | None = None
         self._tool_lines: dict[str, str] = {}
+        self._recent_details: OrderedDict[str, Any] = OrderedDict()
+        """The `toolUseResult` of the latest tool results, for writing them again after a compaction (which keeps
+        only recent turns); bounded, so a long session does not hold every result's details."""
         self._first_prompt: str | None = None
         self._compaction: CompactionStart | None = None
         self._fd = -1
@@ -234,14 +240,21 @@ class SessionWriter:
                 self._tool_lines[block.id] = line_uuid
 
     def _tool_result(self, event: ToolEnd) -> None:
-        content = redact(event.content if isinstance(event.content, str) else [block_json(b) for b in event.content])
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": event.tool_call_id, "content": content}
-        if event.is_error:
+        self._result_line(event.tool_call_id, event.content, event.is_error, event.details)
+
+    def _result_line(self, tool_call_id: str, result: Any, is_error: bool, details: dict[str, Any] | None) -> None:
+        content = redact(result if isinstance(result, str) else [block_json(b) for b in result])
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_call_id, "content": content}
+        if is_error:
             block["is_error"] = True
-        source = self._tool_lines.pop(event.tool_call_id, None)
+        source = self._tool_lines.pop(tool_call_id, None)
+        use_result = redact(details) if details else content
+        self._recent_details[tool_call_id] = use_result
+        while len(self._recent_details) > RECENT_DETAILS:
+            self._recent_details.popitem(last=False)
         fields: dict[str, Any] = {
             "message": {"role": "user", "content": [block]},
-            "toolUseResult": redact(event.details) if event.details else content,
+            "toolUseResult": use_result,
         }
         if source is not None:  # as Claude Code: a result hangs off the line holding its call
             fields["sourceToolAssistantUUID"] = source
@@ -280,9 +293,14 @@ class SessionWriter:
             if message.role == "assistant":  # zero usage: usage readers must not count these tokens twice
                 self._assistant(message.model_copy(update={"usage": Usage()}))
             elif any(isinstance(block, ToolResultBlock) for block in message.content):
-                self._chain(
-                    "user", message={"role": "user", "content": redact([block_json(b) for b in message.content])}
-                )
+                # one line per result with its details, as first written: a resumed session shows the same blocks
+                for block in message.content:
+                    if isinstance(block, ToolResultBlock):
+                        kept = self._recent_details.get(block.tool_use_id)
+                        self._result_line(block.tool_use_id, block.content, block.is_error, kept)
+                others = [b for b in message.content if not isinstance(b, ToolResultBlock)]
+                if others:
+                    self._chain("user", message={"role": "user", "content": redact([block_json(b) for b in others])})
             else:
                 self._user(message, "context")
         self._tool_lines.clear()
