@@ -34,6 +34,7 @@ from agentui.tui.screens.trust import TrustScreen
 from agentui.tui.themes import DEFAULT_THEME, load_themes, remembered_theme
 from agentui.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.tui.widgets.status_bar import StatusBar
+from agentui.tui.widgets.todo_panel import TodoPanel
 from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
@@ -155,10 +156,11 @@ class AgentApp(App[None]):
         # arriving while a question is still showing.
         self.transcript = Transcript(id="transcript")
         self.pending = Static("", id="pending")
+        self.todos = TodoPanel()
         completions = CompletionList()
         self.prompt_input = PromptInput(self.history, completions, self._completions)
         self.status = StatusBar()
-        return MainScreen(self.transcript, self.pending, completions, self.prompt_input, self.status)
+        return MainScreen(self.transcript, self.pending, self.todos, completions, self.prompt_input, self.status)
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
@@ -309,6 +311,7 @@ class AgentApp(App[None]):
         self._thinking.clear()
         self._tools.clear()
         self._message_widgets.clear()
+        self.todos.show_todos([])
 
     @work(group="events", exclusive=True)
     async def _consume(self, subscription: Subscription) -> None:
@@ -363,6 +366,8 @@ class AgentApp(App[None]):
                 self._tool(event.tool_call_id, "").progress(event.text)
             case ev.ToolEnd():
                 self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)
+                if event.name == "TodoWrite" and not event.is_error:
+                    self.todos.show_todos(event.details.get("newTodos") or [])
             case ev.PermissionRequest():
                 self._ask(event)
             case ev.UsageUpdate():
@@ -967,6 +972,9 @@ class AgentApp(App[None]):
                 if (result := results.get(item.id)) is not None:
                     finishing.append((tool, result))
         self.transcript.add_all(widgets)
+        todo_calls = [b for m in messages for b in m.content if isinstance(b, ToolUseBlock) and b.name == "TodoWrite"]
+        if todo_calls:  # the task list as it was left
+            self.todos.show_todos(todo_calls[-1].input.get("todos") or [])
         for tool, result in finishing:
             tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(result.tool_use_id, {}))
 

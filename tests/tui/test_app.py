@@ -247,6 +247,18 @@ async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_pa
         shown = str(blocks["b1"].query_one(".tool-body Static").render())
         assert shown.splitlines()[0] == "… 18 earlier lines" and shown.splitlines()[-1] == "30"
         assert blocks["t1"].expanded and "fix add" in str(blocks["t1"].query_one(".tool-body Static").render())
+        # and the open tasks stay in view above the prompt, also after a resume
+        assert app.todos.has_class("-open") and "◐ fix add" in str(app.todos.render())
+        assert app.todos.border_title == "Tasks 0/1"
+        session_id = app.conversation.session_id
+    app = harness.app()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/resume " + session_id)
+        await until(pilot, lambda: app.todos.has_class("-open"))
+        assert "fix add" in str(app.todos.render())
+        await type_and_send(pilot, "/clear")
+        await until(pilot, lambda: not app.todos.has_class("-open"))
 
 
 async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
