@@ -132,3 +132,78 @@ def test_session_picker(snap_compare: Any, tmp_path: Path) -> None:
         await steady(pilot)
 
     assert snap_compare(Harness(tmp_path, [{"text": "ok"}]).app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_edit_permission_dialog_with_the_files_line_numbers(snap_compare: Any, tmp_path: Path) -> None:
+    edit = {
+        "type": "tool_use",
+        "id": "e1",
+        "name": "Edit",
+        "input": {"file_path": "calc.py", "old_string": "    return a - b", "new_string": "    return a + b"},
+    }
+    harness = Harness(tmp_path, [{"content": [{"type": "text", "text": "Fixing add."}, edit]}])
+    (harness.project / "calc.py").write_text(
+        "".join(f"# line {n}\n" for n in range(1, 31)) + "def add(a, b):\n    return a - b\n"
+    )
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "fix add")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_todo_panel(snap_compare: Any, tmp_path: Path) -> None:
+    todos = [
+        {"content": "Read the failing test", "status": "completed", "activeForm": "Reading the failing test"},
+        {"content": "Fix add()", "status": "in_progress", "activeForm": "Fixing add()"},
+        {"content": "Run the tests", "status": "pending", "activeForm": "Running the tests"},
+    ]
+    call = {"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": todos}}
+    harness = Harness(tmp_path, [{"content": [call]}, {"text": "On it."}])
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "fix add")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_a_resumed_compacted_session(snap_compare: Any, tmp_path: Path) -> None:
+    edit = {
+        "type": "tool_use",
+        "id": "e1",
+        "name": "Edit",
+        "input": {"file_path": "app.py", "old_string": "    return n + 1", "new_string": "    return n"},
+    }
+    bash = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "echo 3 passed"}}
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "app.py"}}
+    script = [
+        {"content": [{"type": "text", "text": "Reading it."}, read]},
+        {"content": [{"type": "text", "text": "Fixing it."}, edit]},
+        {"content": [{"type": "text", "text": "Testing."}, bash]},
+        {"text": "Fixed, and the tests pass."},
+        {"text": "The user fixed an off-by-one in count() in app.py; the tests pass."},
+    ]
+    earlier = Harness(tmp_path, script, mode="acceptEdits", allowed=("Bash(echo:*)",))
+    (earlier.project / "app.py").write_text("def count(n):\n    total = n\n    return n + 1\n")
+    session: list[str] = []
+
+    async def make_session() -> None:
+        async with earlier.app().run_test(size=SIZE) as pilot:
+            await send(pilot, "fix count")
+            await until(pilot, lambda: idle(pilot.app) and len(texts(pilot.app, AssistantText)) == 4)
+            await send(pilot, "/compact")
+            await until(pilot, lambda: idle(pilot.app) and "count()" in pilot.app.conversation.agent.messages[0].text)
+            session.append(pilot.app.conversation.session_id)
+
+    asyncio.run(make_session())
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, f"/resume {session[0]}")
+        await until(pilot, lambda: len(texts(pilot.app, ToolBlock)) == 3 and texts(pilot.app, ToolBlock)[2].expanded)
+        await steady(pilot)
+
+    assert snap_compare(Harness(tmp_path, []).app(), terminal_size=(100, 40), run_before=run_before)

@@ -26,5 +26,7 @@ class TodoPanel(Static):
         self.todos = [t for t in todos if isinstance(t, dict)]
         done = sum(1 for t in self.todos if t.get("status") == "completed")
         self.border_title = f"Tasks {done}/{len(self.todos)}"
-        self.update(todo_text(self.todos))
+        text = todo_text(self.todos)
+        text.rstrip()  # (one line per task, and no empty one after them)
+        self.update(text)
         self.set_class(any(t.get("status") != "completed" for t in self.todos), "-open")

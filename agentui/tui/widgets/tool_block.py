@@ -181,8 +181,10 @@ class ToolBlock(Vertical):
         self._body.mount_all(widgets)
         # What a person wants to see without asking: the change an edit made, a command's output, the task list,
         # an error in full. Reads and searches stay one line (Enter opens them).
-        shows = self.tool_name in SHOWN_OPEN and bool(_text_of(content).strip() or details.get("structuredPatch"))
-        self.expanded = not denied and (is_error or shows)
+        text = _text_of(content).strip()
+        shows = self.tool_name in SHOWN_OPEN and bool(text or details.get("structuredPatch"))
+        more = is_error and text != self._result  # an error longer than its one line in the header
+        self.expanded = not denied and (more or (shows and not is_error))
         self._refresh_header()
 
     def _result_widgets(self, content: Any, is_error: bool, details: dict[str, Any]) -> list[Any]:
