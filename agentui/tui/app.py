@@ -84,7 +84,8 @@ INIT_PROMPT = (
 HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
     "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
-    "blocks (Enter expands one) · Ctrl+L clears the view · Ctrl+C twice quits ·\n!command runs a shell command · "
+    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+L clears the "
+    "view · Ctrl+C twice quits · !command runs a shell command · "
     "#note adds to CLAUDE.md · @ completes files\nCommands: "
 )
 
@@ -102,6 +103,7 @@ class AgentApp(App[None]):
         Binding("pagedown", "scroll_transcript('page_down')", "Scroll down", show=False, priority=True),
         Binding("ctrl+home", "scroll_transcript('home')", "Scroll to the top", show=False, priority=True),
         Binding("ctrl+end", "scroll_transcript('end')", "Scroll to the end", show=False, priority=True),
+        Binding("ctrl+o", "copy", "Copy", show=False, priority=True),
     ]
 
     def __init__(
@@ -848,6 +850,24 @@ class AgentApp(App[None]):
         if self.conversation is not None and self.conversation.agent.running:
             self.conversation.agent.cancel()
         self.prompt_input.focus()
+
+    def action_copy(self) -> None:
+        """Ctrl+O: the focused tool block's output (or its diff), else the last answer, as its raw Markdown: through
+        the terminal (OSC 52), with no wrapping or borders in it."""
+        focused = self.focused
+        if isinstance(focused, ToolBlock) and focused.copy_text:
+            text, what = focused.copy_text, f"the {focused.tool_name} result"
+        else:
+            from agentui.tui.widgets.answer import AssistantText
+
+            answers = [w for w in self.transcript.query(AssistantText) if w.source.strip()]
+            if not answers:
+                self.say("There is nothing to copy yet.", "warning")
+                return
+            text, what = answers[-1].source, "the last answer"
+        self.copy_to_clipboard(text)
+        lines = text.count("\n") + 1
+        self.notify(f"Copied {what} ({lines} line{'' if lines == 1 else 's'}).", timeout=3)
 
     def action_scroll_transcript(self, where: str) -> None:
         transcript = self.transcript

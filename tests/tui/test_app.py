@@ -997,3 +997,21 @@ def test_result_summaries_count_in_good_english() -> None:
     assert result_summary("Bash", "5", False, {"stdout": "5", "exitCode": 0}) == "1 line of output"
     claude_code_read = {"type": "text", "file": {"filePath": "/p/calc.py", "numLines": 12}}
     assert result_summary("Read", "…", False, claude_code_read) == "12 lines"
+
+
+async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(tmp_path: Path) -> None:
+    answer = "Run **this**:\n\n```sh\nmake test\n```\n\nA long line " + "word " * 60
+    call = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "printf 'one\\ntwo'"}}
+    harness = Harness(tmp_path, [{"content": [call]}, {"text": answer}], allowed=("Bash(printf:*)",))
+    app = harness.app()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+o")
+        assert texts(app, Notice)[-1].message == "There is nothing to copy yet."
+        await type_and_send(pilot, "how do I test?")
+        await until(pilot, lambda: idle(app) and [a for a in texts(app, AssistantText) if a.finished])
+        await pilot.press("ctrl+o")
+        assert app.clipboard == answer  # the Markdown as written: no wrapping at 60 columns, no styling
+        texts(app, ToolBlock)[0].focus()
+        await pilot.press("ctrl+o")
+        assert app.clipboard == "one\ntwo"

@@ -131,6 +131,8 @@ class ToolBlock(Vertical):
         self._header = Static("", classes="tool-header")
         self._body = Vertical(classes="tool-body")
         self._log: Log | None = None
+        self.copy_text = ""
+        """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -169,6 +171,10 @@ class ToolBlock(Vertical):
             self._spinner.stop()
             self._spinner = None
         denied = bool(details.get("denied"))
+        patch = details.get("structuredPatch")
+        self.copy_text = (
+            "\n".join(line for hunk in patch for line in hunk.get("lines", [])) if patch else _text_of(content)
+        )
         self.state = "denied" if denied else ("error" if is_error else "done")
         self._result = result_summary(self.tool_name, content, is_error, details)
         if details.get("interrupted") and self._log is not None:
