@@ -69,6 +69,8 @@ MAX_FILE_COMPLETIONS = 5000
 YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
 MODES_CYCLE: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
+HISTORY_SHOWN = 120
+"""How many parts (prompts, answers, tool calls) of a resumed session are drawn: every one costs layout time."""
 MODE_MEANINGS = {
     "default": "edits and commands ask first",
     "acceptEdits": "file edits in the project go ahead; commands still ask",
@@ -963,7 +965,7 @@ class AgentApp(App[None]):
                         shown.append(("prompt" if message.role == "user" else "answer", block.text))
                 elif isinstance(block, ToolUseBlock):
                     shown.append(("tool", block))
-        keep = self.transcript.MAX_WIDGETS - 50  # (room for the lines that follow before anything is pruned)
+        keep = HISTORY_SHOWN  # the latest turns: a screenful and well beyond, not the whole session at once
         earlier, shown = max(0, len(shown) - keep), shown[-keep:]
         results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
         cwd = self.conversation.project.root if self.conversation else None

@@ -20,7 +20,7 @@ from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
-from agentui.tui.app import AgentApp
+from agentui.tui.app import HISTORY_SHOWN, AgentApp
 from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.widgets.tool_block import ToolBlock
@@ -890,7 +890,7 @@ async def test_resuming_a_long_session_draws_only_its_latest_part(tmp_path: Path
         children = list(app.transcript.children)
         assert len(children) <= Transcript.MAX_WIDGETS + 2  # (and the "Resumed" line)
         notices = [c.message for c in children[:3] if isinstance(c, Notice)]
-        hidden = 3 * 2000 - (Transcript.MAX_WIDGETS - 50)  # a prompt, a Read and an answer per turn
+        hidden = 3 * 2000 - HISTORY_SHOWN  # a prompt, a Read and an answer per turn
         assert f"{hidden:,} earlier parts of this session are not shown." in notices
         assert "prompt 0" not in [p.text for p in texts(app, UserPrompt)]
         assert len(app.conversation.agent.messages) == 8000
