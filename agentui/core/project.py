@@ -50,6 +50,8 @@ class Project:
     sources: list[SettingsSource]
     notices: list[str] = field(default_factory=list)
     """Things the person should know before the run starts (settings held back, rules ignored)."""
+    held_back: list[str] = field(default_factory=list)
+    """What of the project's own settings waits for trust (allow rules, hooks, ...): what trusting it would apply."""
 
 
 def split_tool_list(values: Iterable[str]) -> list[str]:
@@ -156,7 +158,7 @@ def open_project(
     )
     engine.sandbox = sandbox
     tools = builtin_tools(workspace, env=settings_env, sandbox=sandbox)
-    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices)
+    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
 
 
 def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:

@@ -206,9 +206,11 @@ class AgentApp(App[None]):
             self.say(str(exc), "error")
             return
         self._custom = load_custom_commands(self._project.root, self._env)
-        if not self._project.trusted and self._project.notices:
+        if not self._project.trusted and self._project.held_back:  # (other notices are not trust's business)
             self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)
             return
+        for notice in self._project.notices:  # a rule that was ignored, a sandbox that cannot run
+            self.say(notice, "warning")
         await self._start(self.launch.session)
 
     def _load_engine(self) -> None:
@@ -230,9 +232,8 @@ class AgentApp(App[None]):
 
             trust(self._project.root, self._env)
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
-        else:
-            for notice in self._project.notices:
-                self.say(notice, "warning")
+        for notice in self._project.notices:
+            self.say(notice, "warning")
         await self._start(self.launch.session)
 
     async def _start(self, request: SessionRequest) -> None:

@@ -1015,3 +1015,17 @@ async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(tmp_
         texts(app, ToolBlock)[0].focus()
         await pilot.press("ctrl+o")
         assert app.clipboard == "one\ntwo"
+
+
+async def test_notices_that_are_not_about_trust_are_said_without_a_trust_dialog(tmp_path: Path) -> None:
+    from agentui.tui.screens.trust import TrustScreen
+
+    harness = Harness(tmp_path, [])
+    settings = harness.project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash(unclosed"]}}))  # ignored, with a notice
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert not isinstance(app.screen, TrustScreen)
+        assert any("that rule is ignored" in n.message for n in texts(app, Notice))
