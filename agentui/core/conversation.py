@@ -22,6 +22,8 @@ from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
     from agentui.core.mcp.tools import McpHub
+    from agentui.core.permissions.engine import Mode
+    from agentui.core.permissions.rules import Behavior, Rule
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,15 @@ class Launch:
     """--mcp-config values: files, or JSON written out."""
 
 
+@dataclass(frozen=True)
+class ShellOutcome:
+    """What a person's own `!command` printed, whether it failed, and its details (exit code, ...)."""
+
+    output: str
+    is_error: bool
+    details: dict[str, Any]
+
+
 class Conversation:
     def __init__(
         self, launch: Launch, project: Project, session: OpenSession, provider: Provider, agent: Agent
@@ -50,6 +61,7 @@ class Conversation:
         self.provider = provider
         self.agent = agent
         self.mcp: McpHub | None = None
+        self._granted: list[Rule] = []
 
     @classmethod
     def open(
@@ -122,6 +134,82 @@ class Conversation:
     @property
     def session_id(self) -> str:
         return self.session.session_id
+
+    # What a front end does to a conversation, as commands (DESIGN: the front-end surface). A front end calls these
+    # and reads events; it does not set attributes on the objects behind them.
+
+    @property
+    def root(self) -> Path:
+        return self.project.root
+
+    @property
+    def mode(self) -> Mode:
+        return self.project.engine.mode
+
+    def set_mode(self, mode: Mode) -> None:
+        self.project.engine.mode = mode
+
+    def cycle_mode(self) -> Mode:
+        """Shift+Tab: default → acceptEdits → plan (→ bypassPermissions, if the launch allowed it) and round."""
+        cycle: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
+        if self.launch.permissions.mode == "bypassPermissions":
+            cycle += ("bypassPermissions",)
+        current = self.mode
+        self.set_mode(cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0])
+        return self.mode
+
+    @property
+    def model(self) -> str:
+        return self.agent.config.model
+
+    def set_model(self, model: str) -> None:
+        """The model for the requests from now on (this conversation only)."""
+        self.agent.config = self.agent.config.model_copy(update={"model": model})
+
+    def rules(self) -> list[tuple[str, str, str]]:
+        """Every permission rule in force: (behavior, rule, where it came from)."""
+        return [(rule.behavior, rule.text, rule.source) for rule in self.project.engine.rules]
+
+    def add_rule(self, behavior: Behavior, rule: str) -> Path:
+        """A rule the person adds (/permissions): in force now and saved to the project's local settings; returns
+        that file. Raises RuleError (a sentence) for a rule that cannot be parsed."""
+        from agentui.core.claude_settings import add_rule
+
+        self.project.engine.add_rule(rule, behavior, "local")
+        return add_rule(self.project.root, behavior, rule)
+
+    def grant_for_run(self, rules: list[str], source: str) -> list[str]:
+        """Allow `rules` until the next run ends (a custom command's `allowed-tools`); a sentence for each rule that
+        could not be parsed."""
+        from agentui.core.permissions.rules import RuleError
+
+        problems = []
+        for text in rules:
+            try:
+                self._granted.append(self.project.engine.add_rule(text, "allow", source))
+            except RuleError as exc:
+                problems.append(f"{exc}; that rule is ignored.")
+        return problems
+
+    def end_grants(self) -> None:
+        """Take back what `grant_for_run` allowed (when the run it was for has ended)."""
+        for rule in self._granted:
+            self.project.engine.remove_rule(rule)
+        self._granted.clear()
+
+    async def run_shell(self, command: str, progress: Callable[[str], None] = lambda text: None) -> ShellOutcome:
+        """`!command`: the person's own command, run now in the project (their command: no permission question);
+        its output joins the conversation as context, as Claude Code records it."""
+        from agentui.core.tools.base import ToolContext
+
+        bash = self.project.tools.get("Bash")
+        if bash is None:
+            return ShellOutcome("there is no Bash tool", True, {})
+        ctx = ToolContext(cwd=self.root, session_id=self.session_id, tool_call_id="shell", progress=progress)
+        result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
+        output = result.content if isinstance(result.content, str) else ""
+        self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
+        return ShellOutcome(output, result.is_error, result.details)
 
     async def start_mcp(
         self, env: Mapping[str, str] | None = None, approve: Callable[[str, str], Awaitable[bool | None]] | None = None

@@ -51,7 +51,6 @@ if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_eng
         UserMessage,
     )
     from agentui.core.messages import Message
-    from agentui.core.permissions.engine import Mode
     from agentui.core.project import Project
     from agentui.core.providers.base import Provider
     from agentui.core.session.store import SessionRequest
@@ -68,7 +67,6 @@ SETTLE_SECONDS = 0.3
 MAX_FILE_COMPLETIONS = 5000
 YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
-MODES_CYCLE: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
 HISTORY_SHOWN = 120
 """How many parts (prompts, answers, tool calls) of a resumed session are drawn: every one costs layout time."""
 MODE_MEANINGS = {
@@ -123,7 +121,6 @@ class AgentApp(App[None]):
         self.launch = launch
         self._prepare = prepare
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
-        self._granted: list[Any] = []
         """Allow rules a custom command's `allowed-tools` added for the run it started."""
         self._starting = prepare is not None
         """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
@@ -275,11 +272,10 @@ class AgentApp(App[None]):
             # counted as the session picker counts them: the lines of the conversation, not merged messages
             count = sum(1 for entry in resumed.chain if entry.get("type") in ("user", "assistant"))
             self.say(f"Resumed {resumed.title or resumed.session_id} ({count} messages).")
-        engine = self.conversation.project.engine
         self.status.set(
-            model=agent.config.model,
+            model=self.conversation.model,
             provider=self.launch.settings.provider,
-            mode=engine.mode,
+            mode=self.conversation.mode,
             title=resumed.title if resumed and resumed.title else "",
         )
         waiting, self._waiting = self._waiting, []
@@ -478,9 +474,7 @@ class AgentApp(App[None]):
         from agentui.core.events import PermissionDecision
 
         if self.conversation is not None:
-            for rule in self._granted:
-                self.conversation.project.engine.remove_rule(rule)
-        self._granted.clear()
+            self.conversation.end_grants()
         for widget in self._texts.values():
             await widget.finish()
         # An incremental update made while a question was on screen can leave one stale row in a real terminal
@@ -607,25 +601,12 @@ class AgentApp(App[None]):
         """`!command`: the person's own command, run at once; its output joins the conversation as context."""
         if self.conversation is None or not command:
             return
-        from agentui.core.tools.base import ToolContext
-
-        bash = self.conversation.project.tools.get("Bash")
-        if bash is None:
-            return
         self.transcript.add(UserPrompt(f"! {command}", context=True))
-        block = self.transcript.add(ToolBlock("shell", "Bash", self.conversation.project.root))
+        block = self.transcript.add(ToolBlock("shell", "Bash", self.conversation.root))
         block.set_arguments({"command": command})
         block.start()
-        ctx = ToolContext(
-            cwd=self.conversation.project.root,
-            session_id=self.conversation.session_id,
-            tool_call_id="shell",
-            progress=block.progress,
-        )
-        result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
-        block.finish(result.content, result.is_error, result.details)
-        output = result.content if isinstance(result.content, str) else ""
-        self.conversation.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
+        outcome = await self.conversation.run_shell(command, block.progress)
+        block.finish(outcome.output, outcome.is_error, outcome.details)
 
     def _remember(self, note: str) -> None:
         """`#note`: a line for the project's memory file."""
@@ -671,13 +652,8 @@ class AgentApp(App[None]):
                 "warning",
             )
             return
-        from agentui.core.permissions.rules import RuleError
-
-        for text in command.allowed_tools:
-            try:
-                self._granted.append(project.engine.add_rule(text, "allow", f"command /{command.name}"))
-            except RuleError as exc:
-                self.say(f"/{command.name}: {exc}; that rule is ignored.", "warning")
+        for problem in self.conversation.grant_for_run(list(command.allowed_tools), f"command /{command.name}"):
+            self.say(f"/{command.name}: {problem}", "warning")
 
     async def _command_help(self, arguments: str) -> None:
         commands = [f"/{name}" for name in BUILTIN] + [f"/{name}" for name in sorted(self._custom)]
@@ -758,13 +734,12 @@ class AgentApp(App[None]):
         if self.conversation is None:
             self.say(self._no_model_help(), "warning")
             return
-        agent = self.conversation.agent
         if arguments:
-            agent.config = agent.config.model_copy(update={"model": arguments})
+            self.conversation.set_model(arguments)
             self.status.set(model=arguments)
             self.say(f"Model set to {arguments} for the next requests.")
         else:
-            self.say(f"Model: {agent.config.model} ({self.launch.settings.provider if self.launch else ''}).")
+            self.say(f"Model: {self.conversation.model} ({self.launch.settings.provider if self.launch else ''}).")
 
     async def _command_cost(self, arguments: str) -> None:
         if self.conversation is None:
@@ -780,23 +755,19 @@ class AgentApp(App[None]):
     async def _command_permissions(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        engine = self.conversation.project.engine
+        conversation = self.conversation
         behavior, _, rule = arguments.partition(" ")
         if behavior in ("allow", "deny", "ask") and rule.strip():
-            from agentui.core.claude_settings import add_rule
-            from agentui.core.permissions.rules import RuleError
-
             try:
-                engine.add_rule(rule.strip(), behavior, "local")  # type: ignore[arg-type]
-            except RuleError as exc:
+                path = conversation.add_rule(behavior, rule.strip())  # type: ignore[arg-type]
+            except ValueError as exc:  # (RuleError: the rule does not parse)
                 self.say(f"{exc}.", "error")
                 return
-            path = add_rule(self.conversation.project.root, behavior, rule.strip())
             self.say(f"Added {behavior} rule {rule.strip()} (saved to {path}).")
             return
-        lines = [f"Mode: {engine.mode} (Shift+Tab cycles)."]
+        lines = [f"Mode: {conversation.mode} (Shift+Tab cycles)."]
         for kind in ("deny", "ask", "allow"):
-            rules = [f"{r.text} [{r.source}]" for r in engine.rules if r.behavior == kind]
+            rules = [f"{text} [{source}]" for behavior_, text, source in conversation.rules() if behavior_ == kind]
             lines.append(f"{kind}: " + (", ".join(rules) if rules else "none"))
         lines.append("Add one with /permissions allow|deny|ask <rule>, e.g. /permissions allow Bash(npm test:*).")
         self.say("\n".join(lines))
@@ -916,12 +887,9 @@ class AgentApp(App[None]):
     def action_cycle_mode(self) -> None:
         if self.conversation is None:
             return
-        engine = self.conversation.project.engine
-        bypass: tuple[Mode, ...] = ("bypassPermissions",)
-        cycle = MODES_CYCLE + (bypass if self.launch and self.launch.permissions.mode == "bypassPermissions" else ())
-        engine.mode = cycle[(cycle.index(engine.mode) + 1) % len(cycle)] if engine.mode in cycle else cycle[0]
-        self.status.set(mode=engine.mode)
-        self.say(f"Permission mode: {engine.mode} — {MODE_MEANINGS.get(engine.mode, '')}")
+        mode = self.conversation.cycle_mode()
+        self.status.set(mode=mode)
+        self.say(f"Permission mode: {mode} — {MODE_MEANINGS.get(mode, '')}")
 
     def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
         from agentui.core.session.listing import list_sessions
