@@ -21,9 +21,13 @@ from agentui.core.settings import Settings
 from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
+    from agentui.core.events import PermissionDecision, Subscription
     from agentui.core.mcp.tools import McpHub
+    from agentui.core.memory import MemoryFile
+    from agentui.core.messages import Message, Usage
     from agentui.core.permissions.engine import Mode
     from agentui.core.permissions.rules import Behavior, Rule
+    from agentui.core.run import RunResult
 
 
 @dataclass(frozen=True)
@@ -141,6 +145,55 @@ class Conversation:
     @property
     def root(self) -> Path:
         return self.project.root
+
+    def subscribe(self) -> Subscription:
+        """The conversation's events, from now on, as an async iterator."""
+        return self.agent.bus.subscribe()
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history as the model sees it (read it; change it through these commands)."""
+        return self.agent.messages
+
+    @property
+    def running(self) -> bool:
+        return self.agent.running
+
+    async def send(self, text: str) -> RunResult:
+        """A prompt: runs until the model has answered (and its tool calls are done)."""
+        return await self.agent.prompt(text)
+
+    def steer(self, text: str) -> None:
+        """A message typed while a run goes on: the model sees it after the current tool calls."""
+        self.agent.inject(text)
+
+    def interrupt(self) -> None:
+        """Esc: stop the running step now (the run ends "cancelled")."""
+        if self.agent.running:
+            self.agent.cancel()
+
+    def answer(self, request_id: str, decision: PermissionDecision) -> bool:
+        """The person's answer to a PermissionRequest event; False if nothing was waiting for it."""
+        return self.agent.respond_permission(request_id, decision)
+
+    async def compact(self, instructions: str | None = None) -> RunResult:
+        """/compact: summarise all but the recent turns now."""
+        return await self.agent.compact(instructions)
+
+    @property
+    def window(self) -> int | None:
+        """The model's context window, if known."""
+        return self.agent.window
+
+    @property
+    def memory_files(self) -> list[MemoryFile]:
+        """The CLAUDE.md files the model reads, in order (those below the project once a tool reached them)."""
+        return list(self.agent.memory.files) if self.agent.memory is not None else []
+
+    @property
+    def usage(self) -> tuple[Usage, float]:
+        """Tokens used by this session so far, and their cost at list prices in USD."""
+        return self.agent.ledger.usage, self.agent.ledger.cost_usd
 
     @property
     def mode(self) -> Mode:

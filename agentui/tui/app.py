@@ -262,13 +262,12 @@ class AgentApp(App[None]):
             if request != SessionRequest():
                 await self._open(SessionRequest())  # keep working, in a new session
             return
-        agent = self.conversation.agent
-        self._subscription = agent.bus.subscribe()
+        self._subscription = self.conversation.subscribe()
         self._consume(self._subscription)
         self._start_mcp(self.conversation)
         resumed = self.conversation.session.resumed_from
         if resumed is not None:
-            self._show_history(agent.messages, resumed.tool_details)
+            self._show_history(self.conversation.messages, resumed.tool_details)
             # counted as the session picker counts them: the lines of the conversation, not merged messages
             count = sum(1 for entry in resumed.chain if entry.get("type") in ("user", "assistant"))
             self.say(f"Resumed {resumed.title or resumed.session_id} ({count} messages).")
@@ -411,8 +410,7 @@ class AgentApp(App[None]):
         self.transcript.add(
             CompactionMark(_summary_text(event.summary), f"Conversation compacted to {event.post_tokens:,} tokens")
         )
-        agent = self.conversation.agent if self.conversation else None
-        window = agent.window if agent else None
+        window = self.conversation.window if self.conversation else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
     def _track(self, widget: Any) -> Any:
@@ -524,9 +522,7 @@ class AgentApp(App[None]):
         if tool is not None and decision is not None and decision.behavior == "allow":
             tool.start()
         if self.conversation is not None:
-            self.conversation.agent.respond_permission(
-                request.request_id, decision or PermissionDecision(behavior="deny")
-            )
+            self.conversation.answer(request.request_id, decision or PermissionDecision(behavior="deny"))
             if decision is not None and decision.scope == "always" and decision.behavior == "allow":
                 self.say(
                     f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}."
@@ -556,13 +552,13 @@ class AgentApp(App[None]):
                 self.transcript.add(UserPrompt(text))
                 self.say("Not sent: no model is configured (see above, or /model).", "error")
             return
-        agent = self.conversation.agent
-        if agent.running:
-            agent.inject(text)
+        conversation = self.conversation
+        if conversation.running:
+            conversation.steer(text)
             self._pending.append(text)
             self._show_pending()
             return
-        self.run_worker(agent.prompt(text), group="run", exit_on_error=False)
+        self.run_worker(conversation.send(text), group="run", exit_on_error=False)
 
     def _show_pending(self) -> None:
         self.pending.update(Content("\n".join(f"⏳ {text.splitlines()[0][:100]}" for text in self._pending)))
@@ -641,7 +637,7 @@ class AgentApp(App[None]):
     def _grant_for_run(self, command: Any) -> None:
         """A custom command's `allowed-tools` are allowed while the run it starts lasts, as in Claude Code; a
         project's command files grant only once the project is trusted, like its settings."""
-        if not command.allowed_tools or self.conversation is None or self.conversation.agent.running:
+        if not command.allowed_tools or self.conversation is None or self.conversation.running:
             return
         project = self.conversation.project
         from_project = command.path is not None and project.root in command.path.parents
@@ -671,15 +667,15 @@ class AgentApp(App[None]):
     async def _command_compact(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        agent = self.conversation.agent
-        if agent.running:
+        conversation = self.conversation
+        if conversation.running:
             self.say("The agent is working; /compact once it has finished (or press Esc).", "warning")
             return
-        self.run_worker(agent.compact(arguments or None), group="run", exit_on_error=False)
+        self.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
 
     async def _command_memory(self, arguments: str) -> None:
-        memory = self.conversation.agent.memory if self.conversation else None
-        if memory is None or not memory.files:
+        files = self.conversation.memory_files if self.conversation else []
+        if not files:
             self.say(
                 "No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
                 "or to ~/.claude/CLAUDE.md for every project."
@@ -688,7 +684,7 @@ class AgentApp(App[None]):
         lines = [
             f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
             f"{len(f.text):,} characters)"
-            for f in memory.files
+            for f in files
         ]
         self.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
@@ -744,12 +740,11 @@ class AgentApp(App[None]):
     async def _command_cost(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        ledger = self.conversation.agent.ledger
-        usage = ledger.usage
+        usage, cost = self.conversation.usage
         self.say(
             f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
             f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
-            f"about ${ledger.cost_usd:.4f} at list prices."
+            f"about ${cost:.4f} at list prices."
         )
 
     async def _command_permissions(self, arguments: str) -> None:
@@ -795,7 +790,7 @@ class AgentApp(App[None]):
     async def _command_export(self, arguments: str) -> None:
         if self.conversation is None:
             return
-        messages = self.conversation.agent.messages
+        messages = self.conversation.messages
         if not messages:
             self.say("There is nothing to export yet: this conversation is empty.", "warning")
             return
@@ -821,8 +816,8 @@ class AgentApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: stop the run, if one is going, and bring the keys back to the prompt."""
-        if self.conversation is not None and self.conversation.agent.running:
-            self.conversation.agent.cancel()
+        if self.conversation is not None:
+            self.conversation.interrupt()
         self.prompt_input.focus()
 
     def action_copy(self) -> None:

@@ -742,7 +742,9 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
         assert not isinstance(again.screen, McpApprovalScreen)
 
 
-async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen(tmp_path: Path) -> None:
+async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     harness = Harness(
         tmp_path,
         [
@@ -765,17 +767,22 @@ async def test_a_sub_agent_is_one_block_that_shows_its_tool_calls_as_they_happen
         ],
     )
     (harness.project / "notes.txt").write_text("hi\n")
+    # Every line the Task's block is given while it runs, recorded as it arrives: polling the screen could miss a
+    # line a busy machine shows for less than a poll.
+    shown: list[tuple[str, str]] = []
+    original = ToolBlock.progress
+
+    def recording(block: ToolBlock, text: str) -> None:
+        shown.append((block.tool_name, text))
+        original(block, text)
+
+    monkeypatch.setattr(ToolBlock, "progress", recording)
     app = harness.app()
     async with app.run_test(size=(120, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "look")
-        await until(
-            pilot,
-            lambda: any(
-                b._log is not None and "Read notes.txt" in "\n".join(b._log.lines) for b in texts(app, ToolBlock)
-            ),
-        )
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Done."])
+        assert any(name == "Task" and "Read notes.txt" in text for name, text in shown)
         [block] = texts(app, ToolBlock)  # the child's Read is inside the Task's block, not one of its own
         assert block.tool_name == "Task" and block.state == "done"
 
