@@ -471,6 +471,7 @@ class AgentApp(App[None]):
     async def _run_ended(self, event: AgentEnd) -> None:
         from agentui.core.events import PermissionDecision
 
+        self.call_attention("the answer is ready" if event.stop == "end_turn" else f"the run ended ({event.stop})")
         if self.conversation is not None:
             self.conversation.end_grants()
         for widget in self._texts.values():
@@ -508,6 +509,7 @@ class AgentApp(App[None]):
             tool.ask()
         self._asking = PermissionScreen(request, self.conversation.project.root)
         self.push_screen(self._asking, lambda decision: self._answered(request, decision))
+        self.call_attention(f"{request.tool_name} is waiting for your answer")
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
@@ -819,6 +821,17 @@ class AgentApp(App[None]):
         if self.conversation is not None:
             self.conversation.interrupt()
         self.prompt_input.focus()
+
+    def call_attention(self, message: str) -> None:
+        """When the terminal is not in focus (the person is in another window): the bell, and a desktop
+        notification where the terminal shows one (OSC 777 for foot, rxvt, Ghostty; OSC 9 for iTerm2, Windows
+        Terminal, WezTerm, kitty); terminals that know neither ignore them."""
+        if self.app_focus:
+            return
+        self.bell()
+        if self._driver is not None:
+            text = message.replace("\x1b", "").replace("\x07", "").replace(";", ",")
+            self._driver.write(f"\x1b]777;notify;agentui;{text}\x07\x1b]9;agentui: {text}\x07")
 
     def action_copy(self) -> None:
         """Ctrl+O: the focused tool block's output (or its diff), else the last answer, as its raw Markdown: through

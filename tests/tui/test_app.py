@@ -1036,3 +1036,30 @@ async def test_notices_that_are_not_about_trust_are_said_without_a_trust_dialog(
         await ready(pilot)
         assert not isinstance(app.screen, TrustScreen)
         assert any("that rule is ignored" in n.message for n in texts(app, Notice))
+
+
+async def test_a_question_or_a_finished_answer_calls_for_attention_only_when_the_terminal_is_elsewhere(
+    tmp_path: Path,
+) -> None:
+    harness = Harness(tmp_path, [*write_script(), {"text": "More."}])
+    app = harness.app()
+    rung: list[str] = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        app.bell = lambda: rung.append("bell")  # type: ignore[method-assign]
+        written: list[str] = []
+        driver_write = app._driver.write
+        app._driver.write = lambda data: (written.append(data), driver_write(data))[1]  # type: ignore[method-assign]
+        app.app_focus = False  # the person is in another window (a key would bring it back: no keys)
+        app.prompt_input.insert("write the note")
+        app.prompt_input.submit()
+        await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert rung == ["bell"] and any(
+            "\x1b]777;notify;agentui;Write is waiting for your answer" in w for w in written
+        )
+        app.screen.action_answer("once")  # (answered without a key, still away)
+        await until(pilot, lambda: idle(app) and len(rung) == 2)  # and once more when the answer is ready
+        app.app_focus = True
+        await type_and_send(pilot, "again")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 3)
+        assert len(rung) == 2  # in view: no bell
