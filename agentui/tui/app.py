@@ -84,8 +84,8 @@ INIT_PROMPT = (
 HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
     "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
-    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+L clears the "
-    "view · Ctrl+C twice quits · !command runs a shell command · "
+    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
+    "earlier prompts · Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · "
     "#note adds to CLAUDE.md · @ completes files\nCommands: "
 )
 
@@ -104,6 +104,7 @@ class AgentApp(App[None]):
         Binding("ctrl+home", "scroll_transcript('home')", "Scroll to the top", show=False, priority=True),
         Binding("ctrl+end", "scroll_transcript('end')", "Scroll to the end", show=False, priority=True),
         Binding("ctrl+o", "copy", "Copy", show=False, priority=True),
+        Binding("ctrl+r", "search_history", "Search earlier prompts", show=False),
     ]
 
     def __init__(
@@ -821,6 +822,18 @@ class AgentApp(App[None]):
         if self.conversation is not None:
             self.conversation.interrupt()
         self.prompt_input.focus()
+
+    def action_search_history(self) -> None:
+        """Ctrl+R: pick an earlier prompt of this project into the prompt."""
+        from agentui.tui.screens.history_search import HistorySearch
+
+        def picked(text: str | None) -> None:
+            if text is not None:
+                self.prompt_input.text = text
+                self.prompt_input.move_cursor(self.prompt_input.document.end)
+            self.prompt_input.focus()
+
+        self.push_screen(HistorySearch(self.history.entries), picked)
 
     def call_attention(self, message: str) -> None:
         """When the terminal is not in focus (the person is in another window): the bell, and a desktop

@@ -1063,3 +1063,32 @@ async def test_a_question_or_a_finished_answer_calls_for_attention_only_when_the
         await type_and_send(pilot, "again")
         await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 3)
         assert len(rung) == 2  # in view: no bell
+
+
+async def test_ctrl_r_searches_earlier_prompts_newest_first(tmp_path: Path) -> None:
+    from agentui.tui.screens.history_search import HistorySearch
+
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for prompt in ("fix the parser", "run the tests", "fix the lexer"):
+            app.history.add(prompt)
+        app.prompt_input.insert("draft")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistorySearch))
+        await pilot.press(*"fix")
+        await until(pilot, lambda: app.screen.matches == ["fix the lexer", "fix the parser"])
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, HistorySearch))
+        assert app.prompt_input.text == "fix the lexer" and app.focused is app.prompt_input
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistorySearch))
+        await pilot.press(*"fix", "ctrl+r", "enter")  # Ctrl+R again: the next older match
+        await until(pilot, lambda: not isinstance(app.screen, HistorySearch))
+        assert app.prompt_input.text == "fix the parser"
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, HistorySearch))
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, HistorySearch))
+        assert app.prompt_input.text == "fix the parser"  # Esc leaves the prompt as it was
