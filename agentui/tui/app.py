@@ -85,7 +85,8 @@ HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
     "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
     "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
-    "earlier prompts · Ctrl+L clears the view · Ctrl+C twice quits · !command runs a shell command · "
+    "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
+    "!command runs a shell command · "
     "#note adds to CLAUDE.md · @ completes files\nCommands: "
 )
 
@@ -105,6 +106,7 @@ class AgentApp(App[None]):
         Binding("ctrl+end", "scroll_transcript('end')", "Scroll to the end", show=False, priority=True),
         Binding("ctrl+o", "copy", "Copy", show=False, priority=True),
         Binding("ctrl+r", "search_history", "Search earlier prompts", show=False),
+        Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
     ]
 
     def __init__(
@@ -145,6 +147,9 @@ class AgentApp(App[None]):
         self._questions: deque[PermissionRequest] = deque()
         self._asking: PermissionScreen | None = None
         self._pending: list[str] = []
+        self._found: list[Any] = []
+        """Ctrl+F's matches, newest first, and which is shown."""
+        self._found_at = -1
         self._quit_armed_at = 0.0
         self._custom: dict[str, CustomCommand] = {}
         self._files: list[str] | None = None
@@ -823,6 +828,37 @@ class AgentApp(App[None]):
             self.conversation.interrupt()
         self.prompt_input.focus()
 
+    def action_find(self) -> None:
+        """Ctrl+F: find text in the transcript."""
+        from agentui.tui.screens.transcript_search import TranscriptSearch
+
+        self._found = []
+        self._found_at = -1
+        self.push_screen(TranscriptSearch(self._find), lambda _: self._unmark())
+
+    def _find(self, text: str, again: bool) -> str:
+        """Scroll to the newest part of the transcript holding `text` (with `again`, the next one up) and mark it;
+        the search's title says where it is."""
+        self._unmark()
+        if not text.strip():
+            self._found = []
+            return "Find"
+        if not again or not self._found:
+            needle = text.lower()
+            self._found = [w for w in reversed(self.transcript.children) if needle in _searchable(w).lower()]
+            self._found_at = -1
+        if not self._found:
+            return "Find: no match"
+        self._found_at = (self._found_at + 1) % len(self._found)
+        widget = self._found[self._found_at]
+        widget.add_class("-found")
+        self.transcript.scroll_to_widget(widget, animate=False, top=True)
+        return f"Find: match {self._found_at + 1} of {len(self._found)}, newest first"
+
+    def _unmark(self) -> None:
+        for widget in self.transcript.query(".-found"):
+            widget.remove_class("-found")
+
     def action_search_history(self) -> None:
         """Ctrl+R: pick an earlier prompt of this project into the prompt."""
         from agentui.tui.screens.history_search import HistorySearch
@@ -1021,6 +1057,17 @@ def export_markdown(messages: list[Message]) -> str:
 
                 parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
     return "\n".join(parts)
+
+
+def _searchable(widget: Any) -> str:
+    """The text of a transcript part as a search sees it (the source of an answer, a block's call and result)."""
+    for attribute in ("source", "text", "message"):
+        value = getattr(widget, attribute, None)
+        if isinstance(value, str):
+            return value
+    if isinstance(widget, ToolBlock):
+        return widget.search_text
+    return ""
 
 
 def _file_rank(path: str, typed: str) -> tuple[int, bool, int, str]:

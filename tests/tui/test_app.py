@@ -1092,3 +1092,29 @@ async def test_ctrl_r_searches_earlier_prompts_newest_first(tmp_path: Path) -> N
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HistorySearch))
         assert app.prompt_input.text == "fix the parser"  # Esc leaves the prompt as it was
+
+
+async def test_ctrl_f_finds_text_in_the_transcript_and_scrolls_to_it(tmp_path: Path) -> None:
+    from agentui.tui.screens.transcript_search import TranscriptSearch
+
+    long = "\n\n".join(f"paragraph {n}" for n in range(60))
+    harness = Harness(tmp_path, [{"text": "The NEEDLE is here.\n\n" + long}, {"text": long}, {"text": "needle again"}])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for prompt in ("one", "two", "three"):
+            await type_and_send(pilot, prompt)
+            await until(pilot, lambda: idle(app) and app.conversation.messages[-1].role == "assistant")
+        await until(pilot, lambda: len(texts(app, AssistantText)) == 3)
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptSearch))
+        await pilot.press(*"needle")
+        answers = texts(app, AssistantText)
+        await until(pilot, lambda: answers[2].has_class("-found"))  # the newest first
+        await pilot.press("enter")
+        await until(pilot, lambda: answers[0].has_class("-found") and not answers[2].has_class("-found"))
+        assert "match 2 of 2" in str(app.screen.query_one("Input").border_title)
+        await until(pilot, lambda: app.transcript.scroll_y < app.transcript.max_scroll_y)  # scrolled up to it
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, TranscriptSearch))
+        assert not app.transcript.query(".-found")

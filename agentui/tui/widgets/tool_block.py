@@ -134,6 +134,11 @@ class ToolBlock(Vertical):
         self.copy_text = ""
         """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
 
+    @property
+    def search_text(self) -> str:
+        """What a search of the transcript looks through: the call and its result."""
+        return f"{self.tool_name} {self._summary} {self._result} {self.copy_text}"
+
     def compose(self) -> ComposeResult:
         yield self._header
         yield self._body
