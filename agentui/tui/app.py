@@ -50,10 +50,8 @@ if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_eng
         Subscription,
         UserMessage,
     )
+    from agentui.core.frontend import Project, Provider, SessionRequest
     from agentui.core.messages import Message
-    from agentui.core.project import Project
-    from agentui.core.providers.base import Provider
-    from agentui.core.session.store import SessionRequest
     from agentui.tui.screens.permission import PermissionScreen
     from agentui.tui.widgets.answer import AssistantText, ThinkingView
 
@@ -201,7 +199,7 @@ class AgentApp(App[None]):
             for text in waiting:  # typed before this was known
                 self._send(text)
             return
-        from agentui.core.project import ProjectError, open_project
+        from agentui.core.frontend import ProjectError, open_project
 
         try:
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
@@ -228,10 +226,10 @@ class AgentApp(App[None]):
 
     async def _trusted(self, trusted: bool | None) -> None:
         assert self.launch is not None and self._project is not None
-        from agentui.core.project import open_project
+        from agentui.core.frontend import open_project
 
         if trusted:
-            from agentui.core.trust import trust
+            from agentui.core.frontend import trust
 
             trust(self._project.root, self._env)
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self._env)
@@ -249,8 +247,7 @@ class AgentApp(App[None]):
 
     async def _open(self, request: SessionRequest) -> None:
         from agentui.core.conversation import Conversation
-        from agentui.core.project import ProjectError
-        from agentui.core.session.store import SessionError, SessionRequest
+        from agentui.core.frontend import ProjectError, SessionError, SessionRequest
 
         assert self.launch is not None
         if self.conversation is not None:
@@ -590,7 +587,7 @@ class AgentApp(App[None]):
 
     def _project_files(self) -> list[str]:
         if self._files is None and self.conversation is not None:
-            from agentui.core.tools.walk import walk_files
+            from agentui.core.frontend import walk_files
 
             root = self.conversation.project.root
             files: list[str] = []
@@ -664,7 +661,7 @@ class AgentApp(App[None]):
         self.say(HELP + " ".join(commands))
 
     async def _command_clear(self, arguments: str) -> None:
-        from agentui.core.session.store import SessionRequest
+        from agentui.core.frontend import SessionRequest
 
         self.transcript.clear()
         self.status.set(title="", tokens_in=0, tokens_out=0, cost_usd=0.0, context_percent=None)
@@ -717,7 +714,7 @@ class AgentApp(App[None]):
         self.say("MCP servers:\n" + "\n".join(lines))
 
     async def _command_resume(self, arguments: str) -> None:
-        from agentui.core.session.store import SessionRequest
+        from agentui.core.frontend import SessionRequest
 
         if arguments:
             await self._open(SessionRequest(resume=arguments))
@@ -725,7 +722,7 @@ class AgentApp(App[None]):
             self.action_resume_picker()
 
     def _no_model_help(self) -> str:
-        from agentui.core.dirs import config_dir
+        from agentui.core.frontend import config_dir
 
         config = config_dir(self._env) / "config.json"
         example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
@@ -783,7 +780,7 @@ class AgentApp(App[None]):
             self.say(f"There is no theme {arguments!r}; /theme lists them.", "warning")
             return
         self.theme = arguments
-        from agentui.core.settings import ConfigError, save_config_value
+        from agentui.core.frontend import ConfigError, save_config_value
 
         try:
             save_config_value("theme", arguments, self._env)
@@ -805,7 +802,7 @@ class AgentApp(App[None]):
         if arguments:  # a name given is relative to the project, as typed
             path = Path(arguments) if Path(arguments).is_absolute() else self.conversation.project.root / arguments
         else:  # else out of the project, where it would be committed by accident
-            from agentui.core.dirs import data_dir
+            from agentui.core.frontend import data_dir
 
             name = f"{self.conversation.project.root.name}-{datetime.now():%Y%m%d-%H%M%S}-"
             path = data_dir(self._env) / "exports" / f"{name}{self.conversation.session_id[:8]}.md"
@@ -949,9 +946,7 @@ class AgentApp(App[None]):
         self.say(f"Permission mode: {mode} — {MODE_MEANINGS.get(mode, '')}")
 
     def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
-        from agentui.core.session.listing import list_sessions
-        from agentui.core.session.paths import project_dir
-        from agentui.core.session.store import SessionRequest
+        from agentui.core.frontend import SessionRequest, list_sessions, project_dir
         from agentui.tui.screens.picker import SessionPicker
 
         root = self._project.root if self._project else Path.cwd()
@@ -970,7 +965,7 @@ class AgentApp(App[None]):
     # History on screen
 
     def _show_history(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None:
-        from agentui.core.compaction import is_summary
+        from agentui.core.frontend import is_summary
         from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
         from agentui.tui.widgets.answer import AssistantText, CompactionMark
 
@@ -1098,6 +1093,6 @@ def _shell_record(text: str) -> tuple[str, str] | None:
 
 
 def _summary_text(text: str) -> str:
-    from agentui.core.compaction import SUMMARY_PREFIX
+    from agentui.core.frontend import SUMMARY_PREFIX
 
     return text.removeprefix(SUMMARY_PREFIX)

@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentui.core.dirs import data_dir
-from agentui.core.session.paths import canonical, sanitize
+from agentui.core.frontend import canonical, data_dir, sanitize
 
 MAX_ENTRIES = 500
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-from agentui.core.dirs import config_dir
+from agentui.core.frontend import config_dir
 
 DEFAULT_THEME = "agentui-dark"
 

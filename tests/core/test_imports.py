@@ -43,3 +43,32 @@ def test_the_core_package_exports_what_it_lists() -> None:
     assert sorted(core.__all__) == sorted(core._EXPORTS)
     for name, module in core._EXPORTS.items():  # each resolves, lazily, to the object its module defines
         assert getattr(core, name) is getattr(importlib.import_module(module), name)
+
+
+SURFACE = {"agentui.core.frontend", "agentui.core.conversation", "agentui.core.events", "agentui.core.messages"}
+
+
+def test_the_app_uses_only_the_front_end_surface_of_the_core() -> None:
+    # DESIGN: a front end imports the surface (core.frontend, which includes the conversation), the events and the
+    # messages, and nothing else of the core; everything it does goes through them.
+    import ast
+    from pathlib import Path
+
+    import agentui.tui
+
+    beyond = []
+    for path in sorted(Path(agentui.tui.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agentui.core"):
+                names = {alias.name for alias in node.names}
+                if node.module == "agentui.core" and names <= {"events", "messages"}:
+                    continue  # (the modules themselves)
+                if node.module not in SURFACE:
+                    beyond.append(f"{path.name}: from {node.module} import {', '.join(sorted(names))}")
+            elif isinstance(node, ast.Import):
+                beyond += [
+                    f"{path.name}: import {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("agentui.core") and alias.name not in SURFACE
+                ]
+    assert beyond == []

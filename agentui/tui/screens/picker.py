@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from agentui.core.session.listing import SessionInfo
+from agentui.core.frontend import SessionInfo
 
 
 def age(seconds: float) -> str:

@@ -12,7 +12,7 @@ MAX_LINES = 400
 
 def patch_from_strings(old: str, new: str, context: int = 3) -> list[dict[str, Any]]:
     """Hunks for a change not yet made (the permission modal shows what an Edit or Write would do)."""
-    from agentui.core.tools.diff import structured_patch
+    from agentui.core.frontend import structured_patch
 
     return structured_patch(old, new, context)
 

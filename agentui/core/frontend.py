@@ -1,0 +1,54 @@
+"""The front-end surface: everything a front end (the app, print mode, the protocols to come) uses of the core,
+beside the events (`core.events`), the messages (`core.messages`) and the conversation itself (`core.conversation`,
+which these names include). Names resolve on first use, so a front end can import this module before the engine
+has loaded (the app draws its first frame first). tests/core/test_imports.py holds the app to this surface."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    # a conversation: open it, then give it commands (its methods) and read its events
+    "Conversation": "agentui.core.conversation",
+    "Launch": "agentui.core.conversation",
+    "ShellOutcome": "agentui.core.conversation",
+    "PermissionOptions": "agentui.core.project",
+    "Project": "agentui.core.project",
+    "ProjectError": "agentui.core.project",
+    "open_project": "agentui.core.project",
+    "RuleError": "agentui.core.permissions.rules",
+    "Provider": "agentui.core.providers.base",
+    # sessions: which to open, and the list to pick from
+    "SessionRequest": "agentui.core.session.store",
+    "SessionError": "agentui.core.session.store",
+    "SessionInfo": "agentui.core.session.listing",
+    "list_sessions": "agentui.core.session.listing",
+    "project_dir": "agentui.core.session.paths",
+    "canonical": "agentui.core.session.paths",
+    "sanitize": "agentui.core.session.paths",
+    "is_summary": "agentui.core.compaction",
+    "SUMMARY_PREFIX": "agentui.core.compaction",
+    # the person's choices and files
+    "trust": "agentui.core.trust",
+    "save_config_value": "agentui.core.settings",
+    "ConfigError": "agentui.core.settings",
+    "config_dir": "agentui.core.dirs",
+    "data_dir": "agentui.core.dirs",
+    "claude_config_dir": "agentui.core.dirs",
+    "parse_front_matter": "agentui.core.frontmatter",
+    "walk_files": "agentui.core.tools.walk",
+    "structured_patch": "agentui.core.tools.diff",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    pass
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentui.core.frontend' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
