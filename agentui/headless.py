@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import IO, Literal
 
 from agentui import __version__
-from agentui.core.agent import Agent
-from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import (
     CompactionEnd,
     Event,
@@ -26,10 +24,17 @@ from agentui.core.events import (
     ToolEnd,
     ToolStart,
 )
-from agentui.core.project import PermissionOptions, open_project
-from agentui.core.run import RunResult
-from agentui.core.session.store import SessionRequest
-from agentui.core.settings import Settings
+from agentui.core.frontend import (
+    Conversation,
+    Launch,
+    PermissionOptions,
+    RunResult,
+    SessionRequest,
+    Settings,
+    list_sessions,
+    open_project,
+    project_dir,
+)
 
 OutputFormat = Literal["text", "json", "stream-json"]
 
@@ -215,8 +220,8 @@ async def run_print(
     system_prompt: str | None = None,
     append_system_prompt: str | None = None,
     cwd: Path | None = None,
-    permissions: PermissionOptions = PermissionOptions(),
-    session: SessionRequest = SessionRequest(),
+    permissions: PermissionOptions | None = None,
+    session: SessionRequest | None = None,
     mcp_configs: tuple[str, ...] = (),
     verbose: bool = False,
     out: IO[str] | None = None,
@@ -224,6 +229,7 @@ async def run_print(
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
+    permissions = permissions or PermissionOptions()
     project = open_project(cwd or Path.cwd(), permissions)
     for notice in project.notices:
         printer.note(notice)
@@ -233,30 +239,29 @@ async def run_print(
         system_prompt=system_prompt,
         append_system_prompt=append_system_prompt,
         permissions=permissions,
-        session=session,
+        session=session or SessionRequest(),
         max_turns=max_turns,
         mcp_configs=mcp_configs,
     )
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
     for notice in await conversation.start_mcp():
         printer.note(notice)
-    agent = conversation.agent
 
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
             message = f"{CANNOT_ASK} It needed permission because {event.reason}."
-            agent.respond_permission(event.request_id, PermissionDecision(behavior="deny", message=message))
+            conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
 
-    agent.bus.on(deny_asks)
-    agent.bus.on(printer)
+    conversation.on(deny_asks)
+    conversation.on(printer)
     if output_format == "stream-json":
-        printer.line(_compact(_init_line(agent, settings, project.engine.mode)))
+        printer.line(_compact(_init_line(conversation, settings)))
 
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
-        loop.add_signal_handler(signal.SIGINT, agent.cancel)
+        loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
     try:
-        result = await agent.prompt(prompt)
+        result = await conversation.send(prompt)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await conversation.aclose()
@@ -277,16 +282,16 @@ def _compact(data: dict[str, object]) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _init_line(agent: Agent, settings: Settings, mode: str) -> dict[str, object]:
+def _init_line(conversation: Conversation, settings: Settings) -> dict[str, object]:
     return {
         "type": "system",
         "subtype": "init",
-        "cwd": str(agent.config.cwd),
-        "session_id": agent.session_id,
-        "tools": agent.tools.names(),
-        "model": settings.model,
+        "cwd": str(conversation.root),
+        "session_id": conversation.session_id,
+        "tools": conversation.tool_names,
+        "model": conversation.model,
         "provider": settings.provider,
-        "permissionMode": mode,
+        "permissionMode": conversation.mode,
         "version": __version__,
     }
 
@@ -294,9 +299,6 @@ def _init_line(agent: Agent, settings: Settings, mode: str) -> dict[str, object]
 def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None = None) -> int:
     """`agentui -p --resume` with no id: this project's sessions, newest first."""
     from datetime import datetime
-
-    from agentui.core.session.listing import list_sessions
-    from agentui.core.session.paths import project_dir
 
     out = out or sys.stdout
     sessions = list_sessions(project_dir(cwd))

@@ -21,7 +21,8 @@ from agentui.core.settings import Settings
 from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
-    from agentui.core.events import PermissionDecision, Subscription
+    from agentui.core.completion import PathCompleter
+    from agentui.core.events import Event, PermissionDecision, Subscription
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
     from agentui.core.messages import Message, Usage
@@ -47,6 +48,28 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class Resumed:
+    """What a resumed conversation continues: for the front end to draw its history and say what it resumed."""
+
+    session_id: str
+    title: str | None
+    message_lines: int
+    """The conversation's lines (user and assistant), counted as the session picker counts them."""
+    tool_details: dict[str, dict[str, Any]]
+    """Each tool call's recorded result details (a diff, an exit code), by tool_use id."""
+
+
+@dataclass(frozen=True)
+class McpStatus:
+    name: str
+    scope: str
+    state: str
+    tools: list[str]
+    error: str | None
+    log_path: Path | None
+
+
+@dataclass(frozen=True)
 class ShellOutcome:
     """What a person's own `!command` printed, whether it failed, and its details (exit code, ...)."""
 
@@ -57,15 +80,23 @@ class ShellOutcome:
 
 class Conversation:
     def __init__(
-        self, launch: Launch, project: Project, session: OpenSession, provider: Provider, agent: Agent
+        self,
+        launch: Launch,
+        project: Project,
+        session: OpenSession,
+        provider: Provider,
+        agent: Agent,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.launch = launch
+        self.env = env
         self.project = project
         self.session = session
         self.provider = provider
         self.agent = agent
         self.mcp: McpHub | None = None
         self._granted: list[Rule] = []
+        self._completer: PathCompleter | None = None
 
     @classmethod
     def open(
@@ -133,7 +164,7 @@ class Conversation:
                 env=env,
             )
         )
-        return cls(launch, project, session, provider, agent)
+        return cls(launch, project, session, provider, agent, env)
 
     @property
     def session_id(self) -> str:
@@ -149,6 +180,22 @@ class Conversation:
     def subscribe(self) -> Subscription:
         """The conversation's events, from now on, as an async iterator."""
         return self.agent.bus.subscribe()
+
+    def on(self, listener: Callable[[Event], None]) -> None:
+        """Call `listener` with each event as it is emitted, in order (print mode writes as it goes)."""
+        self.agent.bus.on(listener)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return self.agent.tools.names()
+
+    @property
+    def resumed(self) -> Resumed | None:
+        loaded = self.session.resumed_from
+        if loaded is None:
+            return None
+        lines = sum(1 for entry in loaded.chain if entry.get("type") in ("user", "assistant"))
+        return Resumed(loaded.session_id, loaded.title, lines, loaded.tool_details)
 
     @property
     def messages(self) -> list[Message]:
@@ -263,6 +310,43 @@ class Conversation:
         output = result.content if isinstance(result.content, str) else ""
         self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
         return ShellOutcome(output, result.is_error, result.details)
+
+    def complete_path(self, typed: str) -> list[str]:
+        """`@` completion: the project's files containing `typed`, best first (the tree is walked once)."""
+        if self._completer is None:
+            from agentui.core.completion import PathCompleter
+
+            self._completer = PathCompleter(self.root)
+        return self._completer.complete(typed)
+
+    def export(self, name: str = "") -> Path:
+        """/export: the conversation as Markdown, to `name` (relative to the project) or a dated file in the data
+        directory; returns the file. Raises ValueError when there is nothing to export, OSError when it cannot be
+        written."""
+        from agentui.core.export import conversation_markdown, export_path
+
+        if not self.messages:
+            raise ValueError("There is nothing to export yet: this conversation is empty.")
+        path = export_path(name, self.root, self.session_id, self.env)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(conversation_markdown(self.messages), encoding="utf-8")
+        return path
+
+    def mcp_status(self) -> list[McpStatus]:
+        """Each configured MCP server: its state, its tools, and what went wrong."""
+        if self.mcp is None:
+            return []
+        return [
+            McpStatus(
+                server.name,
+                server.config.scope,
+                server.state,
+                [tool.name for tool in server.tools],
+                server.error,
+                server.log_path if server.config.type == "stdio" else None,
+            )
+            for server in self.mcp.servers
+        ]
 
     async def start_mcp(
         self, env: Mapping[str, str] | None = None, approve: Callable[[str, str], Awaitable[bool | None]] | None = None

@@ -13,6 +13,10 @@ _EXPORTS = {
     "Conversation": "agentui.core.conversation",
     "Launch": "agentui.core.conversation",
     "ShellOutcome": "agentui.core.conversation",
+    "Resumed": "agentui.core.conversation",
+    "McpStatus": "agentui.core.conversation",
+    "RunResult": "agentui.core.run",
+    "Settings": "agentui.core.settings",
     "PermissionOptions": "agentui.core.project",
     "Project": "agentui.core.project",
     "ProjectError": "agentui.core.project",
@@ -37,13 +41,14 @@ _EXPORTS = {
     "data_dir": "agentui.core.dirs",
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
-    "walk_files": "agentui.core.tools.walk",
+    "add_memory_note": "agentui.core.memory",
+    "call_summary": "agentui.core.summary",
     "structured_patch": "agentui.core.tools.diff",
 }
 
 __all__ = sorted(_EXPORTS)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
     pass
 
 

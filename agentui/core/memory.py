@@ -151,3 +151,13 @@ def render_memory(files: list[MemoryFile]) -> str:
         origin = f" (imported by {memory.imported_by})" if memory.imported_by else ""
         parts.append(f"Contents of {memory.path}{origin}:\n\n{memory.text.strip()}")
     return "\n\n".join(parts)
+
+
+def add_memory_note(root: Path, note: str) -> Path:
+    """`#note`: a line appended to the project's CLAUDE.md (made if missing); returns the file. Raises OSError."""
+    memory = root / "CLAUDE.md"
+    existing = memory.read_text(encoding="utf-8", errors="replace") if memory.exists() else ""
+    separator = "" if not existing or existing.endswith("\n") else "\n"
+    with memory.open("a", encoding="utf-8") as handle:
+        handle.write(f"{separator}- {note}\n")
+    return memory

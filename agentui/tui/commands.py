@@ -1,4 +1,4 @@
-"""Slash commands: the built-in ones, and custom ones from `.claude/commands/**/*.md` and `~/.claude/commands/`
+"""Custom slash commands from `.claude/commands/**/*.md` and `~/.claude/commands/`
 (Claude Code's format: optional front matter with `description`, `argument-hint`, `allowed-tools`; the body is the
 prompt, with `$ARGUMENTS` and `$1`..`$9` filled in)."""
 
@@ -10,22 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.frontend import claude_config_dir, parse_front_matter
-
-BUILTIN: dict[str, str] = {
-    "help": "Show the keys and commands",
-    "clear": "Start a new session (the current one stays saved)",
-    "compact": "Summarise the conversation so far to free context [instructions]",
-    "memory": "List the memory files (CLAUDE.md) the model reads",
-    "mcp": "Show the MCP servers, whether each is connected, and their tools",
-    "resume": "Resume an earlier session of this project",
-    "model": "Show or switch the model [name]",
-    "cost": "Show the tokens used and what they cost",
-    "permissions": "Show the permission rules and mode, or add one: allow|deny|ask <rule>",
-    "theme": "Switch the theme [name]",
-    "init": "Ask the model to write a CLAUDE.md for this project",
-    "export": "Save the conversation as Markdown [file]",
-    "quit": "Quit agentui",
-}
 
 
 @dataclass(frozen=True)

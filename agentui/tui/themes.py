@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from textual.app import App
 from textual.theme import Theme
 
 from agentui.core.frontend import config_dir
@@ -45,3 +47,14 @@ def remembered_theme(env: Mapping[str, str] | None = None) -> str | None:
         return None
     theme = data.get("theme") if isinstance(data, dict) else None
     return theme if isinstance(theme, str) else None
+
+
+def apply_themes(app: App[Any], env: Mapping[str, str] | None = None) -> list[str]:
+    """Register the shipped and the person's themes, and switch to the one remembered; a sentence for each theme
+    file that could not be read."""
+    themes, problems = load_themes(env)
+    for theme in themes:
+        app.register_theme(theme)
+    wanted = remembered_theme(env)
+    app.theme = wanted if wanted in app.available_themes else DEFAULT_THEME
+    return problems

@@ -130,12 +130,12 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
 CRASHING = """
 import sys
 from agentui import cli
-from agentui.tui.app import AgentApp
+from agentui.tui.screens.main import MainScreen
 
 def clear_view(self):  # an internal error on a key, as a bug would make one
     raise ValueError("the view would not clear")
 
-AgentApp.action_clear_view = clear_view
+MainScreen.action_clear_view = clear_view
 sys.exit(cli.main([]))
 """
 

@@ -20,7 +20,8 @@ from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
-from agentui.tui.app import HISTORY_SHOWN, AgentApp
+from agentui.tui.app import AgentApp
+from agentui.tui.history_view import HISTORY_SHOWN
 from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.widgets.tool_block import ToolBlock
@@ -123,7 +124,7 @@ async def test_a_prompt_sent_before_start_up_has_finished_waits_for_the_conversa
     harness = Harness(tmp_path, [{"text": "Answered."}])
     # The launch resolves on the engine's thread after the first frame; a person can press Enter before that.
     app = AgentApp(None, prepare=lambda: (harness.launch, None), provider_factory=harness.provider, env=harness.env)
-    app._send("typed at once")  # as the prompt does when Enter comes before start-up has begun
+    app.send("typed at once")  # as the prompt does when Enter comes before start-up has begun
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Answered."])
         assert [p.text for p in texts(app, UserPrompt)] == ["typed at once"]
@@ -248,17 +249,17 @@ async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_pa
         assert shown.splitlines()[0] == "… 18 earlier lines" and shown.splitlines()[-1] == "30"
         assert blocks["t1"].expanded and "fix add" in str(blocks["t1"].query_one(".tool-body Static").render())
         # and the open tasks stay in view above the prompt, also after a resume
-        assert app.todos.has_class("-open") and "◐ fix add" in str(app.todos.render())
-        assert app.todos.border_title == "Tasks 0/1"
+        assert app.view.todos.has_class("-open") and "◐ fix add" in str(app.view.todos.render())
+        assert app.view.todos.border_title == "Tasks 0/1"
         session_id = app.conversation.session_id
     app = harness.app()
     async with app.run_test(size=(100, 60)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "/resume " + session_id)
-        await until(pilot, lambda: app.todos.has_class("-open"))
-        assert "fix add" in str(app.todos.render())
+        await until(pilot, lambda: app.view.todos.has_class("-open"))
+        assert "fix add" in str(app.view.todos.render())
         await type_and_send(pilot, "/clear")
-        await until(pilot, lambda: not app.todos.has_class("-open"))
+        await until(pilot, lambda: not app.view.todos.has_class("-open"))
 
 
 async def test_parallel_requests_queue_one_at_a_time(tmp_path: Path) -> None:
@@ -934,7 +935,7 @@ async def test_enter_runs_what_was_typed_when_the_menu_lags_behind_the_keys(
         app.prompt_input.insert(typed)
         await pilot.pause()
         # Fast typing: the menu still shows what it offered for "/" alone, with its first entry lit.
-        app.prompt_input.completions.show(app._completions("/"))
+        app.prompt_input.completions.show(app.completions("/"))
         await pilot.press("enter")
         await until(pilot, lambda: app.prompt_input.text == "")
         assert app.prompt_input.prompt_history.entries[-1].strip() == runs  # what was sent
@@ -1006,7 +1007,12 @@ def test_result_summaries_count_in_good_english() -> None:
     assert result_summary("Read", "…", False, claude_code_read) == "12 lines"
 
 
-async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(tmp_path: Path) -> None:
+async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentui.tui import clipboard
+
+    monkeypatch.setattr(clipboard, "AGAIN_SECONDS", 3600.0)  # "again" must not depend on how fast this machine is
     answer = "Run **this**:\n\n```sh\nmake test\n```\n\nA long line " + "word " * 60
     call = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "printf 'one\\ntwo'"}}
     harness = Harness(tmp_path, [{"content": [call]}, {"text": answer}], allowed=("Bash(printf:*)",))
@@ -1019,6 +1025,10 @@ async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(tmp_
         await until(pilot, lambda: idle(app) and [a for a in texts(app, AssistantText) if a.finished])
         await pilot.press("ctrl+o")
         assert app.clipboard == answer  # the Markdown as written: no wrapping at 60 columns, no styling
+        await pilot.press("ctrl+o")  # again at once: the answer's code block, as written
+        assert app.clipboard == "make test"
+        await pilot.press("ctrl+o")  # and round again
+        assert app.clipboard == answer
         texts(app, ToolBlock)[0].focus()
         await pilot.press("ctrl+o")
         assert app.clipboard == "one\ntwo"

@@ -1,0 +1,99 @@
+"""A resumed session as the blocks a live one shows: prompts, answers, tool calls with their results, `!command`s,
+compaction marks; only the latest parts, so that a session of thousands of turns opens as fast as a short one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentui.tui.widgets.tool_block import ToolBlock
+from agentui.tui.widgets.transcript import Notice, UserPrompt
+
+if TYPE_CHECKING:
+    from agentui.core.messages import Message, ToolResultBlock
+
+HISTORY_SHOWN = 120
+"""How many parts (prompts, answers, tool calls) of a resumed session are drawn: every one costs layout time."""
+INIT_PROMPT = (
+    "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
+    "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
+    "reading several files to understand. Keep it short and specific to this project; if a CLAUDE.md exists, "
+    "improve it instead."
+)
+"""What /init sends; the transcript shows it as /init."""
+
+_SHELL_RECORD = re.compile(r"^<bash-input>(.*?)</bash-input>\s*(?:<bash-stdout>(.*?)</bash-stdout>)?", re.DOTALL)
+
+
+def shell_record(text: str) -> tuple[str, str] | None:
+    """A `!command` as the session holds it (Claude Code's `<bash-input>` and `<bash-stdout>` tags): the command and
+    its output, or None for any other text."""
+    found = _SHELL_RECORD.match(text)
+    return (found[1], found[2] or "") if found else None
+
+
+def is_shell_record(text: str) -> bool:
+    return _SHELL_RECORD.match(text) is not None
+
+
+def summary_text(text: str) -> str:
+    from agentui.core.frontend import SUMMARY_PREFIX
+
+    return text.removeprefix(SUMMARY_PREFIX)
+
+
+def history_widgets(
+    messages: list[Message], details: dict[str, dict[str, Any]], cwd: Path | None
+) -> tuple[list[Any], list[tuple[ToolBlock, ToolResultBlock]], list[dict[str, Any]] | None]:
+    """The widgets of the latest HISTORY_SHOWN parts, the tool blocks to finish with their results once mounted,
+    and the task list as TodoWrite last left it (None if it never ran)."""
+    from agentui.core.frontend import is_summary
+    from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
+    from agentui.tui.widgets.answer import AssistantText, CompactionMark
+
+    # What would be shown, newest last, as cheap tuples; widgets are made only for the part that is drawn.
+    shown: list[tuple[str, Any]] = []
+    for message in messages:
+        if is_summary(message):
+            shown.append(("summary", message.text))
+            continue
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                if message.role == "user" and block.text.startswith("[Request interrupted by user"):
+                    shown.append(("notice", "Interrupted."))
+                elif message.role == "user" and (record := shell_record(block.text)) is not None:
+                    shown.append(("shell", record))
+                else:
+                    shown.append(("prompt" if message.role == "user" else "answer", block.text))
+            elif isinstance(block, ToolUseBlock):
+                shown.append(("tool", block))
+    earlier, shown = max(0, len(shown) - HISTORY_SHOWN), shown[-HISTORY_SHOWN:]
+    results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
+    widgets: list[Any] = [Notice(f"{earlier:,} earlier parts of this session are not shown.")] if earlier else []
+    finishing = []
+    for kind, item in shown:
+        if kind == "summary":
+            widgets.append(CompactionMark(summary_text(item)))
+        elif kind == "notice":
+            widgets.append(Notice(item))
+        elif kind == "shell":
+            command, output = item
+            widgets.append(UserPrompt(f"! {command}", context=True))
+            own = ToolBlock(f"shell-{len(widgets)}", "Bash", cwd)
+            own.set_arguments({"command": command})
+            widgets.append(own)
+            finishing.append((own, ToolResultBlock(tool_use_id=own.tool_call_id, content=output)))
+        elif kind == "prompt":
+            widgets.append(UserPrompt(item))
+        elif kind == "answer":
+            widgets.append(AssistantText(item))
+        else:
+            tool = ToolBlock(item.id, item.name, cwd)
+            tool.set_arguments(item.input)
+            widgets.append(tool)
+            if (result := results.get(item.id)) is not None:
+                finishing.append((tool, result))
+    todo_calls = [b for m in messages for b in m.content if isinstance(b, ToolUseBlock) and b.name == "TodoWrite"]
+    todos = (todo_calls[-1].input.get("todos") or []) if todo_calls else None
+    return widgets, finishing, todos

@@ -1,0 +1,280 @@
+"""The built-in slash commands, one object each, and `run_command`, which runs a typed `/name args` (a built-in, a
+custom command from `.claude/commands`, or a sentence saying there is none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from agentui.tui.history_view import INIT_PROMPT
+
+if TYPE_CHECKING:
+    from agentui.tui.app import AgentApp
+    from agentui.tui.commands import CustomCommand
+
+HELP = (
+    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
+    "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
+    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
+    "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
+    "!command runs a shell command · "
+    "#note adds to CLAUDE.md · @ completes files\nCommands: "
+)
+
+
+class SlashCommand:
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        raise NotImplementedError
+
+
+class Help(SlashCommand):
+    name, description = "help", "Show the keys and commands"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        app.say(HELP + " ".join(f"/{name}" for name in [*COMMANDS, *sorted(app.custom_commands)]))
+
+
+class Clear(SlashCommand):
+    name, description = "clear", "Start a new session (the current one stays saved)"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.core.frontend import SessionRequest
+
+        app.transcript.clear()
+        app.status.set(title="", tokens_in=0, tokens_out=0, cost_usd=0.0, context_percent=None)
+        if app.launch is not None:
+            await app.open_conversation(SessionRequest())
+            app.say("New session started; the previous one is saved (/resume brings it back).")
+
+
+class Compact(SlashCommand):
+    name, description = "compact", "Summarise the conversation so far to free context [instructions]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := app.conversation) is None:
+            return
+        if conversation.running:
+            app.say("The agent is working; /compact once it has finished (or press Esc).", "warning")
+            return
+        app.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
+
+
+class Memory(SlashCommand):
+    name, description = "memory", "List the memory files (CLAUDE.md) the model reads"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        files = app.conversation.memory_files if app.conversation else []
+        if not files:
+            app.say(
+                "No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
+                "or to ~/.claude/CLAUDE.md for every project."
+            )
+            return
+        lines = [
+            f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
+            f"{len(f.text):,} characters)"
+            for f in files
+        ]
+        app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
+
+
+class Mcp(SlashCommand):
+    name, description = "mcp", "Show the MCP servers, whether each is connected, and their tools"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        servers = app.conversation.mcp_status() if app.conversation else []
+        if not servers:
+            app.say(
+                "No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
+                "~/.claude.json, or with --mcp-config."
+            )
+            return
+        lines = []
+        for server in servers:
+            where = f"- {server.name} ({server.scope}): {server.state}"
+            if server.state == "connected":
+                lines.append(f"{where}, {len(server.tools)} tools: {', '.join(server.tools) or 'no tools'}")
+            else:
+                log = f" (log: {server.log_path})" if server.log_path else ""
+                lines.append(f"{where}{' — ' + server.error if server.error else ''}{log}")
+        app.say("MCP servers:\n" + "\n".join(lines))
+
+
+class Resume(SlashCommand):
+    name, description = "resume", "Resume an earlier session of this project"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.core.frontend import SessionRequest
+
+        if arguments:
+            await app.open_conversation(SessionRequest(resume=arguments))
+        else:
+            app.action_resume_picker()
+
+
+class Model(SlashCommand):
+    name, description = "model", "Show or switch the model [name]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := app.conversation) is None:
+            app.say(no_model_help(app), "warning")
+        elif arguments:
+            conversation.set_model(arguments)
+            app.status.set(model=arguments)
+            app.say(f"Model set to {arguments} for the next requests.")
+        else:
+            app.say(f"Model: {conversation.model} ({conversation.launch.settings.provider}).")
+
+
+class Cost(SlashCommand):
+    name, description = "cost", "Show the tokens used and what they cost"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if app.conversation is None:
+            return
+        usage, cost = app.conversation.usage
+        app.say(
+            f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
+            f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
+            f"about ${cost:.4f} at list prices."
+        )
+
+
+class Permissions(SlashCommand):
+    name, description = "permissions", "Show the permission rules and mode, or add one: allow|deny|ask <rule>"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := app.conversation) is None:
+            return
+        behavior, _, rule = arguments.partition(" ")
+        if behavior in ("allow", "deny", "ask") and rule.strip():
+            try:
+                path = conversation.add_rule(behavior, rule.strip())
+            except ValueError as exc:  # (RuleError: the rule does not parse)
+                app.say(f"{exc}.", "error")
+                return
+            app.say(f"Added {behavior} rule {rule.strip()} (saved to {path}).")
+            return
+        lines = [f"Mode: {conversation.mode} (Shift+Tab cycles)."]
+        for kind in ("deny", "ask", "allow"):
+            rules = [f"{text} [{source}]" for behavior_, text, source in conversation.rules() if behavior_ == kind]
+            lines.append(f"{kind}: " + (", ".join(rules) if rules else "none"))
+        lines.append("Add one with /permissions allow|deny|ask <rule>, e.g. /permissions allow Bash(npm test:*).")
+        app.say("\n".join(lines))
+
+
+class Theme(SlashCommand):
+    name, description = "theme", "Switch the theme [name]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if not arguments:
+            app.say("Themes: " + ", ".join(sorted(app.available_themes)) + f" (now {app.theme}).")
+            return
+        if arguments not in app.available_themes:
+            app.say(f"There is no theme {arguments!r}; /theme lists them.", "warning")
+            return
+        app.theme = arguments
+        from agentui.core.frontend import ConfigError, save_config_value
+
+        try:
+            save_config_value("theme", arguments, app.env)
+        except (ConfigError, OSError) as exc:
+            app.say(f"Theme set, but it could not be remembered: {exc}", "warning")
+            return
+        app.say(f"Theme set to {arguments}.")
+
+
+class Init(SlashCommand):
+    name, description = "init", "Ask the model to write a CLAUDE.md for this project"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        app.send(INIT_PROMPT + (f"\n\n{arguments}" if arguments else ""))
+
+
+class Export(SlashCommand):
+    name, description = "export", "Save the conversation as Markdown [file]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if app.conversation is None:
+            return
+        try:
+            path = app.conversation.export(arguments)
+        except ValueError as exc:  # nothing to export
+            app.say(str(exc), "warning")
+        except OSError as exc:
+            app.say(f"The conversation could not be exported ({exc.strerror or exc}).", "error")
+        else:
+            app.say(f"Exported to {path}.")
+
+
+class Quit(SlashCommand):
+    name, description = "quit", "Quit agentui"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        await app.quit_now()
+
+
+COMMANDS: dict[str, SlashCommand] = {
+    command.name: command()
+    for command in (Help, Clear, Compact, Memory, Mcp, Resume, Model, Cost, Permissions, Theme, Init, Export, Quit)
+}
+
+
+async def run_command(app: AgentApp, text: str) -> None:
+    name, _, arguments = text[1:].partition(" ")
+    arguments = arguments.strip()
+    if (command := COMMANDS.get(name)) is not None:
+        await command.run(app, arguments)
+    elif (custom := app.custom_commands.get(name)) is not None:
+        _grant_for_run(app, custom)
+        app.send(custom.expand(arguments))
+    else:
+        app.say(f"There is no command /{name}; /help lists them.", "warning")
+
+
+def _grant_for_run(app: AgentApp, command: CustomCommand) -> None:
+    """A custom command's `allowed-tools` are allowed while the run it starts lasts, as in Claude Code; a project's
+    command files grant only once the project is trusted, like its settings."""
+    conversation = app.conversation
+    if not command.allowed_tools or conversation is None or conversation.running:
+        return
+    project = conversation.project
+    from_project = command.path is not None and project.root in command.path.parents
+    if from_project and not project.trusted:
+        app.say(
+            f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
+            "so they are asked for as usual.",
+            "warning",
+        )
+        return
+    for problem in conversation.grant_for_run(list(command.allowed_tools), f"command /{command.name}"):
+        app.say(f"/{command.name}: {problem}", "warning")
+
+
+def remember(app: AgentApp, note: str) -> None:
+    """`#note`: a line for the project's memory file."""
+    if not note:
+        return
+    from agentui.core.frontend import add_memory_note
+
+    root = app.conversation.root if app.conversation else (app.launch.cwd if app.launch else Path.cwd())
+    try:
+        path = add_memory_note(root, note)
+    except OSError as exc:
+        app.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
+        return
+    app.say(f"Added to {path}: {note}")
+
+
+def no_model_help(app: AgentApp) -> str:
+    from agentui.core.frontend import config_dir
+
+    config = config_dir(app.env) / "config.json"
+    example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
+    return (
+        f"{app.problem or 'No model is configured.'}\nOr write {config}, for example {example}, "
+        "and start agentui again."
+    )
