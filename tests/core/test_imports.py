@@ -75,3 +75,16 @@ def test_the_front_ends_use_only_the_front_end_surface_of_the_core() -> None:
                     if alias.name.startswith("agentui.core") and alias.name not in SURFACE
                 ]
     assert beyond == []
+
+
+def test_the_app_class_stays_small() -> None:
+    # Issue 14: AgentApp does start-up, opening conversations and the prompt; what else it did lives in its parts
+    # (the conversation view, the permission queue, the slash commands, the main screen).
+    import ast
+    from pathlib import Path
+
+    import agentui.tui
+
+    tree = ast.parse((Path(agentui.tui.__file__).parent / "app.py").read_text())
+    (app,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "AgentApp"]
+    assert app.end_lineno is not None and app.end_lineno - app.lineno + 1 < 300
