@@ -198,7 +198,12 @@ def _run(argv: list[str]) -> int:
 
         # The app draws its first frame at once and resolves the rest (settings, engine) just after.
         return _guarded(
-            lambda: run_app(prepare=lambda: _interactive_launch(args), first_prompt=args.prompt, cwd=Path.cwd())
+            lambda: run_app(
+                prepare=lambda: _interactive_launch(args),
+                resuming=lambda: _session_request(args),
+                first_prompt=args.prompt,
+                cwd=Path.cwd(),
+            )
         )
 
     from agentui.core.settings import ConfigError, resolve_settings

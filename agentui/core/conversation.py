@@ -57,6 +57,8 @@ class Resumed:
     """The conversation's lines (user and assistant), counted as the session picker counts them."""
     tool_details: dict[str, dict[str, Any]]
     """Each tool call's recorded result details (a diff, an exit code), by tool_use id."""
+    leaf_uuid: str | None
+    """The line the conversation continues from (a preview of the file's end shows the same branch if it has it)."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +197,7 @@ class Conversation:
         if loaded is None:
             return None
         lines = sum(1 for entry in loaded.chain if entry.get("type") in ("user", "assistant"))
-        return Resumed(loaded.session_id, loaded.title, lines, loaded.tool_details)
+        return Resumed(loaded.session_id, loaded.title, lines, loaded.tool_details, loaded.leaf_uuid)
 
     @property
     def messages(self) -> list[Message]:

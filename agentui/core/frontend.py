@@ -26,6 +26,8 @@ _EXPORTS = {
     # sessions: which to open, and the list to pick from
     "SessionRequest": "agentui.core.session.store",
     "SessionError": "agentui.core.session.store",
+    "preview_session": "agentui.core.session.store",
+    "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
     "project_dir": "agentui.core.session.paths",

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentui.core.conversation import Launch
+    from collections.abc import Callable
+
+    from agentui.core.frontend import Launch, SessionRequest
     from agentui.tui.app import Prepare
 
 
@@ -16,6 +18,7 @@ def run_app(
     launch: Launch | None = None,
     *,
     prepare: Prepare | None = None,
+    resuming: Callable[[], SessionRequest] | None = None,
     problem: str | None = None,
     first_prompt: str | None = None,
     cwd: Path | None = None,
@@ -25,7 +28,7 @@ def run_app(
     Give `launch`, or `prepare` to resolve it once the first frame is on screen (the faster start)."""
     from agentui.tui.app import AgentApp
 
-    app = AgentApp(launch, problem=problem, first_prompt=first_prompt, prepare=prepare, cwd=cwd)
+    app = AgentApp(launch, problem=problem, first_prompt=first_prompt, prepare=prepare, resuming=resuming, cwd=cwd)
     app.run()
     if not app.return_code:
         return 0

@@ -40,7 +40,7 @@ from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
     from agentui.core.events import Subscription
-    from agentui.core.frontend import Conversation, Launch, Project, Provider, SessionRequest
+    from agentui.core.frontend import Conversation, Launch, LoadedSession, Project, Provider, SessionRequest
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,7 @@ class AgentApp(App[None]):
         env: dict[str, str] | None = None,
         first_prompt: str | None = None,
         prepare: Prepare | None = None,
+        resuming: Callable[[], SessionRequest] | None = None,
         cwd: Path | None = None,
     ) -> None:
         super().__init__()
@@ -77,6 +78,9 @@ class AgentApp(App[None]):
         self.problem = problem
         self.env = env
         self._prepare = prepare
+        self._resuming = resuming
+        """With `prepare`: the session the launch will ask for, known before the launch is resolved."""
+        self._cwd = launch.cwd if launch else (cwd or Path.cwd())
         self._provider_factory = provider_factory
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
         self._starting = prepare is not None
@@ -87,11 +91,12 @@ class AgentApp(App[None]):
         self._crash_report = io.StringIO()
         self.error_console = Console(file=self._crash_report, width=120, color_system=None, highlight=False)
         self._project: Project | None = None
+        self._previewed: LoadedSession | None = None
         self._subscription: Subscription | None = None
         self._quit_armed_at = 0.0
         self.custom_commands: dict[str, CustomCommand] = {}
         self.permissions = PermissionQueue(self)
-        self.history = PromptHistory(history_file(launch.cwd if launch else (cwd or Path.cwd()), env))
+        self.history = PromptHistory(history_file(self._cwd, env))
         # Widgets are held by reference, not queried: App.query_one searches the screen on top, and events keep
         # arriving while a question is still showing.
         self.transcript = Transcript(id="transcript")
@@ -101,6 +106,8 @@ class AgentApp(App[None]):
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
         others = (self.view.pending, self.view.todos, completion_list, self.status)
         self.main = MainScreen(self.transcript, self.prompt_input, self.history, Copier(self), *others)
+        self.main.earlier = self.view.draw_earlier
+        self.transcript.on_top = self.main.draw_earlier
 
     def get_default_screen(self) -> MainScreen:
         return self.main
@@ -121,13 +128,23 @@ class AgentApp(App[None]):
     def on_mount(self) -> None:
         for problem in apply_themes(self, self.env):
             self.call_later(self.say, problem, "warning")
-        self.call_after_refresh(self._startup)  # once the main screen's widgets are mounted
+        # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
+        # a key) go on being handled while start-up waits for the session and the engine.
+        self.call_after_refresh(lambda: self.run_worker(self._startup(), group="startup"))
 
     async def _startup(self) -> None:
         self.prompt_input.focus()
         self.say(f"agentui {__version__} — type a request; /help for keys and commands.")
         # The screen is up and takes input now; what is typed meanwhile waits for the conversation.
         try:
+            # A resumed session's latest turns come first, before the settings and the engine have even loaded.
+            if self._resuming is not None:
+                await self._preview(await asyncio.to_thread(self._resuming))
+            if self._prepare is not None:
+                self.launch, self.problem = await asyncio.to_thread(self._prepare)
+                self._prepare = None
+            if self.launch is not None and self._resuming is None:
+                await self._preview(self.launch.session)
             await asyncio.to_thread(self._load_engine)
         except Exception as exc:  # a broken install or launch: one sentence, the app stays open
             log.exception("start-up failed")
@@ -164,10 +181,7 @@ class AgentApp(App[None]):
         await self._start(self.launch.session)
 
     def _load_engine(self) -> None:
-        """On a worker thread, so the first frame never waits for it: resolve the launch and import the engine."""
-        if self._prepare is not None:
-            self.launch, self.problem = self._prepare()
-            self._prepare = None
+        """On a worker thread, so the first frame never waits for it."""
         # Imported for their cost, here and not when the first prompt or question needs them.
         import agentui.core.conversation  # the engine: pydantic models, providers, tools
         import agentui.tui.screens.permission
@@ -197,12 +211,17 @@ class AgentApp(App[None]):
 
         assert self.launch is not None
         await self._close()
-        try:
-            conversation = Conversation.open(
+        previewed, self._previewed = self._previewed, None
+        if previewed is None:
+            previewed = await self._preview(request)
+        problems: list[str] = []
+        try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
+            conversation = await asyncio.to_thread(
+                Conversation.open,
                 replace(self.launch, session=request),
                 project=self._project,
                 provider=self._provider_factory() if self._provider_factory else None,
-                on_error=lambda message: self.call_later(self.say, message, "warning"),
+                on_error=problems.append,
                 env=self.env,
             )
         except (SessionError, ProjectError) as exc:
@@ -210,12 +229,15 @@ class AgentApp(App[None]):
             if request != SessionRequest():
                 await self.open_conversation(SessionRequest())  # keep working, in a new session
             return
+        for problem in problems:
+            self.say(problem, "warning")
         self.view.conversation = conversation
         self._subscription = conversation.subscribe()
         self._consume(self._subscription)
         self.view.start_mcp(conversation)
         if (resumed := conversation.resumed) is not None:
-            self.view.show_history(conversation.messages, resumed.tool_details)
+            same = previewed is not None and previewed.leaf_uuid == resumed.leaf_uuid
+            self.view.show_history(conversation.messages, resumed.tool_details, drawn=same)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
         title = resumed.title if resumed and resumed.title else ""
         self.status.set(
@@ -235,6 +257,10 @@ class AgentApp(App[None]):
         if (conversation := self.conversation) is not None:
             self.view.reset()
             await conversation.aclose()
+
+    async def _preview(self, request: SessionRequest) -> LoadedSession | None:
+        self._previewed = await self.view.preview(request, self._cwd, self.env)
+        return self._previewed
 
     @work(group="events", exclusive=True)
     async def _consume(self, subscription: Subscription) -> None:

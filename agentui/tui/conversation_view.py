@@ -3,22 +3,33 @@ message being streamed, the steering messages waiting to be read, and the histor
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.content import Content
 from textual.widgets import Static
 
-from agentui.tui.history_view import INIT_PROMPT, history_widgets, is_shell_record, summary_text
+from agentui.tui.history_view import (
+    HISTORY_SHOWN,
+    INIT_PROMPT,
+    History,
+    is_shell_record,
+    make_widgets,
+    read_history,
+    summary_text,
+)
 from agentui.tui.widgets.status_bar import StatusBar
 from agentui.tui.widgets.todo_panel import TodoPanel
 from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentui.core.events import AgentEnd, CompactionEnd, ContentBlockEnd, Event, UserMessage
-    from agentui.core.frontend import Conversation
-    from agentui.core.messages import Message
+    from agentui.core.frontend import Conversation, LoadedSession, SessionRequest
+    from agentui.core.messages import Message, ToolResultBlock
     from agentui.tui.app import AgentApp
     from agentui.tui.widgets.answer import AssistantText, ThinkingView
 
@@ -47,6 +58,13 @@ class ConversationView:
         self._message_widgets: dict[int, list[Any]] = {}
         self._message = 0
         self._pending: list[str] = []
+        self._history: History | None = None
+        """A resumed session's parts, and how far back they are drawn."""
+        self._drawn_from = 0
+        self._earlier: Notice | None = None
+        """Above the drawn parts of a resumed session: how many more there are."""
+        self._history_widgets: list[Any] = []
+        """A preview's widgets, until the whole session has loaded."""
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
@@ -58,6 +76,7 @@ class ConversationView:
     def reset(self) -> None:
         """The conversation closed: nothing routes to its widgets any more."""
         self.conversation = None
+        self._history = self._earlier = None
         self._forget_message()
         self.todos.show_todos([])
 
@@ -270,12 +289,78 @@ class ConversationView:
         outcome = await self.conversation.run_shell(command, block.progress)
         block.finish(outcome.output, outcome.is_error, outcome.details)
 
-    def show_history(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None:
-        """A resumed session's latest parts, drawn as the live ones were; the task list as it was left."""
-        cwd = self.conversation.root if self.conversation else None
-        widgets, finishing, todos = history_widgets(messages, details, cwd)
-        self.transcript.add_all(widgets)
-        if todos is not None:
-            self.todos.show_todos(todos)
+    async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:
+        """Draw the latest turns of the session `request` resumes, read from the end of its file: at once, however
+        long the session is, and before the whole of it has loaded (then `show_history(..., drawn=True)`)."""
+        from agentui.core.frontend import preview_session
+
+        previewed = await asyncio.to_thread(preview_session, request, cwd, env)
+        if previewed is not None:
+            self.show_history(previewed.messages, previewed.tool_details, preview=True)
+            # On screen before the rest is loaded: the loading would take turns with the drawing otherwise. (Through
+            # the transcript: this may run in a handler of the app's, whose own queue waits for it.)
+            painted = asyncio.get_running_loop().create_future()
+            self.transcript.call_after_refresh(lambda: None if painted.done() else painted.set_result(None))
+            await painted
+        return previewed
+
+    def show_history(
+        self, messages: list[Message], details: dict[str, dict[str, Any]], *, preview: bool = False, drawn: bool = False
+    ) -> None:
+        """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older
+        parts are drawn as the person scrolls up to them (`draw_earlier`). `preview`: only the end of the file was
+        read, so how much is not drawn is not known yet. `drawn`: the preview drew the latest parts of this same
+        branch already; the rest of the session is only made ready to draw."""
+        history = read_history(messages, details)
+        if drawn and self._history is not None:
+            shown = len(self._history.parts) - self._drawn_from
+            self._history, self._drawn_from = history, max(0, len(history.parts) - shown)
+        else:
+            for widget in self._history_widgets:  # a preview of another branch than the one resumed
+                widget.remove()
+            self._history, self._drawn_from = history, max(0, len(history.parts) - HISTORY_SHOWN)
+            widgets, finishing = make_widgets(history, history.parts[self._drawn_from :], self._cwd)
+            self._earlier = Notice("")
+            self._history_widgets = [self._earlier, *widgets]
+            self.transcript.add_all(self._history_widgets)
+            self._finish(finishing)
+        self._count_earlier(preview)
+        if history.todos is not None:
+            self.todos.show_todos(history.todos)
+        if not preview:
+            self._history_widgets = []
+
+    def draw_earlier(self) -> list[Any]:
+        """The next older parts of a resumed session, drawn above those on screen; the widgets added (none when
+        everything is drawn)."""
+        history, earlier = self._history, self._earlier
+        if history is None or earlier is None or self._drawn_from == 0 or not earlier.is_attached:
+            return []
+        start = max(0, self._drawn_from - HISTORY_SHOWN)
+        widgets, finishing = make_widgets(history, history.parts[start : self._drawn_from], self._cwd)
+        self._drawn_from = start
+        self.transcript.add_after(widgets, earlier)
+        self._finish(finishing)
+        self._count_earlier(False)
+        return widgets
+
+    @property
+    def _cwd(self) -> Path | None:
+        return self.conversation.root if self.conversation else None
+
+    def _finish(self, finishing: list[tuple[ToolBlock, ToolResultBlock]]) -> None:
+        assert self._history is not None
+        details = self._history.details
         for tool, result in finishing:
             tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(result.tool_use_id, {}))
+
+    def _count_earlier(self, preview: bool) -> None:
+        if self._earlier is None:
+            return
+        count = self._drawn_from
+        self._earlier.display = count > 0
+        if preview:
+            self._earlier.say("Earlier parts of this session are above: PageUp draws them.")
+        else:
+            parts = f"{count:,} earlier part{'' if count == 1 else 's'}"
+            self._earlier.say(f"{parts} of this session {'is' if count == 1 else 'are'} above: PageUp draws them.")

@@ -4,6 +4,7 @@ compaction marks; only the latest parts, so that a session of thousands of turns
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,8 +14,9 @@ from agentui.tui.widgets.transcript import Notice, UserPrompt
 if TYPE_CHECKING:
     from agentui.core.messages import Message, ToolResultBlock
 
-HISTORY_SHOWN = 120
-"""How many parts (prompts, answers, tool calls) of a resumed session are drawn: every one costs layout time."""
+HISTORY_SHOWN = 40
+"""How many parts (prompts, answers, tool calls) of a resumed session are drawn at first (every one costs layout
+time); more are drawn as the person scrolls up, HISTORY_SHOWN at a time."""
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
     "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
@@ -43,36 +45,56 @@ def summary_text(text: str) -> str:
     return text.removeprefix(SUMMARY_PREFIX)
 
 
-def history_widgets(
-    messages: list[Message], details: dict[str, dict[str, Any]], cwd: Path | None
-) -> tuple[list[Any], list[tuple[ToolBlock, ToolResultBlock]], list[dict[str, Any]] | None]:
-    """The widgets of the latest HISTORY_SHOWN parts, the tool blocks to finish with their results once mounted,
-    and the task list as TodoWrite last left it (None if it never ran)."""
+@dataclass
+class History:
+    """A resumed session's parts (prompts, answers, tool calls...) as cheap tuples, oldest first; widgets are made
+    only for the parts drawn, a chunk at a time."""
+
+    parts: list[tuple[str, Any]]
+    results: dict[str, ToolResultBlock]
+    details: dict[str, dict[str, Any]]
+    todos: list[dict[str, Any]] | None
+    """The task list as TodoWrite last left it (None if it never ran)."""
+
+
+def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) -> History:
     from agentui.core.frontend import is_summary
     from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
-    from agentui.tui.widgets.answer import AssistantText, CompactionMark
 
-    # What would be shown, newest last, as cheap tuples; widgets are made only for the part that is drawn.
-    shown: list[tuple[str, Any]] = []
+    parts: list[tuple[str, Any]] = []
+    results: dict[str, ToolResultBlock] = {}
+    todos = None
     for message in messages:
         if is_summary(message):
-            shown.append(("summary", message.text))
+            parts.append(("summary", message.text))
             continue
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
                 if message.role == "user" and block.text.startswith("[Request interrupted by user"):
-                    shown.append(("notice", "Interrupted."))
+                    parts.append(("notice", "Interrupted."))
                 elif message.role == "user" and (record := shell_record(block.text)) is not None:
-                    shown.append(("shell", record))
+                    parts.append(("shell", record))
                 else:
-                    shown.append(("prompt" if message.role == "user" else "answer", block.text))
+                    parts.append(("prompt" if message.role == "user" else "answer", block.text))
             elif isinstance(block, ToolUseBlock):
-                shown.append(("tool", block))
-    earlier, shown = max(0, len(shown) - HISTORY_SHOWN), shown[-HISTORY_SHOWN:]
-    results = {b.tool_use_id: b for m in messages for b in m.content if isinstance(b, ToolResultBlock)}
-    widgets: list[Any] = [Notice(f"{earlier:,} earlier parts of this session are not shown.")] if earlier else []
+                parts.append(("tool", block))
+                if block.name == "TodoWrite":
+                    todos = block.input.get("todos") or []
+            elif isinstance(block, ToolResultBlock):
+                results[block.tool_use_id] = block
+    return History(parts, results, details, todos)
+
+
+def make_widgets(
+    history: History, parts: list[tuple[str, Any]], cwd: Path | None
+) -> tuple[list[Any], list[tuple[ToolBlock, ToolResultBlock]]]:
+    """The widgets of `parts` (of `history`), and the tool blocks to finish with their results once mounted."""
+    from agentui.core.messages import ToolResultBlock
+    from agentui.tui.widgets.answer import AssistantText, CompactionMark
+
+    widgets: list[Any] = []
     finishing = []
-    for kind, item in shown:
+    for kind, item in parts:
         if kind == "summary":
             widgets.append(CompactionMark(summary_text(item)))
         elif kind == "notice":
@@ -80,7 +102,7 @@ def history_widgets(
         elif kind == "shell":
             command, output = item
             widgets.append(UserPrompt(f"! {command}", context=True))
-            own = ToolBlock(f"shell-{len(widgets)}", "Bash", cwd)
+            own = ToolBlock(f"shell-{id(item)}", "Bash", cwd)
             own.set_arguments({"command": command})
             widgets.append(own)
             finishing.append((own, ToolResultBlock(tool_use_id=own.tool_call_id, content=output)))
@@ -92,8 +114,6 @@ def history_widgets(
             tool = ToolBlock(item.id, item.name, cwd)
             tool.set_arguments(item.input)
             widgets.append(tool)
-            if (result := results.get(item.id)) is not None:
+            if (result := history.results.get(item.id)) is not None:
                 finishing.append((tool, result))
-    todo_calls = [b for m in messages for b in m.content if isinstance(b, ToolUseBlock) and b.name == "TodoWrite"]
-    todos = (todo_calls[-1].input.get("todos") or []) if todo_calls else None
-    return widgets, finishing, todos
+    return widgets, finishing

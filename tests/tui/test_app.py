@@ -882,9 +882,8 @@ def long_session(path: Path, session_id: str, cwd: Path, turns: int) -> None:
     path.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
 
 
-async def test_resuming_a_long_session_draws_only_its_latest_part(tmp_path: Path) -> None:
+async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_the_earlier_ones(tmp_path: Path) -> None:
     from agentui.core.session.paths import project_dir
-    from agentui.tui.widgets.transcript import Transcript
 
     session_id = str(uuid.uuid4())
     harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
@@ -893,15 +892,50 @@ async def test_resuming_a_long_session_draws_only_its_latest_part(tmp_path: Path
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await until(pilot, lambda: any(p.text == "prompt 1999" for p in texts(app, UserPrompt)))
+        await until(
+            pilot, lambda: app.conversation is not None and any(p.text == "prompt 1999" for p in texts(app, UserPrompt))
+        )
         await pilot.pause()
-        children = list(app.transcript.children)
-        assert len(children) <= Transcript.MAX_WIDGETS + 2  # (and the "Resumed" line)
-        notices = [c.message for c in children[:3] if isinstance(c, Notice)]
-        hidden = 3 * 2000 - HISTORY_SHOWN  # a prompt, a Read and an answer per turn
-        assert f"{hidden:,} earlier parts of this session are not shown." in notices
+        assert len(app.conversation.agent.messages) == 8000  # the whole session is the conversation
+        hidden = 3 * 2000 - HISTORY_SHOWN  # a prompt, a Read and an answer per turn; only the latest are drawn
+        notice = f"{hidden:,} earlier parts of this session are above: PageUp draws them."
+        assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [notice]
+        assert len(app.transcript.children) < HISTORY_SHOWN + 5
+        assert "prompt 1985" not in [p.text for p in texts(app, UserPrompt)]
+        # At the top, PageUp draws the next older parts above, and what was on screen stays where it was read
+        app.transcript.scroll_home(animate=False)
+        await pilot.pause()
+        first = next(p for p in texts(app, UserPrompt) if p.text.startswith("prompt"))
+        await pilot.press("pageup")
+        await until(pilot, lambda: "prompt 1974" in [p.text for p in texts(app, UserPrompt)])
+        await pilot.pause()
+        assert app.transcript.scroll_y > 0  # not thrown to the top of what was just drawn
+        assert first.region.y > 0 or app.transcript.scroll_y < first.virtual_region.y  # the old top is just below
+        fewer = f"{hidden - HISTORY_SHOWN:,} earlier parts of this session are above: PageUp draws them."
+        assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [fewer]
+
+
+async def test_pageup_reads_a_resumed_session_back_to_its_first_prompt(tmp_path: Path) -> None:
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 60)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: app.conversation is not None and app.transcript.children)
+        await pilot.pause()
         assert "prompt 0" not in [p.text for p in texts(app, UserPrompt)]
-        assert len(app.conversation.agent.messages) == 8000
+        for _ in range(200):  # a page at a time, as a person reads back
+            if "prompt 0" in [p.text for p in texts(app, UserPrompt)]:
+                break
+            await pilot.press("pageup")
+        await until(pilot, lambda: "prompt 0" in [p.text for p in texts(app, UserPrompt)])
+        await pilot.pause()
+        prompts = [p.text for p in texts(app, UserPrompt)]
+        assert prompts == [f"prompt {n}" for n in range(60)]  # each drawn once, in order
+        assert not [n for n in texts(app, Notice) if "earlier parts" in n.message and n.display]
 
 
 async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> None:

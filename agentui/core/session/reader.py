@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -79,26 +79,30 @@ def _block_adapter() -> TypeAdapter[ContentBlock]:
 
 def read_lines(path: Path) -> tuple[list[dict[str, Any]], int, int]:
     """Every line that is a JSON object, the number of non-empty lines, and how many were skipped."""
+    with path.open("rb") as handle:
+        return _parse(handle)
+
+
+def _parse(raws: Iterable[bytes]) -> tuple[list[dict[str, Any]], int, int]:
     entries: list[dict[str, Any]] = []
     lines = skipped = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            raw = raw.strip(b"\x00 \t\r\n")
-            if not raw:
-                continue
-            lines += 1
-            if b"\x00" in raw:
-                skipped += 1
-                continue
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                skipped += 1
-                continue
-            if isinstance(entry, dict):
-                entries.append(entry)
-            else:
-                skipped += 1
+    for raw in raws:
+        raw = raw.strip(b"\x00 \t\r\n")
+        if not raw:
+            continue
+        lines += 1
+        if b"\x00" in raw:
+            skipped += 1
+            continue
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            skipped += 1
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+        else:
+            skipped += 1
     return entries, lines, skipped
 
 
@@ -120,8 +124,37 @@ def load_session(path: Path) -> LoadedSession:
         return _load(path)
 
 
+def load_session_tail(path: Path, at_least: int, first_bytes: int = 1 << 20) -> LoadedSession:
+    """The newest part of a session, read from the end of its file: at least `at_least` messages of the newest
+    chain (or all of it), for a screen to draw before the whole file is loaded. Its first message may answer one
+    that was not read; `lines`, `chain` and warnings describe only what was read."""
+    size = path.stat().st_size
+    budget = first_bytes
+    while True:
+        start = max(0, size - budget)
+        with _no_cyclic_gc():
+            entries, lines, skipped = _parse(_tail_lines(path, start))
+            loaded = _assemble(path, entries, lines, skipped)
+        if start == 0 or len(loaded.messages) >= at_least:
+            return loaded
+        budget *= 4
+
+
+def _tail_lines(path: Path, start: int) -> list[bytes]:
+    with path.open("rb") as handle:
+        handle.seek(start)
+        data = handle.read()
+    if start > 0:  # the first line read is most likely a part of one
+        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+    return data.split(b"\n")
+
+
 def _load(path: Path) -> LoadedSession:
     entries, lines, skipped = read_lines(path)
+    return _assemble(path, entries, lines, skipped)
+
+
+def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: int) -> LoadedSession:
     by_uuid: dict[str, int] = {}
     referenced: set[str] = set()
     title: str | None = None

@@ -18,7 +18,7 @@ from agentui.core.session.paths import (
     project_dir,
     projects_root,
 )
-from agentui.core.session.reader import LoadedSession, load_session
+from agentui.core.session.reader import LoadedSession, load_session, load_session_tail
 from agentui.core.session.writer import SessionLockedError, SessionWriter
 
 
@@ -67,6 +67,24 @@ def find_session(reference: str, cwd: Path, env: Mapping[str, str] | None = None
 def newest_session(cwd: Path, env: Mapping[str, str] | None = None) -> Path | None:
     files = session_files(project_dir(cwd, env))
     return max(files, key=lambda path: path.stat().st_mtime) if files else None
+
+
+def preview_session(
+    request: SessionRequest, cwd: Path, env: Mapping[str, str] | None = None, *, at_least: int = 300
+) -> LoadedSession | None:
+    """The newest part of the session `request` resumes, read from the end of its file in a few milliseconds
+    whatever its length, for a screen to draw while `open_session` loads the whole; None when there is nothing to
+    draw (a new session, a picker to show, a file that cannot be read: `open_session` says why)."""
+    try:
+        if request.resume:
+            source: Path | None = find_session(request.resume, cwd, env)
+        elif request.continue_last:
+            source = newest_session(cwd, env)
+        else:
+            return None
+        return load_session_tail(source, at_least) if source is not None else None
+    except (SessionError, OSError):
+        return None
 
 
 def open_session(

@@ -3,7 +3,8 @@ that read the transcript from the prompt (scroll, find, copy), so that focus can
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -40,6 +41,8 @@ class MainScreen(Screen[None]):
         self.prompt = prompt
         self.history = history
         self.copier = copier
+        self.earlier: Callable[[], list[Any]] = list
+        """Draws the next older parts of a resumed session; the widgets added."""
         self._others = others
         """What sits between the transcript and the prompt, and below it, in order."""
 
@@ -56,6 +59,8 @@ class MainScreen(Screen[None]):
 
     def action_scroll_transcript(self, where: str) -> None:
         transcript = self.transcript
+        if where in ("page_up", "home") and transcript.scroll_y <= 0 and self.draw_earlier(where == "page_up"):
+            return
         if where == "page_up":
             transcript.scroll_page_up(animate=False)
         elif where == "page_down":
@@ -65,6 +70,22 @@ class MainScreen(Screen[None]):
         else:
             transcript.scroll_end(animate=False)
             transcript.anchor()  # at the end again: follow what arrives
+
+    def draw_earlier(self, page_up: bool = False) -> bool:
+        """At the top of the transcript: draw the older parts of a resumed session above, keeping in view what
+        was (then a page up, for PageUp); False when there are none."""
+        transcript = self.transcript
+        before = transcript.virtual_size.height
+        if not self.earlier():
+            return False
+
+        def keep_place() -> None:
+            transcript.scroll_to(y=transcript.virtual_size.height - before, animate=False, immediate=True)
+            if page_up:
+                transcript.scroll_page_up(animate=False)
+
+        transcript.call_after_refresh(keep_place)
+        return True
 
     def action_find(self) -> None:
         from agentui.tui.finder import TranscriptFinder

@@ -4,8 +4,10 @@ compaction marks live in `answer.py`, imported with the first answer (they are r
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, TypeVar
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
@@ -30,6 +32,8 @@ class Transcript(VerticalScroll):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.on_top: Callable[[], object] | None = None
+        """Called when the wheel turns up at the top: older parts can be drawn."""
         self._kept: deque[Widget] = deque()
         """What this transcript added and has not pruned, oldest first. `remove()` completes later, so the
         children still list a widget being removed: pruning from them would remove it again on every add."""
@@ -50,6 +54,17 @@ class Transcript(VerticalScroll):
             self.mount_all(widgets)
             self._kept.extend(widgets)
             self._prune()
+
+    def add_after(self, widgets: list[Widget], after: Widget) -> None:
+        """Older parts drawn above the newer ones (a resumed session, read further back)."""
+        if widgets:
+            self.mount_all(widgets, after=after)
+            self._kept.extendleft(reversed(widgets))
+
+    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if self.scroll_y <= 0 and self.on_top is not None:  # at the top, and the wheel asks for more
+            self.on_top()
+        super()._on_mouse_scroll_up(event)
 
     def _prune(self) -> None:
         while len(self._kept) > self.MAX_WIDGETS:
@@ -89,6 +104,10 @@ class Notice(Static):
     def __init__(self, message: str, level: str = "info") -> None:
         super().__init__(Content(message), classes=f"-{level}")
         self.message = message
+
+    def say(self, message: str) -> None:
+        self.message = message
+        self.update(Content(message))
 
 
 def __getattr__(name: str) -> Any:
