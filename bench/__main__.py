@@ -16,7 +16,18 @@ from pathlib import Path
 
 from bench.common import Result, machine
 
-GROUPS = ["startup", "dispatch", "permissions", "sandbox", "sessions", "grep", "streaming", "memory", "context"]
+GROUPS = [
+    "startup",
+    "dispatch",
+    "permissions",
+    "sandbox",
+    "sessions",
+    "grep",
+    "streaming",
+    "memory",
+    "context",
+    "resume",
+]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"
 

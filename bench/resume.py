@@ -1,0 +1,144 @@
+"""Resuming a long session in a real terminal (tmux): `--resume` of a 2,000-turn, ~21 MB session until its latest
+prompt is on screen (and memory then, and once the whole session has loaded), then PageUp back through it: every key
+timed until the screen changes. Claude Code runs the same file beside it when installed (`python -m bench.peers
+--install`), with a model server on loopback so that it reaches its real prompt."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from bench.common import Result, agentui_bin, clean_env, emit, home_and_project, percentile, run_alone, tree_rss_mb
+from bench.long_session import TURNS, write_long_session
+from bench.terminal import Terminal
+
+SESSION_ID = "5e551000-0000-4000-8000-000000000001"
+LATEST = f"prompt {TURNS - 1}:"
+RUNS = 3
+PAGES = 60
+"""PageUp presses timed after a resume (each a page further back; older parts are drawn as they are reached)."""
+
+
+def _sanitized(path: Path) -> str:
+    from agentui.core.frontend import canonical, sanitize
+
+    return sanitize(canonical(path))
+
+
+def _agentui(home: Path, project: Path) -> tuple[str, dict[str, str]]:
+    env = clean_env(home, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="bench", OPENAI_MODEL="m")
+    return f"{agentui_bin()} --resume {SESSION_ID}", env
+
+
+def _claude(path: str, home: Path, project: Path, port: int) -> tuple[str, dict[str, str]]:
+    key = "sk-ant-bench-0000000000000000000000"
+    config = {
+        "hasCompletedOnboarding": True,
+        "numStartups": 5,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
+    }
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / ".claude.json").write_text(json.dumps(config))
+    env = clean_env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY=key, DISABLE_AUTOUPDATER="1")
+    env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+    return f"{path} --resume {SESSION_ID}", env
+
+
+def resume_once(
+    command: str, env: dict[str, str], project: Path, *, pages: int = 0
+) -> tuple[float, float, float, list[float]]:
+    """Seconds until the latest prompt is on screen, RSS then and two seconds later (MB), and `pages` PageUp
+    latencies (seconds until the screen changed)."""
+    terminal = Terminal(command, env, project)
+    try:
+        shown = terminal.wait_for(LATEST, timeout=120)
+        rss = tree_rss_mb(terminal.pid)
+        time.sleep(2)  # the whole session loads meanwhile (agentui: on a worker thread)
+        settled = tree_rss_mb(terminal.pid)
+        latencies = []
+        for _ in range(pages):
+            before = terminal.screen()
+            started = time.perf_counter()
+            terminal.keys("PPage")
+            deadline = started + 5
+            while terminal.screen() == before and time.perf_counter() < deadline:
+                time.sleep(0.001)
+            latencies.append(time.perf_counter() - started)
+        return shown, rss, settled, latencies
+    finally:
+        terminal.close()
+
+
+def benchmarks() -> Iterator[Result]:
+    from bench.peers import installed
+
+    with tempfile.TemporaryDirectory() as scratch:
+        home, project = home_and_project(Path(scratch))
+        path = home / ".claude" / "projects" / _sanitized(project) / f"{SESSION_ID}.jsonl"
+        size = write_long_session(path, SESSION_ID, project)
+        command, env = _agentui(home, project)
+        runs = [resume_once(command, env, project, pages=PAGES if n == 0 else 0) for n in range(RUNS)]
+        shown = sorted(run[0] for run in runs)
+        peer_note, peer_shown = "", None
+        claude = installed().get("claude")
+        if claude:
+            from tests.support.loopback import LoopbackServer
+
+            server = LoopbackServer()
+            try:
+                claude_command, claude_env = _claude(claude, home, project, server.port)
+                peer = [resume_once(claude_command, claude_env, project) for _ in range(RUNS)]
+            finally:
+                server.close()
+            peer_shown = sorted(run[0] for run in peer)[RUNS // 2]
+            peer_note = f"Claude Code {peer_shown:.2f} s, {sorted(run[1] for run in peer)[RUNS // 2]:.0f} MB"
+        median = shown[RUNS // 2]
+        ratio = f"; ×{median / peer_shown:.2f} of Claude Code" if peer_shown else ""
+        yield emit(
+            Result(
+                "app.resume_2000_turns",
+                median,
+                "s",
+                n=RUNS,
+                p95=shown[-1],
+                target="≤ 1 s and ≤ 0.5× Claude Code's",
+                met=median <= 1.0 and (peer_shown is None or median <= 0.5 * peer_shown),
+                peer=peer_note,
+                note=f"{size / 1e6:.0f} MB, {TURNS:,} turns: launch to the latest prompt on screen{ratio}",
+            )
+        )
+        memory, first = max(run[2] for run in runs), max(run[1] for run in runs)
+        yield emit(
+            Result(
+                "app.resume_2000_turns_rss",
+                memory,
+                "MB",
+                n=RUNS,
+                target="≤ 300 MB",
+                met=memory <= 300,
+                note=f"with the whole session loaded; {first:.0f} MB when the latest prompt showed",
+            )
+        )
+        latencies = runs[0][3]
+        yield emit(
+            Result(
+                "app.pageup_back_through_2000_turns",
+                percentile(latencies, 0.5) * 1000,
+                "ms",
+                n=len(latencies),
+                p95=percentile(latencies, 0.95) * 1000,
+                target="every key ≤ 100 ms",
+                met=max(latencies) <= 0.1,
+                note=f"{PAGES} PageUps from the end, each timed until the screen changed; slowest "
+                f"{max(latencies) * 1000:.0f} ms",
+            )
+        )
+
+
+if __name__ == "__main__":
+    run_alone(benchmarks)
