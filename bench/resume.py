@@ -77,7 +77,7 @@ def resume_once(
 def benchmarks() -> Iterator[Result]:
     from bench.peers import installed
 
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:  # (a peer may write as it ends)
         home, project = home_and_project(Path(scratch))
         path = home / ".claude" / "projects" / _sanitized(project) / f"{SESSION_ID}.jsonl"
         size = write_long_session(path, SESSION_ID, project)

@@ -8,9 +8,11 @@ import time
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.content import Content
+from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from agentui.tui.history_view import (
+    EARLIER_SHOWN,
     HISTORY_SHOWN,
     INIT_PROMPT,
     History,
@@ -330,19 +332,18 @@ class ConversationView:
         if not preview:
             self._history_widgets = []
 
-    def draw_earlier(self) -> list[Any]:
-        """The next older parts of a resumed session, drawn above those on screen; the widgets added (none when
-        everything is drawn)."""
+    def draw_earlier(self) -> AwaitMount | None:
+        """The next older parts of a resumed session, drawn above those on screen (None when all are drawn)."""
         history, earlier = self._history, self._earlier
         if history is None or earlier is None or self._drawn_from == 0 or not earlier.is_attached:
-            return []
-        start = max(0, self._drawn_from - HISTORY_SHOWN)
+            return None
+        start = max(0, self._drawn_from - EARLIER_SHOWN)
         widgets, finishing = make_widgets(history, history.parts[start : self._drawn_from], self._cwd)
         self._drawn_from = start
-        self.transcript.add_after(widgets, earlier)
+        mounting = self.transcript.add_after(widgets, earlier)
         self._finish(finishing)
         self._count_earlier(False)
-        return widgets
+        return mounting
 
     @property
     def _cwd(self) -> Path | None:

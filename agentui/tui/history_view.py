@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 HISTORY_SHOWN = 40
 """How many parts (prompts, answers, tool calls) of a resumed session are drawn at first (every one costs layout
-time); more are drawn as the person scrolls up, HISTORY_SHOWN at a time."""
+time); more are drawn as the person scrolls up to them."""
+EARLIER_SHOWN = 12
+"""How many older parts one PageUp at the top draws: about a page, so that each key is answered at once."""
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
     "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "

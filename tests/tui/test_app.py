@@ -21,7 +21,7 @@ from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from agentui.tui.app import AgentApp
-from agentui.tui.history_view import HISTORY_SHOWN
+from agentui.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN
 from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.widgets.tool_block import ToolBlock
@@ -905,13 +905,18 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
         # At the top, PageUp draws the next older parts above, and what was on screen stays where it was read
         app.transcript.scroll_home(animate=False)
         await pilot.pause()
-        first = next(p for p in texts(app, UserPrompt) if p.text.startswith("prompt"))
+        children = list(app.transcript.children)
+        earlier = next(n for n in texts(app, Notice) if "earlier parts" in n.message)
+        first = children[children.index(earlier) + 1]  # the oldest part drawn
         await pilot.press("pageup")
-        await until(pilot, lambda: "prompt 1974" in [p.text for p in texts(app, UserPrompt)])
+        await until(pilot, lambda: "prompt 1983" in [p.text for p in texts(app, UserPrompt)])
         await pilot.pause()
-        assert app.transcript.scroll_y > 0  # not thrown to the top of what was just drawn
-        assert first.region.y > 0 or app.transcript.scroll_y < first.virtual_region.y  # the old top is just below
-        fewer = f"{hidden - HISTORY_SHOWN:,} earlier parts of this session are above: PageUp draws them."
+        # one page up from where the reading was: the parts just drawn are in view, and right below them what was
+        top, height = app.transcript.scroll_y, app.transcript.scrollable_content_region.height
+        drawn = next(p for p in texts(app, UserPrompt) if p.text == "prompt 1983")
+        assert top <= drawn.virtual_region.y < top + height
+        assert drawn.virtual_region.y < first.virtual_region.y <= top + height + 4  # (+ the notices at the top)
+        fewer = f"{hidden - EARLIER_SHOWN:,} earlier parts of this session are above: PageUp draws them."
         assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [fewer]
 
 

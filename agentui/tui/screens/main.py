@@ -4,13 +4,13 @@ that read the transcript from the prompt (scroll, find, copy), so that focus can
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 
 from agentui.tui.clipboard import Copier
 from agentui.tui.history import PromptHistory
@@ -41,8 +41,8 @@ class MainScreen(Screen[None]):
         self.prompt = prompt
         self.history = history
         self.copier = copier
-        self.earlier: Callable[[], list[Any]] = list
-        """Draws the next older parts of a resumed session; the widgets added."""
+        self.earlier: Callable[[], AwaitMount | None] = lambda: None
+        """Draws the next older parts of a resumed session (None when there are none)."""
         self._others = others
         """What sits between the transcript and the prompt, and below it, in order."""
 
@@ -76,7 +76,8 @@ class MainScreen(Screen[None]):
         was (then a page up, for PageUp); False when there are none."""
         transcript = self.transcript
         before = transcript.virtual_size.height
-        if not self.earlier():
+        mounting = self.earlier()
+        if mounting is None:
             return False
 
         def keep_place() -> None:
@@ -84,7 +85,11 @@ class MainScreen(Screen[None]):
             if page_up:
                 transcript.scroll_page_up(animate=False)
 
-        transcript.call_after_refresh(keep_place)
+        async def once_laid_out() -> None:
+            await mounting
+            transcript.call_after_refresh(keep_place)
+
+        self.run_worker(once_laid_out(), group="earlier")
         return True
 
     def action_find(self) -> None:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from textual import events
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 W = TypeVar("W", bound=Widget)
@@ -55,11 +55,10 @@ class Transcript(VerticalScroll):
             self._kept.extend(widgets)
             self._prune()
 
-    def add_after(self, widgets: list[Widget], after: Widget) -> None:
+    def add_after(self, widgets: list[Widget], after: Widget) -> AwaitMount:
         """Older parts drawn above the newer ones (a resumed session, read further back)."""
-        if widgets:
-            self.mount_all(widgets, after=after)
-            self._kept.extendleft(reversed(widgets))
+        self._kept.extendleft(reversed(widgets))
+        return self.mount_all(widgets, after=after)
 
     def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         if self.scroll_y <= 0 and self.on_top is not None:  # at the top, and the wheel asks for more
