@@ -27,6 +27,7 @@ GROUPS = [
     "memory",
     "context",
     "resume",
+    "keys",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"

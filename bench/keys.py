@@ -1,0 +1,144 @@
+"""Keystroke to screen in a real terminal (tmux): each key typed into the prompt, timed until it is on screen, first
+with nothing going on, then while an answer streams at 100 tokens/s from a model server on loopback. Claude Code
+runs beside agentui in the same run when installed (`python -m bench.peers --install`), against the same server."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.common import Result, agentui_bin, clean_env, emit, home_and_project, percentile, run_alone
+from bench.terminal import Terminal
+
+RATE = 100
+"""Tokens per second the answer streams at (a token: four characters, one delta each)."""
+ANSWER_TOKENS = 4000
+KEYS = 60
+READY = {"agentui": "Ask for something", "claude": "for shortcuts"}
+ANSWERING = "Streaming-paragraph"
+KEY = "sk-ant-bench-0000000000000000000000"
+
+
+def _answer() -> str:
+    words = [f"{ANSWERING} {n}: the handler reads the request, checks it and answers." for n in range(400)]
+    return "\n\n".join(" ".join(words[n : n + 4]) for n in range(0, len(words), 4))
+
+
+def _responder(request: Any) -> Any:
+    from tests.support.loopback import Reply
+    from tests.support.sse import anthropic_stream
+
+    if "count_tokens" in request.path:
+        return Reply(chunks=[b'{"input_tokens": 100}'], content_type="application/json")
+    body = request.json() if request.body else {}
+    if not body.get("stream"):  # a title or a check: a short answer at once
+        message = {
+            "id": "msg_bench",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude-bench"),
+            "content": [{"type": "text", "text": "Bench"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
+    text = _answer()[: ANSWER_TOKENS * 4]
+    return Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=len(text) // 4), delay=1 / RATE)
+
+
+def _claude_home(home: Path, project: Path) -> None:
+    config = {
+        "hasCompletedOnboarding": True,
+        "numStartups": 5,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
+    }
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / ".claude.json").write_text(json.dumps(config))
+
+
+def _type_and_time(terminal: Terminal, count: int, prefix: str) -> list[float]:
+    """Type `count` keys, one at a time, each timed until the text typed so far is on screen."""
+    typed, latencies = "", []
+    for n in range(count):
+        key = "qz"[n % 2]
+        typed += key
+        shown = prefix + typed
+        started = time.perf_counter()
+        terminal.type(key)
+        deadline = started + 5
+        while shown not in terminal.screen() and time.perf_counter() < deadline:
+            time.sleep(0.0005)
+        latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+def measure(name: str, command: str, env: dict[str, str], project: Path) -> tuple[list[float], list[float]]:
+    """Latencies idle, then while the answer streams."""
+    terminal = Terminal(command, env, project, width=120, height=40)
+    try:
+        terminal.wait_for(READY[name], timeout=60)
+        time.sleep(1)  # (whatever either does just after its first screen is not what is measured)
+        terminal.type("x")  # a prefix the typed keys follow, so that they cannot match anything else on screen
+        terminal.wait_for("x", timeout=10)
+        idle = _type_and_time(terminal, KEYS // 2, "x")
+        terminal.keys("Enter")
+        terminal.wait_for(ANSWERING, timeout=60)
+        terminal.type("y")
+        busy = _type_and_time(terminal, KEYS, "y")
+        return idle, busy
+    finally:
+        terminal.close()
+
+
+def benchmarks() -> Iterator[Result]:
+    from bench.peers import installed
+    from tests.support.loopback import LoopbackServer
+
+    server = LoopbackServer()
+    server.responder = _responder
+    try:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
+            home, project = home_and_project(Path(scratch))
+            _claude_home(home, project)
+            env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY, DISABLE_AUTOUPDATER="1")
+            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+            results = {"agentui": measure("agentui", agentui_bin(), env, project)}
+            claude = installed().get("claude")
+            if claude:
+                results["claude"] = measure("claude", claude, env, project)
+    finally:
+        server.close()
+    busy = f"while an answer streams at {RATE} tokens/s"
+    for when, index in (("streaming", 1), ("idle", 0)):
+        ours = results["agentui"][index]
+        median, p95 = percentile(ours, 0.5) * 1000, percentile(ours, 0.95) * 1000
+        peer, met = "", p95 <= 50
+        if "claude" in results:
+            theirs = results["claude"][index]
+            peer_median = percentile(theirs, 0.5) * 1000
+            peer = f"Claude Code median {peer_median:.1f} ms, p95 {percentile(theirs, 0.95) * 1000:.1f} ms"
+            met = met and median <= 0.7 * peer_median
+        yield emit(
+            Result(
+                f"app.keystroke_{when}",
+                median,
+                "ms",
+                n=len(ours),
+                p95=p95,
+                target="median ≤ 0.7× Claude Code's, p95 ≤ 50 ms",
+                met=met,
+                peer=peer,
+                note=f"key to screen, polled with capture-pane; {busy if when == 'streaming' else 'nothing running'}",
+            )
+        )
+
+
+if __name__ == "__main__":
+    run_alone(benchmarks)
