@@ -139,12 +139,13 @@ class AgentApp(App[None]):
         try:
             # A resumed session's latest turns come first, before the settings and the engine have even loaded.
             if self._resuming is not None:
-                await self._preview(await asyncio.to_thread(self._resuming))
+                request = await asyncio.to_thread(self._resuming)
+                self._previewed = await self.view.preview(request, self._cwd, self.env)
             if self._prepare is not None:
                 self.launch, self.problem = await asyncio.to_thread(self._prepare)
                 self._prepare = None
             if self.launch is not None and self._resuming is None:
-                await self._preview(self.launch.session)
+                self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
             await asyncio.to_thread(self._load_engine)
         except Exception as exc:  # a broken install or launch: one sentence, the app stays open
             log.exception("start-up failed")
@@ -163,7 +164,7 @@ class AgentApp(App[None]):
             self.status.set(model="no model", provider="—")
             waiting, self._waiting = self._waiting, []
             for text in waiting:  # typed before this was known
-                self.send(text)
+                await self.submit(text)
             return
         from agentui.core.frontend import ProjectError, open_project
 
@@ -212,8 +213,7 @@ class AgentApp(App[None]):
         assert self.launch is not None
         await self._close()
         previewed, self._previewed = self._previewed, None
-        if previewed is None:
-            previewed = await self._preview(request)
+        previewed = previewed or await self.view.preview(request, self._cwd, self.env)
         problems: list[str] = []
         try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
             conversation = await asyncio.to_thread(
@@ -245,7 +245,7 @@ class AgentApp(App[None]):
         )
         waiting, self._waiting = self._waiting, []
         for text in waiting:
-            self.send(text)
+            await self.submit(text)
 
     async def on_unmount(self) -> None:
         await self._close()  # however the app ends, the session file is synced and released
@@ -258,10 +258,6 @@ class AgentApp(App[None]):
             self.view.reset()
             await conversation.aclose()
 
-    async def _preview(self, request: SessionRequest) -> LoadedSession | None:
-        self._previewed = await self.view.preview(request, self._cwd, self.env)
-        return self._previewed
-
     @work(group="events", exclusive=True)
     async def _consume(self, subscription: Subscription) -> None:
         async for event in subscription:
@@ -273,12 +269,19 @@ class AgentApp(App[None]):
     # The prompt
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        from agentui.tui.slash_commands import remember, run_command
-
-        text = message.text.strip()
         # Whatever was being read further up, what this prompt brings (its questions above all) is at the end.
         self.main.action_scroll_transcript("end")
-        if text.startswith("/"):
+        await self.submit(message.text)
+
+    async def submit(self, typed: str) -> None:
+        """What the person sent: a command, a shell command, a note, or a prompt."""
+        from agentui.tui.slash_commands import remember, run_command
+
+        text = typed.strip()
+        waits = text.startswith("!") or (text.startswith("/") and text.split()[0] not in ("/help", "/quit"))
+        if waits and self.conversation is None and (self._starting or self.launch is not None):
+            self._waiting.append(typed)  # typed during start-up: it runs once the conversation is open
+        elif text.startswith("/"):
             await run_command(self, text)
         elif text.startswith("!"):
             if command := text[1:].strip():
@@ -286,7 +289,7 @@ class AgentApp(App[None]):
         elif text.startswith("#"):
             remember(self, text[1:].strip())
         else:
-            self.send(message.text)
+            self.send(typed)
 
     def send(self, text: str) -> None:
         if (conversation := self.conversation) is None:

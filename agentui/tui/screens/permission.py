@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -58,7 +59,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         Binding("y,1", "answer('once')", "Yes, once", show=False),
         Binding("s,2", "answer('session')", "Yes, this session", show=False),
         Binding("a,3", "answer('always')", "Yes, always", show=False),
-        Binding("n,escape", "deny", "No", show=False),
+        Binding("n", "deny", "No", show=False),
+        Binding("escape", "deny_now", "No", show=False),
         Binding("tab", "deny_with_message", "No, and say why", show=False, priority=True),
     ]
 
@@ -91,20 +93,41 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 ),
                 classes="choice",
             )
-            yield Input(placeholder="What should the model do instead? (Enter sends)", id="message")
+            yield Input(
+                placeholder="What should the model do instead? (Enter sends)", id="message", select_on_focus=False
+            )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once the reason is being typed, y, s, a and n are letters of it, not answers (even the ones typed before
+        # the box has taken the focus, which happens a moment after Tab).
+        return not (action in ("answer", "deny") and self._typing)
+
+    @property
+    def _typing(self) -> bool:
+        return self.query_one("#message").has_class("-visible")
 
     def action_answer(self, scope: str) -> None:
-        if self.query_one("#message").has_class("-visible"):
-            return
         self.dismiss(PermissionDecision(behavior="allow", scope=scope))
 
     def action_deny(self) -> None:
         self.dismiss(PermissionDecision(behavior="deny"))
 
+    def action_deny_now(self) -> None:
+        self.dismiss(PermissionDecision(behavior="deny"))
+
     def action_deny_with_message(self) -> None:
         box = self.query_one("#message", Input)
         box.add_class("-visible")
-        box.focus()
+        self.set_focus(box)  # now, not after the keys already on their way
+
+    def on_key(self, event: events.Key) -> None:
+        """What is typed between Tab and the box taking the focus belongs in the box."""
+        box = self.query_one("#message", Input)
+        if self._typing and self.focused is not box and event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            box.value += event.character
+            box.cursor_position = len(box.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

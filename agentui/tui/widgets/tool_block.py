@@ -37,6 +37,8 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         if said:
             return f"denied — you said: {said}"
         return "denied" if text.startswith("The user doesn't want") else f"denied: {text.strip()}"
+    if is_error and text.startswith("Interrupted by user"):
+        return "stopped (Esc)"  # the run's own "Interrupted." line says the rest
     if is_error:
         return text.splitlines()[0][:200] if text.strip() else "failed"
     if name == "Read":
