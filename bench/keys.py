@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.common import Result, agentui_bin, clean_env, emit, home_and_project, percentile, run_alone
+from bench.common import Result, agentui_bin, emit, home_and_project, percentile, run_alone
 from bench.terminal import Terminal
 
 RATE = 100
@@ -20,7 +20,6 @@ ANSWER_TOKENS = 4000
 KEYS = 60
 READY = {"agentui": "Ask for something", "claude": "for shortcuts"}
 ANSWERING = "Streaming-paragraph"
-KEY = "sk-ant-bench-0000000000000000000000"
 
 
 def _answer() -> str:
@@ -49,18 +48,6 @@ def _responder(request: Any) -> Any:
         return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
     text = _answer()[: ANSWER_TOKENS * 4]
     return Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=len(text) // 4), delay=1 / RATE)
-
-
-def _claude_home(home: Path, project: Path) -> None:
-    config = {
-        "hasCompletedOnboarding": True,
-        "numStartups": 5,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
-        "projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
-    }
-    (home / ".claude").mkdir(parents=True, exist_ok=True)
-    (home / ".claude" / ".claude.json").write_text(json.dumps(config))
 
 
 def _type_and_time(terminal: Terminal, count: int, prefix: str) -> list[float]:
@@ -98,7 +85,7 @@ def measure(name: str, command: str, env: dict[str, str], project: Path) -> tupl
 
 
 def benchmarks() -> Iterator[Result]:
-    from bench.peers import installed
+    from bench.peers import claude_at_its_prompt, installed
     from tests.support.loopback import LoopbackServer
 
     server = LoopbackServer()
@@ -106,9 +93,7 @@ def benchmarks() -> Iterator[Result]:
     try:
         with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
             home, project = home_and_project(Path(scratch))
-            _claude_home(home, project)
-            env = clean_env(home, ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=KEY, DISABLE_AUTOUPDATER="1")
-            env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+            env = claude_at_its_prompt(home, project, server.url)  # (agentui reads the same key and server)
             results = {"agentui": measure("agentui", agentui_bin(), env, project)}
             claude = installed().get("claude")
             if claude:

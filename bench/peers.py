@@ -35,6 +35,28 @@ FIRST_SCREEN = {"agentui": "Ask for something", "claude": "Welcome to Claude Cod
 RUNS = 5
 
 
+CLAUDE_KEY = "sk-ant-bench-0000000000000000000000"
+
+
+def claude_at_its_prompt(home: Path, project: Path, server_url: str) -> dict[str, str]:
+    """The environment in which Claude Code reaches its real prompt offline: its config in `home` says onboarding is
+    done, the bench's API key approved and `project` trusted; the model server is `server_url` (loopback)."""
+    import json
+
+    config = {
+        "hasCompletedOnboarding": True,
+        "numStartups": 5,
+        "theme": "dark",
+        "customApiKeyResponses": {"approved": [CLAUDE_KEY[-20:]], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
+    }
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / ".claude.json").write_text(json.dumps(config))
+    env = clean_env(home, ANTHROPIC_BASE_URL=server_url, ANTHROPIC_API_KEY=CLAUDE_KEY, DISABLE_AUTOUPDATER="1")
+    env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
+    return env
+
+
 def install() -> None:
     PEERS_DIR.mkdir(exist_ok=True)
     subprocess.run(

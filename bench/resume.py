@@ -5,7 +5,6 @@ timed until the screen changes. Claude Code runs the same file beside it when in
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Iterator
@@ -31,22 +30,6 @@ def _sanitized(path: Path) -> str:
 def _agentui(home: Path, project: Path) -> tuple[str, dict[str, str]]:
     env = clean_env(home, OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY="bench", OPENAI_MODEL="m")
     return f"{agentui_bin()} --resume {SESSION_ID}", env
-
-
-def _claude(path: str, home: Path, project: Path, port: int) -> tuple[str, dict[str, str]]:
-    key = "sk-ant-bench-0000000000000000000000"
-    config = {
-        "hasCompletedOnboarding": True,
-        "numStartups": 5,
-        "theme": "dark",
-        "customApiKeyResponses": {"approved": [key[-20:]], "rejected": []},
-        "projects": {str(project): {"hasTrustDialogAccepted": True, "allowedTools": []}},
-    }
-    (home / ".claude").mkdir(exist_ok=True)
-    (home / ".claude" / ".claude.json").write_text(json.dumps(config))
-    env = clean_env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}", ANTHROPIC_API_KEY=key, DISABLE_AUTOUPDATER="1")
-    env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
-    return f"{path} --resume {SESSION_ID}", env
 
 
 def resume_once(
@@ -75,7 +58,7 @@ def resume_once(
 
 
 def benchmarks() -> Iterator[Result]:
-    from bench.peers import installed
+    from bench.peers import claude_at_its_prompt, installed
 
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:  # (a peer may write as it ends)
         home, project = home_and_project(Path(scratch))
@@ -91,8 +74,8 @@ def benchmarks() -> Iterator[Result]:
 
             server = LoopbackServer()
             try:
-                claude_command, claude_env = _claude(claude, home, project, server.port)
-                peer = [resume_once(claude_command, claude_env, project) for _ in range(RUNS)]
+                claude_env = claude_at_its_prompt(home, project, server.url)
+                peer = [resume_once(f"{claude} --resume {SESSION_ID}", claude_env, project) for _ in range(RUNS)]
             finally:
                 server.close()
             peer_shown = sorted(run[0] for run in peer)[RUNS // 2]
