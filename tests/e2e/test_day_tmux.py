@@ -117,7 +117,10 @@ def test_a_day_of_work_in_the_app(
         terminal.wait_for("Copied the last answer")
         terminal.keys("C-o")
         terminal.wait_for("Copied code block 1 of 1")
-        # 10: a denial with a reason shows the person's words in full
+        # 10: a denial with a reason shows the person's words in full; 11: sent while scrolled up, the prompt's
+        # question and answer are in view without End
+        terminal.keys("PPage")
+        wait_gone(terminal, "item 30")
         terminal.type("clean the build")
         terminal.keys("Enter")
         terminal.wait_for("Yes, once")

@@ -118,8 +118,9 @@ class MainScreen(Screen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while focus is elsewhere (a tool block, the transcript) goes to the prompt, with the
-        focus: typing is never lost."""
-        if event.is_printable and event.character and self.focused is not self.prompt:
+        focus: typing is never lost. (The prompt takes its own characters, so any that reach the screen were not
+        taken, even when the focus has moved back to the prompt since the key was sent on its way.)"""
+        if event.is_printable and event.character:
             event.stop()
             self.prompt.focus()
-            self.prompt.insert(event.character)
+            self.prompt.insert(event.character, maintain_selection_offset=False)  # (the cursor goes past it)
