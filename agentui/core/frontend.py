@@ -51,7 +51,40 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
-    pass
+    from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
+    from agentui.core.compaction import is_summary as is_summary
+    from agentui.core.conversation import Conversation as Conversation
+    from agentui.core.conversation import Launch as Launch
+    from agentui.core.conversation import McpStatus as McpStatus
+    from agentui.core.conversation import Resumed as Resumed
+    from agentui.core.conversation import ShellOutcome as ShellOutcome
+    from agentui.core.dirs import claude_config_dir as claude_config_dir
+    from agentui.core.dirs import config_dir as config_dir
+    from agentui.core.dirs import data_dir as data_dir
+    from agentui.core.frontmatter import parse_front_matter as parse_front_matter
+    from agentui.core.memory import add_memory_note as add_memory_note
+    from agentui.core.permissions.rules import RuleError as RuleError
+    from agentui.core.project import PermissionOptions as PermissionOptions
+    from agentui.core.project import Project as Project
+    from agentui.core.project import ProjectError as ProjectError
+    from agentui.core.project import open_project as open_project
+    from agentui.core.providers.base import Provider as Provider
+    from agentui.core.run import RunResult as RunResult
+    from agentui.core.session.listing import SessionInfo as SessionInfo
+    from agentui.core.session.listing import list_sessions as list_sessions
+    from agentui.core.session.paths import canonical as canonical
+    from agentui.core.session.paths import project_dir as project_dir
+    from agentui.core.session.paths import sanitize as sanitize
+    from agentui.core.session.reader import LoadedSession as LoadedSession
+    from agentui.core.session.store import SessionError as SessionError
+    from agentui.core.session.store import SessionRequest as SessionRequest
+    from agentui.core.session.store import preview_session as preview_session
+    from agentui.core.settings import ConfigError as ConfigError
+    from agentui.core.settings import Settings as Settings
+    from agentui.core.settings import save_config_value as save_config_value
+    from agentui.core.summary import call_summary as call_summary
+    from agentui.core.tools.diff import structured_patch as structured_patch
+    from agentui.core.trust import trust as trust
 
 
 def __getattr__(name: str) -> Any:

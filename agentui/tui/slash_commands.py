@@ -152,7 +152,7 @@ class Permissions(SlashCommand):
         behavior, _, rule = arguments.partition(" ")
         if behavior in ("allow", "deny", "ask") and rule.strip():
             try:
-                path = conversation.add_rule(behavior, rule.strip())
+                path = conversation.add_rule(behavior, rule.strip())  # type: ignore[arg-type]
             except ValueError as exc:  # (RuleError: the rule does not parse)
                 app.say(f"{exc}.", "error")
                 return
