@@ -67,6 +67,7 @@ class ConversationView:
         """Above the drawn parts of a resumed session: how many more there are."""
         self._history_widgets: list[Any] = []
         """A preview's widgets, until the whole session has loaded."""
+        self._previewed_in: Path | None = None
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
@@ -297,6 +298,7 @@ class ConversationView:
         from agentui.core.frontend import preview_session
 
         previewed = await asyncio.to_thread(preview_session, request, cwd, env)
+        self._previewed_in = cwd
         if previewed is not None:
             self.show_history(previewed.messages, previewed.tool_details, preview=True)
             # On screen before the rest is loaded: the loading would take turns with the drawing otherwise. (Through
@@ -347,7 +349,8 @@ class ConversationView:
 
     @property
     def _cwd(self) -> Path | None:
-        return self.conversation.root if self.conversation else None
+        """What paths in tool blocks are shown relative to (a preview is drawn before the conversation opens)."""
+        return self.conversation.root if self.conversation else self._previewed_in
 
     def _finish(self, finishing: list[tuple[ToolBlock, ToolResultBlock]]) -> None:
         assert self._history is not None

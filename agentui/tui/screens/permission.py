@@ -113,7 +113,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         self.dismiss(PermissionDecision(behavior="deny"))
 
     def action_deny_now(self) -> None:
-        self.dismiss(PermissionDecision(behavior="deny"))
+        """Esc: no, also while the reason is being typed (when `deny`, the n key, is a letter of it)."""
+        self.action_deny()
 
     def action_deny_with_message(self) -> None:
         box = self.query_one("#message", Input)
