@@ -16,9 +16,9 @@ from agentui.tui.history_view import (
     HISTORY_SHOWN,
     INIT_PROMPT,
     History,
-    is_shell_record,
     make_widgets,
     read_history,
+    shell_record,
     summary_text,
 )
 from agentui.tui.widgets.status_bar import StatusBar
@@ -224,7 +224,7 @@ class ConversationView:
         if event.source == "hook":
             self.say(text)
             return
-        if event.source == "context" and is_shell_record(text):
+        if event.source == "context" and shell_record(text) is not None:
             return  # a `!command` of the person's: its block is on screen already
         if event.source == "steer" and text in self._pending:
             self._pending.remove(text)

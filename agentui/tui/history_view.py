@@ -37,10 +37,6 @@ def shell_record(text: str) -> tuple[str, str] | None:
     return (found[1], found[2] or "") if found else None
 
 
-def is_shell_record(text: str) -> bool:
-    return _SHELL_RECORD.match(text) is not None
-
-
 def summary_text(text: str) -> str:
     from agentui.core.frontend import SUMMARY_PREFIX
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tui_tmux import Terminal
+from tests.e2e.test_tui_tmux import Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -26,13 +25,6 @@ def _tool(call_id: str, name: str, **arguments: object) -> dict[str, object]:
 
 def _text(text: str) -> dict[str, object]:
     return {"type": "text", "text": text}
-
-
-def wait_gone(terminal: Terminal, text: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while text in terminal.screen():
-        assert time.monotonic() < deadline, f"{text!r} stayed on the screen"
-        time.sleep(0.1)
 
 
 @pytest.fixture
@@ -65,13 +57,7 @@ def test_a_day_of_work_in_the_app(
         _reply(_tool("b3", "Bash", command="echo started && sleep 60"), stop="tool_use"),  # interrupted by Esc
         _reply(_text("Summary: add was fixed; build was left alone.")),  # /compact's summary
     )
-    env = {
-        **clean_env,
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "x",
-        "TERM": "xterm-256color",
-        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
-    }
+    env = app_env(clean_env, server)
     terminal = Terminal(agentui_bin, env, project)
     try:
         terminal.wait_for("Ask for something")
@@ -120,7 +106,7 @@ def test_a_day_of_work_in_the_app(
         # 10: a denial with a reason shows the person's words in full; 11: sent while scrolled up, the prompt's
         # question and answer are in view without End
         terminal.keys("PPage")
-        wait_gone(terminal, "item 30")
+        terminal.wait_gone("item 30")
         terminal.type("clean the build")
         terminal.keys("Enter")
         terminal.wait_for("Yes, once")
@@ -163,13 +149,13 @@ def test_a_day_of_work_in_the_app(
         terminal.type("fix")
         terminal.wait_for("│ fix add in calc.py")
         terminal.keys("Escape")  # (and the next key only once it is gone: Esc then a key at once is Alt+key)
-        wait_gone(terminal, "Search earlier prompts")
+        terminal.wait_gone("Search earlier prompts")
         terminal.keys("C-f")
         terminal.wait_for("Find")
         terminal.type("item 7")
         terminal.wait_for("Find: match 1 of")
         terminal.keys("Escape")
-        wait_gone(terminal, "Find: match")
+        terminal.wait_gone("Find: match")
         # 14: /export goes to the data directory, not the project
         terminal.type("/export")
         terminal.keys("Enter")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from tests.e2e.test_tui_tmux import Terminal
+from tests.e2e.test_tui_tmux import Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -52,13 +52,7 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
         reply({"type": "text", "text": "19 + 23 = 42"}),
         reply({"type": "text", "text": "The adder says the sum is 42."}),
     )
-    env = {
-        **clean_env,
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "x",
-        "TERM": "xterm-256color",
-        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
-    }
+    env = app_env(clean_env, server)
     terminal = Terminal(agentui_bin, env, project)
     try:
         terminal.wait_for("Use the MCP server tiny?")

@@ -53,8 +53,27 @@ class Terminal:
         numbered = "\n".join(f"{n:2}|{line}" for n, line in enumerate(self.screen().splitlines()))
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{numbered}")
 
+    def wait_gone(self, text: str, timeout: float = 60) -> None:
+        """Until `text` has left the screen."""
+        deadline = time.monotonic() + timeout
+        while text in self.screen():
+            assert time.monotonic() < deadline, f"{text!r} stayed on the screen"
+            time.sleep(0.1)
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
+
+
+def app_env(clean_env: dict[str, str], server: LoopbackServer, **extra: str) -> dict[str, str]:
+    """The environment the installed app runs in against the loopback Messages API server."""
+    return {
+        **clean_env,
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "x",
+        "TERM": "xterm-256color",
+        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
+        **extra,
+    }
 
 
 def _quote(value: str) -> str:
@@ -84,14 +103,7 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
         Reply(chunks=anthropic_stream([{"type": "text", "text": "Now the change."}, edit], stop_reason="tool_use")),
         Reply(chunks=anthropic_stream([{"type": "text", "text": "All done: the greeting now says **hello, world**."}])),
     )
-    env = {
-        **clean_env,
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "x",
-        "TERM": "xterm-256color",
-        "AGENTUI_LOG": str(project.parent / "agentui.log"),
-        "PATH": clean_env.get("PATH", "/usr/bin:/bin"),
-    }
+    env = app_env(clean_env, server, AGENTUI_LOG=str(project.parent / "agentui.log"))
     terminal = Terminal(agentui_bin, env, project)
     try:
         terminal.wait_for("Ask for something")
