@@ -225,6 +225,7 @@ class AgentApp(App[None]):
                 env=self.env,
             )
         except (SessionError, ProjectError) as exc:
+            self.view.drop_preview()  # (a session that is locked by another agentui, say: it is not the one open)
             self.say(str(exc), "error")
             if request != SessionRequest():
                 await self.open_conversation(SessionRequest())  # keep working, in a new session

@@ -320,8 +320,7 @@ class ConversationView:
             shown = len(self._history.parts) - self._drawn_from
             self._history, self._drawn_from = history, max(0, len(history.parts) - shown)
         else:
-            for widget in self._history_widgets:  # a preview of another branch than the one resumed
-                widget.remove()
+            self.drop_preview()  # (one of another branch than the one resumed)
             self._history, self._drawn_from = history, max(0, len(history.parts) - HISTORY_SHOWN)
             widgets, finishing = make_widgets(history, history.parts[self._drawn_from :], self._cwd)
             self._earlier = Notice("")
@@ -333,6 +332,12 @@ class ConversationView:
             self.todos.show_todos(history.todos)
         if not preview:
             self._history_widgets = []
+
+    def drop_preview(self) -> None:
+        """The session previewed could not be opened after all: its parts go."""
+        for widget in self._history_widgets:
+            widget.remove()
+        self._history_widgets, self._history, self._earlier = [], None, None
 
     def draw_earlier(self) -> AwaitMount | None:
         """The next older parts of a resumed session, drawn above those on screen (None when all are drawn)."""

@@ -920,6 +920,28 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
         assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [fewer]
 
 
+async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_be_opened(tmp_path: Path) -> None:
+    import fcntl
+
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    path = project_dir(harness.project, harness.env) / f"{session_id}.jsonl"
+    long_session(path, session_id, harness.project, 5)
+    with path.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as the agentui writing it holds it
+        app = harness.app()
+        async with app.run_test(size=(100, 30)) as pilot:
+            await ready(pilot)
+            await until(pilot, lambda: app.conversation is not None)
+            await pilot.pause()
+            said = [n.message for n in texts(app, Notice)]
+            assert any("another agentui" in m.lower() or "in use" in m.lower() for m in said), said
+            assert not [p for p in texts(app, UserPrompt) if p.text.startswith("prompt")]  # the preview is gone
+            assert app.conversation.session_id != session_id  # and work goes on in a new session
+
+
 async def test_pageup_reads_a_resumed_session_back_to_its_first_prompt(tmp_path: Path) -> None:
     from agentui.core.session.paths import project_dir
 
