@@ -105,9 +105,9 @@ class AgentApp(App[None]):
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
         others = (self.view.pending, self.view.todos, completion_list, self.status)
-        self.main = MainScreen(self.transcript, self.prompt_input, self.history, Copier(self), *others)
-        self.main.earlier = self.view.draw_earlier
-        self.transcript.on_top = self.main.draw_earlier
+        window = self.view.history
+        self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
+        self.transcript.on_moved = window.near
 
     def get_default_screen(self) -> MainScreen:
         return self.main

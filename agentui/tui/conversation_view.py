@@ -8,19 +8,10 @@ import time
 from typing import TYPE_CHECKING, Any, assert_never
 
 from textual.content import Content
-from textual.widget import AwaitMount
 from textual.widgets import Static
 
-from agentui.tui.history_view import (
-    EARLIER_SHOWN,
-    HISTORY_SHOWN,
-    INIT_PROMPT,
-    History,
-    make_widgets,
-    read_history,
-    shell_record,
-    summary_text,
-)
+from agentui.tui.history_view import INIT_PROMPT, read_history, shell_record, summary_text
+from agentui.tui.history_window import HistoryWindow
 from agentui.tui.widgets.status_bar import StatusBar
 from agentui.tui.widgets.todo_panel import TodoPanel
 from agentui.tui.widgets.tool_block import ToolBlock
@@ -31,7 +22,7 @@ if TYPE_CHECKING:
 
     from agentui.core.events import AgentEnd, CompactionEnd, ContentBlockEnd, Event, UserMessage
     from agentui.core.frontend import Conversation, LoadedSession, SessionRequest
-    from agentui.core.messages import Message, ToolResultBlock
+    from agentui.core.messages import Message
     from agentui.tui.app import AgentApp
     from agentui.tui.widgets.answer import AssistantText, ThinkingView
 
@@ -60,13 +51,8 @@ class ConversationView:
         self._message_widgets: dict[int, list[Any]] = {}
         self._message = 0
         self._pending: list[str] = []
-        self._history: History | None = None
-        """A resumed session's parts, and how far back they are drawn."""
-        self._drawn_from = 0
-        self._earlier: Notice | None = None
-        """Above the drawn parts of a resumed session: how many more there are."""
-        self._history_widgets: list[Any] = []
-        """A preview's widgets, until the whole session has loaded."""
+        self.history = HistoryWindow(transcript, lambda: self._cwd)
+        """A resumed session's parts, drawn as the reader comes near them."""
         self._previewed_in: Path | None = None
 
     def say(self, message: str, level: str = "info") -> None:
@@ -79,7 +65,7 @@ class ConversationView:
     def reset(self) -> None:
         """The conversation closed: nothing routes to its widgets any more."""
         self.conversation = None
-        self._history = self._earlier = None
+        self.history.forget()
         self._forget_message()
         self.todos.show_todos([])
 
@@ -312,64 +298,21 @@ class ConversationView:
         self, messages: list[Message], details: dict[str, dict[str, Any]], *, preview: bool = False, drawn: bool = False
     ) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older
-        parts are drawn as the person scrolls up to them (`draw_earlier`). `preview`: only the end of the file was
-        read, so how much is not drawn is not known yet. `drawn`: the preview drew the latest parts of this same
-        branch already; the rest of the session is only made ready to draw."""
+        parts are drawn as the person scrolls up to them. `preview`: only the end of the file was read. `drawn`:
+        the preview drew the latest parts of this same branch already; the rest is only made ready to draw."""
         history = read_history(messages, details)
-        if drawn and self._history is not None:
-            shown = len(self._history.parts) - self._drawn_from
-            self._history, self._drawn_from = history, max(0, len(history.parts) - shown)
+        if drawn and self.history.shown:
+            self.history.adopt(history)
         else:
-            self.drop_preview()  # (one of another branch than the one resumed)
-            self._history, self._drawn_from = history, max(0, len(history.parts) - HISTORY_SHOWN)
-            widgets, finishing = make_widgets(history, history.parts[self._drawn_from :], self._cwd)
-            self._earlier = Notice("")
-            self._history_widgets = [self._earlier, *widgets]
-            self.transcript.add_all(self._history_widgets)
-            self._finish(finishing)
-        self._count_earlier(preview)
+            self.history.show(history, preview=preview)  # (in place of a preview of another branch)
         if history.todos is not None:
             self.todos.show_todos(history.todos)
-        if not preview:
-            self._history_widgets = []
 
     def drop_preview(self) -> None:
         """The session previewed could not be opened after all: its parts go."""
-        for widget in self._history_widgets:
-            widget.remove()
-        self._history_widgets, self._history, self._earlier = [], None, None
-
-    def draw_earlier(self) -> AwaitMount | None:
-        """The next older parts of a resumed session, drawn above those on screen (None when all are drawn)."""
-        history, earlier = self._history, self._earlier
-        if history is None or earlier is None or self._drawn_from == 0 or not earlier.is_attached:
-            return None
-        start = max(0, self._drawn_from - EARLIER_SHOWN)
-        widgets, finishing = make_widgets(history, history.parts[start : self._drawn_from], self._cwd)
-        self._drawn_from = start
-        mounting = self.transcript.add_after(widgets, earlier)
-        self._finish(finishing)
-        self._count_earlier(False)
-        return mounting
+        self.history.drop()
 
     @property
     def _cwd(self) -> Path | None:
         """What paths in tool blocks are shown relative to (a preview is drawn before the conversation opens)."""
         return self.conversation.root if self.conversation else self._previewed_in
-
-    def _finish(self, finishing: list[tuple[ToolBlock, ToolResultBlock]]) -> None:
-        assert self._history is not None
-        details = self._history.details
-        for tool, result in finishing:
-            tool.call_after_refresh(tool.finish, result.content, result.is_error, details.get(result.tool_use_id, {}))
-
-    def _count_earlier(self, preview: bool) -> None:
-        if self._earlier is None:
-            return
-        count = self._drawn_from
-        self._earlier.display = count > 0
-        if preview:
-            self._earlier.say("Earlier parts of this session are above: PageUp draws them.")
-        else:
-            parts = f"{count:,} earlier part{'' if count == 1 else 's'}"
-            self._earlier.say(f"{parts} of this session {'is' if count == 1 else 'are'} above: PageUp draws them.")

@@ -12,6 +12,8 @@ from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import Notice, UserPrompt
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from agentui.core.messages import Message, ToolResultBlock
 
 HISTORY_SHOWN = 40
@@ -83,35 +85,27 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
     return History(parts, results, details, todos)
 
 
-def make_widgets(
-    history: History, parts: list[tuple[str, Any]], cwd: Path | None
-) -> tuple[list[Any], list[tuple[ToolBlock, ToolResultBlock]]]:
-    """The widgets of `parts` (of `history`), and the tool blocks to finish with their results once mounted."""
-    from agentui.core.messages import ToolResultBlock
+def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:
+    """The widgets of one part of `history`, complete before they are mounted (one layout pass for them)."""
     from agentui.tui.widgets.answer import AssistantText, CompactionMark
 
-    widgets: list[Any] = []
-    finishing = []
-    for kind, item in parts:
-        if kind == "summary":
-            widgets.append(CompactionMark(summary_text(item)))
-        elif kind == "notice":
-            widgets.append(Notice(item))
-        elif kind == "shell":
-            command, output = item
-            widgets.append(UserPrompt(f"! {command}", context=True))
-            own = ToolBlock(f"shell-{id(item)}", "Bash", cwd)
-            own.set_arguments({"command": command})
-            widgets.append(own)
-            finishing.append((own, ToolResultBlock(tool_use_id=own.tool_call_id, content=output)))
-        elif kind == "prompt":
-            widgets.append(UserPrompt(item))
-        elif kind == "answer":
-            widgets.append(AssistantText(item))
-        else:
-            tool = ToolBlock(item.id, item.name, cwd)
-            tool.set_arguments(item.input)
-            widgets.append(tool)
-            if (result := history.results.get(item.id)) is not None:
-                finishing.append((tool, result))
-    return widgets, finishing
+    if kind == "summary":
+        return [CompactionMark(summary_text(item))]
+    if kind == "notice":
+        return [Notice(item)]
+    if kind == "prompt":
+        return [UserPrompt(item)]
+    if kind == "answer":
+        return [AssistantText(item)]
+    if kind == "shell":
+        command, output = item
+        own = ToolBlock(f"shell-{id(item)}", "Bash", cwd)
+        own.set_arguments({"command": command})
+        own.finish(output, False, {})
+        return [UserPrompt(f"! {command}", context=True), own]
+    tool = ToolBlock(item.id, item.name, cwd)
+    tool.set_arguments(item.input)
+    result: ToolResultBlock | None = history.results.get(item.id)
+    if result is not None:
+        tool.finish(result.content, result.is_error, history.details.get(item.id, {}))
+    return [tool]

@@ -902,22 +902,29 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
         assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [notice]
         assert len(app.transcript.children) < HISTORY_SHOWN + 5
         assert "prompt 1985" not in [p.text for p in texts(app, UserPrompt)]
-        # At the top, PageUp draws the next older parts above, and what was on screen stays where it was read
-        app.transcript.scroll_home(animate=False)
-        await pilot.pause()
+        # Near the top, the older parts are drawn above before the reader gets there, and what is read stays put
         children = list(app.transcript.children)
         earlier = next(n for n in texts(app, Notice) if "earlier parts" in n.message)
         first = children[children.index(earlier) + 1]  # the oldest part drawn
-        await pilot.press("pageup")
+        was = first.virtual_region.y  # and where it is on screen at the top
+        app.transcript.scroll_home(animate=False)
         await until(pilot, lambda: "prompt 1983" in [p.text for p in texts(app, UserPrompt)])
+        await until(pilot, lambda: not app.view.history.drawing)
         await pilot.pause()
-        # one page up from where the reading was: the parts just drawn are in view, and right below them what was
         top, height = app.transcript.scroll_y, app.transcript.scrollable_content_region.height
-        drawn = next(p for p in texts(app, UserPrompt) if p.text == "prompt 1983")
-        assert top <= drawn.virtual_region.y < top + height
-        assert drawn.virtual_region.y < first.virtual_region.y <= top + height + 4  # (+ the notices at the top)
-        fewer = f"{hidden - EARLIER_SHOWN:,} earlier parts of this session are above: PageUp draws them."
-        assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [fewer]
+        assert top > 0 and first.virtual_region.y - top == was
+        # PageUp goes a page up into them
+        await pilot.press("pageup")
+        await until(pilot, lambda: app.transcript.scroll_y < top)
+        await until(pilot, lambda: not app.view.history.drawing)
+        await pilot.pause()
+        top = app.transcript.scroll_y
+        assert first.virtual_region.y - top == was + height  # what was at the top is a page lower
+        left = int(
+            next(n for n in texts(app, Notice) if "earlier parts" in n.message).message.split()[0].replace(",", "")
+        )
+        assert left < hidden - EARLIER_SHOWN  # (counted as they are drawn)
+        assert len(app.transcript.children) < HISTORY_SHOWN + 3 * EARLIER_SHOWN + 8  # far parts below were dropped
 
 
 async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_be_opened(tmp_path: Path) -> None:
@@ -942,27 +949,51 @@ async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_
             assert app.conversation.session_id != session_id  # and work goes on in a new session
 
 
-async def test_pageup_reads_a_resumed_session_back_to_its_first_prompt(tmp_path: Path) -> None:
+def _in_view(app: AgentApp) -> set[str]:
+    top, height = app.transcript.scroll_y, app.transcript.scrollable_content_region.height
+    return {p.text for p in texts(app, UserPrompt) if top <= p.virtual_region.y < top + height}
+
+
+async def _read(pilot: Any, app: AgentApp, key: str, until_seen: str) -> set[str]:
+    """Press `key` a page at a time, as a person reads, until `until_seen` is in view: every prompt seen."""
+    seen: set[str] = set()
+    for _ in range(300):
+        await until(pilot, lambda: not app.view.history.drawing)
+        await pilot.pause()
+        seen |= _in_view(app)
+        if until_seen in seen:
+            return seen
+        await pilot.press(key)
+    raise AssertionError(f"{until_seen} never came into view; seen {sorted(seen)}")
+
+
+async def test_pageup_and_pagedown_read_a_resumed_session_through_missing_nothing(tmp_path: Path) -> None:
     from agentui.core.session.paths import project_dir
 
     session_id = str(uuid.uuid4())
     harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
-    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 60)
+    turns = 120
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, turns)
     app = harness.app()
+    every = {f"prompt {n}" for n in range(turns)}
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await until(pilot, lambda: app.conversation is not None and app.transcript.children)
         await pilot.pause()
         assert "prompt 0" not in [p.text for p in texts(app, UserPrompt)]
-        for _ in range(200):  # a page at a time, as a person reads back
-            if "prompt 0" in [p.text for p in texts(app, UserPrompt)]:
-                break
-            await pilot.press("pageup")
-        await until(pilot, lambda: "prompt 0" in [p.text for p in texts(app, UserPrompt)])
-        await pilot.pause()
-        prompts = [p.text for p in texts(app, UserPrompt)]
-        assert prompts == [f"prompt {n}" for n in range(60)]  # each drawn once, in order
+        assert await _read(pilot, app, "pageup", "prompt 0") == every  # back to the first, every prompt seen once
+        drawn = [p.text for p in texts(app, UserPrompt)]
+        assert drawn == [f"prompt {n}" for n in range(len(drawn))] and len(drawn) < turns  # in order; far ones gone
         assert not [n for n in texts(app, Notice) if "earlier parts" in n.message and n.display]
+        assert await _read(pilot, app, "pagedown", f"prompt {turns - 1}") >= every - {"prompt 0"}  # and down again
+        drawn = [p.text for p in texts(app, UserPrompt)]
+        assert drawn == [f"prompt {n}" for n in range(turns - len(drawn), turns)]
+        # Ctrl+Home goes to the first prompt of the session at once, Ctrl+End back to the latest
+        await pilot.press("ctrl+home")
+        await until(pilot, lambda: "prompt 0" in _in_view(app) and app.transcript.scroll_y == 0)
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: f"prompt {turns - 1}" in _in_view(app))
+        assert app.transcript.scroll_y == app.transcript.max_scroll_y
 
 
 async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> None:

@@ -3,17 +3,17 @@ that read the transcript from the prompt (scroll, find, copy), so that focus can
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widget import AwaitMount, Widget
+from textual.widget import Widget
 
 from agentui.tui.clipboard import Copier
 from agentui.tui.history import PromptHistory
+from agentui.tui.history_window import HistoryWindow
 from agentui.tui.widgets.prompt_input import PromptInput
 from agentui.tui.widgets.transcript import Transcript
 
@@ -34,15 +34,21 @@ class MainScreen(Screen[None]):
     ]
 
     def __init__(
-        self, transcript: Transcript, prompt: PromptInput, history: PromptHistory, copier: Copier, *others: Widget
+        self,
+        transcript: Transcript,
+        window: HistoryWindow,
+        prompt: PromptInput,
+        history: PromptHistory,
+        copier: Copier,
+        *others: Widget,
     ) -> None:
         super().__init__()
         self.transcript = transcript
+        self.window = window
+        """A resumed session's parts, drawn as the reader comes near them."""
         self.prompt = prompt
         self.history = history
         self.copier = copier
-        self.earlier: Callable[[], AwaitMount | None] = lambda: None
-        """Draws the next older parts of a resumed session (None when there are none)."""
         self._others = others
         """What sits between the transcript and the prompt, and below it, in order."""
 
@@ -58,39 +64,22 @@ class MainScreen(Screen[None]):
         self.refresh(layout=True, repaint=True)
 
     def action_scroll_transcript(self, where: str) -> None:
-        transcript = self.transcript
-        if where in ("page_up", "home") and transcript.scroll_y <= 0 and self.draw_earlier(where == "page_up"):
-            return
+        transcript, window = self.transcript, self.window
         if where == "page_up":
-            transcript.scroll_page_up(animate=False)
+            # At the very top, older parts of a resumed session are drawn first (they are drawn ahead as the
+            # reader nears them, so this waits only when PageUp comes faster than they could be).
+            if transcript.scroll_y > 0 or not window.then(lambda: transcript.scroll_page_up(animate=False)):
+                transcript.scroll_page_up(animate=False)
         elif where == "page_down":
             transcript.scroll_page_down(animate=False)
         elif where == "home":
-            transcript.scroll_home(animate=False)
+            window.to_start(lambda: transcript.scroll_home(animate=False))
         else:
-            transcript.scroll_end(animate=False)
-            transcript.anchor()  # at the end again: follow what arrives
+            window.to_end(self._to_end)
 
-    def draw_earlier(self, page_up: bool = False) -> bool:
-        """At the top of the transcript: draw the older parts of a resumed session above, keeping in view what
-        was (then a page up, for PageUp); False when there are none."""
-        transcript = self.transcript
-        before = transcript.virtual_size.height
-        mounting = self.earlier()
-        if mounting is None:
-            return False
-
-        def keep_place() -> None:
-            transcript.scroll_to(y=transcript.virtual_size.height - before, animate=False, immediate=True)
-            if page_up:
-                transcript.scroll_page_up(animate=False)
-
-        async def once_laid_out() -> None:
-            await mounting
-            transcript.call_after_refresh(keep_place)
-
-        self.run_worker(once_laid_out(), group="earlier")
-        return True
+    def _to_end(self) -> None:
+        self.transcript.scroll_end(animate=False)
+        self.transcript.anchor()  # at the end again: follow what arrives
 
     def action_find(self) -> None:
         from agentui.tui.finder import TranscriptFinder

@@ -106,8 +106,10 @@ class ToolBlock(Vertical):
         self._header = Static("", classes="tool-header")
         self._body = Vertical(classes="tool-body")
         self._log: Log | None = None
+        self._composed = False
         self.copy_text = ""
         """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
+        self._refresh_header()
 
     @property
     def search_text(self) -> str:
@@ -115,11 +117,9 @@ class ToolBlock(Vertical):
         return f"{self.tool_name} {self._summary} {self._result} {self.copy_text}"
 
     def compose(self) -> ComposeResult:
+        self._composed = True
         yield self._header
         yield self._body
-
-    def on_mount(self) -> None:
-        self._refresh_header()
 
     # State changes from events
 
@@ -161,10 +161,13 @@ class ToolBlock(Vertical):
             self.expanded = True  # the output so far stays where it was, under "interrupted" once
             self._refresh_header()
             return
-        self._body.remove_children()
-        self._log = None
         widgets = self._result_widgets(content, is_error, details)
-        self._body.mount_all(widgets)
+        if self._composed:
+            self._body.remove_children()
+            self._body.mount_all(widgets)
+        else:  # (a resumed session's block, finished before it is drawn: composed whole, in one layout)
+            self._body = Vertical(*widgets, classes="tool-body")
+        self._log = None
         # What a person wants to see without asking: the change an edit made, a command's output, the task list,
         # an error in full. Reads and searches stay one line (Enter opens them).
         text = _text_of(content).strip()

@@ -7,10 +7,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from textual import events
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widget import AwaitMount, Widget
+from textual.geometry import Region, Size
+from textual.layout import DockArrangeResult
+from textual.widget import Widget
 from textual.widgets import Static
 
 W = TypeVar("W", bound=Widget)
@@ -18,7 +19,7 @@ W = TypeVar("W", bound=Widget)
 
 class Transcript(VerticalScroll):
     """Anchored to the bottom while content arrives, unless the person scrolls up; far-off old widgets pruned
-    (the session file keeps everything)."""
+    (the session file keeps everything). What is read stays in place when parts are drawn or dropped above it."""
 
     DEFAULT_CSS = """
     Transcript {
@@ -32,38 +33,25 @@ class Transcript(VerticalScroll):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.on_top: Callable[[], object] | None = None
-        """Called when the wheel turns up at the top: older parts can be drawn."""
+        self.on_moved: Callable[[], object] | None = None
+        """Called once a scroll or a change of layout is on screen (a resumed session draws what comes near)."""
         self._kept: deque[Widget] = deque()
         """What this transcript added and has not pruned, oldest first. `remove()` completes later, so the
         children still list a widget being removed: pruning from them would remove it again on every add."""
+        self.keep: Widget | None = None
+        """What stays in place on screen while parts are drawn or dropped around it (else the first part in view)."""
+        self._arrangement: DockArrangeResult | None = None
+        self._regions: dict[Widget, Region] | None = None
 
     def on_mount(self) -> None:
         self.anchor()
+        self.watch(self, "scroll_y", self._moved, init=False)
 
     def add(self, widget: W) -> W:
         self.mount(widget)
         self._kept.append(widget)
         self._prune()
         return widget
-
-    def add_all(self, widgets: list[Widget]) -> None:
-        """Mount many at once (a resumed history): one layout pass, and only the newest MAX_WIDGETS at all."""
-        widgets = widgets[-self.MAX_WIDGETS :]
-        if widgets:
-            self.mount_all(widgets)
-            self._kept.extend(widgets)
-            self._prune()
-
-    def add_after(self, widgets: list[Widget], after: Widget) -> AwaitMount:
-        """Older parts drawn above the newer ones (a resumed session, read further back)."""
-        self._kept.extendleft(reversed(widgets))
-        return self.mount_all(widgets, after=after)
-
-    def _on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        if self.scroll_y <= 0 and self.on_top is not None:  # at the top, and the wheel asks for more
-            self.on_top()
-        super()._on_mouse_scroll_up(event)
 
     def _prune(self) -> None:
         while len(self._kept) > self.MAX_WIDGETS:
@@ -73,6 +61,52 @@ class Transcript(VerticalScroll):
         self._kept.clear()
         self.remove_children()
         self.anchor()
+
+    # Where things are, and keeping what is read in place
+
+    def region_of(self, widget: Widget) -> Region | None:
+        """Where `widget` was laid out in the scrolled content (None if it has not been yet): from the last
+        arrangement, so that asking costs nothing on each scroll (Textual's own regions may lay out everything)."""
+        if self._arrangement is None:
+            return None
+        if self._regions is None:
+            self._regions = {placement.widget: placement.region for placement in self._arrangement.placements}
+        return self._regions.get(widget)
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        arrangement = super().arrange(size, optimal)
+        if arrangement is not self._arrangement:
+            before, self._arrangement = self._arrangement, arrangement
+            self._regions = None
+            if before is not None:
+                self._keep_in_place(before)
+            self._moved()
+        return arrangement
+
+    def _keep_in_place(self, before: DockArrangeResult) -> None:
+        """What is read keeps its place on screen when parts were drawn or dropped above it (as a browser's scroll
+        anchoring does): `keep` if set, else the first part in view. (Following the end, Textual's own anchor puts
+        the view at the end after this.)"""
+        top = round(self.scroll_y)
+        was = now = None
+        for placement in before.placements:
+            widget = placement.widget
+            if widget is self.keep or (
+                self.keep is None and placement.region.bottom > top and getattr(widget, "anchors_view", True)
+            ):
+                was, now = placement.region, self.region_of(widget)
+                break
+        if was is None or now is None or now.y == was.y:
+            return
+        y = max(0, top + now.y - was.y)
+        # Before the placements are made from the scroll offset (as Textual's compositor sets an anchored one).
+        self.set_reactive(Transcript.scroll_y, y)
+        self.set_reactive(Transcript.scroll_target_y, y)
+        self.vertical_scrollbar.position = y
+
+    def _moved(self) -> None:
+        if self.on_moved is not None:
+            self.call_after_refresh(self.on_moved)  # (what moved is painted first)
 
 
 class UserPrompt(Static):
