@@ -4,6 +4,7 @@ message being streamed, the steering messages waiting to be read, and the histor
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -307,6 +308,10 @@ class ConversationView:
             self.history.show(history, preview=preview)  # (in place of a preview of another branch)
         if history.todos is not None:
             self.todos.show_todos(history.todos)
+        if not preview:
+            # The whole session: hundreds of thousands of objects that live as long as the conversation, which the
+            # cyclic collector stops walking (a full collection took 200 ms, a key press's time on screen).
+            gc.freeze()
 
     def drop_preview(self) -> None:
         """The session previewed could not be opened after all: its parts go."""

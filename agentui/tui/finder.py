@@ -24,7 +24,7 @@ class TranscriptFinder:
             return "Find"
         if not again or not self._found:
             needle = text.lower()
-            self._found = [w for w in reversed(self.transcript.children) if needle in searchable(w).lower()]
+            self._found = [w for w in reversed(list(self.transcript.parts())) if needle in searchable(w).lower()]
             self._at = -1
         if not self._found:
             return "Find: no match"

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentui.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN, History, part_widgets
-from agentui.tui.widgets.transcript import Notice, Transcript
+from agentui.tui.widgets.transcript import Notice, PartGroup, Transcript
 
 if TYPE_CHECKING:
-    from textual.widget import AwaitMount, Widget
+    from textual.widget import AwaitMount
 
 DRAWN_AT_MOST = HISTORY_SHOWN + 2 * EARLIER_SHOWN
 """Parts drawn at once, at most (every widget costs time in each layout); more only while they are in view."""
@@ -35,8 +35,9 @@ class HistoryWindow:
         self.history: History | None = None
         self._first = self._end = 0
         """The parts drawn: history.parts[_first:_end]."""
-        self._drawn: deque[list[Widget]] = deque()
-        """Their widgets, part by part."""
+        self._drawn: deque[PartGroup] = deque()
+        """Their widgets, a chunk to a group: Textual lays out again only the group mounted (its arrangement is
+        cached per container), and a chunk far from view is dropped whole."""
         self._earlier = Marker("")
         self._later = Marker("")
         self._drawing = False
@@ -60,9 +61,9 @@ class HistoryWindow:
         self.history, self._preview = history, preview
         self._end = len(history.parts)
         self._first = max(0, self._end - HISTORY_SHOWN)
-        self._drawn = deque(self._make(self._first, self._end))
+        self._drawn = deque(self._groups(self._first, self._end))
         self._earlier, self._later = Marker(""), Marker("")
-        self.transcript.mount_all([self._earlier, *chain.from_iterable(self._drawn), self._later])
+        self.transcript.mount_all([self._earlier, *self._drawn, self._later])
         self._count()
 
     def adopt(self, history: History) -> None:
@@ -76,7 +77,7 @@ class HistoryWindow:
     def drop(self) -> None:
         """Remove every part drawn (the session shown is not the one open after all)."""
         if self.history is not None:
-            self.transcript.remove_children([self._earlier, *chain.from_iterable(self._drawn), self._later])
+            self.transcript.remove_children([self._earlier, *self._drawn, self._later])
         self.history, self._drawn, self._then = None, deque(), []
 
     def forget(self) -> None:
@@ -110,37 +111,39 @@ class HistoryWindow:
         return True
 
     def draw_earlier(self) -> None:
-        self.transcript.keep = self._drawn[0][0] if self._drawn else self._later
+        transcript = self.transcript
+        transcript.keep = self._drawn[0] if self._drawn else self._later
         start = max(0, self._first - EARLIER_SHOWN)
-        parts = self._make(start, self._first)
-        self._drawn.extendleft(reversed(parts))
+        group = self._group(start, self._first)
+        self._drawn.appendleft(group)
         self._first = start
-        # Then the newest drawn parts go while there are too many, from the far end (never one in view).
-        transcript, dropped = self.transcript, []
+        # Then the newest chunks go while there are too many, from the far end (never one in view).
+        dropped = []
         below = round(transcript.scroll_y) + (AHEAD_PAGES + 1) * transcript.scrollable_content_region.height
-        while self._end - self._first > DRAWN_AT_MOST:
-            region = transcript.region_of(self._drawn[-1][0])
+        while self._end - self._first - self._drawn[-1].size_in_parts >= DRAWN_AT_MOST:
+            region = transcript.region_of(self._drawn[-1])
             if region is None or region.y <= below:
                 break
-            dropped += self._drawn.pop()
-            self._end -= 1
-        self._redraw(transcript.mount_all(list(chain.from_iterable(parts)), after=self._earlier), dropped)
+            dropped.append(self._drawn.pop())
+            self._end -= dropped[-1].size_in_parts
+        self._redraw(transcript.mount(group, after=self._earlier), dropped)
 
     def draw_later(self) -> None:
-        self.transcript.keep = self._drawn[-1][-1] if self._drawn else self._earlier
+        transcript = self.transcript
+        transcript.keep = self._drawn[-1] if self._drawn else self._earlier
         end = min(self._total, self._end + EARLIER_SHOWN)
-        parts = self._make(self._end, end)
-        self._drawn.extend(parts)
+        group = self._group(self._end, end)
+        self._drawn.append(group)
         self._end = end
-        transcript, dropped = self.transcript, []
+        dropped = []
         above = round(transcript.scroll_y) - AHEAD_PAGES * transcript.scrollable_content_region.height
-        while self._end - self._first > DRAWN_AT_MOST:
-            region = transcript.region_of(self._drawn[0][-1])
+        while self._end - self._first - self._drawn[0].size_in_parts >= DRAWN_AT_MOST:
+            region = transcript.region_of(self._drawn[0])
             if region is None or region.bottom >= above:
                 break
-            dropped += self._drawn.popleft()
-            self._first += 1
-        self._redraw(transcript.mount_all(list(chain.from_iterable(parts)), before=self._later), dropped)
+            dropped.append(self._drawn.popleft())
+            self._first += dropped[-1].size_in_parts
+        self._redraw(transcript.mount(group, before=self._later), dropped)
 
     def to_start(self, then: Callable[[], object]) -> None:
         """Ctrl+Home: the first parts of the session, then `then` (the view goes to the top)."""
@@ -154,12 +157,12 @@ class HistoryWindow:
         if not self.shown or self._drawing:
             then()
             return
-        dropped = list(chain.from_iterable(self._drawn))
+        dropped = list(self._drawn)
         self.transcript.keep = None
         self._first, self._end = start, min(self._total, start + HISTORY_SHOWN)
-        self._drawn = deque(self._make(self._first, self._end))
+        self._drawn = deque(self._groups(self._first, self._end))
         self._then.append(then)
-        self._redraw(self.transcript.mount_all(list(chain.from_iterable(self._drawn)), after=self._earlier), dropped)
+        self._redraw(self.transcript.mount_all(self._drawn, after=self._earlier), dropped)
 
     # Drawing
 
@@ -167,13 +170,19 @@ class HistoryWindow:
     def _total(self) -> int:
         return len(self.history.parts) if self.history is not None else 0
 
-    def _make(self, start: int, end: int) -> list[list[Widget]]:
+    def _groups(self, start: int, end: int) -> list[PartGroup]:
+        return [self._group(at, min(end, at + EARLIER_SHOWN)) for at in range(start, end, EARLIER_SHOWN)]
+
+    def _group(self, start: int, end: int) -> PartGroup:
         history = self.history
         assert history is not None
         cwd = self._cwd()
-        return [part_widgets(history, kind, item, cwd) for kind, item in history.parts[start:end]]
+        parts = history.parts[start:end]
+        return PartGroup(
+            *chain.from_iterable(part_widgets(history, kind, item, cwd) for kind, item in parts), size=len(parts)
+        )
 
-    def _redraw(self, mounting: AwaitMount, dropped: list[Widget]) -> None:
+    def _redraw(self, mounting: AwaitMount, dropped: list[PartGroup]) -> None:
         """Parts mounted and dropped in the same layout pass; then whatever waited, then more if still near."""
         if dropped:
             self.transcript.remove_children(dropped)

@@ -950,8 +950,8 @@ async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_
 
 
 def _in_view(app: AgentApp) -> set[str]:
-    top, height = app.transcript.scroll_y, app.transcript.scrollable_content_region.height
-    return {p.text for p in texts(app, UserPrompt) if top <= p.virtual_region.y < top + height}
+    view = app.transcript.scrollable_content_region  # (on screen)
+    return {p.text for p in texts(app, UserPrompt) if p.region.y in range(view.y, view.bottom)}
 
 
 async def _read(pilot: Any, app: AgentApp, key: str, until_seen: str) -> set[str]:

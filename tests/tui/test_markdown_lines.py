@@ -129,3 +129,30 @@ async def test_single_line_breaks_are_kept_as_a_model_wrote_them() -> None:
         assert "item 299: done" in lines
         assert "A bold line" in lines and "and its second line." in lines
         assert whole.source.endswith("and its second line.\n")  # the source (what is copied) is untouched
+
+
+def test_plain_prose_is_drawn_exactly_as_markdown_draws_it() -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from agentui.tui.widgets.markdown_lines import _Block, _draw, _hard_breaks
+
+    console = Console(width=40, color_system="truecolor")
+    samples = [
+        "Let me read the module first.",
+        "A sentence long enough to be folded over more than one line at forty cells, with commas, and (brackets).",
+        "Two lines\nkept as two lines, as Claude Code shows them.",
+        "Some *emphasis* and `code`: drawn by Markdown.",
+        "1. a list\n2. of two",
+        "- a bullet",
+        "Tom & Jerry",
+        "x\n===",
+    ]
+    for text in samples:
+        drawn = [list(strip) for strip in _draw(_Block(text), console, 40)]  # text and styles, segment by segment
+        rendered = console.render_lines(Markdown(_hard_breaks(text)), console.options.update(width=40), pad=True)
+        while rendered and not "".join(segment.text for segment in rendered[-1]).strip():
+            rendered.pop()
+        while rendered and not "".join(segment.text for segment in rendered[0]).strip():
+            rendered.pop(0)
+        assert drawn == rendered, text

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
 CODE_THEME = "monokai"
+_MARKUP = re.compile(r"[`*_#>\[\]!|<~\\&:]|^\s*(?:[-+=]|\d+[.)])|^(?: {4}|\t)|  $|^\s|\s$", re.MULTILINE)
+"""Anything in a block that Markdown could draw other than as plain words (or that needs a closer look)."""
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)")
 
 
@@ -308,12 +310,12 @@ def _draw(
     options = console.options.update(width=width, height=None)
     if block.is_code:
         return _draw_code(block, console, options, width, line_cache)
-    strips = [
-        Strip(line, width)
-        for line in console.render_lines(
-            RichMarkdown(_hard_breaks(block.text), code_theme=CODE_THEME), options, pad=True
-        )
-    ]
+    # Prose with nothing Markdown would change is drawn as the paragraph Rich would make of it, without a parser
+    # made and run for it (most of a long session's answers: the time to draw a page of them halves).
+    text = block.text.strip("\n")
+    prose = _MARKUP.search(text) is None and "\n\n" not in text
+    renderable = Text(text, justify="left") if prose else RichMarkdown(_hard_breaks(block.text), code_theme=CODE_THEME)
+    strips = [Strip(line, width) for line in console.render_lines(renderable, options, pad=True)]
     while strips and _empty(strips[-1]):  # blocks are one blank line apart; Rich ends some with one of its own
         strips.pop()
     while strips and _empty(strips[0]):

@@ -4,13 +4,14 @@ compaction marks live in `answer.py`, imported with the first answer (they are r
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.layout import DockArrangeResult
+from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -57,6 +58,14 @@ class Transcript(VerticalScroll):
         while len(self._kept) > self.MAX_WIDGETS:
             self._kept.popleft().remove()
 
+    def parts(self) -> Iterator[Widget]:
+        """Every part on screen, oldest first (those drawn in groups one by one)."""
+        for child in self.children:
+            if isinstance(child, PartGroup):
+                yield from child.children
+            else:
+                yield child
+
     def clear(self) -> None:
         self._kept.clear()
         self.remove_children()
@@ -102,11 +111,22 @@ class Transcript(VerticalScroll):
         # Before the placements are made from the scroll offset (as Textual's compositor sets an anchored one).
         self.set_reactive(Transcript.scroll_y, y)
         self.set_reactive(Transcript.scroll_target_y, y)
-        self.vertical_scrollbar.position = y
+        # (Set, not assigned: a scrollbar refreshed here would lay the whole screen out again; the layout redraws it.)
+        self.vertical_scrollbar.set_reactive(ScrollBar.position, y)
 
     def _moved(self) -> None:
         if self.on_moved is not None:
             self.call_after_refresh(self.on_moved)  # (what moved is painted first)
+
+
+class PartGroup(Vertical):
+    """Parts drawn together (a chunk of a resumed session): laid out as one, and dropped as one."""
+
+    DEFAULT_CSS = "PartGroup { height: auto; }"
+
+    def __init__(self, *parts: Widget, size: int) -> None:
+        super().__init__(*parts)
+        self.size_in_parts = size
 
 
 class UserPrompt(Static):
