@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -146,6 +146,11 @@ class Agent:
         self._call: ModelCall | None = None
         self._calls_in_flight: list[ToolUseBlock] = []
         self._turns = 0
+
+    def on_write(self, callback: Callable[[str, Path], None]) -> None:
+        """`callback(tool_call_id, path)` before a tool changes a file, once its call is allowed (the file
+        history backs the file up then)."""
+        self._dispatcher.before_write = callback
 
     # Control, from any front end
 

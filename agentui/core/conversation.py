@@ -155,6 +155,7 @@ class Conversation:
             counter=TokenCounter(env, exact=False),
         )
         session.writer.attach(agent.bus)
+        agent.on_write(session.writer.before_change)
         from agentui.core.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)

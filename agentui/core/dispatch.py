@@ -64,6 +64,8 @@ class ToolDispatcher:
         self._running: dict[str, str] = {}  # tool_call_id -> tool name, between ToolStart and ToolEnd
         self.finished: dict[str, ToolResultBlock] = {}
         """Results of the current batch so far, so a cancel keeps the results that did arrive."""
+        self.before_write: Callable[[str, Path], None] | None = None
+        """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
 
     # Answers from a front end
 
@@ -167,6 +169,10 @@ class ToolDispatcher:
                 said = f" The user said: {decision.message}" if decision.message else ""
                 return ToolResult.error(_REJECTED + said, denied=True)
 
+        if tool.kind == "write" and self.before_write is not None:
+            raw = tool.permission_path(args)
+            if raw:  # (resolved as the permission check resolved it)
+                self.before_write(call.id, verdict.path or (self._cwd / Path(raw).expanduser()).resolve())
         ctx = ToolContext(
             cwd=self._cwd,
             session_id=self._session_id,

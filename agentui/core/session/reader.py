@@ -50,6 +50,8 @@ class LoadedSession:
     """Each tool call's `toolUseResult` (diffs, exit codes) by tool_use id, for showing the history."""
     looped: bool = False
     """The parentUuid chain led back to itself; it was cut where it did."""
+    file_history: dict[str, Any] | None = None
+    """The last `file-history-snapshot` line: which backups of which files the session holds."""
 
     def warnings(self) -> list[str]:
         """What a person resuming this session should know was left out, one sentence each."""
@@ -159,6 +161,7 @@ def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: in
     referenced: set[str] = set()
     title: str | None = None
     custom_title: str | None = None
+    file_history: dict[str, Any] | None = None
     session_id = path.stem
     for index, entry in enumerate(entries):
         kind = entry.get("type")
@@ -166,6 +169,8 @@ def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: in
             custom_title = entry["customTitle"]
         elif kind == "summary" and isinstance(entry.get("summary"), str):
             title = entry["summary"]
+        elif kind == "file-history-snapshot":
+            file_history = entry
         if kind not in CHAIN_TYPES or not isinstance(entry.get("uuid"), str):
             continue
         parent = entry.get("parentUuid")
@@ -197,6 +202,7 @@ def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: in
         chain=chain,
         tool_details=details,
         looped=looped,
+        file_history=file_history,
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.messages import Message
+from agentui.core.session.file_history import FileHistory, file_history_dir
 from agentui.core.session.listing import session_files
 from agentui.core.session.paths import (
     git_branch,
@@ -19,7 +20,7 @@ from agentui.core.session.paths import (
     projects_root,
 )
 from agentui.core.session.reader import LoadedSession, load_session, load_session_tail
-from agentui.core.session.writer import SessionLockedError, SessionWriter
+from agentui.core.session.writer import SessionLockedError, SessionWriter, timestamp
 
 
 class SessionError(Exception):
@@ -106,6 +107,7 @@ def open_session(
     if source is None:
         session_id = _chosen_id(request.session_id, directory)
         writer = _writer(directory / f"{session_id}.jsonl", session_id, cwd, None, branch, on_error)
+        writer.history = FileHistory(file_history_dir(session_id, env), cwd, timestamp)
         return OpenSession(session_id, writer.path, writer)
 
     try:
@@ -121,6 +123,9 @@ def open_session(
     else:
         session_id, path = loaded.session_id, source
     writer = _writer(path, session_id, cwd, loaded.leaf_uuid, branch, on_error, titled=loaded.title is not None)
+    writer.history = FileHistory(file_history_dir(session_id, env), cwd, timestamp)
+    if session_id == loaded.session_id:  # (a fork starts a history of its own: the backups are the session's)
+        writer.history.resume(loaded.file_history)
     return OpenSession(session_id, path, writer, loaded.messages, loaded)
 
 

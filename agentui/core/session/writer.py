@@ -48,6 +48,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
 )
+from agentui.core.session.file_history import FileHistory
 from agentui.core.session.redact import redact
 
 RECENT_DETAILS = 500
@@ -107,6 +108,7 @@ class SessionWriter:
         on_error: Callable[[str], object] = lambda message: None,
         sidechain: bool = False,
         agent_id: str | None = None,
+        history: FileHistory | None = None,
     ) -> None:
         self.path = path
         self.session_id = session_id
@@ -118,6 +120,8 @@ class SessionWriter:
         self.agent_id = agent_id
         """A sub-agent's transcript: lines marked `isSidechain` and carrying its `agentId`, as Claude Code's."""
         self._on_error = on_error
+        self.history = history
+        """Backups of the files changed, and the snapshot lines naming them (Claude Code's file history)."""
         self._failed = False
         self._request_id: str | None = None
         self._tool_lines: dict[str, str] = {}
@@ -210,7 +214,10 @@ class SessionWriter:
             content: Any = [block_json(block) for block in blocks]
         else:
             content = blocks[0].text  # a typed prompt is stored as a plain string, as Claude Code does
-        self._chain("user", message={"role": "user", "content": content})
+        prompt_uuid = line_uuid()
+        if source == "prompt" and self.history is not None:
+            self._history_line(lambda history: history.at_prompt(prompt_uuid))
+        self._chain("user", new_uuid=prompt_uuid, message={"role": "user", "content": content})
         if source == "prompt":
             text = message.text
             self._first_prompt = self._first_prompt or text
@@ -319,8 +326,29 @@ class SessionWriter:
         """The person named the session: a `custom-title` line, which every reader prefers to the summary."""
         self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
 
-    def _chain(self, kind: str, *, parent: str | object | None = ..., **fields: Any) -> str:
-        new_uuid = line_uuid()
+    def before_change(self, tool_call_id: str, path: Path) -> None:
+        """A tool is about to change the file `path` (resolved): it is backed up first, the first time."""
+        if self.history is not None and not self._failed:
+            message = self._tool_lines.get(tool_call_id) or line_uuid()
+            self._history_line(lambda history: history.before_change(path, message))
+
+    def _history_line(self, make: Callable[[FileHistory], dict[str, Any] | None]) -> None:
+        assert self.history is not None
+        try:
+            entry = make(self.history)
+        except OSError as exc:  # the change goes ahead; only rewinding it will not be possible
+            self.history = None
+            self._on_error(
+                f"File backups could not be saved ({exc.strerror or exc}); changes from now on cannot be rewound."
+            )
+            return
+        if entry is not None:
+            self._line(entry)
+
+    def _chain(
+        self, kind: str, *, parent: str | object | None = ..., new_uuid: str | None = None, **fields: Any
+    ) -> str:
+        new_uuid = new_uuid or line_uuid()
         entry = {
             "parentUuid": self.last_uuid if parent is ... else parent,
             "isSidechain": self.sidechain,

@@ -1,0 +1,144 @@
+"""File history as Claude Code keeps it: a backup of each file before its first change, again at each prompt if it
+changed, named by the SHA-256 of its path, and `file-history-snapshot` lines that say which backup is whose."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from agentui.core.conversation import Conversation, Launch
+from agentui.core.project import PermissionOptions
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.session.file_history import FileHistory, backup_name
+from agentui.core.settings import Settings
+from tests.support.sessions import claude_code_log_reads, lines
+
+FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "claude-projects"
+
+
+def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
+    return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
+
+
+def open_conversation(tmp_path: Path, script: list[dict[str, Any]]) -> Conversation:
+    root = tmp_path / "project"
+    root.mkdir(exist_ok=True)
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    launch = Launch(
+        Settings(provider="scripted", model="scripted"), cwd=root, permissions=PermissionOptions(mode="acceptEdits")
+    )
+    return Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+
+
+def test_a_backup_is_named_as_claude_code_names_it() -> None:
+    # From a Claude Code 2.0.55 session in the fixtures: the plan file it wrote, backed up as its second version.
+    plan = Path("/home/cboos/.claude/plans/humble-doodling-wolf.md")
+    assert backup_name(plan, 2) == "b1a2df0b90ad6c58@v2"
+    assert backup_name(plan, 2) == hashlib.sha256(str(plan).encode()).hexdigest()[:16] + "@v2"
+
+
+async def test_edits_are_backed_up_before_they_happen_and_snapshotted_at_each_prompt(tmp_path: Path) -> None:
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="return 1", new_string="return 2"),
+        use("Write", "w1", file_path="new.py", content="print('new')\n"),
+        {"text": "Changed calc.py and wrote new.py."},
+        use("Edit", "e2", file_path="calc.py", old_string="return 2", new_string="return 3"),
+        {"text": "Again."},
+        {"text": "Nothing to change."},
+    ]
+    conversation = open_conversation(tmp_path, script)
+    root = conversation.root
+    calc = root / "calc.py"
+    calc.write_text("def f():\n    return 1\n")
+    try:
+        await conversation.agent.prompt("change it")
+        await conversation.agent.prompt("change it again")
+        await conversation.agent.prompt("look at it")
+    finally:
+        await conversation.aclose()
+    assert calc.read_text() == "def f():\n    return 3\n"
+
+    written = lines(conversation.session.path)
+    backups = tmp_path / "claude" / "file-history" / conversation.session_id
+    name = hashlib.sha256(str(calc.resolve()).encode()).hexdigest()[:16]
+    snapshots = [entry for entry in written if entry["type"] == "file-history-snapshot"]
+    prompts = [entry for entry in written if entry["type"] == "user" and isinstance(entry["message"]["content"], str)]
+    assert [entry["isSnapshotUpdate"] for entry in snapshots] == [False, True, True, False, False]
+
+    # A snapshot line comes right before each prompt's line and names it
+    for prompt in prompts:
+        before = written[written.index(prompt) - 1]
+        assert before["type"] == "file-history-snapshot" and not before["isSnapshotUpdate"]
+        assert before["messageId"] == before["snapshot"]["messageId"] == prompt["uuid"]
+    first, edit, write, second, third = snapshots
+    assert first["snapshot"]["trackedFileBackups"] == {}
+
+    # The first change of a file in the session: backed up as it was, under the line holding the call
+    calls = {entry["message"]["content"][0].get("id"): entry for entry in written if entry["type"] == "assistant"}
+    assert edit["messageId"] == calls["e1"]["uuid"] and edit["snapshot"]["messageId"] == prompts[0]["uuid"]
+    assert edit["snapshot"]["trackedFileBackups"]["calc.py"]["backupFileName"] == f"{name}@v1"
+    assert (backups / f"{name}@v1").read_text() == "def f():\n    return 1\n"
+    assert write["snapshot"]["trackedFileBackups"]["new.py"] == {
+        "backupFileName": None,  # it did not exist
+        "version": 1,
+        "backupTime": write["snapshot"]["trackedFileBackups"]["new.py"]["backupTime"],
+    }
+    # At the next prompt, what changed since is backed up again; the second edit of calc.py adds no line
+    tracked = second["snapshot"]["trackedFileBackups"]
+    assert tracked["calc.py"]["backupFileName"] == f"{name}@v2" and tracked["calc.py"]["version"] == 2
+    assert (backups / f"{name}@v2").read_text() == "def f():\n    return 2\n"
+    new_name = hashlib.sha256(str((root / "new.py").resolve()).encode()).hexdigest()[:16]
+    assert tracked["new.py"]["backupFileName"] == f"{new_name}@v2"
+    assert third["snapshot"]["trackedFileBackups"]["new.py"] == tracked["new.py"]  # unchanged: the same backup
+    assert third["snapshot"]["trackedFileBackups"]["calc.py"]["version"] == 3
+    assert {path.name for path in backups.iterdir()} == {f"{name}@v1", f"{name}@v2", f"{name}@v3", f"{new_name}@v2"}
+    assert all(path.stat().st_mode & 0o077 == 0 for path in backups.iterdir())
+    claude_code_log_reads(conversation.session.path)
+
+
+async def test_a_resumed_session_carries_on_its_file_history(tmp_path: Path) -> None:
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
+        {"text": "Done."},
+    ]
+    conversation = open_conversation(tmp_path, script)
+    calc = conversation.root / "calc.py"
+    calc.write_text("x = 1\n")
+    try:
+        await conversation.agent.prompt("change it")
+    finally:
+        await conversation.aclose()
+    session_id = conversation.session_id
+
+    from agentui.core.session.store import SessionRequest
+
+    root = tmp_path / "project"
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    launch = Launch(
+        Settings(provider="scripted", model="scripted"),
+        cwd=root,
+        permissions=PermissionOptions(mode="acceptEdits"),
+        session=SessionRequest(resume=session_id),
+    )
+    resumed = Conversation.open(launch, provider=ScriptedProvider([{"text": "Fine."}]), env=env)
+    try:
+        await resumed.agent.prompt("and now?")
+    finally:
+        await resumed.aclose()
+    last = [entry for entry in lines(resumed.session.path) if entry["type"] == "file-history-snapshot"][-1]
+    assert last["snapshot"]["trackedFileBackups"]["calc.py"]["version"] == 2  # it went on from version 1
+
+
+def test_a_claude_code_sessions_history_is_taken_up_where_it_ends(tmp_path: Path) -> None:
+    session = FIXTURES / "-src-deep-manifest" / "a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl"
+    snapshots = [json.loads(line) for line in session.read_text().splitlines() if "file-history-snapshot" in line]
+    snapshots = [entry for entry in snapshots if entry.get("type") == "file-history-snapshot"]
+    history = FileHistory(tmp_path / "backups", Path("/src/deep-manifest"), lambda: "2026-11-23T00:00:00.000Z")
+    history.resume(snapshots[-1])
+    expected = snapshots[-1]["snapshot"]["trackedFileBackups"]
+    assert {key: backup.as_json() for key, backup in history.tracked.items()} == expected
+    assert history.before_change(Path("/src/deep-manifest/.gitignore"), "m1") is None  # tracked already
