@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentui.core.messages import Message, Usage
     from agentui.core.permissions.engine import Mode
     from agentui.core.permissions.rules import Behavior, Rule
+    from agentui.core.rewind import PromptPoint, Rewound
     from agentui.core.run import RunResult
 
 
@@ -229,6 +230,19 @@ class Conversation:
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""
         return await self.agent.compact(instructions)
+
+    def prompts(self) -> list[PromptPoint]:
+        """The person's prompts in this branch, oldest first: the points `rewind` can go back to."""
+        from agentui.core.rewind import branch_prompts
+
+        return branch_prompts(self)
+
+    def rewind(self, to: str, *, code: bool = True, conversation: bool = True) -> Rewound:
+        """Back to before the prompt `to` (a PromptPoint's uuid): the files changed since (`code`) and the
+        conversation (`conversation`, on a new branch of the session). Raises RewindError, changing nothing."""
+        from agentui.core.rewind import rewind
+
+        return rewind(self, to, code=code, history=conversation)
 
     @property
     def window(self) -> int | None:

@@ -33,6 +33,10 @@ _EXPORTS = {
     "project_dir": "agentui.core.session.paths",
     "canonical": "agentui.core.session.paths",
     "sanitize": "agentui.core.session.paths",
+    "PromptPoint": "agentui.core.rewind",
+    "Rewound": "agentui.core.rewind",
+    "RewindError": "agentui.core.rewind",
+    "FileChange": "agentui.core.session.file_history",
     "is_summary": "agentui.core.compaction",
     "SUMMARY_PREFIX": "agentui.core.compaction",
     # the person's choices and files
@@ -69,7 +73,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.project import ProjectError as ProjectError
     from agentui.core.project import open_project as open_project
     from agentui.core.providers.base import Provider as Provider
+    from agentui.core.rewind import PromptPoint as PromptPoint
+    from agentui.core.rewind import RewindError as RewindError
+    from agentui.core.rewind import Rewound as Rewound
     from agentui.core.run import RunResult as RunResult
+    from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions
     from agentui.core.session.paths import canonical as canonical

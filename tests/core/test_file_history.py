@@ -142,3 +142,81 @@ def test_a_claude_code_sessions_history_is_taken_up_where_it_ends(tmp_path: Path
     expected = snapshots[-1]["snapshot"]["trackedFileBackups"]
     assert {key: backup.as_json() for key, backup in history.tracked.items()} == expected
     assert history.before_change(Path("/src/deep-manifest/.gitignore"), "m1") is None  # tracked already
+
+
+async def test_rewind_restores_the_files_and_the_conversation_on_a_new_branch(tmp_path: Path) -> None:
+    from agentui.core.rewind import RewindError, prompt_points
+    from agentui.core.session.reader import load_session
+
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="return 1", new_string="return 2"),
+        {"text": "Turn one."},
+        use("Edit", "e2", file_path="calc.py", old_string="return 2", new_string="return 3"),
+        use("Write", "w1", file_path="made.py", content="made = True\n"),
+        {"text": "Turn two."},
+        {"text": "Turn two again, differently."},
+    ]
+    conversation = open_conversation(tmp_path, script)
+    calc, made = conversation.root / "calc.py", conversation.root / "made.py"
+    calc.write_text("def f():\n    return 1\n")
+    try:
+        await conversation.agent.prompt("one")
+        await conversation.agent.prompt("two")
+        first, second = conversation.prompts()
+        assert (first.text, second.text) == ("one", "two")
+        assert calc.read_text().endswith("return 3\n") and made.exists()
+
+        rewound = conversation.rewind(second.uuid)  # back to before "two": its edit and its new file undone
+        assert rewound.prompt == "two"
+        assert {change.path.name for change in rewound.changes} == {"calc.py", "made.py"}
+        assert calc.read_text() == "def f():\n    return 2\n" and not made.exists()
+        assert [message.text for message in conversation.messages if message.role == "user"][:1] == ["one"]
+        assert conversation.messages[-1].text == "Turn one."
+        assert [point.text for point in conversation.prompts()] == ["one"]
+
+        await conversation.agent.prompt("two, but differently")
+        with_nothing_to_undo = conversation.rewind(conversation.prompts()[-1].uuid, code=True, conversation=False)
+        assert with_nothing_to_undo.changes == []  # the second "two" changed no file
+        try:
+            conversation.rewind("not-a-prompt")
+        except RewindError as exc:
+            assert str(exc) == "That prompt is not in this session."
+        else:
+            raise AssertionError("rewinding to an unknown prompt was not refused")
+    finally:
+        await conversation.aclose()
+
+    # The session file keeps both branches; a reader (agentui's, claude-code-log) follows the newest
+    resumed = load_session(conversation.session.path)
+    assert [point.text for point in prompt_points(resumed.chain)] == ["one", "two, but differently"]
+    assert resumed.messages[-1].text == "Turn two again, differently."
+    claude_code_log_reads(conversation.session.path)
+
+
+async def test_a_rewind_whose_backup_is_gone_changes_nothing(tmp_path: Path) -> None:
+    from agentui.core.rewind import RewindError
+
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
+        {"text": "Done."},
+    ]
+    conversation = open_conversation(tmp_path, script)
+    calc = conversation.root / "calc.py"
+    calc.write_text("x = 1\n")
+    try:
+        await conversation.agent.prompt("change it")
+        [point] = conversation.prompts()
+        for backup in (tmp_path / "claude" / "file-history" / conversation.session_id).iterdir():
+            backup.unlink()  # (a session from another machine)
+        before = list(conversation.messages)
+        try:
+            conversation.rewind(point.uuid)
+        except RewindError as exc:
+            assert "is missing" in str(exc) and "nothing was restored" in str(exc)
+        else:
+            raise AssertionError("a rewind without its backup went ahead")
+        assert calc.read_text() == "x = 2\n" and conversation.messages == before
+    finally:
+        await conversation.aclose()

@@ -128,3 +128,75 @@ class FileHistory:
             },
             "isSnapshotUpdate": update,
         }
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """What restoring a file to a prompt's snapshot does to it."""
+
+    path: Path
+    content: bytes | None
+    """What the file will hold; None: it did not exist then, and is deleted."""
+    now: bytes | None
+    """What it holds now (None: it does not exist)."""
+
+
+class RestoreError(Exception):
+    """A snapshot or a backup that a restore needs is not there; one sentence, and nothing was changed."""
+
+
+def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, directory: Path) -> list[FileChange]:
+    """The files to change to bring every file agentui or Claude Code changed since the prompt `prompt_uuid` back to
+    how it was when that prompt was sent: a file tracked then goes back to that prompt's backup, a file first
+    changed later to its first backup (as it was before that change). Only files that differ are listed."""
+    snapshots = [entry for entry in entries if entry.get("type") == "file-history-snapshot"]
+    start = next(
+        (
+            index
+            for index, entry in enumerate(snapshots)
+            if not entry.get("isSnapshotUpdate") and entry.get("messageId") == prompt_uuid
+        ),
+        None,
+    )
+    if start is None:
+        raise RestoreError("No file snapshot was kept for that prompt, so its files cannot be restored.")
+    wanted: dict[str, Any] = {}
+    for entry in snapshots[start:]:
+        backups = (entry.get("snapshot") or {}).get("trackedFileBackups") or {}
+        for key, backup in backups.items() if isinstance(backups, dict) else ():
+            if key not in wanted and isinstance(backup, dict):
+                wanted[key] = backup.get("backupFileName")
+    changes = []
+    for key, name in wanted.items():
+        path = Path(key) if os.path.isabs(key) else cwd / key
+        content = None
+        if isinstance(name, str):
+            try:
+                content = (directory / name).read_bytes()
+            except OSError:
+                raise RestoreError(
+                    f"The backup of {key} ({name}) is missing from {directory}, so nothing was restored."
+                ) from None
+        try:
+            now: bytes | None = path.read_bytes()
+        except FileNotFoundError:
+            now = None
+        except OSError as exc:
+            raise RestoreError(f"{key} cannot be read ({exc.strerror or exc}), so nothing was restored.") from None
+        if now != content:
+            changes.append(FileChange(path, content, now))
+    return changes
+
+
+def restore(changes: list[FileChange]) -> None:
+    """Write the plan: each file replaced whole (through a temporary file beside it) or deleted."""
+    for change in changes:
+        if change.content is None:
+            change.path.unlink(missing_ok=True)
+            continue
+        change.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = change.path.with_name(f".{change.path.name}.agentui-restore")
+        temporary.write_bytes(change.content)
+        if change.path.exists():
+            shutil.copymode(change.path, temporary)
+        os.replace(temporary, change.path)

@@ -156,7 +156,16 @@ def _load(path: Path) -> LoadedSession:
     return _assemble(path, entries, lines, skipped)
 
 
-def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: int) -> LoadedSession:
+def load_branch(path: Path, leaf: str) -> LoadedSession:
+    """The conversation that ends at the line `leaf` (an earlier point of a branch, as a rewind goes back to)."""
+    with _no_cyclic_gc():
+        entries, lines, skipped = read_lines(path)
+        return _assemble(path, entries, lines, skipped, leaf)
+
+
+def _assemble(
+    path: Path, entries: list[dict[str, Any]], lines: int, skipped: int, leaf: str | None = None
+) -> LoadedSession:
     by_uuid: dict[str, int] = {}
     referenced: set[str] = set()
     title: str | None = None
@@ -179,7 +188,8 @@ def _assemble(path: Path, entries: list[dict[str, Any]], lines: int, skipped: in
         by_uuid[entry["uuid"]] = index
         if isinstance(entry.get("sessionId"), str):
             session_id = entry["sessionId"]
-    leaf = _newest_leaf(entries, by_uuid, referenced) or _newest(entries, by_uuid, list(by_uuid))
+    if leaf not in by_uuid:
+        leaf = _newest_leaf(entries, by_uuid, referenced) or _newest(entries, by_uuid, list(by_uuid))
     path_indices, looped = _walk(entries, by_uuid, leaf)
     sidechain = bool(path_indices) and bool(entries[path_indices[0]].get("isSidechain"))
     messages, used = _rebuild(entries, path_indices, sidechain)
