@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from agentui.core.permissions.rules import Behavior, Rule
     from agentui.core.rewind import PromptPoint, Rewound
     from agentui.core.run import RunResult
+    from agentui.core.session.file_history import FileChange
 
 
 @dataclass(frozen=True)
@@ -236,6 +237,12 @@ class Conversation:
         from agentui.core.rewind import branch_prompts
 
         return branch_prompts(self)
+
+    def changes_since(self, to: str) -> list[FileChange]:
+        """The files `rewind(to)` would restore, and how (nothing is written). Raises RewindError."""
+        from agentui.core.rewind import changes_since
+
+        return changes_since(self, to)
 
     def rewind(self, to: str, *, code: bool = True, conversation: bool = True) -> Rewound:
         """Back to before the prompt `to` (a PromptPoint's uuid): the files changed since (`code`) and the

@@ -60,6 +60,17 @@ def branch_prompts(conversation: Conversation) -> list[PromptPoint]:
     return prompt_points(load_branch(writer.path, writer.last_uuid).chain)
 
 
+def changes_since(conversation: Conversation, to: str) -> list[FileChange]:
+    try:
+        entries, _, _ = read_lines(conversation.session.writer.path)
+        directory = file_history_dir(conversation.session_id, conversation.env)
+        return restore_plan(entries, to, Path(conversation.root), directory)
+    except RestoreError as exc:
+        raise RewindError(str(exc)) from None
+    except OSError as exc:
+        raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
+
+
 def rewind(conversation: Conversation, to: str, *, code: bool = True, history: bool = True) -> Rewound:
     """Back to before the prompt whose line is `to`: its files (`code`) and the conversation (`history`)."""
     if conversation.agent.running:

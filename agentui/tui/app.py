@@ -22,7 +22,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agentui import __version__
-from agentui.tui.attention import call_attention
 from agentui.tui.clipboard import Copier
 from agentui.tui.commands import CustomCommand, load_custom_commands
 from agentui.tui.completions import completions
@@ -118,9 +117,6 @@ class AgentApp(App[None]):
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
-
-    def call_attention(self, message: str) -> None:
-        call_attention(self, message)
 
     def completions(self, before_cursor: str) -> list[Completion]:
         return completions(before_cursor, self.custom_commands, self.conversation)
@@ -309,8 +305,10 @@ class AgentApp(App[None]):
 
     def action_interrupt(self) -> None:
         """Esc: stop the run, if one is going, and bring the keys back to the prompt."""
-        if self.conversation is not None:
+        if self.conversation is not None and self.conversation.running:
             self.conversation.interrupt()
+        else:
+            self.main.escaped_when_idle()  # (twice on an empty prompt: rewind)
         self.prompt_input.focus()
 
     async def action_quit_twice(self) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 from textual.content import Content
 from textual.widgets import Static
 
+from agentui.tui.attention import call_attention
 from agentui.tui.history_view import INIT_PROMPT, read_history, shell_record, summary_text
 from agentui.tui.history_window import HistoryWindow
 from agentui.tui.widgets.status_bar import StatusBar
@@ -231,7 +232,8 @@ class ConversationView:
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
     async def _run_ended(self, event: AgentEnd) -> None:
-        self.app.call_attention("the answer is ready" if event.stop == "end_turn" else f"the run ended ({event.stop})")
+        said = "the answer is ready" if event.stop == "end_turn" else f"the run ended ({event.stop})"
+        call_attention(self.app, said)
         if self.conversation is not None:
             self.conversation.end_grants()
         for widget in self._texts.values():

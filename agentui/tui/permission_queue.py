@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from agentui.tui.attention import call_attention
+
 if TYPE_CHECKING:
     from agentui.core.events import PermissionDecision, PermissionRequest
     from agentui.tui.app import AgentApp
@@ -47,7 +49,7 @@ class PermissionQueue:
             tool.ask()
         self._asking = PermissionScreen(request, conversation.root)
         app.push_screen(self._asking, lambda decision: self._answered(request, decision))
-        app.call_attention(f"{request.tool_name} is waiting for your answer")
+        call_attention(app, f"{request.tool_name} is waiting for your answer")
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer

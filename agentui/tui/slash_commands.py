@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from agentui.tui.commands import CustomCommand
 
 HELP = (
-    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt · "
+    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "
+    "rewinds) · "
     "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
     "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
     "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
@@ -113,6 +114,42 @@ class Resume(SlashCommand):
             await app.open_conversation(SessionRequest(resume=arguments))
         else:
             app.action_resume_picker()
+
+
+class Rewind(SlashCommand):
+    name, description = "rewind", "Go back to before an earlier prompt: the files, the conversation, or both"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.core.frontend import RewindError
+        from agentui.tui.screens.rewind import RewindPicker
+
+        if (conversation := app.conversation) is None:
+            return
+        if conversation.running:
+            app.say("The agent is working; rewind once it has finished (or press Esc).", "warning")
+            return
+        if not (points := conversation.prompts()):
+            app.say("There is no earlier prompt in this conversation to go back to.")
+            return
+
+        def chosen(choice: tuple[str, bool, bool] | None) -> None:
+            if choice is None or app.conversation is not conversation:
+                return
+            to, code, history = choice
+            try:
+                rewound = conversation.rewind(to, code=code, conversation=history)
+            except RewindError as exc:
+                app.say(str(exc), "error")
+                return
+            files = f"{len(rewound.changes)} file{'' if len(rewound.changes) == 1 else 's'} restored"
+            said = f"Rewound to before “{rewound.prompt.splitlines()[0][:80]}”: {files}"
+            if history:
+                said += "; the conversation goes on from there (the prompt is back in the input to edit)"
+                app.prompt_input.text = rewound.prompt
+                app.prompt_input.move_cursor(app.prompt_input.document.end)
+            app.say(said + ".")
+
+        app.push_screen(RewindPicker(points, conversation.changes_since), chosen)
 
 
 class Model(SlashCommand):
@@ -219,7 +256,22 @@ class Quit(SlashCommand):
 
 COMMANDS: dict[str, SlashCommand] = {
     command.name: command()
-    for command in (Help, Clear, Compact, Memory, Mcp, Resume, Model, Cost, Permissions, Theme, Init, Export, Quit)
+    for command in (
+        Help,
+        Clear,
+        Compact,
+        Memory,
+        Mcp,
+        Resume,
+        Rewind,
+        Model,
+        Cost,
+        Permissions,
+        Theme,
+        Init,
+        Export,
+        Quit,
+    )
 }
 
 

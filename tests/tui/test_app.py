@@ -1220,3 +1220,44 @@ async def test_ctrl_f_finds_text_in_the_transcript_and_scrolls_to_it(tmp_path: P
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, TranscriptSearch))
         assert not app.transcript.query(".-found")
+
+
+async def test_esc_twice_on_an_empty_prompt_rewinds_the_files_and_the_conversation(tmp_path: Path) -> None:
+    from agentui.tui.screens.rewind import RewindPicker
+
+    def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
+        return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
+
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="return 1", new_string="return 2"),
+        {"text": "Turn one."},
+        use("Edit", "e2", file_path="calc.py", old_string="return 2", new_string="return 3"),
+        {"text": "Turn two."},
+    ]
+    harness = Harness(tmp_path, script, mode="acceptEdits")
+    calc = harness.project / "calc.py"
+    calc.write_text("def f():\n    return 1\n")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "first change")
+        await until(pilot, lambda: idle(app) and any(t.source == "Turn one." for t in texts(app, AssistantText)))
+        await type_and_send(pilot, "second change")
+        await until(pilot, lambda: idle(app) and any(t.source == "Turn two." for t in texts(app, AssistantText)))
+        assert calc.read_text().endswith("return 3\n")
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindPicker))
+        picker = app.screen
+        assert [point.text for point in picker.points] == ["second change", "first change"]  # newest first
+        await pilot.press("enter")  # "second change"
+        await until(pilot, lambda: picker.query_one("#choices").display)
+        summary = str(picker.query_one("#summary").render())
+        assert "calc.py: +1 −1" in summary
+        await pilot.press("enter")  # the files and the conversation
+        await until(pilot, lambda: not isinstance(app.screen, RewindPicker))
+        await pilot.pause()
+        assert calc.read_text() == "def f():\n    return 2\n"
+        assert app.prompt_input.text == "second change"  # back in the input, to edit
+        assert any("Rewound to before “second change”: 1 file restored" in n.message for n in texts(app, Notice))
+        assert app.conversation is not None and app.conversation.messages[-1].text == "Turn one."

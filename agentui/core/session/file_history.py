@@ -140,6 +140,20 @@ class FileChange:
     now: bytes | None
     """What it holds now (None: it does not exist)."""
 
+    def counts(self) -> tuple[int, int]:
+        """Lines the restore adds and removes."""
+        import difflib
+
+        before = (self.now or b"").decode("utf-8", "replace").splitlines()
+        after = (self.content or b"").decode("utf-8", "replace").splitlines()
+        added = removed = 0
+        for line in difflib.unified_diff(before, after, lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
 
 class RestoreError(Exception):
     """A snapshot or a backup that a restore needs is not there; one sentence, and nothing was changed."""

@@ -3,7 +3,8 @@ that read the transcript from the prompt (scroll, find, copy), so that focus can
 
 from __future__ import annotations
 
-from typing import ClassVar
+import time
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events
 from textual.app import ComposeResult
@@ -16,6 +17,12 @@ from agentui.tui.history import PromptHistory
 from agentui.tui.history_window import HistoryWindow
 from agentui.tui.widgets.prompt_input import PromptInput
 from agentui.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from agentui.tui.app import AgentApp
+
+REWIND_WINDOW = 0.8
+"""Seconds within which a second Esc on an empty prompt opens the rewind picker."""
 
 
 class MainScreen(Screen[None]):
@@ -49,6 +56,7 @@ class MainScreen(Screen[None]):
         self.prompt = prompt
         self.history = history
         self.copier = copier
+        self._escaped_at = 0.0
         self._others = others
         """What sits between the transcript and the prompt, and below it, in order."""
 
@@ -80,6 +88,17 @@ class MainScreen(Screen[None]):
     def _to_end(self) -> None:
         self.transcript.scroll_end(animate=False)
         self.transcript.anchor()  # at the end again: follow what arrives
+
+    def escaped_when_idle(self) -> None:
+        """Esc with nothing running: a second one soon after, on an empty prompt, opens the rewind picker."""
+        now, empty = time.monotonic(), not self.prompt.text.strip()
+        if empty and now - self._escaped_at <= REWIND_WINDOW:
+            from agentui.tui.slash_commands import run_command
+
+            self._escaped_at = 0.0
+            self.run_worker(run_command(cast("AgentApp", self.app), "/rewind"), exit_on_error=False)
+        else:
+            self._escaped_at = now if empty else 0.0
 
     def action_find(self) -> None:
         from agentui.tui.finder import TranscriptFinder
