@@ -15,7 +15,7 @@ from agentui.core.session.file_history import FileHistory, backup_name
 from agentui.core.settings import Settings
 from tests.support.sessions import claude_code_log_reads, lines
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "claude-projects"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
 
 
 def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
