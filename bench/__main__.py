@@ -28,6 +28,7 @@ GROUPS = [
     "context",
     "resume",
     "keys",
+    "file_history",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"
