@@ -68,6 +68,7 @@ class Transcript(VerticalScroll):
 
     def clear(self) -> None:
         self._kept.clear()
+        self.keep = None
         self.remove_children()
         self.anchor()
 
