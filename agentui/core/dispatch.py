@@ -169,10 +169,10 @@ class ToolDispatcher:
                 said = f" The user said: {decision.message}" if decision.message else ""
                 return ToolResult.error(_REJECTED + said, denied=True)
 
-        if tool.kind == "write" and self.before_write is not None:
-            raw = tool.permission_path(args)
-            if raw:  # (resolved as the permission check resolved it)
-                self.before_write(call.id, verdict.path or (self._cwd / Path(raw).expanduser()).resolve())
+        raw = tool.permission_path(args)
+        path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
+        if path is not None and tool.kind == "write" and self.before_write is not None:
+            self.before_write(call.id, path.resolve())  # (as the permission check resolves a path)
         ctx = ToolContext(
             cwd=self._cwd,
             session_id=self._session_id,
@@ -191,11 +191,8 @@ class ToolDispatcher:
             notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
             if notes and isinstance(result.content, str):
                 result = ToolResult("\n\n".join([result.content, *notes]), result.details, result.is_error)
-        if self.memory is not None and not result.is_error:
-            raw = tool.permission_path(args)
-            path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
-            if path is not None:
-                result = self._with_nested_memory(result, path)
+        if self.memory is not None and not result.is_error and path is not None:
+            result = self._with_nested_memory(result, path)
         return result
 
     def _with_nested_memory(self, result: ToolResult, path: Path) -> ToolResult:

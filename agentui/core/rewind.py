@@ -61,14 +61,7 @@ def branch_prompts(conversation: Conversation) -> list[PromptPoint]:
 
 
 def changes_since(conversation: Conversation, to: str) -> list[FileChange]:
-    try:
-        entries, _, _ = read_lines(conversation.session.writer.path)
-        directory = file_history_dir(conversation.session_id, conversation.env)
-        return restore_plan(entries, to, Path(conversation.root), directory)
-    except RestoreError as exc:
-        raise RewindError(str(exc)) from None
-    except OSError as exc:
-        raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
+    return _plan(conversation, _lines(conversation), to)
 
 
 def rewind(conversation: Conversation, to: str, *, code: bool = True, history: bool = True) -> Rewound:
@@ -76,20 +69,13 @@ def rewind(conversation: Conversation, to: str, *, code: bool = True, history: b
     if conversation.agent.running:
         raise RewindError("A turn is running; stop it (Esc) before rewinding.")
     writer = conversation.session.writer
-    try:
-        entries, _, _ = read_lines(writer.path)
-    except OSError as exc:
-        raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
+    entries = _lines(conversation)
     prompt = next((entry for entry in entries if entry.get("uuid") == to and entry.get("type") == "user"), None)
     if prompt is None:
         raise RewindError("That prompt is not in this session.")
     rewound = Rewound(str((prompt.get("message") or {}).get("content") or ""))
     if code:
-        directory = file_history_dir(conversation.session_id, conversation.env)
-        try:
-            rewound.changes = restore_plan(entries, to, Path(conversation.root), directory)
-        except RestoreError as exc:
-            raise RewindError(str(exc)) from None
+        rewound.changes = _plan(conversation, entries, to)
         restore(rewound.changes)
     if history:
         parent = prompt.get("parentUuid")
@@ -98,3 +84,18 @@ def rewind(conversation: Conversation, to: str, *, code: bool = True, history: b
         conversation.agent.compactor.recount()
         writer.last_uuid = parent if isinstance(parent, str) else None
     return rewound
+
+
+def _lines(conversation: Conversation) -> list[dict[str, Any]]:
+    try:
+        return read_lines(conversation.session.writer.path)[0]
+    except OSError as exc:
+        raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
+
+
+def _plan(conversation: Conversation, entries: list[dict[str, Any]], to: str) -> list[FileChange]:
+    directory = file_history_dir(conversation.session_id, conversation.env)
+    try:
+        return restore_plan(entries, to, Path(conversation.root), directory)
+    except RestoreError as exc:
+        raise RewindError(str(exc)) from None

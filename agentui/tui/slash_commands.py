@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 from agentui.tui.history_view import INIT_PROMPT
 
 if TYPE_CHECKING:
+    from agentui.core.frontend import Conversation
     from agentui.tui.app import AgentApp
     from agentui.tui.commands import CustomCommand
 
@@ -29,6 +30,14 @@ class SlashCommand:
 
     async def run(self, app: AgentApp, arguments: str) -> None:
         raise NotImplementedError
+
+
+def idle_conversation(app: AgentApp, command: str) -> Conversation | None:
+    """The open conversation if it is not working (else a sentence says to wait), for a command that changes it."""
+    if (conversation := app.conversation) is not None and conversation.running:
+        app.say(f"The agent is working; /{command} once it has finished (or press Esc).", "warning")
+        return None
+    return conversation
 
 
 class Help(SlashCommand):
@@ -55,10 +64,7 @@ class Compact(SlashCommand):
     name, description = "compact", "Summarise the conversation so far to free context [instructions]"
 
     async def run(self, app: AgentApp, arguments: str) -> None:
-        if (conversation := app.conversation) is None:
-            return
-        if conversation.running:
-            app.say("The agent is working; /compact once it has finished (or press Esc).", "warning")
+        if (conversation := idle_conversation(app, self.name)) is None:
             return
         app.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
 
@@ -123,10 +129,7 @@ class Rewind(SlashCommand):
         from agentui.core.frontend import RewindError
         from agentui.tui.screens.rewind import RewindPicker
 
-        if (conversation := app.conversation) is None:
-            return
-        if conversation.running:
-            app.say("The agent is working; rewind once it has finished (or press Esc).", "warning")
+        if (conversation := idle_conversation(app, self.name)) is None:
             return
         if not (points := conversation.prompts()):
             app.say("There is no earlier prompt in this conversation to go back to.")

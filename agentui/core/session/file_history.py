@@ -30,6 +30,11 @@ def backup_name(path: Path, version: int) -> str:
     return f"{hashlib.sha256(str(path).encode()).hexdigest()[:16]}@v{version}"
 
 
+def tracked_path(key: str, cwd: Path) -> Path:
+    """The file a snapshot's key names (relative to the project, or absolute outside it)."""
+    return Path(key) if os.path.isabs(key) else cwd / key
+
+
 @dataclass(frozen=True)
 class Backup:
     name: str | None
@@ -70,7 +75,7 @@ class FileHistory:
         """A prompt is being sent: each tracked file changed since its last backup is backed up again; the snapshot
         line to write before the prompt's own line."""
         for key, backup in list(self.tracked.items()):
-            path = self._absolute(key)
+            path = tracked_path(key, self.cwd)
             if self._changed(path, backup):
                 self.tracked[key] = self._backup(path, backup.version + 1)
         self._prompt, self._prompt_time = prompt_uuid, self._clock()
@@ -114,9 +119,6 @@ class FileHistory:
         except ValueError:
             return str(path)
 
-    def _absolute(self, key: str) -> Path:
-        return Path(key) if os.path.isabs(key) else self.cwd / key
-
     def _line(self, message_uuid: str, *, update: bool) -> dict[str, Any]:
         return {
             "type": "file-history-snapshot",
@@ -142,17 +144,11 @@ class FileChange:
 
     def counts(self) -> tuple[int, int]:
         """Lines the restore adds and removes."""
-        import difflib
+        from agentui.core.tools.diff import structured_patch
 
-        before = (self.now or b"").decode("utf-8", "replace").splitlines()
-        after = (self.content or b"").decode("utf-8", "replace").splitlines()
-        added = removed = 0
-        for line in difflib.unified_diff(before, after, lineterm="", n=0):
-            if line.startswith("+") and not line.startswith("+++"):
-                added += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                removed += 1
-        return added, removed
+        now, then = ((text or b"").decode("utf-8", "replace") for text in (self.now, self.content))
+        lines = [line for hunk in structured_patch(now, then, context=0) for line in hunk["lines"]]
+        return sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines)
 
 
 class RestoreError(Exception):
@@ -182,7 +178,7 @@ def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, dir
                 wanted[key] = backup.get("backupFileName")
     changes = []
     for key, name in wanted.items():
-        path = Path(key) if os.path.isabs(key) else cwd / key
+        path = tracked_path(key, cwd)
         content = None
         if isinstance(name, str):
             try:
