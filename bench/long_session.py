@@ -4,10 +4,9 @@ writes them."""
 
 from __future__ import annotations
 
-import json
-import uuid
 from pathlib import Path
-from typing import Any
+
+from tests.support.chain import SessionChain
 
 TURNS = 2000
 
@@ -16,28 +15,8 @@ def write_long_session(path: Path, session_id: str, cwd: Path, turns: int = TURN
     """Writes the session to `path`; returns its size in bytes."""
     source = "".join(f"def function_{n}(value):\n    return value * {n}  # {'x' * 40}\n\n" for n in range(33))
     numbered = "\n".join(f"{n + 1:6}\t{line}" for n, line in enumerate(source.splitlines()))
-    parent: str | None = None
-    out: list[str] = []
-
-    def line(kind: str, message: dict[str, Any], **extra: Any) -> None:
-        nonlocal parent
-        entry_id = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{session_id}/{len(out)}"))
-        entry = {
-            "parentUuid": parent,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": str(cwd),
-            "sessionId": session_id,
-            "version": "2.1.0",
-            "gitBranch": "main",
-            "type": kind,
-            "message": message,
-            "uuid": entry_id,
-            "timestamp": "2026-11-01T10:00:00.000Z",
-            **extra,
-        }
-        out.append(json.dumps(entry, separators=(",", ":")))
-        parent = entry_id
+    chain = SessionChain(session_id, cwd)
+    line = chain.add
 
     for turn in range(turns):
         file_path = str(cwd / f"module_{turn % 50}.py")
@@ -98,7 +77,4 @@ def write_long_session(path: Path, session_id: str, cwd: Path, turns: int = TURN
                 "usage": usage,
             },
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = "\n".join(out) + "\n"
-    path.write_text(data, encoding="utf-8")
-    return len(data.encode())
+    return chain.write(path)

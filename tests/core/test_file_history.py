@@ -12,6 +12,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.file_history import FileHistory, backup_name
+from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.sessions import claude_code_log_reads, lines
 
@@ -22,14 +23,36 @@ def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
 
 
-def open_conversation(tmp_path: Path, script: list[dict[str, Any]]) -> Conversation:
+def open_conversation(
+    tmp_path: Path, script: list[dict[str, Any]], session: SessionRequest = SessionRequest()
+) -> Conversation:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     launch = Launch(
-        Settings(provider="scripted", model="scripted"), cwd=root, permissions=PermissionOptions(mode="acceptEdits")
+        Settings(provider="scripted", model="scripted"),
+        cwd=root,
+        permissions=PermissionOptions(mode="acceptEdits"),
+        session=session,
     )
     return Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+
+
+async def one_edit(tmp_path: Path) -> Conversation:
+    """A conversation whose one prompt changed calc.py from `x = 1` to `x = 2` (open, to go on with)."""
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
+        {"text": "Done."},
+    ]
+    conversation = open_conversation(tmp_path, script)
+    (conversation.root / "calc.py").write_text("x = 1\n")
+    try:
+        await conversation.agent.prompt("change it")
+    except BaseException:
+        await conversation.aclose()
+        raise
+    return conversation
 
 
 def test_a_backup_is_named_as_claude_code_names_it() -> None:
@@ -100,31 +123,9 @@ async def test_edits_are_backed_up_before_they_happen_and_snapshotted_at_each_pr
 
 
 async def test_a_resumed_session_carries_on_its_file_history(tmp_path: Path) -> None:
-    script = [
-        use("Read", "r1", file_path="calc.py"),
-        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
-        {"text": "Done."},
-    ]
-    conversation = open_conversation(tmp_path, script)
-    calc = conversation.root / "calc.py"
-    calc.write_text("x = 1\n")
-    try:
-        await conversation.agent.prompt("change it")
-    finally:
-        await conversation.aclose()
-    session_id = conversation.session_id
-
-    from agentui.core.session.store import SessionRequest
-
-    root = tmp_path / "project"
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    launch = Launch(
-        Settings(provider="scripted", model="scripted"),
-        cwd=root,
-        permissions=PermissionOptions(mode="acceptEdits"),
-        session=SessionRequest(resume=session_id),
-    )
-    resumed = Conversation.open(launch, provider=ScriptedProvider([{"text": "Fine."}]), env=env)
+    conversation = await one_edit(tmp_path)
+    await conversation.aclose()
+    resumed = open_conversation(tmp_path, [{"text": "Fine."}], SessionRequest(resume=conversation.session_id))
     try:
         await resumed.agent.prompt("and now?")
     finally:
@@ -197,16 +198,9 @@ async def test_rewind_restores_the_files_and_the_conversation_on_a_new_branch(tm
 async def test_a_rewind_whose_backup_is_gone_changes_nothing(tmp_path: Path) -> None:
     from agentui.core.rewind import RewindError
 
-    script = [
-        use("Read", "r1", file_path="calc.py"),
-        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
-        {"text": "Done."},
-    ]
-    conversation = open_conversation(tmp_path, script)
+    conversation = await one_edit(tmp_path)
     calc = conversation.root / "calc.py"
-    calc.write_text("x = 1\n")
     try:
-        await conversation.agent.prompt("change it")
         [point] = conversation.prompts()
         for backup in (tmp_path / "claude" / "file-history" / conversation.session_id).iterdir():
             backup.unlink()  # (a session from another machine)

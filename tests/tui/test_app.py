@@ -26,6 +26,7 @@ from agentui.tui.screens.permission import PermissionScreen
 from agentui.tui.screens.picker import SessionPicker
 from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import AssistantText, Notice, UserPrompt
+from tests.support.chain import SessionChain
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -848,27 +849,8 @@ async def test_a_silent_model_is_counted_on_the_status_bar_and_escape_still_inte
 
 def long_session(path: Path, session_id: str, cwd: Path, turns: int) -> None:
     """A Claude Code-format session of `turns` turns, each a prompt, a Read call, its result and an answer."""
-    lines, parent = [], None
-
-    def line(kind: str, message: dict[str, Any], **extra: Any) -> None:
-        nonlocal parent
-        entry_id = str(uuid.uuid4())
-        lines.append(
-            {
-                "parentUuid": parent,
-                "isSidechain": False,
-                "userType": "external",
-                "cwd": str(cwd),
-                "sessionId": session_id,
-                "version": "2.1.0",
-                "type": kind,
-                "message": message,
-                "uuid": entry_id,
-                "timestamp": "2026-11-01T10:00:00.000Z",
-                **extra,
-            }
-        )
-        parent = entry_id
+    chain = SessionChain(session_id, cwd)
+    line = chain.add
 
     for turn in range(turns):
         line("user", {"role": "user", "content": f"prompt {turn}"})
@@ -878,8 +860,7 @@ def long_session(path: Path, session_id: str, cwd: Path, turns: int) -> None:
         line("user", {"role": "user", "content": [result]})
         answer = {"type": "text", "text": f"answer {turn}"}
         line("assistant", {"id": f"msg_{turn}b", "role": "assistant", "model": "m", "content": [answer]})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(entry) + "\n" for entry in lines))
+    chain.write(path)
 
 
 async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_the_earlier_ones(tmp_path: Path) -> None:
