@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -151,6 +151,11 @@ class Agent:
         """`callback(tool_call_id, path)` before a tool changes a file, once its call is allowed (the file
         history backs the file up then)."""
         self._dispatcher.before_write = callback
+
+    def on_shell(self, callback: Callable[[str, str], Awaitable[None]]) -> None:
+        """`await callback(tool_call_id, command)` before a shell command runs, once its call is allowed (the work
+        tree is snapshotted then)."""
+        self._dispatcher.before_shell = callback
 
     # Control, from any front end
 

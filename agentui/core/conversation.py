@@ -28,9 +28,8 @@ if TYPE_CHECKING:
     from agentui.core.messages import Message, Usage
     from agentui.core.permissions.engine import Mode
     from agentui.core.permissions.rules import Behavior, Rule
-    from agentui.core.rewind import PromptPoint, Rewound
+    from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.run import RunResult
-    from agentui.core.session.file_history import FileChange
 
 
 @dataclass(frozen=True)
@@ -94,6 +93,8 @@ class Conversation:
     ) -> None:
         self.launch = launch
         self.env = env
+        self.restored_at = 0.0
+        """When a rewind last wrote files (what it wrote is agentui's doing, not someone else's)."""
         self.project = project
         self.session = session
         self.provider = provider
@@ -158,6 +159,11 @@ class Conversation:
         )
         session.writer.attach(agent.bus)
         agent.on_write(session.writer.before_change)
+        session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
+        from agentui.core.session.shell_snapshots import BeforeBash
+        from agentui.core.session.writer import timestamp
+
+        agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
         from agentui.core.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
@@ -238,18 +244,20 @@ class Conversation:
 
         return branch_prompts(self)
 
-    def changes_since(self, to: str) -> list[FileChange]:
+    def changes_since(self, to: str) -> Restore:
         """The files `rewind(to)` would restore, and how (nothing is written). Raises RewindError."""
         from agentui.core.rewind import changes_since
 
         return changes_since(self, to)
 
-    def rewind(self, to: str, *, code: bool = True, conversation: bool = True) -> Rewound:
+    def rewind(self, to: str, *, code: bool = True, conversation: bool = True, overwrite: bool = False) -> Rewound:
         """Back to before the prompt `to` (a PromptPoint's uuid): the files changed since (`code`) and the
-        conversation (`conversation`, on a new branch of the session). Raises RewindError, changing nothing."""
+        conversation (`conversation`, on a new branch of the session). Files someone else changed since agentui last
+        did anything are overwritten only with `overwrite` (see `changes_since(to).outside`). Raises RewindError,
+        changing nothing."""
         from agentui.core.rewind import rewind
 
-        return rewind(self, to, code=code, history=conversation)
+        return rewind(self, to, code=code, history=conversation, overwrite=overwrite)
 
     @property
     def window(self) -> int | None:

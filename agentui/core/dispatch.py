@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,8 @@ class ToolDispatcher:
         """Results of the current batch so far, so a cancel keeps the results that did arrive."""
         self.before_write: Callable[[str, Path], None] | None = None
         """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
+        self.before_shell: Callable[[str, str], Awaitable[None]] | None = None
+        """Awaited with the call's id and the command before a tool that runs commands runs (once allowed)."""
 
     # Answers from a front end
 
@@ -173,6 +175,12 @@ class ToolDispatcher:
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
         if path is not None and tool.kind == "write" and self.before_write is not None:
             self.before_write(call.id, path.resolve())  # (as the permission check resolves a path)
+        if (
+            tool.kind == "execute"
+            and self.before_shell is not None
+            and isinstance(command := call.input.get("command"), str)
+        ):
+            await self.before_shell(call.id, command)
         ctx = ToolContext(
             cwd=self._cwd,
             session_id=self._session_id,

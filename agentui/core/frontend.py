@@ -35,6 +35,7 @@ _EXPORTS = {
     "sanitize": "agentui.core.session.paths",
     "PromptPoint": "agentui.core.rewind",
     "Rewound": "agentui.core.rewind",
+    "Restore": "agentui.core.rewind",
     "RewindError": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "is_summary": "agentui.core.compaction",
@@ -74,6 +75,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.project import open_project as open_project
     from agentui.core.providers.base import Provider as Provider
     from agentui.core.rewind import PromptPoint as PromptPoint
+    from agentui.core.rewind import Restore as Restore
     from agentui.core.rewind import RewindError as RewindError
     from agentui.core.rewind import Rewound as Rewound
     from agentui.core.run import RunResult as RunResult

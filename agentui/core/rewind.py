@@ -1,15 +1,26 @@
 """Rewind: back to before one of the person's prompts — the files agentui (or Claude Code) changed since, from the
-session's file history, and the conversation, which goes on from there on a new branch of the same session file
-(the tree Claude Code writes for a rewind; readers follow the newest branch)."""
+session's file history and, for what Bash changed, the work tree's snapshots, and the conversation, which goes on from
+there on a new branch of the same session file (the tree Claude Code writes for a rewind; readers follow the newest
+branch)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentui.core.session.file_history import FileChange, RestoreError, file_history_dir, restore, restore_plan
+from agentui.core.session.file_history import (
+    FileChange,
+    RestoreError,
+    file_history_dir,
+    restore,
+    restore_plan,
+    tracked_since,
+)
 from agentui.core.session.reader import load_branch, read_lines
+from agentui.core.session.shell_snapshots import ShellSnapshots, SnapshotError, where
 
 if TYPE_CHECKING:
     from agentui.core.conversation import Conversation
@@ -28,11 +39,28 @@ class PromptPoint:
 
 
 @dataclass
+class Restore:
+    """What restoring the files to before a prompt would do."""
+
+    changes: list[FileChange] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What it leaves alone, and why."""
+
+    @property
+    def outside(self) -> list[FileChange]:
+        """Changes to files someone else changed since agentui last did anything: confirm before overwriting."""
+        return [change for change in self.changes if change.outside]
+
+
+@dataclass
 class Rewound:
     prompt: str
     """The prompt gone back to (a front end puts it back in the input)."""
     changes: list[FileChange] = field(default_factory=list)
     """The files restored."""
+    notes: list[str] = field(default_factory=list)
+    tool_details: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """With the conversation rewound: each tool call's recorded details, for drawing it again as it now is."""
 
 
 def prompt_points(entries: list[dict[str, Any]]) -> list[PromptPoint]:
@@ -60,26 +88,38 @@ def branch_prompts(conversation: Conversation) -> list[PromptPoint]:
     return prompt_points(load_branch(writer.path, writer.last_uuid).chain)
 
 
-def changes_since(conversation: Conversation, to: str) -> list[FileChange]:
-    return _plan(conversation, _lines(conversation), to)
+def changes_since(conversation: Conversation, to: str) -> Restore:
+    entries = _lines(conversation)
+    return _plan(conversation, entries, _prompt(entries, to))
 
 
-def rewind(conversation: Conversation, to: str, *, code: bool = True, history: bool = True) -> Rewound:
-    """Back to before the prompt whose line is `to`: its files (`code`) and the conversation (`history`)."""
+def rewind(
+    conversation: Conversation, to: str, *, code: bool = True, history: bool = True, overwrite: bool = False
+) -> Rewound:
+    """Back to before the prompt whose line is `to`: its files (`code`) and the conversation (`history`). Files
+    changed outside agentui since are overwritten only with `overwrite`."""
     if conversation.agent.running:
         raise RewindError("A turn is running; stop it (Esc) before rewinding.")
     writer = conversation.session.writer
     entries = _lines(conversation)
-    prompt = next((entry for entry in entries if entry.get("uuid") == to and entry.get("type") == "user"), None)
-    if prompt is None:
-        raise RewindError("That prompt is not in this session.")
+    prompt = _prompt(entries, to)
     rewound = Rewound(str((prompt.get("message") or {}).get("content") or ""))
     if code:
-        rewound.changes = _plan(conversation, entries, to)
-        restore(rewound.changes)
+        plan = _plan(conversation, entries, prompt)
+        if plan.outside and not overwrite:
+            names = ", ".join(change.path.name for change in plan.outside)
+            raise RewindError(f"{names} changed outside agentui since; confirm to overwrite, or nothing is restored.")
+        try:
+            restore(plan.changes)
+        except OSError as exc:
+            raise RewindError(f"Restoring the files stopped part way ({exc.strerror or exc}).") from None
+        conversation.restored_at = time.time()
+        rewound.changes, rewound.notes = plan.changes, plan.notes
     if history:
         parent = prompt.get("parentUuid")
-        messages = load_branch(writer.path, parent).messages if isinstance(parent, str) else []
+        loaded = load_branch(writer.path, parent) if isinstance(parent, str) else None
+        messages = loaded.messages if loaded is not None else []
+        rewound.tool_details = loaded.tool_details if loaded is not None else {}
         conversation.agent.messages[:] = messages
         conversation.agent.compactor.recount()
         writer.last_uuid = parent if isinstance(parent, str) else None
@@ -93,9 +133,57 @@ def _lines(conversation: Conversation) -> list[dict[str, Any]]:
         raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
 
 
-def _plan(conversation: Conversation, entries: list[dict[str, Any]], to: str) -> list[FileChange]:
+def _prompt(entries: list[dict[str, Any]], to: str) -> dict[str, Any]:
+    prompt = next((entry for entry in entries if entry.get("uuid") == to and entry.get("type") == "user"), None)
+    if prompt is None:
+        raise RewindError("That prompt is not in this session.")
+    return prompt
+
+
+def _plan(conversation: Conversation, entries: list[dict[str, Any]], prompt: dict[str, Any]) -> Restore:
+    """The file history restores the files its tools changed; the first work-tree snapshot taken since the prompt
+    restores what Bash changed, except files the file history held from before that snapshot."""
     directory = file_history_dir(conversation.session_id, conversation.env)
+    root = Path(conversation.root)
     try:
-        return restore_plan(entries, to, Path(conversation.root), directory)
+        changes = restore_plan(entries, prompt["uuid"], root, directory)
+        tracked = tracked_since(entries, prompt["uuid"], root)
     except RestoreError as exc:
         raise RewindError(str(exc)) from None
+    plan = Restore(changes)
+    try:
+        shell = ShellSnapshots.find(root, conversation.session_id)
+        snapshot = shell.since(str(prompt.get("timestamp", ""))) if shell is not None else None
+        if shell is not None and snapshot is not None:
+            leave = [path for path, backed_up in tracked.items() if backed_up <= snapshot.time]
+            by_bash = shell.restore_plan(snapshot, leave)
+            replaced = {where(change.path) for change in by_bash.changes}
+            plan = Restore(
+                [change for change in changes if where(change.path) not in replaced] + by_bash.changes,
+                by_bash.notes,
+            )
+    except SnapshotError as exc:
+        raise RewindError(f"The work tree's snapshots cannot be read: {exc}") from None
+    since = max(_seconds(entries), conversation.restored_at)
+    plan.changes = [
+        replace(change, outside=True) if change.now is not None and _modified(change.path) > since else change
+        for change in plan.changes
+    ]
+    return plan
+
+
+def _seconds(entries: list[dict[str, Any]]) -> float:
+    """When the session last recorded anything (what agentui did is before that)."""
+    for entry in reversed(entries):
+        try:
+            return datetime.fromisoformat(str(entry["timestamp"])).timestamp()
+        except (KeyError, ValueError):
+            continue
+    return 0.0
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0

@@ -315,6 +315,14 @@ class ConversationView:
             # cyclic collector stops walking (a full collection took 200 ms, a key press's time on screen).
             gc.freeze()
 
+    def show_rewound(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None:
+        """A rewind took the conversation back: the transcript is drawn again as the conversation now is."""
+        self.transcript.clear()
+        self.history.forget()
+        self._forget_message()
+        self.todos.show_todos([])
+        self.show_history(messages, details)
+
     def drop_preview(self) -> None:
         """The session previewed could not be opened after all: its parts go."""
         self.history.drop()

@@ -127,7 +127,7 @@ class Rewind(SlashCommand):
 
     async def run(self, app: AgentApp, arguments: str) -> None:
         from agentui.core.frontend import RewindError
-        from agentui.tui.screens.rewind import RewindPicker
+        from agentui.tui.screens.rewind import RewindChoice, RewindPicker
 
         if (conversation := idle_conversation(app, self.name)) is None:
             return
@@ -135,24 +135,29 @@ class Rewind(SlashCommand):
             app.say("There is no earlier prompt in this conversation to go back to.")
             return
 
-        def chosen(choice: tuple[str, bool, bool] | None) -> None:
+        def chosen(choice: RewindChoice | None) -> None:
             if choice is None or app.conversation is not conversation:
                 return
-            to, code, history = choice
             try:
-                rewound = conversation.rewind(to, code=code, conversation=history)
+                rewound = conversation.rewind(
+                    choice.to, code=choice.code, conversation=choice.conversation, overwrite=choice.overwrite
+                )
             except RewindError as exc:
                 app.say(str(exc), "error")
                 return
-            files = f"{len(rewound.changes)} file{'' if len(rewound.changes) == 1 else 's'} restored"
-            said = f"Rewound to before “{rewound.prompt.splitlines()[0][:80]}”: {files}"
-            if history:
+            if choice.conversation:
+                app.view.show_rewound(conversation.messages, rewound.tool_details)
+            said = f"Rewound to before “{rewound.prompt.splitlines()[0][:80]}”"
+            if choice.code:
+                count = len(rewound.changes)
+                said += f": {count} file{'' if count == 1 else 's'} restored"
+            if choice.conversation:
                 said += "; the conversation goes on from there (the prompt is back in the input to edit)"
                 app.prompt_input.text = rewound.prompt
                 app.prompt_input.move_cursor(app.prompt_input.document.end)
-            app.say(said + ".")
+            app.say(" ".join([said + ".", *rewound.notes]))
 
-        app.push_screen(RewindPicker(points, conversation.changes_since), chosen)
+        app.push_screen(RewindPicker(points, conversation.changes_since, conversation.root), chosen)
 
 
 class Model(SlashCommand):

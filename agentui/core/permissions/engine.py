@@ -20,7 +20,7 @@ from agentui.core.events import PermissionDecision
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.readonly import git_config_runs_programs, read_only_paths
+from agentui.core.permissions.readonly import HARMLESS_TARGETS, git_config_runs_programs, read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.tools.base import Tool, ToolArgs
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 
-_HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 _SUBCOMMAND_PROGRAMS = {
     "git",
     "npm",
@@ -357,7 +356,7 @@ class PermissionEngine:
                 needs.append("a redirection to a target that depends on an expansion")
                 hard = True
                 continue
-            if redirect.target in _HARMLESS_TARGETS:
+            if redirect.target in HARMLESS_TARGETS:
                 continue
             lexical, real = resolve(redirect.target)
             if redirect.writes:

@@ -11,7 +11,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentui.core.permissions.shell import SimpleCommand
+from agentui.core.permissions.shell import SimpleCommand, analyze
+
+HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
+"""Redirection targets that write no file."""
 
 # Commands whose arguments are not files.
 _NO_PATHS = {
@@ -166,6 +169,17 @@ _GIT_LISTING = {  # read-only only in their listing forms
     "config": ("--get", "--get-all", "--list", "-l", "--get-regexp", "--show-origin"),
     "reflog": ("show",),
 }
+
+
+def only_reads(command: str) -> bool:
+    """Whether a whole shell command is known to change no file: every part only looks, nothing is redirected into
+    a file, and nothing runs through another program."""
+    analysis = analyze(command)
+    if analysis.problem or analysis.hidden:
+        return False
+    if any(redirect.writes and redirect.target not in HARMLESS_TARGETS for redirect in analysis.redirects):
+        return False
+    return all(read_only_paths(sub) is not None for sub in analysis.commands)
 
 
 def read_only_paths(command: SimpleCommand) -> list[str] | None:

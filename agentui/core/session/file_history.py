@@ -141,6 +141,10 @@ class FileChange:
     """What the file will hold; None: it did not exist then, and is deleted."""
     now: bytes | None
     """What it holds now (None: it does not exist)."""
+    mode: int | None = None
+    """git's mode for what it will be, where a snapshot recorded one: a symbolic link or an executable file."""
+    outside: bool = False
+    """It was changed since agentui last did anything, so by someone else: overwriting it needs confirming."""
 
     def counts(self) -> tuple[int, int]:
         """Lines the restore adds and removes."""
@@ -151,14 +155,15 @@ class FileChange:
         return sum(line.startswith("+") for line in lines), sum(line.startswith("-") for line in lines)
 
 
+_LINK, _EXECUTABLE = 0o120000, 0o100755
+
+
 class RestoreError(Exception):
     """A snapshot or a backup that a restore needs is not there; one sentence, and nothing was changed."""
 
 
-def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, directory: Path) -> list[FileChange]:
-    """The files to change to bring every file agentui or Claude Code changed since the prompt `prompt_uuid` back to
-    how it was when that prompt was sent: a file tracked then goes back to that prompt's backup, a file first
-    changed later to its first backup (as it was before that change). Only files that differ are listed."""
+def _wanted(entries: list[dict[str, Any]], prompt_uuid: str) -> dict[str, Any]:
+    """Each file tracked since the prompt, by its key, with the backup (as recorded) that holds it as it was then."""
     snapshots = [entry for entry in entries if entry.get("type") == "file-history-snapshot"]
     start = next(
         (
@@ -175,9 +180,26 @@ def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, dir
         backups = (entry.get("snapshot") or {}).get("trackedFileBackups") or {}
         for key, backup in backups.items() if isinstance(backups, dict) else ():
             if key not in wanted and isinstance(backup, dict):
-                wanted[key] = backup.get("backupFileName")
+                wanted[key] = backup
+    return wanted
+
+
+def tracked_since(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path) -> dict[Path, str]:
+    """The files the file history can restore to how they were at the prompt, each with the time of the backup it
+    would restore from."""
+    return {
+        tracked_path(key, cwd): str(backup.get("backupTime", ""))
+        for key, backup in _wanted(entries, prompt_uuid).items()
+    }
+
+
+def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, directory: Path) -> list[FileChange]:
+    """The files to change to bring every file agentui or Claude Code changed since the prompt `prompt_uuid` back to
+    how it was when that prompt was sent: a file tracked then goes back to that prompt's backup, a file first
+    changed later to its first backup (as it was before that change). Only files that differ are listed."""
     changes = []
-    for key, name in wanted.items():
+    for key, backup in _wanted(entries, prompt_uuid).items():
+        name = backup.get("backupFileName")
         path = tracked_path(key, cwd)
         content = None
         if isinstance(name, str):
@@ -206,7 +228,14 @@ def restore(changes: list[FileChange]) -> None:
             continue
         change.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = change.path.with_name(f".{change.path.name}.agentui-restore")
-        temporary.write_bytes(change.content)
-        if change.path.exists():
-            shutil.copymode(change.path, temporary)
+        temporary.unlink(missing_ok=True)
+        if change.mode == _LINK:
+            os.symlink(os.fsdecode(change.content), temporary)
+        else:
+            temporary.write_bytes(change.content)
+            if change.path.exists() and not change.path.is_symlink():
+                shutil.copymode(change.path, temporary)
+            if change.mode is not None:  # (git records only whether a file is executable)
+                bits = temporary.stat().st_mode & 0o777
+                os.chmod(temporary, bits | 0o111 if change.mode == _EXECUTABLE else bits & ~0o111)
         os.replace(temporary, change.path)

@@ -119,7 +119,7 @@ class SessionWriter:
         self.sidechain = sidechain
         self.agent_id = agent_id
         """A sub-agent's transcript: lines marked `isSidechain` and carrying its `agentId`, as Claude Code's."""
-        self._on_error = on_error
+        self.on_error = on_error
         self.history = history
         """Backups of the files changed, and the snapshot lines naming them (Claude Code's file history)."""
         self._failed = False
@@ -175,7 +175,7 @@ class SessionWriter:
             self._dispatch(event)
         except OSError as exc:
             self._failed = True
-            self._on_error(
+            self.on_error(
                 f"The session could not be saved to {self.path} ({exc.strerror or exc}); "
                 "the conversation goes on unsaved."
             )
@@ -338,7 +338,7 @@ class SessionWriter:
             entry = make(self.history)
         except OSError as exc:  # the change goes ahead; only rewinding it will not be possible
             self.history = None
-            self._on_error(
+            self.on_error(
                 f"File backups could not be saved ({exc.strerror or exc}); changes from now on cannot be rewound."
             )
             return
