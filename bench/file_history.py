@@ -1,6 +1,6 @@
 """File history (rewind's backups): what a tool's first change of a 100 KB file costs before it runs (the backup
-and its snapshot line, through the session writer), and what each prompt costs per tracked file that did not
-change (the file compared with its backup)."""
+and its snapshot line, through the session writer), what each prompt costs per tracked file that did not change
+(the file compared with its backup), and the snapshot of a 10,000-file git work tree before a Bash command."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ FILES = 200
 SIZE = 100_000
 
 
-def benchmarks() -> Iterator[Result]:
+def file_tools() -> Iterator[Result]:
     from agentui.core.session.file_history import FileHistory
     from agentui.core.session.writer import SessionWriter, line_uuid, timestamp
 
@@ -65,6 +65,65 @@ def benchmarks() -> Iterator[Result]:
             note="at each prompt, a tracked 100 KB file that did not change: compared with its backup",
         )
     )
+
+
+REPOSITORY_FILES = 10_000
+
+
+def bash_snapshots() -> Iterator[Result]:
+    """Before a Bash command that may write, in a git repository of 10,000 files (a few changed, a few new): the
+    work tree kept as a commit on the session's private ref, through the hook the agent awaits."""
+    import asyncio
+    import subprocess
+
+    from agentui.core.session.shell_snapshots import BeforeBash
+    from agentui.core.session.writer import timestamp
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        project = Path(scratch)
+        for number in range(REPOSITORY_FILES):
+            directory = project / f"package_{number // 100}"
+            directory.mkdir(exist_ok=True)
+            (directory / f"module_{number}.py").write_text(f"value = {number}\n" + "# filler line\n" * 40)
+        git("init", "-q")
+        git("add", "-A")
+        git("-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "-m", "files")
+        for number in range(5):
+            (project / f"package_{number}" / f"module_{number}.py").write_text("changed\n")
+            (project / f"new_{number}.py").write_text("new\n")
+        warnings: list[str] = []
+        hook = BeforeBash(project, "5e551000-0000-4000-8000-000000000003", timestamp, warnings.append)
+
+        async def times() -> list[float]:
+            taken = []
+            for number in range(12):
+                (project / "package_9" / "module_900.py").write_text(f"run {number}\n")  # what the last one did
+                started = time.perf_counter()
+                await hook("toolu_bench", f"sed -i 's/value/v{number}/' package_1/module_100.py")
+                taken.append(time.perf_counter() - started)
+            return taken[2:]  # (the first finds the repository; the second warms the copied index's stats)
+
+        taken = asyncio.run(times())
+        assert not warnings and hook.snapshots is not None and len(hook.snapshots.taken()) == 12
+    yield emit(
+        summary(
+            "file_history.bash_snapshot_10k_files",
+            taken,
+            "ms",
+            target=100.0,
+            target_text="≤ 100 ms in a 10,000-file repository",
+            scale=1000,
+            note="before a Bash command that may write: the work tree kept as a commit on a private ref",
+        )
+    )
+
+
+def benchmarks() -> Iterator[Result]:
+    yield from file_tools()
+    yield from bash_snapshots()
 
 
 if __name__ == "__main__":

@@ -82,6 +82,9 @@ class ShellSnapshots:
         self.limit = limit
         self.warned: set[str] = set()
         """Files already said to be too large, so each is said once a session."""
+        self._scratch = tempfile.TemporaryDirectory(prefix="agentui-index-")
+        """The index the snapshots are built in: the person's copied once, then kept, so that git reads only the
+        files changed since the last snapshot (removed when this object goes)."""
 
     @classmethod
     def find(cls, cwd: Path, session_id: str) -> ShellSnapshots | None:
@@ -118,31 +121,30 @@ class ShellSnapshots:
     def _tree(self) -> tuple[str, list[str]]:
         """A tree object of the work tree as it is (tracked files and untracked ones git does not ignore), and the
         files left out for their size."""
-        with tempfile.TemporaryDirectory(prefix="agentui-index-") as scratch:
-            index = Path(scratch, "index")
-            if self.index.is_file():
-                shutil.copyfile(self.index, index)  # (its file stats spare git reading unchanged files)
-            env = {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
-            listed = _git(self.top, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard", env=env)
-            update, skipped = [], []
-            for name in dict.fromkeys(part for part in listed.decode(errors="surrogateescape").split("\0") if part):
-                try:
-                    info = os.lstat(self.top / name)
-                except FileNotFoundError:
-                    update.append(name)  # (deleted: --remove takes it out)
-                    continue
-                except OSError:
-                    continue
-                if stat.S_ISDIR(info.st_mode):
-                    continue  # (a repository inside this one: git lists it as a directory)
-                if stat.S_ISREG(info.st_mode) and info.st_size > self.limit:
-                    skipped.append(name)
-                else:
-                    update.append(name)
-            if update:
-                paths = b"".join(name.encode(errors="surrogateescape") + b"\0" for name in update)
-                _git(self.top, "update-index", "--add", "--remove", "-z", "--stdin", env=env, data=paths)
-            tree = _git(self.top, "write-tree", env=env).decode().strip()
+        index = Path(self._scratch.name, "index")
+        if not index.exists() and self.index.is_file():
+            shutil.copyfile(self.index, index)  # (its file stats spare git reading the files that did not change)
+        env = {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
+        listed = _git(self.top, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard", env=env)
+        update, skipped = [], []
+        for name in dict.fromkeys(part for part in listed.decode(errors="surrogateescape").split("\0") if part):
+            try:
+                info = os.lstat(self.top / name)
+            except FileNotFoundError:
+                update.append(name)  # (deleted: --remove takes it out)
+                continue
+            except OSError:
+                continue
+            if stat.S_ISDIR(info.st_mode):
+                continue  # (a repository inside this one: git lists it as a directory)
+            if stat.S_ISREG(info.st_mode) and info.st_size > self.limit:
+                skipped.append(name)  # (what the index holds of it, if anything, stays: a restore leaves it alone)
+            else:
+                update.append(name)
+        if update:
+            paths = b"".join(name.encode(errors="surrogateescape") + b"\0" for name in update)
+            _git(self.top, "update-index", "--add", "--remove", "-z", "--stdin", env=env, data=paths)
+        tree = _git(self.top, "write-tree", env=env).decode().strip()
         return tree, skipped
 
     # Reading
