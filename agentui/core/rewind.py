@@ -103,6 +103,11 @@ def rewind(
     writer = conversation.session.writer
     entries = _lines(conversation)
     prompt = _prompt(entries, to)
+    if history and to not in {point.uuid for point in branch_prompts(conversation)}:
+        raise RewindError(
+            "That prompt is from before the conversation was compacted (or on a branch it left), so only its files "
+            "can be restored."
+        )
     rewound = Rewound(str((prompt.get("message") or {}).get("content") or ""))
     if code:
         plan = _plan(conversation, entries, prompt)

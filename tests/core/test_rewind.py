@@ -153,3 +153,34 @@ async def test_outside_git_bash_changes_are_said_to_be_unrewindable(
         "This project is not in a git work tree, so what Bash commands change cannot be rewound (what the file "
         "tools change still can)."
     ]
+
+
+async def test_a_prompt_from_before_a_compaction_gives_back_its_files_not_the_conversation(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "calc.py").write_text("x = 1\n")
+    script = [
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="1", new_string="2"),
+        {"text": "Turn one."},
+        {"text": "Turn two."},
+        {"text": "Turn three."},
+        {"text": "The summary."},
+    ]
+    conversation = open_in(root, tmp_path, script)
+    try:
+        for prompt in ("one", "two", "three"):
+            await conversation.agent.prompt(prompt)
+        [first, *_] = conversation.prompts()
+        await conversation.compact()
+        assert first.uuid not in {point.uuid for point in conversation.prompts()}
+        before = list(conversation.messages)
+
+        with pytest.raises(RewindError, match="before the conversation was compacted"):
+            conversation.rewind(first.uuid)
+        assert (root / "calc.py").read_text() == "x = 2\n" and conversation.messages == before  # nothing changed
+
+        conversation.rewind(first.uuid, conversation=False)
+        assert (root / "calc.py").read_text() == "x = 1\n" and conversation.messages == before
+    finally:
+        await conversation.aclose()
