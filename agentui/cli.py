@@ -121,6 +121,22 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --resume or --continue: continue in a new session, leaving the old one as it was",
     )
+    parser.add_argument(
+        "--rewind",
+        metavar="PROMPT_ID",
+        help="with -p and --resume or --continue: first go back to before that prompt (its line's uuid): the files "
+        "changed since and the conversation",
+    )
+    parser.add_argument(
+        "--rewind-only",
+        choices=("files", "conversation"),
+        help="with --rewind: restore only the files, or only the conversation",
+    )
+    parser.add_argument(
+        "--rewind-overwrite",
+        action="store_true",
+        help="with --rewind: overwrite files changed outside agentui since (refused otherwise)",
+    )
     parser.add_argument("--session-id", metavar="UUID", help="the id of the new session")
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
@@ -182,6 +198,13 @@ def _run(argv: list[str]) -> int:
         return _fail("--output-format only works with -p.")
     if args.fork_session and args.resume is None and not args.continue_last:
         return _fail("--fork-session needs --resume or --continue.")
+    if (args.rewind_only or args.rewind_overwrite) and not args.rewind:
+        return _fail("--rewind-only and --rewind-overwrite need --rewind.")
+    if args.rewind and not (args.print_mode and (args.resume or args.continue_last)):
+        return _fail(
+            "--rewind needs -p and a session to rewind (--resume ID or --continue); in the app, press Esc "
+            "twice or type /rewind."
+        )
     if args.print_mode and args.resume == "":  # a list needs no model
         from pathlib import Path
 
@@ -217,11 +240,17 @@ def _run(argv: list[str]) -> int:
 
     prompt = args.prompt
     if prompt is None:
-        if sys.stdin.isatty():
+        if sys.stdin.isatty() and not args.rewind:
             return _fail("-p needs a prompt: pass it as an argument or on standard input.")
-        prompt = sys.stdin.read()
-    if not prompt.strip():
+        prompt = "" if sys.stdin.isatty() else sys.stdin.read()
+    if not prompt.strip() and not args.rewind:  # (a rewind alone, with nothing to ask after it, is fine)
         return _fail("the prompt is empty.")
+    from agentui.headless import RewindRequest
+
+    rewind = None
+    if args.rewind:
+        only = args.rewind_only
+        rewind = RewindRequest(args.rewind, only != "conversation", only != "files", args.rewind_overwrite)
 
     import asyncio
 
@@ -241,6 +270,7 @@ def _run(argv: list[str]) -> int:
                 session=session,
                 mcp_configs=tuple(args.mcp_configs),
                 verbose=args.verbose,
+                rewind=rewind,
             )
         )
     )

@@ -8,6 +8,7 @@ import contextlib
 import json
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
@@ -28,6 +29,7 @@ from agentui.core.frontend import (
     Conversation,
     Launch,
     PermissionOptions,
+    RewindError,
     RunResult,
     SessionRequest,
     Settings,
@@ -42,6 +44,16 @@ CANNOT_ASK = (
     "agentui is running without a screen (-p) and cannot ask the user for permission, so this call was denied; "
     "the user can allow it with a rule (--allowedTools or .claude/settings.json) or --permission-mode."
 )
+
+
+@dataclass(frozen=True)
+class RewindRequest:
+    """--rewind: go back to before a prompt first."""
+
+    to: str
+    code: bool = True
+    conversation: bool = True
+    overwrite: bool = False
 
 
 RESTARTED = "[agentui: the answer above was cut off and is given again in full below]"
@@ -226,8 +238,10 @@ async def run_print(
     verbose: bool = False,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
+    rewind: RewindRequest | None = None,
 ) -> int:
-    """Run `prompt` to the end, printing as `output_format` says; returns the process exit code."""
+    """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
+    first go back to before a prompt; with that and no prompt, only that."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
     permissions = permissions or PermissionOptions()
     project = open_project(cwd or Path.cwd(), permissions)
@@ -244,6 +258,11 @@ async def run_print(
         mcp_configs=mcp_configs,
     )
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
+    if rewind is not None:
+        done = _rewound(conversation, rewind, printer)
+        if not done or not prompt.strip():  # (a failed rewind runs nothing; a rewind alone is all that was asked)
+            await conversation.aclose()
+            return 0 if done else 1
     for notice in await conversation.start_mcp():
         printer.note(notice)
 
@@ -276,6 +295,38 @@ async def run_print(
     if result.stop == "max_turns" and output_format == "text":
         printer.note(f"stopped after {result.num_turns} turns (--max-turns).")
     return exit_code(result)
+
+
+def _rewound(conversation: Conversation, request: RewindRequest, printer: Printer) -> bool:
+    """Rewind as asked, and say what was done (text: on stderr; json: one object on stdout)."""
+    try:
+        rewound = conversation.rewind(
+            request.to, code=request.code, conversation=request.conversation, overwrite=request.overwrite
+        )
+    except RewindError as exc:
+        said = str(exc)
+        if "changed outside agentui" in said:
+            said = said.replace("confirm to overwrite", "pass --rewind-overwrite to overwrite them")
+        printer.note(said)
+        return False
+    files = [str(change.path) for change in rewound.changes]
+    if printer.format == "text":
+        count = f"{len(files)} file{'' if len(files) == 1 else 's'} restored" if request.code else "no file restored"
+        where = " (the conversation goes on from there)" if request.conversation else ""
+        printer.note(f"Rewound to before “{rewound.prompt.splitlines()[0][:80]}”{where}: {count}.")
+        for note in rewound.notes:
+            printer.note(note)
+    else:
+        summary = {
+            "type": "rewind",
+            "session_id": conversation.session_id,
+            "prompt": rewound.prompt,
+            "files": files,
+            "conversation": request.conversation,
+            "notes": rewound.notes,
+        }
+        printer.line(_compact(summary))
+    return True
 
 
 def _compact(data: dict[str, object]) -> str:

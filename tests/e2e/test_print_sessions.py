@@ -183,3 +183,63 @@ def test_a_session_in_use_is_refused_to_a_second_agentui(
         gate.set()
         running.communicate(timeout=30)
     assert running.returncode == 0
+
+
+def test_rewind_in_print_mode(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    env = server_env(clean_env, server)
+
+    def tool(call_id: str, name: str, **arguments: Any) -> Reply:
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+        return Reply(chunks=anthropic_stream([block], stop_reason="tool_use"))
+
+    server.enqueue(
+        tool("w1", "Write", file_path="notes.txt", content="one\n"),
+        answer("Wrote it."),
+        tool("r1", "Read", file_path="notes.txt"),
+        tool("e1", "Edit", file_path="notes.txt", old_string="one", new_string="two"),
+        answer("Changed it."),
+        answer("Two, the second time."),
+    )
+    edits = ("--permission-mode", "acceptEdits")
+    assert agentui(agentui_bin, project, env, "-p", "one", *edits).returncode == 0
+    assert agentui(agentui_bin, project, env, "-p", "--continue", "two", *edits).returncode == 0
+    notes = project / "notes.txt"
+    assert notes.read_text() == "two\n"
+    [path] = project_dir(project, {"HOME": env["HOME"]}).glob("*.jsonl")
+    prompt = {
+        e["message"]["content"]: e["uuid"]
+        for e in lines(path)
+        if e["type"] == "user" and isinstance(e["message"]["content"], str)
+    }
+
+    bad = agentui(agentui_bin, project, env, "-p", "--continue", "--rewind", "not-a-prompt")
+    assert (bad.returncode, bad.stderr) == (1, "agentui: That prompt is not in this session.\n")
+    usage = agentui(agentui_bin, project, env, "--rewind", prompt["two"])
+    assert usage.returncode == 2 and "--rewind needs -p" in usage.stderr
+
+    done = agentui(agentui_bin, project, env, "-p", "--continue", "--rewind", prompt["two"], "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert (summary["type"], summary["prompt"], summary["files"]) == ("rewind", "two", [str(notes)])
+    assert notes.read_text() == "one\n"
+    again = agentui(agentui_bin, project, env, "-p", "--continue", "two, again", "--output-format", "json")
+    assert again.returncode == 0 and json.loads(again.stdout)["result"] == "Two, the second time."
+    sent = [m["content"] for m in server.requests[-1].json()["messages"] if m["role"] == "user"]
+    assert "two" not in [text for text in sent if isinstance(text, str)]  # the rewound turn is gone
+    assert sent[-1] == "two, again" or sent[-1][-1]["text"] == "two, again"
+
+    notes.write_text("the person's own\n")  # after everything the session recorded: someone else's change
+    refused = agentui(
+        agentui_bin, project, env, "-p", "--continue", "--rewind", prompt["one"], "--rewind-only", "files"
+    )
+    assert refused.returncode == 1 and "pass --rewind-overwrite" in refused.stderr
+    assert notes.read_text() == "the person's own\n"
+    forced = agentui(
+        agentui_bin, project, env, "-p", "--continue", "--rewind", prompt["one"], "--rewind-only", "files",
+        "--rewind-overwrite",
+    )  # fmt: skip
+    assert forced.returncode == 0 and "Rewound to before “one”: 1 file restored." in forced.stderr
+    assert not notes.exists()  # (it did not exist before "one")
+    claude_code_log_reads(path)
