@@ -152,6 +152,12 @@ class Agent:
         history backs the file up then)."""
         self._dispatcher.before_write = callback
 
+    def back_up_into(self, parent: Agent) -> None:
+        """A sub-agent's changes are backed up as its parent's are, into the parent's session: a rewind of the
+        parent's prompt undoes what the sub-agent did for it."""
+        self._dispatcher.before_write = parent._dispatcher.before_write
+        self._dispatcher.before_shell = parent._dispatcher.before_shell
+
     def on_shell(self, callback: Callable[[str, str], Awaitable[None]]) -> None:
         """`await callback(tool_call_id, command)` before a shell command runs, once its call is allowed (the work
         tree is snapshotted then)."""

@@ -174,6 +174,7 @@ class Task(Tool[TaskArgs]):
             memory=None,
             hooks=parent.hooks,
         )
+        child.back_up_into(parent)
         writer = None
         if self.transcript_dir is not None:
             from agentui.core.session.writer import SessionWriter

@@ -184,3 +184,25 @@ async def test_a_prompt_from_before_a_compaction_gives_back_its_files_not_the_co
         assert (root / "calc.py").read_text() == "x = 1\n" and conversation.messages == before
     finally:
         await conversation.aclose()
+
+
+async def test_what_a_sub_agent_changed_is_rewound_with_its_parents_prompt(repo: Path, tmp_path: Path) -> None:
+    script = [
+        use("Task", "t1", description="edit", prompt="Change calc.py and notes.txt"),
+        use("Read", "r1", file_path="calc.py"),
+        use("Edit", "e1", file_path="calc.py", old_string="return 1", new_string="return 2"),
+        use("Bash", "b1", command="sed -i 's/alpha/ALPHA/' notes.txt"),
+        {"text": "Changed both."},
+        {"text": "The agent changed both."},
+    ]
+    before = files(repo)
+    conversation = open_in(repo, tmp_path, script)
+    try:
+        await conversation.agent.prompt("have an agent do it")
+        assert files(repo) != before
+        [point] = conversation.prompts()
+        rewound = conversation.rewind(point.uuid)
+        assert {change.path.name for change in rewound.changes} == {"calc.py", "notes.txt"}
+        assert files(repo) == before
+    finally:
+        await conversation.aclose()
