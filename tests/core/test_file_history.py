@@ -214,3 +214,18 @@ async def test_a_rewind_whose_backup_is_gone_changes_nothing(tmp_path: Path) -> 
         assert calc.read_text() == "x = 2\n" and conversation.messages == before
     finally:
         await conversation.aclose()
+
+
+async def test_a_fork_can_rewind_what_happened_before_it(tmp_path: Path) -> None:
+    conversation = await one_edit(tmp_path)
+    await conversation.aclose()
+    fork = open_conversation(tmp_path, [], SessionRequest(resume=conversation.session_id, fork=True))
+    try:
+        assert fork.session_id != conversation.session_id
+        [point] = fork.prompts()
+        rewound = fork.rewind(point.uuid)
+        assert [change.path.name for change in rewound.changes] == ["calc.py"]
+        assert (fork.root / "calc.py").read_text() == "x = 1\n"
+    finally:
+        await fork.aclose()
+    claude_code_log_reads(fork.session.path)

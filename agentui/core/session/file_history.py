@@ -99,6 +99,7 @@ class FileHistory:
         if not self.directory.exists():
             self.directory.mkdir(parents=True, mode=0o700)
         target = self.directory / name
+        target.unlink(missing_ok=True)  # (never written through: a fork's backups are links to its origin's)
         shutil.copyfile(path, target)
         os.chmod(target, 0o600)  # (the backups are as private as the session)
         return Backup(name, version, self._clock())

@@ -50,8 +50,13 @@ class LoadedSession:
     """Each tool call's `toolUseResult` (diffs, exit codes) by tool_use id, for showing the history."""
     looped: bool = False
     """The parentUuid chain led back to itself; it was cut where it did."""
-    file_history: dict[str, Any] | None = None
-    """The last `file-history-snapshot` line: which backups of which files the session holds."""
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    """The `file-history-snapshot` lines, in file order (a fork copies them, with the backups they name)."""
+
+    @property
+    def file_history(self) -> dict[str, Any] | None:
+        """The last `file-history-snapshot` line: which backups of which files the session holds."""
+        return self.snapshots[-1] if self.snapshots else None
 
     def warnings(self) -> list[str]:
         """What a person resuming this session should know was left out, one sentence each."""
@@ -170,7 +175,7 @@ def _assemble(
     referenced: set[str] = set()
     title: str | None = None
     custom_title: str | None = None
-    file_history: dict[str, Any] | None = None
+    snapshots: list[dict[str, Any]] = []
     session_id = path.stem
     for index, entry in enumerate(entries):
         kind = entry.get("type")
@@ -179,7 +184,7 @@ def _assemble(
         elif kind == "summary" and isinstance(entry.get("summary"), str):
             title = entry["summary"]
         elif kind == "file-history-snapshot":
-            file_history = entry
+            snapshots.append(entry)
         if kind not in CHAIN_TYPES or not isinstance(entry.get("uuid"), str):
             continue
         parent = entry.get("parentUuid")
@@ -212,7 +217,7 @@ def _assemble(
         chain=chain,
         tool_details=details,
         looped=looped,
-        file_history=file_history,
+        snapshots=snapshots,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,13 +121,35 @@ def open_session(
         session_id = _chosen_id(request.session_id, directory)
         path = directory / f"{session_id}.jsonl"
         _copy_chain(loaded, path, session_id)
+        try:  # (so that the fork can rewind what happened before it, as the session it came from can)
+            _copy_backups(file_history_dir(loaded.session_id, env), file_history_dir(session_id, env))
+        except OSError as exc:
+            on_error(
+                f"The file backups were not copied to the new session ({exc.strerror or exc}); "
+                "changes from before the fork cannot be rewound in it."
+            )
     else:
         session_id, path = loaded.session_id, source
     writer = _writer(path, session_id, cwd, loaded.leaf_uuid, branch, on_error, titled=loaded.title is not None)
     writer.history = FileHistory(file_history_dir(session_id, env), cwd, timestamp)
-    if session_id == loaded.session_id:  # (a fork starts a history of its own: the backups are the session's)
-        writer.history.resume(loaded.file_history)
+    writer.history.resume(loaded.file_history)
     return OpenSession(session_id, path, writer, loaded.messages, loaded)
+
+
+def _copy_backups(source: Path, target: Path) -> None:
+    """A fork's file history starts with the backups of the session it came from (linked where possible: a backup
+    is never changed once written)."""
+    if not source.is_dir():
+        return
+
+    def link(old: str, new: str) -> None:
+        try:
+            os.link(old, new)
+        except OSError:
+            shutil.copy2(old, new)
+
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    shutil.copytree(source, target, copy_function=link, dirs_exist_ok=True)
 
 
 def _chosen_id(requested: str | None, directory: Path) -> str:
@@ -165,7 +188,7 @@ def _copy_chain(loaded: LoadedSession, path: Path, session_id: str) -> None:
     so the copy's chain is intact and the first new line hangs off the same leaf)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     lines = []
-    for entry in loaded.chain:
+    for entry in [*loaded.chain, *loaded.snapshots]:  # (the snapshots name prompts by uuid: order among them counts)
         entry = {**entry, "sessionId": session_id} if "sessionId" in entry else entry
         lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
