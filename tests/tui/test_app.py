@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
+import time
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -1242,3 +1244,30 @@ async def test_esc_twice_on_an_empty_prompt_rewinds_the_files_and_the_conversati
         assert app.prompt_input.text == "second change"  # back in the input, to edit
         assert any("Rewound to before “second change”: 1 file restored" in n.message for n in texts(app, Notice))
         assert app.conversation is not None and app.conversation.messages[-1].text == "Turn one."
+        # the transcript shows the conversation as it now is
+        shown = [t.source for t in texts(app, AssistantText)]
+        assert "Turn one." in shown and "Turn two." not in shown
+
+        # someone else changes the file: restoring it asks first, and going back restores nothing
+        calc.write_text("def f():\n    return 'theirs'\n")
+        later = time.time() + 5
+        os.utime(calc, (later, later))
+        app.prompt_input.text = ""
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: isinstance(app.screen, RewindPicker))
+        picker = app.screen
+        await pilot.press("enter")  # "first change"
+        await until(pilot, lambda: picker.query_one("#choices").display)
+        assert "(changed outside agentui since)" in str(picker.query_one("#summary").render())
+        await pilot.press("down", "down", "enter")  # the files only
+        await until(pilot, lambda: picker.query_one("#confirm").display)
+        assert "calc.py changed since agentui last worked on it" in str(picker.query_one("#summary").render())
+        await pilot.press("enter")  # "Go back" is where Enter starts
+        await until(pilot, lambda: picker.query_one("#choices").display and not picker.query_one("#confirm").display)
+        assert "theirs" in calc.read_text()
+        await pilot.press("down", "down", "enter")
+        await until(pilot, lambda: picker.query_one("#confirm").display)
+        await pilot.press("up", "enter")  # overwrite them
+        await until(pilot, lambda: not isinstance(app.screen, RewindPicker))
+        await until(pilot, lambda: calc.read_text() == "def f():\n    return 1\n")
+        assert app.conversation.messages[-1].text == "Turn one."  # (the files only)
