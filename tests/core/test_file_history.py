@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
@@ -229,3 +232,33 @@ async def test_a_fork_can_rewind_what_happened_before_it(tmp_path: Path) -> None
     finally:
         await fork.aclose()
     claude_code_log_reads(fork.session.path)
+
+
+async def test_a_file_deleted_since_is_brought_back_and_a_corrupt_backup_is_one_sentence(tmp_path: Path) -> None:
+    from agentui.core.rewind import RewindError
+
+    conversation = await one_edit(tmp_path)
+    calc = conversation.root / "calc.py"
+    try:
+        [point] = conversation.prompts()
+        calc.unlink()  # (deleted since, by hand)
+        [backup] = (tmp_path / "claude" / "file-history" / conversation.session_id).iterdir()
+        backup.chmod(0)  # unreadable: as good as corrupt
+        if os.access(backup, os.R_OK):  # (root reads it anyway: make it something that cannot be read as a file)
+            backup.unlink()
+            backup.mkdir()
+        unreadable = r"The backup of calc\.py \(.*\) cannot be read \(.*\), so nothing was restored\."
+        with pytest.raises(RewindError, match=unreadable):
+            conversation.rewind(point.uuid, conversation=False)
+        assert not calc.exists()
+        backup.chmod(0o600) if backup.is_file() else backup.rmdir()
+        if not backup.exists():
+            backup.write_text("x = 1\n")
+        plan = conversation.changes_since(point.uuid)
+        assert [(change.path.name, change.now, change.content) for change in plan.changes] == [
+            ("calc.py", None, b"x = 1\n")
+        ]
+        conversation.rewind(point.uuid, conversation=False)
+        assert calc.read_text() == "x = 1\n"
+    finally:
+        await conversation.aclose()

@@ -206,9 +206,13 @@ def restore_plan(entries: list[dict[str, Any]], prompt_uuid: str, cwd: Path, dir
         if isinstance(name, str):
             try:
                 content = (directory / name).read_bytes()
-            except OSError:
+            except FileNotFoundError:
                 raise RestoreError(
                     f"The backup of {key} ({name}) is missing from {directory}, so nothing was restored."
+                ) from None
+            except OSError as exc:
+                raise RestoreError(
+                    f"The backup of {key} ({name}) cannot be read ({exc.strerror or exc}), so nothing was restored."
                 ) from None
         try:
             now: bytes | None = path.read_bytes()
