@@ -4,7 +4,6 @@ person's index, branches or stash; and files someone else changed since are over
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,7 @@ from agentui.core.rewind import RewindError
 from agentui.core.settings import Settings
 from tests.core.test_file_history import use
 from tests.support.sessions import claude_code_log_reads
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+from tests.support.work_tree import committed, files, git
 
 
 def open_in(root: Path, tmp_path: Path, script: list[dict[str, Any]]) -> Conversation:
@@ -35,23 +31,10 @@ def open_in(root: Path, tmp_path: Path, script: list[dict[str, Any]]) -> Convers
     return Conversation.open(launch, provider=ScriptedProvider(script), env=env)
 
 
-def files(root: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.parts
-    }
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "calc.py").write_text("def f():\n    return 1\n")
-    (root / "notes.txt").write_text("alpha\nbeta\n")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q", "-m", "first")
+    committed(root, {"calc.py": "def f():\n    return 1\n", "notes.txt": "alpha\nbeta\n"})
     (root / "draft.txt").write_text("untracked and kept\n")
     return root
 

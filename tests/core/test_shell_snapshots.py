@@ -4,33 +4,23 @@ and restored byte for byte, with files over the size limit left alone and said t
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agentui.core.session.file_history import restore
 from agentui.core.session.shell_snapshots import ShellSnapshots
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+from tests.support.work_tree import committed, files, git
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "person@example.com")
-    git(root, "config", "user.name", "Person")
-    (root / ".gitignore").write_text("*.log\n")
-    (root / "src").mkdir()
-    (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    committed(root, {".gitignore": "*.log\n", "src/calc.py": "def add(a, b):\n    return a + b\n"})
     (root / "run.sh").write_text("#!/bin/sh\necho hi\n")
     (root / "run.sh").chmod(0o755)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "first")
+    git(root, "add", "run.sh")
+    git(root, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q", "-m", "a script")
     (root / "src" / "calc.py").write_text("def add(a, b):\n    return a + b  # staged\n")
     git(root, "add", "src/calc.py")  # staged, so the index differs from HEAD
     (root / "notes.txt").write_text("untracked, not ignored\n")
@@ -38,18 +28,10 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def state(root: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.parts
-    }
-
-
 def test_a_snapshot_leaves_the_index_branches_and_stash_alone_and_restores_every_change(repo: Path) -> None:
     index_before = (repo / ".git" / "index").read_bytes()
     status_before = git(repo, "status", "--porcelain")
-    before = state(repo)
+    before = files(repo)
     snapshots = ShellSnapshots.find(repo, "f2b1c3d4-0000-4000-8000-000000000001")
     assert snapshots is not None
 
@@ -77,7 +59,7 @@ def test_a_snapshot_leaves_the_index_branches_and_stash_alone_and_restores_every
     assert plan.notes == []
     restore(plan.changes)
 
-    after = state(repo)
+    after = files(repo)
     assert after.pop("debug.log") == b"ignored, changed\n"  # (git ignores it, so the snapshot does too)
     before.pop("debug.log")
     assert after == before

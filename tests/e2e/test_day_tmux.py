@@ -176,10 +176,7 @@ def test_a_day_of_work_in_the_app(
         terminal.wait_for("Conversation compacted")
         terminal.keys("C-l")  # Ctrl+L clears the view
         terminal.wait_for("Ask for something")
-        terminal.keys("C-c")
-        terminal.wait_for("Press Ctrl+C again to quit")
-        terminal.keys("C-c")
-        terminal.wait_for("EXIT=0")
+        terminal.quit()
     finally:
         terminal.close()
 
@@ -195,8 +192,6 @@ def test_a_day_of_work_in_the_app(
         terminal.keys("PPage")
         screen = terminal.wait_for("Read  calc.py  — 2 lines")  # and the Read's count, not "0 lines"
         assert "changed: +1 −1" in screen
-        terminal.keys("C-c")
-        terminal.keys("C-c")
-        terminal.wait_for("EXIT=0")
+        terminal.quit()
     finally:
         terminal.close()

@@ -5,7 +5,6 @@ conversation: every file is as it was before turn one, the conversation goes on 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,29 +13,13 @@ from tests.e2e.test_day_tmux import _reply, _text, _tool
 from tests.e2e.test_tui_tmux import Terminal, app_env
 from tests.support.loopback import LoopbackServer
 from tests.support.sessions import claude_code_log_reads, lines
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
-
-
-def files(root: Path) -> dict[str, bytes]:
-    return {
-        str(path.relative_to(root)): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.parts
-    }
+from tests.support.work_tree import committed, files, git
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (root / "notes.md").write_text("# Notes\n\nadd subtracts\n")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=P", "-c", "user.email=p@example.com", "commit", "-q", "-m", "first")
+    committed(root, {"calc.py": "def add(a, b):\n    return a - b\n", "notes.md": "# Notes\n\nadd subtracts\n"})
     (root / "draft.txt").write_text("not committed, still rewound\n")
     return root
 
@@ -100,10 +83,7 @@ def test_esc_esc_rewinds_files_bash_changes_and_the_conversation(
         terminal.type("one, differently")
         terminal.keys("Enter")
         terminal.wait_for("Turn one, the second time.")
-        terminal.keys("C-c")
-        terminal.wait_for("Press Ctrl+C again to quit")
-        terminal.keys("C-c")
-        terminal.wait_for("EXIT=0")
+        terminal.quit()
     finally:
         terminal.close()
 
@@ -121,8 +101,6 @@ def test_esc_esc_rewinds_files_bash_changes_and_the_conversation(
         screen = terminal.wait_for("Turn one, the second time.")
         assert "Turn two done." not in screen and "Turn three done." not in screen
         assert "one, differently" in screen
-        terminal.keys("C-c")
-        terminal.keys("C-c")
-        terminal.wait_for("EXIT=0")
+        terminal.quit()
     finally:
         terminal.close()

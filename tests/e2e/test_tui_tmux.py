@@ -60,6 +60,13 @@ class Terminal:
             assert time.monotonic() < deadline, f"{text!r} stayed on the screen"
             time.sleep(0.1)
 
+    def quit(self) -> None:
+        """Ctrl+C twice, as a person quits, and until the app has exited cleanly."""
+        self.keys("C-c")
+        self.wait_for("Press Ctrl+C again to quit")
+        self.keys("C-c")
+        self.wait_for("EXIT=0")
+
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=20)
 
@@ -116,10 +123,7 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
         answer = terminal.wait_for("changed: +1 −1")  # the screen settles a frame or two later
         assert "Edit  greeting.py" in answer
         assert (project / "greeting.py").read_text() == 'print("hello, world")\n'
-        terminal.keys("C-c")
-        terminal.wait_for("Press Ctrl+C again to quit")
-        terminal.keys("C-c")
-        terminal.wait_for("EXIT=0")
+        terminal.quit()
     finally:
         terminal.close()
 
