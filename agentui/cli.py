@@ -245,7 +245,7 @@ def _run(argv: list[str]) -> int:
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
     if not prompt.strip() and not args.rewind:  # (a rewind alone, with nothing to ask after it, is fine)
         return _fail("the prompt is empty.")
-    from agentui.headless import RewindRequest
+    from agentui.core.frontend import RewindRequest
 
     rewind = None
     if args.rewind:

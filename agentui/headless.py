@@ -8,7 +8,6 @@ import contextlib
 import json
 import signal
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
@@ -26,10 +25,12 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.frontend import (
+    ChangedOutside,
     Conversation,
     Launch,
     PermissionOptions,
     RewindError,
+    RewindRequest,
     RunResult,
     SessionRequest,
     Settings,
@@ -44,16 +45,6 @@ CANNOT_ASK = (
     "agentui is running without a screen (-p) and cannot ask the user for permission, so this call was denied; "
     "the user can allow it with a rule (--allowedTools or .claude/settings.json) or --permission-mode."
 )
-
-
-@dataclass(frozen=True)
-class RewindRequest:
-    """--rewind: go back to before a prompt first."""
-
-    to: str
-    code: bool = True
-    conversation: bool = True
-    overwrite: bool = False
 
 
 RESTARTED = "[agentui: the answer above was cut off and is given again in full below]"
@@ -303,11 +294,11 @@ def _rewound(conversation: Conversation, request: RewindRequest, printer: Printe
         rewound = conversation.rewind(
             request.to, code=request.code, conversation=request.conversation, overwrite=request.overwrite
         )
+    except ChangedOutside as exc:
+        printer.note(f"{exc} To overwrite {'it' if len(exc.paths) == 1 else 'them'}, pass --rewind-overwrite.")
+        return False
     except RewindError as exc:
-        said = str(exc)
-        if "changed outside agentui" in said:
-            said = said.replace("confirm to overwrite", "pass --rewind-overwrite to overwrite them")
-        printer.note(said)
+        printer.note(str(exc))
         return False
     files = [str(change.path) for change in rewound.changes]
     if printer.format == "text":

@@ -175,11 +175,8 @@ class ToolDispatcher:
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
         if path is not None and tool.kind == "write" and self.before_write is not None:
             self.before_write(call.id, path.resolve())  # (as the permission check resolves a path)
-        if (
-            tool.kind == "execute"
-            and self.before_shell is not None
-            and isinstance(command := call.input.get("command"), str)
-        ):
+        command = getattr(args, "command", None)  # (the validated arguments, as the tool will run them)
+        if tool.kind == "execute" and self.before_shell is not None and isinstance(command, str):
             await self.before_shell(call.id, command)
         ctx = ToolContext(
             cwd=self._cwd,

@@ -37,6 +37,8 @@ _EXPORTS = {
     "Rewound": "agentui.core.rewind",
     "Restore": "agentui.core.rewind",
     "RewindError": "agentui.core.rewind",
+    "RewindRequest": "agentui.core.rewind",
+    "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "is_summary": "agentui.core.compaction",
     "SUMMARY_PREFIX": "agentui.core.compaction",
@@ -74,9 +76,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.project import ProjectError as ProjectError
     from agentui.core.project import open_project as open_project
     from agentui.core.providers.base import Provider as Provider
+    from agentui.core.rewind import ChangedOutside as ChangedOutside
     from agentui.core.rewind import PromptPoint as PromptPoint
     from agentui.core.rewind import Restore as Restore
     from agentui.core.rewind import RewindError as RewindError
+    from agentui.core.rewind import RewindRequest as RewindRequest
     from agentui.core.rewind import Rewound as Rewound
     from agentui.core.run import RunResult as RunResult
     from agentui.core.session.file_history import FileChange as FileChange

@@ -19,7 +19,7 @@ from agentui.core.session.file_history import (
     restore_plan,
     tracked_since,
 )
-from agentui.core.session.reader import load_branch, read_lines
+from agentui.core.session.reader import branch_of, read_lines
 from agentui.core.session.shell_snapshots import ShellSnapshots, SnapshotError, where
 
 if TYPE_CHECKING:
@@ -28,6 +28,26 @@ if TYPE_CHECKING:
 
 class RewindError(Exception):
     """A rewind that cannot be done, in one sentence; nothing was changed."""
+
+
+class ChangedOutside(RewindError):
+    """Files someone else changed since agentui last did anything; the rewind overwrites them only when told to."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+        names = ", ".join(path.name for path in paths)
+        super().__init__(f"{names} changed outside agentui since, so nothing was restored.")
+
+
+@dataclass(frozen=True)
+class RewindRequest:
+    """What a front end asks to rewind: to before the prompt `to`, its files (`code`), the conversation, and
+    whether files changed outside agentui since may be overwritten."""
+
+    to: str
+    code: bool = True
+    conversation: bool = True
+    overwrite: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,11 +105,16 @@ def branch_prompts(conversation: Conversation) -> list[PromptPoint]:
     writer = conversation.session.writer
     if writer.last_uuid is None or not writer.path.exists():
         return []
-    return prompt_points(load_branch(writer.path, writer.last_uuid).chain)
+    return _branch_prompts(conversation, _read(conversation))
+
+
+def _branch_prompts(conversation: Conversation, read: Read) -> list[PromptPoint]:
+    writer = conversation.session.writer
+    return prompt_points(branch_of(writer.path, read, writer.last_uuid).chain) if writer.last_uuid else []
 
 
 def changes_since(conversation: Conversation, to: str) -> Restore:
-    entries = _lines(conversation)
+    entries = _read(conversation)[0]
     return _plan(conversation, entries, _prompt(entries, to))
 
 
@@ -101,9 +126,10 @@ def rewind(
     if conversation.agent.running:
         raise RewindError("A turn is running; stop it (Esc) before rewinding.")
     writer = conversation.session.writer
-    entries = _lines(conversation)
+    read = _read(conversation)  # (once: a long session's file is read for the prompt, the branch and the messages)
+    entries = read[0]
     prompt = _prompt(entries, to)
-    if history and to not in {point.uuid for point in branch_prompts(conversation)}:
+    if history and to not in {point.uuid for point in _branch_prompts(conversation, read)}:
         raise RewindError(
             "That prompt is from before the conversation was compacted (or on a branch it left), so only its files "
             "can be restored."
@@ -112,8 +138,7 @@ def rewind(
     if code:
         plan = _plan(conversation, entries, prompt)
         if plan.outside and not overwrite:
-            names = ", ".join(change.path.name for change in plan.outside)
-            raise RewindError(f"{names} changed outside agentui since; confirm to overwrite, or nothing is restored.")
+            raise ChangedOutside([change.path for change in plan.outside])
         try:
             restore(plan.changes)
         except OSError as exc:
@@ -122,7 +147,7 @@ def rewind(
         rewound.changes, rewound.notes = plan.changes, plan.notes
     if history:
         parent = prompt.get("parentUuid")
-        loaded = load_branch(writer.path, parent) if isinstance(parent, str) else None
+        loaded = branch_of(writer.path, read, parent) if isinstance(parent, str) else None
         messages = loaded.messages if loaded is not None else []
         rewound.tool_details = loaded.tool_details if loaded is not None else {}
         conversation.agent.messages[:] = messages
@@ -131,9 +156,13 @@ def rewind(
     return rewound
 
 
-def _lines(conversation: Conversation) -> list[dict[str, Any]]:
+Read = tuple[list[dict[str, Any]], int, int]
+"""A session file's lines, as `read_lines` returns them."""
+
+
+def _read(conversation: Conversation) -> Read:
     try:
-        return read_lines(conversation.session.writer.path)[0]
+        return read_lines(conversation.session.writer.path)
     except OSError as exc:
         raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
 

@@ -126,8 +126,8 @@ class Rewind(SlashCommand):
     name, description = "rewind", "Go back to before an earlier prompt: the files, the conversation, or both"
 
     async def run(self, app: AgentApp, arguments: str) -> None:
-        from agentui.core.frontend import RewindError
-        from agentui.tui.screens.rewind import RewindChoice, RewindPicker
+        from agentui.core.frontend import RewindError, RewindRequest
+        from agentui.tui.screens.rewind import RewindPicker
 
         if (conversation := idle_conversation(app, self.name)) is None:
             return
@@ -135,7 +135,7 @@ class Rewind(SlashCommand):
             app.say("There is no earlier prompt in this conversation to go back to.")
             return
 
-        def chosen(choice: RewindChoice | None) -> None:
+        def chosen(choice: RewindRequest | None) -> None:
             if choice is None or app.conversation is not conversation:
                 return
             try:

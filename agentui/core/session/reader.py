@@ -161,10 +161,11 @@ def _load(path: Path) -> LoadedSession:
     return _assemble(path, entries, lines, skipped)
 
 
-def load_branch(path: Path, leaf: str) -> LoadedSession:
-    """The conversation that ends at the line `leaf` (an earlier point of a branch, as a rewind goes back to)."""
+def branch_of(path: Path, read: tuple[list[dict[str, Any]], int, int], leaf: str) -> LoadedSession:
+    """The conversation that ends at the line `leaf` (an earlier point of a branch, as a rewind goes back to), from
+    the file's lines as `read_lines` returned them (read once for several branches)."""
+    entries, lines, skipped = read
     with _no_cyclic_gc():
-        entries, lines, skipped = read_lines(path)
         return _assemble(path, entries, lines, skipped, leaf)
 
 

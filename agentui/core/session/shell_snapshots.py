@@ -80,8 +80,6 @@ class ShellSnapshots:
         """The person's index: copied, for its record of which files are unchanged, never written."""
         self.ref = f"refs/agentui/snapshots/{session_id}"
         self.limit = limit
-        self.warned: set[str] = set()
-        """Files already said to be too large, so each is said once a session."""
         self._scratch = tempfile.TemporaryDirectory(prefix="agentui-index-")
         """The index the snapshots are built in: the person's copied once, then kept, so that git reads only the
         files changed since the last snapshot (removed when this object goes)."""
@@ -233,6 +231,8 @@ class BeforeBash:
         self.clock = clock
         self.warn = warn
         self.snapshots: ShellSnapshots | None = None
+        self._warned: set[str] = set()
+        """Files already said to be too large, so each is said once a session."""
         self._looked = False
         self._off = False
 
@@ -259,8 +259,8 @@ class BeforeBash:
         except SnapshotError as exc:
             return self._stop(f"Bash changes cannot be rewound from now on: {exc}")
         for name in taken.skipped:
-            if name not in self.snapshots.warned:
-                self.snapshots.warned.add(name)
+            if name not in self._warned:
+                self._warned.add(name)
                 self.warn(
                     f"{name} is larger than {self.snapshots.limit:,} bytes, so what Bash commands change in it "
                     "cannot be rewound."

@@ -5,7 +5,7 @@ the files that would change listed first; files someone else changed since are o
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agentui.core.frontend import PromptPoint, Restore, RewindError
+from agentui.core.frontend import PromptPoint, Restore, RewindError, RewindRequest
 
 CHOICES = (
     ("both", "Restore the files and the conversation"),
@@ -25,14 +25,6 @@ CHOICES = (
     ("code", "Restore the files only"),
 )
 CONFIRM = (("overwrite", "Overwrite them, and restore"), ("back", "Go back"))
-
-
-@dataclass(frozen=True)
-class RewindChoice:
-    to: str
-    code: bool
-    conversation: bool
-    overwrite: bool = False
 
 
 def describe(restore: Restore, root: Path) -> str:
@@ -52,7 +44,7 @@ def describe(restore: Restore, root: Path) -> str:
     return "\n".join([said, *restore.notes])
 
 
-class RewindPicker(ModalScreen[RewindChoice | None]):
+class RewindPicker(ModalScreen[RewindRequest | None]):
     """Dismissed with what to restore from before which prompt, or None."""
 
     CSS_PATH = "picker.tcss"
@@ -65,7 +57,7 @@ class RewindPicker(ModalScreen[RewindChoice | None]):
         self.root = root
         self.picked: PromptPoint | None = None
         self.plan: Restore | None = None
-        self.chosen: RewindChoice | None = None
+        self.chosen: RewindRequest | None = None
         """A restore of files someone else changed, waiting for the person to confirm it."""
 
     def compose(self) -> ComposeResult:
@@ -89,18 +81,18 @@ class RewindPicker(ModalScreen[RewindChoice | None]):
             self._pick(self.points[event.option_index])
         elif event.option_list.id == "confirm" and self.chosen is not None:
             if event.option.id == "overwrite":
-                self.dismiss(RewindChoice(self.chosen.to, self.chosen.code, self.chosen.conversation, overwrite=True))
+                self.dismiss(replace(self.chosen, overwrite=True))
             else:
                 self.action_back()
         elif self.picked is not None:
             choice = event.option.id
-            chosen = RewindChoice(self.picked.uuid, choice in ("both", "code"), choice in ("both", "conversation"))
+            chosen = RewindRequest(self.picked.uuid, choice in ("both", "code"), choice in ("both", "conversation"))
             if chosen.code and self.plan is not None and self.plan.outside:
                 self._confirm(chosen, self.plan)
             else:
                 self.dismiss(chosen)
 
-    def _confirm(self, chosen: RewindChoice, plan: Restore) -> None:
+    def _confirm(self, chosen: RewindRequest, plan: Restore) -> None:
         self.chosen = chosen
         names = ", ".join(str(change.path.name) for change in plan.outside)
         self.query_one("#summary", Static).update(
