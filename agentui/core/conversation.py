@@ -21,8 +21,9 @@ from agentui.core.settings import Settings
 from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
+    from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
-    from agentui.core.events import Event, PermissionDecision, Subscription
+    from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
     from agentui.core.messages import Message, Usage
@@ -164,6 +165,7 @@ class Conversation:
         from agentui.core.session.writer import timestamp
 
         agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
+        _wire_task_state(project, agent, session.messages)
         from agentui.core.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
@@ -437,12 +439,71 @@ class Conversation:
         self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env)
         return notices + await self.mcp.start()
 
+    # Tasks and background shells
+
+    @property
+    def tasks(self) -> list[TaskItem]:
+        """The model's task list as it stands (a resumed session's, rebuilt from its calls)."""
+        return self.project.workspace.tasks.items()
+
+    def background_shells(self) -> list[ShellInfo]:
+        """The background shells of this conversation, running or ended, oldest first."""
+        return self.project.workspace.shells.all()
+
+    def background_output(self, shell_id: str, chars: int = 4000) -> str:
+        """The last `chars` characters a background shell printed ("" for an unknown id)."""
+        shell = self.project.workspace.shells.get(shell_id)
+        return shell.tail(chars) if shell is not None else ""
+
+    async def stop_background(self, shell_id: str) -> bool:
+        """Stop a background shell and what it started; False if there is no such shell running."""
+        shells = self.project.workspace.shells
+        shell = shells.get(shell_id)
+        if shell is None or shell.status != "running":
+            return False
+        await shells.stop(shell)
+        return True
+
+    def background_foreground(self) -> bool:
+        """Ctrl+B: the Bash command running now goes on in the background, and the model is told its id; False
+        if no command is running."""
+        return self.project.workspace.shells.detach_foreground()
+
     async def aclose(self) -> None:
-        """Stop what runs, then close the session file (its last lines synced), the MCP servers and the
-        provider's connections."""
+        """Stop what runs (the background shells too), then close the session file (its last lines synced), the
+        MCP servers and the provider's connections."""
         if self.agent.running:
             self.agent.cancel()
+        await self.project.workspace.shells.stop_all()
         self.session.writer.close()
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.provider.aclose()
+
+
+def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
+    """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
+    background shells. A session that kept its list with TodoWrite goes on being offered TodoWrite."""
+    from agentui.core.events import BackgroundShellUpdate, TaskListUpdate
+
+    workspace, session_id = project.workspace, agent.session_id
+    workspace.new_conversation()
+    board = workspace.tasks
+    board.replay(history)
+    used = {block.name for message in history for block in message.tool_uses}
+    todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}
+    for tool in project.tools:
+        if tool.name == "TodoWrite" or (tool.name.startswith("Task") and tool.name not in ("TaskOutput", "TaskStop")):
+            tool.offered = (tool.name == "TodoWrite") == todo_write
+    board.on_change = lambda tasks: agent.bus.emit(TaskListUpdate(session_id=session_id, tasks=tasks))
+    workspace.shells.on_change = lambda info: agent.bus.emit(
+        BackgroundShellUpdate(
+            session_id=session_id,
+            shell_id=info.id,
+            command=info.command,
+            description=info.description,
+            status=info.status,
+            exit_code=info.exit_code,
+            output_path=str(info.output_path),
+        )
+    )

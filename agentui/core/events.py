@@ -209,6 +209,40 @@ class Error(_Event):
     kind: str
 
 
+class TaskItem(BaseModel):
+    """One task of the model's task list (TaskCreate and its family, or a TodoWrite item)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    subject: str
+    status: Literal["pending", "in_progress", "completed"]
+    description: str = ""
+    active_form: str | None = None
+    owner: str | None = None
+    blocks: tuple[str, ...] = ()
+    blocked_by: tuple[str, ...] = ()
+
+
+class TaskListUpdate(_Event):
+    """The task list changed: the whole of it, in order."""
+
+    type: Literal["task_list"] = "task_list"
+    tasks: list[TaskItem]
+
+
+class BackgroundShellUpdate(_Event):
+    """A background shell started (by the model, or sent there by the person), ended, or was stopped."""
+
+    type: Literal["background_shell"] = "background_shell"
+    shell_id: str
+    command: str
+    description: str | None = None
+    status: Literal["running", "completed", "failed", "killed"]
+    exit_code: int | None = None
+    output_path: str
+
+
 class Notice(_Event):
     """Something the person should see that does not stop the run: a hook that failed, a skipped setting."""
 
@@ -240,6 +274,8 @@ Event = Annotated[
         | CompactionEnd
         | Retry
         | Error
+        | TaskListUpdate
+        | BackgroundShellUpdate
         | Notice
     ),
     Field(discriminator="type"),

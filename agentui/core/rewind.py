@@ -152,6 +152,7 @@ def rewind(
         rewound.tool_details = loaded.tool_details if loaded is not None else {}
         conversation.agent.messages[:] = messages
         conversation.agent.compactor.recount()
+        conversation.project.workspace.tasks.rebuild(messages)  # (the task list as it stood then)
         writer.last_uuid = parent if isinstance(parent, str) else None
     return rewound
 

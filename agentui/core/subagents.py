@@ -85,10 +85,17 @@ class TaskArgs(ToolArgs):
     description: str = Field(description="A short (3-5 word) description of the task")
     prompt: str = Field(description="The task for the agent to perform, with everything it needs to know")
     subagent_type: str = Field(default="general-purpose", description="The type of agent to use")
+    model: str | None = Field(
+        default=None,
+        description="A model for this agent; sonnet, opus and haiku (Claude Code's names) keep the current model",
+    )
 
 
 class Task(Tool[TaskArgs]):
-    name = "Task"
+    """Claude Code 2.1 calls it Agent; 2.0 called it Task, which sessions and some models still use."""
+
+    name = "Agent"
+    aliases = ("Task",)
     Args = TaskArgs
     kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
 
@@ -121,7 +128,7 @@ class Task(Tool[TaskArgs]):
             return ToolResult.error(
                 f"There is no agent type {args.subagent_type!r}; the types are: {', '.join(self.types)}."
             )
-        child, writer, agent_id = self._child(kind, ctx)
+        child, writer, agent_id = self._child(kind, ctx, args.model)
         self.parent.children.append(child)
         forward = child.bus.on(self._forward)
         report = child.bus.on(lambda event: _report(event, ctx.progress))
@@ -151,16 +158,23 @@ class Task(Tool[TaskArgs]):
             return ToolResult.error(f"The {kind.name} agent stopped: {result.error}", **details)
         return ToolResult(content=result.text or "(the agent gave no final answer)", details=details)
 
-    def _child(self, kind: AgentType, ctx: ToolContext) -> tuple[Agent, Any, str]:
+    def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None) -> tuple[Agent, Any, str]:
         from agentui.core.agent import Agent
 
         parent = self.parent
         allowed = kind.tools
         tools = ToolRegistry(
-            tool for tool in parent.tools if tool.name != self.name and (allowed is None or tool.name in allowed)
+            tool
+            for tool in parent.tools
+            if tool.name != self.name and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
         )
+        model = None if requested in MODEL_ALIASES else requested
         config = parent.config.model_copy(
-            update={"model": kind.model or parent.config.model, "system_prompt": kind.instructions, "max_turns": None}
+            update={
+                "model": model or kind.model or parent.config.model,
+                "system_prompt": kind.instructions,
+                "max_turns": None,
+            }
         )
         agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.

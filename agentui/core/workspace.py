@@ -7,9 +7,13 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.escapes import unescape_path
+
+if TYPE_CHECKING:
+    from agentui.core.background import BackgroundShells
+    from agentui.core.task_board import TaskBoard
 
 
 def relative_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> str | None:
@@ -49,6 +53,8 @@ class Workspace:
     """Set by the permission engine: files deny rules forbid reading, which searches leave out."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
+    _shells: BackgroundShells | None = field(default=None, init=False, repr=False)
+    _tasks: TaskBoard | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.realpath(self.root))
@@ -116,3 +122,28 @@ class Workspace:
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="agentui-"))
         return self._scratch
+
+    # Per-session state of the background and task tools
+
+    @property
+    def shells(self) -> BackgroundShells:
+        """The background shells started from this workspace (their output files live in the scratch space)."""
+        if self._shells is None:
+            from agentui.core.background import BackgroundShells
+
+            self._shells = BackgroundShells(self.scratch / "tasks")
+        return self._shells
+
+    def new_conversation(self) -> None:
+        """A conversation starts (or a resumed one opens): its task list starts empty. Background shells go on."""
+        self.todos = []
+        self._tasks = None
+
+    @property
+    def tasks(self) -> TaskBoard:
+        """The task list of TaskCreate and its family (and of TodoWrite, which replaces it whole)."""
+        if self._tasks is None:
+            from agentui.core.task_board import TaskBoard
+
+            self._tasks = TaskBoard()
+        return self._tasks

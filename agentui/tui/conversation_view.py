@@ -22,7 +22,14 @@ from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from agentui.core.events import AgentEnd, CompactionEnd, ContentBlockEnd, Event, UserMessage
+    from agentui.core.events import (
+        AgentEnd,
+        BackgroundShellUpdate,
+        CompactionEnd,
+        ContentBlockEnd,
+        Event,
+        UserMessage,
+    )
     from agentui.core.frontend import Conversation, LoadedSession, SessionRequest
     from agentui.core.messages import Message
     from agentui.tui.app import AgentApp
@@ -69,7 +76,22 @@ class ConversationView:
         self.conversation = None
         self.history.forget()
         self._forget_message()
-        self.todos.show_todos([])
+        self.todos.show_tasks([])
+
+    def _background_shell(self, event: BackgroundShellUpdate) -> None:
+        """A line in the transcript when a background shell ends (its start shows in the Bash call's block)."""
+        what = event.description or event.command
+        match event.status:
+            case "completed":
+                self.say(f"Background shell {event.shell_id} ({what}) finished.")
+            case "failed":
+                self.say(
+                    f"Background shell {event.shell_id} ({what}) failed with exit code {event.exit_code}.", "warning"
+                )
+            case "killed":
+                self.say(f"Background shell {event.shell_id} ({what}) was stopped.")
+            case "running":
+                pass
 
     def _forget_message(self) -> None:
         self._texts.clear()
@@ -129,8 +151,10 @@ class ConversationView:
                 self._tool(event.tool_call_id, "").progress(event.text)
             case ev.ToolEnd():
                 self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)
-                if event.name == "TodoWrite" and not event.is_error:
-                    self.todos.show_todos(event.details.get("newTodos") or [])
+            case ev.TaskListUpdate():
+                self.todos.show_tasks(event.tasks)
+            case ev.BackgroundShellUpdate():
+                self._background_shell(event)
             case ev.PermissionRequest():
                 self.app.permissions.ask(event)
             case ev.UsageUpdate():
@@ -308,8 +332,6 @@ class ConversationView:
             self.history.adopt(history)
         else:
             self.history.show(history, preview=preview)  # (in place of a preview of another branch)
-        if history.todos is not None:
-            self.todos.show_todos(history.todos)
         if not preview:
             # The whole session: hundreds of thousands of objects that live as long as the conversation, which the
             # cyclic collector stops walking (a full collection took 200 ms, a key press's time on screen).
@@ -320,7 +342,6 @@ class ConversationView:
         self.transcript.clear()
         self.history.forget()
         self._forget_message()
-        self.todos.show_todos([])
         self.show_history(messages, details)
 
     def drop_preview(self) -> None:

@@ -53,8 +53,6 @@ class History:
     parts: list[tuple[str, Any]]
     results: dict[str, ToolResultBlock]
     details: dict[str, dict[str, Any]]
-    todos: list[dict[str, Any]] | None
-    """The task list as TodoWrite last left it (None if it never ran)."""
 
 
 def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) -> History:
@@ -63,7 +61,6 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
 
     parts: list[tuple[str, Any]] = []
     results: dict[str, ToolResultBlock] = {}
-    todos = None
     for message in messages:
         if is_summary(message):
             parts.append(("summary", message.text))
@@ -78,11 +75,9 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
                     parts.append(("prompt" if message.role == "user" else "answer", block.text))
             elif isinstance(block, ToolUseBlock):
                 parts.append(("tool", block))
-                if block.name == "TodoWrite":
-                    todos = block.input.get("todos") or []
             elif isinstance(block, ToolResultBlock):
                 results[block.tool_use_id] = block
-    return History(parts, results, details, todos)
+    return History(parts, results, details)
 
 
 def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:

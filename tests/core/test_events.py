@@ -66,6 +66,13 @@ def one_of_each() -> list[ev.Event]:
         ev.CompactionEnd(session_id=SID, summary="so far", post_tokens=9_000),
         ev.Retry(session_id=SID, attempt=2, max_attempts=10, delay=0.5, reason="Overloaded."),
         ev.Error(session_id=SID, message="The API key was rejected.", kind="authentication"),
+        ev.TaskListUpdate(
+            session_id=SID,
+            tasks=[ev.TaskItem(id="1", subject="Run the tests", status="in_progress", blocked_by=("2",))],
+        ),
+        ev.BackgroundShellUpdate(
+            session_id=SID, shell_id="b1a2b3c", command="npm run dev", status="failed", exit_code=1, output_path="/t"
+        ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
     ]
 

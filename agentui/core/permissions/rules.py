@@ -24,6 +24,8 @@ Behavior = Literal["allow", "deny", "ask"]
 READ_FAMILY = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
 EDIT_FAMILY = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 PATH_TOOLS = READ_FAMILY | EDIT_FAMILY
+RENAMED = {"Task": "Agent", "BashOutput": "TaskOutput", "KillShell": "TaskStop", "KillBash": "TaskStop"}
+"""Claude Code 2.0's tool names and their 2.1 names: a rule for either covers the tool."""
 
 _RULE = re.compile(r"^\s*([A-Za-z0-9_\-.*]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
@@ -94,6 +96,7 @@ def parse_rule(
     if not match:
         raise RuleError(f"{text!r} is not a permission rule (expected Tool or Tool(specifier))")
     tool, specifier = match.group(1), match.group(2)
+    tool = RENAMED.get(tool, tool)
     if specifier is not None:
         specifier = specifier.strip()
         if specifier in ("", "*"):

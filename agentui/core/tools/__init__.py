@@ -17,15 +17,18 @@ __all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolR
 def builtin_tools(
     workspace: Workspace, *, env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None
 ) -> ToolRegistry:
-    """Claude Code's core tools, by its names and argument shapes, working in `workspace`.
+    """Claude Code's built-in tools, by its 2.1 names and argument shapes, working in `workspace`; 2.0's names
+    (TodoWrite, BashOutput, KillShell) run when called but are not offered.
 
     `env` is added to Bash's environment (the settings files' `env`).
     """
+    from agentui.core.tools.background import BashOutput, KillShell, TaskOutput, TaskStop
     from agentui.core.tools.bash import Bash
     from agentui.core.tools.edit import Edit
     from agentui.core.tools.glob import Glob
     from agentui.core.tools.grep import Grep
     from agentui.core.tools.read import Read
+    from agentui.core.tools.tasks import TaskCreate, TaskGet, TaskList, TaskUpdate
     from agentui.core.tools.todo import TodoWrite
     from agentui.core.tools.write import Write
 
@@ -37,6 +40,14 @@ def builtin_tools(
             Edit(workspace),
             Grep(workspace),
             Glob(workspace),
+            TaskCreate(workspace),
+            TaskGet(workspace),
+            TaskUpdate(workspace),
+            TaskList(workspace),
+            TaskOutput(workspace),
+            TaskStop(workspace),
             TodoWrite(workspace),
+            BashOutput(workspace),
+            KillShell(workspace),
         ]
     )

@@ -58,6 +58,10 @@ class Tool(Generic[ArgsT]):
     description: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
     kind: ClassVar[ToolKind]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names the tool answers to (Claude Code 2.0's, in sessions and from models that learned them)."""
+    offered: bool = True
+    """False: the tool runs when called, but the model is not offered it (TodoWrite beside the task tools)."""
 
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
@@ -81,30 +85,40 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 class ToolRegistry:
-    """The tools of one agent, by name, in the order they were registered (which is the order the model sees)."""
+    """The tools of one agent, by name, in the order they were registered (which is the order the model sees).
+
+    A tool is found by its name or one of its aliases; only the tools `offered` are shown to the model.
+    """
 
     def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
         self._tools: dict[str, Tool[Any]] = {}
+        self._aliases: dict[str, str] = {}
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool[Any]) -> None:
-        if tool.name in self._tools:
+        if self.get(tool.name) is not None:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
+        for alias in tool.aliases:
+            self._aliases.setdefault(alias, tool.name)
 
     def unregister(self, name: str) -> None:
         """Remove a tool (an MCP server's tool it no longer offers)."""
-        self._tools.pop(name, None)
+        tool = self._tools.pop(name, None)
+        for alias in tool.aliases if tool is not None else ():
+            if self._aliases.get(alias) == name:
+                del self._aliases[alias]
 
     def get(self, name: str) -> Tool[Any] | None:
-        return self._tools.get(name)
+        return self._tools.get(name) or self._tools.get(self._aliases.get(name, ""))
 
     def names(self) -> list[str]:
-        return list(self._tools)
+        """The names the model is offered."""
+        return [name for name, tool in self._tools.items() if tool.offered]
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for tool in self._tools.values()]
+        return [tool.spec for tool in self._tools.values() if tool.offered]
 
     def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self._tools.values())

@@ -17,6 +17,7 @@ import signal
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from pydantic import Field
 
@@ -44,6 +45,10 @@ class BashArgs(ToolArgs):
         description=f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS})",
     )
     description: str | None = Field(default=None, description="What the command does, in 5-10 words")
+    run_in_background: bool = Field(
+        default=False,
+        description="Run the command in the background and return its ID at once (a server, a watcher, a long build)",
+    )
     dangerouslyDisableSandbox: bool = Field(  # (Claude Code's name for it)
         default=False,
         description="Run this command outside the sandbox (when the sandbox is on); the user is always asked",
@@ -56,7 +61,8 @@ class Bash(Tool[BashArgs]):
         "Run a bash command in the project. The working directory persists between calls; the environment does "
         "not. Output (stdout and stderr, interleaved) is capped at about 30000 characters, keeping the start and "
         "the end; the full output is saved to a file named in the result. Default timeout 2 minutes, at most 10. "
-        "Background processes are stopped when the command ends. Prefer Read, Grep and Glob to cat, grep and find."
+        "Background processes (`&`) are stopped when the command ends: to keep a server running, use "
+        "run_in_background and read its output with TaskOutput. Prefer Read, Grep and Glob to cat, grep and find."
     )
     Args = BashArgs
     kind = "execute"
@@ -70,23 +76,17 @@ class Bash(Tool[BashArgs]):
         self._bash = shutil.which("bash") or "/bin/bash"
 
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
+        if args.run_in_background:
+            return await self._start_background(args)
         ws = self.workspace
-        cwd = ws.shell_cwd if ws.shell_cwd and ws.shell_cwd.is_dir() else ws.root
+        cwd = self._cwd()
         token = secrets.token_hex(6)
         cwd_file = ws.scratch / f"cwd-{token}"
         capture = OutputCapture(ws.scratch / f"bash-{token}.log", OUTPUT_LIMIT)
         script = f"trap 'pwd -P >| {shlex.quote(str(cwd_file))}' EXIT\n{args.command}\n"
         # Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
         # so a background job still holding stdout would stall it.
-        argv, env = [self._bash, "-c", script], self._env
-        sandboxed = self.sandbox is not None and self.sandbox.runs_inside(
-            args.command, disable=args.dangerouslyDisableSandbox
-        )
-        if sandboxed:
-            assert self.sandbox is not None
-            await self.sandbox.start_network(ws.scratch)
-            argv, extra = self.sandbox.wrap(argv, cwd=cwd, scratch=ws.scratch)
-            env = {**env, **extra}
+        argv, env, sandboxed = await self._prepare(script, args, cwd)
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
@@ -104,12 +104,16 @@ class Bash(Tool[BashArgs]):
         finally:
             os.close(write_end)
         stream, transport = await _open_reader(read_end)
-        reader = asyncio.create_task(_pump(stream, capture, ctx.progress))
+        route = _Route(capture, ctx.progress)
+        reader = asyncio.create_task(_pump(stream, route))
         timeout = (args.timeout or DEFAULT_TIMEOUT_MS) / 1000
         timed_out = False
+        shells = ws.shells
+        detach = shells.foreground_started()
         try:
             try:
-                await asyncio.wait_for(process.wait(), timeout)
+                if await _exits_or_detaches(process, detach, timeout):
+                    return self._detached(args, process, capture, route, reader, transport)
             except TimeoutError:
                 timed_out = True
                 await stop_group(process, TIMEOUT_GRACE)
@@ -125,7 +129,9 @@ class Bash(Tool[BashArgs]):
             capture.close()
             raise
         finally:
-            transport.close()
+            shells.foreground_ended(detach)
+            if route.file is None:
+                transport.close()
 
         output = capture.finish()
         code = process.returncode
@@ -147,6 +153,64 @@ class Bash(Tool[BashArgs]):
             "sandboxed": sandboxed,
         }
         return ToolResult(content=content, details=details, is_error=timed_out or bool(code))
+
+    def _cwd(self) -> Path:
+        ws = self.workspace
+        return ws.shell_cwd if ws.shell_cwd and ws.shell_cwd.is_dir() else ws.root
+
+    async def _prepare(self, script: str, args: BashArgs, cwd: Path) -> tuple[list[str], dict[str, str], bool]:
+        """The argv and environment that run `script`: inside the sandbox when it is on and applies."""
+        argv, env = [self._bash, "-c", script], self._env
+        sandboxed = self.sandbox is not None and self.sandbox.runs_inside(
+            args.command, disable=args.dangerouslyDisableSandbox
+        )
+        if sandboxed:
+            assert self.sandbox is not None
+            scratch = self.workspace.scratch
+            await self.sandbox.start_network(scratch)
+            argv, extra = self.sandbox.wrap(argv, cwd=cwd, scratch=scratch)
+            env = {**env, **extra}
+        return argv, env, sandboxed
+
+    async def _start_background(self, args: BashArgs) -> ToolResult:
+        cwd = self._cwd()
+        argv, env, sandboxed = await self._prepare(args.command, args, cwd)
+        shell = await self.workspace.shells.start(
+            argv, cwd=cwd, env=env, command=args.command, description=args.description
+        )
+        content = (
+            f"Command running in background with ID: {shell.id}. Output is being written to: {shell.output_path}. "
+            "Read new output with TaskOutput and stop it with TaskStop."
+        )
+        return ToolResult(content=content, details=_background_details(shell.id, sandboxed))
+
+    def _detached(
+        self,
+        args: BashArgs,
+        process: asyncio.subprocess.Process,
+        capture: OutputCapture,
+        route: _Route,
+        reader: asyncio.Task[None],
+        transport: asyncio.BaseTransport,
+    ) -> ToolResult:
+        """The person sent the command to the background: from now on its output goes to a file a shell owns."""
+        shells = self.workspace.shells
+        output = capture.detach()
+        route.to_file(output)
+        reader.add_done_callback(lambda _: transport.close())
+        shell = shells.adopt(
+            process,
+            command=args.command,
+            description=args.description,
+            output_path=capture.spill_path,
+            reader=reader,
+            output=output,
+        )
+        content = (
+            f"The user sent this command to the background; it goes on running with ID: {shell.id}. Output so far "
+            f"and from now on is in: {shell.output_path}. Read new output with TaskOutput and stop it with TaskStop."
+        )
+        return ToolResult(content=content, details=_background_details(shell.id, False, by_user=True))
 
     def _follow_cwd(self, cwd_file: Path, previous: Path) -> list[str]:
         """Carry the command's final directory to the next call, unless it left the project."""
@@ -174,20 +238,79 @@ async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTrans
     return stream, transport
 
 
-async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, progress: Callable[[str], None]) -> None:
-    pending: list[str] = []
-    pending_size = 0
-    last = 0.0  # the first output shows at once; after that, at most every PROGRESS_INTERVAL
-    while chunk := await stream.read(65536):
-        text = capture.feed(chunk)
-        pending.append(text)
-        pending_size += len(text)
+class _Route:
+    """Where a foreground command's output goes: the capture and live progress, or, once the command was sent to
+    the background, its output file."""
+
+    def __init__(self, capture: OutputCapture, progress: Callable[[str], None]) -> None:
+        self.capture = capture
+        self.progress = progress
+        self.file: BinaryIO | None = None
+        self._pending: list[str] = []
+        self._pending_size = 0
+        self._last = 0.0  # the first output shows at once; after that, at most every PROGRESS_INTERVAL
+
+    def feed(self, chunk: bytes) -> None:
+        if self.file is not None:
+            self.file.write(chunk)
+            self.file.flush()
+            return
+        text = self.capture.feed(chunk)
+        self._pending.append(text)
+        self._pending_size += len(text)
         now = time.monotonic()
-        if now - last >= PROGRESS_INTERVAL:
-            progress(_recent(pending, pending_size))
-            pending, pending_size, last = [], 0, now
-    if pending:
-        progress(_recent(pending, pending_size))
+        if now - self._last >= PROGRESS_INTERVAL:
+            self.flush()
+            self._last = now
+
+    def flush(self) -> None:
+        if self._pending and self.file is None:
+            self.progress(_recent(self._pending, self._pending_size))
+        self._pending, self._pending_size = [], 0
+
+    def to_file(self, file: BinaryIO) -> None:
+        self.flush()
+        self.file = file
+
+
+async def _pump(stream: asyncio.StreamReader, route: _Route) -> None:
+    while chunk := await stream.read(65536):
+        route.feed(chunk)
+    route.flush()
+
+
+async def _exits_or_detaches(process: asyncio.subprocess.Process, detach: asyncio.Event, seconds: float) -> bool:
+    """Wait for the command to exit (False) or for the person to send it to the background (True); raises
+    TimeoutError after `seconds`."""
+    exited = asyncio.ensure_future(process.wait())
+    detached = asyncio.ensure_future(detach.wait())
+    try:
+        done, _ = await asyncio.wait({exited, detached}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        detached.cancel()
+        if not exited.done():
+            exited.cancel()
+    if exited in done:
+        return False
+    if detached in done:
+        return True
+    raise TimeoutError
+
+
+def _background_details(shell_id: str, sandboxed: bool, *, by_user: bool = False) -> dict[str, Any]:
+    """toolUseResult as Claude Code writes it for a background command."""
+    details: dict[str, Any] = {
+        "stdout": "",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "backgroundTaskId": shell_id,
+    }
+    if by_user:
+        details["backgroundedByUser"] = True
+    if sandboxed:
+        details["sandboxed"] = True
+    return details
 
 
 def _recent(parts: list[str], size: int) -> str:

@@ -87,6 +87,17 @@ class OutputCapture:
         )
         return head + note + tail
 
+    def detach(self) -> BinaryIO:
+        """Hand over to a file: `spill_path`, open for writing, holding every byte so far (the command went to the
+        background, and its output from now on is appended there)."""
+        if self._spill is None:
+            self._spill = self.spill_path.open("wb")
+            self._spill.writelines(self._raw)
+            self._raw.clear()
+        self._spill.flush()
+        spill, self._spill = self._spill, None
+        return spill
+
     def close(self) -> None:
         if self._spill is not None and not self._spill.closed:
             self._spill.close()

@@ -32,6 +32,7 @@ class TodoWrite(Tool[TodoWriteArgs]):
     )
     Args = TodoWriteArgs
     kind = "read"  # changes nothing outside the session, so it needs no permission
+    offered = False  # the task tools replace it (Claude Code 2.1); offered again to a session that used it
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
@@ -40,6 +41,7 @@ class TodoWrite(Tool[TodoWriteArgs]):
         old = self.workspace.todos
         new = [todo.model_dump(exclude_none=True) for todo in args.todos]
         self.workspace.todos = new
+        self.workspace.tasks.replace_todos(new)
         counts = {
             status: sum(1 for t in new if t["status"] == status) for status in ("pending", "in_progress", "completed")
         }

@@ -1,13 +1,17 @@
-"""The task list the model keeps (TodoWrite), above the prompt while any task is open: what it is doing now and what
-is left, updated as it goes, and the same after a resume."""
+"""The task list the model keeps (TaskCreate and its family, or TodoWrite), above the prompt while any task is open:
+what it is doing now and what is left, updated as it goes, and the same after a resume."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual.widgets import Static
 
-from agentui.tui.widgets.tool_block import todo_text
+from agentui.tui.widgets.tool_block import TODO_MARKS
+
+if TYPE_CHECKING:
+    from agentui.core.events import TaskItem
 
 
 class TodoPanel(Static):
@@ -19,14 +23,21 @@ class TodoPanel(Static):
 
     def __init__(self) -> None:
         super().__init__("")
-        self.todos: list[dict[str, Any]] = []
+        self.tasks: list[TaskItem] = []
 
-    def show_todos(self, todos: list[dict[str, Any]]) -> None:
-        """The list as TodoWrite last set it; hidden once every task is done (or there are none)."""
-        self.todos = [t for t in todos if isinstance(t, dict)]
-        done = sum(1 for t in self.todos if t.get("status") == "completed")
-        self.border_title = f"Tasks {done}/{len(self.todos)}"
-        text = todo_text(self.todos)
+    def show_tasks(self, tasks: list[TaskItem]) -> None:
+        """The list as it now stands; hidden once every task is done (or there are none)."""
+        self.tasks = tasks
+        done = sum(1 for task in tasks if task.status == "completed")
+        self.border_title = f"Tasks {done}/{len(tasks)}"
+        text = Text()
+        for task in tasks:
+            mark, style = TODO_MARKS[task.status]
+            line = task.active_form if task.status == "in_progress" and task.active_form else task.subject
+            text.append(f"{mark} {line}", style=style)
+            if task.owner:
+                text.append(f" ({task.owner})", style="dim")
+            text.append("\n")
         text.rstrip()  # (one line per task, and no empty one after them)
         self.update(text)
-        self.set_class(any(t.get("status") != "completed" for t in self.todos), "-open")
+        self.set_class(any(task.status != "completed" for task in tasks), "-open")

@@ -65,11 +65,13 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
     return "done"
 
 
+TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
+
+
 def todo_text(todos: list[dict[str, Any]]) -> Text:
-    marks = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
     text = Text()
     for todo in todos:
-        mark, style = marks.get(str(todo.get("status")), ("☐", ""))
+        mark, style = TODO_MARKS.get(str(todo.get("status")), ("☐", ""))
         text.append(f"{mark} {todo.get('content', '')}\n", style=style)
     return text
 

@@ -1,0 +1,264 @@
+"""Background shells: commands that go on while the conversation does (a dev server, a long build).
+
+Each runs in its own process group with its output going to a file, so nothing it prints can block it and nothing
+is lost when no one is reading. The model reads new output with TaskOutput and ends one with TaskStop; the person
+sees them in the app's panel. All of them are stopped when the conversation closes, and, should agentui exit
+without closing it, when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import secrets
+import signal
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+ShellStatus = Literal["running", "completed", "failed", "killed"]
+READ_LIMIT = 30_000
+STOP_GRACE = 1.0
+
+
+@dataclass(frozen=True)
+class ShellInfo:
+    """A background shell as a front end shows it."""
+
+    id: str
+    command: str
+    description: str | None
+    status: ShellStatus
+    exit_code: int | None
+    output_path: Path
+    started: float
+    """time.time() when it started."""
+
+
+@dataclass(frozen=True)
+class NewOutput:
+    """What a shell printed since the last read (at most `READ_LIMIT` characters: the end of it)."""
+
+    text: str
+    skipped: int
+    """Bytes left out from the start of the new output, to keep within the limit (they are in the file)."""
+
+
+@dataclass
+class BackgroundShell:
+    id: str
+    command: str
+    description: str | None
+    output_path: Path
+    process: asyncio.subprocess.Process
+    started: float = field(default_factory=time.time)
+    status: ShellStatus = "running"
+    exit_code: int | None = None
+    read_offset: int = 0
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    stopping: bool = False
+
+    def info(self) -> ShellInfo:
+        return ShellInfo(
+            self.id, self.command, self.description, self.status, self.exit_code, self.output_path, self.started
+        )
+
+    def read_new(self, limit: int = READ_LIMIT) -> NewOutput:
+        """The output since the last `read_new`, and move past it."""
+        try:
+            with self.output_path.open("rb") as file:
+                end = file.seek(0, os.SEEK_END)
+                start = max(self.read_offset, end - 4 * limit)
+                file.seek(start)
+                data = file.read(end - start)
+        except OSError:
+            return NewOutput("", 0)
+        skipped = start - self.read_offset
+        self.read_offset = end
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > limit:
+            skipped += len(text[:-limit].encode())
+            text = text[-limit:]
+        return NewOutput(text, skipped)
+
+    def tail(self, chars: int) -> str:
+        """The last `chars` characters of everything it printed (for a panel; does not move the read offset)."""
+        try:
+            with self.output_path.open("rb") as file:
+                end = file.seek(0, os.SEEK_END)
+                file.seek(max(0, end - 4 * chars))
+                return file.read().decode("utf-8", errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+
+_LIVE: weakref.WeakSet[BackgroundShells] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_leftovers() -> None:
+    """agentui is exiting without having closed a conversation (an error, a signal): no shell outlives it."""
+    for shells in list(_LIVE):
+        shells.kill_now()
+
+
+class BackgroundShells:
+    """The background shells of one workspace, by id."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._shells: dict[str, BackgroundShell] = {}
+        self._watchers: set[asyncio.Task[None]] = set()
+        self.on_change: Callable[[ShellInfo], None] = lambda info: None
+        """Called when a shell starts, ends or is stopped (the conversation emits an event for it)."""
+        self._detach: asyncio.Event | None = None
+        _LIVE.add(self)
+
+    # Starting
+
+    def new_id(self) -> str:
+        while (shell_id := "b" + secrets.token_hex(3)) in self._shells:
+            pass
+        return shell_id
+
+    def output_file(self, shell_id: str) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        return self.directory / f"{shell_id}.output"
+
+    async def start(
+        self,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        command: str,
+        description: str | None,
+    ) -> BackgroundShell:
+        """Start `argv` detached: its own process group, stdin empty, stdout and stderr into its output file."""
+        shell_id = self.new_id()
+        path = self.output_file(shell_id)
+        with path.open("wb") as output:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,
+            )
+        return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None)
+
+    def adopt(
+        self,
+        process: asyncio.subprocess.Process,
+        *,
+        command: str,
+        description: str | None,
+        output_path: Path,
+        reader: asyncio.Task[None],
+        output: BinaryIO,
+    ) -> BackgroundShell:
+        """Take over a foreground command the person sent to the background: `reader` goes on copying its output
+        into `output` (already open on `output_path`), which is closed when the command ends."""
+        shell = BackgroundShell(self.new_id(), command, description, output_path, process)
+        return self._adopt(shell, reader, output)
+
+    def _adopt(
+        self, shell: BackgroundShell, reader: asyncio.Task[None] | None, output: BinaryIO | None
+    ) -> BackgroundShell:
+        self._shells[shell.id] = shell
+        watcher = asyncio.get_running_loop().create_task(self._watch(shell, reader, output))
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
+        self.on_change(shell.info())
+        return shell
+
+    async def _watch(self, shell: BackgroundShell, reader: asyncio.Task[None] | None, output: BinaryIO | None) -> None:
+        from agentui.core.tools.bash import end_leftovers
+
+        try:
+            code = await shell.process.wait()
+            await end_leftovers(shell.process.pid)  # what it left running in its group ends with it
+            if reader is not None:
+                try:
+                    await asyncio.wait_for(reader, 5)
+                except TimeoutError:
+                    reader.cancel()
+        finally:
+            if output is not None:
+                output.close()
+        shell.exit_code = shell.process.returncode
+        if shell.stopping:
+            shell.status = "killed"
+        else:
+            shell.status = "completed" if code == 0 else "failed"
+        shell.done.set()
+        self.on_change(shell.info())
+
+    # Sending the running foreground command to the background (Ctrl+B)
+
+    def foreground_started(self) -> asyncio.Event:
+        """A foreground command begins: the event it returns is set when the person asks to background it."""
+        self._detach = asyncio.Event()
+        return self._detach
+
+    def foreground_ended(self, event: asyncio.Event) -> None:
+        if self._detach is event:
+            self._detach = None
+
+    def detach_foreground(self) -> bool:
+        """Ask the running foreground command to continue in the background; False if none is running."""
+        if self._detach is None or self._detach.is_set():
+            return False
+        self._detach.set()
+        return True
+
+    # Reading and stopping
+
+    def get(self, shell_id: str) -> BackgroundShell | None:
+        return self._shells.get(shell_id)
+
+    def all(self) -> list[ShellInfo]:
+        return [shell.info() for shell in self._shells.values()]
+
+    def running(self) -> list[BackgroundShell]:
+        return [shell for shell in self._shells.values() if shell.status == "running"]
+
+    async def wait(self, shell: BackgroundShell, seconds: float) -> bool:
+        """Wait until the shell ends, at most `seconds`; True if it has ended."""
+        try:
+            await asyncio.wait_for(shell.done.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+    async def stop(self, shell: BackgroundShell, grace: float = STOP_GRACE) -> None:
+        """SIGTERM its process group, then SIGKILL what is left after `grace` seconds; returns once it has ended."""
+        if shell.done.is_set():
+            return
+        shell.stopping = True
+        _signal_group(shell.process.pid, signal.SIGTERM)
+        if not await self.wait(shell, grace):
+            _signal_group(shell.process.pid, signal.SIGKILL)
+            await self.wait(shell, 10)
+
+    async def stop_all(self) -> None:
+        await asyncio.gather(*(self.stop(shell) for shell in self.running()))
+        _LIVE.discard(self)
+
+    def kill_now(self) -> None:
+        """Without an event loop (at exit): SIGKILL every group still running."""
+        for shell in self._shells.values():
+            if shell.status == "running" and shell.process.returncode is None:
+                _signal_group(shell.process.pid, signal.SIGKILL)
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

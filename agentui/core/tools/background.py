@@ -1,0 +1,180 @@
+"""TaskOutput and TaskStop: reading and ending background shells (Bash `run_in_background`), by Claude Code 2.1's
+names and shapes; BashOutput and KillShell (KillBash) are 2.0's, for sessions and models that use them."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import Field
+
+from agentui.core.background import BackgroundShell, BackgroundShells
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.workspace import Workspace
+
+MAX_WAIT_MS = 600_000
+
+
+class TaskOutputArgs(ToolArgs):
+    task_id: str = Field(description="The background task's id")
+    block: bool = Field(default=True, description="Wait for the task to finish (up to `timeout`)")
+    timeout: float = Field(default=30_000, ge=0, le=MAX_WAIT_MS, description="How long to wait, in milliseconds")
+
+
+class TaskStopArgs(ToolArgs):
+    task_id: str | None = Field(default=None, description="The background task's id")
+    shell_id: str | None = Field(default=None, description="Deprecated: the same as task_id")
+
+
+class BashOutputArgs(ToolArgs):
+    bash_id: str
+    filter: str | None = None
+
+
+class KillShellArgs(ToolArgs):
+    shell_id: str
+
+
+class _ShellTool(Tool[Any]):
+    kind = "read"  # reads or ends what the model itself started: nothing new runs or is written
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    @property
+    def shells(self) -> BackgroundShells:
+        return self.workspace.shells
+
+    def _find(self, shell_id: str) -> BackgroundShell | None:
+        return self.shells.get(shell_id.strip())
+
+    def _unknown(self, shell_id: str) -> ToolResult:
+        known = ", ".join(info.id for info in self.shells.all()) or "none"
+        return ToolResult.error(f"No background task found with ID: {shell_id} (the tasks are: {known})")
+
+
+class TaskOutput(_ShellTool):
+    name = "TaskOutput"
+    description = (
+        "Read what a background task (a Bash command run with run_in_background) printed since the last read, "
+        "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
+    )
+    Args = TaskOutputArgs
+
+    async def run(self, args: TaskOutputArgs, ctx: ToolContext) -> ToolResult:
+        shell = self._find(args.task_id)
+        if shell is None:
+            return self._unknown(args.task_id)
+        retrieval = "success"
+        if shell.status == "running":
+            if args.block and args.timeout > 0:
+                if not await self.shells.wait(shell, args.timeout / 1000):
+                    retrieval = "timeout"
+            else:
+                retrieval = "not_ready"
+        new = shell.read_new()
+        parts = [
+            f"<retrieval_status>{retrieval}</retrieval_status>",
+            f"<task_id>{shell.id}</task_id>",
+            "<task_type>local_bash</task_type>",
+            f"<status>{shell.status}</status>",
+        ]
+        if shell.exit_code is not None:
+            parts.append(f"<exit_code>{shell.exit_code}</exit_code>")
+        output = new.text.rstrip("\n")
+        if new.skipped:
+            output = f"[{new.skipped:,} earlier bytes of new output are in {shell.output_path}]\n{output}"
+        parts.append(f"<output>\n{output}\n</output>" if output else "<output>(no new output)</output>")
+        details = {
+            "retrieval_status": retrieval,
+            "task": {
+                "task_id": shell.id,
+                "task_type": "local_bash",
+                "status": shell.status,
+                "description": shell.description or shell.command,
+                "output": new.text,
+                "exitCode": shell.exit_code,
+            },
+        }
+        return ToolResult("\n\n".join(parts), details)
+
+
+class TaskStop(_ShellTool):
+    name = "TaskStop"
+    description = "Stop a background task (a Bash command run with run_in_background) and everything it started."
+    Args = TaskStopArgs
+
+    async def run(self, args: TaskStopArgs, ctx: ToolContext) -> ToolResult:
+        shell_id = args.task_id or args.shell_id
+        if not shell_id:
+            return ToolResult.error("TaskStop needs task_id: the id Bash gave when it started the task.")
+        shell = self._find(shell_id)
+        if shell is None:
+            return self._unknown(shell_id)
+        if shell.status != "running":
+            return ToolResult.error(f"Task {shell.id} is not running (status: {shell.status}), so it cannot be stopped")
+        await self.shells.stop(shell)
+        message = f"Successfully stopped task: {shell.id} ({shell.command})"
+        return ToolResult(message, {"message": message, "task_id": shell.id, "task_type": "local_bash"})
+
+
+class BashOutput(_ShellTool):
+    """Claude Code 2.0's TaskOutput: new output of a background shell, at once, optionally filtered by a regex."""
+
+    name = "BashOutput"
+    description = "Read new output of a background Bash shell (Claude Code 2.0's name; prefer TaskOutput)."
+    Args = BashOutputArgs
+    offered = False
+
+    async def run(self, args: BashOutputArgs, ctx: ToolContext) -> ToolResult:
+        shell = self._find(args.bash_id)
+        if shell is None:
+            return self._unknown(args.bash_id)
+        try:
+            wanted = re.compile(args.filter) if args.filter else None
+        except re.error as exc:
+            return ToolResult.error(f"filter is not a valid regular expression: {exc}")
+        text = shell.read_new().text.rstrip("\n")
+        if wanted is not None:
+            text = "\n".join(line for line in text.splitlines() if wanted.search(line))
+        now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        parts = [f"<status>{shell.status}</status>"]
+        if shell.exit_code is not None:
+            parts.append(f"<exit_code>{shell.exit_code}</exit_code>")
+        if text:
+            parts.append(f"<stdout>\n{text}\n</stdout>")
+        parts.append(f"<timestamp>{now}</timestamp>")
+        details = {
+            "shellId": shell.id,
+            "command": shell.command,
+            "status": shell.status,
+            "exitCode": shell.exit_code,
+            "stdout": text,
+            "stderr": "",
+            "stdoutLines": len(text.splitlines()),
+            "stderrLines": 0,
+            "timestamp": now,
+        }
+        return ToolResult("\n\n".join(parts), details)
+
+
+class KillShell(_ShellTool):
+    """Claude Code 2.0's TaskStop (1.0 called it KillBash)."""
+
+    name = "KillShell"
+    aliases = ("KillBash",)
+    description = "Stop a background Bash shell (Claude Code 2.0's name; prefer TaskStop)."
+    Args = KillShellArgs
+    offered = False
+
+    async def run(self, args: KillShellArgs, ctx: ToolContext) -> ToolResult:
+        shell = self._find(args.shell_id)
+        if shell is None:
+            return self._unknown(args.shell_id)
+        if shell.status != "running":
+            return ToolResult.error(f"Shell {shell.id} is not running, so cannot be killed (status: {shell.status})")
+        await self.shells.stop(shell)
+        details = {"message": f"Successfully killed shell: {shell.id} ({shell.command})", "shell_id": shell.id}
+        return ToolResult(json.dumps(details), details)

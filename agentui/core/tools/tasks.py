@@ -1,0 +1,151 @@
+"""TaskCreate, TaskUpdate, TaskList and TaskGet: Claude Code 2.1's task list, with its argument shapes, its results
+and its `toolUseResult`s. They change nothing outside the session, so they need no permission."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agentui.core.events import TaskItem
+from agentui.core.task_board import TaskError
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.workspace import Workspace
+
+
+class TaskCreateArgs(ToolArgs):
+    subject: str = Field(min_length=1, description="A brief title, in the imperative: 'Fix the login bug'")
+    description: str = Field(description="What needs doing, with the context and what counts as done")
+    activeForm: str | None = Field(default=None, description="Shown while it is in progress: 'Fixing the login bug'")
+    metadata: dict[str, Any] | None = Field(default=None, description="Any extra data to keep with the task")
+
+
+class TaskUpdateArgs(ToolArgs):
+    taskId: str = Field(description="The task's id")
+    subject: str | None = Field(default=None, min_length=1)
+    description: str | None = None
+    activeForm: str | None = None
+    status: Literal["pending", "in_progress", "completed", "deleted"] | None = Field(
+        default=None, description="in_progress when starting it, completed when done, deleted to remove it"
+    )
+    addBlocks: list[str] | None = Field(default=None, description="Tasks that cannot start until this one is done")
+    addBlockedBy: list[str] | None = Field(default=None, description="Tasks that must be done before this one")
+    owner: str | None = Field(default=None, description="Who works on it (an agent's name)")
+    metadata: dict[str, Any] | None = None
+
+
+class TaskGetArgs(ToolArgs):
+    taskId: str = Field(description="The task's id")
+
+
+class TaskListArgs(ToolArgs):
+    pass
+
+
+class _TaskTool(Tool[Any]):
+    kind = "read"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+
+class TaskCreate(_TaskTool):
+    name = "TaskCreate"
+    description = (
+        "Add a task to the task list, to plan and track work of several steps (it starts as pending). Use "
+        "TaskUpdate to mark it in_progress before starting it and completed as soon as it is done, and TaskList "
+        "to see where things stand."
+    )
+    Args = TaskCreateArgs
+
+    async def run(self, args: TaskCreateArgs, ctx: ToolContext) -> ToolResult:
+        task = self.workspace.tasks.create(args.subject, args.description, args.activeForm)
+        return ToolResult(
+            f"Task #{task.id} created successfully: {task.subject}",
+            details={"task": {"id": task.id, "subject": task.subject}},
+        )
+
+
+class TaskUpdate(_TaskTool):
+    name = "TaskUpdate"
+    description = (
+        "Change a task: its status (pending, in_progress, completed, or deleted to remove it), subject, "
+        "description, activeForm, owner, or its dependencies (addBlocks, addBlockedBy). Give only what changes."
+    )
+    Args = TaskUpdateArgs
+
+    async def run(self, args: TaskUpdateArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            task, fields, status_change = self.workspace.tasks.update(args.taskId, args.model_dump())
+        except TaskError as exc:
+            return ToolResult.error(str(exc), success=False, taskId=args.taskId)
+        task_id = args.taskId.lstrip("#")
+        details: dict[str, Any] = {"success": True, "taskId": task_id, "updatedFields": fields}
+        if status_change:
+            details["statusChange"] = status_change
+        if task is None:
+            return ToolResult(f"Task #{task_id} deleted", details)
+        return ToolResult(f"Updated task #{task_id} {', '.join(sorted(fields)) or '(nothing changed)'}", details)
+
+
+class TaskList(_TaskTool):
+    name = "TaskList"
+    description = "List every task with its id, status, owner and what blocks it."
+    Args = TaskListArgs
+
+    async def run(self, args: TaskListArgs, ctx: ToolContext) -> ToolResult:
+        board = self.workspace.tasks
+        tasks = board.tasks()
+        if not tasks:
+            return ToolResult("No tasks found", {"tasks": []})
+        lines = []
+        for task in tasks:
+            line = f"#{task.id} [{task.status}] {task.subject}"
+            if task.owner:
+                line += f" ({task.owner})"
+            blockers = board.open_blockers(task)
+            if blockers:
+                line += " [blocked by " + ", ".join(f"#{i}" for i in blockers) + "]"
+            lines.append(line)
+        listed = [_summary(task, board.open_blockers(task)) for task in tasks]
+        return ToolResult("\n".join(lines), {"tasks": listed})
+
+
+class TaskGet(_TaskTool):
+    name = "TaskGet"
+    description = "Everything about one task: its description, status, owner and dependencies."
+    Args = TaskGetArgs
+
+    async def run(self, args: TaskGetArgs, ctx: ToolContext) -> ToolResult:
+        try:
+            task = self.workspace.tasks.get(args.taskId)
+        except TaskError as exc:
+            return ToolResult.error(str(exc), task=None)
+        lines = [f"Task #{task.id}: {task.subject}", f"Status: {task.status}"]
+        if task.description:
+            lines.append(f"Description: {task.description}")
+        if task.owner:
+            lines.append(f"Owner: {task.owner}")
+        if task.blocked_by:
+            lines.append("Blocked by: " + ", ".join(f"#{i}" for i in task.blocked_by))
+        if task.blocks:
+            lines.append("Blocks: " + ", ".join(f"#{i}" for i in task.blocks))
+        details = {
+            "task": {
+                "id": task.id,
+                "subject": task.subject,
+                "description": task.description,
+                "status": task.status,
+                "blocks": list(task.blocks),
+                "blockedBy": list(task.blocked_by),
+            }
+        }
+        return ToolResult("\n".join(lines), details)
+
+
+def _summary(task: TaskItem, blockers: list[str]) -> dict[str, Any]:
+    summary: dict[str, Any] = {"id": task.id, "subject": task.subject, "status": task.status}
+    if task.owner:
+        summary["owner"] = task.owner
+    summary["blockedBy"] = blockers
+    return summary
