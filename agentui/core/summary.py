@@ -31,5 +31,16 @@ def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) 
         return f"{arguments.get('pattern', '')}{where}"
     if name == "TodoWrite":
         return f"{len(arguments.get('todos') or [])} tasks"
+    if name == "TaskCreate":
+        return str(arguments.get("subject") or "")
+    if name in ("TaskUpdate", "TaskGet"):
+        change = f" → {arguments['status']}" if arguments.get("status") else ""
+        return f"#{arguments.get('taskId', '?')}{change}"
+    if name in ("TaskOutput", "TaskStop", "BashOutput", "KillShell", "KillBash"):
+        return str(arguments.get("task_id") or arguments.get("shell_id") or arguments.get("bash_id") or "")
+    if name in ("Agent", "Task"):
+        return str(arguments.get("description") or "")
+    if name == "TaskList":
+        return ""
     compact = json.dumps(arguments, ensure_ascii=False)
     return compact if len(compact) <= 100 else compact[:97] + "…"

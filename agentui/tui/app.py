@@ -237,6 +237,7 @@ class AgentApp(App[None]):
             self.view.show_history(conversation.messages, resumed.tool_details, drawn=same)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
         self.view.todos.show_tasks(conversation.tasks)
+        self.view.todos.show_tasks(conversation.tasks)
         title = resumed.title if resumed and resumed.title else ""
         self.status.set(
             model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title

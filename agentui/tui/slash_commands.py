@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "
     "rewinds) · "
-    "Shift+Tab permission mode ·\nPageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
+    "Shift+Tab permission mode · Ctrl+B sends a running command to the background ·\n"
+    "PageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
     "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
     "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
     "!command runs a shell command · "
@@ -160,6 +161,22 @@ class Rewind(SlashCommand):
         app.push_screen(RewindPicker(points, conversation.changes_since, conversation.root), chosen)
 
 
+class Tasks(SlashCommand):
+    name, description = "tasks", "Show the background shells: their status and output, and stop one"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.tui.screens.background import BackgroundShellsScreen
+
+        conversation = app.conversation
+        if conversation is None or not conversation.background_shells():
+            app.say(
+                "No background shells. The model starts one with Bash run_in_background; Ctrl+B sends a running "
+                "command there."
+            )
+            return
+        app.push_screen(BackgroundShellsScreen(conversation))
+
+
 class Model(SlashCommand):
     name, description = "model", "Show or switch the model [name]"
 
@@ -272,6 +289,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Mcp,
         Resume,
         Rewind,
+        Tasks,
         Model,
         Cost,
         Permissions,

@@ -252,7 +252,9 @@ async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_pa
         assert shown.splitlines()[0] == "… 18 earlier lines" and shown.splitlines()[-1] == "30"
         assert blocks["t1"].expanded and "fix add" in str(blocks["t1"].query_one(".tool-body Static").render())
         # and the open tasks stay in view above the prompt, also after a resume
-        assert app.view.todos.has_class("-open") and "◐ fix add" in str(app.view.todos.render())
+        assert app.view.todos.has_class("-open") and "◐ Fixing add" in str(
+            app.view.todos.render()
+        )  # (its activeForm while in progress)
         assert app.view.todos.border_title == "Tasks 0/1"
         session_id = app.conversation.session_id
     app = harness.app()
@@ -260,7 +262,7 @@ async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_pa
         await ready(pilot)
         await type_and_send(pilot, "/resume " + session_id)
         await until(pilot, lambda: app.view.todos.has_class("-open"))
-        assert "fix add" in str(app.view.todos.render())
+        assert "Fixing add" in str(app.view.todos.render())
         await type_and_send(pilot, "/clear")
         await until(pilot, lambda: not app.view.todos.has_class("-open"))
 

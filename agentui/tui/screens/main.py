@@ -38,6 +38,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+r", "search_history", "Search earlier prompts", show=False),
         Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
+        Binding("ctrl+b", "to_background", "Run in the background", show=False, priority=True),
     ]
 
     def __init__(
@@ -70,6 +71,13 @@ class MainScreen(Screen[None]):
         # Widgets mounted or resized while a question covered this screen were laid out out of sight; lay out and
         # paint the whole screen again now that it is back, or the terminal can keep a stale frame.
         self.refresh(layout=True, repaint=True)
+
+    def action_to_background(self) -> None:
+        """Ctrl+B: the command running now goes on in the background (the model is told its id)."""
+        app = cast("AgentApp", self.app)
+        conversation = app.conversation
+        if conversation is None or not conversation.background_foreground():
+            app.say("No command is running to send to the background (Ctrl+B does that for a running Bash command).")
 
     def action_scroll_transcript(self, where: str) -> None:
         transcript, window = self.transcript, self.window

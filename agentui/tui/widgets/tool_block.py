@@ -55,6 +55,21 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
     if name in ("Grep", "Glob"):
         count = details.get("numFiles", 0)
         return f"{count} file{'' if count == 1 else 's'}"
+    if name == "Bash" and details.get("backgroundTaskId"):
+        moved = "sent to the background" if details.get("backgroundedByUser") else "running in the background"
+        return f"{moved} as {details['backgroundTaskId']}"
+    if name in ("TaskOutput", "BashOutput"):
+        task = details.get("task") or details
+        status = task.get("status")
+        lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
+        return f"{status} · {lines} new line{'' if lines == 1 else 's'}" if status else "done"
+    if name in ("TaskStop", "KillShell", "KillBash"):
+        return "stopped"
+    if name == "TaskCreate":
+        return f"task #{(details.get('task') or {}).get('id', '?')} created"
+    if name == "TaskList":
+        count = len(details.get("tasks") or [])
+        return f"{count} task{'' if count == 1 else 's'}"
     if name == "Bash":
         code = details.get("exitCode")
         lines = len(str(details.get("stdout") or text).splitlines())
