@@ -41,6 +41,6 @@ def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) 
     if name in ("Agent", "Task"):
         return str(arguments.get("description") or "")
     if name == "TaskList":
-        return ""
+        return "all tasks"
     compact = json.dumps(arguments, ensure_ascii=False)
     return compact if len(compact) <= 100 else compact[:97] + "…"
