@@ -27,6 +27,7 @@ def builtin_tools(
     from agentui.core.tools.edit import Edit
     from agentui.core.tools.glob import Glob
     from agentui.core.tools.grep import Grep
+    from agentui.core.tools.notebook import NotebookEdit
     from agentui.core.tools.read import Read
     from agentui.core.tools.tasks import TaskCreate, TaskGet, TaskList, TaskUpdate
     from agentui.core.tools.todo import TodoWrite
@@ -38,6 +39,7 @@ def builtin_tools(
             Read(workspace),
             Write(workspace),
             Edit(workspace),
+            NotebookEdit(workspace),
             Grep(workspace),
             Glob(workspace),
             TaskCreate(workspace),

@@ -67,6 +67,11 @@ class Read(Tool[ReadArgs]):
             media_type = image_type(head)
             if media_type is not None:
                 return self._image(path, ws.display(path), size, media_type)
+            if path.suffix == ".ipynb" and args.offset is None and args.limit is None:
+                notebook = self._notebook(path, head + handle.read(), info)
+                if notebook is not None:
+                    return notebook
+                handle.seek(len(head))
             try:
                 codec, bom = sniff(head)
             except BinaryFileError:
@@ -97,6 +102,19 @@ class Read(Tool[ReadArgs]):
             text += f"\n… more lines follow (file is {size:,} bytes); use offset={next_line} to read on."
         details["truncated"] = more
         return ToolResult(content=text, details=details)
+
+    def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
+        """A notebook's cells and outputs; None for one that does not parse (it is read as text, with a note)."""
+        from agentui.core.tools.notebook import NotebookError, parse_notebook, render_notebook
+
+        try:
+            notebook = parse_notebook(raw, self.workspace.display(path))
+        except NotebookError:
+            return None
+        self.workspace.record_read(path, info)
+        cells = len(notebook["cells"])
+        details = {"type": "notebook", "filePath": str(path), "cells": cells, "size": info.st_size}
+        return ToolResult(content=render_notebook(notebook), details=details)
 
     def _image(self, path: Path, shown: str, size: int, media_type: str) -> ToolResult:
         if size > MAX_IMAGE_BYTES:

@@ -293,7 +293,7 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
 
     registry = builtin_tools(ws)
     assert registry.names() == [
-        "Bash", "Read", "Write", "Edit", "Grep", "Glob",
+        "Bash", "Read", "Write", "Edit", "NotebookEdit", "Grep", "Glob",
         "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskOutput", "TaskStop",
     ]  # fmt: skip
     # 2.0's names run when called, without being offered.
@@ -313,5 +313,5 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
     assert shapes["Glob"] == ({"pattern", "path"}, {"pattern"})
     assert all(spec.input_schema["additionalProperties"] is False for spec in registry.specs())
     kinds = {tool.name: tool.kind for tool in registry}
-    assert kinds["Bash"] == "execute" and kinds["Write"] == kinds["Edit"] == "write"
-    assert {kind for name, kind in kinds.items() if name not in ("Bash", "Write", "Edit")} == {"read"}
+    assert kinds["Bash"] == "execute" and kinds["Write"] == kinds["Edit"] == kinds["NotebookEdit"] == "write"
+    assert {kind for name, kind in kinds.items() if name not in ("Bash", "Write", "Edit", "NotebookEdit")} == {"read"}

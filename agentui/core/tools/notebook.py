@@ -1,0 +1,197 @@
+"""Jupyter notebooks: Read shows each cell with its outputs (images as images); NotebookEdit replaces, inserts or
+deletes a cell by id with Claude Code's arguments, keeping the notebook valid JSON with its metadata."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any, Literal
+
+from pydantic import Field
+
+from agentui.core.messages import ImageBlock, TextBlock
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.files import atomic_write
+from agentui.core.tools.write import target_path
+from agentui.core.workspace import Workspace
+
+OUTPUT_CHARS = 10_000
+"""Per output: a cell that printed a megabyte is shown by its start."""
+
+
+class NotebookError(ValueError):
+    """Not a notebook this tool can work on; the message says why, in one sentence."""
+
+
+def parse_notebook(raw: bytes, shown: str) -> dict[str, Any]:
+    try:
+        notebook = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise NotebookError(f"{shown} is not a valid notebook: its JSON does not parse ({exc})") from None
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise NotebookError(f"{shown} is not a valid notebook: it has no list of cells")
+    return notebook
+
+
+def _text(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def cell_id(cell: dict[str, Any], index: int) -> str:
+    return str(cell.get("id") or f"cell-{index}")
+
+
+def render_notebook(notebook: dict[str, Any]) -> list[TextBlock | ImageBlock]:
+    """The cells as the model reads them: id, type and source, then each output (text, or a PNG/JPEG image)."""
+    language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
+    blocks: list[TextBlock | ImageBlock] = []
+    parts: list[str] = []
+    for index, cell in enumerate(notebook["cells"]):
+        if not isinstance(cell, dict):
+            continue
+        kind = cell.get("cell_type", "code")
+        header = f'<cell id="{cell_id(cell, index)}">'
+        if kind != "code":
+            header += f"<cell_type>{kind}</cell_type>"
+        parts.append(f"{header}{_text(cell.get('source'))}</cell>")
+        for output in cell.get("outputs") or []:
+            if not isinstance(output, dict):
+                continue
+            data = output.get("data") or {}
+            image = next((m for m in ("image/png", "image/jpeg") if m in data), None)
+            if image is not None:
+                blocks.append(TextBlock(text="\n".join(parts)))
+                parts = []
+                source = {"type": "base64", "media_type": image, "data": _text(data[image]).replace("\n", "")}
+                blocks.append(ImageBlock(source=source))
+                continue
+            if output.get("output_type") == "error":
+                text = f"{output.get('ename', 'Error')}: {output.get('evalue', '')}"
+            else:
+                text = _text(output.get("text") or data.get("text/plain"))
+            if text:
+                clipped = text[:OUTPUT_CHARS] + (
+                    f"\n… [{len(text) - OUTPUT_CHARS:,} more characters]" if len(text) > OUTPUT_CHARS else ""
+                )
+                parts.append(f"<output>{clipped.rstrip()}</output>")
+    if parts or not blocks:
+        blocks.append(TextBlock(text="\n".join(parts) or f"(an empty {language} notebook)"))
+    return blocks
+
+
+class NotebookEditArgs(ToolArgs):
+    notebook_path: str = Field(description="The notebook to edit (absolute, or relative to the project root)")
+    cell_id: str | None = Field(
+        default=None,
+        description="The cell to replace or delete; with insert, the new cell goes after it (at the start if absent)",
+    )
+    new_source: str = Field(description="The cell's new source (ignored when deleting)")
+    cell_type: Literal["code", "markdown"] | None = Field(
+        default=None, description="The cell's type: required to insert, defaults to the cell's own to replace"
+    )
+    edit_mode: Literal["replace", "insert", "delete"] = Field(default="replace")
+
+
+class NotebookEdit(Tool[NotebookEditArgs]):
+    name = "NotebookEdit"
+    description = (
+        "Replace, insert or delete one cell of a Jupyter notebook (.ipynb), by the cell id Read shows. Replacing a "
+        "code cell clears its outputs. Read the notebook first."
+    )
+    Args = NotebookEditArgs
+    kind = "write"
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def permission_path(self, args: NotebookEditArgs) -> str:
+        return args.notebook_path
+
+    async def run(self, args: NotebookEditArgs, ctx: ToolContext) -> ToolResult:
+        ws = self.workspace
+        path, problem = target_path(ws, args.notebook_path, ctx)
+        if problem:
+            return ToolResult.error(problem)
+        shown = ws.display(path)
+        if path.suffix != ".ipynb":
+            return ToolResult.error(f"{shown} is not a notebook (.ipynb); use Edit for other files.")
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return ToolResult.error(f"Notebook does not exist: {shown}.")
+        if reason := ws.unread_reason(path):
+            return ToolResult.error(f"{reason}; nothing was written.")
+        try:
+            notebook = parse_notebook(raw, shown)
+            changed_id, cell_type = _apply(notebook, args)
+        except NotebookError as exc:
+            return ToolResult.error(f"{exc}; nothing was written.")
+        indent = 1 if raw.startswith(b"{\n ") and not raw.startswith(b"{\n  ") else 2  # (Jupyter writes 1)
+        updated = json.dumps(notebook, indent=indent, ensure_ascii=False) + "\n"
+        atomic_write(path, updated.encode())
+        ws.record_read(path)
+        language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
+        verb = {"replace": "Updated", "insert": "Inserted", "delete": "Deleted"}[args.edit_mode]
+        details = {
+            "new_source": args.new_source,
+            "cell_id": changed_id,
+            "cell_type": cell_type,
+            "language": language,
+            "edit_mode": args.edit_mode,
+            "error": "",
+            "notebook_path": str(path),
+            "original_file": raw.decode("utf-8", errors="replace"),
+            "updated_file": updated,
+        }
+        return ToolResult(f"{verb} cell {changed_id} of {shown}.", details)
+
+
+def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str]:
+    cells: list[Any] = notebook["cells"]
+    index = _find(cells, args.cell_id) if args.cell_id else None
+    if args.edit_mode != "insert" and index is None:
+        raise NotebookError(
+            f"there is no cell {args.cell_id!r}" if args.cell_id else f"cell_id is needed to {args.edit_mode} a cell"
+        )
+    source = args.new_source.splitlines(keepends=True)
+    if args.edit_mode == "delete":
+        assert index is not None
+        removed = cells.pop(index)
+        return cell_id(removed, index), str(removed.get("cell_type", "code"))
+    if args.edit_mode == "insert":
+        if args.cell_type is None:
+            raise NotebookError("cell_type (code or markdown) is needed to insert a cell")
+        cell: dict[str, Any] = {"cell_type": args.cell_type, "metadata": {}, "source": source}
+        if _uses_ids(notebook):
+            cell["id"] = secrets.token_hex(4)
+        if args.cell_type == "code":
+            cell |= {"execution_count": None, "outputs": []}
+        position = 0 if index is None else index + 1
+        cells.insert(position, cell)
+        return cell_id(cell, position), args.cell_type
+    assert index is not None
+    cell = cells[index]
+    cell["source"] = source
+    kind = args.cell_type or cell.get("cell_type", "code")
+    if kind != cell.get("cell_type"):
+        cell["cell_type"] = kind
+    if kind == "code":
+        cell["execution_count"] = None
+        cell["outputs"] = []
+    else:
+        cell.pop("execution_count", None)
+        cell.pop("outputs", None)
+    return cell_id(cell, index), kind
+
+
+def _find(cells: list[Any], wanted: str) -> int | None:
+    for index, cell in enumerate(cells):
+        if isinstance(cell, dict) and cell.get("id") == wanted:
+            return index
+    if wanted.startswith("cell-") and wanted[5:].isdigit() and int(wanted[5:]) < len(cells):
+        return int(wanted[5:])  # (the id Read shows for a cell of an older notebook that has none)
+    return None
+
+
+def _uses_ids(notebook: dict[str, Any]) -> bool:
+    return (notebook.get("nbformat", 4), notebook.get("nbformat_minor", 0)) >= (4, 5)
