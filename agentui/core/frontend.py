@@ -40,6 +40,7 @@ _EXPORTS = {
     "RewindRequest": "agentui.core.rewind",
     "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
+    "ShellInfo": "agentui.core.background",
     "is_summary": "agentui.core.compaction",
     "SUMMARY_PREFIX": "agentui.core.compaction",
     # the person's choices and files
@@ -58,6 +59,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
+    from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.compaction import is_summary as is_summary
     from agentui.core.conversation import Conversation as Conversation

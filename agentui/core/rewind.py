@@ -199,7 +199,9 @@ def _plan(conversation: Conversation, entries: list[dict[str, Any]], prompt: dic
             )
     except SnapshotError as exc:
         raise RewindError(f"The work tree's snapshots cannot be read: {exc}") from None
-    since = max(_seconds(entries), conversation.restored_at)
+    # (+1 ms: the session's timestamps are whole milliseconds, so agentui's own last write can look a fraction of
+    # one later than the line recorded after it)
+    since = max(_seconds(entries) + 0.001, conversation.restored_at)
     plan.changes = [
         replace(change, outside=True) if change.now is not None and _modified(change.path) > since else change
         for change in plan.changes

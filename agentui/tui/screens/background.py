@@ -14,8 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from agentui.core.background import ShellInfo
-    from agentui.core.frontend import Conversation
+    from agentui.core.frontend import Conversation, ShellInfo
 
 REFRESH = 0.5
 """Seconds between redraws of the statuses and the output while the list is open."""
