@@ -110,8 +110,9 @@ def _stop_leftovers() -> None:
 class BackgroundShells:
     """The background shells of one workspace, by id."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, directory: Callable[[], Path]) -> None:
+        self._directory = directory
+        """Where output files go, asked for when the first shell starts (opening a conversation makes none)."""
         self._shells: dict[str, BackgroundShell] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self.on_change: Callable[[ShellInfo], None] = lambda info: None
@@ -127,8 +128,9 @@ class BackgroundShells:
         return shell_id
 
     def output_file(self, shell_id: str) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        return self.directory / f"{shell_id}.output"
+        directory = self._directory()
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / f"{shell_id}.output"
 
     async def start(
         self,
@@ -249,8 +251,9 @@ class BackgroundShells:
             await self.wait(shell, 10)
 
     async def stop_all(self) -> None:
+        """Stop every shell still running (the next conversation on this workspace may start new ones, which the
+        exit hook covers as well)."""
         await asyncio.gather(*(self.stop(shell) for shell in self.running()))
-        _LIVE.discard(self)
 
     def kill_now(self) -> None:
         """Without an event loop (at exit): SIGKILL every group still running."""

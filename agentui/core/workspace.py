@@ -131,11 +131,12 @@ class Workspace:
         if self._shells is None:
             from agentui.core.background import BackgroundShells
 
-            self._shells = BackgroundShells(self.scratch / "tasks")
+            self._shells = BackgroundShells(lambda: self.scratch / "tasks")
         return self._shells
 
     def new_conversation(self) -> None:
-        """A conversation starts (or a resumed one opens): its task list starts empty. Background shells go on."""
+        """A conversation starts (or a resumed one opens): its task list starts empty. (Background shells stay with
+        the workspace; closing the conversation before stopped those that ran.)"""
         self.todos = []
         self._tasks = None
 

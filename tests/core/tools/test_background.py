@@ -167,6 +167,9 @@ def test_no_background_shell_outlives_the_interpreter(tmp_path: Path) -> None:
         async def main():
             ws = Workspace(root=Path({str(tmp_path)!r}))
             ctx = ToolContext(cwd=ws.root, session_id="s", tool_call_id="t")
+            # A first conversation's shell, stopped when it closed; the project goes on to the next conversation.
+            await Bash(ws).run(BashArgs(command="true", run_in_background=True), ctx)
+            await ws.shells.stop_all()
             command = "sleep 33.7104 & echo $! > started; sleep 33.7104"
             await Bash(ws).run(BashArgs(command=command, run_in_background=True), ctx)
             while not (ws.root / "started").read_text() if (ws.root / "started").exists() else True:
