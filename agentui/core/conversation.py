@@ -485,16 +485,19 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
     background shells. A session that kept its list with TodoWrite goes on being offered TodoWrite."""
     from agentui.core.events import BackgroundShellUpdate, TaskListUpdate
+    from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
     workspace, session_id = project.workspace, agent.session_id
     workspace.new_conversation()
     board = workspace.tasks
     board.replay(history)
     used = {block.name for message in history for block in message.tool_uses}
-    todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}
+    todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}  # (the calls that keep a list)
     for tool in project.tools:
-        if tool.name == "TodoWrite" or (tool.name.startswith("Task") and tool.name not in ("TaskOutput", "TaskStop")):
-            tool.offered = (tool.name == "TodoWrite") == todo_write
+        if tool.name == "TodoWrite":
+            tool.offered = todo_write
+        elif tool.name in TASK_LIST_TOOLS:
+            tool.offered = not todo_write
     board.on_change = lambda tasks: agent.bus.emit(TaskListUpdate(session_id=session_id, tasks=tasks))
     workspace.shells.on_change = lambda info: agent.bus.emit(
         BackgroundShellUpdate(

@@ -60,7 +60,7 @@ class TaskBoard:
         """Apply TaskUpdate's arguments (its own names: activeForm, addBlocks, addBlockedBy, status "deleted").
         Returns the task (None once deleted), the fields changed, and the status change if any."""
         task = self.get(task_id)
-        if changes.get("status") not in (None, "pending", "in_progress", "completed", "deleted"):
+        if changes.get("status") not in (None, *_STATUSES, "deleted"):
             raise TaskError(f"{changes['status']!r} is not a task status")
         fields = [key for key in changes if key != "taskId" and changes[key] is not None]
         if changes.get("status") == "deleted":
@@ -93,9 +93,7 @@ class TaskBoard:
             TaskItem(
                 id=f"todo-{n}",
                 subject=str(todo.get("content") or ""),
-                status=todo.get("status")
-                if todo.get("status") in ("pending", "in_progress", "completed")
-                else "pending",
+                status=todo["status"] if todo.get("status") in _STATUSES else "pending",
                 active_form=todo.get("activeForm"),
             )
             for n, todo in enumerate(todos, 1)

@@ -13,6 +13,7 @@ from agentui.core.events import Notice, PermissionDecision, PermissionRequest
 from agentui.core.messages import ToolResultBlock
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from agentui.core.subagents import load_agent_types
 from tests.support.sessions import claude_code_log_reads, lines
@@ -24,7 +25,7 @@ def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
 
 
 def open_conversation(
-    tmp_path: Path, script: list[dict[str, Any]], **permissions: Any
+    tmp_path: Path, script: list[dict[str, Any]], session: SessionRequest | None = None, **permissions: Any
 ) -> tuple[Conversation, ScriptedProvider]:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
@@ -35,7 +36,10 @@ def open_conversation(
     }
     provider = ScriptedProvider(script)
     launch = Launch(
-        Settings(provider="scripted", model="scripted"), cwd=root, permissions=PermissionOptions(**permissions)
+        Settings(provider="scripted", model="scripted"),
+        cwd=root,
+        permissions=PermissionOptions(**permissions),
+        session=session or SessionRequest(),
     )
     return Conversation.open(launch, provider=provider, env=env), provider
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.conversation import Conversation
 from agentui.core.events import BackgroundShellUpdate, Event, TaskListUpdate
-from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
-from agentui.core.settings import Settings
+from tests.core.test_subagents import open_conversation as opened
 from tests.core.tools.test_bash import processes_with
 from tests.support.waiting import eventually
 
@@ -27,21 +26,8 @@ def say(text: str) -> dict[str, Any]:
 def open_conversation(
     tmp_path: Path, script: list[dict[str, Any]], resume: str | None = None, **permissions: Any
 ) -> tuple[Conversation, ScriptedProvider, list[Event]]:
-    root = tmp_path / "project"
-    root.mkdir(exist_ok=True)
-    env = {
-        "HOME": str(tmp_path / "home"),
-        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
-        "AGENTUI_DATA_DIR": str(tmp_path / "data"),
-    }
-    provider = ScriptedProvider(script)
-    launch = Launch(
-        Settings(provider="scripted", model="scripted"),
-        cwd=root,
-        permissions=PermissionOptions(**permissions),
-        session=SessionRequest(resume=resume),
-    )
-    conversation = Conversation.open(launch, provider=provider, env=env)
+    """A conversation as test_subagents opens one, with its events collected."""
+    conversation, provider = opened(tmp_path, script, SessionRequest(resume=resume), **permissions)
     events: list[Event] = []
     conversation.on(events.append)
     return conversation, provider, events

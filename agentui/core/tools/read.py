@@ -104,7 +104,7 @@ class Read(Tool[ReadArgs]):
         return ToolResult(content=text, details=details)
 
     def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
-        """A notebook's cells and outputs; None for one that does not parse (it is read as text, with a note)."""
+        """A notebook's cells and outputs; None for one that does not parse (it is then read as text)."""
         from agentui.core.tools.notebook import NotebookError, parse_notebook, render_notebook
 
         try:

@@ -12,6 +12,9 @@ from agentui.core.task_board import TaskError
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.workspace import Workspace
 
+TASK_LIST_TOOLS = ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
+"""The tools of the task list, which TodoWrite replaces for a session that used it."""
+
 
 class TaskCreateArgs(ToolArgs):
     subject: str = Field(min_length=1, description="A brief title, in the imperative: 'Fix the login bug'")
