@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ def test_background_shells_and_tasks_in_print_mode(
     project = tmp_path / "project"
     project.mkdir()
     ids: dict[str, str] = {}
+    server_output: list[Path] = []
 
     def model(request: RecordedRequest) -> Reply:
         turn = len(server.requests)
@@ -49,12 +51,19 @@ def test_background_shells_and_tasks_in_print_mode(
                 found = re.search(r"with ID: (\w+)", text_of(results[name]))
                 assert found, results[name]
                 ids[name] = found.group(1)
+            written = re.search(r"written to: (\S+\.output)", text_of(results["server"]))
+            assert written, results["server"]
+            server_output.append(Path(written.group(1)))
             blocks = [
                 tool_call("TaskOutput", "read", task_id=ids["quick"], block=True, timeout=60000),
                 tool_call("TaskOutput", "unknown", task_id="bnope", block=False, timeout=0),
                 tool_call("TaskUpdate", "start", taskId="1", status="in_progress"),
             ]
         elif turn == 3:
+            # The model looks once the server has said something (on a busy machine that can take a while).
+            deadline = time.monotonic() + 60
+            while b"up" not in server_output[0].read_bytes() and time.monotonic() < deadline:
+                time.sleep(0.02)
             blocks = [
                 tool_call("TaskStop", "stop_done", task_id=ids["quick"]),
                 tool_call("TaskOutput", "peek", task_id=ids["server"], block=True, timeout=100),
