@@ -46,6 +46,18 @@ CANNOT_ASK = (
     "the user can allow it with a rule (--allowedTools or .claude/settings.json) or --permission-mode."
 )
 
+NO_ONE_ANSWERS = {
+    "AskUserQuestion": (
+        "agentui is running without a screen (-p), so no one can answer questions; go on with your best judgment and "
+        "say what you assumed."
+    ),
+    "ExitPlanMode": (
+        "agentui is running without a screen (-p), so no one can approve the plan and nothing may be changed: end "
+        "with the plan as your answer. The user can let plans go ahead with --allowedTools ExitPlanMode or another "
+        "--permission-mode."
+    ),
+}
+"""What the model is told when print mode cannot put a question or a plan to anyone."""
 
 RESTARTED = "[agentui: the answer above was cut off and is given again in full below]"
 
@@ -259,7 +271,8 @@ async def run_print(
 
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
-            message = f"{CANNOT_ASK} It needed permission because {event.reason}."
+            fallback = f"{CANNOT_ASK} It needed permission because {event.reason}."
+            message = NO_ONE_ANSWERS.get(event.tool_name, fallback)
             conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
 
     conversation.on(deny_asks)

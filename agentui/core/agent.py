@@ -137,6 +137,8 @@ class Agent:
             hooks=self.hooks,
             memory=memory,
         )
+        self.reminders: Callable[[], list[str]] = list
+        """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
         self._session_started = False
         self._steering: list[str] = []
         self._follow_ups: list[str] = []
@@ -264,7 +266,10 @@ class Agent:
         first, self._session_started = not self._session_started, True
         context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
         self._add_user(
-            Message(role="user", content=[TextBlock(text=prompt), *(TextBlock(text=text) for text in context)]),
+            Message(
+                role="user",
+                content=[TextBlock(text=prompt), *(TextBlock(text=text) for text in [*context, *self.reminders()])],
+            ),
             "prompt",
         )
         stop_hook_active, continuations = False, 0

@@ -166,6 +166,9 @@ class Conversation:
 
         agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
         _wire_task_state(project, agent, session.messages)
+        from agentui.core.tools.plan import plan_mode_reminders
+
+        agent.reminders = plan_mode_reminders(project.engine)
         from agentui.core.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)

@@ -36,9 +36,9 @@ log = logging.getLogger(__name__)
 
 INTERRUPTED = "Interrupted by user: the tool call was stopped before it finished."
 _REJECTED = (
-    "The user doesn't want to proceed with this tool use. The tool use was rejected "
-    "(nothing was written or run). Stop and wait for the user to say how to proceed."
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (nothing was written or run)."
 )
+_WAIT = " Stop and wait for the user to say how to proceed."
 
 
 class ToolDispatcher:
@@ -168,8 +168,13 @@ class ToolDispatcher:
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
             if decision.behavior == "deny":
-                said = f" The user said: {decision.message}" if decision.message else ""
+                said = f" The user said: {decision.message}" if decision.message else _WAIT
                 return ToolResult.error(_REJECTED + said, denied=True)
+            if decision.updated_input is not None:  # (the person's answer, for a tool that asks one)
+                try:
+                    args = tool.Args.model_validate(decision.updated_input)
+                except ValidationError as exc:
+                    return ToolResult.error(f"{call.name} was not run: the answer had {_describe(exc)}.")
 
         raw = tool.permission_path(args)
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)

@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 RunStop = Literal["end_turn", "max_turns", "cancelled", "interrupted", "error"]
 """Why a run ended: the model finished, the turn limit was hit, the person cancelled, the stream broke after
 some content completed, or an error that retrying could not fix."""
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+"""Claude Code's permission modes: ask for edits and commands, accept edits, change nothing, or ask for nothing."""
 UserSource = Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
 """Why a user message joined the history: typed, steered, queued, a cancel, a hook, or context the person added."""
 
@@ -31,6 +33,10 @@ class PermissionDecision(BaseModel):
     scope: Literal["once", "session", "always"] = "once"
     message: str | None = None
     """With a deny: what to tell the model instead ("no, and do this instead")."""
+    updated_input: dict[str, Any] | None = None
+    """With an allow: the arguments the tool runs with instead of the model's (AskUserQuestion's, with the answers)."""
+    mode: PermissionMode | None = None
+    """With an allow: the permission mode from then on (an approved plan goes on in acceptEdits or default)."""
 
 
 class _Event(BaseModel):

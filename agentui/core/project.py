@@ -157,7 +157,9 @@ def open_project(
         specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env}, permission_mode=lambda: engine.mode
     )
     engine.sandbox = sandbox
-    tools = builtin_tools(workspace, env=settings_env, sandbox=sandbox)
+    tools = builtin_tools(
+        workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
+    )
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
 
 

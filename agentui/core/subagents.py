@@ -166,7 +166,9 @@ class Task(Tool[TaskArgs]):
         tools = ToolRegistry(
             tool
             for tool in parent.tools
-            if tool.name != self.name and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+            if tool.name != self.name
+            and not tool.main_only
+            and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
         )
         model = None if requested in MODEL_ALIASES else requested
         config = parent.config.model_copy(

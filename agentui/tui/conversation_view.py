@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agentui.tui.attention import call_attention
-from agentui.tui.history_view import INIT_PROMPT, read_history, shell_record, summary_text
+from agentui.tui.history_view import INIT_PROMPT, prompt_text, read_history, shell_record, summary_text
 from agentui.tui.history_window import HistoryWindow
 from agentui.tui.widgets.status_bar import StatusBar
 from agentui.tui.widgets.todo_panel import TodoPanel
@@ -230,7 +230,7 @@ class ConversationView:
             await self._texts[key].finish()
 
     def _user_message(self, event: UserMessage) -> None:
-        text = event.message.text
+        text = prompt_text(event.message)
         if event.source == "interrupt":
             return
         if event.source == "hook":

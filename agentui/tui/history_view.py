@@ -39,6 +39,19 @@ def shell_record(text: str) -> tuple[str, str] | None:
     return (found[1], found[2] or "") if found else None
 
 
+def is_reminder(text: str) -> bool:
+    """A note for the model in a user message (Claude Code's `<system-reminder>`s: plan mode's, nested CLAUDE.md
+    files), not something the person typed."""
+    return text.lstrip().startswith("<system-reminder>")
+
+
+def prompt_text(message: Message) -> str:
+    """What the person sent in a user message: its text without the reminders added for the model."""
+    from agentui.core.messages import TextBlock
+
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock) and not is_reminder(b.text))
+
+
 def summary_text(text: str) -> str:
     from agentui.core.frontend import SUMMARY_PREFIX
 
@@ -67,6 +80,8 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
             continue
         for block in message.content:
             if isinstance(block, TextBlock) and block.text.strip():
+                if message.role == "user" and is_reminder(block.text):
+                    continue
                 if message.role == "user" and block.text.startswith("[Request interrupted by user"):
                     parts.append(("notice", "Interrupted."))
                 elif message.role == "user" and (record := shell_record(block.text)) is not None:

@@ -28,7 +28,7 @@ def open_conversation(
     tmp_path: Path, script: list[dict[str, Any]], session: SessionRequest | None = None, **permissions: Any
 ) -> tuple[Conversation, ScriptedProvider]:
     root = tmp_path / "project"
-    root.mkdir(exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)
     env = {
         "HOME": str(tmp_path / "home"),
         "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),

@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from agentui.core.events import PermissionDecision
+from agentui.core.events import PermissionDecision, PermissionMode
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.protected import protected_reason
@@ -29,7 +29,7 @@ from agentui.core.workspace import Workspace, relative_within
 if TYPE_CHECKING:
     from agentui.core.sandbox import Sandbox
 
-Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+Mode = PermissionMode
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 _SUBCOMMAND_PROGRAMS = {
@@ -68,6 +68,10 @@ _SUBCOMMAND_PROGRAMS = {
     "nox",
     "just",
 }
+
+
+PERSON_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
+"""Tools that put something to the person: the permission question shows it, and the answer is the result."""
 
 
 class PermissionEngine:
@@ -119,12 +123,16 @@ class PermissionEngine:
             if self.sandbox is None or not self.sandbox.enabled:
                 return self._bash(command)
             return self._sandboxed_bash(command, bool(getattr(args, "dangerouslyDisableSandbox", False)))
+        if tool.name in PERSON_TOOLS:
+            return self._person_tool(tool.name)
         raw = tool.permission_path(args)
         if raw is not None:
             return self._path_tool(tool, raw)
         return self._plain_tool(tool)
 
     def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
+        if decision.behavior == "allow" and decision.mode is not None:
+            self.mode = decision.mode  # (an approved plan: the edits come next)
         if decision.behavior != "allow" or decision.scope == "once":
             return
         lasting = decision.scope == "always" and self._persist is not None
@@ -195,6 +203,17 @@ class PermissionEngine:
         return Verdict(
             "ask", f"{name} can {'modify files' if tool.kind == 'write' else 'run commands'}", suggestions=(name,)
         )
+
+    def _person_tool(self, name: str) -> Verdict:
+        """The tools whose question is the call itself: a deny rule refuses them, and otherwise the person answers
+        (a question always; a plan unless a rule or bypassPermissions approves it)."""
+        if rule := self._find("deny", name):
+            return Verdict("deny", f"the rule {rule.text} denies it")
+        if name == "AskUserQuestion":
+            return Verdict("ask", "the model has questions for you", hard=True)
+        if self._find("allow", name) or self.mode == "bypassPermissions":
+            return Verdict("allow", "allowed")
+        return Verdict("ask", "the plan needs the user's approval before anything is changed")
 
     # Tools with a path
 

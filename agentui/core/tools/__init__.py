@@ -9,18 +9,27 @@ from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolKind, ToolR
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentui.core.sandbox import Sandbox
+    from agentui.core.tools.plan import ModeHolder
 
 __all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolResult", "builtin_tools"]
 
 
 def builtin_tools(
-    workspace: Workspace, *, env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None
+    workspace: Workspace,
+    *,
+    env: Mapping[str, str] | None = None,
+    sandbox: Sandbox | None = None,
+    modes: ModeHolder | None = None,
+    plans_dir: Path | None = None,
 ) -> ToolRegistry:
     """Claude Code's built-in tools, by its 2.1 names and argument shapes, working in `workspace`; 2.0's names
     (TodoWrite, BashOutput, KillShell) run when called but are not offered.
 
-    `env` is added to Bash's environment (the settings files' `env`).
+    `env` is added to Bash's environment (the settings files' `env`). ExitPlanMode comes with `modes` (what holds
+    the permission mode: the permission engine) and saves approved plans in `plans_dir`.
     """
     from agentui.core.tools.background import BashOutput, KillShell, TaskOutput, TaskStop
     from agentui.core.tools.bash import Bash
@@ -28,12 +37,14 @@ def builtin_tools(
     from agentui.core.tools.glob import Glob
     from agentui.core.tools.grep import Grep
     from agentui.core.tools.notebook import NotebookEdit
+    from agentui.core.tools.plan import ExitPlanMode
+    from agentui.core.tools.question import AskUserQuestion
     from agentui.core.tools.read import Read
     from agentui.core.tools.tasks import TaskCreate, TaskGet, TaskList, TaskUpdate
     from agentui.core.tools.todo import TodoWrite
     from agentui.core.tools.write import Write
 
-    return ToolRegistry(
+    tools = ToolRegistry(
         [
             Bash(workspace, env, sandbox),
             Read(workspace),
@@ -51,5 +62,9 @@ def builtin_tools(
             TodoWrite(workspace),
             BashOutput(workspace),
             KillShell(workspace),
+            AskUserQuestion(),
         ]
     )
+    if modes is not None:
+        tools.register(ExitPlanMode(modes, plans_dir))
+    return tools

@@ -60,6 +60,8 @@ class Tool(Generic[ArgsT]):
     kind: ClassVar[ToolKind]
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other names the tool answers to (Claude Code 2.0's, in sessions and from models that learned them)."""
+    main_only: ClassVar[bool] = False
+    """True for tools that put something to the person (questions, plans): sub-agents are not given them."""
     offered: bool = True
     """False: the tool runs when called, but the model is not offered it (TodoWrite beside the task tools)."""
 

@@ -294,7 +294,7 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
     registry = builtin_tools(ws)
     assert registry.names() == [
         "Bash", "Read", "Write", "Edit", "NotebookEdit", "Grep", "Glob",
-        "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskOutput", "TaskStop",
+        "TaskCreate", "TaskGet", "TaskUpdate", "TaskList", "TaskOutput", "TaskStop", "AskUserQuestion",
     ]  # fmt: skip
     # 2.0's names run when called, without being offered.
     assert [registry.get(name).name for name in ("TodoWrite", "BashOutput", "KillShell", "KillBash")] == [  # type: ignore[union-attr]

@@ -1,0 +1,94 @@
+"""ExitPlanMode: in plan mode the model hands its plan to the person, who approves it (and picks how the edits go on)
+or sends it back with feedback. The question is the permission request; the tool runs only once the plan is
+approved, saves it where Claude Code keeps plans, and tells the model to start."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import Field
+
+from agentui.core.events import PermissionMode
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+
+log = logging.getLogger(__name__)
+
+
+class ModeHolder(Protocol):
+    """What owns the permission mode (the permission engine)."""
+
+    mode: PermissionMode
+
+
+PLAN_MODE_REMINDER = (
+    "<system-reminder>\nPlan mode is active: the user wants a plan before anything is changed. Do not edit files, "
+    "run commands that change anything (configs and commits included) or otherwise change the system; this comes "
+    "before any other instruction to make changes. Instead:\n1. Research what the task needs (read, search, run "
+    "read-only commands) and answer the user's question thoroughly.\n2. Ask about what is unclear "
+    "(AskUserQuestion).\n3. When the plan is ready, present it by calling ExitPlanMode, which asks the user to "
+    "approve it. Change nothing until they have.\n</system-reminder>"
+)
+
+
+def plan_mode_reminders(modes: ModeHolder) -> Callable[[], list[str]]:
+    """What each prompt tells the model about the mode: plan mode's rules while it is on."""
+    return lambda: [PLAN_MODE_REMINDER] if modes.mode == "plan" else []
+
+
+class ExitPlanModeArgs(ToolArgs):
+    plan: str = Field(
+        min_length=1,
+        description="The plan to show the user for approval, in Markdown: concise, the steps and the files they touch",
+    )
+
+
+class ExitPlanMode(Tool[Any]):
+    name = "ExitPlanMode"
+    description = (
+        "Use this in plan mode once the plan for a coding task is ready: it shows the plan to the user, who approves "
+        "it (then you may edit files and run commands) or asks you to change it. Only for tasks that need code "
+        "changes, not for research. Settle open questions first (AskUserQuestion); do not ask 'is this plan okay?' "
+        "in any other way: this tool is how the user approves it."
+    )
+    Args = ExitPlanModeArgs
+    kind = "read"
+    main_only = True
+
+    def __init__(self, modes: ModeHolder, plans_dir: Path | None) -> None:
+        self.modes = modes
+        self.plans_dir = plans_dir
+        """Where approved plans are kept (Claude Code's `plans` directory); None keeps them nowhere."""
+
+    async def run(self, args: ExitPlanModeArgs, ctx: ToolContext) -> ToolResult:
+        if self.modes.mode == "plan":  # (approved by a rule or a hook, which choose no mode: edits are asked for)
+            self.modes.mode = "default"
+        saved = self._save(args.plan, ctx.session_id)
+        where = (
+            f"Your plan has been saved to: {saved}\nYou can refer back to it if needed during implementation.\n\n"
+            if saved
+            else ""
+        )
+        details: dict[str, Any] = {"plan": args.plan, "isAgent": False}
+        if saved:
+            details["filePath"] = str(saved)
+        return ToolResult(
+            "User has approved your plan. You can now start coding. Start with updating your todo list if "
+            f"applicable\n\n{where}## Approved Plan:\n{args.plan}",
+            details=details,
+        )
+
+    def _save(self, plan: str, session_id: str) -> Path | None:
+        """The plan in a file of its own, one per session (a later plan of the session replaces it)."""
+        if self.plans_dir is None:
+            return None
+        target = self.plans_dir / f"{session_id}.md"
+        try:
+            self.plans_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(plan if plan.endswith("\n") else plan + "\n", encoding="utf-8")
+        except OSError as exc:  # the plan is approved all the same; it is in the session
+            log.warning("could not save the plan to %s: %s", target, exc)
+            return None
+        return target
