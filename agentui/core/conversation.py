@@ -236,8 +236,12 @@ class Conversation:
             self.agent.cancel()
 
     def answer(self, request_id: str, decision: PermissionDecision) -> bool:
-        """The person's answer to a PermissionRequest event; False if nothing was waiting for it."""
-        return self.agent.respond_permission(request_id, decision)
+        """The person's answer to a PermissionRequest event; False if nothing was waiting for it. An allow that
+        names a mode (an approved plan) switches to it at once."""
+        answered = self.agent.respond_permission(request_id, decision)
+        if answered and decision.behavior == "allow" and decision.mode is not None:
+            self.set_mode(decision.mode)
+        return answered
 
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""

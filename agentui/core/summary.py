@@ -42,5 +42,14 @@ def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) 
         return str(arguments.get("description") or "")
     if name == "TaskList":
         return "all tasks"
+    if name == "ExitPlanMode":
+        plan = str(arguments.get("plan") or "").strip()
+        return plan.splitlines()[0].lstrip("# ") if plan else "the plan"
+    if name == "AskUserQuestion":
+        asked = arguments.get("questions")
+        questions: list[Any] = asked if isinstance(asked, list) else []
+        first = questions[0].get("question", "") if questions and isinstance(questions[0], dict) else ""
+        more = f" (+{len(questions) - 1} more)" if len(questions) > 1 else ""
+        return f"{first}{more}"
     compact = json.dumps(arguments, ensure_ascii=False)
     return compact if len(compact) <= 100 else compact[:97] + "…"

@@ -9,16 +9,34 @@ from typing import TYPE_CHECKING
 from agentui.tui.attention import call_attention
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from textual.screen import ModalScreen
+
     from agentui.core.events import PermissionDecision, PermissionRequest
     from agentui.tui.app import AgentApp
+
+
+def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionDecision]:
+    """The dialog that asks: the model's questions, its plan, or the permission question for any other call."""
+    if request.tool_name == "AskUserQuestion":
+        from agentui.tui.screens.question import QuestionScreen
+
+        return QuestionScreen(request)
+    if request.tool_name == "ExitPlanMode":
+        from agentui.tui.screens.plan_approval import PlanApproval
+
+        return PlanApproval(request, cwd)
     from agentui.tui.screens.permission import PermissionScreen
+
+    return PermissionScreen(request, cwd)
 
 
 class PermissionQueue:
     def __init__(self, app: AgentApp) -> None:
         self.app = app
         self._questions: deque[PermissionRequest] = deque()
-        self._asking: PermissionScreen | None = None
+        self._asking: ModalScreen[PermissionDecision] | None = None
 
     def ask(self, request: PermissionRequest) -> None:
         self._questions.append(request)
@@ -40,16 +58,15 @@ class PermissionQueue:
             self._asking = None
             app.prompt_input.focus()
             return
-        from agentui.tui.screens.permission import PermissionScreen
-
         request = self._questions.popleft()
         tool = app.view.tool(request.tool_call_id)
         if tool is not None:
             tool.set_arguments(request.input)
             tool.ask()
-        self._asking = PermissionScreen(request, conversation.root)
+        self._asking = dialog_for(request, conversation.root)
         app.push_screen(self._asking, lambda decision: self._answered(request, decision))
-        call_attention(app, f"{request.tool_name} is waiting for your answer")
+        said = {"AskUserQuestion": "the model has questions for you", "ExitPlanMode": "the plan is ready for you"}
+        call_attention(app, said.get(request.tool_name, f"{request.tool_name} is waiting for your answer"))
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
@@ -66,6 +83,8 @@ class PermissionQueue:
             tool.start()
         if view.conversation is not None:
             view.conversation.answer(request.request_id, decision or PermissionDecision(behavior="deny"))
+            if decision is not None and decision.behavior == "allow" and decision.mode is not None:
+                view.mode_changed(view.conversation.mode)
             if decision is not None and decision.scope == "always" and decision.behavior == "allow":
                 view.say(
                     f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}."

@@ -77,6 +77,11 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         return f"exit {code} · {lines} line{plural}" if code else f"{lines} line{plural} of output"
     if name == "TodoWrite":
         return "task list updated"
+    if name == "ExitPlanMode":
+        return "plan approved"
+    if name == "AskUserQuestion":
+        answers = details.get("answers") or {}
+        return "; ".join(str(a) for a in answers.values())[:200] or "answered"
     return "done"
 
 
