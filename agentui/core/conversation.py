@@ -180,6 +180,7 @@ class Conversation:
                 env=env,
             )
         )
+        _register_web_tools(project, agent, settings)
         return cls(launch, project, session, provider, agent, env)
 
     @property
@@ -517,3 +518,17 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
             output_path=str(info.output_path),
         )
     )
+
+
+def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
+    """WebFetch, answering over a page with the small model (on the conversation's provider, in its cost)."""
+    from agentui.core.side_call import side_call
+    from agentui.core.tools.web_fetch import ANSWER_SYSTEM, WebFetch
+
+    model = settings.small_model or settings.model
+
+    async def answer(text: str) -> str:
+        return await side_call(agent, model, ANSWER_SYSTEM, text)
+
+    project.tools.unregister(WebFetch.name)  # (a project reopened for a new conversation had the old one's)
+    project.tools.register(WebFetch(project.engine, answer))

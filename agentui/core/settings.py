@@ -24,6 +24,8 @@ DEFAULT_MODELS: dict[ProviderName, str] = {
     "openai": "gpt-4.1",
     "scripted": "scripted",
 }
+SMALL_ANTHROPIC_MODEL = "claude-haiku-4-5"
+"""The model of small side calls on Anthropic's own API (a base URL may point at a server without it)."""
 
 NO_CREDENTIALS = (
     "No model is configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY), or point ANTHROPIC_BASE_URL or "
@@ -53,6 +55,9 @@ class ConfigFile(BaseModel):
     compact_threshold: float | None = Field(default=None, gt=0.1, le=1.0)
     """How full the context may get (0.9 = 90%) before older turns are summarised."""
     auto_compact: bool | None = None
+    small_model: str | None = None
+    """The model for small calls beside the conversation (WebFetch's answers); by default Claude Haiku on
+    Anthropic's own API, else the main model."""
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
@@ -68,6 +73,8 @@ class Settings(BaseModel):
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     auth_token: str | None = Field(default=None, repr=False)
+    small_model: str | None = None
+    """The model for small calls beside the conversation; None for the main model."""
     script: Path | None = None
     max_tokens: int = 8192
     max_attempts: int = 10
@@ -161,9 +168,20 @@ def resolve_settings(
         except ValueError:
             raise ConfigError("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage, such as 80.") from None
 
+    small_model = (
+        env.get("AGENTUI_SMALL_MODEL")
+        or (
+            env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL") or env.get("ANTHROPIC_SMALL_FAST_MODEL")
+            if prefix == "ANTHROPIC"
+            else None
+        )
+        or (config.small_model if config_applies else None)
+        or (SMALL_ANTHROPIC_MODEL if provider == "anthropic" and base_url is None else None)
+    )
     return Settings(
         provider=provider,
         model=model,
+        small_model=small_model,
         base_url=base_url,
         api_key=api_key or None,
         auth_token=auth_token or None,

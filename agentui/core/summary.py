@@ -42,6 +42,10 @@ def call_summary(name: str, arguments: dict[str, Any], cwd: Path | None = None) 
         return str(arguments.get("description") or "")
     if name == "TaskList":
         return "all tasks"
+    if name == "WebFetch":
+        return str(arguments.get("url") or "")
+    if name == "WebSearch":
+        return str(arguments.get("query") or "")
     if name == "ExitPlanMode":
         plan = str(arguments.get("plan") or "").strip()
         return plan.splitlines()[0].lstrip("# ") if plan else "the plan"

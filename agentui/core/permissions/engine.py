@@ -23,6 +23,7 @@ from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, git_config_runs_programs, read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
+from agentui.core.permissions.web import is_private_host, url_host
 from agentui.core.tools.base import Tool, ToolArgs
 from agentui.core.workspace import Workspace, relative_within
 
@@ -125,6 +126,8 @@ class PermissionEngine:
             return self._sandboxed_bash(command, bool(getattr(args, "dangerouslyDisableSandbox", False)))
         if tool.name in PERSON_TOOLS:
             return self._person_tool(tool.name)
+        if tool.name == "WebFetch":
+            return self.web_fetch(str(getattr(args, "url", "")))
         raw = tool.permission_path(args)
         if raw is not None:
             return self._path_tool(tool, raw)
@@ -159,11 +162,12 @@ class PermissionEngine:
         *,
         command: str | None = None,
         path: Path | None = None,
+        domain: str | None = None,
         specific: bool = False,
         bare: bool = False,
     ) -> Rule | None:
-        """The first rule of `behavior` covering the tool (and the command or path); `specific` wants a rule with
-        a specifier, `bare` one without."""
+        """The first rule of `behavior` covering the tool (and the command, path or host); `specific` wants a rule
+        with a specifier, `bare` one without."""
         where = None if path is None else str(path)  # once, not once per rule
         candidates = self._candidates.get((behavior, tool))
         if candidates is None:
@@ -184,6 +188,8 @@ class PermissionEngine:
             if command is not None and (rule.path is not None or not rule.covers_command(command)):
                 continue
             if where is not None and (rule.command is not None or not rule.covers_path(where)):
+                continue
+            if domain is not None and not rule.covers_domain(domain):
                 continue
             return rule
         return None
@@ -214,6 +220,38 @@ class PermissionEngine:
         if self._find("allow", name) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", "the plan needs the user's approval before anything is changed")
+
+    # The web
+
+    def web_fetch(self, url: str) -> Verdict:
+        """May WebFetch get `url`? Rules name its host; a private or loopback address is reached only when a rule
+        names it (bypassPermissions and a bare `WebFetch` rule are not enough). A redirect's target is checked the
+        same way."""
+        host = url_host(url)
+        if host is None:
+            return Verdict("deny", f"{url} is not an http or https URL with a host")
+        if rule := self._find("deny", "WebFetch", domain=host):
+            return Verdict("deny", f"the rule {rule.text} denies {host}")
+        suggestion = (f"WebFetch(domain:{host})",)
+        if rule := self._find("ask", "WebFetch", domain=host):
+            return Verdict("ask", f"the rule {rule.text} asks for {host}", suggestions=suggestion)
+        if self.names_host("WebFetch", host):
+            return Verdict("allow", f"a rule allows {host}")
+        if is_private_host(host):
+            return Verdict(
+                "deny",
+                f"{host} is a private or loopback address, which WebFetch reaches only when a rule names it: "
+                f"WebFetch(domain:{host})",
+            )
+        if self._find("allow", "WebFetch", domain=host) or self.mode == "bypassPermissions":
+            return Verdict("allow", "allowed")
+        return Verdict("ask", f"WebFetch wants to fetch a page from {host}", suggestions=suggestion)
+
+    def names_host(self, tool: str, host: str) -> bool:
+        """An allow rule names this host itself (not a bare rule for every host), and no deny rule covers it."""
+        return self._find("deny", tool, domain=host) is None and (
+            self._find("allow", tool, domain=host, specific=True) is not None
+        )
 
     # Tools with a path
 

@@ -4,7 +4,8 @@
 Bash specifiers match a whole simple command: `*` is any text, a trailing ` *` or `:*` also matches nothing (so
 `Bash(ls *)` covers `ls` and `ls -la` but not `lsof`). Path specifiers use gitignore semantics below a root:
 `//` is the filesystem root, `~/` the home directory, `/` the settings file's project, anything else the project.
-Read rules also cover Grep and Glob; Edit rules also cover Write.
+Read rules also cover Grep and Glob; Edit rules also cover Write. WebFetch rules name a host:
+`WebFetch(domain:example.com)`, or `WebFetch(domain:*.example.com)` for its subdomains.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ class Rule:
     text: str
     command: re.Pattern[str] | None = field(default=None, compare=False, repr=False)
     path: PathPattern | None = field(default=None, compare=False, repr=False)
+    domain: str | None = None
+    """A WebFetch rule's host, lowercase (`*.example.com` covers the subdomains of example.com)."""
 
     def covers_tool(self, name: str) -> bool:
         if self.tool == name:
@@ -88,6 +91,14 @@ class Rule:
     def covers_path(self, path: Path | str) -> bool:
         return self.path is None or self.path.matches(path)
 
+    def covers_domain(self, host: str) -> bool:
+        """A WebFetch rule against a URL's host (lowercase); a bare `WebFetch` rule covers every host."""
+        if self.domain is None:
+            return True
+        if self.domain.startswith("*."):
+            return host.endswith(self.domain[1:])
+        return host == self.domain
+
 
 def parse_rule(
     text: str, behavior: Behavior, source: str, *, project_root: Path, home: Path, settings_root: Path | None = None
@@ -101,13 +112,22 @@ def parse_rule(
         specifier = specifier.strip()
         if specifier in ("", "*"):
             specifier = None  # Bash() and Bash(*) mean every command
-    command = path = None
+    command = path = domain = None
     if specifier is not None:
         if tool == "Bash":
             command = command_pattern(specifier)
         elif tool in PATH_TOOLS:
             path = path_pattern(specifier, project_root=project_root, home=home, settings_root=settings_root)
-    return Rule(behavior, tool, specifier, source, text.strip(), command, path)
+        elif tool == "WebFetch":
+            domain = domain_pattern(specifier, text)
+    return Rule(behavior, tool, specifier, source, text.strip(), command, path, domain)
+
+
+def domain_pattern(specifier: str, text: str) -> str:
+    name = specifier.removeprefix("domain:").strip().lower().rstrip(".")
+    if not specifier.startswith("domain:") or not name or "/" in name or " " in name:
+        raise RuleError(f"{text!r}: a WebFetch rule names a host, as in WebFetch(domain:example.com)")
+    return name
 
 
 def command_pattern(specifier: str) -> re.Pattern[str]:

@@ -77,6 +77,11 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         return f"exit {code} · {lines} line{plural}" if code else f"{lines} line{plural} of output"
     if name == "TodoWrite":
         return "task list updated"
+    if name == "WebFetch":
+        if details.get("redirect"):
+            return f"redirects to {details['redirect']}"
+        size = details.get("bytes")
+        return f"{details.get('code', '')} · {size / 1024:,.1f} KB read".strip(" ·") if size is not None else "done"
     if name == "ExitPlanMode":
         return "plan approved"
     if name == "AskUserQuestion":
