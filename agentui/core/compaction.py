@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from agentui.core.accounting import Ledger
 from agentui.core.context import ContextMeter, TokenCounter, context_window
 from agentui.core.events import CompactionEnd, CompactionStart, EventBus, Notice
-from agentui.core.messages import ImageBlock, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from agentui.core.messages import (
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    as_text,
+)
 from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ContextOverflowError, Provider, ProviderRequest
 from agentui.core.providers.retry import RetryPolicy
@@ -211,14 +220,11 @@ def render(message: Message, calls: dict[str, ToolUseBlock]) -> str:
             calls[block.id] = block
             lines.append(f"Assistant called {describe_call(block)}")
         elif isinstance(block, ToolResultBlock):
-            if isinstance(block.content, str):
-                text = block.content
-            else:
-                text = "\n".join(b.text if isinstance(b, TextBlock) else "[image]" for b in block.content)
+            text = block.content if isinstance(block.content, str) else "\n".join(as_text(b) for b in block.content)
             status = "failed" if block.is_error else "returned"
             lines.append(f"{describe_call(calls.get(block.tool_use_id))} {status}:\n{_clip(text, RESULT_CHARS)}")
-        elif isinstance(block, ImageBlock):
-            lines.append(f"{speaker}: [an image]")
+        elif isinstance(block, ImageBlock | DocumentBlock):
+            lines.append(f"{speaker}: {as_text(block)}")
     return "\n".join(lines)
 
 

@@ -17,10 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from agentui.core.dirs import cache_dir
-from agentui.core.messages import ImageBlock, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.messages import (
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1600
+DOCUMENT_CHARS_PER_TOKEN = 2
+"""A PDF's base64 characters per token, estimated: the API reads each page as its text and its image."""
 ENCODING = "o200k_base"
 _ENCODING_URLS = {
     "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
@@ -244,6 +254,8 @@ class TokenCounter:
             return 4 + sum(self.block(item) for item in block.content)
         if isinstance(block, ImageBlock):
             return IMAGE_TOKENS
+        if isinstance(block, DocumentBlock):  # (about what the API counts for a page of text, by its size)
+            return max(IMAGE_TOKENS, len(str(block.source.get("data", ""))) // DOCUMENT_CHARS_PER_TOKEN)
         return 0
 
     def messages(self, messages: Sequence[Message]) -> int:

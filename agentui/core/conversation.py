@@ -181,6 +181,7 @@ class Conversation:
             )
         )
         _register_web_tools(project, agent, settings)
+        project.workspace.reads_documents = provider.name == "anthropic"
         return cls(launch, project, session, provider, agent, env)
 
     @property

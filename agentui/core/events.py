@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from agentui.core.messages import ContentBlock, ImageBlock, Message, TextBlock, Usage
+from agentui.core.messages import ContentBlock, DocumentBlock, ImageBlock, Message, TextBlock, Usage
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +143,7 @@ class ToolEnd(_Event):
     type: Literal["tool_end"] = "tool_end"
     tool_call_id: str
     name: str
-    content: str | list[Annotated[TextBlock | ImageBlock, Field(discriminator="type")]]
+    content: str | list[Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]]
     is_error: bool = False
     details: dict[str, Any] = Field(default_factory=dict)
 

@@ -34,6 +34,15 @@ class ImageBlock(_Frozen):
     """`{"type": "base64", "media_type": "image/png", "data": "..."}` as the Messages API takes it."""
 
 
+class DocumentBlock(_Frozen):
+    """A document (a PDF) for the model to read, as the Messages API takes it."""
+
+    type: Literal["document"] = "document"
+    source: dict[str, Any]
+    """`{"type": "base64", "media_type": "application/pdf", "data": "..."}`."""
+    title: str | None = None
+
+
 class ToolUseBlock(_Frozen):
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -46,12 +55,25 @@ class ToolUseBlock(_Frozen):
 class ToolResultBlock(_Frozen):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
-    content: str | list[Annotated[TextBlock | ImageBlock, Field(discriminator="type")]]
+    content: str | list[Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]]
     is_error: bool = False
 
 
+ResultBlock = TextBlock | ImageBlock | DocumentBlock
+"""What a tool result's content may hold besides plain text."""
+
+
+def as_text(block: TextBlock | ImageBlock | DocumentBlock) -> str:
+    """A block as text, for what reads text only (a model without images or documents, a summary, a screen)."""
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, DocumentBlock):
+        return f"[a PDF document{': ' + block.title if block.title else ''}]"
+    return "[image]"
+
+
 ContentBlock = Annotated[
-    TextBlock | ThinkingBlock | RedactedThinkingBlock | ImageBlock | ToolUseBlock | ToolResultBlock,
+    TextBlock | ThinkingBlock | RedactedThinkingBlock | ImageBlock | DocumentBlock | ToolUseBlock | ToolResultBlock,
     Field(discriminator="type"),
 ]
 

@@ -156,9 +156,16 @@ def _reason(exc: Exception) -> str:
 
 
 def page_text(page: Page) -> str:
-    """The page as text for the model: HTML as Markdown, text as it is. Raises FetchError for content that is not
-    text (a PDF is read by the caller)."""
+    """The page as text for the model: HTML as Markdown, a PDF's first pages as their text, text as it is. Raises
+    FetchError for anything else."""
     kind = page.content_type
+    if kind == "application/pdf" or page.body.startswith(b"%PDF-"):
+        from agentui.core.pdf import PdfError, read_pdf
+
+        try:
+            return read_pdf(page.body, page.url, None).text
+        except PdfError as exc:
+            raise FetchError(str(exc)) from None
     text = page.body.decode(page.encoding, errors="replace") if _known(page.encoding) else _utf8(page.body)
     if kind in ("text/html", "application/xhtml+xml") or (not kind and "<html" in text[:2000].lower()):
         return html_to_markdown(text)

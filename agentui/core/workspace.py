@@ -51,6 +51,8 @@ class Workspace:
     todos: list[dict[str, Any]] = field(default_factory=list)
     read_denied: Callable[[Path], bool] | None = None
     """Set by the permission engine: files deny rules forbid reading, which searches leave out."""
+    reads_documents: bool = False
+    """The model reads PDF documents (the Messages API): Read sends PDF pages as documents, else as their text."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)

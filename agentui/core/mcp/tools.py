@@ -13,7 +13,7 @@ from pydantic import ConfigDict
 
 from agentui.core.mcp.client import McpServer, RemoteTool
 from agentui.core.mcp.config import ServerConfig
-from agentui.core.messages import ImageBlock, TextBlock
+from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.providers.base import ToolSpec
 from agentui.core.tools.base import (
     Tool,
@@ -55,7 +55,7 @@ class McpTool(Tool[McpArgs]):
 
     async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
         outcome = await self.server.call(self.remote.name, dict(args.model_extra or {}))
-        blocks: list[TextBlock | ImageBlock] = []
+        blocks: list[ResultBlock] = []
         for block in outcome.content:
             if block["type"] == "image":
                 blocks.append(ImageBlock(source=block["source"]))

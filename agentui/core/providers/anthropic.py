@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 from agentui.core.messages import (
+    DocumentBlock,
     ImageBlock,
     Message,
     RedactedThinkingBlock,
@@ -226,6 +227,11 @@ def block_param(block: Any) -> dict[str, Any] | None:
         return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ImageBlock):
         return {"type": "image", "source": dict(block.source)}
+    if isinstance(block, DocumentBlock):
+        document: dict[str, Any] = {"type": "document", "source": dict(block.source)}
+        if block.title:
+            document["title"] = block.title
+        return document
     return None
 
 

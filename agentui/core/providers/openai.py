@@ -8,11 +8,13 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Any
 
 from agentui.core.messages import (
+    DocumentBlock,
     ImageBlock,
     Message,
     TextBlock,
     ToolResultBlock,
     Usage,
+    as_text,
 )
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
@@ -224,6 +226,8 @@ def messages_param(system: str, messages: Sequence[Message]) -> list[dict[str, A
                 parts.append({"type": "text", "text": block.text})
             elif isinstance(block, ImageBlock):
                 parts.append({"type": "image_url", "image_url": {"url": _data_url(block)}})
+            elif isinstance(block, DocumentBlock):
+                parts.append({"type": "text", "text": as_text(block)})
         if parts:
             only_text = all(p["type"] == "text" for p in parts)
             content: Any = "\n\n".join(p["text"] for p in parts) if only_text else parts
@@ -232,10 +236,7 @@ def messages_param(system: str, messages: Sequence[Message]) -> list[dict[str, A
 
 
 def _result_text(block: ToolResultBlock) -> str:
-    if isinstance(block.content, str):
-        text = block.content
-    else:
-        text = "\n".join(item.text if isinstance(item, TextBlock) else "[image]" for item in block.content)
+    text = block.content if isinstance(block.content, str) else "\n".join(as_text(item) for item in block.content)
     return f"Error: {text}" if block.is_error else text
 
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from agentui.core.messages import ImageBlock, TextBlock
+from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
 
 ToolKind = Literal["read", "write", "execute"]
@@ -26,7 +26,7 @@ class ToolArgs(BaseModel):
 class ToolResult:
     """`content` goes to the model; `details` goes to the UI and the session's `toolUseResult`, never the model."""
 
-    content: str | list[TextBlock | ImageBlock]
+    content: str | list[ResultBlock]
     details: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from agentui.core.messages import ImageBlock, TextBlock
+from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import atomic_write
 from agentui.core.tools.write import target_path
@@ -41,10 +41,10 @@ def cell_id(cell: dict[str, Any], index: int) -> str:
     return str(cell.get("id") or f"cell-{index}")
 
 
-def render_notebook(notebook: dict[str, Any]) -> list[TextBlock | ImageBlock]:
+def render_notebook(notebook: dict[str, Any]) -> list[ResultBlock]:
     """The cells as the model reads them: id, type and source, then each output (text, or a PNG/JPEG image)."""
     language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
-    blocks: list[TextBlock | ImageBlock] = []
+    blocks: list[ResultBlock] = []
     parts: list[str] = []
     for index, cell in enumerate(notebook["cells"]):
         if not isinstance(cell, dict):

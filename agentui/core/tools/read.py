@@ -1,4 +1,5 @@
-"""Read: a file's lines, numbered like `cat -n`; images as image blocks; binaries refused with a reason."""
+"""Read: a file's lines, numbered like `cat -n`; images as image blocks; notebooks as cells; PDF pages as a document
+(or their text, for models without documents); binaries refused with a reason."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import TextIO
 
 from pydantic import Field
 
-from agentui.core.messages import ImageBlock
+from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
+from agentui.core.pdf import MAX_PAGES
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
 from agentui.core.workspace import Workspace
@@ -33,6 +35,10 @@ class ReadArgs(ToolArgs):
         description="The line number to start reading from (1-based); only for files too long to read at once",
     )
     limit: int | None = Field(default=None, ge=1, description=f"How many lines to read (default {DEFAULT_LIMIT})")
+    pages: str | None = Field(
+        default=None,
+        description=f"PDF files only: the pages to read, such as '3' or '1-5' (at most {MAX_PAGES} at a time)",
+    )
 
 
 class Read(Tool[ReadArgs]):
@@ -40,7 +46,8 @@ class Read(Tool[ReadArgs]):
     description = (
         "Read a file from the local filesystem. Returns up to 2000 lines by default, each prefixed with its line "
         "number (cat -n format); lines longer than 2000 characters are cut. Use offset and limit for long files. "
-        "Images (PNG, JPEG, GIF, WebP) are returned as images. Read a file before editing or overwriting it."
+        "Images (PNG, JPEG, GIF, WebP) are returned as images, notebooks as their cells and outputs, PDFs by pages "
+        f"(up to {MAX_PAGES} at a time; choose them with pages). Read a file before editing or overwriting it."
     )
     Args = ReadArgs
     kind = "read"
@@ -67,6 +74,10 @@ class Read(Tool[ReadArgs]):
             media_type = image_type(head)
             if media_type is not None:
                 return self._image(path, ws.display(path), size, media_type)
+            if head.startswith(b"%PDF-") or (path.suffix.lower() == ".pdf" and not head.strip()):
+                return self._pdf(path, head + handle.read(), args.pages, info)
+            if args.pages is not None:
+                return ToolResult.error(f"{ws.display(path)} is not a PDF; pages is for PDF files only.")
             if path.suffix == ".ipynb" and args.offset is None and args.limit is None:
                 notebook = self._notebook(path, head + handle.read(), info)
                 if notebook is not None:
@@ -115,6 +126,36 @@ class Read(Tool[ReadArgs]):
         cells = len(notebook["cells"])
         details = {"type": "notebook", "filePath": str(path), "cells": cells, "size": info.st_size}
         return ToolResult(content=render_notebook(notebook), details=details)
+
+    def _pdf(self, path: Path, data: bytes, pages: str | None, info: os.stat_result) -> ToolResult:
+        """The pages asked for: as a document block where the model reads documents, else as their text."""
+        from agentui.core.pdf import PdfError, read_pdf
+
+        shown = self.workspace.display(path)
+        try:
+            found = read_pdf(data, shown, pages)
+        except PdfError as exc:
+            return ToolResult.error(str(exc))
+        self.workspace.record_read(path, info)
+        details = {
+            "type": "pdf",
+            "filePath": str(path),
+            "pages": found.span,
+            "numPages": found.total,
+            "size": info.st_size,
+        }
+        more = (
+            f" It has {found.total} pages; read others with pages (such as {found.last + 1}-"
+            f"{min(found.total, found.last + MAX_PAGES)})."
+            if found.last < found.total
+            else ""
+        )
+        said = f"PDF {shown}: page{'s' if found.first != found.last else ''} {found.span} of {found.total}.{more}"
+        if not self.workspace.reads_documents:
+            return ToolResult(content=f"{said}\n\n{found.text}", details=details)
+        encoded = base64.b64encode(found.document).decode()
+        document = DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": encoded})
+        return ToolResult(content=[TextBlock(text=said), document], details=details)
 
     def _image(self, path: Path, shown: str, size: int, media_type: str) -> ToolResult:
         if size > MAX_IMAGE_BYTES:

@@ -304,7 +304,7 @@ def test_builtin_tools_have_claude_code_names_and_argument_shapes(ws: Workspace)
         spec.name: (set(spec.input_schema["properties"]), set(spec.input_schema.get("required", [])))
         for spec in registry.specs()
     }
-    assert shapes["Read"] == ({"file_path", "offset", "limit"}, {"file_path"})
+    assert shapes["Read"] == ({"file_path", "offset", "limit", "pages"}, {"file_path"})
     assert shapes["Write"] == ({"file_path", "content"}, {"file_path", "content"})
     assert shapes["Edit"] == (
         {"file_path", "old_string", "new_string", "replace_all"},

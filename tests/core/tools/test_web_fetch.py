@@ -184,3 +184,11 @@ async def test_text_is_kept_as_it_is_and_a_failed_answer_still_gives_the_page(tm
     assert str(result.content).endswith("plain notes\nline two\n")
     empty = await fetch(WebFetch(engine(tmp_path, "WebFetch(domain:127.0.0.1)"), Answers()), f"{web.url}/empty.html")
     assert empty.content == "The page has no text."
+
+
+def test_the_arguments_are_claude_codes(tmp_path: Path) -> None:
+    from tests.core.tools.test_tool_shapes import recorded
+
+    ours = WebFetch(engine(tmp_path), None).spec.input_schema
+    theirs = recorded()["WebFetch"]
+    assert set(ours["properties"]) == set(theirs["properties"]) and set(ours["required"]) == set(theirs["required"])  # type: ignore[call-overload]
