@@ -144,12 +144,9 @@ class Read(Tool[ReadArgs]):
             "numPages": found.total,
             "size": info.st_size,
         }
-        more = (
-            f" It has {found.total} pages; read others with pages (such as {found.last + 1}-"
-            f"{min(found.total, found.last + MAX_PAGES)})."
-            if found.last < found.total
-            else ""
-        )
+        following, until = found.last + 1, min(found.total, found.last + MAX_PAGES)
+        after = str(following) if following == until else f"{following}-{until}"
+        more = f" It has {found.total} pages; read others with pages (such as {after})." if following <= until else ""
         said = f"PDF {shown}: page{'s' if found.first != found.last else ''} {found.span} of {found.total}.{more}"
         if not self.workspace.reads_documents:
             return ToolResult(content=f"{said}\n\n{found.text}", details=details)
