@@ -522,14 +522,21 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
 
 
 def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
-    """WebFetch, answering over a page with the small model (on the conversation's provider, in its cost)."""
-    from agentui.core.side_call import side_call
+    """WebFetch, answering over a page with the small model, and WebSearch where the provider searches (on the
+    conversation's provider, in its cost)."""
+    from agentui.core.side_call import SearchOutcome, side_call, side_search
     from agentui.core.tools.web_fetch import ANSWER_SYSTEM, WebFetch
+    from agentui.core.tools.web_search import WebSearch
 
     model = settings.small_model or settings.model
 
     async def answer(text: str) -> str:
         return await side_call(agent, model, ANSWER_SYSTEM, text)
 
-    project.tools.unregister(WebFetch.name)  # (a project reopened for a new conversation had the old one's)
-    project.tools.register(WebFetch(project.engine, answer))
+    async def search(query: str, allowed: list[str] | None, blocked: list[str] | None) -> SearchOutcome:
+        return await side_search(agent, agent.config.model, query, allowed, blocked)
+
+    searches = agent.provider.name == "anthropic"  # (the Messages API's server-side search; no other has one)
+    for tool in (WebFetch(project.engine, answer), WebSearch(search if searches else None, agent.provider.name)):
+        project.tools.unregister(tool.name)  # (a project reopened for a new conversation had the old one's)
+        project.tools.register(tool)

@@ -52,6 +52,17 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
         if "You read a web page" in json.dumps(body.get("system", "")):  # WebFetch's small call
             side_requests.append(body)
             return Reply(chunks=anthropic_stream([{"type": "text", "text": "Frobnicate is on by default."}]))
+        if "web_search_20250305" in json.dumps(body.get("tools", [])):  # WebSearch's, with the server's search
+            found = [{"type": "web_search_result", "title": "Widget 2.0", "url": "https://example.com/widget"}]
+            return Reply(
+                chunks=anthropic_stream(
+                    [
+                        {"type": "server_tool_use", "id": "srv1", "name": "web_search", "input": {"query": "w"}},
+                        {"type": "web_search_tool_result", "tool_use_id": "srv1", "content": found},
+                        {"type": "text", "text": "Widget 2.0 is out."},
+                    ]
+                )
+            )
         turns.append(request)
         if len(turns) == 1:
             blocks = [
@@ -59,6 +70,7 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
                 tool_call("WebFetch", "down", url=f"http://127.0.0.1:{closed_port()}/", prompt="Anything?"),
                 tool_call("WebFetch", "huge", url=f"{web.url}/big-declared", prompt="Anything?"),
                 tool_call("WebFetch", "away", url=f"{web.url}/elsewhere", prompt="Anything?"),
+                tool_call("WebSearch", "search", query="widget release"),
                 tool_call("Read", "pdf", file_path="report.pdf", pages="2"),
                 tool_call("Read", "locked", file_path="locked.pdf"),
                 tool_call("Read", "nbread", file_path="broken.ipynb"),
@@ -69,7 +81,7 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
 
     server.responder = model
     done = subprocess.run(
-        [agentui_bin, "-p", "look things up", "--allowedTools", "WebFetch(domain:127.0.0.1),NotebookEdit"],
+        [agentui_bin, "-p", "look things up", "--allowedTools", "WebFetch(domain:127.0.0.1),WebSearch,NotebookEdit"],
         env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
         capture_output=True,
         text=True,
@@ -87,6 +99,10 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
     asked = asked if isinstance(asked, str) else "".join(block.get("text", "") for block in asked)
     assert "# Release 2.0" in asked and "What is on by default?" in asked and "<script" not in asked
     assert len(turns[1].json()["messages"]) == 3  # the prompt, the calls, the results: nothing of the side call
+
+    searched = text_of(results["search"])
+    assert searched.startswith('Web search results for query: "widget release"\n\nLinks: [{"title":"Widget 2.0",')
+    assert "Widget 2.0 is out." in searched
 
     expected = {
         "down": "Could not connect to 127.0.0.1",

@@ -43,8 +43,9 @@ def anthropic_stream(
     message_id: str = "msg_test",
     model: str = "claude-test",
 ) -> list[bytes]:
-    """A Messages API stream for `blocks` (text, thinking with signature, tool_use); each block's payload is split
-    into `pieces` deltas, as a real server would split it."""
+    """A Messages API stream for `blocks` (text with citations, thinking with signature, tool_use, and a server
+    tool's server_tool_use and web_search_tool_result); each block's payload is split into `pieces` deltas, as a
+    real server would split it."""
     usage = usage or {"input_tokens": 12, "output_tokens": 34}
     chunks = [
         event(
@@ -75,8 +76,14 @@ def anthropic_stream(
                 "thinking_delta",
                 "thinking",
             )
-        else:
-            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+        elif kind == "web_search_tool_result":  # a server tool's result arrives whole, with no deltas
+            chunks.append(
+                event("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+            )
+            chunks.append(event("content_block_stop", {"type": "content_block_stop", "index": index}))
+            continue
+        else:  # tool_use, or server_tool_use (the server's own call of its web search)
+            start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
             payload, delta_type, key = json.dumps(block["input"]), "input_json_delta", "partial_json"
         chunks.append(
             event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
@@ -86,6 +93,17 @@ def anthropic_stream(
                 event(
                     "content_block_delta",
                     {"type": "content_block_delta", "index": index, "delta": {"type": delta_type, key: piece}},
+                )
+            )
+        for citation in block.get("citations", []) if kind == "text" else []:
+            chunks.append(
+                event(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "citations_delta", "citation": citation},
+                    },
                 )
             )
         if kind == "thinking":

@@ -128,6 +128,8 @@ class PermissionEngine:
             return self._person_tool(tool.name)
         if tool.name == "WebFetch":
             return self.web_fetch(str(getattr(args, "url", "")))
+        if tool.name == "WebSearch" and tool.offered:  # (it changes nothing, but the query leaves the machine)
+            return self._asked_tool(tool.name, f"WebSearch wants to search the web for {getattr(args, 'query', '')!r}")
         raw = tool.permission_path(args)
         if raw is not None:
             return self._path_tool(tool, raw)
@@ -246,6 +248,16 @@ class PermissionEngine:
         if self._find("allow", "WebFetch", domain=host) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", f"WebFetch wants to fetch a page from {host}", suggestions=suggestion)
+
+    def _asked_tool(self, name: str, reason: str) -> Verdict:
+        """A tool that asks unless a rule or bypassPermissions lets it run (plan mode too: it changes nothing)."""
+        if rule := self._find("deny", name):
+            return Verdict("deny", f"the rule {rule.text} denies it")
+        if rule := self._find("ask", name):
+            return Verdict("ask", f"the rule {rule.text} asks for it", suggestions=(name,))
+        if self._find("allow", name) or self.mode == "bypassPermissions":
+            return Verdict("allow", "allowed")
+        return Verdict("ask", reason, suggestions=(name,))
 
     def names_host(self, tool: str, host: str) -> bool:
         """An allow rule names this host itself (not a bare rule for every host), and no deny rule covers it."""

@@ -95,6 +95,7 @@ class _StreamParser:
         self._usage = Usage()
         self._stop: str | None = None
         self._started = False
+        self._server_results: list[dict[str, Any]] = []
 
     def feed(self, name: str, data: Any) -> Iterable[ProviderEvent]:
         if not isinstance(data, dict):
@@ -128,7 +129,9 @@ class _StreamParser:
                 return (BlockStart(_index(data), "redacted_thinking", data=str(block.get("data", ""))),)
             if block_type in ("text", "thinking"):
                 return (BlockStart(_index(data), block_type),)
-            return ()  # server tool blocks and other kinds we do not keep
+            if block_type == "web_search_tool_result":  # (it arrives whole; it is given with the stream's end)
+                self._server_results.append(block)
+            return ()  # server tool calls and other kinds we do not keep
         if kind == "content_block_stop":
             return (BlockStop(_index(data)),)
         if kind == "message_delta":
@@ -138,7 +141,7 @@ class _StreamParser:
         if kind == "message_stop":
             self.finished = True
             stop = self._stop if self._stop in _KNOWN_STOPS else "end_turn"
-            return (StreamEnd(stop, self._usage),)  # type: ignore[arg-type]
+            return (StreamEnd(stop, self._usage, tuple(self._server_results)),)  # type: ignore[arg-type]
         return ()
 
 
@@ -182,6 +185,8 @@ def build_body(request: ProviderRequest) -> dict[str, Any]:
         tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
         tools[-1]["cache_control"] = EPHEMERAL
         body["tools"] = tools
+    if request.server_tools:
+        body["tools"] = [*body.get("tools", []), *(dict(tool) for tool in request.server_tools)]
     if request.thinking_budget:
         body["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
     if request.metadata:

@@ -37,6 +37,8 @@ class ProviderRequest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     system_volatile: str = ""
     """System text after the cache breakpoint: facts that change between sessions (date, git status)."""
+    server_tools: Sequence[Mapping[str, Any]] = ()
+    """Tools the provider runs itself (the Messages API's web search), as its API takes them."""
 
 
 class Provider(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Literal, assert_never
+from typing import Any, Literal, assert_never
 
 from agentui.core.escapes import scrub
 from agentui.core.messages import (
@@ -57,6 +57,8 @@ class BlockStop:
 class StreamEnd:
     stop_reason: StopReason
     usage: Usage
+    server_results: tuple[dict[str, Any], ...] = ()
+    """What server-side tools found (the Messages API's `web_search_tool_result` blocks), as the API sent them."""
 
 
 ProviderEvent = StreamStart | BlockStart | BlockDelta | BlockStop | StreamEnd

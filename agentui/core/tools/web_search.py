@@ -1,0 +1,67 @@
+"""WebSearch: a web search by the provider's own server-side search (the Messages API's web search tool), its
+results as Claude Code gives them to the model (the links as JSON, then what was found). Other providers have no
+such search: the tool is not offered there, and a call says so in one sentence."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, model_validator
+
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from agentui.core.side_call import SearchOutcome
+
+Searcher = Callable[[str, list[str] | None, list[str] | None], Awaitable["SearchOutcome"]]
+"""Searches for a query (with the domains to keep to or leave out); raises ProviderError."""
+REMINDER = "REMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks."
+
+
+class WebSearchArgs(ToolArgs):
+    query: str = Field(min_length=2, description="What to search the web for")
+    allowed_domains: list[str] | None = Field(default=None, description="Only results from these domains")
+    blocked_domains: list[str] | None = Field(default=None, description="No results from these domains")
+
+    @model_validator(mode="after")
+    def _one_list(self) -> WebSearchArgs:
+        if self.allowed_domains and self.blocked_domains:
+            raise ValueError("give allowed_domains or blocked_domains, not both")
+        return self
+
+
+class WebSearch(Tool[Any]):
+    name = "WebSearch"
+    description = (
+        "Search the web for up-to-date information (current documentation, releases, error messages) beyond your "
+        "training data. Results come with their links: cite the sources you use as Markdown links in your answer. "
+        "allowed_domains or blocked_domains narrow the results. Account for today's date in queries about recent "
+        "things."
+    )
+    Args = WebSearchArgs
+    kind = "read"
+
+    def __init__(self, search: Searcher | None, provider: str) -> None:
+        self.search = search
+        self.provider = provider
+        self.offered = search is not None
+
+    async def run(self, args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
+        from agentui.core.providers.base import ProviderError
+
+        if self.search is None:
+            return ToolResult.error(
+                f"WebSearch is not available with this provider ({self.provider}): it needs the server-side web "
+                "search of Anthropic's Messages API. Use WebFetch on a page whose address you know instead."
+            )
+        try:
+            found = await self.search(args.query, args.allowed_domains, args.blocked_domains)
+        except ProviderError as exc:
+            return ToolResult.error(f"The web search failed: {exc.message}")
+        if found.error and not found.links:
+            return ToolResult.error(f"The web search failed ({found.error}).")
+        links = json.dumps(found.links, ensure_ascii=False, separators=(",", ":"))
+        text = f'Web search results for query: "{args.query}"\n\nLinks: {links}\n\n{found.text}\n\n\n{REMINDER}'
+        return ToolResult(text, details={"query": args.query, "results": found.links})
