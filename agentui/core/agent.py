@@ -37,7 +37,7 @@ from agentui.core.events import (
 )
 from agentui.core.hooks import Hooks, PromptBlocked
 from agentui.core.memory import MemoryLoader
-from agentui.core.messages import Message, TextBlock, ToolUseBlock
+from agentui.core.messages import ImageBlock, Message, TextBlock, ToolUseBlock
 from agentui.core.model_call import ModelCall
 from agentui.core.permissions import KindGate, PermissionGate
 from agentui.core.providers.base import (
@@ -141,6 +141,8 @@ class Agent:
         """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
         self._session_started = False
         self._steering: list[str] = []
+        self._steering_images: list[ImageBlock] = []
+        """Images pasted into steering messages: they go with the next of them delivered."""
         self._follow_ups: list[str] = []
         self._task: asyncio.Task[RunResult] | None = None
         self._step_task: asyncio.Task[Any] | None = None
@@ -176,17 +178,18 @@ class Agent:
         task = self._launch(self._run(prompt))  # first, so a refused start leaves no subscription behind
         return Run(self, task, self.bus.subscribe())
 
-    async def prompt(self, prompt: str) -> RunResult:
-        """Run to the end and return the result (observe through `bus` meanwhile)."""
-        return await self._launch(self._run(prompt))
+    async def prompt(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunResult:
+        """Run to the end and return the result (observe through `bus` meanwhile). `images` go with the prompt."""
+        return await self._launch(self._run(prompt, images=images))
 
     async def compact(self, instructions: str | None = None) -> RunResult:
         """Summarise the history now (`/compact`), as a run of its own: cancellable, and reported by its events."""
         return await self._launch(self._run(None, instructions))
 
-    def inject(self, text: str) -> None:
-        """Steer: deliver `text` after the current tool calls, before the model is called again."""
+    def inject(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
+        """Steer: deliver `text` (and `images`) after the current tool calls, before the model is called again."""
         self._steering.append(text)
+        self._steering_images.extend(images)
 
     def follow_up(self, text: str) -> None:
         """Queue `text` as the next prompt once the model ends its turn."""
@@ -234,7 +237,9 @@ class Agent:
         self._task = asyncio.get_running_loop().create_task(run)
         return self._task
 
-    async def _run(self, prompt: str | None, instructions: str | None = None) -> RunResult:
+    async def _run(
+        self, prompt: str | None, instructions: str | None = None, images: Sequence[ImageBlock] = ()
+    ) -> RunResult:
         """A run: answer `prompt`, or (when it is None) compact with `instructions` and then answer whatever was
         sent meanwhile."""
         started = time.monotonic()
@@ -246,9 +251,11 @@ class Agent:
         try:
             if prompt is None:  # /compact, then whatever was sent meanwhile (if anything)
                 await self._step(self.compactor.compact("manual", instructions))
+                images = [*images, *self._steering_images]
+                self._steering_images.clear()
                 prompt = "\n\n".join([*self._drain(self._steering), *self._drain(self._follow_ups)]) or None
             if prompt is not None:
-                stop = await self._loop(prompt)
+                stop = await self._loop(prompt, images)
         except _Cancelled:
             stop = "cancelled"
             self._settle_cancel()
@@ -262,13 +269,17 @@ class Agent:
             self._call = None
         return self._finish(stop, error, started)
 
-    async def _loop(self, prompt: str) -> RunStop:
+    async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:
         first, self._session_started = not self._session_started, True
         context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
         self._add_user(
             Message(
                 role="user",
-                content=[TextBlock(text=prompt), *(TextBlock(text=text) for text in [*context, *self.reminders()])],
+                content=[
+                    *images,  # (before the text that speaks of them, as the Messages API advises)
+                    TextBlock(text=prompt),
+                    *(TextBlock(text=text) for text in [*context, *self.reminders()]),
+                ],
             ),
             "prompt",
         )
@@ -372,8 +383,12 @@ class Agent:
 
     def _deliver(self, queue: list[str], source: UserSource) -> bool:
         texts = self._drain(queue)
+        images = self._steering_images[:] if queue is self._steering else []
         for text in texts:
-            self._add_user(Message.user(text), source)
+            self._add_user(Message(role="user", content=[*images, TextBlock(text=text)]), source)
+            images = []
+        if queue is self._steering:
+            self._steering_images.clear()
         return bool(texts)
 
     @staticmethod

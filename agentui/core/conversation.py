@@ -4,7 +4,7 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
-    from agentui.core.messages import Message, Usage
+    from agentui.core.messages import ImageBlock, Message, Usage
     from agentui.core.permissions.engine import Mode
     from agentui.core.permissions.rules import Behavior, Rule
     from agentui.core.rewind import PromptPoint, Restore, Rewound
@@ -224,13 +224,15 @@ class Conversation:
     def running(self) -> bool:
         return self.agent.running
 
-    async def send(self, text: str) -> RunResult:
-        """A prompt: runs until the model has answered (and its tool calls are done)."""
-        return await self.agent.prompt(text)
+    async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
+        """A prompt (with the images pasted into it): runs until the model has answered (and its tool calls are
+        done)."""
+        return await self.agent.prompt(text, images)
 
-    def steer(self, text: str) -> None:
-        """A message typed while a run goes on: the model sees it after the current tool calls."""
-        self.agent.inject(text)
+    def steer(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
+        """A message typed while a run goes on (with the images pasted into it): the model sees it after the current
+        tool calls."""
+        self.agent.inject(text, images)
 
     def interrupt(self) -> None:
         """Esc: stop the running step now (the run ends "cancelled")."""

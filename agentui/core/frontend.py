@@ -54,6 +54,9 @@ _EXPORTS = {
     "add_memory_note": "agentui.core.memory",
     "call_summary": "agentui.core.summary",
     "structured_patch": "agentui.core.tools.diff",
+    "image_from_file": "agentui.core.images",
+    "image_from_bytes": "agentui.core.images",
+    "ImageError": "agentui.core.images",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -71,6 +74,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.dirs import config_dir as config_dir
     from agentui.core.dirs import data_dir as data_dir
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
+    from agentui.core.images import ImageError as ImageError
+    from agentui.core.images import image_from_bytes as image_from_bytes
+    from agentui.core.images import image_from_file as image_from_file
     from agentui.core.memory import add_memory_note as add_memory_note
     from agentui.core.permissions.rules import RuleError as RuleError
     from agentui.core.project import PermissionOptions as PermissionOptions

@@ -11,7 +11,7 @@ import gc
 import io
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -40,6 +40,7 @@ from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
     from agentui.core.events import Subscription
     from agentui.core.frontend import Conversation, Launch, LoadedSession, Project, Provider, SessionRequest
+    from agentui.core.messages import ImageBlock
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +198,9 @@ class AgentApp(App[None]):
 
     async def _start(self, request: SessionRequest) -> None:
         if request.resume == "":
-            self.action_resume_picker(new_if_none=request)
+            from agentui.tui.screens.picker import pick_session
+
+            pick_session(self, self._project.root if self._project else Path.cwd(), new_if_none=request)
             return
         await self.open_conversation(request)
 
@@ -270,9 +273,9 @@ class AgentApp(App[None]):
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         # Whatever was being read further up, what this prompt brings (its questions above all) is at the end.
         self.main.action_scroll_transcript("end")
-        await self.submit(message.text)
+        await self.submit(message.text, message.images)
 
-    async def submit(self, typed: str) -> None:
+    async def submit(self, typed: str, images: Sequence[ImageBlock] = ()) -> None:
         """What the person sent: a command, a shell command, a note, or a prompt."""
         from agentui.tui.slash_commands import remember, run_command
 
@@ -288,9 +291,9 @@ class AgentApp(App[None]):
         elif text.startswith("#"):
             remember(self, text[1:].strip())
         else:
-            self.send(typed)
+            self.send(typed, images)
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         if (conversation := self.conversation) is None:
             if self._starting or self.launch is not None:  # it goes out as soon as the conversation is open
                 self._waiting.append(text)
@@ -298,10 +301,10 @@ class AgentApp(App[None]):
                 self.transcript.add(UserPrompt(text))
                 self.say("Not sent: no model is configured (see above, or /model).", "error")
         elif conversation.running:
-            conversation.steer(text)
+            conversation.steer(text, images)
             self.view.steering(text)
         else:
-            self.run_worker(conversation.send(text), group="run", exit_on_error=False)
+            self.run_worker(conversation.send(text, images), group="run", exit_on_error=False)
 
     # Keys
 
@@ -329,22 +332,6 @@ class AgentApp(App[None]):
     def action_cycle_mode(self) -> None:
         if self.conversation is not None:
             self.view.mode_changed(self.conversation.cycle_mode())
-
-    def action_resume_picker(self, new_if_none: SessionRequest | None = None) -> None:
-        from agentui.core.frontend import SessionRequest, list_sessions, project_dir
-        from agentui.tui.screens.picker import SessionPicker
-
-        root = self._project.root if self._project else Path.cwd()
-
-        async def chosen(path: Path | None) -> None:
-            if path is not None:
-                self.transcript.clear()
-                await self.open_conversation(SessionRequest(resume=str(path)))
-            elif new_if_none is not None:
-                await self.open_conversation(replace(new_if_none, resume=None))
-            self.prompt_input.focus()
-
-        self.push_screen(SessionPicker(list_sessions(project_dir(root, self.env))), chosen)
 
     @property
     def crash_report(self) -> str:

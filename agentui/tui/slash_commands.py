@@ -120,7 +120,9 @@ class Resume(SlashCommand):
         if arguments:
             await app.open_conversation(SessionRequest(resume=arguments))
         else:
-            app.action_resume_picker()
+            from agentui.tui.screens.picker import pick_session
+
+            pick_session(app, app.conversation.root if app.conversation else Path.cwd())
 
 
 class Rewind(SlashCommand):

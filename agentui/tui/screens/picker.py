@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,6 +16,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.core.frontend import SessionInfo
+
+if TYPE_CHECKING:
+    from agentui.core.frontend import SessionRequest
+    from agentui.tui.app import AgentApp
 
 
 def age(seconds: float) -> str:
@@ -104,3 +108,21 @@ class SessionPicker(ModalScreen[Path | None]):
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
+
+
+def pick_session(app: AgentApp, root: Path, new_if_none: SessionRequest | None = None) -> None:
+    """/resume (and --resume without an id): the sessions of the project at `root`, newest first; the one picked
+    is opened, or, if none is and `new_if_none` is given, a new conversation as it asks."""
+    from dataclasses import replace
+
+    from agentui.core.frontend import SessionRequest, list_sessions, project_dir
+
+    async def chosen(path: Path | None) -> None:
+        if path is not None:
+            app.transcript.clear()
+            await app.open_conversation(SessionRequest(resume=str(path)))
+        elif new_if_none is not None:
+            await app.open_conversation(replace(new_if_none, resume=None))
+        app.prompt_input.focus()
+
+    app.push_screen(SessionPicker(list_sessions(project_dir(root, app.env))), chosen)

@@ -1,10 +1,13 @@
 """The prompt: multi-line input where Enter sends and Shift+Enter or Ctrl+J starts a new line, Up and Down walk the
-history at the first and last line, and a completion list offers slash commands and `@` project files."""
+history at the first and last line, and a completion list offers slash commands and `@` project files. Ctrl+V pastes
+the clipboard's image, and a dropped image file is attached rather than typed: each shows as an `[Image #N]` chip in
+the text, and goes with the prompt while its chip is there."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.message import Message
@@ -12,6 +15,11 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agentui.tui.history import PromptHistory
+
+if TYPE_CHECKING:
+    from agentui.core.messages import ImageBlock
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 
 MAX_COMPLETIONS = 12
 
@@ -83,9 +91,10 @@ class PromptInput(TextArea):
     """
 
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        def __init__(self, text: str, images: list[ImageBlock] | None = None) -> None:
             super().__init__()
             self.text = text
+            self.images = images or []
 
     def __init__(
         self,
@@ -103,6 +112,8 @@ class PromptInput(TextArea):
         self.prompt_history = history
         self.completions = completions
         self._complete = complete
+        self.images: dict[int, ImageBlock] = {}
+        """The images attached to the prompt being written, by the number their chip shows."""
 
     def on_key(self, event: events.Key) -> None:
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
@@ -162,10 +173,57 @@ class PromptInput(TextArea):
         text = self.text
         if not text.strip():
             return
+        images = [image for number, image in sorted(self.images.items()) if chip(number) in text]
+        self.images.clear()
         self.prompt_history.add(text)
         self.completions.hide()
         self.clear()
-        self.post_message(self.Submitted(text))
+        self.post_message(self.Submitted(text, images))
+
+    # Images
+
+    def attach(self, image: ImageBlock) -> int:
+        """Attach an image: its chip goes in at the cursor, and the image with the prompt."""
+        number = max(self.images, default=0) + 1
+        self.images[number] = image
+        self.insert(chip(number) + " ")
+        return number
+
+    def action_paste(self) -> None:
+        """Ctrl+V: the clipboard's image, if it holds one (else what Ctrl+O last copied, as TextArea pastes)."""
+        self.run_worker(self._paste_image(), group="paste", exclusive=True, exit_on_error=False)
+
+    async def _paste_image(self) -> None:
+        from agentui.core.frontend import ImageError, image_from_bytes
+        from agentui.tui.clipboard_image import clipboard_image
+
+        data = await clipboard_image(getattr(self.app, "env", None))
+        if data is None:
+            if self.app.clipboard:
+                super().action_paste()
+            else:
+                self.app.notify("The clipboard holds no image (paste text with the terminal's own paste).")
+            return
+        try:
+            self.attach(image_from_bytes(data, "The clipboard's image"))
+        except ImageError as exc:
+            self.app.notify(str(exc), severity="warning")
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A file dropped on the terminal arrives as its pasted path: an image is attached instead of typed."""
+        from agentui.core.frontend import ImageError, image_from_file
+        from agentui.tui.clipboard_image import dropped_path
+
+        path = dropped_path(event.text)
+        if path is None or not path.lower().endswith(tuple(IMAGE_SUFFIXES)):
+            return  # (TextArea's own handler pastes the text)
+        try:
+            image = image_from_file(path)
+        except ImageError as exc:
+            self.app.notify(str(exc), severity="warning")
+            return
+        event.prevent_default()  # (not typed as well)
+        self.attach(image)
 
     def _replace_all(self, text: str) -> None:
         self.text = text
@@ -185,3 +243,8 @@ class PromptInput(TextArea):
         start = max(before.rfind("@") if choice.value.startswith("@") else before.find("/"), 0)
         self.replace(choice.value + " ", (row, start), (row, column))  # what follows the cursor stays
         self.move_cursor((row, start + len(choice.value) + 1))
+
+
+def chip(number: int) -> str:
+    """How an attached image shows in the prompt's text."""
+    return f"[Image #{number}]"
