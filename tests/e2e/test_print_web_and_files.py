@@ -44,6 +44,13 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
     (project / "report.pdf").write_bytes(three_pages())
     (project / "locked.pdf").write_bytes(encrypted_pdf())
     (project / "broken.ipynb").write_text('{"cells": [')
+    notebook = {
+        "cells": [{"cell_type": "code", "id": "add", "metadata": {}, "execution_count": 1, "source": ["1 + 2"],
+                   "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                                "data": {"text/plain": ["3"]}}]}],
+        "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5,
+    }  # fmt: skip
+    (project / "sums.ipynb").write_text(json.dumps(notebook, indent=1))
     side_requests: list[dict[str, Any]] = []
     turns: list[RecordedRequest] = []
 
@@ -74,6 +81,8 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
                 tool_call("Read", "pdf", file_path="report.pdf", pages="2"),
                 tool_call("Read", "locked", file_path="locked.pdf"),
                 tool_call("Read", "nbread", file_path="broken.ipynb"),
+                tool_call("Read", "sums", file_path="sums.ipynb"),
+                tool_call("NotebookEdit", "nbedit", notebook_path="sums.ipynb", cell_id="add", new_source="2 + 2"),
                 tool_call("NotebookEdit", "nb", notebook_path="broken.ipynb", cell_id="a", new_source="x"),
             ]
             return Reply(chunks=anthropic_stream(blocks, stop_reason="tool_use"))
@@ -116,6 +125,11 @@ def test_web_pages_pdfs_and_notebooks_in_print_mode(
 
     assert text_of(results["nbread"]) == '     1\t{"cells": ['  # a malformed notebook reads as the text it is
     assert (project / "broken.ipynb").read_text() == '{"cells": ['
+    sums = text_of(results["sums"])
+    assert '<cell id="add">' in sums and "1 + 2" in sums and "3" in sums  # a notebook's cells, with their outputs
+    assert not results["nbedit"].get("is_error")
+    edited = json.loads((project / "sums.ipynb").read_text())
+    assert edited["cells"][0]["source"] in ("2 + 2", ["2 + 2"]) and edited["metadata"] == notebook["metadata"]
 
     # The Messages API reads documents: the page asked for went as a PDF of its own.
     pdf = results["pdf"]["content"]
