@@ -3,6 +3,7 @@ ids the tools gave it, bad ids get one clear sentence, and nothing started in th
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import time
@@ -69,6 +70,13 @@ def test_background_shells_and_tasks_in_print_mode(
                 tool_call("TaskOutput", "peek", task_id=ids["server"], block=True, timeout=100),
                 tool_call("TaskList", "list"),
             ]
+        elif turn == 4:  # Claude Code 2.0's names for the same shells, and a task by its id
+            blocks = [
+                tool_call("BashOutput", "old_read", bash_id=ids["server"]),
+                tool_call("TaskGet", "get", taskId="1"),
+                tool_call("TaskGet", "get_unknown", taskId="99"),
+                tool_call("KillShell", "old_kill", shell_id=ids["server"]),
+            ]
         else:
             blocks = [{"type": "text", "text": "All checked."}]
         stop = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
@@ -102,6 +110,12 @@ def test_background_shells_and_tasks_in_print_mode(
         "<retrieval_status>timeout</retrieval_status>" in peek and "<status>running</status>" in peek and "up" in peek
     )
     assert text_of(fourth["list"]) == "#1 [in_progress] Check the server"
+    fifth = last_results(server.requests[4])
+    assert text_of(fifth["old_read"]).startswith("<status>running</status>")
+    assert "Check the server" in text_of(fifth["get"]) and not fifth["get"].get("is_error")
+    assert fifth["get_unknown"]["is_error"] and "99" in text_of(fifth["get_unknown"])
+    killed = json.loads(text_of(fifth["old_kill"]))  # (2.0's result: the message as JSON)
+    assert killed["message"].startswith(f"Successfully killed shell: {ids['server']}")
     # The run is over: the server it started in the background has been stopped with it.
     assert processes_with("36.7107") == []
     offered = [tool["name"] for tool in server.requests[0].json()["tools"]]
