@@ -11,6 +11,7 @@ import pytest
 
 from agentui.core.messages import Message, ToolResultBlock
 from tests.support.loopback import LoopbackServer
+from tests.support.web_server import WebServer
 
 
 @pytest.fixture
@@ -20,6 +21,16 @@ def server() -> Iterator[LoopbackServer]:
         yield loopback
     finally:
         loopback.close()
+
+
+@pytest.fixture
+def web() -> Iterator[WebServer]:
+    """A web server on 127.0.0.1 with pages, redirects and failures, for WebFetch (tests/support/web_server.py)."""
+    pages = WebServer()
+    try:
+        yield pages
+    finally:
+        pages.close()
 
 
 @pytest.fixture(autouse=True)

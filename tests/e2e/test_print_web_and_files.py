@@ -8,26 +8,14 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.e2e.test_print_background import last_results, text_of, tool_call
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.pdfs import encrypted_pdf, three_pages
 from tests.support.sse import anthropic_stream
 from tests.support.web_server import WebServer
-
-
-@pytest.fixture
-def web() -> Iterator[WebServer]:
-    server = WebServer()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def closed_port() -> int:

@@ -123,13 +123,19 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
 
     def on_key(self, event: events.Key) -> None:
         """What is typed between Tab and the box taking the focus belongs in the box."""
-        box = self.query_one("#message", Input)
-        if self._typing and self.focused is not box and event.is_printable and event.character:
-            event.stop()
-            event.prevent_default()
-            box.value += event.character
-            box.cursor_position = len(box.value)
+        if self._typing:
+            catch_up(self.query_one("#message", Input), self.focused, event)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(PermissionDecision(behavior="deny", message=event.value.strip() or None))
+
+
+def catch_up(box: Input, focused: object, event: events.Key) -> None:
+    """A key typed after the box was opened but before it took the focus goes into the box (the focus moves a
+    moment after the key that opens it, and fast typing gets there first)."""
+    if focused is not box and event.is_printable and event.character:
+        event.stop()
+        event.prevent_default()
+        box.value += event.character
+        box.cursor_position = len(box.value)

@@ -15,6 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.tui.screens.permission import catch_up
 
 OTHER, DONE = "other", "done"
 
@@ -143,12 +144,8 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
 
     def on_key(self, event: events.Key) -> None:
         """What is typed between choosing Other and the box taking the focus belongs in the box."""
-        box = self.query_one("#message", Input)
-        if self._typing and self.focused is not box and event.is_printable and event.character:
-            event.stop()
-            event.prevent_default()
-            box.value += event.character
-            box.cursor_position = len(box.value)
+        if self._typing:
+            catch_up(self.query_one("#message", Input), self.focused, event)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

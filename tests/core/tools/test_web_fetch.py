@@ -3,7 +3,6 @@ addresses only when a rule names them), redirects, limits, and a clear sentence 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +14,6 @@ from agentui.core.tools.base import ToolContext
 from agentui.core.tools.web_fetch import WebFetch, WebFetchArgs
 from agentui.core.workspace import Workspace
 from tests.support.web_server import WebServer
-
-
-@pytest.fixture
-def web() -> Iterator[WebServer]:
-    server = WebServer()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def engine(tmp_path: Path, *allow: str, ask: tuple[str, ...] = (), deny: tuple[str, ...] = (), mode: str = "default"):  # type: ignore[no-untyped-def]
