@@ -40,9 +40,18 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-format",
-        choices=("text", "json", "stream-json"),
+        choices=("text", "json", "stream-json", "events"),
         default=None,
-        help="with -p: plain text (default), one JSON result, or one JSON event per line",
+        help="with -p: plain text (default), one JSON result, Claude Code's stream-json messages, or agentui's own "
+        "events, one JSON line each",
+    )
+    parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with stream-json: also the model's stream events as they arrive",
+    )
+    parser.add_argument(
+        "--replay-user-messages", action="store_true", help="with stream-json: echo the user's messages back"
     )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
     parser.add_argument("--model", help="the model to use (default: per provider, or the config file's)")
@@ -271,6 +280,8 @@ def _run(argv: list[str]) -> int:
                 mcp_configs=tuple(args.mcp_configs),
                 verbose=args.verbose,
                 rewind=rewind,
+                partial=args.include_partial_messages,
+                replay_user=args.replay_user_messages,
             )
         )
     )

@@ -39,7 +39,8 @@ from agentui.core.frontend import (
     project_dir,
 )
 
-OutputFormat = Literal["text", "json", "stream-json"]
+OutputFormat = Literal["text", "json", "stream-json", "events"]
+"""Plain text; Claude Code's json result or its stream-json messages; or agentui's own events (the bus)."""
 
 CANNOT_ASK = (
     "agentui is running without a screen (-p) and cannot ask the user for permission, so this call was denied; "
@@ -86,7 +87,7 @@ class Printer:
         if self.closed:
             return
         try:
-            if self.format == "stream-json":
+            if self.format == "events":
                 self.line(event.to_json())
             elif self.format == "text":
                 self._text(event)
@@ -242,6 +243,8 @@ async def run_print(
     out: IO[str] | None = None,
     err: IO[str] | None = None,
     rewind: RewindRequest | None = None,
+    partial: bool = False,
+    replay_user: bool = False,
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
     first go back to before a prompt; with that and no prompt, only that."""
@@ -277,7 +280,20 @@ async def run_print(
 
     conversation.on(deny_asks)
     conversation.on(printer)
+    from agentui.claude_stream import ClaudeStream
+
+    def write(message: dict[str, object]) -> None:
+        if output_format == "stream-json" and not printer.closed:
+            try:
+                printer.line(_compact(message))
+            except BrokenPipeError:
+                printer.closed = True
+
+    stream = ClaudeStream(conversation, write, partial=partial, replay_user=replay_user)
+    conversation.on(stream)
     if output_format == "stream-json":
+        stream.init(settings)
+    elif output_format == "events":
         printer.line(_compact(_init_line(conversation, settings)))
 
     loop = asyncio.get_running_loop()
@@ -293,7 +309,7 @@ async def run_print(
         printer.finish(result, {})
         printer.note(result.error)
     else:
-        printer.finish(result, result_summary(result))
+        printer.finish(result, result_summary(result) if output_format == "events" else stream.result(result))
         if result.error and output_format != "text":
             printer.note(result.error)
     if result.stop == "max_turns" and output_format == "text":

@@ -207,6 +207,25 @@ class Conversation:
     def tool_names(self) -> list[str]:
         return self.agent.tools.names()
 
+    def command_names(self) -> list[str]:
+        """The slash commands a prompt may start with: the custom ones of this project and of the person."""
+        from agentui.core.commands import load_custom_commands
+
+        return sorted(load_custom_commands(self.root, self.env))
+
+    def agent_names(self) -> list[str]:
+        """The sub-agent types the model may start."""
+        from agentui.core.subagents import load_agent_types
+
+        return list(load_agent_types(self.root, self.env))
+
+    def skill_names(self) -> list[str]:
+        return [skill.name for skill in load_skills(self.root, self.env)]
+
+    @property
+    def max_output_tokens(self) -> int:
+        return self.agent.config.max_tokens
+
     @property
     def resumed(self) -> Resumed | None:
         loaded = self.session.resumed_from

@@ -54,6 +54,8 @@ _EXPORTS = {
     "add_memory_note": "agentui.core.memory",
     "call_summary": "agentui.core.summary",
     "structured_patch": "agentui.core.tools.diff",
+    "CustomCommand": "agentui.core.commands",
+    "load_custom_commands": "agentui.core.commands",
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
@@ -63,6 +65,8 @@ __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
     from agentui.core.background import ShellInfo as ShellInfo
+    from agentui.core.commands import CustomCommand as CustomCommand
+    from agentui.core.commands import load_custom_commands as load_custom_commands
     from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.compaction import is_summary as is_summary
     from agentui.core.conversation import Conversation as Conversation

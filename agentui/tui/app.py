@@ -23,7 +23,6 @@ from textual.binding import Binding, BindingType
 
 from agentui import __version__
 from agentui.tui.clipboard import Copier
-from agentui.tui.commands import CustomCommand, load_custom_commands
 from agentui.tui.completions import completions
 from agentui.tui.conversation_view import ConversationView
 from agentui.tui.history import PromptHistory, history_file
@@ -39,7 +38,15 @@ from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
     from agentui.core.events import Subscription
-    from agentui.core.frontend import Conversation, Launch, LoadedSession, Project, Provider, SessionRequest
+    from agentui.core.frontend import (
+        Conversation,
+        CustomCommand,
+        Launch,
+        LoadedSession,
+        Project,
+        Provider,
+        SessionRequest,
+    )
     from agentui.core.messages import ImageBlock
 
 log = logging.getLogger(__name__)
@@ -170,6 +177,8 @@ class AgentApp(App[None]):
         except ProjectError as exc:
             self.say(str(exc), "error")
             return
+        from agentui.core.frontend import load_custom_commands
+
         self.custom_commands = load_custom_commands(self._project.root, self.env)
         if not self._project.trusted and self._project.held_back:  # (other notices are not trust's business)
             self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)

@@ -9,8 +9,7 @@ from agentui.tui.slash_commands import COMMANDS
 from agentui.tui.widgets.prompt_input import Completion
 
 if TYPE_CHECKING:
-    from agentui.core.frontend import Conversation
-    from agentui.tui.commands import CustomCommand
+    from agentui.core.frontend import Conversation, CustomCommand
 
 
 def completions(

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, ClassVar
 from agentui.tui.history_view import INIT_PROMPT
 
 if TYPE_CHECKING:
-    from agentui.core.frontend import Conversation
+    from agentui.core.frontend import Conversation, CustomCommand
     from agentui.tui.app import AgentApp
-    from agentui.tui.commands import CustomCommand
 
 HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "

@@ -38,7 +38,7 @@ def test_an_attack_creates_no_canary(agentui_bin: str, clean_env: dict[str, str]
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"content": [call]}, {"text": "done"}]))
     done = subprocess.run(
-        [agentui_bin, "-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "stream-json"],
+        [agentui_bin, "-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "events"],
         env={**clean_env, "PATH": f"bin:{clean_env['PATH']}"},
         cwd=project,
         capture_output=True,

@@ -247,7 +247,7 @@ def test_no_command_sees_a_secret_neither_in_its_environment_nor_in_agentuis_thr
         "github_token": "LEAK4",
         "DATABASE_URL": "postgres://app:LEAK5@db/app",
     }
-    flags = ["--provider", "scripted", "--script", str(script), "--output-format", "stream-json"]
+    flags = ["--provider", "scripted", "--script", str(script), "--output-format", "events"]
     done = run(agentui_bin, ["-p", "go", *flags, "--allowedTools", "Bash"], {**clean_env, **secrets})
     assert done.returncode == 0, done.stderr
     [end] = [e for e in map(json.loads, done.stdout.splitlines()) if e["type"] == "tool_end"]

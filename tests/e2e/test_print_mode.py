@@ -96,7 +96,7 @@ def test_text_reaches_stdout_while_the_server_is_still_streaming(
     assert (first + out).decode() == recorded_text("anthropic_text.sse") + "\n"
 
 
-def test_stream_json_is_valid_json_lines_of_events(
+def test_events_are_valid_json_lines_of_the_bus(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
 ) -> None:
     server.enqueue(Reply(chunks=recorded("anthropic_tool_use.sse")), Reply(chunks=recorded("anthropic_text.sse")))
@@ -104,7 +104,7 @@ def test_stream_json_is_valid_json_lines_of_events(
     project.mkdir()
     (project / "file_path.txt").write_text("hello\n")  # what the recorded model asks to Read
     done = run(
-        agentui_bin, ["-p", "read it", "--output-format", "stream-json"], anthropic_env(clean_env, server), cwd=project
+        agentui_bin, ["-p", "read it", "--output-format", "events"], anthropic_env(clean_env, server), cwd=project
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]

@@ -38,7 +38,7 @@ def agentui(
             "--script",
             str(script_file),
             "--output-format",
-            "stream-json",
+            "events",
             *flags,
         ],
         env=env,

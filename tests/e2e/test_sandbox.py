@@ -41,7 +41,7 @@ class Setup:
     def run(self, agentui_bin: str, steps: list[dict[str, Any]], *flags: str) -> list[dict[str, Any]]:
         script = self.project.parent / "script.json"
         script.write_text(json.dumps([*steps, {"text": "done"}]))
-        command = ["-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "stream-json"]
+        command = ["-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "events"]
         done = subprocess.run(
             [agentui_bin, *command, *flags],
             env=self.env,

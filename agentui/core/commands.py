@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentui.core.frontend import claude_config_dir, parse_front_matter
+from agentui.core.dirs import claude_config_dir
+from agentui.core.frontmatter import parse_front_matter
 
 
 @dataclass(frozen=True)

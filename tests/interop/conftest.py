@@ -1,0 +1,58 @@
+"""The other side of agentui's compatibility claims, for real: Claude Code's CLI, pinned, installed from npm once per
+machine into a cache, and run against the loopback model server (never the internet)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+CLAUDE_CODE = "2.1.197"
+"""The Claude Code release agentui is compared with (the one ../shared/docs/claude-code-tools.json was recorded
+from)."""
+CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agentui-tests" / f"claude-code-{CLAUDE_CODE}"
+)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> str:
+    """The `claude` command of the pinned release, installed on first use."""
+    binary = CACHE / "node_modules" / ".bin" / "claude"
+    if not binary.exists():
+        npm = shutil.which("npm")
+        assert npm, "npm is needed to install Claude Code for the interop tests (apt-get install nodejs npm)"
+        CACHE.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(CACHE),
+                "--no-audit",
+                "--no-fund",
+                f"@anthropic-ai/claude-code@{CLAUDE_CODE}",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0 and binary.exists(), f"npm could not install Claude Code: {done.stderr[-2000:]}"
+    return str(binary)
+
+
+def claude_env(home: Path, base_url: str) -> dict[str, str]:
+    """Claude Code against the loopback server, with a home of its own and nothing sent anywhere else."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "sk-loopback",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
