@@ -51,6 +51,17 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with stream-json: also the model's stream events as they arrive",
     )
     parser.add_argument(
+        "--input-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="stream-json: serve an Agent SDK program, reading its messages and control requests on stdin",
+    )
+    parser.add_argument(
+        "--permission-prompt-tool",
+        metavar="TOOL",
+        help="with --input-format stream-json: 'stdio' asks the SDK program for each permission",
+    )
+    parser.add_argument(
         "--replay-user-messages", action="store_true", help="with stream-json: echo the user's messages back"
     )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
@@ -203,7 +214,14 @@ def _run(argv: list[str]) -> int:
         logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
         logger.propagate = False
 
-    if not args.print_mode and args.output_format is not None:
+    sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
+    if sdk and (args.output_format or "stream-json") != "stream-json":
+        return _fail("--input-format stream-json needs --output-format stream-json.")
+    if args.permission_prompt_tool not in (None, "stdio"):
+        return _fail("--permission-prompt-tool takes only 'stdio' (an MCP tool as the prompt is not supported yet).")
+    if args.permission_prompt_tool and not sdk:
+        return _fail("--permission-prompt-tool needs --input-format stream-json.")
+    if not args.print_mode and args.output_format is not None and not sdk:
         return _fail("--output-format only works with -p.")
     if args.fork_session and args.resume is None and not args.continue_last:
         return _fail("--fork-session needs --resume or --continue.")
@@ -223,7 +241,7 @@ def _run(argv: list[str]) -> int:
 
     from pathlib import Path
 
-    if not args.print_mode:
+    if not args.print_mode and not sdk:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
         from agentui.tui import run_app
@@ -246,6 +264,27 @@ def _run(argv: list[str]) -> int:
         return _fail(str(exc))
     cwd = Path.cwd()
     session, permissions = _session_request(args), _permission_options(args)
+    if sdk:
+        import asyncio
+
+        from agentui.headless import run_sdk
+
+        return _guarded(
+            lambda: asyncio.run(
+                run_sdk(
+                    settings,
+                    max_turns=args.max_turns,
+                    system_prompt=args.system_prompt,
+                    append_system_prompt=args.append_system_prompt,
+                    permissions=permissions,
+                    session=session,
+                    mcp_configs=tuple(args.mcp_configs),
+                    partial=args.include_partial_messages,
+                    replay_user=args.replay_user_messages,
+                    ask_over_stdio=args.permission_prompt_tool == "stdio",
+                )
+            )
+        )
 
     prompt = args.prompt
     if prompt is None:

@@ -397,3 +397,53 @@ def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None =
         branch = f" [{s.git_branch}]" if s.git_branch else ""
         out.write(f"{s.session_id}  {when}  {count:>6} msgs{branch}  {s.title}\n")
     return 0
+
+
+async def run_sdk(
+    settings: Settings,
+    *,
+    max_turns: int | None = None,
+    system_prompt: str | None = None,
+    append_system_prompt: str | None = None,
+    permissions: PermissionOptions | None = None,
+    session: SessionRequest | None = None,
+    mcp_configs: tuple[str, ...] = (),
+    partial: bool = False,
+    replay_user: bool = False,
+    ask_over_stdio: bool = False,
+) -> int:
+    """`--input-format stream-json`: serve an Agent SDK program on stdin and stdout until stdin closes."""
+    from agentui.sdk_stdio import SdkSession, stdin_lines
+
+    permissions = permissions or PermissionOptions()
+    project = open_project(Path.cwd(), permissions)
+    for notice in project.notices:
+        sys.stderr.write(f"agentui: {notice}\n")
+    launch = Launch(
+        settings=settings,
+        cwd=project.root,
+        system_prompt=system_prompt,
+        append_system_prompt=append_system_prompt,
+        permissions=permissions,
+        session=session or SessionRequest(),
+        max_turns=max_turns,
+        mcp_configs=mcp_configs,
+    )
+    conversation = Conversation.open(
+        launch, project=project, on_error=lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
+    )
+    try:
+        for notice in await conversation.start_mcp():
+            sys.stderr.write(f"agentui: {notice}\n")
+        sdk = SdkSession(
+            conversation,
+            settings,
+            sys.stdout,
+            sys.stderr,
+            partial=partial,
+            replay_user=replay_user,
+            ask_over_stdio=ask_over_stdio,
+        )
+        return await sdk.serve(stdin_lines())
+    finally:
+        await conversation.aclose()

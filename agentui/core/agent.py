@@ -162,6 +162,13 @@ class Agent:
         self._dispatcher.before_write = parent._dispatcher.before_write
         self._dispatcher.before_shell = parent._dispatcher.before_shell
 
+    def use_hooks(self, hooks: Hooks) -> None:
+        """Hooks added after the agent was made (an SDK program's callbacks): its calls and prompts run them now."""
+        self.hooks = hooks if hooks else None
+        if self.hooks is not None:
+            self.hooks.notify = self.warn
+        self._dispatcher.hooks = self.hooks
+
     def on_shell(self, callback: Callable[[str, str], Awaitable[None]]) -> None:
         """`await callback(tool_call_id, command)` before a shell command runs, once its call is allowed (the work
         tree is snapshotted then)."""

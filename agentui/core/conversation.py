@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
     from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
+    from agentui.core.hooks import HookCallback
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
     from agentui.core.messages import ImageBlock, Message, Usage
@@ -206,6 +207,15 @@ class Conversation:
     @property
     def tool_names(self) -> list[str]:
         return self.agent.tools.names()
+
+    def add_hook(self, event: str, matcher: str, callback: HookCallback, *, name: str, timeout: float = 60.0) -> None:
+        """A hook run by the front end (an Agent SDK program's callback), as a settings file's hook for `event`
+        whose `matcher` names the tools (for tool events)."""
+        from agentui.core.hooks import HookSpec
+
+        hooks = self.project.hooks
+        hooks.specs.append(HookSpec(event, matcher or "", name, timeout, "sdk", callback))
+        self.agent.use_hooks(hooks)
 
     def command_names(self) -> list[str]:
         """The slash commands a prompt may start with: the custom ones of this project and of the person."""

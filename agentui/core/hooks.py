@@ -15,7 +15,7 @@ import json
 import os
 import re
 import signal
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,11 @@ Decision = Literal["allow", "deny", "ask", "block"]
 _RANK = {"allow": 1, "ask": 2, "deny": 3, "block": 3}
 
 
+HookCallback = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""A hook run in the front end's process (an Agent SDK program's): it takes the hook's input and returns its output,
+as a command hook's JSON on stdout."""
+
+
 @dataclass(frozen=True)
 class HookSpec:
     event: str
@@ -37,6 +42,8 @@ class HookSpec:
     command: str
     timeout: float
     source: str
+    callback: HookCallback | None = field(default=None, compare=False)
+    """Instead of `command`: a callback in the front end (`command` then only names it)."""
 
     def matches(self, target: str | None) -> bool:
         if target is None or self.matcher in ("", "*"):
@@ -176,6 +183,12 @@ class Hooks:
 
     async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
         """(exit code or None on timeout, stdout, stderr)."""
+        if spec.callback is not None:
+            try:
+                output = await asyncio.wait_for(spec.callback(json.loads(data)), spec.timeout)
+            except TimeoutError:
+                return None, "", ""
+            return 0, json.dumps(output, default=str), ""
         try:
             process = await asyncio.create_subprocess_exec(
                 "bash",

@@ -1,0 +1,212 @@
+"""The official Python Agent SDK (claude-agent-sdk, pinned in the test extras) driving agentui through `cli_path`,
+against the loopback model server: query() with tools, a permission callback that changes a call's input or denies
+it with a message, a PreToolUse hook callback that blocks a call, a client across two turns with a mode change,
+partial messages, and an interrupt in the middle of an answer. The query() program also runs on the real Claude
+Code CLI (npm, pinned), and both give the same kinds of messages in the same order."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import (
+    AssistantMessage,
+    ClaudeAgentOptions,
+    ClaudeSDKClient,
+    HookMatcher,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    StreamEvent,
+    SystemMessage,
+    ToolResultBlock,
+    query,
+)
+
+from tests.interop.conftest import claude_env
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
+
+
+def options(cli: str, server: LoopbackServer, tmp_path: Path, name: str, **more: Any) -> ClaudeAgentOptions:
+    home = tmp_path / f"{name}-home"
+    home.mkdir(exist_ok=True)
+    project = tmp_path / name
+    project.mkdir(exist_ok=True)
+    (project / "notes.txt").write_text("hello\n")
+    env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+    return ClaudeAgentOptions(cli_path=cli, cwd=str(project), model="claude-sonnet-4-5", env=env, **more)
+
+
+def played(server: LoopbackServer, turns: list[list[dict[str, Any]]]) -> list[RecordedRequest]:
+    """The model plays `turns` in order (a turn with a tool call stops for its result); title and other side requests
+    get a short text. Returns the requests of the turns, as they come."""
+    seen: list[RecordedRequest] = []
+
+    def model(request: RecordedRequest) -> Reply:
+        if "tools" not in request.json():
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": "A title"}]))
+        seen.append(request)
+        blocks = turns[min(len(seen), len(turns)) - 1]
+        stop = "tool_use" if any(block["type"] == "tool_use" for block in blocks) else "end_turn"
+        return Reply(chunks=anthropic_stream(blocks, stop_reason=stop))
+
+    server.responder = model
+    return seen
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def tool(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+def shape(messages: list[Any]) -> list[str]:
+    """The kinds of messages and blocks a program sees, in order."""
+    kinds = []
+    for message in messages:
+        blocks = getattr(message, "content", None)
+        inner = [type(block).__name__ for block in blocks] if isinstance(blocks, list) else []
+        kinds.append("/".join([type(message).__name__, *inner]))
+    return kinds
+
+
+async def collect(prompt: str, opts: ClaudeAgentOptions) -> list[Any]:
+    return [message async for message in query(prompt=prompt, options=opts)]
+
+
+async def test_query_with_tools_gives_the_same_messages_as_claude_code(
+    agentui_bin: str, claude_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    results = {}
+    for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
+        notes = tmp_path / name / "notes.txt"
+        played(
+            server,
+            [[text("Let me read it."), tool("toolu_01", "Read", file_path=str(notes))], [text("It says hello.")]],
+        )
+        results[name] = await collect("read notes.txt", options(cli, server, tmp_path, name, allowed_tools=["Read"]))
+    ours, theirs = results["agentui"], results["claude"]
+    assert shape(ours) == shape(theirs) == [
+        "SystemMessage", "AssistantMessage/TextBlock", "AssistantMessage/ToolUseBlock", "UserMessage/ToolResultBlock",
+        "AssistantMessage/TextBlock", "ResultMessage",
+    ]  # fmt: skip
+    result = ours[-1]
+    assert isinstance(result, ResultMessage) and result.result == "It says hello." and result.num_turns == 2
+    assert not result.is_error and result.session_id == ours[0].data["session_id"]
+    [tool_result] = ours[3].content
+    assert isinstance(tool_result, ToolResultBlock) and "hello" in str(tool_result.content)
+
+
+async def test_a_permission_callback_changes_one_call_and_denies_another(
+    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(
+        server,
+        [
+            [tool("w1", "Write", file_path="out.txt", content="from the model\n")],
+            [tool("b1", "Bash", command="touch ran.txt")],
+            [text("Done.")],
+        ],
+    )
+    asked: list[tuple[str, dict[str, Any]]] = []
+
+    async def can_use_tool(name: str, given: dict[str, Any], context: Any) -> Any:
+        asked.append((name, given))
+        if name == "Write":
+            return PermissionResultAllow(updated_input={**given, "content": "from the program\n"})
+        return PermissionResultDeny(message="no commands today")
+
+    opts = options(agentui_bin, server, tmp_path, "p", can_use_tool=can_use_tool)
+    async with ClaudeSDKClient(options=opts) as client:  # (can_use_tool needs the streaming client)
+        await client.query("write and run")
+        messages = [message async for message in client.receive_response()]
+    project = tmp_path / "p"
+    assert [name for name, _ in asked] == ["Write", "Bash"]
+    assert (project / "out.txt").read_text() == "from the program\n" and not (project / "ran.txt").exists()
+    denied = seen[2].json()["messages"][-1]["content"][0]
+    assert denied["is_error"] and "no commands today" in denied["content"]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Done."
+    assert [d["tool_name"] for d in messages[-1].permission_denials or []] == ["Bash"]
+
+
+async def test_a_pre_tool_use_hook_callback_blocks_a_call(
+    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(server, [[tool("b1", "Bash", command="echo hi")], [text("Blocked, then.")]])
+    inputs: list[dict[str, Any]] = []
+
+    async def guard(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        inputs.append(hook_input)
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "echo is not allowed here",
+            }
+        }
+
+    hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]}
+    opts = options(agentui_bin, server, tmp_path, "h", hooks=hooks, allowed_tools=["Bash"])
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("say hi")
+        messages = [message async for message in client.receive_response()]
+    assert [i["tool_name"] for i in inputs] == ["Bash"] and inputs[0]["tool_input"] == {"command": "echo hi"}
+    blocked = seen[1].json()["messages"][-1]["content"][0]
+    assert blocked["is_error"] and "echo is not allowed here" in blocked["content"]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Blocked, then."
+
+
+async def test_a_client_keeps_the_conversation_across_turns_and_changes_mode(
+    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(
+        server, [[text("First answer.")], [tool("w1", "Write", file_path="a.txt", content="a\n")], [text("Written.")]]
+    )
+    opts = options(agentui_bin, server, tmp_path, "c", include_partial_messages=True)
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("one")
+        first = [message async for message in client.receive_response()]
+        await client.set_permission_mode("acceptEdits")
+        await client.query("two")
+        second = [message async for message in client.receive_response()]
+    assert isinstance(first[-1], ResultMessage) and first[-1].result == "First answer."
+    assert any(isinstance(m, StreamEvent) and m.event["type"] == "content_block_delta" for m in first)
+    assert isinstance(second[-1], ResultMessage) and second[-1].result == "Written."
+    assert (tmp_path / "c" / "a.txt").read_text() == "a\n"  # acceptEdits: written without a question
+    assert len(seen[1].json()["messages"]) == 3  # the second prompt went on from the first answer
+    assert first[-1].session_id == second[-1].session_id
+
+
+async def test_interrupt_stops_an_answer_in_the_middle(
+    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    gate = threading.Event()
+    chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
+
+    def model(request: RecordedRequest) -> Reply:
+        if "tools" not in request.json():
+            return Reply(chunks=anthropic_stream([text("A title")]))
+        return Reply(chunks=chunks, gate=gate, gate_after=6)
+
+    server.responder = model
+    opts = options(agentui_bin, server, tmp_path, "i", include_partial_messages=True)
+    try:
+        async with ClaudeSDKClient(options=opts) as client:
+            await client.query("talk")
+            messages: list[Any] = []
+            async for message in client.receive_response():
+                messages.append(message)
+                if isinstance(message, StreamEvent) and message.event["type"] == "content_block_delta":
+                    await client.interrupt()
+                    break
+            rest = [message async for message in client.receive_response()]
+    finally:
+        gate.set()
+    result = rest[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
+    assert any(isinstance(m, SystemMessage) for m in messages)
+    assert not any(isinstance(m, AssistantMessage) and "never finishes" * 20 in str(m.content) for m in rest)
