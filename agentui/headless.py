@@ -433,8 +433,6 @@ async def run_sdk(
         launch, project=project, on_error=lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
     )
     try:
-        for notice in await conversation.start_mcp():
-            sys.stderr.write(f"agentui: {notice}\n")
         sdk = SdkSession(
             conversation,
             settings,

@@ -50,6 +50,7 @@ class SdkSession:
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._run: asyncio.Task[None] | None = None
         self._started = False
+        self._mcp_started = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.failed = False
         conversation.on(self.stream)
@@ -107,6 +108,21 @@ class SdkSession:
         else:
             raise InputError(f"line {number} of the input is a message of an unknown type ({kind!r})")
 
+    async def _start_mcp(self) -> None:
+        """The MCP servers (the SDK program's own among them), once: at initialize, or before the first message."""
+        if self._mcp_started:
+            return
+        self._mcp_started = True
+        for notice in await self.conversation.start_mcp(sdk_bridge=self._mcp_message):
+            self.note(notice)
+
+    async def _mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        response = await self.ask({"subtype": "mcp_message", "server_name": server, "message": message})
+        if response.get("subtype") == "error":
+            raise RuntimeError(str(response.get("error") or "the SDK could not deliver the message"))
+        answer = (response.get("response") or {}).get("mcp_response")
+        return answer if isinstance(answer, dict) else None
+
     def _user(self, message: dict[str, Any], number: int) -> None:
         body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None
@@ -120,6 +136,7 @@ class SdkSession:
         self._run = asyncio.get_running_loop().create_task(self._answer(text, images))
 
     async def _answer(self, text: str, images: list[ImageBlock]) -> None:
+        await self._start_mcp()
         result = await self.conversation.send(text, images)
         self.send(self.stream.result(result))
 
@@ -155,6 +172,7 @@ class SdkSession:
         conversation = self.conversation
         if subtype == "initialize":
             self._register_hooks(request.get("hooks") or {})
+            await self._start_mcp()
             commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
             return {
                 "commands": commands,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from agentui.core.completion import PathCompleter
     from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
     from agentui.core.hooks import HookCallback
+    from agentui.core.mcp.client import SdkBridge
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
     from agentui.core.messages import ImageBlock, Message, Usage
@@ -423,11 +424,15 @@ class Conversation:
         ]
 
     async def start_mcp(
-        self, env: Mapping[str, str] | None = None, approve: Callable[[str, str], Awaitable[bool | None]] | None = None
+        self,
+        env: Mapping[str, str] | None = None,
+        approve: Callable[[str, str], Awaitable[bool | None]] | None = None,
+        sdk_bridge: SdkBridge | None = None,
     ) -> list[str]:
         """Start the configured MCP servers and register their tools; a sentence for each that did not start or
         is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
-        setting decides (True or False is remembered for this project, outside it; None is "not now"). Nothing is
+        setting decides (True or False is remembered for this project, outside it; None is "not now"). An Agent SDK
+        front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers. Nothing is
         imported or started when no server is configured."""
         from agentui.core.mcp.config import (
             McpConfigError,
@@ -476,7 +481,7 @@ class Conversation:
         from agentui.core.dirs import cache_dir
         from agentui.core.mcp.tools import McpHub
 
-        self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env)
+        self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
         return notices + await self.mcp.start()
 
     # Tasks and background shells

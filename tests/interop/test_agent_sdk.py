@@ -6,6 +6,7 @@ Code CLI (npm, pinned), and both give the same kinds of messages in the same ord
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,10 @@ from claude_agent_sdk import (
     StreamEvent,
     SystemMessage,
     ToolResultBlock,
+    create_sdk_mcp_server,
     query,
 )
+from claude_agent_sdk import tool as tool_function
 
 from tests.interop.conftest import claude_env
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
@@ -210,3 +213,30 @@ async def test_interrupt_stops_an_answer_in_the_middle(
     assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution"
     assert any(isinstance(m, SystemMessage) for m in messages)
     assert not any(isinstance(m, AssistantMessage) and "never finishes" * 20 in str(m.content) for m in rest)
+
+
+async def test_the_model_calls_a_tool_of_an_in_process_sdk_mcp_server(
+    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    calls: list[dict[str, Any]] = []
+
+    @tool_function("add", "Add two numbers", {"a": float, "b": float})
+    async def add(arguments: dict[str, Any]) -> dict[str, Any]:
+        calls.append(arguments)
+        return {"content": [{"type": "text", "text": f"{arguments['a'] + arguments['b']:g}"}]}
+
+    calculator = create_sdk_mcp_server(name="calc", tools=[add])
+    seen = played(server, [[tool("m1", "mcp__calc__add", a=2, b=3)], [text("It is 5.")]])
+    opts = options(
+        agentui_bin, server, tmp_path, "m", mcp_servers={"calc": calculator}, allowed_tools=["mcp__calc__add"]
+    )
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("add 2 and 3")
+        messages = [message async for message in client.receive_response()]
+    offered = [t["name"] for t in seen[0].json()["tools"]]
+    assert "mcp__calc__add" in offered and calls == [{"a": 2, "b": 3}]
+    result = seen[1].json()["messages"][-1]["content"][0]
+    assert not result.get("is_error") and "5" in json.dumps(result["content"])
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "It is 5."
+    init = next(m for m in messages if isinstance(m, SystemMessage))
+    assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +22,45 @@ log = logging.getLogger(__name__)
 State = Literal["starting", "connected", "failed", "closed"]
 DEFAULT_START_SECONDS = 30.0
 DEFAULT_CALL_SECONDS = 600.0
+
+
+SdkBridge = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""Sends one JSON-RPC message to the named SDK server and returns its answer (None for a notification)."""
+
+
+@contextlib.asynccontextmanager
+async def sdk_transport(bridge: SdkBridge, name: str) -> AsyncIterator[tuple[Any, Any]]:
+    """The MCP client's streams for a server inside the SDK program: each message goes through `bridge`, each
+    answer comes back into the read stream (messages are sent at once, each awaiting its own answer)."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp.types import JSONRPCMessage
+
+    read_send, read_receive = anyio.create_memory_object_stream[Any](64)
+    write_send, write_receive = anyio.create_memory_object_stream[Any](64)
+
+    async def deliver(message: Any) -> None:
+        payload = message.message.model_dump(by_alias=True, mode="json", exclude_none=True)
+        try:
+            answer = await bridge(name, payload)
+        except Exception as exc:  # the SDK could not answer: the call fails, the client goes on
+            if payload.get("id") is None:
+                return
+            answer = {"jsonrpc": "2.0", "id": payload["id"], "error": {"code": -32603, "message": str(exc)}}
+        if answer is not None and payload.get("id") is not None and ("result" in answer or "error" in answer):
+            await read_send.send(SessionMessage(JSONRPCMessage.model_validate(answer)))
+
+    async def pump() -> None:
+        async with anyio.create_task_group() as group:
+            async for message in write_receive:
+                group.start_soon(deliver, message)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(pump)
+        try:
+            yield read_receive, write_send
+        finally:
+            group.cancel_scope.cancel()
 
 
 @dataclass
@@ -44,6 +83,8 @@ class McpServer:
     log_dir: Path
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     on_tools_changed: Callable[[McpServer], None] = lambda server: None
+    bridge: SdkBridge | None = None
+    """For an sdk server: how its JSON-RPC messages reach the SDK program (and its answers come back)."""
     state: State = "starting"
     error: str = ""
     tools: list[RemoteTool] = field(default_factory=list)
@@ -96,6 +137,10 @@ class McpServer:
             self._ready.set()
 
     def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
+        if self.config.type == "sdk":
+            if self.bridge is None:
+                raise RuntimeError("is an SDK server, which only an Agent SDK program (--input-format stream-json) has")
+            return sdk_transport(self.bridge, self.name)
         if self.config.type == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client

@@ -33,7 +33,8 @@ class ServerConfig(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     name: str = ""
-    type: Literal["stdio", "http", "sse"] = "stdio"
+    type: Literal["stdio", "http", "sse", "sdk"] = "stdio"
+    """sdk: a server inside the Agent SDK program that started agentui, reached through its control protocol."""
     command: str = ""
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
@@ -70,6 +71,9 @@ def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dic
             raise McpConfigError(
                 f"{source}: the MCP server {name!r} is not valid ({where}: {problem['msg']})."
             ) from None
+        if server.type == "sdk":
+            found[name] = server
+            continue
         if server.type == "stdio" and not server.command:
             raise McpConfigError(f"{source}: the MCP server {name!r} has no command.")
         if server.type != "stdio" and not server.url:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import ConfigDict
 
-from agentui.core.mcp.client import McpServer, RemoteTool
+from agentui.core.mcp.client import McpServer, RemoteTool, SdkBridge
 from agentui.core.mcp.config import ServerConfig
 from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.providers.base import ToolSpec
@@ -73,13 +73,24 @@ class McpHub:
     """The servers of one conversation and their tools in its registry."""
 
     def __init__(
-        self, configs: list[ServerConfig], tools: ToolRegistry, log_dir: Path, env: Mapping[str, str] | None = None
+        self,
+        configs: list[ServerConfig],
+        tools: ToolRegistry,
+        log_dir: Path,
+        env: Mapping[str, str] | None = None,
+        sdk_bridge: SdkBridge | None = None,
     ) -> None:
         import os
 
         self.tools = tools
         self.servers = [
-            McpServer(config, log_dir, env=os.environ if env is None else env, on_tools_changed=self._refresh)
+            McpServer(
+                config,
+                log_dir,
+                env=os.environ if env is None else env,
+                on_tools_changed=self._refresh,
+                bridge=sdk_bridge,
+            )
             for config in configs
         ]
 
