@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from claude_agent_sdk import (
     AssistantMessage,
     ClaudeAgentOptions,
@@ -30,6 +31,14 @@ from claude_agent_sdk import tool as tool_function
 from tests.interop.conftest import claude_env
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
+
+
+@pytest.fixture(params=["agentui", "claude"])
+def cli(request: pytest.FixtureRequest, agentui_bin: str) -> str:
+    """Each program runs on agentui and on the real Claude Code (the pinned npm release)."""
+    if request.param == "agentui":
+        return agentui_bin
+    return str(request.getfixturevalue("claude_bin"))
 
 
 def options(cli: str, server: LoopbackServer, tmp_path: Path, name: str, **more: Any) -> ClaudeAgentOptions:
@@ -53,7 +62,8 @@ def played(server: LoopbackServer, turns: list[list[dict[str, Any]]]) -> list[Re
         seen.append(request)
         blocks = turns[min(len(seen), len(turns)) - 1]
         stop = "tool_use" if any(block["type"] == "tool_use" for block in blocks) else "end_turn"
-        return Reply(chunks=anthropic_stream(blocks, stop_reason=stop))
+        # (each answer its own message id: Claude Code merges messages that share one)
+        return Reply(chunks=anthropic_stream(blocks, stop_reason=stop, message_id=f"msg_{len(seen)}"))
 
     server.responder = model
     return seen
@@ -105,7 +115,7 @@ async def test_query_with_tools_gives_the_same_messages_as_claude_code(
 
 
 async def test_a_permission_callback_changes_one_call_and_denies_another(
-    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+    cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
     seen = played(
         server,
@@ -123,7 +133,7 @@ async def test_a_permission_callback_changes_one_call_and_denies_another(
             return PermissionResultAllow(updated_input={**given, "content": "from the program\n"})
         return PermissionResultDeny(message="no commands today")
 
-    opts = options(agentui_bin, server, tmp_path, "p", can_use_tool=can_use_tool)
+    opts = options(cli, server, tmp_path, "p", can_use_tool=can_use_tool)
     async with ClaudeSDKClient(options=opts) as client:  # (can_use_tool needs the streaming client)
         await client.query("write and run")
         messages = [message async for message in client.receive_response()]
@@ -136,9 +146,7 @@ async def test_a_permission_callback_changes_one_call_and_denies_another(
     assert [d["tool_name"] for d in messages[-1].permission_denials or []] == ["Bash"]
 
 
-async def test_a_pre_tool_use_hook_callback_blocks_a_call(
-    agentui_bin: str, server: LoopbackServer, tmp_path: Path
-) -> None:
+async def test_a_pre_tool_use_hook_callback_blocks_a_call(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
     seen = played(server, [[tool("b1", "Bash", command="echo hi")], [text("Blocked, then.")]])
     inputs: list[dict[str, Any]] = []
 
@@ -153,7 +161,7 @@ async def test_a_pre_tool_use_hook_callback_blocks_a_call(
         }
 
     hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]}
-    opts = options(agentui_bin, server, tmp_path, "h", hooks=hooks, allowed_tools=["Bash"])
+    opts = options(cli, server, tmp_path, "h", hooks=hooks, allowed_tools=["Bash"])
     async with ClaudeSDKClient(options=opts) as client:
         await client.query("say hi")
         messages = [message async for message in client.receive_response()]
@@ -164,12 +172,12 @@ async def test_a_pre_tool_use_hook_callback_blocks_a_call(
 
 
 async def test_a_client_keeps_the_conversation_across_turns_and_changes_mode(
-    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+    cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
     seen = played(
         server, [[text("First answer.")], [tool("w1", "Write", file_path="a.txt", content="a\n")], [text("Written.")]]
     )
-    opts = options(agentui_bin, server, tmp_path, "c", include_partial_messages=True)
+    opts = options(cli, server, tmp_path, "c", include_partial_messages=True)
     async with ClaudeSDKClient(options=opts) as client:
         await client.query("one")
         first = [message async for message in client.receive_response()]
@@ -184,9 +192,7 @@ async def test_a_client_keeps_the_conversation_across_turns_and_changes_mode(
     assert first[-1].session_id == second[-1].session_id
 
 
-async def test_interrupt_stops_an_answer_in_the_middle(
-    agentui_bin: str, server: LoopbackServer, tmp_path: Path
-) -> None:
+async def test_interrupt_stops_an_answer_in_the_middle(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
     gate = threading.Event()
     chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
 
@@ -196,7 +202,7 @@ async def test_interrupt_stops_an_answer_in_the_middle(
         return Reply(chunks=chunks, gate=gate, gate_after=6)
 
     server.responder = model
-    opts = options(agentui_bin, server, tmp_path, "i", include_partial_messages=True)
+    opts = options(cli, server, tmp_path, "i", include_partial_messages=True)
     try:
         async with ClaudeSDKClient(options=opts) as client:
             await client.query("talk")
@@ -216,7 +222,7 @@ async def test_interrupt_stops_an_answer_in_the_middle(
 
 
 async def test_the_model_calls_a_tool_of_an_in_process_sdk_mcp_server(
-    agentui_bin: str, server: LoopbackServer, tmp_path: Path
+    cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
     calls: list[dict[str, Any]] = []
 
@@ -227,9 +233,7 @@ async def test_the_model_calls_a_tool_of_an_in_process_sdk_mcp_server(
 
     calculator = create_sdk_mcp_server(name="calc", tools=[add])
     seen = played(server, [[tool("m1", "mcp__calc__add", a=2, b=3)], [text("It is 5.")]])
-    opts = options(
-        agentui_bin, server, tmp_path, "m", mcp_servers={"calc": calculator}, allowed_tools=["mcp__calc__add"]
-    )
+    opts = options(cli, server, tmp_path, "m", mcp_servers={"calc": calculator}, allowed_tools=["mcp__calc__add"])
     async with ClaudeSDKClient(options=opts) as client:
         await client.query("add 2 and 3")
         messages = [message async for message in client.receive_response()]
