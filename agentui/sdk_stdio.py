@@ -20,6 +20,7 @@ from agentui.core.events import Event, PermissionDecision, PermissionRequest
 from agentui.core.frontend import Conversation, Settings, image_from_bytes
 from agentui.core.messages import ImageBlock
 
+GONE = "The SDK program closed its input, so no one can answer."
 CONTROL_TIMEOUT = 600.0
 """How long a question to the SDK (a permission, a hook) may wait for its answer."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -51,6 +52,8 @@ class SdkSession:
         self._run: asyncio.Task[None] | None = None
         self._started = False
         self._mcp_started = False
+        self._initializing: asyncio.Task[Any] | None = None
+        self._closed = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.failed = False
         conversation.on(self.stream)
@@ -86,10 +89,12 @@ class SdkSession:
             self.note(f"{exc}; stopping.")
             self.failed = True
             self.conversation.interrupt()
+        self._closed = True
+        for future in self._pending.values():  # (no answer can come any more: each question is a no)
+            if not future.done():
+                future.set_exception(ConnectionError(GONE))
         if self._run is not None:  # (the input ended: the message being answered is answered first)
             await asyncio.gather(self._run, return_exceptions=True)
-        for future in self._pending.values():
-            future.cancel()
         return 1 if self.failed else 0
 
     async def _handle(self, message: dict[str, Any], number: int) -> None:
@@ -97,7 +102,9 @@ class SdkSession:
         if kind == "user":
             self._user(message, number)
         elif kind == "control_request":
-            self._spawn(self._control(message))
+            task = self._spawn(self._control(message))
+            if (message.get("request") or {}).get("subtype") == "initialize":
+                self._initializing = task  # (a message sent with it waits for it, as the SDK itself would)
         elif kind == "control_response":
             response = message.get("response") or {}
             future = self._pending.get(str(response.get("request_id")))
@@ -127,23 +134,26 @@ class SdkSession:
         body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         text, images = _prompt(content, number)
-        if not self._started:
-            self._started = True
-            self.stream.init(self.settings)
         if self._run is not None and not self._run.done():
             self.conversation.steer(text, images)
             return
         self._run = asyncio.get_running_loop().create_task(self._answer(text, images))
 
     async def _answer(self, text: str, images: list[ImageBlock]) -> None:
+        if self._initializing is not None:
+            await asyncio.gather(self._initializing, return_exceptions=True)
         await self._start_mcp()
+        if not self._started:
+            self._started = True
+            self.stream.init(self.settings)
         result = await self.conversation.send(text, images)
         self.send(self.stream.result(result))
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # Requests from the SDK
 
@@ -227,14 +237,17 @@ class SdkSession:
     # Requests to the SDK
 
     async def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send a control request to the SDK and wait for its response (the whole `response` object)."""
+        """Send a control request to the SDK and wait for its response (the whole `response` object); once stdin
+        has closed, no answer can come, and the request is refused at once."""
+        if self._closed:
+            raise ConnectionError(GONE)
         request_id = f"agentui_{uuid.uuid4().hex[:12]}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         self.send({"type": "control_request", "request_id": request_id, "request": request})
         try:
             return await asyncio.wait_for(future, CONTROL_TIMEOUT)
-        except (TimeoutError, asyncio.CancelledError):
+        except (TimeoutError, ConnectionError, asyncio.CancelledError):
             self.send({"type": "control_cancel_request", "request_id": request_id})
             raise
         finally:
@@ -262,8 +275,11 @@ class SdkSession:
                  "permission_suggestions": suggestions, "tool_use_id": event.tool_call_id,
                  "decision_reason": event.reason}
             )  # fmt: skip
-        except (TimeoutError, asyncio.CancelledError):
-            self.conversation.answer(event.request_id, PermissionDecision(behavior="deny"))
+        except (TimeoutError, ConnectionError, asyncio.CancelledError) as exc:
+            said = (
+                GONE if isinstance(exc, ConnectionError) else "The SDK program did not answer the permission question."
+            )
+            self.conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=said))
             return
         self.conversation.answer(event.request_id, _decision(response, event))
 
