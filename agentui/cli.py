@@ -74,6 +74,29 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="the API server's base URL (a local server, a proxy)")
     parser.add_argument("--script", metavar="FILE", help="the JSON script the scripted provider replays")
     parser.add_argument("--system-prompt", metavar="TEXT", help="replace the system prompt")
+    parser.add_argument("--system-prompt-file", metavar="FILE", help="replace the system prompt with a file's text")
+    parser.add_argument(
+        "--append-system-prompt-file", metavar="FILE", help="add a file's text to the end of the system prompt"
+    )
+    parser.add_argument(
+        "--setting-sources",
+        metavar="SOURCES",
+        help="which settings files to read: user, project, local, comma-separated (managed ones always apply)",
+    )
+    parser.add_argument("--settings", metavar="FILE_OR_JSON", help="one more settings file, above the local one")
+    parser.add_argument(
+        "--tools", metavar="TOOLS", help='the built-in tools the model may use, comma-separated ("default": all)'
+    )
+    parser.add_argument(
+        "--strict-mcp-config", action="store_true", help="only the MCP servers of --mcp-config, none from settings"
+    )
+    parser.add_argument("-n", "--name", metavar="NAME", help="a title for the session")
+    parser.add_argument(
+        "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
+    )
+    parser.add_argument(
+        "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
+    )
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
     parser.add_argument(
         "--permission-mode",
@@ -89,19 +112,21 @@ def _build_parser() -> argparse.ArgumentParser:
         "--allowedTools",
         "--allowed-tools",
         dest="allowed_tools",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="RULES",
-        help='allow rules, e.g. "Bash(npm test:*) Edit" (repeatable)',
+        help='allow rules, comma- or space-separated, e.g. "Bash(npm test:*)" Edit',
     )
     parser.add_argument(
         "--disallowedTools",
         "--disallowed-tools",
         dest="disallowed_tools",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="RULES",
-        help='deny rules, e.g. "Bash(git push:*)" (repeatable)',
+        help='deny rules, comma- or space-separated, e.g. "Bash(git push:*)"',
     )
     parser.add_argument(
         "--add-dir",
@@ -214,6 +239,8 @@ def _run(argv: list[str]) -> int:
         logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
         logger.propagate = False
 
+    if problem := _read_prompt_files(args) or _check_setting_sources(args):
+        return _fail(problem)
     sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
     if sdk and (args.output_format or "stream-json") != "stream-json":
         return _fail("--input-format stream-json needs --output-format stream-json.")
@@ -259,7 +286,7 @@ def _run(argv: list[str]) -> int:
     from agentui.core.settings import ConfigError, resolve_settings
 
     try:
-        settings = resolve_settings(_overrides(args))
+        settings = _with_thinking(resolve_settings(_overrides(args)), args)
     except ConfigError as exc:
         return _fail(str(exc))
     cwd = Path.cwd()
@@ -282,6 +309,7 @@ def _run(argv: list[str]) -> int:
                     partial=args.include_partial_messages,
                     replay_user=args.replay_user_messages,
                     ask_over_stdio=args.permission_prompt_tool == "stdio",
+                    extras=_launch_extras(args),
                 )
             )
         )
@@ -319,6 +347,7 @@ def _run(argv: list[str]) -> int:
                 mcp_configs=tuple(args.mcp_configs),
                 verbose=args.verbose,
                 rewind=rewind,
+                extras=_launch_extras(args),
                 partial=args.include_partial_messages,
                 replay_user=args.replay_user_messages,
             )
@@ -363,7 +392,11 @@ def _session_request(args: Any) -> Any:
     from agentui.core.session.store import SessionRequest
 
     return SessionRequest(
-        resume=args.resume, continue_last=args.continue_last, fork=args.fork_session, session_id=args.session_id
+        resume=args.resume,
+        continue_last=args.continue_last,
+        fork=args.fork_session,
+        session_id=args.session_id,
+        persist=not args.no_session_persistence,
     )
 
 
@@ -377,6 +410,10 @@ def _permission_options(args: Any) -> Any:
         allowed_tools=tuple(args.allowed_tools),
         disallowed_tools=tuple(args.disallowed_tools),
         add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),
+        setting_sources=None
+        if args.setting_sources is None
+        else tuple(s.strip() for s in args.setting_sources.split(",") if s.strip()),
+        settings_flag=args.settings,
     )
 
 
@@ -393,11 +430,52 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
     except ConfigError as exc:
         return None, str(exc)
     return Launch(
-        settings=settings,
+        settings=_with_thinking(settings, args),
         cwd=Path.cwd(),
         system_prompt=args.system_prompt,
         append_system_prompt=args.append_system_prompt,
         permissions=_permission_options(args),
         session=_session_request(args),
         mcp_configs=tuple(args.mcp_configs),
+        **_launch_extras(args),
     ), None
+
+
+def _launch_extras(args: Any) -> dict[str, Any]:
+    """What the command line says of the launch besides the settings, permissions and session."""
+    tools = None if args.tools is None else tuple(t.strip() for t in args.tools.replace(",", " ").split())
+    return {"strict_mcp": args.strict_mcp_config, "tools": tools, "name": args.name}
+
+
+def _with_thinking(settings: Any, args: Any) -> Any:
+    return (
+        settings.model_copy(update={"thinking_budget": args.max_thinking_tokens})
+        if args.max_thinking_tokens
+        else settings
+    )
+
+
+def _read_prompt_files(args: Any) -> str | None:
+    """--system-prompt-file and --append-system-prompt-file become the texts they name; a sentence if one cannot."""
+    from pathlib import Path
+
+    for flag, target in (
+        ("system_prompt_file", "system_prompt"),
+        ("append_system_prompt_file", "append_system_prompt"),
+    ):
+        name = getattr(args, flag)
+        if name:
+            try:
+                setattr(args, target, Path(name).expanduser().read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError) as exc:
+                why = getattr(exc, "strerror", None) or exc
+                return f"--{flag.replace('_', '-')}: {name} cannot be read ({why})."
+    return None
+
+
+def _check_setting_sources(args: Any) -> str | None:
+    if args.setting_sources is None:
+        return None
+    given = [s.strip() for s in args.setting_sources.split(",") if s.strip()]
+    unknown = [s for s in given if s not in ("user", "project", "local")]
+    return f"--setting-sources takes user, project and local, not {', '.join(unknown)}." if unknown else None

@@ -8,8 +8,9 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from agentui import __version__
 from agentui.core.events import (
@@ -245,6 +246,7 @@ async def run_print(
     rewind: RewindRequest | None = None,
     partial: bool = False,
     replay_user: bool = False,
+    extras: Mapping[str, Any] | None = None,
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
     first go back to before a prompt; with that and no prompt, only that."""
@@ -262,6 +264,7 @@ async def run_print(
         session=session or SessionRequest(),
         max_turns=max_turns,
         mcp_configs=mcp_configs,
+        **(extras or {}),
     )
     conversation = Conversation.open(launch, project=project, on_error=printer.note)
     if rewind is not None:
@@ -411,6 +414,7 @@ async def run_sdk(
     partial: bool = False,
     replay_user: bool = False,
     ask_over_stdio: bool = False,
+    extras: Mapping[str, Any] | None = None,
 ) -> int:
     """`--input-format stream-json`: serve an Agent SDK program on stdin and stdout until stdin closes."""
     from agentui.sdk_stdio import SdkSession, stdin_lines
@@ -428,6 +432,7 @@ async def run_sdk(
         session=session or SessionRequest(),
         max_turns=max_turns,
         mcp_configs=mcp_configs,
+        **(extras or {}),
     )
     conversation = Conversation.open(
         launch, project=project, on_error=lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agentui.core.dirs import claude_config_dir
 from agentui.core.jsonfile import read_json_model
 
-SourceName = Literal["managed", "user", "project", "local"]
+SourceName = Literal["managed", "user", "project", "local", "flag"]
 
 
 class SettingsError(Exception):
@@ -100,6 +100,25 @@ def read_settings_file(path: Path) -> SettingsFile | None:
         error=SettingsError,
         advice="fix it, since its permission rules cannot be applied until then",
     )
+
+
+def flag_settings(value: str) -> SettingsSource:
+    """--settings: a settings file, or settings as JSON written out. Raises SettingsError."""
+    import json
+
+    from pydantic import ValidationError
+
+    if value.lstrip().startswith("{"):
+        try:
+            return SettingsSource("flag", Path("--settings"), SettingsFile.model_validate(json.loads(value)))
+        except (ValueError, ValidationError) as exc:
+            reason = str(exc).splitlines()[0]
+            raise SettingsError(f"--settings was given JSON that is not a settings file ({reason}).") from None
+    path = Path(value).expanduser()
+    settings = read_settings_file(path)
+    if settings is None:
+        raise SettingsError(f"The settings file {path} given with --settings does not exist.")
+    return SettingsSource("flag", path, settings)
 
 
 def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:

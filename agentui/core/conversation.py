@@ -49,6 +49,12 @@ class Launch:
     max_turns: int | None = None
     mcp_configs: tuple[str, ...] = ()
     """--mcp-config values: files, or JSON written out."""
+    strict_mcp: bool = False
+    """--strict-mcp-config: only the servers of mcp_configs, none from the settings files."""
+    tools: tuple[str, ...] | None = None
+    """--tools: the built-in tools the model may use (None: all of them)."""
+    name: str | None = None
+    """-n/--name: the session's title."""
 
 
 @dataclass(frozen=True)
@@ -183,6 +189,10 @@ class Conversation:
             )
         )
         _register_web_tools(project, agent, settings)
+        if launch.tools is not None:
+            _keep_tools(project, launch.tools)
+        if launch.name:
+            session.writer.rename(launch.name)
         project.workspace.reads_documents = provider.name == "anthropic"
         return cls(launch, project, session, provider, agent, env)
 
@@ -445,6 +455,8 @@ class Conversation:
         env = os.environ if env is None else env
         try:
             configs = load_servers(self.project.root, env, self.launch.mcp_configs)
+            if self.launch.strict_mcp:
+                configs = [config for config in configs if config.scope == "flag"]
         except McpConfigError as exc:
             return [f"{exc} No MCP servers were started."]
         # Approvals count from the person's own settings, and from the project's only once it is trusted: a
@@ -521,6 +533,10 @@ class Conversation:
             self.agent.cancel()
         await self.project.workspace.shells.stop_all()
         self.session.writer.close()
+        if not self.launch.session.persist:  # (--no-session-persistence: its scratch directory goes)
+            import shutil
+
+            shutil.rmtree(self.session.path.parent, ignore_errors=True)
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.provider.aclose()
@@ -576,3 +592,13 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
     for tool in (WebFetch(project.engine, answer), WebSearch(search if searches else None, agent.provider.name)):
         project.tools.unregister(tool.name)  # (a project reopened for a new conversation had the old one's)
         project.tools.register(tool)
+
+
+def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
+    """--tools: only these built-in tools (by either of their names) stay; "default" keeps them all."""
+    if "default" in names:
+        return
+    wanted = set(names)
+    for tool in list(project.tools):
+        if not tool.name.startswith("mcp__") and not ({tool.name, *tool.aliases} & wanted):
+            project.tools.unregister(tool.name)

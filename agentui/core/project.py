@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentui.core.claude_settings import SettingsSource, add_allow_rule, load_sources
+from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_settings, load_sources
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
@@ -37,6 +37,10 @@ class PermissionOptions:
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     add_dirs: tuple[Path, ...] = ()
+    setting_sources: tuple[str, ...] | None = None
+    """--setting-sources: which of the user, project and local settings files to read (None: all; managed always)."""
+    settings_flag: str | None = None
+    """--settings: one more settings file, or its JSON written out, above the local file."""
 
 
 @dataclass
@@ -89,6 +93,10 @@ def open_project(
 
     try:
         sources = load_sources(root, env)
+        if options.setting_sources is not None:
+            sources = [s for s in sources if s.name == "managed" or s.name in options.setting_sources]
+        if options.settings_flag is not None:
+            sources.insert(len([s for s in sources if s.name != "managed"]), flag_settings(options.settings_flag))
     except SettingsError as exc:
         raise ProjectError(str(exc)) from None
     trusted = is_trusted(root, env) if trusted is None else trusted
@@ -203,9 +211,9 @@ def _flag_rule(text: str, behavior: Behavior, root: Path, home: Path) -> Rule:
 
 
 def _settings_mode(sources: list[SettingsSource], trusted: bool, notices: list[str], held_back: list[str]) -> Mode:
-    """The defaultMode of the most specific settings file that sets one (managed wins over local, local over
-    project, project over user); a project's permissive mode only once it is trusted."""
-    order = {"managed": 3, "local": 2, "project": 1, "user": 0}
+    """The defaultMode of the most specific settings file that sets one (managed, then --settings, local, project,
+    user); a project's permissive mode only once it is trusted."""
+    order = {"managed": 4, "flag": 3, "local": 2, "project": 1, "user": 0}
     for source in sorted(sources, key=lambda s: order[s.name], reverse=True):
         mode = source.settings.permissions.defaultMode
         if mode is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,8 @@ class SessionRequest:
     continue_last: bool = False
     fork: bool = False
     session_id: str | None = None
+    persist: bool = True
+    """False (--no-session-persistence): the session is written to a scratch directory removed at the end."""
 
 
 @dataclass
@@ -103,12 +106,15 @@ def open_session(
     elif request.continue_last:
         source = newest_session(cwd, env)  # nothing to continue is not an error: a new session starts
     branch = git_branch(cwd)
-    directory = project_dir(cwd, env)
+    directory = project_dir(cwd, env) if request.persist else Path(tempfile.mkdtemp(prefix="agentui-session-"))
+
+    def history_dir(session_id: str) -> Path:
+        return file_history_dir(session_id, env) if request.persist else directory / "file-history" / session_id
 
     if source is None:
         session_id = _chosen_id(request.session_id, directory)
         writer = _writer(directory / f"{session_id}.jsonl", session_id, cwd, None, branch, on_error)
-        writer.history = FileHistory(file_history_dir(session_id, env), cwd, timestamp)
+        writer.history = FileHistory(history_dir(session_id), cwd, timestamp)
         return OpenSession(session_id, writer.path, writer)
 
     try:
@@ -117,12 +123,12 @@ def open_session(
         raise SessionError(f"The session file {source} cannot be read ({exc.strerror or exc}).") from None
     for warning in loaded.warnings():
         on_error(warning)
-    if request.fork or request.session_id:
-        session_id = _chosen_id(request.session_id, directory)
+    if request.fork or request.session_id or not request.persist:
+        session_id = _chosen_id(request.session_id, directory) if request.persist or request.fork else loaded.session_id
         path = directory / f"{session_id}.jsonl"
         _copy_chain(loaded, path, session_id)
         try:  # (so that the fork can rewind what happened before it, as the session it came from can)
-            _copy_backups(file_history_dir(loaded.session_id, env), file_history_dir(session_id, env))
+            _copy_backups(file_history_dir(loaded.session_id, env), history_dir(session_id))
         except OSError as exc:
             on_error(
                 f"The file backups were not copied to the new session ({exc.strerror or exc}); "
@@ -131,7 +137,7 @@ def open_session(
     else:
         session_id, path = loaded.session_id, source
     writer = _writer(path, session_id, cwd, loaded.leaf_uuid, branch, on_error, titled=loaded.title is not None)
-    writer.history = FileHistory(file_history_dir(session_id, env), cwd, timestamp)
+    writer.history = FileHistory(history_dir(session_id), cwd, timestamp)
     writer.history.resume(loaded.file_history)
     return OpenSession(session_id, path, writer, loaded.messages, loaded)
 

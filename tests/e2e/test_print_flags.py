@@ -1,0 +1,115 @@
+"""The flags the Agent SDKs and scripts pass to `claude -p`, on agentui against the loopback Messages API: each does
+what Claude Code's does, as the request the model receives and the files left behind show."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".claude").mkdir(parents=True)
+    # The project's own settings deny Read of secrets (a deny applies whether or not the project is trusted).
+    (root / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Read(./secret.txt)"]}}))
+    (root / "secret.txt").write_text("s3cret\n")
+    return root
+
+
+def run(
+    agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: Path, *flags: str, replies: int = 1
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    for _ in range(replies):
+        server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
+    done = subprocess.run(
+        [agentui_bin, "-p", "hi", *flags],
+        env={**env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    return done, [request.json() for request in server.requests]
+
+
+def sessions(env: dict[str, str]) -> list[Path]:
+    return sorted((Path(env["HOME"]) / ".claude" / "projects").glob("*/*.jsonl"))
+
+
+def test_system_prompt_files_tools_thinking_and_a_name(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "system.md").write_text("You are a terse assistant.")
+    (tmp_path / "extra.md").write_text("Always answer in French.")
+    _, [request] = run(
+        agentui_bin, clean_env, server, project,
+        "--system-prompt-file", str(tmp_path / "system.md"), "--append-system-prompt-file", str(tmp_path / "extra.md"),
+        "--tools", "Read,Glob", "--max-thinking-tokens", "2048", "-n", "french run",
+    )  # fmt: skip
+    system = json.dumps(request["system"])
+    assert "You are a terse assistant." in system and "Always answer in French." in system
+    assert "Claude Code" not in system.split("You are a terse")[0][-200:]  # (the built-in instructions were replaced)
+    assert sorted(tool["name"] for tool in request["tools"]) == ["Glob", "Read"]
+    assert request["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    [session] = sessions(clean_env)
+    titles = [json.loads(line) for line in session.read_text().splitlines() if '"custom-title"' in line]
+    assert titles and titles[0]["customTitle"] == "french run"
+
+
+def test_no_session_persistence_leaves_no_session_file(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    done, _ = run(agentui_bin, clean_env, server, project, "--no-session-persistence", "--output-format", "json")
+    assert json.loads(done.stdout)["result"] == "ok"
+    assert sessions(clean_env) == []
+
+
+def test_setting_sources_and_settings_decide_which_rules_apply(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "secret.txt"}}
+
+    def read_secret(*flags: str) -> dict[str, Any]:
+        server.requests.clear()
+        server.enqueue(Reply(chunks=anthropic_stream([read], stop_reason="tool_use")))
+        _, requests = run(agentui_bin, clean_env, server, project, *flags)
+        result: dict[str, Any] = requests[1]["messages"][-1]["content"][0]
+        return result
+
+    assert read_secret()["is_error"]  # the project's deny rule
+    assert not read_secret("--setting-sources", "user").get("is_error")  # the project's file is not read
+    denied = read_secret("--setting-sources", "user", "--settings", '{"permissions": {"deny": ["Read"]}}')
+    assert denied["is_error"] and "Read" in denied["content"]
+
+
+def test_rules_may_be_given_space_separated_as_claude_codes(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    touch = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "touch made.txt"}}
+    server.enqueue(Reply(chunks=anthropic_stream([touch], stop_reason="tool_use")))
+    run(agentui_bin, clean_env, server, project, "--allowedTools", "Bash(touch:*)", "Read", replies=1)
+    assert (project / "made.txt").exists()
+
+
+def test_bad_flags_are_one_sentence(agentui_bin: str, clean_env: dict[str, str], tmp_path: Path) -> None:
+    for flags, said in (
+        (["--system-prompt-file", str(tmp_path / "missing.md")], "--system-prompt-file: "),
+        (["--setting-sources", "user,everything"], "--setting-sources takes user, project and local, not everything"),
+        (["--settings", "{not json"], "--settings was given JSON that is not a settings file"),
+    ):
+        done = subprocess.run(
+            [agentui_bin, "-p", "hi", "--provider", "scripted", "--script", "/dev/null", *flags],
+            env=clean_env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert done.returncode != 0 and said in done.stderr, (flags, done.stderr)
+        assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
