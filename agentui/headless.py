@@ -302,6 +302,10 @@ async def run_print(
     loop = asyncio.get_running_loop()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
         loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
+    if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
+        prompt, notices = expanded
+        for notice in notices:
+            printer.note(notice)
     try:
         result = await conversation.send(prompt)
     finally:

@@ -146,6 +146,10 @@ class SdkSession:
         if not self._started:
             self._started = True
             self.stream.init(self.settings)
+        if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
+            text, notices = expanded
+            for notice in notices:
+                self.note(notice)
         result = await self.conversation.send(text, images)
         self.send(self.stream.result(result))
 

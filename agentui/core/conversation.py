@@ -376,6 +376,29 @@ class Conversation:
                 problems.append(f"{exc}; that rule is ignored.")
         return problems
 
+    def expand_command(self, text: str) -> tuple[str, list[str]] | None:
+        """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
+        `allowed-tools` granted until the run ends (a project's command only once the project is trusted, like its
+        settings), and a sentence for each thing not granted; None if no custom command has that name."""
+        from agentui.core.commands import load_custom_commands
+
+        name, _, arguments = text.strip()[1:].partition(" ")
+        command = load_custom_commands(self.root, self.env).get(name) if text.strip().startswith("/") else None
+        if command is None:
+            return None
+        notices: list[str] = []
+        if command.allowed_tools and not self.running:
+            from_project = command.path is not None and self.root in command.path.parents
+            if from_project and not self.project.trusted:
+                notices.append(
+                    f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
+                    "so they are asked for as usual."
+                )
+            else:
+                problems = self.grant_for_run(list(command.allowed_tools), f"command /{command.name}")
+                notices += [f"/{command.name}: {problem}" for problem in problems]
+        return command.expand(arguments.strip()), notices
+
     def end_grants(self) -> None:
         """Take back what `grant_for_run` allowed (when the run it was for has ended)."""
         for rule in self._granted:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 from agentui.tui.history_view import INIT_PROMPT
 
 if TYPE_CHECKING:
-    from agentui.core.frontend import Conversation, CustomCommand
+    from agentui.core.frontend import Conversation
     from agentui.tui.app import AgentApp
 
 HELP = (
@@ -307,30 +307,13 @@ async def run_command(app: AgentApp, text: str) -> None:
     arguments = arguments.strip()
     if (command := COMMANDS.get(name)) is not None:
         await command.run(app, arguments)
-    elif (custom := app.custom_commands.get(name)) is not None:
-        _grant_for_run(app, custom)
-        app.send(custom.expand(arguments))
+    elif app.conversation is not None and (expanded := app.conversation.expand_command(text)) is not None:
+        prompt, notices = expanded
+        for notice in notices:
+            app.say(notice, "warning")
+        app.send(prompt)
     else:
         app.say(f"There is no command /{name}; /help lists them.", "warning")
-
-
-def _grant_for_run(app: AgentApp, command: CustomCommand) -> None:
-    """A custom command's `allowed-tools` are allowed while the run it starts lasts, as in Claude Code; a project's
-    command files grant only once the project is trusted, like its settings."""
-    conversation = app.conversation
-    if not command.allowed_tools or conversation is None or conversation.running:
-        return
-    project = conversation.project
-    from_project = command.path is not None and project.root in command.path.parents
-    if from_project and not project.trusted:
-        app.say(
-            f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
-            "so they are asked for as usual.",
-            "warning",
-        )
-        return
-    for problem in conversation.grant_for_run(list(command.allowed_tools), f"command /{command.name}"):
-        app.say(f"/{command.name}: {problem}", "warning")
 
 
 def remember(app: AgentApp, note: str) -> None:

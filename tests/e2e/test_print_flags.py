@@ -113,3 +113,21 @@ def test_bad_flags_are_one_sentence(agentui_bin: str, clean_env: dict[str, str],
         )  # fmt: skip
         assert done.returncode != 0 and said in done.stderr, (flags, done.stderr)
         assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_custom_command_is_expanded_in_print_mode(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    commands = project / ".claude" / "commands"
+    commands.mkdir()
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $1 for $ARGUMENTS, briefly.\n")
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Reviewed."}])))
+    done = subprocess.run(
+        [agentui_bin, "-p", "/review calc.py bugs"],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "Reviewed.", done.stderr
+    sent = server.requests[0].json()["messages"][0]["content"]
+    text = sent if isinstance(sent, str) else sent[0]["text"]
+    assert text.strip() == "Review calc.py for calc.py bugs, briefly."
