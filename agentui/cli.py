@@ -217,7 +217,8 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 def _run(argv: list[str]) -> int:
     import logging
 
-    args = _build_parser().parse_args(argv)  # bad usage exits 2, as argparse does
+    acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
+    args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:
         os.getcwd()
     except FileNotFoundError:
@@ -241,6 +242,8 @@ def _run(argv: list[str]) -> int:
 
     if problem := _read_prompt_files(args) or _check_setting_sources(args):
         return _fail(problem)
+    if acp:
+        return _serve_acp(args)
     sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
     if sdk and (args.output_format or "stream-json") != "stream-json":
         return _fail("--input-format stream-json needs --output-format stream-json.")
@@ -479,3 +482,17 @@ def _check_setting_sources(args: Any) -> str | None:
     given = [s.strip() for s in args.setting_sources.split(",") if s.strip()]
     unknown = [s for s in given if s not in ("user", "project", "local")]
     return f"--setting-sources takes user, project and local, not {', '.join(unknown)}." if unknown else None
+
+
+def _serve_acp(args: Any) -> int:
+    import asyncio
+
+    from agentui.core.settings import ConfigError, resolve_settings
+
+    try:
+        settings = _with_thinking(resolve_settings(_overrides(args)), args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    from agentui.acp_agent import serve
+
+    return _guarded(lambda: asyncio.run(serve(settings)))

@@ -1,0 +1,110 @@
+"""`agentui acp` driven by the client side of the official agent-client-protocol package, against the loopback Messages
+API: a session, a prompt with streamed message chunks and a tool call, a permission request answered by the client,
+a cancelled prompt, and the session loaded again in a new process with its history replayed."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp import schema
+
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
+from tests.support.waiting import eventually
+
+
+class Client:
+    """The editor's side: records every update and answers permission questions with `answer`."""
+
+    def __init__(self, answer: str = "allow_once") -> None:
+        self.updates: list[Any] = []
+        self.asked: list[schema.RequestPermissionRequest] = []
+        self.answer = answer
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list[Any], **_: Any) -> Any:
+        self.asked.append(schema.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options))
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+
+    def kinds(self) -> list[str]:
+        return [update.session_update for update in self.updates]
+
+    def text(self) -> str:
+        return "".join(update.content.text for update in self.updates if update.session_update == "agent_message_chunk")
+
+
+def env_for(clean_env: dict[str, str], server: LoopbackServer) -> dict[str, str]:
+    return {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
+
+
+async def test_a_session_prompts_asks_cancels_and_loads_again(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    gate = threading.Event()
+    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "hello.txt", "content": "hi\n"}}
+    long_answer = anthropic_stream([{"type": "text", "text": "A long answer " * 30}], pieces=30, message_id="m3")
+    answers = [
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Writing it."}, write], stop_reason="tool_use",
+                                      message_id="m1")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Done: hello.txt."}], message_id="m2")),
+        Reply(chunks=long_answer, gate=gate, gate_after=5),
+    ]  # fmt: skip
+
+    def model(request: RecordedRequest) -> Reply:
+        return answers.pop(0)
+
+    server.responder = model
+    client = Client()
+    env = env_for(clean_env, server)
+    try:
+        async with acp.spawn_agent_process(client, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
+            ready = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            assert ready.agent_capabilities.load_session and ready.agent_info.name == "agentui"
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            assert session.modes is not None and session.modes.current_mode_id == "default"
+
+            done = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("write hello.txt")])
+            assert done.stop_reason == "end_turn"
+            assert (project / "hello.txt").read_text() == "hi\n"
+            assert client.text() == "Writing it.Done: hello.txt."
+            [asked] = client.asked
+            assert asked.tool_call.tool_call_id == "w1" and "hello.txt" in str(asked.tool_call.title)
+            assert asked.options[0].option_id == "allow_once"
+            kinds = client.kinds()
+            assert kinds.index("tool_call") < kinds.index("tool_call_update")
+            started = next(u for u in client.updates if u.session_update == "tool_call")
+            assert started.kind == "edit" and started.status == "in_progress"
+            finished = [u for u in client.updates if u.session_update == "tool_call_update" and u.status == "completed"]
+            assert [u.tool_call_id for u in finished] == ["w1"]
+
+            # A prompt cancelled while the answer streams.
+            client.updates.clear()
+            running = asyncio.ensure_future(conn.prompt(session_id=session.session_id, prompt=[acp.text_block("talk")]))
+            await eventually(lambda: "agent_message_chunk" in client.kinds())
+            await conn.cancel(session_id=session.session_id)
+            cancelled = await asyncio.wait_for(running, 60)
+            assert cancelled.stop_reason == "cancelled"
+    finally:
+        gate.set()
+
+    # A new process loads the session: its history comes back as updates.
+    again = Client()
+    async with acp.spawn_agent_process(again, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        replayed = again.kinds()
+        assert replayed[0] == "user_message_chunk" and "tool_call" in replayed
+        assert "Done: hello.txt." in again.text()
