@@ -57,6 +57,7 @@ _KINDS: dict[str, schema.ToolKind] = {
 _STOPS: dict[str, schema.StopReason] = {
     "end_turn": "end_turn",
     "max_turns": "max_turn_requests",
+    "max_budget": "max_turn_requests",
     "cancelled": "cancelled",
     "interrupted": "cancelled",
 }

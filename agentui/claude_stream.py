@@ -49,6 +49,7 @@ class ClaudeStream:
         *,
         partial: bool = False,
         replay_user: bool = False,
+        hook_events: bool = False,
     ) -> None:
         self.conversation = conversation
         self.write = write
@@ -63,6 +64,11 @@ class ClaudeStream:
         """Indexes of the content blocks whose `content_block_start` was written (partial messages)."""
         self._by_model: dict[str, dict[str, Any]] = {}
         self._cost = 0.0
+        if hook_events:
+            conversation.on_hook(self._hook)
+
+    def _hook(self, kind: str, fields: dict[str, Any]) -> None:
+        self.write({"type": "system", "subtype": kind, **fields, "uuid": _id(), "session_id": self.session_id})
 
     # The messages
 
@@ -243,7 +249,9 @@ class ClaudeStream:
 
     def result(self, result: RunResult, started: float | None = None) -> dict[str, Any]:
         """The `result` message of a run, with every field Claude Code's has."""
-        subtype = {"end_turn": "success", "max_turns": "error_max_turns"}.get(result.stop, "error_during_execution")
+        subtype = {"end_turn": "success", "max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}.get(
+            result.stop, "error_during_execution"
+        )
         window = self.conversation.window or WINDOWS["claude"]
         model_usage = {
             model: {**counts, "contextWindow": window, "maxOutputTokens": self.conversation.max_output_tokens}
@@ -303,6 +311,7 @@ def _terminal_reason(stop: str) -> str:
     return {
         "end_turn": "completed",
         "max_turns": "max_turns",
+        "max_budget": "max_budget_usd",
         "cancelled": "aborted_streaming",
         "interrupted": "aborted_streaming",
     }.get(stop, "error")

@@ -15,6 +15,18 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 
+UNSUPPORTED = {
+    "effort": "agentui does not send an effort level; use --max-thinking-tokens",
+    "task-budget": "agentui has no task budgets yet; --max-budget-usd limits a run's spending",
+    "plugin-dir": "agentui does not load Claude Code plugins",
+    "session-mirror": "agentui writes its sessions itself and mirrors them nowhere",
+    "resume-drops-turn": "agentui resumes a session whole or at a message (--resume-session-at)",
+}
+"""Flags of Claude Code's that the Agent SDKs may pass and agentui cannot honour: each is one sentence, not a
+silently different run."""
+DEFAULT_THINKING_TOKENS = 8000
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args in (["--version"], ["-v"], ["-V"]):  # answered before importing anything else
@@ -62,6 +74,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --input-format stream-json: 'stdio' asks the SDK program for each permission",
     )
     parser.add_argument(
+        "--include-hook-events", action="store_true", help="with stream-json: a system message as each hook runs"
+    )
+    parser.add_argument(
         "--replay-user-messages", action="store_true", help="with stream-json: echo the user's messages back"
     )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
@@ -94,6 +109,19 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
     )
+    parser.add_argument(
+        "--max-budget-usd", type=_positive_float, metavar="USD", help="stop a run once it has spent this much"
+    )
+    parser.add_argument(
+        "--agents", metavar="JSON", help='sub-agent types: {"name": {"description": ..., "prompt": ...}, ...}'
+    )
+    parser.add_argument("--fallback-model", metavar="MODEL", help="go on with this model when the model is overloaded")
+    parser.add_argument("--betas", metavar="BETAS", help="Messages API beta features to ask for, comma-separated")
+    parser.add_argument(
+        "--thinking", choices=("enabled", "adaptive", "disabled"), help="let the model think (default budget) or not"
+    )
+    for flag in UNSUPPORTED:
+        parser.add_argument(f"--{flag}", nargs="?", const="", default=None, help=argparse.SUPPRESS)
     parser.add_argument(
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
     )
@@ -209,6 +237,18 @@ def _positive_int(value: str) -> int:
     return number
 
 
+def _positive_float(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not more than 0")
+    return value
+
+
 def _fail(message: str, code: int = EXIT_USAGE) -> int:
     print(f"agentui: {message}", file=sys.stderr)
     return code
@@ -240,8 +280,11 @@ def _run(argv: list[str]) -> int:
         logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
         logger.propagate = False
 
-    if problem := _read_prompt_files(args) or _check_setting_sources(args):
+    if problem := _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args):
         return _fail(problem)
+    for flag, why in UNSUPPORTED.items():
+        if getattr(args, flag.replace("-", "_")) is not None:
+            return _fail(f"--{flag} is not supported: {why}.")
     if acp:
         return _serve_acp(args)
     sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
@@ -311,6 +354,7 @@ def _run(argv: list[str]) -> int:
                     mcp_configs=tuple(args.mcp_configs),
                     partial=args.include_partial_messages,
                     replay_user=args.replay_user_messages,
+                    hook_events=args.include_hook_events,
                     ask_over_stdio=args.permission_prompt_tool == "stdio",
                     extras=_launch_extras(args),
                 )
@@ -353,6 +397,7 @@ def _run(argv: list[str]) -> int:
                 extras=_launch_extras(args),
                 partial=args.include_partial_messages,
                 replay_user=args.replay_user_messages,
+                hook_events=args.include_hook_events,
             )
         )
     )
@@ -447,10 +492,28 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
 def _launch_extras(args: Any) -> dict[str, Any]:
     """What the command line says of the launch besides the settings, permissions and session."""
     tools = None if args.tools is None else tuple(t.strip() for t in args.tools.replace(",", " ").split())
-    return {"strict_mcp": args.strict_mcp_config, "tools": tools, "name": args.name}
+    return {
+        "strict_mcp": args.strict_mcp_config,
+        "tools": tools,
+        "name": args.name,
+        "max_budget_usd": args.max_budget_usd,
+        "fallback_model": args.fallback_model,
+        "agents": args.agents_json,
+    }
 
 
 def _with_thinking(settings: Any, args: Any) -> Any:
+    """--max-thinking-tokens, --thinking and --betas on the settings."""
+    if args.betas:
+        settings = settings.model_copy(update={"betas": tuple(b.strip() for b in args.betas.split(",") if b.strip())})
+    if args.thinking == "disabled":
+        return settings.model_copy(update={"thinking_budget": None})
+    if args.thinking and not args.max_thinking_tokens and not settings.thinking_budget:
+        return settings.model_copy(update={"thinking_budget": DEFAULT_THINKING_TOKENS})
+    return _with_thinking_tokens(settings, args)
+
+
+def _with_thinking_tokens(settings: Any, args: Any) -> Any:
     return (
         settings.model_copy(update={"thinking_budget": args.max_thinking_tokens})
         if args.max_thinking_tokens
@@ -496,3 +559,20 @@ def _serve_acp(args: Any) -> int:
     from agentui.acp_agent import serve
 
     return _guarded(lambda: asyncio.run(serve(settings)))
+
+
+def _parse_agents(args: Any) -> str | None:
+    """--agents: a JSON object of agent types by name; a sentence if it is not one."""
+    import json
+
+    args.agents_json = None
+    if args.agents is None:
+        return None
+    try:
+        value = json.loads(args.agents)
+    except ValueError as exc:
+        return f"--agents was given JSON that does not parse ({exc})."
+    if not isinstance(value, dict):
+        return '--agents takes a JSON object of agent types by name: {"reviewer": {"description": ..., "prompt": ...}}.'
+    args.agents_json = value
+    return None

@@ -223,7 +223,7 @@ def exit_code(result: RunResult) -> int:
         return 0
     if result.stop == "cancelled":
         return 130
-    if result.stop == "max_turns":
+    if result.stop in ("max_turns", "max_budget"):
         return EXIT_LIMIT
     return 1
 
@@ -246,6 +246,7 @@ async def run_print(
     rewind: RewindRequest | None = None,
     partial: bool = False,
     replay_user: bool = False,
+    hook_events: bool = False,
     extras: Mapping[str, Any] | None = None,
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
@@ -292,7 +293,7 @@ async def run_print(
             except BrokenPipeError:
                 printer.closed = True
 
-    stream = ClaudeStream(conversation, write, partial=partial, replay_user=replay_user)
+    stream = ClaudeStream(conversation, write, partial=partial, replay_user=replay_user, hook_events=hook_events)
     conversation.on(stream)
     if output_format == "stream-json":
         stream.init(settings)
@@ -321,6 +322,8 @@ async def run_print(
             printer.note(result.error)
     if result.stop == "max_turns" and output_format == "text":
         printer.note(f"stopped after {result.num_turns} turns (--max-turns).")
+    if result.stop == "max_budget" and output_format == "text":
+        printer.note(f"stopped after spending ${result.cost_usd:.4f} (--max-budget-usd).")
     return exit_code(result)
 
 
@@ -417,6 +420,7 @@ async def run_sdk(
     mcp_configs: tuple[str, ...] = (),
     partial: bool = False,
     replay_user: bool = False,
+    hook_events: bool = False,
     ask_over_stdio: bool = False,
     extras: Mapping[str, Any] | None = None,
 ) -> int:
@@ -449,6 +453,7 @@ async def run_sdk(
             sys.stderr,
             partial=partial,
             replay_user=replay_user,
+            hook_events=hook_events,
             ask_over_stdio=ask_over_stdio,
         )
         return await sdk.serve(stdin_lines())

@@ -41,13 +41,16 @@ class SdkSession:
         *,
         partial: bool = False,
         replay_user: bool = False,
+        hook_events: bool = False,
         ask_over_stdio: bool = False,
     ) -> None:
         self.conversation = conversation
         self.settings = settings
         self.out, self.err = out, err
         self.ask_over_stdio = ask_over_stdio
-        self.stream = ClaudeStream(conversation, self.send, partial=partial, replay_user=replay_user)
+        self.stream = ClaudeStream(
+            conversation, self.send, partial=partial, replay_user=replay_user, hook_events=hook_events
+        )
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._run: asyncio.Task[None] | None = None
         self._started = False
@@ -186,6 +189,8 @@ class SdkSession:
         conversation = self.conversation
         if subtype == "initialize":
             self._register_hooks(request.get("hooks") or {})
+            for problem in conversation.add_agent_types(request.get("agents") or {}):
+                self.note(problem)
             await self._start_mcp()
             commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
             return {

@@ -69,6 +69,10 @@ class AgentConfig(BaseModel):
     """Facts about the session (directory, date, git status), sent after the cached part."""
     max_turns: int | None = Field(default=None, ge=1)
     """Model calls allowed per run; None for no limit."""
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    """What a run may spend (at list prices) before it stops, checked before each model call; None for no limit."""
+    fallback_model: str | None = None
+    """The model to go on with when the model stays overloaded after the retries."""
     max_tokens: int = Field(default=8192, ge=1)
     thinking_budget: int | None = None
     context_window: int | None = None
@@ -294,6 +298,8 @@ class Agent:
         while True:
             if self.config.max_turns is not None and self._turns >= self.config.max_turns:
                 return "max_turns"
+            if self.config.max_budget_usd is not None and self.ledger.run_cost >= self.config.max_budget_usd:
+                return "max_budget"
             self._turns += 1
             self.bus.emit(TurnStart(session_id=self.session_id, turn=self._turns))
             message = await self._step(self._answer())
@@ -345,6 +351,17 @@ class Agent:
             return await self._call_model()
 
     async def _call_model(self) -> Message:
+        self._call = ModelCall(self.session_id, self.bus.emit)
+        try:
+            with self.ledger.waiting():
+                return await self._call.run(self.provider, self.config.request(self.messages, self.tools), self.retry)
+        except ProviderError as exc:
+            fallback = self.config.fallback_model
+            if exc.kind != "overloaded" or not fallback or fallback == self.config.model:
+                raise
+        # (as Claude Code's --fallback-model: the rest of the session goes on with the fallback)
+        self.warn(f"{self.config.model} stayed overloaded; going on with {fallback}.")
+        self.config = self.config.model_copy(update={"model": fallback})
         self._call = ModelCall(self.session_id, self.bus.emit)
         with self.ledger.waiting():
             return await self._call.run(self.provider, self.config.request(self.messages, self.tools), self.retry)

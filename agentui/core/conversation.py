@@ -55,6 +55,12 @@ class Launch:
     """--tools: the built-in tools the model may use (None: all of them)."""
     name: str | None = None
     """-n/--name: the session's title."""
+    max_budget_usd: float | None = None
+    """--max-budget-usd: what a run may spend before it stops."""
+    fallback_model: str | None = None
+    """--fallback-model: the model to go on with when the model stays overloaded."""
+    agents: Mapping[str, Any] | None = None
+    """--agents: sub-agent types by name, as Claude Code takes them."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,8 @@ class Conversation:
             system_prompt=prompt.stable,
             environment=prompt.volatile,
             max_turns=launch.max_turns,
+            max_budget_usd=launch.max_budget_usd,
+            fallback_model=launch.fallback_model,
             max_tokens=settings.max_tokens,
             thinking_budget=settings.thinking_budget,
             context_window=settings.context_window,
@@ -194,7 +202,10 @@ class Conversation:
         if launch.name:
             session.writer.rename(launch.name)
         project.workspace.reads_documents = provider.name == "anthropic"
-        return cls(launch, project, session, provider, agent, env)
+        conversation = cls(launch, project, session, provider, agent, env)
+        for problem in conversation.add_agent_types(launch.agents or {}):
+            on_error(f"--agents: {problem}")
+        return conversation
 
     @property
     def session_id(self) -> str:
@@ -228,6 +239,36 @@ class Conversation:
         hooks.specs.append(HookSpec(event, matcher or "", name, timeout, "sdk", callback))
         self.agent.use_hooks(hooks)
 
+    def on_hook(self, observer: Callable[[str, dict[str, Any]], None]) -> None:
+        """Call `observer` as each hook starts ("hook_started") and ends ("hook_response", with its output), with
+        Claude Code's fields (hook_id, hook_name, hook_event...)."""
+        self.project.hooks.observer = observer
+
+    def add_agent_types(self, definitions: Mapping[str, Any]) -> list[str]:
+        """Sub-agent types from a front end (--agents, an SDK's initialize): by name, each with `description` and
+        `prompt`, and optionally `tools` and `model`, as Claude Code takes them. A sentence for each one that is not
+        usable (it is left out)."""
+        from agentui.core.subagents import AgentType, Task
+
+        task = self.project.tools.get(Task.name)
+        problems = []
+        for name, spec in definitions.items():
+            if not isinstance(spec, Mapping) or not isinstance(spec.get("prompt"), str):
+                problems.append(f"the agent {name!r} needs a prompt (its instructions); it is left out.")
+                continue
+            tools = spec.get("tools")
+            model = spec.get("model")
+            kind = AgentType(
+                name,
+                str(spec.get("description") or ""),
+                spec["prompt"],
+                tuple(str(t) for t in tools) if isinstance(tools, list) else None,
+                None if model in (None, "inherit") else str(model),
+            )
+            if isinstance(task, Task):
+                task.add_type(kind)
+        return problems
+
     def command_names(self) -> list[str]:
         """The slash commands a prompt may start with: the custom ones of this project and of the person."""
         from agentui.core.commands import load_custom_commands
@@ -236,9 +277,10 @@ class Conversation:
 
     def agent_names(self) -> list[str]:
         """The sub-agent types the model may start."""
-        from agentui.core.subagents import load_agent_types
+        from agentui.core.subagents import Task
 
-        return list(load_agent_types(self.root, self.env))
+        task = self.project.tools.get(Task.name)
+        return list(task.types) if isinstance(task, Task) else []
 
     def skill_names(self) -> list[str]:
         return [skill.name for skill in load_skills(self.root, self.env)]

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,8 @@ class Hooks:
         self._env = {**(os.environ if env is None else env), "CLAUDE_PROJECT_DIR": str(cwd), "AGENTUI": "1"}
         self._mode = permission_mode
         self.transcript_path = transcript_path
+        self.observer: Callable[[str, dict[str, Any]], None] | None = None
+        """Told of each hook as it starts ("hook_started") and ends ("hook_response"), for front ends that show them."""
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -171,7 +174,20 @@ class Hooks:
             **payload,
         }
         data = json.dumps(body, ensure_ascii=False, default=str).encode()
+        ids = [uuid.uuid4().hex for _ in specs]
+        for hook_id, spec in zip(ids, specs, strict=True):
+            self._observe("hook_started", hook_id, spec)
         results = await asyncio.gather(*(self._run(spec, data) for spec in specs), return_exceptions=True)
+        for hook_id, spec, result in zip(ids, specs, results, strict=True):
+            if isinstance(result, BaseException):
+                ended = "cancelled" if isinstance(result, asyncio.CancelledError) else "error"
+                self._observe("hook_response", hook_id, spec, outcome=ended, stderr=str(result))
+                continue
+            code, out, err = result
+            ended = "success" if code == 0 else "error"
+            self._observe(
+                "hook_response", hook_id, spec, outcome=ended, output=out, stdout=out, stderr=err, exit_code=code
+            )
         for spec, result in zip(specs, results, strict=True):
             if isinstance(result, asyncio.CancelledError):
                 raise result
@@ -180,6 +196,11 @@ class Hooks:
                 continue
             self._interpret(spec, *result, outcome)
         return outcome
+
+    def _observe(self, kind: str, hook_id: str, spec: HookSpec, **fields: Any) -> None:
+        if self.observer is not None:
+            name = f"{spec.event}:{spec.matcher}" if spec.matcher else spec.event
+            self.observer(kind, {"hook_id": hook_id, "hook_name": name, "hook_event": spec.event, **fields})
 
     async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
         """(exit code or None on timeout, stdout, stderr)."""

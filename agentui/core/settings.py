@@ -75,6 +75,8 @@ class Settings(BaseModel):
     auth_token: str | None = Field(default=None, repr=False)
     small_model: str | None = None
     """The model for small calls beside the conversation; None for the main model."""
+    betas: tuple[str, ...] = ()
+    """Messages API beta features to ask for (--betas), sent as `anthropic-beta`."""
     script: Path | None = None
     max_tokens: int = 8192
     max_attempts: int = 10

@@ -112,15 +112,24 @@ class Task(Tool[TaskArgs]):
         self.transcript_dir = transcript_dir
         """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
         self.env = env
+        self._describe()
+
+    def add_type(self, kind: AgentType) -> None:
+        """One more agent type (a front end's): the model is offered it from its next request."""
+        self.types[kind.name] = kind
+        self._describe()
+
+    def _describe(self) -> None:
         listed = "\n".join(
             f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
-            for t in types.values()
+            for t in self.types.values()
         )
         self.description = (  # type: ignore[misc]
             "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
             "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
             f"at the same time. Agent types:\n{listed}"
         )
+        self.__dict__.pop("spec", None)  # (the spec the model sees is made again from the new description)
 
     async def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
         kind = self.types.get(args.subagent_type)

@@ -271,6 +271,8 @@ class ConversationView:
             self.app.permissions.cancel_all()
         elif event.stop == "max_turns":
             self.say(f"Stopped after {event.num_turns} turns.", "warning")
+        elif event.stop == "max_budget":
+            self.say("Stopped: the spending limit (--max-budget-usd) was reached.", "warning")
 
     # What is not an event
 

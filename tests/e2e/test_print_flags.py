@@ -131,3 +131,90 @@ def test_a_custom_command_is_expanded_in_print_mode(
     sent = server.requests[0].json()["messages"][0]["content"]
     text = sent if isinstance(sent, str) else sent[0]["text"]
     assert text.strip() == "Review calc.py for calc.py bugs, briefly."
+
+
+def test_a_run_stops_at_its_budget(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    costly = {"input_tokens": 1_000_000, "output_tokens": 10}  # $3 at Sonnet's list price
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "secret.txt"}}
+    server.enqueue(
+        Reply(chunks=anthropic_stream([read], stop_reason="tool_use", model="claude-sonnet-4-5", usage=costly))
+    )
+    done = subprocess.run(
+        [agentui_bin, "-p", "read", "--max-budget-usd", "1.5", "--output-format", "json"],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert done.returncode == 3 and result["subtype"] == "error_max_budget_usd", done.stderr
+    assert result["total_cost_usd"] >= 1.5 and len(server.requests) == 1  # no second call once over the budget
+
+
+def test_the_fallback_model_takes_over_from_an_overloaded_one(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    def model(request: Any) -> Reply:
+        if request.json()["model"] == "claude-big":
+            return Reply.error(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+        return Reply(chunks=anthropic_stream([{"type": "text", "text": "From the fallback."}]))
+
+    server.responder = model
+    done = subprocess.run(
+        [agentui_bin, "-p", "hi", "--model", "claude-big", "--fallback-model", "claude-small"],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "AGENTUI_MAX_ATTEMPTS": "2"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "From the fallback.", done.stderr
+    assert "claude-big stayed overloaded; going on with claude-small" in done.stderr
+    assert [r.json()["model"] for r in server.requests][-1] == "claude-small"
+
+
+def test_agents_hook_events_betas_and_thinking(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    claude = Path(clean_env["HOME"]) / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    hook = {"matcher": "Read", "hooks": [{"type": "command", "command": "echo checked"}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": [hook]}}))
+    (project / "notes.txt").write_text("notes\n")
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}
+    server.enqueue(
+        Reply(chunks=anthropic_stream([read], stop_reason="tool_use", message_id="m1")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}], message_id="m2")),
+    )
+    agents = {"reviewer": {"description": "Reviews diffs", "prompt": "You review.", "tools": ["Read"]}}
+    done = subprocess.run(
+        [agentui_bin, "-p", "go", "--output-format", "stream-json", "--include-hook-events", "--agents",
+         json.dumps(agents), "--betas", "context-1m-2025-08-07", "--thinking", "enabled"],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert "reviewer" in lines[0]["agents"]
+    hooks = [line for line in lines if line.get("subtype") in ("hook_started", "hook_response")]
+    assert [h["subtype"] for h in hooks] == ["hook_started", "hook_response"]
+    assert hooks[1]["hook_event"] == "PreToolUse" and hooks[1]["stdout"].strip() == "checked"
+    assert hooks[1]["outcome"] == "success" and hooks[0]["hook_id"] == hooks[1]["hook_id"]
+    first = server.requests[0]
+    assert first.headers["anthropic-beta"] == "context-1m-2025-08-07"
+    body = first.json()
+    assert body["thinking"]["type"] == "enabled" and body["thinking"]["budget_tokens"] > 0
+    agent_tool = next(t for t in body["tools"] if t["name"] == "Agent")
+    assert "reviewer: Reviews diffs (tools: Read)" in agent_tool["description"]
+
+
+def test_flags_agentui_cannot_honour_are_one_sentence(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    for flags, said in (
+        (["--effort", "high"], "--effort is not supported"),
+        (["--plugin-dir", "x"], "--plugin-dir is not supported: agentui does not load Claude Code plugins."),
+        (["--agents", "[1]"], "--agents takes a JSON object of agent types by name"),
+        (["--max-budget-usd", "0"], "'0' is not more than 0"),
+    ):
+        done = subprocess.run(
+            [agentui_bin, "-p", "hi", *flags], env=clean_env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, (flags, done.stderr)

@@ -14,7 +14,9 @@ def create_provider(settings: Settings) -> Provider:
     if settings.provider == "anthropic":
         from agentui.core.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(api_key=settings.api_key, auth_token=settings.auth_token, base_url=settings.base_url)
+        return AnthropicProvider(
+            api_key=settings.api_key, auth_token=settings.auth_token, base_url=settings.base_url, betas=settings.betas
+        )
     if settings.provider == "openai":
         from agentui.core.providers.openai import OpenAIProvider
 

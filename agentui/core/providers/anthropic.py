@@ -54,6 +54,7 @@ class AnthropicProvider:
         auth_token: str | None = None,
         base_url: str | None = None,
         client: httpx.AsyncClient | None = None,
+        betas: Sequence[str] = (),
     ) -> None:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._headers = {"anthropic-version": API_VERSION}
@@ -61,6 +62,8 @@ class AnthropicProvider:
             self._headers["x-api-key"] = api_key
         if auth_token:
             self._headers["authorization"] = f"Bearer {auth_token}"
+        if betas:
+            self._headers["anthropic-beta"] = ",".join(betas)
         self._client = client or new_client()
         self._sse = SSEConnection(self._client, api=_API, key_hint="ANTHROPIC_API_KEY")
 
