@@ -211,6 +211,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --rewind: overwrite files changed outside agentui since (refused otherwise)",
     )
     parser.add_argument("--session-id", metavar="UUID", help="the id of the new session")
+    parser.add_argument(
+        "--resume-session-at",
+        metavar="UUID",
+        help="with --resume: go on from that message of the session (its line's uuid), not from its end",
+    )
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
     parser.add_argument("-v", "--version", action="version", version=f"{__version__} (agentui)")
@@ -296,6 +301,8 @@ def _run(argv: list[str]) -> int:
         return _fail("--permission-prompt-tool needs --input-format stream-json.")
     if not args.print_mode and args.output_format is not None and not sdk:
         return _fail("--output-format only works with -p.")
+    if args.resume_session_at and not args.resume:
+        return _fail("--resume-session-at needs --resume with the session's id.")
     if args.fork_session and args.resume is None and not args.continue_last:
         return _fail("--fork-session needs --resume or --continue.")
     if (args.rewind_only or args.rewind_overwrite) and not args.rewind:
@@ -445,6 +452,7 @@ def _session_request(args: Any) -> Any:
         fork=args.fork_session,
         session_id=args.session_id,
         persist=not args.no_session_persistence,
+        resume_at=args.resume_session_at,
     )
 
 

@@ -218,3 +218,30 @@ def test_flags_agentui_cannot_honour_are_one_sentence(
             [agentui_bin, "-p", "hi", *flags], env=clean_env, cwd=tmp_path, capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, (flags, done.stderr)
+
+
+def test_resume_session_at_goes_on_from_that_message(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
+
+    def ask(prompt: str, answer: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": answer}], message_id=f"m_{answer}")))
+        return subprocess.run(
+            [agentui_bin, "-p", prompt, *flags], env=env, cwd=project, capture_output=True, text=True, timeout=120,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    ask("one", "first")
+    [session] = sessions(clean_env)
+    ask("two", "second", "--resume", session.stem)
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    first_answer = next(e for e in entries if e["type"] == "assistant" and "first" in json.dumps(e["message"]))
+    server.requests.clear()
+    done = ask("three", "third", "--resume", session.stem, "--resume-session-at", first_answer["uuid"])
+    assert done.returncode == 0 and done.stdout.strip() == "third", done.stderr
+    texts = json.dumps(server.requests[0].json()["messages"])
+    assert "one" in texts and "first" in texts and "three" in texts and "second" not in texts
+
+    missing = ask("four", "x", "--resume", session.stem, "--resume-session-at", "no-such-uuid")
+    assert missing.returncode != 0 and "has no message no-such-uuid" in missing.stderr

@@ -38,6 +38,8 @@ class SessionRequest:
     continue_last: bool = False
     fork: bool = False
     session_id: str | None = None
+    resume_at: str | None = None
+    """--resume-session-at: the message (its line's uuid) the resumed conversation goes on from."""
     persist: bool = True
     """False (--no-session-persistence): the session is written to a scratch directory removed at the end."""
 
@@ -118,7 +120,14 @@ def open_session(
         return OpenSession(session_id, writer.path, writer)
 
     try:
-        loaded = load_session(source)
+        if request.resume_at:
+            from agentui.core.session.reader import branch_of, read_lines
+
+            loaded = branch_of(source, read_lines(source), request.resume_at)
+            if loaded.leaf_uuid != request.resume_at:
+                raise SessionError(f"The session {source.stem} has no message {request.resume_at}.")
+        else:
+            loaded = load_session(source)
     except OSError as exc:
         raise SessionError(f"The session file {source} cannot be read ({exc.strerror or exc}).") from None
     for warning in loaded.warnings():
