@@ -283,6 +283,8 @@ class ClaudeStream:
             "terminal_reason": _terminal_reason(result.stop),
             "uuid": _id(),
         }
+        if (structured := self.conversation.structured_output) is not None:
+            message["structured_output"] = structured
         if result.error:
             message["errors"] = [result.error]  # (Claude Code's)
             message["error"] = result.error  # (agentui's, as before: one sentence)

@@ -115,6 +115,9 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--agents", metavar="JSON", help='sub-agent types: {"name": {"description": ..., "prompt": ...}, ...}'
     )
+    parser.add_argument(
+        "--json-schema", metavar="SCHEMA", help="with -p: the answer as JSON following this schema (structured_output)"
+    )
     parser.add_argument("--fallback-model", metavar="MODEL", help="go on with this model when the model is overloaded")
     parser.add_argument("--betas", metavar="BETAS", help="Messages API beta features to ask for, comma-separated")
     parser.add_argument(
@@ -285,7 +288,9 @@ def _run(argv: list[str]) -> int:
         logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
         logger.propagate = False
 
-    if problem := _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args):
+    if problem := (
+        _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args) or _parse_json_schema(args)
+    ):
         return _fail(problem)
     for flag, why in UNSUPPORTED.items():
         if getattr(args, flag.replace("-", "_")) is not None:
@@ -507,6 +512,7 @@ def _launch_extras(args: Any) -> dict[str, Any]:
         "max_budget_usd": args.max_budget_usd,
         "fallback_model": args.fallback_model,
         "agents": args.agents_json,
+        "json_schema": args.json_schema_value,
     }
 
 
@@ -583,4 +589,22 @@ def _parse_agents(args: Any) -> str | None:
     if not isinstance(value, dict):
         return '--agents takes a JSON object of agent types by name: {"reviewer": {"description": ..., "prompt": ...}}.'
     args.agents_json = value
+    return None
+
+
+def _parse_json_schema(args: Any) -> str | None:
+    import json
+
+    args.json_schema_value = None
+    if args.json_schema is None:
+        return None
+    try:
+        schema = json.loads(args.json_schema)
+    except ValueError as exc:
+        return f"--json-schema was given JSON that does not parse ({exc})."
+    from agentui.core.tools.structured_output import check_schema
+
+    if problem := check_schema(schema):
+        return f"--json-schema cannot be used: {problem}."
+    args.json_schema_value = schema
     return None

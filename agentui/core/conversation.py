@@ -61,6 +61,8 @@ class Launch:
     """--fallback-model: the model to go on with when the model stays overloaded."""
     agents: Mapping[str, Any] | None = None
     """--agents: sub-agent types by name, as Claude Code takes them."""
+    json_schema: dict[str, Any] | None = None
+    """--json-schema: the final answer is a StructuredOutput call whose arguments follow this schema."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class Conversation:
         for notice in memory.notices:
             on_error(notice)
         prompt = build_system_prompt(
-            project.root, memory_files, skills=skills, base=launch.system_prompt, append=launch.append_system_prompt
+            project.root, memory_files, skills=skills, base=launch.system_prompt, append=_appended(launch)
         )
         if provider is None:
             from agentui.core.providers import create_provider
@@ -202,6 +204,11 @@ class Conversation:
         if launch.name:
             session.writer.rename(launch.name)
         project.workspace.reads_documents = provider.name == "anthropic"
+        if launch.json_schema is not None:
+            from agentui.core.tools.structured_output import StructuredOutput
+
+            project.tools.unregister(StructuredOutput.name)
+            project.tools.register(StructuredOutput(launch.json_schema))
         conversation = cls(launch, project, session, provider, agent, env)
         for problem in conversation.add_agent_types(launch.agents or {}):
             on_error(f"--agents: {problem}")
@@ -284,6 +291,14 @@ class Conversation:
 
     def skill_names(self) -> list[str]:
         return [skill.name for skill in load_skills(self.root, self.env)]
+
+    @property
+    def structured_output(self) -> dict[str, Any] | None:
+        """With --json-schema: the final answer's structured form, once the model has given it."""
+        from agentui.core.tools.structured_output import StructuredOutput
+
+        tool = self.project.tools.get(StructuredOutput.name)
+        return tool.value if isinstance(tool, StructuredOutput) else None
 
     @property
     def max_output_tokens(self) -> int:
@@ -667,3 +682,12 @@ def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
     for tool in list(project.tools):
         if not tool.name.startswith("mcp__") and not ({tool.name, *tool.aliases} & wanted):
             project.tools.unregister(tool.name)
+
+
+def _appended(launch: Launch) -> str | None:
+    """What goes at the end of the system prompt: --append-system-prompt, and how to answer with --json-schema."""
+    if launch.json_schema is None:
+        return launch.append_system_prompt
+    from agentui.core.tools.structured_output import INSTRUCTIONS
+
+    return "\n\n".join(part for part in (launch.append_system_prompt, INSTRUCTIONS) if part)

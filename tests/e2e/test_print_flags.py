@@ -245,3 +245,37 @@ def test_resume_session_at_goes_on_from_that_message(
 
     missing = ask("four", "x", "--resume", session.stem, "--resume-session-at", "no-such-uuid")
     assert missing.returncode != 0 and "has no message no-such-uuid" in missing.stderr
+
+
+def test_json_schema_gives_a_checked_structured_output(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    schema = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+    wrong = {"type": "tool_use", "id": "s1", "name": "StructuredOutput", "input": {"count": "three"}}
+    right = {"type": "tool_use", "id": "s2", "name": "StructuredOutput", "input": {"count": 3}}
+    server.enqueue(
+        Reply(chunks=anthropic_stream([wrong], stop_reason="tool_use", message_id="m1")),
+        Reply(chunks=anthropic_stream([right], stop_reason="tool_use", message_id="m2")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "There are 3."}], message_id="m3")),
+    )
+    done = subprocess.run(
+        [agentui_bin, "-p", "count them", "--output-format", "json", "--json-schema", json.dumps(schema)],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["structured_output"] == {"count": 3}
+    first = server.requests[0].json()
+    tool = next(t for t in first["tools"] if t["name"] == "StructuredOutput")
+    assert tool["input_schema"] == schema and "StructuredOutput" in json.dumps(first["system"])
+    refused = server.requests[1].json()["messages"][-1]["content"][0]
+    assert (
+        refused["is_error"]
+        and "does not match the schema (count: 'three' is not of type 'integer')" in refused["content"]
+    )
+
+    bad = subprocess.run(
+        [agentui_bin, "-p", "x", "--json-schema", '{"type": "array"}'],
+        env=clean_env, cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--json-schema cannot be used: the schema must describe a JSON object" in bad.stderr
