@@ -66,6 +66,19 @@ class ClaudeStream:
         self._cost = 0.0
         if hook_events:
             conversation.on_hook(self._hook)
+        conversation.on_subagent(self._subagent)
+
+    def _subagent(self, parent: str, event: Event) -> None:
+        """A sub-agent's messages, under the id of the Agent call that started it (as Claude Code writes them)."""
+        match event:
+            case ContentBlockEnd():
+                self._assistant(event, parent)
+            case ToolStart():
+                self._inputs[event.tool_call_id] = (event.name, event.input)
+            case ToolEnd():
+                self._tool_result(event, parent)
+            case _:
+                pass
 
     def _hook(self, kind: str, fields: dict[str, Any]) -> None:
         self.write({"type": "system", "subtype": kind, **fields, "uuid": _id(), "session_id": self.session_id})
@@ -131,7 +144,7 @@ class ClaudeStream:
             case _:
                 pass
 
-    def _assistant(self, event: ContentBlockEnd) -> None:
+    def _assistant(self, event: ContentBlockEnd, parent: str | None = None) -> None:
         self.write(
             {
                 "type": "assistant",
@@ -145,22 +158,22 @@ class ClaudeStream:
                     "stop_sequence": None,
                     "usage": {"input_tokens": 0, "output_tokens": 0},
                 },
-                "parent_tool_use_id": None,
+                "parent_tool_use_id": parent,
                 "session_id": self.session_id,
                 "uuid": _id(),
             }
         )
-        if self.partial:  # (after the block's message, as Claude Code writes them)
+        if self.partial and parent is None:  # (after the block's message, as Claude Code writes them)
             self._stream_event({"type": "content_block_stop", "index": event.index})
 
-    def _tool_result(self, event: ToolEnd) -> None:
+    def _tool_result(self, event: ToolEnd, parent: str | None = None) -> None:
         content: Any = event.content
         if not isinstance(content, str):
             content = [block.model_dump(exclude_none=True) for block in content]
         result: dict[str, Any] = {"tool_use_id": event.tool_call_id, "type": "tool_result", "content": content}
         if event.is_error:
             result["is_error"] = True
-        message = self._user({"role": "user", "content": [result]})
+        message = self._user({"role": "user", "content": [result]}, parent=parent)
         message["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         text = content if isinstance(content, str) else ""
         message["tool_use_result"] = f"Error: {text}" if event.is_error else (event.details or content)
@@ -169,11 +182,11 @@ class ClaudeStream:
             name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
             self.denials.append({"tool_name": name, "tool_use_id": event.tool_call_id, "tool_input": given})
 
-    def _user(self, message: dict[str, Any], *, replay: bool = False) -> dict[str, Any]:
+    def _user(self, message: dict[str, Any], *, replay: bool = False, parent: str | None = None) -> dict[str, Any]:
         line: dict[str, Any] = {
             "type": "user",
             "message": message,
-            "parent_tool_use_id": None,
+            "parent_tool_use_id": parent,
             "session_id": self.session_id,
             "uuid": _id(),
         }

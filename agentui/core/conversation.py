@@ -246,6 +246,14 @@ class Conversation:
         hooks.specs.append(HookSpec(event, matcher or "", name, timeout, "sdk", callback))
         self.agent.use_hooks(hooks)
 
+    def on_subagent(self, watcher: Callable[[str, Event], None]) -> None:
+        """Call `watcher` with each event of each sub-agent, and the id of the Agent call that started it."""
+        from agentui.core.subagents import Task
+
+        task = self.project.tools.get(Task.name)
+        if isinstance(task, Task):
+            task.watchers.append(watcher)
+
     def on_hook(self, observer: Callable[[str, dict[str, Any]], None]) -> None:
         """Call `observer` as each hook starts ("hook_started") and ends ("hook_response", with its output), with
         Claude Code's fields (hook_id, hook_name, hook_event...)."""

@@ -14,6 +14,7 @@ import asyncio
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,9 @@ class Task(Tool[TaskArgs]):
         self.transcript_dir = transcript_dir
         """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
         self.env = env
+        self.watchers: list[Callable[[str, Event], None]] = []
+        """Told of every event of every sub-agent, with the id of the call that started it (stream-json shows a
+        sub-agent's messages under that id)."""
         self._describe()
 
     def add_type(self, kind: AgentType) -> None:
@@ -141,6 +145,7 @@ class Task(Tool[TaskArgs]):
         self.parent.children.append(child)
         forward = child.bus.on(self._forward)
         report = child.bus.on(lambda event: _report(event, ctx.progress))
+        watched = child.bus.on(partial(self._watch, ctx.tool_call_id))
         try:
             run = asyncio.ensure_future(child.prompt(args.prompt))
             try:
@@ -152,6 +157,7 @@ class Task(Tool[TaskArgs]):
         finally:
             forward()
             report()
+            watched()
             self.parent.children.remove(child)
             if self.parent.hooks is not None:
                 self.parent.hooks.notify = self.parent.warn  # (the child took the hooks' warnings while it ran)
@@ -213,6 +219,10 @@ class Task(Tool[TaskArgs]):
             )
             writer.attach(child.bus)
         return child, writer, agent_id
+
+    def _watch(self, call_id: str, event: Event) -> None:
+        for watcher in self.watchers:
+            watcher(call_id, event)
 
     def _forward(self, event: Event) -> None:
         """The child's permission questions (and their answers) go to whoever watches the parent."""

@@ -279,3 +279,47 @@ def test_json_schema_gives_a_checked_structured_output(
         env=clean_env, cwd=project, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "--json-schema cannot be used: the schema must describe a JSON object" in bad.stderr
+
+
+def test_stream_json_shows_a_sub_agents_messages_under_its_call(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    (project / "notes.txt").write_text("notes\n")
+    child_turns: list[int] = []
+
+    def model(request: Any) -> Reply:
+        body = request.json()
+        if "You are a sub-agent" in json.dumps(body.get("system", "")):
+            child_turns.append(1)
+            if len(child_turns) == 1:
+                read = {"type": "tool_use", "id": "c1", "name": "Read", "input": {"file_path": "notes.txt"}}
+                return Reply(chunks=anthropic_stream([read], stop_reason="tool_use", message_id="c_m1"))
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": "It says notes."}], message_id="c_m2"))
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": "The agent read it."}], message_id="p_m2"))
+        call = {
+            "type": "tool_use",
+            "id": "a1",
+            "name": "Agent",
+            "input": {"description": "read notes", "prompt": "Read notes.txt", "subagent_type": "general-purpose"},
+        }
+        return Reply(chunks=anthropic_stream([call], stop_reason="tool_use", message_id="p_m1"))  # fmt: skip
+
+    server.responder = model
+    done = subprocess.run(
+        [agentui_bin, "-p", "delegate", "--output-format", "stream-json"],
+        env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"},
+        cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    under = [
+        (line["type"], line["message"]["content"][0]["type"])
+        for line in lines
+        if line.get("parent_tool_use_id") == "a1"
+    ]
+    assert under == [("assistant", "tool_use"), ("user", "tool_result"), ("assistant", "text")]
+    own = [line for line in lines if line["type"] == "user" and line["parent_tool_use_id"] is None]
+    assert [line["message"]["content"][0]["tool_use_id"] for line in own] == ["a1"]
+    assert lines[-1]["result"] == "The agent read it."
