@@ -244,3 +244,16 @@ async def test_the_model_calls_a_tool_of_an_in_process_sdk_mcp_server(
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "It is 5."
     init = next(m for m in messages if isinstance(m, SystemMessage))
     assert {"name": "calc", "status": "connected"} in init.data["mcp_servers"]
+
+
+async def test_set_model_and_mcp_status(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
+    seen = played(server, [[text("From the other model.")]])
+    opts = options(cli, server, tmp_path, "s")
+    async with ClaudeSDKClient(options=opts) as client:
+        status = await client.get_mcp_status()
+        await client.set_model("local-model-x")
+        await client.query("hi")
+        messages = [message async for message in client.receive_response()]
+    assert status["mcpServers"] == []
+    assert seen[-1].json()["model"] == "local-model-x"
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "From the other model."
