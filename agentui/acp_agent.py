@@ -314,8 +314,19 @@ def _prompt(blocks: list[Any]) -> tuple[str, list[ImageBlock]]:
     return "\n\n".join(texts), images
 
 
+class _OneLine(logging.Formatter):
+    """What the protocol library logs (a line it could not parse, a failed handler) as one line, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        why = f": {record.exc_info[1]}" if record.exc_info and record.exc_info[1] else ""
+        return f"agentui acp: {record.getMessage()}{why}"
+
+
 async def serve(settings: Settings) -> int:
     """Serve ACP on stdin and stdout until the client closes them."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(handlers=[handler], level=logging.WARNING, force=True)
     agent = AcpAgent(settings)
     try:
         await acp.run_agent(agent)  # type: ignore[arg-type]  # (it implements the methods of the protocol it uses)

@@ -570,6 +570,10 @@ def _serve_acp(args: Any) -> int:
         settings = _with_thinking(resolve_settings(_overrides(args)), args)
     except ConfigError as exc:
         return _fail(str(exc))
+    import stat
+
+    if not all(stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode) for fd in (0, 1)):
+        return _fail("agentui acp talks to an editor over pipes: start it from the editor (Zed, Toad), not a terminal.")
     from agentui.acp_agent import serve
 
     return _guarded(lambda: asyncio.run(serve(settings)))

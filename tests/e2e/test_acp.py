@@ -108,3 +108,21 @@ async def test_a_session_prompts_asks_cancels_and_loads_again(
         replayed = again.kinds()
         assert replayed[0] == "user_message_chunk" and "tool_call" in replayed
         assert "Done: hello.txt." in again.text()
+
+
+def test_bad_lines_and_a_closed_input_end_cleanly(agentui_bin: str, clean_env: dict[str, str], tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    lines = '{not json\n{"jsonrpc": "2.0", "id": 1, "method": "nope", "params": {}}\n'
+    done = subprocess.run(
+        [agentui_bin, "acp"], input=lines, env={**clean_env, "ANTHROPIC_API_KEY": "x"}, cwd=tmp_path,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "agentui acp: Error parsing JSON-RPC message: Expecting property name enclosed in double quotes: line 1 "
+        "column 2 (char 1)"
+    ]
+    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["id"] == 1 and answer["error"]["message"] == "Method not found"
