@@ -38,6 +38,10 @@ def _id() -> str:
     return str(uuid.uuid4())
 
 
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 class ClaudeStream:
     """Turns the events of a conversation's runs into Claude Code's stream-json messages, handed to `write` one at a
     time (as dicts); also keeps what the final `result` reports."""
@@ -174,7 +178,7 @@ class ClaudeStream:
         if event.is_error:
             result["is_error"] = True
         message = self._user({"role": "user", "content": [result]}, parent=parent)
-        message["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        message["timestamp"] = _now()
         text = content if isinstance(content, str) else ""
         message["tool_use_result"] = f"Error: {text}" if event.is_error else (event.details or content)
         self.write(message)
@@ -191,6 +195,7 @@ class ClaudeStream:
             "uuid": _id(),
         }
         if replay:
+            line["timestamp"] = _now()
             line["isReplay"] = True
         return line
 

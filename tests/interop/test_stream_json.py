@@ -126,3 +126,26 @@ def test_partial_messages_are_the_same_stream_events(
     deltas = [event["delta"] for event in events if event["type"] == "content_block_delta"]
     text = "".join(delta.get("text", "") for delta in deltas if delta["type"] == "text_delta")
     assert text == "Let me read it.It says hello."
+
+
+def test_replayed_user_messages_on_stdin_are_the_same(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    server.responder = lambda request: Reply(chunks=anthropic_stream([{"type": "text", "text": "hello back"}]))
+    line = json.dumps({"type": "user", "message": {"role": "user", "content": "hello"}, "parent_tool_use_id": None})
+    outputs = []
+    for name, command in (("claude", claude_bin), ("agentui", agentui_bin)):
+        home = tmp_path / f"{name}-home"
+        home.mkdir()
+        done = subprocess.run(
+            [command, "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+             "--replay-user-messages"],
+            input=line + "\n", env={**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "cfg")},
+            cwd=home, capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{name}: {done.stderr[-2000:]}"
+        outputs.append([json.loads(out) for out in done.stdout.splitlines()])
+    theirs, ours = ([(m["type"], m.get("isReplay", False)) for m in o if m["type"] != "system"] for o in outputs)
+    assert ours == theirs == [("user", True), ("assistant", False), ("result", False)]
+    replayed = next(m for m in outputs[1] if m.get("isReplay"))
+    assert replayed["message"] == {"role": "user", "content": "hello"} and "timestamp" in replayed
