@@ -307,8 +307,12 @@ async def run_print(
         prompt, notices = expanded
         for notice in notices:
             printer.note(notice)
+    compact = prompt.strip() == "/compact" or prompt.strip().startswith("/compact ")
     try:
-        result = await conversation.send(prompt)
+        if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
+            result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
+        else:
+            result = await conversation.send(prompt)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await conversation.aclose()

@@ -252,11 +252,38 @@ def _walk(entries: list[dict[str, Any]], by_uuid: dict[str, int], leaf: str | No
         chain.append(index)
         entry = entries[index]
         if entry.get("type") == "system" and entry.get("subtype") == "compact_boundary":
-            break  # compaction starts the conversation afresh
+            chain.reverse()  # compaction starts the conversation afresh (with the turns it kept, if it kept any)
+            return _with_preserved(chain, entry, entries, by_uuid), False
         parent = entry.get("parentUuid")
         current = parent if isinstance(parent, str) else None
     chain.reverse()
     return chain, False
+
+
+def _with_preserved(
+    chain: list[int], boundary: dict[str, Any], entries: list[dict[str, Any]], by_uuid: dict[str, int]
+) -> list[int]:
+    """Claude Code 2.1 keeps the recent turns of a compaction where they were written: its boundary names them
+    (`preservedSegment`: from `headUuid` to `tailUuid`, read after the summary line `anchorUuid`). They are
+    spliced in after the anchor, as Claude Code reads them."""
+    segment = (boundary.get("compactMetadata") or {}).get("preservedSegment")
+    if not isinstance(segment, dict):
+        return chain
+    head, anchor, tail = segment.get("headUuid"), segment.get("anchorUuid"), segment.get("tailUuid")
+    if not all(isinstance(u, str) and u in by_uuid for u in (head, anchor, tail)):
+        return chain
+    preserved: list[int] = []
+    current: Any = tail
+    while isinstance(current, str) and current in by_uuid and len(preserved) <= len(entries):
+        preserved.append(by_uuid[current])
+        if current == head:
+            break
+        current = entries[by_uuid[current]].get("parentUuid")
+    else:
+        return chain  # (the segment does not lead back to its head: read nothing rather than a wrong turn)
+    preserved.reverse()
+    at = chain.index(by_uuid[str(anchor)]) + 1 if by_uuid[str(anchor)] in chain else len(chain)
+    return [*chain[:at], *preserved, *chain[at:]]
 
 
 def _content(entry: dict[str, Any]) -> Any:

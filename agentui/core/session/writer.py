@@ -297,8 +297,10 @@ class SessionWriter:
         self._compaction = None
         self._request_id = None
         for message in event.kept:
-            if message.role == "assistant":  # zero usage: usage readers must not count these tokens twice
-                self._assistant(message.model_copy(update={"usage": Usage()}))
+            if message.role == "assistant":
+                # Zero usage: usage readers must not count these tokens twice. A fresh message id: Claude Code
+                # merges the lines of one id into one message, and would read the kept text twice with the old one.
+                self._assistant(message.model_copy(update={"usage": Usage(), "id": None}))
             elif any(isinstance(block, ToolResultBlock) for block in message.content):
                 # one line per result with its details, as first written: a resumed session shows the same blocks
                 for block in message.content:

@@ -1,0 +1,179 @@
+"""Sessions that both tools read alike: a conversation is made by one tool (agentui or the real Claude Code, against
+the loopback model server, on one shared Claude config directory), then each tool resumes it with the same prompt;
+the `messages` the two send must be the same, block for block. Claude Code's own additions (its system reminders:
+the date, agent and skill listings) are named and left out of the comparison, and nothing else is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.interop.conftest import claude_env
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
+
+Turn = list[dict[str, Any]]
+
+
+class World:
+    """One project and one home shared by both tools, a played model, and the tools to run."""
+
+    def __init__(self, tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str) -> None:
+        self.home = tmp_path / "home"
+        self.home.mkdir()
+        self.project = tmp_path / "project"
+        self.project.mkdir()
+        (self.project / "notes.txt").write_text("hello\nworld\n")
+        (self.project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+        self.server = server
+        self.env = {**claude_env(self.home, server.url), "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui-config")}
+        self.bins = {"agentui": agentui_bin, "claude": claude_bin}
+
+    def play(self, turns: Callable[[dict[str, Any]], Turn]) -> None:
+        """The model answers each request with `turns(body)`; side requests (titles) get a short text."""
+        counter = iter(range(1, 1000))
+
+        def model(request: RecordedRequest) -> Reply:
+            body = request.json()
+            if "tools" not in body:
+                return Reply(chunks=anthropic_stream([{"type": "text", "text": "A title"}]))
+            blocks = turns(body)
+            stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+            return Reply(chunks=anthropic_stream(blocks, stop_reason=stop, message_id=f"msg_{next(counter):03}"))
+
+        self.server.responder = model
+
+    def run(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [self.bins[tool], "-p", *args, "--model", "claude-sonnet-4-5", "--output-format", "json"],
+            env=self.env, cwd=self.project, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{tool} {args}: {done.stderr[-2000:]}"
+        return done
+
+    def resumed_messages(self, tool: str, session_id: str) -> list[dict[str, Any]]:
+        """The messages `tool` sends when it resumes the session (as a fork, so the file stays as it was)."""
+        self.server.requests.clear()
+        self.run(tool, "and now?", "--resume", session_id, "--fork-session")
+        first = next(r.json() for r in self.server.requests if "tools" in r.json())
+        return comparable(first["messages"])
+
+
+CLAUDE_FILLER = [("user", "text", {"text": "Continue from where you left off."}),
+                 ("assistant", "text", {"text": "No response requested."})]  # fmt: skip
+"""What Claude Code adds when it resumes a conversation that ends in a local command's output (a /compact)."""
+
+
+def comparable(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
+    """Each block as (role, type, what matters), without what Claude Code adds of its own: its system reminders,
+    cache marks, the filler it puts after a local command, and the line break it ends a user text with when it
+    joins consecutive user messages."""
+    blocks = []
+    for message in messages:
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            if block["type"] == "text" and block["text"].lstrip().startswith("<system-reminder>"):
+                continue  # Claude Code's own context: the date, the agents and skills it lists
+            kept = {k: v for k, v in block.items() if k not in ("type", "cache_control", "citations")}
+            if block["type"] == "text":
+                kept["text"] = kept["text"].rstrip("\n")
+            if block["type"] == "tool_result" and isinstance(kept.get("content"), list):
+                kept["content"] = [{k: v for k, v in part.items() if k != "cache_control"} for part in kept["content"]]
+            kept.setdefault("is_error", False) if block["type"] == "tool_result" else None
+            blocks.append((message["role"], block["type"], kept))
+    for at in range(len(blocks) - 1):
+        if blocks[at : at + 2] == CLAUDE_FILLER:
+            del blocks[at : at + 2]
+            break
+    return blocks
+
+
+@pytest.fixture
+def world(tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str) -> World:
+    return World(tmp_path, server, agentui_bin, claude_bin)
+
+
+def answered(body: dict[str, Any]) -> bool:
+    last = body["messages"][-1]["content"]
+    return isinstance(last, list) and any(block.get("type") == "tool_result" for block in last)
+
+
+def tool(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def results_seen(body: dict[str, Any]) -> int:
+    return sum(
+        1
+        for message in body["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    )
+
+
+SCENARIOS: dict[str, Callable[[Path], list[Turn]]] = {
+    "plain": lambda root: [[text("Plainly, hello.")]],
+    "every tool": lambda root: [
+        [text("Looking."), tool("t1", "Read", file_path=str(root / "notes.txt"))],
+        [tool("t2", "Grep", pattern="return", path=str(root))],
+        [tool("t3", "Glob", pattern="*.py")],
+        [tool("t4", "Edit", file_path=str(root / "calc.py"), old_string="a - b", new_string="a + b")],
+        [tool("t5", "Write", file_path=str(root / "new.txt"), content="new\n")],
+        [tool("t6", "Bash", command="echo done", description="Say done")],
+        [text("All done.")],
+    ],
+    "parallel tool calls": lambda root: [
+        [
+            text("Both at once."),
+            tool("p1", "Read", file_path=str(root / "notes.txt")),
+            tool("p2", "Read", file_path=str(root / "calc.py")),
+        ],
+        [text("Read both.")],
+    ],
+}
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+@pytest.mark.parametrize("maker", ["agentui", "claude"])
+def test_a_session_resumes_alike_in_both(world: World, maker: str, scenario: str) -> None:
+    turns = SCENARIOS[scenario](world.project)
+    world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)] if "and now?" not in json.dumps(
+        body["messages"][-1]) else [text("Resumed.")])  # fmt: skip
+    made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+    session_id = json.loads(made.stdout)["session_id"]
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("maker", ["agentui", "claude"])
+def test_a_compacted_session_resumes_alike_in_both(world: World, maker: str) -> None:
+    turns = SCENARIOS["every tool"](world.project)
+
+    def model(body: dict[str, Any]) -> Turn:
+        said = json.dumps(body["messages"][-1])
+        if "and now?" in said:
+            return [text("Resumed.")]
+        if "detailed summary of the conversation" in said or "You summarise a coding session" in json.dumps(
+            body.get("system", "")
+        ):  # (Claude Code's compaction request, and agentui's)
+            return [text("Summary: calc.py's add was fixed; new.txt was written.")]
+        return turns[min(results_seen(body), len(turns) - 1)]
+
+    world.play(model)
+    made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+    session_id = json.loads(made.stdout)["session_id"]
+    world.run(maker, "/compact", "--resume", session_id)
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
