@@ -462,3 +462,41 @@ def test_empty_unreadable_and_partly_corrupt_session_files_say_what_was_left_out
     opened = open_session(SessionRequest(resume=str(partly)), tmp_path, on_error=heard.append)
     opened.writer.close()
     assert heard == [said]
+
+
+def test_a_claude_code_compaction_keeps_its_preserved_turns_where_they_were_written(tmp_path: Path) -> None:
+    """Claude Code 2.1 does not write a compaction's kept turns again: its boundary names them (preservedSegment),
+    and they are read after the summary. A segment that does not lead back to its head is left out."""
+
+    def line(uuid: str, parent: str | None, kind: str, content: object, **more: object) -> str:
+        entry = {
+            "type": kind,
+            "uuid": uuid,
+            "parentUuid": parent,
+            "sessionId": "s",
+            "timestamp": f"2026-01-01T00:00:{uuid[-2:]}Z",
+            "message": {"role": kind, "content": content},
+            **more,
+        }
+        return json.dumps(entry)
+
+    def session(segment: dict[str, str]) -> Path:
+        path = tmp_path / f"{len(list(tmp_path.iterdir()))}.jsonl"
+        boundary = {"type": "system", "subtype": "compact_boundary", "uuid": "b-05", "parentUuid": None,
+                    "logicalParentUuid": "a-04", "sessionId": "s", "timestamp": "2026-01-01T00:00:05Z",
+                    "compactMetadata": {"trigger": "manual", "preservedSegment": segment}}  # fmt: skip
+        path.write_text("\n".join([
+            line("u-01", None, "user", "first"),
+            line("a-02", "u-01", "assistant", [{"type": "text", "text": "old answer"}]),
+            line("u-03", "a-02", "user", "second"),
+            line("a-04", "u-03", "assistant", [{"type": "text", "text": "kept answer"}]),
+            json.dumps(boundary),
+            line("s-06", "b-05", "user", "SUMMARY", isCompactSummary=True),
+            line("u-07", "s-06", "user", "third"),
+        ]) + "\n")  # fmt: skip
+        return path
+
+    kept = load_session(session({"headUuid": "u-03", "anchorUuid": "s-06", "tailUuid": "a-04"})).messages
+    assert [m.text for m in kept] == ["SUMMARY", "second", "kept answer", "third"]
+    broken = load_session(session({"headUuid": "u-99", "anchorUuid": "s-06", "tailUuid": "a-04"})).messages
+    assert [m.text for m in broken] == ["SUMMARY", "third"]
