@@ -132,6 +132,7 @@ class Agent:
         self.ledger = Ledger(self.session_id, self.bus.emit)
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
         self.compactor.recount()
+        self._seed_meter()
         self._dispatcher = ToolDispatcher(
             self.tools,
             self.gate,
@@ -165,6 +166,16 @@ class Agent:
         parent's prompt undoes what the sub-agent did for it."""
         self._dispatcher.before_write = parent._dispatcher.before_write
         self._dispatcher.before_shell = parent._dispatcher.before_shell
+
+    def _seed_meter(self) -> None:
+        """A resumed history's context, as Claude Code counts it: the usage recorded with its last answer (and an
+        estimate of what came after), not an estimate of the whole."""
+        for index in range(len(self.messages) - 1, -1, -1):
+            usage = self.messages[index].usage
+            tokens = usage.context_tokens + usage.output_tokens if usage is not None else 0
+            if self.messages[index].role == "assistant" and tokens > 0:
+                self.compactor.meter.reported(tokens, index + 1)
+                return
 
     def use_hooks(self, hooks: Hooks) -> None:
         """Hooks added after the agent was made (an SDK program's callbacks): its calls and prompts run them now."""

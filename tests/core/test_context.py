@@ -110,3 +110,23 @@ def test_the_meter_takes_the_provider_s_count_and_estimates_only_what_came_after
     assert meter.tokens(history) == 5_104
     meter.reported(0, len(history))  # a server that reports nothing leaves the estimate alone
     assert meter.tokens(history) == 5_104
+
+
+def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_last_answer() -> None:
+    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.messages import Message, TextBlock, Usage
+    from agentui.core.providers.scripted import ScriptedProvider
+
+    answer = Message(
+        role="assistant",
+        content=[TextBlock(text="Done.")],
+        usage=Usage(input_tokens=2_000, cache_read_input_tokens=48_000, output_tokens=100),
+    )
+    history = [Message.user("do it"), answer]
+    resumed = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=history)
+    assert resumed.context_tokens == 50_100  # as Claude Code counts it, not an estimate of the few words above
+    later = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[*history, Message.user("more")])
+    assert 50_100 < later.context_tokens < 50_200  # what came after the answer is estimated on top
+    kept = answer.model_copy(update={"usage": Usage()})  # (a compaction's kept answer records no usage)
+    estimated = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("do it"), kept])
+    assert estimated.context_tokens < 1_000

@@ -23,18 +23,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
 ALL_FIXTURES = sorted(FIXTURES.glob("**/*.jsonl"))
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-ENVELOPE = [
-    "parentUuid",
-    "isSidechain",
-    "userType",
-    "cwd",
-    "sessionId",
-    "version",
-    "gitBranch",
-    "type",
-    "uuid",
-    "timestamp",
-]
+ENVELOPE_HEAD = ["parentUuid", "isSidechain", "type"]
+ENVELOPE_TAIL = ["uuid", "timestamp", "userType", "entrypoint", "cwd", "sessionId", "version", "gitBranch"]
+"""Claude Code 2.1's order (recorded from 2.1.197): the line's own fields come between the two."""
 
 
 @pytest.fixture
@@ -94,7 +85,8 @@ async def test_a_session_is_written_as_claude_code_writes_it(cwd: Path, env: dic
     written = lines(path)
     chain = [e for e in written if "uuid" in e]
     for entry in chain:
-        assert list(entry)[:8] == ENVELOPE[:8] and all(key in entry for key in ENVELOPE)
+        assert list(entry)[:3] == ENVELOPE_HEAD and list(entry)[-8:] == ENVELOPE_TAIL
+        assert entry["entrypoint"] == "cli"
         assert UUID4.match(entry["uuid"]) and TIMESTAMP.match(entry["timestamp"])
         assert (
             entry["sessionId"] == opened.session_id

@@ -358,7 +358,7 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
     messages: list[Message] = []
     used: set[int] = set(path)
     pending: list[str] = []
-    answered: dict[str, ToolResultBlock] = {}
+    answered: dict[str, tuple[ToolResultBlock, int]] = {}
     emitted: set[str] = set()
     open_assistant: int | None = None
 
@@ -366,16 +366,17 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
         nonlocal open_assistant
         if open_assistant is None:
             return
-        results, dangling = [], set()
+        placed: list[tuple[int, ToolResultBlock]] = []
+        dangling = set()
         for call_id in pending:
-            found = answered.get(call_id)
-            if found is None and call_id in result_of:
-                found, where = result_of[call_id]
-                used.add(where)
+            found = answered.get(call_id) or result_of.get(call_id)
             if found is None:
                 dangling.add(call_id)
             else:
-                results.append(found)
+                used.add(found[1])
+                placed.append((found[1], found[0]))
+        # (in the order they were written, as Claude Code reads them: parallel calls end in any order)
+        results = [block for _, block in sorted(placed, key=lambda item: item[0])]
         if dangling:
             old = messages[open_assistant]
             kept = [b for b in old.content if not (isinstance(b, ToolUseBlock) and b.id in dangling)]
@@ -416,7 +417,7 @@ def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) ->
             blocks = blocks_of(index)
             for block in blocks:
                 if isinstance(block, ToolResultBlock) and block.tool_use_id in pending:
-                    answered.setdefault(block.tool_use_id, block)
+                    answered.setdefault(block.tool_use_id, (block, index))
             rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
             if rest:
                 flush()

@@ -57,6 +57,11 @@ INTERRUPTED_SOURCES = {"interrupt"}
 TITLE_LENGTH = 80
 
 
+ENTRYPOINT = os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli"
+"""How the session was started, as Claude Code records it: "cli" for agentui's app and print mode (Claude Code's
+picker lists those), or what an Agent SDK program says of itself (sdk-py, sdk-ts: the picker hides those)."""
+
+
 class SessionLockedError(Exception):
     """Another agentui is writing this session."""
 
@@ -255,7 +260,11 @@ class SessionWriter:
         if is_error:
             block["is_error"] = True
         source = self._tool_lines.pop(tool_call_id, None)
-        use_result = redact(details) if details else content
+        if is_error:  # as Claude Code: an error's toolUseResult is its text
+            text = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
+            use_result: Any = f"Error: {text}"
+        else:
+            use_result = redact(details) if details else content
         self._recent_details[tool_call_id] = use_result
         while len(self._recent_details) > RECENT_DETAILS:
             self._recent_details.popitem(last=False)
@@ -351,19 +360,20 @@ class SessionWriter:
         self, kind: str, *, parent: str | object | None = ..., new_uuid: str | None = None, **fields: Any
     ) -> str:
         new_uuid = new_uuid or line_uuid()
-        entry = {
+        entry = {  # (the envelope in Claude Code 2.1's order)
             "parentUuid": self.last_uuid if parent is ... else parent,
             "isSidechain": self.sidechain,
+            **({"agentId": self.agent_id} if self.agent_id else {}),
+            "type": kind,
+            **fields,
+            "uuid": new_uuid,
+            "timestamp": timestamp(),
             "userType": "external",
+            "entrypoint": ENTRYPOINT,
             "cwd": self.cwd,
             "sessionId": self.session_id,
             "version": __version__,
             "gitBranch": self.git_branch,
-            "type": kind,
-            **({"agentId": self.agent_id} if self.agent_id else {}),
-            **fields,
-            "uuid": new_uuid,
-            "timestamp": timestamp(),
         }
         self._line(entry)
         self.last_uuid = new_uuid

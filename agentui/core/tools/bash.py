@@ -142,11 +142,13 @@ class Bash(Tool[BashArgs]):
             notes.insert(0, f"Exit code {code}")
         text = output.rstrip("\n") or ("(no output)" if not notes else "")
         content = "\n".join(part for part in [text, *notes] if part)
-        details = {
-            "stdout": output,
+        details = {  # Claude Code's fields first (its stdout has no final line break), then agentui's
+            "stdout": output.rstrip("\n"),
             "stderr": "",
-            "exitCode": code,
             "interrupted": timed_out,
+            "isImage": False,
+            "noOutputExpected": False,
+            "exitCode": code,
             "truncated": capture.truncated,
             "outputFile": str(capture.spill_path) if capture.truncated else None,
             "cwd": str(ws.shell_cwd),
@@ -304,6 +306,7 @@ def _background_details(shell_id: str, sandboxed: bool, *, by_user: bool = False
         "stderr": "",
         "interrupted": False,
         "isImage": False,
+        "noOutputExpected": False,
         "backgroundTaskId": shell_id,
     }
     if by_user:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from pydantic import Field
@@ -38,6 +39,7 @@ class Glob(Tool[GlobArgs]):
 
     async def run(self, args: GlobArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
+        started = time.monotonic()
         base, pattern = _split(args.pattern)
         start = ctx.checked_path or ws.real(base or args.path or ".")
         if not start.is_dir():
@@ -50,7 +52,14 @@ class Glob(Tool[GlobArgs]):
                 if spec.match_file(p.relative_to(start).as_posix()) and not ws.hidden(p)
             )
         )
-        details = {"numFiles": len(matches), "truncated": len(matches) > MAX_RESULTS}
+        details = {  # (Claude Code's shape)
+            "filenames": [ws.display(path) for path in matches[:MAX_RESULTS]],
+            "durationMs": round((time.monotonic() - started) * 1000),
+            "numFiles": len(matches),
+            "truncated": len(matches) > MAX_RESULTS,
+            "totalMatches": len(matches),
+            "countIsComplete": True,
+        }
         if not matches:
             return ToolResult(content="No files found", details=details)
         lines = [ws.display(path) for path in matches[:MAX_RESULTS]]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -101,9 +101,16 @@ class Grep(Tool[GrepArgs]):
             return ToolResult.error(f"Grep failed: {exc}")
         hits = [hit for hit in hits if not ws.hidden(hit.path)]
         text = format_hits(hits, args, ws, with_context=bool(query.before or query.after))
-        return ToolResult(
-            content=text, details={"mode": args.output_mode, "numFiles": len(hits), "backend": self.backend}
-        )
+        return ToolResult(content=text, details=_details(args.output_mode, hits, text, ws, self.backend))
+
+
+def _details(mode: str, hits: list[FileHits], text: str, ws: Workspace, backend: str) -> dict[str, Any]:
+    """Claude Code's `toolUseResult` of a Grep (and which engine searched, for agentui's own readers)."""
+    if mode == "content":
+        return {"mode": mode, "numFiles": 0, "filenames": [], "content": text, "numLines": len(text.splitlines()),
+                "backend": backend}  # fmt: skip
+    filenames = [ws.display(hit.path) for hit in hits]
+    return {"mode": mode, "filenames": filenames, "numFiles": len(hits), "backend": backend}
 
 
 def format_hits(hits: list[FileHits], args: GrepArgs, ws: Workspace, *, with_context: bool) -> str:

@@ -8,7 +8,7 @@ import difflib
 import io
 import os
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from pydantic import Field
 
@@ -93,6 +93,7 @@ class Read(Tool[ReadArgs]):
             codec = _stream_codec(codec, bom)
             start = max(1, args.offset or 1)
             limit = args.limit or DEFAULT_LIMIT
+            text = None
             if size <= WHOLE_FILE_BYTES:  # small: decode at once, and split lines as the stream would
                 text = (head + handle.read()).decode(codec, errors="replace")
                 found = _whole_small_file(text, start, limit)
@@ -102,7 +103,7 @@ class Read(Tool[ReadArgs]):
                 source = io.TextIOWrapper(handle, encoding=codec, errors="replace", newline="")
                 lines, more, last = _numbered_lines(source, start, limit)
         ws.record_read(path, info)
-        details = {"filePath": str(path), "startLine": start, "numLines": len(lines), "size": size}
+        details = _file_details(path, lines, start, more, last, text)
         if not lines:
             if last == 0:
                 return ToolResult(content=f"(the file {ws.display(path)} exists but is empty)", details=details)
@@ -111,7 +112,6 @@ class Read(Tool[ReadArgs]):
         if more:
             next_line = start + len(lines)
             text += f"\n… more lines follow (file is {size:,} bytes); use offset={next_line} to read on."
-        details["truncated"] = more
         return ToolResult(content=text, details=details)
 
     def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
@@ -161,6 +161,26 @@ class Read(Tool[ReadArgs]):
         self.workspace.record_read(path)
         block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
         return ToolResult(content=[block], details={"filePath": str(path), "type": "image", "size": size})
+
+
+def _file_details(path: Path, lines: list[str], start: int, more: bool, last: int, whole: str | None) -> dict[str, Any]:
+    """Claude Code's `toolUseResult` of a text Read: the lines read as they are in the file, and how many (counted as
+    Claude Code counts them: a final line break ends an empty last line)."""
+    content = "\n".join(line.split("\t", 1)[1] if "\t" in line else line for line in lines)
+    ends = whole is not None and not more and whole.endswith(("\n", "\r")) and bool(lines)
+    if ends:
+        content += "\n"
+    total = whole.count("\n") + 1 if whole is not None else last
+    return {
+        "type": "text",
+        "file": {
+            "filePath": str(path),
+            "content": content,
+            "numLines": len(content.split("\n")) if lines else 0,
+            "startLine": start,
+            "totalLines": total,
+        },
+    }
 
 
 def _stream_codec(codec: str, bom: bytes) -> str:

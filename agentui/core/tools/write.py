@@ -57,8 +57,10 @@ class Write(Tool[WriteArgs]):
             "type": "update" if original is not None else "create",
             "filePath": str(path),
             "content": args.content,
-            "structuredPatch": structured_patch(before, args.content),
+            # (Claude Code's shape: a new file's patch is empty; readers show its content instead)
+            "structuredPatch": structured_patch(before, args.content) if original is not None else [],
             "originalFile": before if original is not None else None,
+            "userModified": False,
         }
         if original is None:
             return ToolResult(content=f"Created {shown} ({lines} lines).", details=details)

@@ -32,7 +32,9 @@ def _text_of(content: Any) -> str:
 
 def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any]) -> str:
     text = _text_of(content)
-    if details.get("denied"):  # the person's own words in full, not the sentence written for the model
+    if details.get("denied") or text.startswith("The user doesn't want to proceed"):
+        # (the person's own words in full, not the sentence written for the model; a resumed session's result has
+        # only its text to say it was a denial)
         said = text.partition("The user said: ")[2].strip()
         if said:
             return f"denied — you said: {said}"
@@ -44,12 +46,16 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
     if name == "Read":
         if details.get("type") == "image":
             return "image"
-        lines = details.get("numLines") or (details.get("file") or {}).get("numLines")  # (Claude Code's shape)
+        found = details.get("file")
+        read: dict[str, Any] = found if isinstance(found, dict) else {}
+        if isinstance(read.get("content"), str):  # (Claude Code's shape: the lines as they are in the file)
+            return f"{len(read['content'].splitlines())} lines"
+        lines = details.get("numLines") or read.get("numLines")
         return f"{lines if lines is not None else len(text.splitlines())} lines"
     if name in ("Edit", "Write"):
         if "structuredPatch" not in details:
             return "done"
-        added, removed = count_changes(details["structuredPatch"])
+        added, removed = count_changes(display_patch(details))
         verb = "created" if details.get("type") == "create" else "changed"
         return f"{verb}: +{added} −{removed}"
     if name in ("Grep", "Glob"):
@@ -88,6 +94,16 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         answers = details.get("answers") or {}
         return "; ".join(str(a) for a in answers.values())[:200] or "answered"
     return "done"
+
+
+def display_patch(details: dict[str, Any]) -> list[dict[str, Any]]:
+    """The change a Write or Edit made, to show: its structured patch, or for a new file (which Claude Code 2.1
+    records with an empty patch) all of its content as added lines."""
+    patch = details.get("structuredPatch") or []
+    if patch or details.get("type") != "create":
+        return list(patch)
+    lines = str(details.get("content") or "").splitlines()
+    return [{"oldStart": 0, "oldLines": 0, "newStart": 1, "newLines": len(lines), "lines": [f"+{x}" for x in lines]}]
 
 
 TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
@@ -178,7 +194,7 @@ class ToolBlock(Vertical):
             self._spinner.stop()
             self._spinner = None
         denied = bool(details.get("denied"))
-        patch = details.get("structuredPatch")
+        patch = display_patch(details)
         self.copy_text = (
             "\n".join(line for hunk in patch for line in hunk.get("lines", [])) if patch else _text_of(content)
         )
@@ -198,13 +214,13 @@ class ToolBlock(Vertical):
         # What a person wants to see without asking: the change an edit made, a command's output, the task list,
         # an error in full. Reads and searches stay one line (Enter opens them).
         text = _text_of(content).strip()
-        shows = self.tool_name in SHOWN_OPEN and bool(text or details.get("structuredPatch"))
+        shows = self.tool_name in SHOWN_OPEN and bool(text or display_patch(details))
         more = is_error and text != self._result  # an error longer than its one line in the header
         self.expanded = not denied and (more or (shows and not is_error))
         self._refresh_header()
 
     def _result_widgets(self, content: Any, is_error: bool, details: dict[str, Any]) -> list[Any]:
-        patch = details.get("structuredPatch")
+        patch = display_patch(details)
         if patch and not is_error:
             return [DiffView(patch)]
         if self.tool_name == "TodoWrite" and not is_error:
