@@ -177,3 +177,52 @@ def test_a_compacted_session_resumes_alike_in_both(world: World, maker: str) -> 
     ours = world.resumed_messages("agentui", session_id)
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
+
+
+def written_results(world: World) -> dict[str, Any]:
+    """Each tool result's toolUseResult in the newest session file, by call id."""
+    newest = max((world.home / ".claude" / "projects").glob("*/*.jsonl"), key=lambda path: path.stat().st_mtime)
+    found = {}
+    for line in newest.read_text().splitlines():
+        entry = json.loads(line)
+        if entry.get("type") == "user" and "toolUseResult" in entry:
+            found[entry["message"]["content"][0]["tool_use_id"]] = entry["toolUseResult"]
+    return found
+
+
+def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
+    root = world.project
+    turns = [
+        [tool("r1", "Read", file_path=str(root / "calc.py"))],
+        [tool("g1", "Grep", pattern="return", path=str(root))],
+        [tool("g2", "Grep", pattern="return", path=str(root), output_mode="content")],
+        [tool("f1", "Glob", pattern="*.py")],
+        [tool("e1", "Edit", file_path=str(root / "calc.py"), old_string="a - b", new_string="a + b")],
+        [tool("w1", "Write", file_path=str(root / "new.txt"), content="new\n")],
+        [tool("w2", "Write", file_path=str(root / "new.txt"), content="newer\n")],
+        [tool("b1", "Bash", command="echo done", description="Say done")],
+        [tool("x1", "Read", file_path=str(root / "missing.txt"))],
+        [text("All done.")],
+    ]
+    written = {}
+    for maker in ("claude", "agentui"):
+        (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+        (root / "new.txt").unlink(missing_ok=True)
+        world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)])
+        world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+        written[maker] = written_results(world)
+    theirs, ours = written["claude"], written["agentui"]
+    assert set(ours) == set(theirs)
+    for call_id, their in theirs.items():
+        our = ours[call_id]
+        if isinstance(their, str):  # an error: its text
+            assert isinstance(our, str) and our.startswith("Error: ") and their.startswith("Error: "), call_id
+            continue
+        assert set(their) <= set(our), (call_id, set(their) - set(our))
+        for key in ("type", "mode", "filenames", "numFiles", "oldString", "newString", "originalFile"):
+            assert our.get(key) == their.get(key), (call_id, key, our.get(key), their.get(key))
+    assert ours["r1"]["file"] == theirs["r1"]["file"]  # the lines read, and how many, as Claude Code counts them
+    assert ours["w1"]["structuredPatch"] == theirs["w1"]["structuredPatch"] == []
+    assert ours["w2"]["structuredPatch"] == theirs["w2"]["structuredPatch"]
+    assert ours["b1"]["stdout"] == theirs["b1"]["stdout"] == "done"
+    assert ours["g2"]["content"] == theirs["g2"]["content"]
