@@ -293,6 +293,8 @@ class Agent:
 
     async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:
         first, self._session_started = not self._session_started, True
+        if self.hooks:
+            self.hooks.prompt_id = str(uuid.uuid4())  # (each hook of this prompt's run tells it, as Claude Code's)
         context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
         self._add_user(
             Message(

@@ -152,10 +152,10 @@ class ToolDispatcher:
             return ToolResult.error(f"{call.name} was not run: {_describe(exc)}.")
 
         verdict = self.gate.check(tool, args, call)
-        if verdict.behavior == "deny":
-            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
-        if self.hooks:
+        if self.hooks:  # (before a deny rule refuses the call, as Claude Code runs them; a hook cannot undo a deny)
             outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
+            if verdict.behavior == "deny":
+                return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
             if outcome.decision in ("deny", "block"):
                 return ToolResult.error(f"A PreToolUse hook blocked {call.name}: {outcome.reason}", denied=True)
             if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
@@ -164,6 +164,8 @@ class ToolDispatcher:
                 verdict = replace(
                     verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}"
                 )
+        if verdict.behavior == "deny":
+            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)

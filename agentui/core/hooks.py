@@ -109,6 +109,8 @@ class Hooks:
         self._env = {**(os.environ if env is None else env), "CLAUDE_PROJECT_DIR": str(cwd), "AGENTUI": "1"}
         self._mode = permission_mode
         self.transcript_path = transcript_path
+        self.prompt_id: str | None = None
+        """The id of the prompt being answered (Claude Code's promptId), sent with every hook's input."""
         self.observer: Callable[[str, dict[str, Any]], None] | None = None
         """Told of each hook as it starts ("hook_started") and ends ("hook_response"), for front ends that show them."""
 
@@ -171,6 +173,7 @@ class Hooks:
             "cwd": str(self.cwd),
             "hook_event_name": event,
             "permission_mode": self._mode(),
+            **({"prompt_id": self.prompt_id} if self.prompt_id else {}),
             **payload,
         }
         data = json.dumps(body, ensure_ascii=False, default=str).encode()

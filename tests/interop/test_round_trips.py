@@ -226,3 +226,24 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
     assert ours["w2"]["structuredPatch"] == theirs["w2"]["structuredPatch"]
     assert ours["b1"]["stdout"] == theirs["b1"]["stdout"] == "done"
     assert ours["g2"]["content"] == theirs["g2"]["content"]
+
+
+def test_hooks_run_alike_even_for_a_call_a_deny_rule_refuses(world: World) -> None:
+    settings = world.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    turns = [[tool("b1", "Bash", command="rm notes.txt", description="Remove it")], [text("Could not.")]]
+    inputs = {}
+    for maker in ("claude", "agentui"):
+        log = world.home / f"{maker}-hooks.log"
+        hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
+        settings.write_text(json.dumps({"hooks": {"PreToolUse": [hook]}, "permissions": {"deny": ["Bash(rm:*)"]}}))
+        world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)])
+        world.run(maker, "clean up")
+        [line] = [json.loads(text) for text in log.read_text().splitlines() if text.strip()]
+        inputs[maker] = line
+    assert (world.project / "notes.txt").exists()
+    theirs, ours = inputs["claude"], inputs["agentui"]
+    assert set(theirs) <= set(ours), set(theirs) - set(ours)
+    for key in ("hook_event_name", "tool_name", "tool_input", "tool_use_id", "permission_mode"):
+        assert ours[key] == theirs[key], key
+    assert ours.get("prompt_id")
