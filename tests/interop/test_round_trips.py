@@ -247,3 +247,69 @@ def test_hooks_run_alike_even_for_a_call_a_deny_rule_refuses(world: World) -> No
     for key in ("hook_event_name", "tool_name", "tool_input", "tool_use_id", "permission_mode"):
         assert ours[key] == theirs[key], key
     assert ours.get("prompt_id")
+
+
+@pytest.mark.parametrize("maker", ["agentui", "claude"])
+def test_a_forked_session_resumes_alike_in_both(world: World, maker: str) -> None:
+    def model(body: dict[str, Any]) -> Turn:
+        said = json.dumps(body["messages"][-1])
+        if "and now?" in said:
+            return [text("Resumed.")]
+        if "more, in a fork" in said:
+            return [text("Forked answer.")]
+        turns = SCENARIOS["parallel tool calls"](world.project)
+        return turns[min(results_seen(body), len(turns) - 1)]
+
+    world.play(model)
+    made = world.run(maker, "do the work", "--allowedTools", "Read")
+    first = json.loads(made.stdout)["session_id"]
+    forked = json.loads(world.run(maker, "more, in a fork", "--resume", first, "--fork-session").stdout)["session_id"]
+    assert forked != first
+    ours = world.resumed_messages("agentui", forked)
+    theirs = world.resumed_messages("claude", forked)
+    assert ours == theirs and ("user", "text", {"text": "more, in a fork"}) in ours
+
+
+@pytest.mark.parametrize("maker", ["agentui", "claude"])
+def test_a_session_with_a_sub_agent_resumes_alike_in_both(world: World, maker: str) -> None:
+    task = "Read notes.txt and say what it holds."
+
+    def model(body: dict[str, Any]) -> Turn:
+        said = json.dumps(body["messages"][-1])
+        if "and now?" in said:
+            return [text("Resumed.")]
+        if task in json.dumps(body["messages"][0]):  # the sub-agent's own conversation
+            return [text("It holds hello and world.")]
+        if results_seen(body):
+            return [text("The agent says it holds hello and world.")]
+        call = tool("a1", "Task", description="Read the notes", prompt=task, subagent_type="general-purpose")
+        return [text("Asking an agent."), call]
+
+    world.play(model)
+    made = world.run(maker, "delegate it", "--allowedTools", "Task,Agent,Read")
+    session_id = json.loads(made.stdout)["session_id"]
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
+    assert ours[2][:2] == ("assistant", "tool_use") and ours[2][2]["id"] == "a1"
+    assert ours[2][2]["name"] == "Agent"  # (2.0's name for it, sent as 2.1's, as Claude Code does)
+    assert task not in json.dumps(next(block for block in ours if block[0] == "user"))  # (no sidechain line)
+
+
+def test_a_rewound_session_resumes_alike_in_both(world: World) -> None:
+    def model(body: dict[str, Any]) -> Turn:
+        said = json.dumps(body["messages"][-1])
+        return [text({"and now?": "Resumed.", "first": "One.", "second": "Two.", "again": "Again."}.get(
+            next((key for key in ("and now?", "again", "second", "first") if key in said), "first"), "?"))]  # fmt: skip
+
+    world.play(model)
+    session_id = json.loads(world.run("agentui", "first").stdout)["session_id"]
+    world.run("agentui", "second", "--resume", session_id)
+    [path] = (world.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl")
+    entries = [json.loads(line) for line in path.read_text().splitlines()]
+    second = next(e for e in entries if e.get("type") == "user" and e["message"].get("content") == "second")
+    world.run("agentui", "again", "--resume", session_id, "--rewind", second["uuid"], "--rewind-only", "conversation")
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
+    assert [b[2]["text"] for b in ours] == ["first", "One.", "again", "Again.", "and now?"]

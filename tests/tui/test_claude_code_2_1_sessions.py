@@ -32,7 +32,8 @@ def test_every_call_by_the_new_names_says_what_it_did() -> None:
                 if result is not None and not result.is_error:
                     said = result_summary(call.name, result.content, False, loaded.tool_details.get(call.id, {}))
                     assert said != "done" or call.name in ("Agent", "Task", "TaskUpdate"), (call.name, said)
-    assert seen >= {"Agent", "TaskCreate", "TaskUpdate", "TaskList", "BashOutput", "KillShell", "Task"}
+    # (2.0's Task calls load as 2.1's Agent, as Claude Code sends them back)
+    assert seen >= {"Agent", "TaskCreate", "TaskUpdate", "TaskList", "BashOutput", "KillShell"}
 
 
 async def test_a_claude_code_2_1_session_resumes_with_its_task_list(tmp_path: Path) -> None:

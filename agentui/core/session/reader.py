@@ -291,6 +291,10 @@ def _content(entry: dict[str, Any]) -> Any:
     return message.get("content") if isinstance(message, dict) else None
 
 
+CURRENT_NAMES = {"Task": "Agent"}
+"""Calls of tools Claude Code 2.1 renamed, as it sends them back to the model after loading an older session."""
+
+
 def _blocks(raw: Any) -> list[ContentBlock]:
     """Content in the Messages API's shapes; block types we cannot send back (documents, server tools) dropped."""
     if isinstance(raw, str):
@@ -302,6 +306,8 @@ def _blocks(raw: Any) -> list[ContentBlock]:
     for item in raw:
         if not isinstance(item, dict):
             continue
+        if item.get("type") == "tool_use" and item.get("name") in CURRENT_NAMES:
+            item = {**item, "name": CURRENT_NAMES[item["name"]]}
         try:
             blocks.append(adapter.validate_python(item))
         except ValidationError:
