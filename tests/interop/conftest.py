@@ -18,30 +18,36 @@ CACHE = (
 )
 
 
-@pytest.fixture(scope="session")
-def claude_bin() -> str:
-    """The `claude` command of the pinned release, installed on first use."""
-    binary = CACHE / "node_modules" / ".bin" / "claude"
+CCUSAGE = "20.0.24"
+"""The ccusage release the sessions are checked with (the newest with a native binary for linux-x64)."""
+
+
+def _npm_installed(package: str, command: str, where: Path) -> str:
+    """`command` of the npm `package` (pinned), installed into `where` on first use."""
+    binary = where / "node_modules" / ".bin" / command
     if not binary.exists():
         npm = shutil.which("npm")
-        assert npm, "npm is needed to install Claude Code for the interop tests (apt-get install nodejs npm)"
-        CACHE.mkdir(parents=True, exist_ok=True)
+        assert npm, f"npm is needed to install {package} for the interop tests (apt-get install nodejs npm)"
+        where.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(CACHE),
-                "--no-audit",
-                "--no-fund",
-                f"@anthropic-ai/claude-code@{CLAUDE_CODE}",
-            ],
+            [npm, "install", "--prefix", str(where), "--no-audit", "--no-fund", package],
             capture_output=True,
             text=True,
             timeout=900,
         )
-        assert done.returncode == 0 and binary.exists(), f"npm could not install Claude Code: {done.stderr[-2000:]}"
+        assert done.returncode == 0 and binary.exists(), f"npm could not install {package}: {done.stderr[-2000:]}"
     return str(binary)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> str:
+    """The `claude` command of the pinned release, installed on first use."""
+    return _npm_installed(f"@anthropic-ai/claude-code@{CLAUDE_CODE}", "claude", CACHE)
+
+
+@pytest.fixture(scope="session")
+def ccusage_bin() -> str:
+    return _npm_installed(f"ccusage@{CCUSAGE}", "ccusage", CACHE.parent / f"ccusage-{CCUSAGE}")
 
 
 def claude_env(home: Path, base_url: str) -> dict[str, str]:

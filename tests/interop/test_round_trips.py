@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ import pytest
 
 from tests.interop.conftest import claude_env
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sessions import claude_code_log_reads
 from tests.support.sse import anthropic_stream
 
 Turn = list[dict[str, Any]]
@@ -94,8 +95,33 @@ def comparable(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
 
 
 @pytest.fixture
-def world(tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str) -> World:
-    return World(tmp_path, server, agentui_bin, claude_bin)
+def world(
+    tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str, ccusage_bin: str
+) -> Iterator[World]:
+    made = World(tmp_path, server, agentui_bin, claude_bin)
+    yield made
+    readers_read(made, ccusage_bin)
+
+
+def readers_read(world: World, ccusage_bin: str) -> None:
+    """Every session the test wrote loads in claude-code-log, and ccusage counts the tokens each recorded."""
+    claude = world.home / ".claude"
+    sessions = sorted((claude / "projects").glob("*/*.jsonl"))
+    assert sessions
+    recorded: dict[str, int] = {}
+    for path in sessions:
+        claude_code_log_reads(path)
+        usage = [json.loads(line).get("message", {}).get("usage") for line in path.read_text().splitlines()]
+        recorded[path.stem] = sum(u.get("input_tokens", 0) + u.get("output_tokens", 0) for u in usage if u)
+    done = subprocess.run(
+        [ccusage_bin, "session", "--json", "--offline"], env={**world.env, "CLAUDE_CONFIG_DIR": str(claude)},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    counted = {row["period"]: row for row in json.loads(done.stdout)["session"]}
+    for session_id, tokens in recorded.items():
+        if tokens:
+            assert session_id in counted, (session_id, list(counted))
 
 
 def answered(body: dict[str, Any]) -> bool:
