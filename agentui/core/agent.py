@@ -59,6 +59,11 @@ MAX_STOP_HOOK_CONTINUATIONS = 8
 """A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
 
 
+SEED_TOLERANCE = 1.5
+"""How much larger than its recorded usage a resumed history may estimate and still be counted from that usage
+(estimates are rough; more than this, and the history holds what the model did not see)."""
+
+
 class AgentConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -169,12 +174,17 @@ class Agent:
 
     def _seed_meter(self) -> None:
         """A resumed history's context, as Claude Code counts it: the usage recorded with its last answer (and an
-        estimate of what came after), not an estimate of the whole."""
+        estimate of what came after), not an estimate of the whole. Unless the history estimates far larger than
+        that usage: then it holds what the model did not see (results a session shortened in memory and wrote in
+        full), and it is counted as it will be sent."""
         for index in range(len(self.messages) - 1, -1, -1):
             usage = self.messages[index].usage
             tokens = usage.context_tokens + usage.output_tokens if usage is not None else 0
             if self.messages[index].role == "assistant" and tokens > 0:
-                self.compactor.meter.reported(tokens, index + 1)
+                meter = self.compactor.meter
+                estimated = meter.tokens(self.messages) - meter.counter.messages(self.messages[index + 1 :])
+                if estimated <= tokens * SEED_TOLERANCE:
+                    meter.reported(tokens, index + 1)
                 return
 
     def use_hooks(self, hooks: Hooks) -> None:

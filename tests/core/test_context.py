@@ -130,3 +130,20 @@ def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_l
     kept = answer.model_copy(update={"usage": Usage()})  # (a compaction's kept answer records no usage)
     estimated = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("do it"), kept])
     assert estimated.context_tokens < 1_000
+
+
+def test_a_resumed_history_larger_than_its_recorded_usage_is_counted_as_it_will_be_sent() -> None:
+    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+    from agentui.core.providers.scripted import ScriptedProvider
+
+    # The session that wrote it had shortened the big result in memory: its usage counted a placeholder.
+    call = Message(role="assistant", content=[ToolUseBlock(id="r1", name="Read", input={"file_path": "big.txt"})])
+    result = Message(role="user", content=[ToolResultBlock(tool_use_id="r1", content="line of data\n" * 5_000)])
+    answer = Message(
+        role="assistant", content=[TextBlock(text="Read.")], usage=Usage(input_tokens=300, output_tokens=5)
+    )
+    agent = Agent(
+        ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("go"), call, result, answer]
+    )
+    assert agent.context_tokens > 10_000  # the whole result goes with the next request, and is counted
