@@ -6,9 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+from tests.support.loopback import LoopbackServer
+
+if TYPE_CHECKING:
+    from tests.interop.test_round_trips import World
 
 CLAUDE_CODE = "2.1.197"
 """The Claude Code release agentui is compared with (the one ../shared/docs/claude-code-tools.json was recorded
@@ -62,3 +69,16 @@ def claude_env(home: Path, base_url: str) -> dict[str, str]:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_TELEMETRY": "1",
     }
+
+
+@pytest.fixture
+def world(
+    tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str, ccusage_bin: str
+) -> Iterator[World]:
+    """A project and home both tools share, and a played model; afterwards, every session written is checked with
+    claude-code-log and ccusage."""
+    from tests.interop.test_round_trips import World, readers_read
+
+    made = World(tmp_path, server, agentui_bin, claude_bin)
+    yield made
+    readers_read(made, ccusage_bin)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,15 +92,6 @@ def comparable(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
             del blocks[at : at + 2]
             break
     return blocks
-
-
-@pytest.fixture
-def world(
-    tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str, ccusage_bin: str
-) -> Iterator[World]:
-    made = World(tmp_path, server, agentui_bin, claude_bin)
-    yield made
-    readers_read(made, ccusage_bin)
 
 
 def readers_read(world: World, ccusage_bin: str) -> None:
