@@ -52,7 +52,7 @@ class ConfigFile(BaseModel):
     thinking_budget: int | None = Field(default=None, ge=1024)
     context_window: int | None = Field(default=None, ge=1)
     """The model's context window in tokens, for models the built-in table does not know."""
-    compact_threshold: float | None = Field(default=None, gt=0.1, le=1.0)
+    compact_threshold: float | None = Field(default=None, ge=0.01, le=1.0)
     """How full the context may get (0.9 = 90%) before older turns are summarised."""
     auto_compact: bool | None = None
     small_model: str | None = None
@@ -166,7 +166,7 @@ def resolve_settings(
     compact_threshold = config.compact_threshold or 0.9
     if env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"):  # Claude Code's knob, in percent
         try:
-            compact_threshold = min(1.0, max(0.1, float(env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"]) / 100))
+            compact_threshold = min(1.0, max(0.01, float(env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"]) / 100))
         except ValueError:
             raise ConfigError("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage, such as 80.") from None
 

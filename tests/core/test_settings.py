@@ -99,3 +99,16 @@ def test_config_file_errors_say_where(tmp_path: Path) -> None:
 def test_config_dir_follows_the_environment(tmp_path: Path) -> None:
     assert config_dir({"AGENTUI_CONFIG_DIR": str(tmp_path)}) == tmp_path
     assert config_dir({}).name == "agentui"
+
+
+def test_claude_codes_autocompact_percentage_sets_the_threshold_down_to_one_percent() -> None:
+    from agentui.core.agent import AgentConfig
+
+    for given, threshold in (("80", 0.8), ("10", 0.1), ("0.5", 0.01), ("150", 1.0)):
+        settings = resolve_settings(
+            Overrides(provider="scripted", script=Path("s.json")),
+            {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": given},
+            ConfigFile(),
+        )
+        assert settings.compact_threshold == threshold
+        AgentConfig(model="m", compact_threshold=settings.compact_threshold)  # (the engine takes it as given)

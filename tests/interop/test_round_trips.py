@@ -35,17 +35,20 @@ class World:
         self.env = {**claude_env(self.home, server.url), "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui-config")}
         self.bins = {"agentui": agentui_bin, "claude": claude_bin}
 
-    def play(self, turns: Callable[[dict[str, Any]], Turn]) -> None:
-        """The model answers each request with `turns(body)`; side requests (titles) get a short text."""
+    def play(self, turns: Callable[[dict[str, Any]], Turn], usage: dict[str, int] | None = None) -> None:
+        """The model answers each request with `turns(body)` (reporting `usage`); side requests (titles) get a short
+        text."""
         counter = iter(range(1, 1000))
 
         def model(request: RecordedRequest) -> Reply:
             body = request.json()
-            if "tools" not in body:
+            if "tools" not in body and not summarising(body):
                 return Reply(chunks=anthropic_stream([{"type": "text", "text": "A title"}]))
             blocks = turns(body)
             stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-            return Reply(chunks=anthropic_stream(blocks, stop_reason=stop, message_id=f"msg_{next(counter):03}"))
+            return Reply(
+                chunks=anthropic_stream(blocks, stop_reason=stop, message_id=f"msg_{next(counter):03}", usage=usage)
+            )
 
         self.server.responder = model
 
@@ -68,6 +71,13 @@ class World:
 CLAUDE_FILLER = [("user", "text", {"text": "Continue from where you left off."}),
                  ("assistant", "text", {"text": "No response requested."})]  # fmt: skip
 """What Claude Code adds when it resumes a conversation that ends in a local command's output (a /compact)."""
+
+
+def summarising(body: dict[str, Any]) -> bool:
+    """A request for a compaction's summary: Claude Code's, or agentui's."""
+    return "detailed summary of the conversation" in json.dumps(body["messages"][-1]) or (
+        "You summarise a coding session" in json.dumps(body.get("system", ""))
+    )
 
 
 def comparable(messages: list[dict[str, Any]]) -> list[tuple[str, str, Any]]:
@@ -183,9 +193,7 @@ def test_a_compacted_session_resumes_alike_in_both(world: World, maker: str) -> 
         said = json.dumps(body["messages"][-1])
         if "and now?" in said:
             return [text("Resumed.")]
-        if "detailed summary of the conversation" in said or "You summarise a coding session" in json.dumps(
-            body.get("system", "")
-        ):  # (Claude Code's compaction request, and agentui's)
+        if summarising(body):
             return [text("Summary: calc.py's add was fixed; new.txt was written.")]
         return turns[min(results_seen(body), len(turns) - 1)]
 
@@ -369,3 +377,33 @@ def test_an_interrupted_session_resumes_alike_in_both(world: World) -> None:
     theirs = world.resumed_messages("claude", result["session_id"])
     assert ours == theirs
     assert ("user", "text", {"text": "[Request interrupted by user]"}) in ours
+
+
+# Made by agentui only: Claude Code 2.1.197 did not compact on its own in print mode here (with the same usage and
+# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE), and its compaction is covered by /compact above.
+@pytest.mark.parametrize("maker", ["agentui"])
+def test_an_automatically_compacted_session_resumes_alike_in_both(world: World, maker: str) -> None:
+    turns = SCENARIOS["every tool"](world.project)
+    summaries: list[str] = []
+
+    def model(body: dict[str, Any]) -> Turn:
+        said = json.dumps(body["messages"][-1])
+        if "and now?" in said:
+            return [text("Resumed.")]
+        if summarising(body):
+            summaries.append(maker)
+            return [text("Summary: the work is under way.")]
+        if "go on" in said:
+            return [text("Going on.")]
+        return turns[min(results_seen(body), len(turns) - 1)]
+
+    # Each answer reports 190,000 tokens read: past 10% of the window, agentui compacts on its own.
+    world.env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] = "10"
+    world.play(model, usage={"input_tokens": 190_000, "output_tokens": 50})
+    made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+    session_id = json.loads(made.stdout)["session_id"]
+    world.run(maker, "go on", "--resume", session_id)  # (Claude Code compacts before a prompt's first request)
+    assert summaries, "no compaction happened"
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
