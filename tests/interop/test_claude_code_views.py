@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from tests.e2e.test_tui_tmux import Terminal
 from tests.interop.test_round_trips import World, results_seen, text, tool
@@ -77,3 +78,23 @@ def test_claude_code_lists_and_shows_agentui_sessions_as_its_own(world: World) -
             view.close()
     assert views["agentui"] == views["claude"], (views["agentui"], views["claude"])
     assert any("Read 3 lines" in line for line in views["agentui"])  # (Claude Code counts the final line break)
+
+
+async def test_claude_code_lists_a_session_of_agentui_s_app(world: World, tmp_path: Path) -> None:
+    from agentui.tui.widgets.transcript import AssistantText
+    from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+
+    harness = Harness(tmp_path, [{"text": "Answered in the app."}])  # (the same project as the world's)
+    harness.env.update(HOME=str(world.home), CLAUDE_CONFIG_DIR=str(world.home / ".claude"))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "a question asked in the app")
+        await until(pilot, lambda: idle(app) and any(a.finished for a in texts(app, AssistantText)))
+    trusting(world)
+    picker = Terminal(f"{world.bins['claude']} --resume", world.env, world.project)
+    try:
+        picker.wait_for("Resume session")
+        picker.wait_for("a question asked in the app")
+    finally:
+        picker.close()
