@@ -163,8 +163,18 @@ class Task(Tool[TaskArgs]):
                 self.parent.hooks.notify = self.parent.warn  # (the child took the hooks' warnings while it ran)
             if writer is not None:
                 writer.close()
-        details: dict[str, Any] = {
+        usage = result.usage
+        details: dict[str, Any] = {  # Claude Code's shape, then agentui's own
+            "status": "completed" if result.stop == "end_turn" else "failed",
+            "prompt": args.prompt,
             "agentId": agent_id,
+            "agentType": kind.name,
+            "content": [{"type": "text", "text": result.text}] if result.text else [],
+            "resolvedModel": child.config.model,
+            "totalDurationMs": result.duration_ms,
+            "totalTokens": usage.context_tokens + usage.output_tokens,
+            "totalToolUseCount": sum(len(m.tool_uses) for m in child.messages if m.role == "assistant"),
+            "usage": usage.model_dump(),
             "subagentType": kind.name,
             "turns": result.num_turns,
             "stop": result.stop,

@@ -410,3 +410,24 @@ def test_an_automatically_compacted_session_resumes_alike_in_both(world: World, 
     ours = world.resumed_messages("agentui", session_id)
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
+
+
+def test_a_sub_agent_s_result_is_written_in_claude_codes_shape(world: World) -> None:
+    task = "Read notes.txt and say what it holds."
+
+    def model(body: dict[str, Any]) -> Turn:
+        if task in json.dumps(body["messages"][0]):
+            return [text("It holds hello and world.")]
+        if results_seen(body):
+            return [text("Done.")]
+        return [tool("a1", "Task", description="Read the notes", prompt=task, subagent_type="general-purpose")]
+
+    written = {}
+    for maker in ("claude", "agentui"):
+        world.play(model)
+        world.run(maker, "delegate it", "--allowedTools", "Task,Agent,Read")
+        written[maker] = written_results(world)["a1"]
+    theirs, ours = written["claude"], written["agentui"]
+    assert set(theirs) <= set(ours), set(theirs) - set(ours)
+    for key in ("status", "prompt", "agentType", "content", "totalToolUseCount"):
+        assert ours[key] == theirs[key], key
