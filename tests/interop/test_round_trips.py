@@ -73,6 +73,19 @@ CLAUDE_FILLER = [("user", "text", {"text": "Continue from where you left off."})
 """What Claude Code adds when it resumes a conversation that ends in a local command's output (a /compact)."""
 
 
+def last_prompt(body: dict[str, Any]) -> str:
+    """The newest thing the person said, wherever Claude Code put its reminders around it."""
+    for message in reversed(body["messages"]):
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        said = [b["text"] for b in blocks if b.get("type") == "text" and not b["text"].lstrip().startswith("<")]
+        if message["role"] == "user" and said:
+            return said[-1]
+        if message["role"] == "assistant":
+            return ""
+    return ""
+
+
 def summarising(body: dict[str, Any]) -> bool:
     """A request for a compaction's summary: Claude Code's, or agentui's."""
     return "detailed summary of the conversation" in json.dumps(body["messages"][-1]) or (
@@ -431,3 +444,35 @@ def test_a_sub_agent_s_result_is_written_in_claude_codes_shape(world: World) -> 
     assert set(theirs) <= set(ours), set(theirs) - set(ours)
     for key in ("status", "prompt", "agentType", "content", "totalToolUseCount"):
         assert ours[key] == theirs[key], key
+
+
+def test_a_session_rewound_in_claude_code_resumes_alike_in_both(world: World) -> None:
+    from tests.e2e.test_tui_tmux import Terminal
+    from tests.interop.test_claude_code_views import trusting
+
+    answers = {"and now?": "Resumed.", "again": "Again.", "second": "Two.", "first": "One."}
+    world.play(lambda body: [text(answers.get(last_prompt(body), "?"))])
+    trusting(world)
+    session_id = json.loads(world.run("claude", "first").stdout)["session_id"]
+    world.run("claude", "second", "--resume", session_id)
+    terminal = Terminal(f"{world.bins['claude']} --resume {session_id}", world.env, world.project)
+    try:  # Claude Code's own rewind: Esc Esc, the prompt "second", restore the conversation, then a new prompt
+        terminal.wait_for("Two.")
+        terminal.keys("Escape")
+        terminal.keys("Escape")
+        terminal.wait_for("Enter to continue")
+        terminal.keys("Up")
+        terminal.keys("Enter")
+        terminal.wait_for("Restore conversation")
+        terminal.keys("Enter")
+        terminal.wait_gone("Restore conversation")
+        terminal.keys("C-u")
+        terminal.type("again")
+        terminal.keys("Enter")
+        terminal.wait_for("Again.")
+    finally:
+        terminal.close()
+    ours = world.resumed_messages("agentui", session_id)
+    theirs = world.resumed_messages("claude", session_id)
+    assert ours == theirs
+    assert [b[2]["text"] for b in ours] == ["first", "One.", "again", "Again.", "and now?"]
