@@ -28,7 +28,7 @@ def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_with_lint_and
     install, tests = install_and_test.removesuffix(" && python -m pytest"), "python -m pytest"
     checks = "ruff check . && ruff format --check . && mypy"
     assert ci == [*system_packages, install, checks, tests] and len(system_packages) <= 1
-    assert all(f" {tool} " in system_packages[0] for tool in ("tmux", "bwrap", "bubblewrap;"))
+    assert all(f" {tool} " in system_packages[0] for tool in ("tmux", "bwrap", "npm", "bubblewrap", "npm;"))
 
 
 def test_every_theme_file_is_a_valid_textual_theme() -> None:
