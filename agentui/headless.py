@@ -8,7 +8,7 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -252,22 +252,9 @@ async def run_print(
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
     first go back to before a prompt; with that and no prompt, only that."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
-    permissions = permissions or PermissionOptions()
-    project = open_project(cwd or Path.cwd(), permissions)
-    for notice in project.notices:
-        printer.note(notice)
-    launch = Launch(
-        settings=settings,
-        cwd=project.root,
-        system_prompt=system_prompt,
-        append_system_prompt=append_system_prompt,
-        permissions=permissions,
-        session=session or SessionRequest(),
-        max_turns=max_turns,
-        mcp_configs=mcp_configs,
-        **(extras or {}),
-    )
-    conversation = Conversation.open(launch, project=project, on_error=printer.note)
+    launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
+                  max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
+    conversation = open_conversation(settings, cwd or Path.cwd(), permissions, launch, printer.note)
     if rewind is not None:
         done = _rewound(conversation, rewind, printer)
         if not done or not prompt.strip():  # (a failed rewind runs nothing; a rewind alone is all that was asked)
@@ -431,23 +418,10 @@ async def run_sdk(
     """`--input-format stream-json`: serve an Agent SDK program on stdin and stdout until stdin closes."""
     from agentui.sdk_stdio import SdkSession, stdin_lines
 
-    permissions = permissions or PermissionOptions()
-    project = open_project(Path.cwd(), permissions)
-    for notice in project.notices:
-        sys.stderr.write(f"agentui: {notice}\n")
-    launch = Launch(
-        settings=settings,
-        cwd=project.root,
-        system_prompt=system_prompt,
-        append_system_prompt=append_system_prompt,
-        permissions=permissions,
-        session=session or SessionRequest(),
-        max_turns=max_turns,
-        mcp_configs=mcp_configs,
-        **(extras or {}),
-    )
-    conversation = Conversation.open(
-        launch, project=project, on_error=lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
+    launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
+                  max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
+    conversation = open_conversation(
+        settings, Path.cwd(), permissions, launch, lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
     )
     try:
         sdk = SdkSession(
@@ -463,3 +437,21 @@ async def run_sdk(
         return await sdk.serve(stdin_lines())
     finally:
         await conversation.aclose()
+
+
+def open_conversation(
+    settings: Settings,
+    cwd: Path,
+    permissions: PermissionOptions | None,
+    launch: Mapping[str, Any],
+    note: Callable[[str], object],
+) -> Conversation:
+    """The conversation a headless front end works on: the project (its notices said through `note`) and what
+    the command line asked for (`launch`: Launch's fields besides the settings, the place and the permissions)."""
+    permissions = permissions or PermissionOptions()
+    project = open_project(cwd, permissions)
+    for notice in project.notices:
+        note(notice)
+    fields = {**launch, "session": launch.get("session") or SessionRequest()}
+    chosen = Launch(settings=settings, cwd=project.root, permissions=permissions, **fields)
+    return Conversation.open(chosen, project=project, on_error=note)
