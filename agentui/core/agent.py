@@ -83,6 +83,8 @@ class AgentConfig(BaseModel):
     context_window: int | None = None
     """The model's context size in tokens when the built-in table does not know it (or knows it wrong)."""
     auto_compact: bool = True
+    auto_compact_window: int | None = Field(default=None, ge=1)
+    """The window automatic compaction counts against, when smaller than the model's (or the model's is unknown)."""
     compact_threshold: float = Field(default=0.9, ge=0.01, le=1.0)
     """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
     cwd: Path = Field(default_factory=Path.cwd)

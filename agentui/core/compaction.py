@@ -330,13 +330,20 @@ class Compactor:
         overhead = sum(map(counter.count, [agent.config.system_prompt, agent.config.environment, json.dumps(tools)]))
         self.meter.recount(agent.messages, overhead)
 
+    def auto_window(self) -> int | None:
+        """The window automatic compaction counts against: the model's, or the configured auto-compact window where
+        that is smaller or the model's is unknown."""
+        window, cap = self.window(), self.agent.config.auto_compact_window
+        return min(window, cap) if window and cap else window or cap
+
     async def fit(self) -> None:
         """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
-        if not self.agent.config.auto_compact or not self._full():
+        window = self.auto_window()
+        if not self.agent.config.auto_compact or not window or not self._full(window):
             return
-        if self._shorten() and not self._full():
+        if self._shorten(window) and not self._full(window):
             return
-        await self.compact("auto")
+        await self.compact("auto", window=window)
 
     async def recover(self, stated: int | None = None) -> bool:
         """After the provider said the request was too long: shorten and summarise; False if nothing could be done.
@@ -409,10 +416,7 @@ class Compactor:
             self._notice("warning", f"To fit the context window, {' and '.join(said)} (the session file keeps them).")
         return bool(clipped or dropped)
 
-    def _full(self) -> bool:
-        window = self.window()
-        if not window:
-            return False
+    def _full(self, window: int) -> bool:
         tokens = self.tokens()
         if tokens >= EXACT_COUNT_SHARE * window:
             self.meter.counter.want_exact()  # from here on, estimates decide when to compact: make them exact

@@ -161,6 +161,7 @@ class Conversation:
             thinking_budget=settings.thinking_budget,
             context_window=settings.context_window,
             auto_compact=settings.auto_compact,
+            auto_compact_window=settings.auto_compact_window,
             compact_threshold=settings.compact_threshold,
             cwd=project.root,
         )

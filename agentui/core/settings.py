@@ -27,6 +27,9 @@ DEFAULT_MODELS: dict[ProviderName, str] = {
 SMALL_ANTHROPIC_MODEL = "claude-haiku-4-5"
 """The model of small side calls on Anthropic's own API (a base URL may point at a server without it)."""
 
+MIN_AUTO_COMPACT_WINDOW, MAX_AUTO_COMPACT_WINDOW = 100_000, 1_000_000
+"""The bounds Claude Code keeps CLAUDE_CODE_AUTO_COMPACT_WINDOW within."""
+
 NO_CREDENTIALS = (
     "No model is configured: set ANTHROPIC_API_KEY (or OPENAI_API_KEY), or point ANTHROPIC_BASE_URL or "
     "OPENAI_BASE_URL at a local server such as llama.cpp or Ollama (http://127.0.0.1:11434/v1)."
@@ -55,6 +58,9 @@ class ConfigFile(BaseModel):
     compact_threshold: float | None = Field(default=None, ge=0.01, le=1.0)
     """How full the context may get (0.9 = 90%) before older turns are summarised."""
     auto_compact: bool | None = None
+    auto_compact_window: int | None = Field(default=None, ge=MIN_AUTO_COMPACT_WINDOW, le=MAX_AUTO_COMPACT_WINDOW)
+    """The window, in tokens, that automatic compaction counts against when smaller than the model's (Claude Code's
+    CLAUDE_CODE_AUTO_COMPACT_WINDOW): a 1M-token model can be kept to 200,000."""
     small_model: str | None = None
     """The model for small calls beside the conversation (WebFetch's answers); by default Claude Haiku on
     Anthropic's own API, else the main model."""
@@ -84,6 +90,7 @@ class Settings(BaseModel):
     context_window: int | None = None
     compact_threshold: float = 0.9
     auto_compact: bool = True
+    auto_compact_window: int | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +177,14 @@ def resolve_settings(
         except ValueError:
             raise ConfigError("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage, such as 80.") from None
 
+    auto_compact_window = config.auto_compact_window
+    if env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW"):  # Claude Code's knob: out-of-range values are brought in range
+        try:
+            given = int(env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"])
+        except ValueError:
+            raise ConfigError("CLAUDE_CODE_AUTO_COMPACT_WINDOW must be a number of tokens, such as 200000.") from None
+        auto_compact_window = min(MAX_AUTO_COMPACT_WINDOW, max(MIN_AUTO_COMPACT_WINDOW, given))
+
     small_model = (
         env.get("AGENTUI_SMALL_MODEL")
         or (
@@ -194,6 +209,7 @@ def resolve_settings(
         context_window=config.context_window,
         compact_threshold=compact_threshold,
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
+        auto_compact_window=auto_compact_window,
     )
 
 

@@ -157,6 +157,21 @@ async def test_nothing_happens_below_the_threshold_or_with_auto_compact_off() ->
     assert len(provider.requests) == 1 and "RESULT-0 r" in text_of(provider.requests[0])
 
 
+@pytest.mark.parametrize("model_window", [1_000_000, None])
+async def test_an_auto_compact_window_compacts_against_itself(model_window: int | None) -> None:
+    """Past the threshold of the auto-compact window, whether the model's window is far larger or unknown."""
+    agent, provider, seen = make_agent(
+        [{"text": "The user is testing."}, {"text": "Answer."}],
+        messages=history(40, size=400, talk=2000),
+        context_window=model_window,
+        auto_compact_window=24_000,
+    )
+    await agent.prompt("go on")
+    assert provider.requests[0].system == SUMMARY_SYSTEM
+    assert any(isinstance(e, CompactionStart) and e.trigger == "auto" for e in seen)
+    assert agent.context_tokens < 0.5 * 24_000
+
+
 async def test_an_overflow_from_the_provider_compacts_once_and_retries() -> None:
     agent, provider, _seen = make_agent(
         [OVERFLOW, {"text": "summary"}, {"text": "Answer."}], messages=history(10), context_window=None

@@ -112,3 +112,14 @@ def test_claude_codes_autocompact_percentage_sets_the_threshold_down_to_one_perc
         )
         assert settings.compact_threshold == threshold
         AgentConfig(model="m", compact_threshold=settings.compact_threshold)  # (the engine takes it as given)
+
+
+def test_claude_codes_auto_compact_window_is_read_and_kept_within_its_bounds() -> None:
+    scripted = Overrides(provider="scripted", script=Path("s.json"))
+    for given, window in (("200000", 200_000), ("5000", 100_000), ("3000000", 1_000_000)):
+        settings = resolve_settings(scripted, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": given}, ConfigFile())
+        assert settings.auto_compact_window == window
+    assert resolve_settings(scripted, {}, ConfigFile(auto_compact_window=300_000)).auto_compact_window == 300_000
+    assert resolve_settings(scripted, {}, ConfigFile()).auto_compact_window is None
+    with pytest.raises(ConfigError, match="CLAUDE_CODE_AUTO_COMPACT_WINDOW must be a number"):
+        resolve_settings(scripted, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200k"}, ConfigFile())

@@ -35,9 +35,11 @@ class World:
         self.env = {**claude_env(self.home, server.url), "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui-config")}
         self.bins = {"agentui": agentui_bin, "claude": claude_bin}
 
-    def play(self, turns: Callable[[dict[str, Any]], Turn], usage: dict[str, int] | None = None) -> None:
-        """The model answers each request with `turns(body)` (reporting `usage`); side requests (titles) get a short
-        text."""
+    def play(
+        self, turns: Callable[[dict[str, Any]], Turn], usage: Callable[[Turn], dict[str, int] | None] | None = None
+    ) -> None:
+        """The model answers each request with `turns(body)` (reporting `usage(turn)` where given); side requests
+        (titles) get a short text."""
         counter = iter(range(1, 1000))
 
         def model(request: RecordedRequest) -> Reply:
@@ -47,7 +49,9 @@ class World:
             blocks = turns(body)
             stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
             return Reply(
-                chunks=anthropic_stream(blocks, stop_reason=stop, message_id=f"msg_{next(counter):03}", usage=usage)
+                chunks=anthropic_stream(
+                    blocks, stop_reason=stop, message_id=f"msg_{next(counter):03}", usage=usage and usage(blocks)
+                )
             )
 
         self.server.responder = model
@@ -395,9 +399,7 @@ def test_an_interrupted_session_resumes_alike_in_both(world: World, maker: str) 
         assert ("user", "text", {"text": "[Request interrupted by user]"}) in ours
 
 
-# Made by agentui only: Claude Code 2.1.197 did not compact on its own in print mode here (with the same usage and
-# CLAUDE_AUTOCOMPACT_PCT_OVERRIDE), and its compaction is covered by /compact above.
-@pytest.mark.parametrize("maker", ["agentui"])
+@pytest.mark.parametrize("maker", ["agentui", "claude"])
 def test_an_automatically_compacted_session_resumes_alike_in_both(world: World, maker: str) -> None:
     turns = SCENARIOS["every tool"](world.project)
     summaries: list[str] = []
@@ -413,16 +415,28 @@ def test_an_automatically_compacted_session_resumes_alike_in_both(world: World, 
             return [text("Going on.")]
         return turns[min(results_seen(body), len(turns) - 1)]
 
-    # Each answer reports 190,000 tokens read: past 10% of the window, agentui compacts on its own.
-    world.env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"] = "10"
-    world.play(model, usage={"input_tokens": 190_000, "output_tokens": 50})
+    # The work's last answer reports 50,000 tokens read: past 10% of a 100,000-token auto-compact window, so each
+    # compacts on its own before the next prompt's first request. (Claude Code compacts a model outside its own table
+    # only when an auto-compact window is set; every answer that large would trip its breaker against refilling.)
+    world.env |= {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": "10", "CLAUDE_CODE_AUTO_COMPACT_WINDOW": "100000"}
+    last = turns[-1]
+    world.play(model, usage=lambda turn: {"input_tokens": 50_000 if turn == last else 900, "output_tokens": 50})
     made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
     session_id = json.loads(made.stdout)["session_id"]
     world.run(maker, "go on", "--resume", session_id)  # (Claude Code compacts before a prompt's first request)
-    assert summaries, "no compaction happened"
+    assert summaries == [maker], "no compaction happened, or more than one"
+    (written,) = (world.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl")
+    boundaries = [
+        e for e in map(json.loads, written.read_text().splitlines()) if e.get("subtype") == "compact_boundary"
+    ]
+    assert [b["compactMetadata"]["trigger"] for b in boundaries] == ["auto"]
+    for knob in ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "CLAUDE_CODE_AUTO_COMPACT_WINDOW"):
+        del world.env[knob]  # (resumed, each reads what was written, and neither compacts it again)
     ours = world.resumed_messages("agentui", session_id)
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
+    said = json.dumps(ours)
+    assert "Summary: the work is under way." in said and "do the work" not in said
 
 
 def test_a_sub_agent_s_result_is_written_in_claude_codes_shape(world: World) -> None:
