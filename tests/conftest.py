@@ -40,7 +40,13 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     monkeypatch.setenv("AGENTUI_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
     monkeypatch.setenv("AGENTUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
-    for name in ("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "DISABLE_AUTO_COMPACT", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+    for name in (
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+        "DISABLE_AUTO_COMPACT",
+        "TIKTOKEN_CACHE_DIR",
+        "DATA_GYM_CACHE_DIR",
+    ):
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in (

@@ -6,6 +6,7 @@ the date, agent and skill listings) are named and left out of the comparison, an
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from tests.interop.conftest import claude_env
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sessions import claude_code_log_reads
 from tests.support.sse import anthropic_stream
+from tests.support.web_server import WebServer
 
 Turn = list[dict[str, Any]]
 
@@ -234,8 +236,23 @@ def written_results(world: World) -> dict[str, Any]:
     return found
 
 
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "id": "m1", "metadata": {}, "source": ["# Sums\n", "Adding."]},
+        {"cell_type": "code", "id": "c1", "metadata": {}, "source": ["x = 1\n", "print(x)"], "execution_count": 1,
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["1\n"]}]},
+        {"cell_type": "code", "id": "c2", "metadata": {}, "source": "1/0", "execution_count": 2,
+         "outputs": [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
+                      "traceback": ["Traceback", "1/0"]}]},
+    ],
+    "metadata": {"language_info": {"name": "python"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}  # fmt: skip
+
+
 def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
-    root = world.project
+    root, notebook = world.project, str(world.project / "sums.ipynb")
     turns = [
         [tool("r1", "Read", file_path=str(root / "calc.py"))],
         [tool("g1", "Grep", pattern="return", path=str(root))],
@@ -246,14 +263,33 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
         [tool("w2", "Write", file_path=str(root / "new.txt"), content="newer\n")],
         [tool("b1", "Bash", command="echo done", description="Say done")],
         [tool("x1", "Read", file_path=str(root / "missing.txt"))],
+        [tool("k1", "TaskCreate", subject="Fix add", description="Make add add", activeForm="Fixing add")],
+        [tool("k2", "TaskUpdate", taskId="1", status="in_progress")],
+        [tool("k3", "TaskList")],
+        [tool("k4", "TaskGet", taskId="1")],
+        [tool("n0", "Read", file_path=notebook)],
+        [tool("n1", "NotebookEdit", notebook_path=notebook, cell_id="c1", new_source="x = 2")],
+        [tool("n2", "NotebookEdit", notebook_path=notebook, cell_id="c1", new_source="## New", cell_type="markdown",
+              edit_mode="insert")],
+        [tool("n3", "NotebookEdit", notebook_path=notebook, cell_id="c2", new_source="", edit_mode="delete")],
+        [tool("b2", "Bash", command="echo started; sleep 60", description="Wait", run_in_background=True)],
+        [tool("o1", "TaskOutput", task_id="{shell}", block=False, timeout=1000)],
+        [tool("s1", "TaskStop", task_id="{shell}")],
         [text("All done.")],
-    ]
+    ]  # fmt: skip
+
+    def model(body: dict[str, Any]) -> Turn:
+        turn = json.dumps(turns[min(results_seen(body), len(turns) - 1)])
+        started = re.findall(r"background with ID: (\w+)", json.dumps(body["messages"]))
+        return list(json.loads(turn.replace("{shell}", started[-1] if started else "")))
+
     written = {}
     for maker in ("claude", "agentui"):
         (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
         (root / "new.txt").unlink(missing_ok=True)
-        world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)])
-        world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+        (root / "sums.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
+        world.play(model)
+        world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*),NotebookEdit")
         written[maker] = written_results(world)
     theirs, ours = written["claude"], written["agentui"]
     assert set(ours) == set(theirs)
@@ -270,6 +306,20 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
     assert ours["w2"]["structuredPatch"] == theirs["w2"]["structuredPatch"]
     assert ours["b1"]["stdout"] == theirs["b1"]["stdout"] == "done"
     assert ours["g2"]["content"] == theirs["g2"]["content"]
+    for call_id in ("k1", "k2", "k3", "k4", "n0"):  # the task list, and a notebook's cells with their outputs
+        assert ours[call_id] == theirs[call_id], call_id
+    # Left out: what each wrote itself (Claude Code writes a new source as one string, agentui as lines with a final
+    # line break, as Jupyter does), and an inserted cell's id, new in each.
+    for call_id, own in (("n1", ()), ("n2", ("cell_id", "original_file")), ("n3", ("original_file",))):
+        left_out = {"updated_file", *own}
+        assert without(ours[call_id], left_out) == without(theirs[call_id], left_out), call_id
+    assert without(ours["b2"], {"backgroundTaskId"}) == without(theirs["b2"], {"backgroundTaskId"})
+    assert without(ours["o1"]["task"], {"task_id"}) == without(theirs["o1"]["task"], {"task_id"})
+    assert without(ours["s1"], {"task_id", "message"}) == without(theirs["s1"], {"task_id", "message"})
+
+
+def without(found: dict[str, Any], keys: set[str]) -> dict[str, Any]:
+    return {key: value for key, value in found.items() if key not in keys}
 
 
 def test_hooks_run_alike_even_for_a_call_a_deny_rule_refuses(world: World) -> None:
@@ -490,3 +540,79 @@ def test_a_session_rewound_in_claude_code_resumes_alike_in_both(world: World) ->
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
     assert [b[2]["text"] for b in ours] == ["first", "One.", "again", "Again.", "and now?"]
+
+
+PUBLISHED = {
+    "Bash": "BashOutput", "Edit": "FileEditOutput", "Write": "FileWriteOutput", "Glob": "GlobOutput",
+    "Grep": "GrepOutput", "NotebookEdit": "NotebookEditOutput", "WebFetch": "WebFetchOutput",
+    "TaskCreate": "TaskCreateOutput", "TaskGet": "TaskGetOutput", "TaskUpdate": "TaskUpdateOutput",
+    "TaskList": "TaskListOutput", "TaskStop": "TaskStopOutput", "ExitPlanMode": "ExitPlanModeOutput",
+}  # fmt: skip
+"""Each tool's output type in the sdk-tools.d.ts Claude Code publishes with its CLI (what a toolUseResult holds)."""
+
+
+def published_fields(declarations: str, interface: str) -> dict[str, bool]:
+    """The top-level fields of `interface` in TypeScript `declarations`, each with whether it is required."""
+    lines = declarations[declarations.index(f"export interface {interface} {{") :].splitlines()[1:]
+    fields: dict[str, bool] = {}
+    depth = 0
+    for line in lines:
+        if depth == 0 and line.startswith("}"):
+            break
+        found = re.match(r"  (\w+)(\??):", line) if depth == 0 else None
+        if found:
+            fields[found[1]] = not found[2]
+        depth += line.count("{") - line.count("}")
+    return fields
+
+
+def test_results_hold_every_field_claude_codes_published_types_require(
+    world: World, claude_bin: str, web: WebServer
+) -> None:
+    root, notebook = world.project, str(world.project / "sums.ipynb")
+    (root / "sums.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
+    turns = [
+        [tool("b1", "Bash", command="echo done", description="Say done")],
+        [tool("r1", "Read", file_path=str(root / "calc.py"))],
+        [tool("e1", "Edit", file_path=str(root / "calc.py"), old_string="a - b", new_string="a + b")],
+        [tool("w1", "Write", file_path=str(root / "new.txt"), content="new\n")],
+        [tool("f1", "Glob", pattern="*.py")],
+        [tool("g1", "Grep", pattern="return", path=str(root))],
+        [tool("n0", "Read", file_path=notebook)],
+        [tool("n1", "NotebookEdit", notebook_path=notebook, cell_id="c1", new_source="x = 2")],
+        [tool("u1", "WebFetch", url=f"{web.url}/notes.txt", prompt="What does it say?")],
+        [tool("k1", "TaskCreate", subject="Fix add", description="Make add add", activeForm="Fixing add")],
+        [tool("k2", "TaskUpdate", taskId="1", status="in_progress")],
+        [tool("k3", "TaskList")],
+        [tool("k4", "TaskGet", taskId="1")],
+        [tool("b2", "Bash", command="sleep 60", description="Wait", run_in_background=True)],
+        [tool("s1", "TaskStop", task_id="{shell}")],
+        [tool("p1", "ExitPlanMode", plan="1. Fix add.")],
+        [text("All done.")],
+    ]
+
+    def model(body: dict[str, Any]) -> Turn:
+        if "tools" not in body:  # WebFetch's question about the page
+            return [text("It says plain notes.")]
+        turn = json.dumps(turns[min(results_seen(body), len(turns) - 1)])
+        started = re.findall(r"background with ID: (\w+)", json.dumps(body["messages"]))
+        return list(json.loads(turn.replace("{shell}", started[-1] if started else "")))
+
+    world.play(model)
+    allowed = (
+        "Read,Edit,Write,Glob,Grep,Bash(echo:*),Bash(sleep:*),NotebookEdit,WebFetch(domain:127.0.0.1),ExitPlanMode"
+    )
+    world.run("agentui", "do the work", "--allowedTools", allowed)
+    ours = written_results(world)
+    calls = {call_id: name for turn in turns for block in turn if block["type"] == "tool_use"
+             for call_id, name in [(block["id"], block["name"])]}  # fmt: skip
+    declarations = (Path(claude_bin).resolve().parents[1] / "sdk-tools.d.ts").read_text()
+    checked = set()
+    for call_id, name in calls.items():
+        result = ours[call_id]
+        assert isinstance(result, dict), (call_id, result)  # (an error would be its text)
+        if name in PUBLISHED:
+            required = {f for f, needed in published_fields(declarations, PUBLISHED[name]).items() if needed}
+            assert required <= set(result), (name, required - set(result))
+            checked.add(name)
+    assert checked == set(PUBLISHED)

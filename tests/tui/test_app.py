@@ -1082,6 +1082,8 @@ def test_result_summaries_count_in_good_english() -> None:
     assert result_summary("Bash", "5", False, {"stdout": "5", "exitCode": 0}) == "1 line of output"
     claude_code_read = {"type": "text", "file": {"filePath": "/p/calc.py", "numLines": 12}}
     assert result_summary("Read", "…", False, claude_code_read) == "12 lines"
+    notebook = {"type": "notebook", "file": {"filePath": "/p/a.ipynb", "cells": [{"cellType": "code", "source": ""}]}}
+    assert result_summary("Read", "<cell …", False, notebook) == "1 cell"
 
 
 async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(

@@ -117,7 +117,8 @@ class TaskStop(_ShellTool):
             return ToolResult.error(f"Task {shell.id} is not running (status: {shell.status}), so it cannot be stopped")
         await self.shells.stop(shell)
         message = f"Successfully stopped task: {shell.id} ({shell.command})"
-        return ToolResult(message, {"message": message, "task_id": shell.id, "task_type": "local_bash"})
+        details = {"message": message, "task_id": shell.id, "task_type": "local_bash", "command": shell.command}
+        return ToolResult(json.dumps(details, separators=(",", ":")), details)  # (Claude Code's model reads the JSON)
 
 
 class BashOutput(_ShellTool):

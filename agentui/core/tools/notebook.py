@@ -41,9 +41,47 @@ def cell_id(cell: dict[str, Any], index: int) -> str:
     return str(cell.get("id") or f"cell-{index}")
 
 
+def language_of(notebook: dict[str, Any]) -> str:
+    info = (notebook.get("metadata") or {}).get("language_info") or {}
+    return str(info.get("name") or "python") if isinstance(info, dict) else "python"
+
+
+def recorded_cells(notebook: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cells as Claude Code records a Read of a notebook (its `toolUseResult.file.cells`): source and outputs
+    as text."""
+    language = language_of(notebook)
+    cells = []
+    for index, cell in enumerate(notebook["cells"]):
+        if not isinstance(cell, dict):
+            continue
+        kind = cell.get("cell_type", "code")
+        entry: dict[str, Any] = {"cellType": kind, "source": _text(cell.get("source"))}
+        if kind == "code" and cell.get("execution_count") is not None:
+            entry["execution_count"] = cell["execution_count"]
+        entry["cell_id"] = cell_id(cell, index)
+        if kind == "code":
+            entry["language"] = language
+        outputs = [_recorded_output(o) for o in cell.get("outputs") or [] if isinstance(o, dict)]
+        if outputs:
+            entry["outputs"] = outputs
+        cells.append(entry)
+    return cells
+
+
+def _recorded_output(output: dict[str, Any]) -> dict[str, Any]:
+    data = output.get("data") or {}
+    if output.get("output_type") == "error":
+        text = "\n".join(
+            [f"{output.get('ename', 'Error')}: {output.get('evalue', '')}", *map(str, output.get("traceback") or [])]
+        )
+    else:
+        text = _text(output.get("text") or data.get("text/plain"))
+    return {"output_type": output.get("output_type", ""), "text": text[:OUTPUT_CHARS]}
+
+
 def render_notebook(notebook: dict[str, Any]) -> list[ResultBlock]:
     """The cells as the model reads them: id, type and source, then each output (text, or a PNG/JPEG image)."""
-    language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
+    language = language_of(notebook)
     blocks: list[ResultBlock] = []
     parts: list[str] = []
     for index, cell in enumerate(notebook["cells"]):
@@ -123,21 +161,20 @@ class NotebookEdit(Tool[NotebookEditArgs]):
             return ToolResult.error(f"{reason}; nothing was written.")
         try:
             notebook = parse_notebook(raw, shown)
-            changed_id, cell_type = _apply(notebook, args)
+            changed_id, cell_type, old_source = _apply(notebook, args)
         except NotebookError as exc:
             return ToolResult.error(f"{exc}; nothing was written.")
-        indent = 1 if raw.startswith(b"{\n ") and not raw.startswith(b"{\n  ") else 2  # (Jupyter writes 1)
+        indent = 2 if raw.startswith(b"{\n  ") else 1  # (as Jupyter and Claude Code write them, unless it uses 2)
         updated = json.dumps(notebook, indent=indent, ensure_ascii=False) + "\n"
         atomic_write(path, updated.encode())
         ws.record_read(path)
-        language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
         verb = {"replace": "Updated", "insert": "Inserted", "delete": "Deleted"}[args.edit_mode]
-        details = {
-            "new_source": args.new_source,
-            "cell_id": changed_id,
+        details = {"new_source": args.new_source} | ({"old_source": old_source} if old_source is not None else {})
+        details |= {
             "cell_type": cell_type,
-            "language": language,
+            "language": language_of(notebook),
             "edit_mode": args.edit_mode,
+            "cell_id": changed_id,
             "error": "",
             "notebook_path": str(path),
             "original_file": raw.decode("utf-8", errors="replace"),
@@ -146,7 +183,8 @@ class NotebookEdit(Tool[NotebookEditArgs]):
         return ToolResult(f"{verb} cell {changed_id} of {shown}.", details)
 
 
-def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str]:
+def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str, str | None]:
+    """The change made: the cell's id and type, and its source before (None for an insert)."""
     cells: list[Any] = notebook["cells"]
     index = _find(cells, args.cell_id) if args.cell_id else None
     if args.edit_mode != "insert" and index is None:
@@ -157,7 +195,7 @@ def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str]:
     if args.edit_mode == "delete":
         assert index is not None
         removed = cells.pop(index)
-        return cell_id(removed, index), str(removed.get("cell_type", "code"))
+        return cell_id(removed, index), str(removed.get("cell_type", "code")), _text(removed.get("source"))
     if args.edit_mode == "insert":
         if args.cell_type is None:
             raise NotebookError("cell_type (code or markdown) is needed to insert a cell")
@@ -168,9 +206,10 @@ def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str]:
             cell |= {"execution_count": None, "outputs": []}
         position = 0 if index is None else index + 1
         cells.insert(position, cell)
-        return cell_id(cell, position), args.cell_type
+        return cell_id(cell, position), args.cell_type, None
     assert index is not None
     cell = cells[index]
+    old_source = _text(cell.get("source"))
     cell["source"] = source
     kind = args.cell_type or cell.get("cell_type", "code")
     if kind != cell.get("cell_type"):
@@ -181,7 +220,7 @@ def _apply(notebook: dict[str, Any], args: NotebookEditArgs) -> tuple[str, str]:
     else:
         cell.pop("execution_count", None)
         cell.pop("outputs", None)
-    return cell_id(cell, index), kind
+    return cell_id(cell, index), kind, old_source
 
 
 def _find(cells: list[Any], wanted: str) -> int | None:

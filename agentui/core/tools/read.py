@@ -116,15 +116,14 @@ class Read(Tool[ReadArgs]):
 
     def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
         """A notebook's cells and outputs; None for one that does not parse (it is then read as text)."""
-        from agentui.core.tools.notebook import NotebookError, parse_notebook, render_notebook
+        from agentui.core.tools.notebook import NotebookError, parse_notebook, recorded_cells, render_notebook
 
         try:
             notebook = parse_notebook(raw, self.workspace.display(path))
         except NotebookError:
             return None
         self.workspace.record_read(path, info)
-        cells = len(notebook["cells"])
-        details = {"type": "notebook", "filePath": str(path), "cells": cells, "size": info.st_size}
+        details = {"type": "notebook", "file": {"filePath": str(path), "cells": recorded_cells(notebook)}}
         return ToolResult(content=render_notebook(notebook), details=details)
 
     def _pdf(self, path: Path, data: bytes, pages: str | None, info: os.stat_result) -> ToolResult:

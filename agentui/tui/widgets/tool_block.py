@@ -48,6 +48,9 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
             return "image"
         found = details.get("file")
         read: dict[str, Any] = found if isinstance(found, dict) else {}
+        if details.get("type") == "notebook" and isinstance(read.get("cells"), list):
+            count = len(read["cells"])
+            return f"{count} cell{'' if count == 1 else 's'}"
         if isinstance(read.get("content"), str):  # (Claude Code's shape: the lines as they are in the file)
             return f"{len(read['content'].splitlines())} lines"
         lines = details.get("numLines") or read.get("numLines")

@@ -81,7 +81,12 @@ async def test_read_shows_cells_outputs_and_images(ws: Workspace) -> None:
     )
     assert image.source["media_type"] == "image/png" and image.source["data"] == PIXEL
     assert rest.text == '<cell id="boom">1 / 0</cell>\n<output>ZeroDivisionError: division by zero</output>'
-    assert result.details["type"] == "notebook" and result.details["cells"] == 3
+    # recorded as Claude Code records a notebook it read: each cell's source and outputs as text
+    assert result.details["type"] == "notebook" and result.details["file"]["filePath"] == str(ws.root / "sums.ipynb")
+    intro, add, boom = result.details["file"]["cells"]
+    assert intro == {"cellType": "markdown", "source": "# Sums\nAdding numbers.", "cell_id": "intro"}
+    assert add["cellType"] == "code" and add["language"] == "python" and add["outputs"][0]["text"] == "3\n"
+    assert boom["outputs"] == [{"output_type": "error", "text": "ZeroDivisionError: division by zero"}]
 
 
 async def test_replace_insert_and_delete_keep_a_valid_notebook(ws: Workspace) -> None:
@@ -92,11 +97,13 @@ async def test_replace_insert_and_delete_keep_a_valid_notebook(ws: Workspace) ->
     await call(Read(ws), file_path="sums.ipynb")
     replaced = await call(edit, notebook_path="sums.ipynb", cell_id="add", new_source="print(2 + 2)\nprint(5)")
     assert replaced.content == "Updated cell add of sums.ipynb." and replaced.details["language"] == "python"
+    assert replaced.details["old_source"] == "print(1 + 2)"
     inserted = await call(
         edit, notebook_path="sums.ipynb", cell_id="intro", new_source="x = 1", cell_type="code", edit_mode="insert"
     )
     new_id = inserted.details["cell_id"]
-    await call(edit, notebook_path="sums.ipynb", cell_id="boom", new_source="", edit_mode="delete")
+    deleted = await call(edit, notebook_path="sums.ipynb", cell_id="boom", new_source="", edit_mode="delete")
+    assert deleted.details["old_source"] == "1 / 0" and "old_source" not in inserted.details
     saved = json.loads(path.read_text())
     assert [c["id"] for c in saved["cells"]] == ["intro", new_id, "add"] and len(new_id) == 8
     add = saved["cells"][2]
