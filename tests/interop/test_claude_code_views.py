@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from tests.e2e.test_tui_tmux import Terminal
-from tests.interop.test_round_trips import World, results_seen, text, tool
+from tests.interop.test_round_trips import World, press_until, results_seen, text, tool
 
 PROMPTS = {"agentui": "read calc, by agentui", "claude": "read calc, by claude"}
 
@@ -71,8 +71,7 @@ def test_claude_code_lists_and_shows_agentui_sessions_as_its_own(world: World) -
         view = Terminal(f"{claude} --resume {session_id}", world.env, world.project)
         try:
             view.wait_for("Read and ran.")
-            view.keys("C-o")
-            screen = view.wait_for("Showing detailed transcript")
+            screen = press_until(view, "C-o", "Showing detailed transcript")
             views[maker] = transcript(screen, PROMPTS[maker])
         finally:
             view.close()

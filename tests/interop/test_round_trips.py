@@ -8,12 +8,14 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.e2e.test_tui_tmux import Terminal
 from tests.interop.conftest import claude_env
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sessions import claude_code_log_reads
@@ -159,6 +161,13 @@ def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
+def next_turn(turns: list[Turn], body: dict[str, Any]) -> Turn:
+    """The turn after the results the request holds; "{shell}" in it is the id of the latest background shell."""
+    turn = json.dumps(turns[min(results_seen(body), len(turns) - 1)])
+    started = re.findall(r"background with ID: (\w+)", json.dumps(body["messages"]))
+    return list(json.loads(turn.replace("{shell}", started[-1] if started else "")))
+
+
 def results_seen(body: dict[str, Any]) -> int:
     return sum(
         1
@@ -172,12 +181,23 @@ def results_seen(body: dict[str, Any]) -> int:
 SCENARIOS: dict[str, Callable[[Path], list[Turn]]] = {
     "plain": lambda root: [[text("Plainly, hello.")]],
     "every tool": lambda root: [
-        [text("Looking."), tool("t1", "Read", file_path=str(root / "notes.txt"))],
+        [text("Looking."), tool("t1", "Read", file_path=str(root / "calc.py"))],
         [tool("t2", "Grep", pattern="return", path=str(root))],
         [tool("t3", "Glob", pattern="*.py")],
         [tool("t4", "Edit", file_path=str(root / "calc.py"), old_string="a - b", new_string="a + b")],
         [tool("t5", "Write", file_path=str(root / "new.txt"), content="new\n")],
         [tool("t6", "Bash", command="echo done", description="Say done")],
+        [text("All done.")],
+    ],
+    "the other tools": lambda root: [
+        [tool("k1", "TaskCreate", subject="Fix add", description="Make add add", activeForm="Fixing add")],
+        [tool("k2", "TaskUpdate", taskId="1", status="completed")],
+        [tool("k3", "TaskList")],
+        [tool("n0", "Read", file_path=str(root / "sums.ipynb"))],
+        [tool("n1", "NotebookEdit", notebook_path=str(root / "sums.ipynb"), cell_id="c1", new_source="x = 2")],
+        [tool("b1", "Bash", command="echo started; sleep 60", description="Wait", run_in_background=True)],
+        [tool("o1", "TaskOutput", task_id="{shell}", block=False, timeout=1000)],
+        [tool("s1", "TaskStop", task_id="{shell}")],
         [text("All done.")],
     ],
     "parallel tool calls": lambda root: [
@@ -195,13 +215,17 @@ SCENARIOS: dict[str, Callable[[Path], list[Turn]]] = {
 @pytest.mark.parametrize("maker", ["agentui", "claude"])
 def test_a_session_resumes_alike_in_both(world: World, maker: str, scenario: str) -> None:
     turns = SCENARIOS[scenario](world.project)
-    world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)] if "and now?" not in json.dumps(
+    (world.project / "sums.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
+    world.play(lambda body: next_turn(turns, body) if "and now?" not in json.dumps(
         body["messages"][-1]) else [text("Resumed.")])  # fmt: skip
-    made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*)")
+    made = world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*),NotebookEdit")
     session_id = json.loads(made.stdout)["session_id"]
     ours = world.resumed_messages("agentui", session_id)
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
+    results = [block for role, kind, block in ours if kind == "tool_result"]
+    assert len(results) == sum(1 for turn in turns for block in turn if block["type"] == "tool_use")
+    assert not [block for block in results if block["is_error"]]  # (each call did its work, in either tool)
 
 
 @pytest.mark.parametrize("maker", ["agentui", "claude"])
@@ -278,17 +302,12 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
         [text("All done.")],
     ]  # fmt: skip
 
-    def model(body: dict[str, Any]) -> Turn:
-        turn = json.dumps(turns[min(results_seen(body), len(turns) - 1)])
-        started = re.findall(r"background with ID: (\w+)", json.dumps(body["messages"]))
-        return list(json.loads(turn.replace("{shell}", started[-1] if started else "")))
-
     written = {}
     for maker in ("claude", "agentui"):
         (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
         (root / "new.txt").unlink(missing_ok=True)
         (root / "sums.ipynb").write_text(json.dumps(NOTEBOOK, indent=1))
-        world.play(model)
+        world.play(lambda body: next_turn(turns, body))
         world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*),NotebookEdit")
         written[maker] = written_results(world)
     theirs, ours = written["claude"], written["agentui"]
@@ -511,7 +530,6 @@ def test_a_sub_agent_s_result_is_written_in_claude_codes_shape(world: World) -> 
 
 
 def test_a_session_rewound_in_claude_code_resumes_alike_in_both(world: World) -> None:
-    from tests.e2e.test_tui_tmux import Terminal
     from tests.interop.test_claude_code_views import trusting
 
     answers = {"and now?": "Resumed.", "again": "Again.", "second": "Two.", "first": "One."}
@@ -525,7 +543,7 @@ def test_a_session_rewound_in_claude_code_resumes_alike_in_both(world: World) ->
         terminal.keys("Escape")
         terminal.keys("Escape")
         terminal.wait_for("Enter to continue")
-        terminal.keys("Up")
+        press_until(terminal, "Up", "  ❯ second")  # (the menu's choice, not the prompt in the transcript)
         terminal.keys("Enter")
         terminal.wait_for("Restore conversation")
         terminal.keys("Enter")
@@ -534,12 +552,30 @@ def test_a_session_rewound_in_claude_code_resumes_alike_in_both(world: World) ->
         terminal.type("again")
         terminal.keys("Enter")
         terminal.wait_for("Again.")
+        written = next((world.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"))
+        deadline = time.monotonic() + 60
+        while '"text":"Again."' not in written.read_text().replace(" ", ""):  # (on the screen before in the file)
+            assert time.monotonic() < deadline, "Claude Code never wrote its answer to the session"
+            time.sleep(0.1)
     finally:
         terminal.close()
     ours = world.resumed_messages("agentui", session_id)
     theirs = world.resumed_messages("claude", session_id)
     assert ours == theirs
     assert [b[2]["text"] for b in ours] == ["first", "One.", "again", "Again.", "and now?"]
+
+
+def press_until(terminal: Terminal, key: str, shown: str) -> str:
+    """Press `key` until `shown` is on the screen, and return the screen: a view that has just been drawn may not
+    take keys yet, and drops them (each press is given ample time to show before the next)."""
+    for _ in range(5):
+        terminal.keys(key)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if shown in (screen := terminal.screen()):
+                return screen
+            time.sleep(0.1)
+    raise AssertionError(f"{shown!r} never appeared after {key}; the screen was:\n{terminal.screen()}")
 
 
 PUBLISHED = {
@@ -594,9 +630,7 @@ def test_results_hold_every_field_claude_codes_published_types_require(
     def model(body: dict[str, Any]) -> Turn:
         if "tools" not in body:  # WebFetch's question about the page
             return [text("It says plain notes.")]
-        turn = json.dumps(turns[min(results_seen(body), len(turns) - 1)])
-        started = re.findall(r"background with ID: (\w+)", json.dumps(body["messages"]))
-        return list(json.loads(turn.replace("{shell}", started[-1] if started else "")))
+        return next_turn(turns, body)
 
     world.play(model)
     allowed = (
