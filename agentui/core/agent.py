@@ -135,6 +135,10 @@ class Agent:
             self.hooks.notify = self.warn
         self.gate = gate or KindGate()
         self.children: list[Agent] = []
+        self.prompt_id: str | None = None
+        """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
+        self.inherited_prompt_id: str | None = None
+        """A sub-agent's: its parent's prompt id, which its lines and hooks carry instead of one of their own."""
         """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.ledger = Ledger(self.session_id, self.bus.emit)
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
@@ -305,8 +309,9 @@ class Agent:
 
     async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:
         first, self._session_started = not self._session_started, True
+        self.prompt_id = self.inherited_prompt_id or str(uuid.uuid4())
         if self.hooks:
-            self.hooks.prompt_id = str(uuid.uuid4())  # (each hook of this prompt's run tells it, as Claude Code's)
+            self.hooks.prompt_id = self.prompt_id  # (each hook of this prompt's run tells it, as Claude Code's)
         context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
         self._add_user(
             Message(
@@ -417,7 +422,7 @@ class Agent:
 
     def _add_user(self, message: Message, source: UserSource) -> None:
         self.messages.append(message)
-        self.bus.emit(UserMessage(session_id=self.session_id, message=message, source=source))
+        self.bus.emit(UserMessage(session_id=self.session_id, message=message, source=source, prompt_id=self.prompt_id))
 
     def _add_assistant(self, message: Message) -> None:
         self._call = None

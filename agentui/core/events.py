@@ -81,6 +81,8 @@ class UserMessage(_Event):
     type: Literal["user_message"] = "user_message"
     message: Message
     source: UserSource
+    prompt_id: str | None = None
+    """The prompt whose run this message belongs to."""
 
 
 class MessageStart(_Event):

@@ -216,6 +216,7 @@ class Task(Tool[TaskArgs]):
             hooks=parent.hooks,
         )
         child.back_up_into(parent)
+        child.inherited_prompt_id = parent.prompt_id  # (as Claude Code: a sub-agent's lines carry its parent's prompt)
         writer = None
         if self.transcript_dir is not None:
             from agentui.core.session.writer import SessionWriter

@@ -85,7 +85,11 @@ async def test_a_session_is_written_as_claude_code_writes_it(cwd: Path, env: dic
     written = lines(path)
     chain = [e for e in written if "uuid" in e]
     for entry in chain:
-        assert list(entry)[:3] == ENVELOPE_HEAD and list(entry)[-8:] == ENVELOPE_TAIL
+        head = [key for key in entry if key != "promptId"][:3]  # (a user line's promptId comes after isSidechain)
+        assert head == ENVELOPE_HEAD and list(entry)[-8:] == ENVELOPE_TAIL
+        assert ("promptId" in entry) == (entry["type"] == "user") and list(entry).index(
+            "promptId" if "promptId" in entry else "type"
+        ) == 2
         assert entry["entrypoint"] == "cli"
         assert UUID4.match(entry["uuid"]) and TIMESTAMP.match(entry["timestamp"])
         assert (

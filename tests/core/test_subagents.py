@@ -106,6 +106,12 @@ async def test_a_task_runs_a_child_with_its_own_tools_under_the_parents_rules(tm
     assert written[0]["message"]["content"] == "Read notes.txt and secret.txt" and written[0]["parentUuid"] is None
     assert all(entry["sessionId"] == conversation.session_id for entry in written)
     claude_code_log_reads(transcript)
+    # As Claude Code 2.1: every user line of the prompt's run carries its promptId, the sub-agent's lines included.
+    parent_lines = [entry for entry in lines(conversation.session.path) if entry.get("type") in ("user", "assistant")]
+    users = [entry for entry in parent_lines + written if entry["type"] == "user"]
+    assert len(users) == 5 and len({entry.get("promptId") for entry in users}) == 1 and users[0]["promptId"]
+    assert not [entry for entry in parent_lines + written if entry["type"] == "assistant" and "promptId" in entry]
+    assert list(users[0])[:3] == ["parentUuid", "isSidechain", "promptId"]
 
 
 async def test_a_childs_question_is_answered_through_the_parent_and_cancel_reaches_the_child(tmp_path: Path) -> None:

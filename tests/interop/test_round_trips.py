@@ -249,14 +249,16 @@ def test_a_compacted_session_resumes_alike_in_both(world: World, maker: str) -> 
     assert ours == theirs
 
 
-def written_results(world: World) -> dict[str, Any]:
-    """Each tool result's toolUseResult in the newest session file, by call id."""
+def written_results(world: World, part: str = "toolUseResult") -> dict[str, Any]:
+    """Each tool result's toolUseResult (or with part "block", its tool_result block) in the newest session file,
+    by call id."""
     newest = max((world.home / ".claude" / "projects").glob("*/*.jsonl"), key=lambda path: path.stat().st_mtime)
     found = {}
     for line in newest.read_text().splitlines():
         entry = json.loads(line)
         if entry.get("type") == "user" and "toolUseResult" in entry:
-            found[entry["message"]["content"][0]["tool_use_id"]] = entry["toolUseResult"]
+            block = entry["message"]["content"][0]
+            found[block["tool_use_id"]] = block if part == "block" else entry[part]
     return found
 
 
@@ -302,7 +304,7 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
         [text("All done.")],
     ]  # fmt: skip
 
-    written = {}
+    written, blocks = {}, {}
     for maker in ("claude", "agentui"):
         (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
         (root / "new.txt").unlink(missing_ok=True)
@@ -310,8 +312,11 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
         world.play(lambda body: next_turn(turns, body))
         world.run(maker, "do the work", "--allowedTools", "Read,Grep,Glob,Edit,Write,Bash(echo:*),NotebookEdit")
         written[maker] = written_results(world)
+        blocks[maker] = written_results(world, "block")
     theirs, ours = written["claude"], written["agentui"]
     assert set(ours) == set(theirs)
+    for call_id, their_block in blocks["claude"].items():  # (Claude Code says is_error: false of Bash's results)
+        assert blocks["agentui"][call_id].get("is_error") == their_block.get("is_error"), call_id
     for call_id, their in theirs.items():
         our = ours[call_id]
         if isinstance(their, str):  # an error: its text
@@ -351,15 +356,18 @@ def test_hooks_run_alike_even_for_a_call_a_deny_rule_refuses(world: World) -> No
         hook = {"matcher": "Bash", "hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
         settings.write_text(json.dumps({"hooks": {"PreToolUse": [hook]}, "permissions": {"deny": ["Bash(rm:*)"]}}))
         world.play(lambda body: turns[min(results_seen(body), len(turns) - 1)])
-        world.run(maker, "clean up")
+        session_id = json.loads(world.run(maker, "clean up").stdout)["session_id"]
         [line] = [json.loads(text) for text in log.read_text().splitlines() if text.strip()]
         inputs[maker] = line
+        # the prompt's id is the one every user line of its run carries
+        (written,) = (world.home / ".claude" / "projects").glob(f"*/{session_id}.jsonl")
+        users = [e for e in map(json.loads, written.read_text().splitlines()) if e.get("type") == "user"]
+        assert len(users) == 2 and {e.get("promptId") for e in users} == {line["prompt_id"]}, maker
     assert (world.project / "notes.txt").exists()
     theirs, ours = inputs["claude"], inputs["agentui"]
     assert set(theirs) <= set(ours), set(theirs) - set(ours)
     for key in ("hook_event_name", "tool_name", "tool_input", "tool_use_id", "permission_mode"):
         assert ours[key] == theirs[key], key
-    assert ours.get("prompt_id")
 
 
 @pytest.mark.parametrize("maker", ["agentui", "claude"])

@@ -129,7 +129,10 @@ class SessionWriter:
         """Backups of the files changed, and the snapshot lines naming them (Claude Code's file history)."""
         self._failed = False
         self._request_id: str | None = None
+        self._prompt_id: str | None = None
+        """The prompt being answered, which every user line of its run carries (Claude Code 2.1's promptId)."""
         self._tool_lines: dict[str, str] = {}
+        self._tool_names: dict[str, str] = {}
         self._recent_details: OrderedDict[str, Any] = OrderedDict()
         """The `toolUseResult` of the latest tool results, for writing them again after a compaction (which keeps
         only recent turns); bounded, so a long session does not hold every result's details."""
@@ -188,6 +191,7 @@ class SessionWriter:
     def _dispatch(self, event: Event) -> None:
         match event:
             case UserMessage():
+                self._prompt_id = event.prompt_id or self._prompt_id
                 self._user(event.message, event.source)
             case MessageStart():
                 self._request_id = event.request_id
@@ -250,6 +254,7 @@ class SessionWriter:
             line_uuid = self._chain("assistant", **fields)
             if isinstance(block, ToolUseBlock):
                 self._tool_lines[block.id] = line_uuid
+                self._tool_names[block.id] = block.name
 
     def _tool_result(self, event: ToolEnd) -> None:
         self._result_line(event.tool_call_id, event.content, event.is_error, event.details)
@@ -257,8 +262,8 @@ class SessionWriter:
     def _result_line(self, tool_call_id: str, result: Any, is_error: bool, details: dict[str, Any] | None) -> None:
         content = redact(result if isinstance(result, str) else [block_json(b) for b in result])
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_call_id, "content": content}
-        if is_error:
-            block["is_error"] = True
+        if is_error or self._tool_names.pop(tool_call_id, None) == "Bash":
+            block["is_error"] = is_error  # (Claude Code 2.1 says so of every Bash result, failed or not)
         source = self._tool_lines.pop(tool_call_id, None)
         if is_error:  # as Claude Code: an error's toolUseResult is its text
             text = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content)
@@ -322,6 +327,7 @@ class SessionWriter:
             else:
                 self._user(message, "context")
         self._tool_lines.clear()
+        self._tool_names.clear()
 
     def _title(self) -> None:
         if self._titled or not self._first_prompt or self.last_uuid is None:
@@ -363,6 +369,7 @@ class SessionWriter:
         entry = {  # (the envelope in Claude Code 2.1's order)
             "parentUuid": self.last_uuid if parent is ... else parent,
             "isSidechain": self.sidechain,
+            **({"promptId": self._prompt_id} if kind == "user" and self._prompt_id else {}),
             **({"agentId": self.agent_id} if self.agent_id else {}),
             "type": kind,
             **fields,
