@@ -153,7 +153,7 @@ def rewind(
         conversation.agent.messages[:] = messages
         conversation.agent.compactor.recount()
         conversation.project.workspace.tasks.rebuild(messages)  # (the task list as it stood then)
-        writer.last_uuid = parent if isinstance(parent, str) else None
+        writer.rewound_to(parent if isinstance(parent, str) else None)
     return rewound
 
 

@@ -178,6 +178,11 @@ async def test_rewind_restores_the_files_and_the_conversation_on_a_new_branch(tm
         assert [message.text for message in conversation.messages if message.role == "user"][:1] == ["one"]
         assert conversation.messages[-1].text == "Turn one."
         assert [point.text for point in conversation.prompts()] == ["one"]
+        # Resumed now, before anything else is said, the conversation is the rewound one (as Claude Code marks it)
+        resumed_at_rewind = load_session(conversation.session.path)
+        assert (
+            resumed_at_rewind.messages == conversation.messages and resumed_at_rewind.messages[-1].text == "Turn one."
+        )
 
         await conversation.agent.prompt("two, but differently")
         with_nothing_to_undo = conversation.rewind(conversation.prompts()[-1].uuid, code=True, conversation=False)

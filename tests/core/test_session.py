@@ -189,6 +189,32 @@ def test_resume_follows_the_newest_branch_after_a_rewind() -> None:
     assert not any(p.startswith("I very much like this idea") for p in prompts)  # the abandoned branch
 
 
+def test_a_rewind_mark_decides_where_resuming_starts_until_something_comes_after_it(tmp_path: Path) -> None:
+    def line(uuid: str, parent: str | None, role: str, text: str) -> dict[str, object]:
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        when = f"2026-01-01T00:00:0{uuid[1]}.000Z"
+        return {"parentUuid": parent, "isSidechain": False, "type": role, "uuid": uuid, "timestamp": when,
+                "message": {"role": role, "content": content}}  # fmt: skip
+
+    def mark(leaf: str | None, explicit: bool = True) -> dict[str, object]:
+        return {"type": "last-prompt", "leafUuid": leaf, "sessionId": "s"} | ({"explicit": True} if explicit else {})
+
+    talk = [line("u1", None, "user", "one"), line("a2", "u1", "assistant", "One."),
+            line("u3", "a2", "user", "two"), line("a4", "u3", "assistant", "Two.")]  # fmt: skip
+    cases = [
+        ([mark("a2")], ["one", "One."]),
+        ([mark("a2"), mark("a2", explicit=False)], ["one", "One."]),  # (Claude Code's own line at exit)
+        ([mark("a2"), mark("a4", explicit=False)], ["one", "One.", "two", "Two."]),
+        ([mark(None)], []),  # rewound to before the first prompt
+        ([mark("a2"), line("u5", "a2", "user", "again")], ["one", "One.", "again"]),
+        ([mark("gone")], ["one", "One.", "two", "Two."]),  # (a leaf that is not in the file is no leaf)
+    ]
+    for after, texts in cases:
+        path = tmp_path / "s.jsonl"
+        path.write_text("".join(json.dumps(entry) + "\n" for entry in [*talk, *after]))
+        assert [m.text for m in load_session(path).messages] == texts, after
+
+
 def test_parallel_results_on_side_branches_are_spliced_back() -> None:
     path = FIXTURES / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
     session = load_session(path)

@@ -178,8 +178,11 @@ def _assemble(
     custom_title: str | None = None
     snapshots: list[dict[str, Any]] = []
     session_id = path.stem
+    rewound: tuple[str | None] | None = None  # (the leaf a rewind went back to, while nothing came after it)
     for index, entry in enumerate(entries):
         kind = entry.get("type")
+        if kind == "last-prompt" and "leafUuid" in entry:
+            rewound = _rewind_mark(entry, rewound)
         if kind == "custom-title" and isinstance(entry.get("customTitle"), str):
             custom_title = entry["customTitle"]
         elif kind == "summary" and isinstance(entry.get("summary"), str):
@@ -192,9 +195,13 @@ def _assemble(
         if isinstance(parent, str) and parent in by_uuid:  # a parent is written before its children: a link
             referenced.add(parent)  # forward is a corruption, and counting it could leave no leaf at all
         by_uuid[entry["uuid"]] = index
+        if not entry.get("isSidechain"):
+            rewound = None
         if isinstance(entry.get("sessionId"), str):
             session_id = entry["sessionId"]
-    if leaf not in by_uuid:
+    if leaf is None and rewound is not None and (rewound[0] is None or rewound[0] in by_uuid):
+        leaf = rewound[0]  # (None: rewound to before the first prompt, so the conversation starts empty)
+    elif leaf not in by_uuid:
         leaf = _newest_leaf(entries, by_uuid, referenced) or _newest(entries, by_uuid, list(by_uuid))
     path_indices, looped = _walk(entries, by_uuid, leaf)
     sidechain = bool(path_indices) and bool(entries[path_indices[0]].get("isSidechain"))
@@ -220,6 +227,15 @@ def _assemble(
         looped=looped,
         snapshots=snapshots,
     )
+
+
+def _rewind_mark(entry: dict[str, Any], standing: tuple[str | None] | None) -> tuple[str | None] | None:
+    """Where a `last-prompt` line leaves the conversation, as Claude Code reads it: an explicit one (a rewind)
+    names the leaf to resume from, null for none; a later plain one keeps that only if it names the same leaf."""
+    target = entry.get("leafUuid")
+    if entry.get("explicit") is True and (target is None or isinstance(target, str)):
+        return (target,)
+    return standing if standing is not None and standing[0] == target else None
 
 
 def _newest_leaf(entries: list[dict[str, Any]], by_uuid: dict[str, int], referenced: set[str]) -> str | None:

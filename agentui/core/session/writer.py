@@ -329,6 +329,13 @@ class SessionWriter:
         self._tool_lines.clear()
         self._tool_names.clear()
 
+    def rewound_to(self, leaf: str | None) -> None:
+        """The conversation was rewound: from now on it goes on from the line `leaf` (None: from nothing). Written as
+        Claude Code writes its own rewinds, so that a resume in either tool starts there even with nothing after."""
+        mark = {"type": "last-prompt", "leafUuid": leaf, "explicit": True, "rewound": True}
+        self._line({**mark, "sessionId": self.session_id})
+        self.last_uuid = leaf
+
     def _title(self) -> None:
         if self._titled or not self._first_prompt or self.last_uuid is None:
             return
