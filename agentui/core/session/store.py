@@ -148,6 +148,7 @@ def open_session(
     writer = _writer(path, session_id, cwd, loaded.leaf_uuid, branch, on_error, titled=loaded.title is not None)
     writer.history = FileHistory(history_dir(session_id), cwd, timestamp)
     writer.history.resume(loaded.file_history)
+    writer.recall_details(loaded.tool_details)
     return OpenSession(session_id, path, writer, loaded.messages, loaded)
 
 

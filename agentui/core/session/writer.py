@@ -20,7 +20,7 @@ import stat
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +328,12 @@ class SessionWriter:
                 self._user(message, "context")
         self._tool_lines.clear()
         self._tool_names.clear()
+
+    def recall_details(self, details: Mapping[str, Any]) -> None:
+        """The toolUseResults a resumed session recorded, by call id: a compaction that writes those results again
+        writes them whole, as it does the ones of this run."""
+        for call_id, found in list(details.items())[-RECENT_DETAILS:]:
+            self._recent_details[call_id] = found
 
     def rewound_to(self, leaf: str | None) -> None:
         """The conversation was rewound: from now on it goes on from the line `leaf` (None: from nothing). Written as
