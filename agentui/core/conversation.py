@@ -21,6 +21,7 @@ from agentui.core.settings import Settings
 from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
+    from agentui.core.attempts import AttemptConfig, Attempts, Verdict
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
     from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from agentui.core.permissions.rules import Behavior, Rule
     from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.run import RunResult
+    from agentui.core.working_copy import WorkingCopy
 
 
 @dataclass(frozen=True)
@@ -352,6 +354,53 @@ class Conversation:
         if answered and decision.behavior == "allow" and decision.mode is not None:
             self.set_mode(decision.mode)
         return answered
+
+    async def attempt(
+        self, prompt: str, configs: Sequence[AttemptConfig], evaluate: str = "judge"
+    ) -> tuple[Attempts, Verdict]:
+        """Parallel attempts: `prompt` run by a branch per config at once, each in its own working copy, and the
+        choice of the strategy named `evaluate` (first, tokens, elaborate or judge). Then `attempts.apply(id)` writes
+        the chosen one's changes and goes on with its conversation; `attempts.close()` removes the copies either
+        way. Raises WorkingCopyError (one sentence) when the copies cannot be made."""
+        import tempfile
+
+        from agentui.core.attempts import STRATEGIES, Attempts
+
+        if evaluate not in STRATEGIES:
+            raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
+        scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
+        attempts = Attempts(self.agent, self.root, scratch, self._branch_agent)
+        try:
+            verdict = await attempts.run(prompt, configs, STRATEGIES[evaluate](self.agent))
+        except BaseException:  # (cancelled, or the copies could not be made: nothing is left behind)
+            attempts.close()
+            raise
+        return attempts, verdict
+
+    def _branch_agent(self, branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
+        """A branch of parallel attempts: the conversation so far, under the same rules, working in `copy`."""
+        project = open_project(copy.root, self.launch.permissions, env=self.env, trusted=self.project.trusted)
+        parent = self.agent.config
+        system = parent.system_prompt + (f"\n\n{config.system_append}" if config.system_append else "")
+        agent_config = parent.model_copy(
+            update={
+                "model": config.model or parent.model,
+                "system_prompt": system,
+                "environment": build_system_prompt(project.root).volatile,  # (its working directory is the copy)
+                "thinking_budget": config.thinking_budget or parent.thinking_budget,
+                "cwd": project.root,
+            }
+        )
+        return Agent(
+            self.provider,
+            agent_config,
+            tools=project.tools,
+            gate=project.engine,
+            hooks=project.hooks,
+            retry=self.agent.retry,
+            session_id=self.session_id,
+            messages=list(self.agent.messages),
+        )
 
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""

@@ -44,6 +44,8 @@ class _Event(BaseModel):
 
     type: str  # narrowed to a Literal by each event; declared here so it leads every JSON line
     session_id: str
+    loop_id: str | None = None
+    """Which of several parallel attempts emitted it (None: the conversation itself)."""
 
     def to_json(self) -> str:
         """One compact JSON line, without the fields that are unset (they are None by default)."""

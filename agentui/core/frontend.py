@@ -41,6 +41,10 @@ _EXPORTS = {
     "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "ShellInfo": "agentui.core.background",
+    "AttemptConfig": "agentui.core.attempts",
+    "Attempts": "agentui.core.attempts",
+    "Verdict": "agentui.core.attempts",
+    "WorkingCopyError": "agentui.core.working_copy",
     "is_summary": "agentui.core.compaction",
     "SUMMARY_PREFIX": "agentui.core.compaction",
     # the person's choices and files
@@ -64,6 +68,9 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
+    from agentui.core.attempts import AttemptConfig as AttemptConfig
+    from agentui.core.attempts import Attempts as Attempts
+    from agentui.core.attempts import Verdict as Verdict
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.commands import CustomCommand as CustomCommand
     from agentui.core.commands import load_custom_commands as load_custom_commands
@@ -111,6 +118,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.summary import call_summary as call_summary
     from agentui.core.tools.diff import structured_patch as structured_patch
     from agentui.core.trust import trust as trust
+    from agentui.core.working_copy import WorkingCopyError as WorkingCopyError
 
 
 def __getattr__(name: str) -> Any:

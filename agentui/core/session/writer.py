@@ -189,6 +189,8 @@ class SessionWriter:
             )
 
     def _dispatch(self, event: Event) -> None:
+        if event.loop_id is not None:
+            return  # a parallel attempt's: its own transcript has it, and the main chain only once it is chosen
         match event:
             case UserMessage():
                 self._prompt_id = event.prompt_id or self._prompt_id
