@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from agentui.core.messages import Message, ToolUseBlock, Usage
 from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ProviderError, ProviderRequest
 from agentui.core.run import RunResult
+from agentui.core.session.writer import SessionWriter
 from agentui.core.working_copy import WorkingCopy, WorkingCopyError
 
 JUDGE_BUDGET_TOKENS = 60_000
@@ -59,6 +61,8 @@ class Branch:
     """What it changed in its copy, as a patch."""
     error: str | None = None
     """Why it could not run at all."""
+    transcript: SessionWriter | None = None
+    """Its own sidechain transcript, beside the session's sub-agents' (Claude Code's tools read it as one)."""
     kept: list[Event] = field(default_factory=list)
     """Its events that make up its conversation (without `loop_id`): what the session gets if it is chosen."""
 
@@ -239,6 +243,8 @@ class Attempts:
     scratch: Path
     """Where the working copies go (a directory of their own, removed with them)."""
     make_branch: BranchMaker
+    transcript_dir: Path | None = None
+    """Where each branch's sidechain transcript is written (None: nowhere)."""
     branches: list[Branch] = field(default_factory=list)
     verdict: Verdict | None = None
 
@@ -249,10 +255,7 @@ class Attempts:
         self.scratch.mkdir(parents=True, exist_ok=True)
         try:
             for number, config in enumerate(configs, 1):
-                branch_id = f"b{number}"
-                copy = await asyncio.to_thread(WorkingCopy.create, self.source, self.scratch / branch_id)
-                agent = self.make_branch(branch_id, config, copy)
-                self.branches.append(Branch(branch_id, config, agent, copy, started_at=len(agent.messages)))
+                self.branches.append(await self._start(f"b{number}", config))
         except WorkingCopyError:
             self.close()
             raise
@@ -272,6 +275,17 @@ class Attempts:
                     self.parent.children.remove(branch.agent)
         self.verdict = await strategy.choose(prior, self.branches)
         return self.verdict
+
+    async def _start(self, branch_id: str, config: AttemptConfig) -> Branch:
+        copy = await asyncio.to_thread(WorkingCopy.create, self.source, self.scratch / branch_id)
+        agent = self.make_branch(branch_id, config, copy)
+        branch = Branch(branch_id, config, agent, copy, started_at=len(agent.messages))
+        if self.transcript_dir is not None:
+            agent_id = uuid.uuid4().hex[:17]  # (Claude Code's form of a sidechain's id)
+            path = self.transcript_dir / f"agent-{agent_id}.jsonl"
+            branch.transcript = SessionWriter(path, agent.session_id, copy.root, sidechain=True, agent_id=agent_id)
+            branch.transcript.attach(agent.bus)
+        return branch
 
     async def _run_one(self, branch: Branch, prompt: str, strategy: Strategy) -> None:
         try:
@@ -324,4 +338,6 @@ class Attempts:
         """Remove every working copy (the person's tree keeps whatever was applied)."""
         for branch in self.branches:
             branch.copy.remove()
+            if branch.transcript is not None:
+                branch.transcript.close()
         shutil.rmtree(self.scratch, ignore_errors=True)  # (and whatever a copy that failed half-made left)

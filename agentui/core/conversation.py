@@ -369,7 +369,8 @@ class Conversation:
         if evaluate not in STRATEGIES:
             raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
         scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
-        attempts = Attempts(self.agent, self.root, scratch, self._branch_agent)
+        sidechains = self.session.path.parent / self.session_id / "subagents"
+        attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
         try:
             verdict = await attempts.run(prompt, configs, STRATEGIES[evaluate](self.agent))
         except BaseException:  # (cancelled, or the copies could not be made: nothing is left behind)
@@ -380,6 +381,7 @@ class Conversation:
     def _branch_agent(self, branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
         """A branch of parallel attempts: the conversation so far, under the same rules, working in `copy`."""
         project = open_project(copy.root, self.launch.permissions, env=self.env, trusted=self.project.trusted)
+        project.engine.mode = self.project.engine.mode  # (as the conversation is now, not as it was launched)
         parent = self.agent.config
         system = parent.system_prompt + (f"\n\n{config.system_append}" if config.system_append else "")
         agent_config = parent.model_copy(

@@ -151,6 +151,17 @@ async def test_three_branches_run_apart_and_the_strategy_chooses(
     assert texts == ["Remember the word PINEAPPLE.", "Write the answer."]  # (once: the chosen branch's prompt)
     assert written[-1]["message"]["content"][0]["text"] == BRANCH_TURNS[f"m{chosen[1]}"][1]
     claude_code_log_reads(conversation.session.path)
+    # every branch also has its own sidechain transcript, as a sub-agent's, which Claude Code's readers load
+    sidechains = sorted((conversation.session.path.parent / conversation.session_id / "subagents").glob("*.jsonl"))
+    assert len(sidechains) == 3
+    for path in sidechains:
+        entries = [e for e in lines(path) if "uuid" in e]
+        assert (
+            entries
+            and all(e["isSidechain"] for e in entries)
+            and entries[0]["message"]["content"] == "Write the answer."
+        )
+        claude_code_log_reads(path)
 
 
 async def test_first_takes_the_first_to_finish_and_stops_the_rest(conversation: Conversation, played: Played) -> None:
@@ -185,3 +196,30 @@ async def test_cancelling_the_attempts_cancels_every_branch(conversation: Conver
         played.release()
         await conversation.aclose()
     await eventually(lambda: worktrees(root) == 1)
+
+
+async def test_a_branch_asks_through_the_conversation_and_says_which_it_is(
+    conversation: Conversation, played: Played
+) -> None:
+    from agentui.core.events import PermissionDecision, PermissionRequest
+
+    conversation.set_mode("default")  # (Write asks)
+    asked: list[str | None] = []
+
+    def answer(event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            asked.append(event.loop_id)
+            allow = event.loop_id == "b1"
+            conversation.answer(event.request_id, PermissionDecision(behavior="allow" if allow else "deny"))
+
+    conversation.on(answer)
+    try:
+        attempts, _verdict = await conversation.attempt("Write the answer.", CONFIGS, "tokens")
+        try:
+            assert sorted(asked) == ["b1", "b3"]  # (b2 writes nothing)
+            patches = {b.id: b.patch for b in attempts.branches}
+            assert "+one" in patches["b1"] and patches["b3"] == ""  # the denied write was not made
+        finally:
+            attempts.close()
+    finally:
+        await conversation.aclose()

@@ -67,8 +67,10 @@ def claude_code_log_reads(path: Path) -> list[Any]:
     assert problems == [], problems
     # (lines it reads and does not show; "mode" is Claude Code 2.1's permission-mode line)
     silent = {"custom-title", "last-prompt", "permission-mode", "file-history-snapshot", "mode"}
-    # (it reads the session's sub-agent transcripts with it, as Claude Code writes them beside the session)
-    files = [path, *sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))]
+    # (it reads with it the sub-agent transcripts beside the session that the session's Agent calls name)
+    named = path.read_text()
+    subagents = sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))
+    files = [path, *(file for file in subagents if file.stem.removeprefix("agent-") in named)]
     expected = sum(1 for file in files for entry in lines(file) if entry.get("type") not in silent)
     assert len(entries) == expected, (len(entries), expected)
     return entries
