@@ -12,6 +12,8 @@ from agentui import __version__
 if TYPE_CHECKING:
     import argparse
 
+    from agentui.core.frontend import AttemptConfig
+
 EXIT_USAGE = 2
 
 
@@ -125,6 +127,18 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     for flag in UNSUPPORTED:
         parser.add_argument(f"--{flag}", nargs="?", const="", default=None, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--attempts", type=_positive_int, metavar="N", help="with -p: try N times at once, in worktrees; keep the best"
+    )
+    parser.add_argument(
+        "--evaluate",
+        choices=("judge", "tokens", "first", "elaborate"),
+        default="judge",
+        help="how --attempts chooses: a model judges (default), fewest tokens, first done, or the most work",
+    )
+    parser.add_argument(
+        "--attempt-models", metavar="MODELS", help="with --attempts: a model per attempt, comma-separated"
+    )
     parser.add_argument(
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
     )
@@ -410,9 +424,20 @@ def _run(argv: list[str]) -> int:
                 partial=args.include_partial_messages,
                 replay_user=args.replay_user_messages,
                 hook_events=args.include_hook_events,
+                attempts=_attempt_configs(args),
+                evaluate=args.evaluate,
             )
         )
     )
+
+
+def _attempt_configs(args: argparse.Namespace) -> list[AttemptConfig]:
+    """--attempts N and --attempt-models: a configuration per attempt (none: an ordinary run)."""
+    from agentui.core.frontend import AttemptConfig
+
+    models = [m.strip() for m in (args.attempt_models or "").split(",") if m.strip()]
+    count = args.attempts or len(models)
+    return [AttemptConfig(model=models[n % len(models)] if models else None) for n in range(count)]
 
 
 def _guarded(run: Callable[[], int]) -> int:

@@ -8,7 +8,8 @@ import contextlib
 import json
 import signal
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -26,6 +27,8 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.frontend import (
+    AttemptConfig,
+    Branch,
     ChangedOutside,
     Conversation,
     Launch,
@@ -39,6 +42,7 @@ from agentui.core.frontend import (
     open_project,
     project_dir,
 )
+from agentui.core.messages import Usage
 
 OutputFormat = Literal["text", "json", "stream-json", "events"]
 """Plain text; Claude Code's json result or its stream-json messages; or agentui's own events (the bus)."""
@@ -98,14 +102,10 @@ class Printer:
     def _text(self, event: Event) -> None:
         match event:
             case TextDelta():
-                if self._separator:
-                    self._write("\n" if self._last == "\n" else "\n\n")
-                    self._separator = False
-                text = self._unrepeated(event.text) if self._replay is not None else event.text
-                self._write(text)
-                self._printed.append(text)
-                self._message_text = True
+                self._say(self._unrepeated(event.text) if self._replay is not None else event.text)
             case MessageEnd():
+                if not self._message_text and self._replay is None and event.message.text:
+                    self._say(event.message.text)  # (a message that arrived whole: a chosen attempt's, replayed)
                 if self._replay is not None and self._matched < len(self._replay):
                     self._restart(self._replay[: self._matched])  # the new answer is shorter than what was shown
                 self._replay = None
@@ -132,6 +132,14 @@ class Printer:
                 self.note(f"{event.name} {verb}: {str(event.content)[:200]}")
             case _:  # the rest is for the other formats; text mode shows the answer and what went wrong
                 pass
+
+    def _say(self, text: str) -> None:
+        if self._separator:
+            self._write("\n" if self._last == "\n" else "\n\n")
+            self._separator = False
+        self._write(text)
+        self._printed.append(text)
+        self._message_text = True
 
     def _unrepeated(self, text: str) -> str:
         """The part of a retried attempt's delta that was not printed already; on a difference, a mark and the new
@@ -248,9 +256,12 @@ async def run_print(
     replay_user: bool = False,
     hook_events: bool = False,
     extras: Mapping[str, Any] | None = None,
+    attempts: Sequence[AttemptConfig] = (),
+    evaluate: str = "judge",
 ) -> int:
     """Run `prompt` to the end, printing as `output_format` says; returns the process exit code. With `rewind`,
-    first go back to before a prompt; with that and no prompt, only that."""
+    first go back to before a prompt; with that and no prompt, only that. With `attempts`, run it as parallel
+    attempts, chosen among as `evaluate` says, and apply the chosen one's changes."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
     launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
                   max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
@@ -270,7 +281,7 @@ async def run_print(
             conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
 
     conversation.on(deny_asks)
-    conversation.on(printer)
+    conversation.on(_own(printer))  # (an attempt's events are not the conversation's until it is chosen)
     from agentui.claude_stream import ClaudeStream
 
     def write(message: dict[str, object]) -> None:
@@ -281,7 +292,7 @@ async def run_print(
                 printer.closed = True
 
     stream = ClaudeStream(conversation, write, partial=partial, replay_user=replay_user, hook_events=hook_events)
-    conversation.on(stream)
+    conversation.on(_own(stream))
     if output_format == "stream-json":
         stream.init(settings)
     elif output_format == "events":
@@ -295,9 +306,12 @@ async def run_print(
         for notice in notices:
             printer.note(notice)
     compact = prompt.strip() == "/compact" or prompt.strip().startswith("/compact ")
+    outcome: dict[str, Any] = {}
     try:
         if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
             result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
+        elif attempts:
+            result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
         else:
             result = await conversation.send(prompt)
     finally:
@@ -308,7 +322,8 @@ async def run_print(
         printer.finish(result, {})
         printer.note(result.error)
     else:
-        printer.finish(result, result_summary(result) if output_format == "events" else stream.result(result))
+        summary = result_summary(result) if output_format == "events" else stream.result(result)
+        printer.finish(result, {**summary, **outcome})
         if result.error and output_format != "text":
             printer.note(result.error)
     if result.stop == "max_turns" and output_format == "text":
@@ -316,6 +331,73 @@ async def run_print(
     if result.stop == "max_budget" and output_format == "text":
         printer.note(f"stopped after spending ${result.cost_usd:.4f} (--max-budget-usd).")
     return exit_code(result)
+
+
+def _own(listener: Callable[[Event], object]) -> Callable[[Event], None]:
+    """`listener`, for the conversation's own events only (not those of attempts still running apart)."""
+
+    def own(event: Event) -> None:
+        if event.loop_id is None:
+            listener(event)
+
+    return own
+
+
+async def _attempted(
+    conversation: Conversation, prompt: str, configs: Sequence[AttemptConfig], evaluate: str, printer: Printer
+) -> tuple[RunResult, dict[str, Any]]:
+    """`--attempts`: run them, apply the chosen one's changes, and give its result (with what every attempt and the
+    judge spent) and, for json, every attempt's outcome."""
+    from agentui.core.frontend import WorkingCopyError
+
+    started, judged_from = time.monotonic(), conversation.usage[1]
+
+    def failed(error: str, usage: Usage, cost: float) -> RunResult:
+        took = round((time.monotonic() - started) * 1000)
+        return RunResult(session_id=conversation.session_id, stop="error", text="", num_turns=0, usage=usage,
+                         cost_usd=cost, error=error, error_kind="attempts", duration_ms=took,
+                         api_duration_ms=0)  # fmt: skip
+
+    try:
+        group, verdict = await conversation.attempt(prompt, configs, evaluate)
+    except WorkingCopyError as exc:
+        return failed(str(exc), Usage(), 0.0), {}
+    try:
+        outcome: dict[str, Any] = {
+            "attempts": [_attempt_outcome(branch) for branch in group.branches],
+            "chosen": verdict.chosen,
+            "ranking": list(verdict.ranking),
+            "reasons": verdict.reasons,
+        }
+        ran = [b.result for b in group.branches if b.result is not None]
+        spent = sum((r.cost_usd for r in ran), conversation.usage[1] - judged_from)  # (the judge's call too)
+        usage = sum((r.usage for r in ran), Usage())
+        if verdict.chosen is None:
+            return failed(f"No attempt was chosen: {verdict.reasons}", usage, spent), outcome
+        chosen = group.branch(verdict.chosen)
+        try:
+            group.apply(verdict.chosen)
+            printer.note(f"{verdict.chosen} was chosen ({verdict.reasons}); its changes were applied.")
+        except WorkingCopyError as exc:
+            printer.note(str(exc))
+        assert chosen.result is not None  # (a strategy chooses only among attempts that finished)
+        return chosen.result.model_copy(update={"usage": usage, "cost_usd": spent}), outcome
+    finally:
+        group.close()
+
+
+def _attempt_outcome(branch: Branch) -> dict[str, Any]:
+    result = branch.result
+    return {
+        "id": branch.id,
+        "model": branch.agent.config.model,
+        "stop_reason": result.stop if result else "error",
+        "result": result.text if result else "",
+        "error": branch.error or (result.error if result else None),
+        "total_cost_usd": result.cost_usd if result else 0.0,
+        "tokens": branch.tokens,
+        "changes": branch.patch,
+    }
 
 
 def _rewound(conversation: Conversation, request: RewindRequest, printer: Printer) -> bool:

@@ -43,6 +43,7 @@ _EXPORTS = {
     "ShellInfo": "agentui.core.background",
     "AttemptConfig": "agentui.core.attempts",
     "Attempts": "agentui.core.attempts",
+    "Branch": "agentui.core.attempts",
     "Verdict": "agentui.core.attempts",
     "WorkingCopyError": "agentui.core.working_copy",
     "is_summary": "agentui.core.compaction",
@@ -70,6 +71,7 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
     from agentui.core.attempts import AttemptConfig as AttemptConfig
     from agentui.core.attempts import Attempts as Attempts
+    from agentui.core.attempts import Branch as Branch
     from agentui.core.attempts import Verdict as Verdict
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.commands import CustomCommand as CustomCommand
