@@ -29,6 +29,7 @@ GROUPS = [
     "resume",
     "keys",
     "file_history",
+    "attempts",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"

@@ -76,19 +76,28 @@ class WorkingCopy:
             _git("init", "--quiet", cwd=dest)
             copy = cls(source, dest, dest, "copy", source)
         else:
-            _git("worktree", "add", "--detach", "--quiet", str(dest), "HEAD", cwd=top)
+            # (checkout.workers=0: files written by as many workers as there are cores, twice as fast on two)
+            _git("-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", str(dest), "HEAD", cwd=top)
             copy = cls(source, dest / source.relative_to(top), dest, "worktree", top)
             try:
-                _bring_uncommitted(top, dest)
+                brought = _bring_uncommitted(top, dest)
+                copy.start = copy._snapshot(brought)
             except (OSError, WorkingCopyError):
                 copy.remove()
                 raise
+            return copy
         copy.start = copy._snapshot()
         return copy
 
-    def _snapshot(self) -> str:
-        """The copy as it is now, as a git tree (written to the copy's own index and object store)."""
-        _git("add", "--all", cwd=self.top)
+    def _snapshot(self, paths: list[bytes] | None = None) -> str:
+        """The copy as it is now, as a git tree (written to the copy's own index and object store). With `paths`,
+        only those are looked at: a fresh worktree's other files are as checked out (and looking at all of them
+        would hash them all again, since they are as new as the index)."""
+        if paths is None:
+            _git("add", "--all", cwd=self.top)
+        elif paths:
+            listed = b"\0".join(paths)
+            _git("add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul", cwd=self.top, stdin=listed)
         return _git("write-tree", cwd=self.top).decode().strip()
 
     def diff(self) -> str:
@@ -138,9 +147,9 @@ def _copy_within_limit(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
 
 
-def _bring_uncommitted(top: Path, dest: Path) -> None:
+def _bring_uncommitted(top: Path, dest: Path) -> list[bytes]:
     """The person's uncommitted work, into the fresh worktree: changed and deleted tracked files, and untracked
-    ones that are not ignored."""
+    ones that are not ignored. Returns their paths."""
     changed = _git("diff", "--name-only", "-z", "HEAD", cwd=top).split(b"\0")
     untracked = _git("ls-files", "--others", "--exclude-standard", "-z", cwd=top).split(b"\0")
     for raw in filter(None, [*changed, *untracked]):
@@ -153,3 +162,4 @@ def _bring_uncommitted(top: Path, dest: Path) -> None:
             shutil.copy2(origin, target, follow_symlinks=False)
         elif target.is_symlink() or target.exists():
             target.unlink()
+    return [raw for raw in [*changed, *untracked] if raw]
