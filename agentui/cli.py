@@ -279,6 +279,12 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 def _run(argv: list[str]) -> int:
     import logging
 
+    if argv and argv[0] == "eval":  # `agentui eval TASKS.jsonl ...`: its own flags
+        from agentui.core.environ import scrub_own_environment
+        from agentui.evaluation import main as evaluate
+
+        scrub_own_environment()
+        return evaluate(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:

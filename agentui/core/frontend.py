@@ -52,6 +52,8 @@ _EXPORTS = {
     "trust": "agentui.core.trust",
     "save_config_value": "agentui.core.settings",
     "ConfigError": "agentui.core.settings",
+    "Overrides": "agentui.core.settings",
+    "resolve_settings": "agentui.core.settings",
     "config_dir": "agentui.core.dirs",
     "data_dir": "agentui.core.dirs",
     "claude_config_dir": "agentui.core.dirs",
@@ -115,7 +117,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.store import SessionRequest as SessionRequest
     from agentui.core.session.store import preview_session as preview_session
     from agentui.core.settings import ConfigError as ConfigError
+    from agentui.core.settings import Overrides as Overrides
     from agentui.core.settings import Settings as Settings
+    from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
     from agentui.core.summary import call_summary as call_summary
     from agentui.core.tools.diff import structured_patch as structured_patch
