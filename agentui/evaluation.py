@@ -15,17 +15,19 @@ import asyncio
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+HERE = f"{socket.gethostname()}:{os.getpid()}"
 CHECK_TIMEOUT = 600.0
 """Seconds a task's check command may take."""
 
@@ -59,6 +61,8 @@ class Outcome:
     tries: int
     session: str | None = None
     error: str | None = None
+    ran_on: str = ""
+    """The host and process that ran it (a cluster's worker, or this one)."""
 
 
 def load_tasks(path: Path) -> list[Task]:
@@ -113,6 +117,8 @@ class Evaluation:
     retries: int = 2
     max_turns: int = 50
     permission_mode: str = "bypassPermissions"
+    remote: Callable[[Task, str], Awaitable[Outcome]] | None = None
+    """Where runs happen instead of here (a cluster's workers); the results, report and resumption stay here."""
     on_progress: Callable[[int, int, int, int], None] = lambda done, running, failed, total: None
 
     @property
@@ -133,7 +139,7 @@ class Evaluation:
             async with gate:
                 running += 1
                 self.on_progress(len(outcomes), running, failed, total)
-                outcome = await self._tried(task, name)
+                outcome = await (self.remote(task, name) if self.remote else self._tried(task, name))
                 running -= 1
                 outcomes[(task.id, name)] = outcome
                 failed += outcome.status != "pass"
@@ -154,11 +160,11 @@ class Evaluation:
         error = ""
         for attempt in range(1, self.retries + 2):
             try:
-                return await self._run_once(task, name, started, attempt)
+                return replace(await self._run_once(task, name, started, attempt), ran_on=HERE)
             except Infrastructure as exc:
                 error = str(exc)
         took = round(time.monotonic() - started, 3)
-        return Outcome(task.id, name, "error", 0, 0.0, took, self.retries + 1, error=error)
+        return Outcome(task.id, name, "error", 0, 0.0, took, self.retries + 1, error=error, ran_on=HERE)
 
     async def _run_once(self, task: Task, name: str, started: float, attempt: int) -> Outcome:
         from agentui.core.frontend import Conversation, Launch, PermissionOptions, SessionRequest
@@ -204,6 +210,41 @@ class Evaluation:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def run_on_worker(task: dict[str, Any], name: str, settings: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """One run on a cluster worker (importable there: the worker has agentui installed and shares the output
+    directory). The model's credentials are the worker's own: they never travel with the task."""
+    from agentui.core.frontend import Overrides, Settings, resolve_settings
+
+    found = resolve_settings(Overrides(provider=settings["provider"], base_url=settings.get("base_url")))
+    local = Settings.model_validate({**settings, "api_key": found.api_key, "auth_token": found.auth_token})
+    evaluation = Evaluation([Task.model_validate(task)], {name: local}, Path(options.pop("out")), **options)
+    return asdict(asyncio.run(evaluation._tried(evaluation.tasks[0], name)))
+
+
+def on_cluster(address: str, evaluation: Evaluation) -> Callable[[Task, str], Awaitable[Outcome]]:
+    """Runs submitted to the Dask cluster at `address` (imported only now: an extra, `agentui[cluster]`)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise EvalError("--cluster needs Dask's distributed package: pip install 'agentui[cluster]'.") from None
+    try:
+        client = Client(address, timeout=30)
+    except OSError as exc:
+        raise EvalError(f"No Dask scheduler answered at {address} ({exc}).") from None
+    options = {"out": str(evaluation.out.resolve()), "retries": evaluation.retries, "max_turns": evaluation.max_turns,
+               "permission_mode": evaluation.permission_mode}  # fmt: skip
+
+    async def remote(task: Task, name: str) -> Outcome:
+        settings = evaluation.configs[name].model_dump(exclude={"api_key", "auth_token"}, mode="json")
+        future = client.submit(run_on_worker, task.model_dump(), name, settings, dict(options), pure=False)
+        try:
+            return Outcome(**await asyncio.to_thread(future.result))
+        except Exception as exc:  # (the worker died, or could not run it: the cluster's failure, not the task's)
+            return Outcome(task.id, name, "error", 0, 0.0, 0.0, 1, error=f"the cluster could not run it: {exc}")
+
+    return remote
+
+
 def _check(command: str, where: Path) -> int:
     try:
         return subprocess.run(command, shell=True, cwd=where, capture_output=True, timeout=CHECK_TIMEOUT).returncode
@@ -239,6 +280,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--retries", type=int, default=2, help="tries again after an infrastructure failure")
     parser.add_argument("--max-turns", type=int, default=50, help="model calls a run may make (default 50)")
     parser.add_argument(
+        "--cluster", metavar="ADDRESS", help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:port)"
+    )
+    parser.add_argument(
         "--permission-mode",
         choices=("default", "acceptEdits", "bypassPermissions"),
         default="bypassPermissions",
@@ -261,6 +305,12 @@ def main(argv: Sequence[str]) -> int:
         tasks, configs, out, jobs=args.jobs, retries=args.retries, max_turns=args.max_turns,
         permission_mode=args.permission_mode, on_progress=_progress_line(),
     )  # fmt: skip
+    if args.cluster:
+        try:
+            evaluation.remote = on_cluster(args.cluster, evaluation)
+        except EvalError as exc:
+            return _fail(str(exc))
+        evaluation.jobs = max(evaluation.jobs, 64)  # (the cluster's workers set the pace; this only bounds the queue)
     try:
         outcomes = asyncio.run(evaluation.run())
     except KeyboardInterrupt:

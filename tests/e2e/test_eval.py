@@ -139,3 +139,56 @@ def test_infrastructure_failures_are_retried_and_bad_task_files_are_one_sentence
     done = subprocess.run([agentui_bin, "eval", str(bad)], env=clean_env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Line 1 of" in done.stderr and "prompt" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_same_set_on_a_local_dask_cluster_gives_the_same_report(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    tasks = task_set(tmp_path)
+    Model(server)
+    bin_dir = Path(agentui_bin).parent
+    env = {
+        **clean_env,
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "x",
+        "PATH": f"{bin_dir}:{clean_env['PATH']}",
+    }
+    address_file = tmp_path / "scheduler.json"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env, "cwd": tmp_path}
+    scheduler = subprocess.Popen(
+        [str(bin_dir / "dask"), "scheduler", "--scheduler-file", str(address_file), "--port", "0", "--no-dashboard"],
+        **quiet,  # type: ignore[call-overload]
+    )
+    workers = subprocess.Popen(
+        [str(bin_dir / "dask"), "worker", "--scheduler-file", str(address_file), "--nworkers", "2", "--nthreads", "1",
+         "--no-dashboard"],
+        **quiet,  # type: ignore[call-overload]
+    )  # fmt: skip
+    try:
+        import time
+
+        deadline = time.monotonic() + 120
+        address = None
+        while address is None and time.monotonic() < deadline:  # (the scheduler writes its address when it is up)
+            if address_file.exists() and address_file.read_text().strip():
+                address = json.loads(address_file.read_text())["address"]
+            time.sleep(0.1)
+        assert address, "the Dask scheduler did not start"
+        command = [agentui_bin, "eval", str(tasks), "--models", "m1,m2", "--out", str(tmp_path / "out")]
+        run = subprocess.run(
+            [*command, "--cluster", address],
+            env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr[-3000:]
+        report = json.loads((tmp_path / "out" / "report.json").read_text())
+        assert {name: (row["passed"], row["failed"], row["errors"]) for name, row in report.items()} == {
+            "m1": (15, 5, 0), "m2": (0, 20, 0),
+        }  # fmt: skip
+        done = results(tmp_path / "out")
+        assert len(done) == 40 and all(Path(r["session"]).exists() for r in done)
+        assert len({r["ran_on"] for r in done}) == 2  # (both worker processes, and not the command itself)
+    finally:
+        workers.terminate()
+        scheduler.terminate()
+        workers.wait(timeout=60)
+        scheduler.wait(timeout=60)
