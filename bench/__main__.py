@@ -30,6 +30,7 @@ GROUPS = [
     "keys",
     "file_history",
     "attempts",
+    "evaluation",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"
