@@ -22,7 +22,7 @@ from typing import Protocol
 from agentui.core.agent import Agent
 from agentui.core.compaction import render
 from agentui.core.context import TokenCounter
-from agentui.core.events import Event, MessageEnd, ToolEnd, TurnEnd, UserMessage
+from agentui.core.events import Event, MessageEnd, MessageStart, ToolEnd, ToolStart, TurnEnd, UserMessage
 from agentui.core.messages import Message, ToolUseBlock, Usage
 from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ProviderError, ProviderRequest
@@ -215,7 +215,8 @@ def _read_verdict(text: str, ids: set[str], usage: Usage | None) -> Verdict:
     choice = data.get("choice") if isinstance(data, dict) else None
     if not isinstance(choice, str) or choice not in ids:
         return Verdict(None, reasons=f"The judge named no attempt ({text.strip()[:200]!r}); choose one yourself.")
-    ranking = tuple(i for i in data.get("ranking") or [] if isinstance(i, str) and i in ids) or (choice,)
+    named = [i for i in data.get("ranking") or [] if isinstance(i, str) and i in ids]
+    ranking = tuple(dict.fromkeys([choice, *named]))  # (the choice first, each once)
     return Verdict(choice, ranking, str(data.get("reasons") or ""), usage)
 
 
@@ -227,7 +228,7 @@ STRATEGIES: dict[str, Callable[[Agent], Strategy]] = {
 }
 """By the names `--evaluate` and `/try` take."""
 
-KEPT_EVENTS = (UserMessage, MessageEnd, ToolEnd, TurnEnd)
+KEPT_EVENTS = (UserMessage, MessageStart, MessageEnd, ToolStart, ToolEnd, TurnEnd)
 
 BranchMaker = Callable[[str, AttemptConfig, WorkingCopy], Agent]
 """Builds a branch's agent: its configuration, working in the copy, starting from the conversation so far."""

@@ -20,6 +20,7 @@ from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from agentui.core.events import (
@@ -53,6 +54,8 @@ class ConversationView:
         self.pending = Static("", id="pending")
         """Messages typed while the agent works, until the model has read them."""
         self.conversation: Conversation | None = None
+        self.branch_listener: Callable[[Event], None] | None = None
+        """Where the events of parallel attempts go (their screen), instead of the transcript."""
         # Keyed by the order of message_start events, not by message id: a server may repeat ids.
         self._texts: dict[tuple[int, int], AssistantText] = {}
         self._thinking: dict[tuple[int, int], ThinkingView] = {}
@@ -112,8 +115,15 @@ class ConversationView:
 
     async def route(self, event: Event) -> None:
         from agentui.core import events as ev  # (loaded with the engine, after the first frame)
+        from agentui.core.messages import TextBlock
 
         status = self.status
+        if event.loop_id is not None:  # a parallel attempt's: its own screen shows it; the person answers its asks
+            if isinstance(event, ev.PermissionRequest):
+                self.app.permissions.ask(event)
+            if self.branch_listener is not None:
+                self.branch_listener(event)
+            return
         match event:  # what streams from the model, and what starts and ends waiting for it, sets the quiet clock
             case ev.TextDelta():
                 status.waiting_since = time.monotonic()
@@ -136,6 +146,9 @@ class ConversationView:
                 self._message += 1
             case ev.MessageEnd():
                 status.waiting_since = None
+                for index, part in enumerate(event.message.content):  # (text that arrived whole: a chosen attempt's)
+                    if isinstance(part, TextBlock) and part.text and (self._message, index) not in self._texts:
+                        self._text(index).add(part.text)
                 for (message_id, _), widget in list(self._texts.items()):
                     if message_id == self._message:
                         await widget.finish()

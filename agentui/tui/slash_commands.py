@@ -178,6 +178,52 @@ class Tasks(SlashCommand):
         app.push_screen(BackgroundShellsScreen(conversation))
 
 
+TRY_USAGE = (
+    "Say how many ways (2 to 9) and what to try: /try 3 fix the failing test (--models a,b,c for a model each; "
+    "--evaluate judge, tokens, first or elaborate)."
+)
+
+
+class Try(SlashCommand):
+    name, description = (
+        "try",
+        "Try N ways at once, each in its own worktree, and keep the best: N [--models a,b] prompt",
+    )
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.core.frontend import AttemptConfig
+        from agentui.tui.screens.attempts import AttemptsScreen
+
+        if (conversation := idle_conversation(app, self.name)) is None:
+            app.say("/try needs a model; " + no_model_help(app), "warning")
+            return
+        words = arguments.split()
+        count = int(words.pop(0)) if words and words[0].isdigit() else 0
+        models: list[str] = []
+        evaluate = "judge"
+        while words and words[0] in ("--models", "--evaluate") and len(words) > 1:
+            flag, value = words.pop(0), words.pop(0)
+            if flag == "--models":
+                models = [m for m in value.split(",") if m]
+            else:
+                evaluate = value
+        prompt = " ".join(words)
+        count = count or len(models)
+        if not 2 <= count <= 9 or not prompt:
+            app.say(TRY_USAGE, "warning")
+            return
+        if evaluate not in ("judge", "tokens", "first", "elaborate"):
+            app.say(f"There is no evaluation {evaluate!r}; choose judge, tokens, first or elaborate.", "warning")
+            return
+        configs = [AttemptConfig(model=models[n % len(models)] if models else None) for n in range(count)]
+
+        def done(said: str | None) -> None:
+            if said:
+                app.say(said)
+
+        app.push_screen(AttemptsScreen(conversation, prompt, configs, evaluate), done)
+
+
 class Model(SlashCommand):
     name, description = "model", "Show or switch the model [name]"
 
@@ -291,6 +337,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Resume,
         Rewind,
         Tasks,
+        Try,
         Model,
         Cost,
         Permissions,

@@ -73,9 +73,9 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         request = self.request
         rules = ", ".join(request.suggestions) or request.tool_name
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"{request.tool_name}: {call_summary(request.tool_name, request.input, self._cwd)}"[
-                :100
-            ]
+            branch = f"attempt {request.loop_id} · " if request.loop_id else ""  # (which of parallel attempts asks)
+            summary = call_summary(request.tool_name, request.input, self._cwd)
+            dialog.border_title = f"{branch}{request.tool_name}: {summary}"[:100]
             yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
             if request.tool_name == "Bash" and request.input.get("description"):
                 yield Static(Content(f"What it is for: {request.input['description']}"), classes="choice")
