@@ -137,7 +137,9 @@ def _build_parser() -> argparse.ArgumentParser:
         help="how --attempts chooses: a model judges (default), fewest tokens, first done, or the most work",
     )
     parser.add_argument(
-        "--attempt-models", metavar="MODELS", help="with --attempts: a model per attempt, comma-separated"
+        "--attempt-models",
+        metavar="MODELS",
+        help="with --attempts: a model per attempt, comma-separated; provider:model for another provider",
     )
     parser.add_argument(
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
@@ -409,8 +411,13 @@ def _run(argv: list[str]) -> int:
 
     import asyncio
 
+    from agentui.core.frontend import ConfigError
     from agentui.headless import run_print
 
+    try:
+        attempts = _attempt_configs(args)
+    except ConfigError as exc:
+        return _fail(f"--attempt-models: {exc}")
     return _guarded(
         lambda: asyncio.run(
             run_print(
@@ -430,7 +437,7 @@ def _run(argv: list[str]) -> int:
                 partial=args.include_partial_messages,
                 replay_user=args.replay_user_messages,
                 hook_events=args.include_hook_events,
-                attempts=_attempt_configs(args),
+                attempts=attempts,
                 evaluate=args.evaluate,
             )
         )
@@ -439,11 +446,11 @@ def _run(argv: list[str]) -> int:
 
 def _attempt_configs(args: argparse.Namespace) -> list[AttemptConfig]:
     """--attempts N and --attempt-models: a configuration per attempt (none: an ordinary run)."""
-    from agentui.core.frontend import AttemptConfig
+    from agentui.core.frontend import AttemptConfig, attempt_config
 
-    models = [m.strip() for m in (args.attempt_models or "").split(",") if m.strip()]
-    count = args.attempts or len(models)
-    return [AttemptConfig(model=models[n % len(models)] if models else None) for n in range(count)]
+    specs = [m.strip() for m in (args.attempt_models or "").split(",") if m.strip()]
+    count = args.attempts or len(specs)
+    return [attempt_config(specs[n % len(specs)]) if specs else AttemptConfig() for n in range(count)]
 
 
 def _guarded(run: Callable[[], int]) -> int:

@@ -14,7 +14,7 @@ import re
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -28,6 +28,7 @@ from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ProviderError, ProviderRequest
 from agentui.core.run import RunResult
 from agentui.core.session.writer import SessionWriter
+from agentui.core.settings import PROVIDERS, Overrides, Settings, resolve_settings
 from agentui.core.working_copy import WorkingCopy, WorkingCopyError
 
 JUDGE_BUDGET_TOKENS = 60_000
@@ -45,6 +46,18 @@ class AttemptConfig:
     system_append: str | None = None
     """A variant of the instructions: added after the system prompt."""
     thinking_budget: int | None = None
+    settings: Settings | None = None
+    """Another provider for this branch (its model, server and key); None: the conversation's."""
+
+
+def attempt_config(spec: str, env: Mapping[str, str] | None = None) -> AttemptConfig:
+    """A branch from its spec on the command line: a model ("claude-sonnet-4-5"), or a provider and a model
+    ("openai:qwen2.5-coder:7b", the provider's server and key from the environment). Raises ConfigError."""
+    provider, separator, model = spec.partition(":")
+    if separator and provider in PROVIDERS and model:
+        settings = resolve_settings(Overrides(provider=provider, model=model), env)
+        return AttemptConfig(model=model, settings=settings)
+    return AttemptConfig(model=spec)
 
 
 @dataclass
@@ -248,6 +261,7 @@ class Attempts:
     """Where each branch's sidechain transcript is written (None: nowhere)."""
     branches: list[Branch] = field(default_factory=list)
     verdict: Verdict | None = None
+    stopped: bool = False
 
     async def run(self, prompt: str, configs: Sequence[AttemptConfig], strategy: Strategy) -> Verdict:
         """Run `prompt` on a branch per config, concurrently; the strategy's choice. Cancelling this cancels every
@@ -274,7 +288,12 @@ class Attempts:
             for branch in self.branches:
                 if branch.agent in self.parent.children:
                     self.parent.children.remove(branch.agent)
-        self.verdict = await strategy.choose(prior, self.branches)
+                if branch.agent.provider is not self.parent.provider:  # (a branch on a provider of its own)
+                    await branch.agent.provider.aclose()
+        if self.stopped:
+            self.verdict = Verdict(None, reasons="The attempts were stopped before they finished.")
+        else:
+            self.verdict = await strategy.choose(prior, self.branches)
         return self.verdict
 
     async def _start(self, branch_id: str, config: AttemptConfig) -> Branch:
@@ -322,6 +341,8 @@ class Attempts:
         return found
 
     def cancel(self) -> None:
+        """Stop every branch (Esc): none is then chosen."""
+        self.stopped = True
         for branch in self.branches:
             branch.agent.cancel()
 

@@ -120,6 +120,7 @@ class Conversation:
         self.agent = agent
         self.mcp: McpHub | None = None
         self._granted: list[Rule] = []
+        self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None
 
     @classmethod
@@ -330,7 +331,7 @@ class Conversation:
 
     @property
     def running(self) -> bool:
-        return self.agent.running
+        return self.agent.running or self._attempting is not None
 
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
         """A prompt (with the images pasted into it): runs until the model has answered (and its tool calls are
@@ -346,6 +347,8 @@ class Conversation:
         """Esc: stop the running step now (the run ends "cancelled")."""
         if self.agent.running:
             self.agent.cancel()
+        if self._attempting is not None:  # parallel attempts: every branch stops
+            self._attempting.cancel()
 
     def answer(self, request_id: str, decision: PermissionDecision) -> bool:
         """The person's answer to a PermissionRequest event; False if nothing was waiting for it. An allow that
@@ -371,11 +374,16 @@ class Conversation:
         scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
         sidechains = self.session.path.parent / self.session_id / "subagents"
         attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
+        if self.running:
+            raise RuntimeError("The conversation is working; try once it has finished.")
+        self._attempting = attempts
         try:
             verdict = await attempts.run(prompt, configs, STRATEGIES[evaluate](self.agent))
         except BaseException:  # (cancelled, or the copies could not be made: nothing is left behind)
             attempts.close()
             raise
+        finally:
+            self._attempting = None
         return attempts, verdict
 
     def _branch_agent(self, branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
@@ -393,8 +401,14 @@ class Conversation:
                 "cwd": project.root,
             }
         )
+        provider = self.provider
+        if config.settings is not None:  # (a branch on another provider: its own client, closed after its run)
+            from agentui.core.providers import create_provider
+
+            provider = create_provider(config.settings)
+            agent_config = agent_config.model_copy(update={"model": config.settings.model})
         return Agent(
-            self.provider,
+            provider,
             agent_config,
             tools=project.tools,
             gate=project.engine,

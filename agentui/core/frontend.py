@@ -43,6 +43,7 @@ _EXPORTS = {
     "ShellInfo": "agentui.core.background",
     "AttemptConfig": "agentui.core.attempts",
     "Attempts": "agentui.core.attempts",
+    "attempt_config": "agentui.core.attempts",
     "Branch": "agentui.core.attempts",
     "Verdict": "agentui.core.attempts",
     "WorkingCopyError": "agentui.core.working_copy",
@@ -75,6 +76,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.attempts import Attempts as Attempts
     from agentui.core.attempts import Branch as Branch
     from agentui.core.attempts import Verdict as Verdict
+    from agentui.core.attempts import attempt_config as attempt_config
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.commands import CustomCommand as CustomCommand
     from agentui.core.commands import load_custom_commands as load_custom_commands

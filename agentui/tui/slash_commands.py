@@ -191,7 +191,7 @@ class Try(SlashCommand):
     )
 
     async def run(self, app: AgentApp, arguments: str) -> None:
-        from agentui.core.frontend import AttemptConfig
+        from agentui.core.frontend import AttemptConfig, ConfigError, attempt_config
         from agentui.tui.screens.attempts import AttemptsScreen
 
         if (conversation := idle_conversation(app, self.name)) is None:
@@ -215,7 +215,11 @@ class Try(SlashCommand):
         if evaluate not in ("judge", "tokens", "first", "elaborate"):
             app.say(f"There is no evaluation {evaluate!r}; choose judge, tokens, first or elaborate.", "warning")
             return
-        configs = [AttemptConfig(model=models[n % len(models)] if models else None) for n in range(count)]
+        try:
+            configs = [attempt_config(models[n % len(models)]) if models else AttemptConfig() for n in range(count)]
+        except ConfigError as exc:
+            app.say(str(exc), "warning")
+            return
 
         def done(said: str | None) -> None:
             if said:

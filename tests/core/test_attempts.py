@@ -223,3 +223,44 @@ async def test_a_branch_asks_through_the_conversation_and_says_which_it_is(
             attempts.close()
     finally:
         await conversation.aclose()
+
+
+async def test_interrupting_the_conversation_stops_every_attempt_and_chooses_none(
+    conversation: Conversation, played: Played
+) -> None:
+    played.held = {name: threading.Event() for name in BRANCH_TURNS}
+    task = asyncio.create_task(conversation.attempt("Write the answer.", CONFIGS, "judge"))
+    try:
+        await eventually(lambda: len(played.server.requests) >= 3)
+        assert conversation.running
+        conversation.interrupt()
+        attempts, verdict = await task
+        try:
+            assert verdict.chosen is None and "stopped" in verdict.reasons and played.judged == []
+            assert {b.result.stop for b in attempts.branches if b.result} == {"cancelled"}
+        finally:
+            attempts.close()
+        assert not conversation.running
+    finally:
+        played.release()
+        await conversation.aclose()
+
+
+def test_the_judge_reads_every_attempt_within_its_budget(tmp_path: Path) -> None:
+    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.attempts import Branch, Judge
+    from agentui.core.context import TokenCounter
+    from agentui.core.messages import Message
+    from agentui.core.providers.scripted import ScriptedProvider
+
+    parent = Agent(ScriptedProvider([]), AgentConfig(model="judge"))
+    prior = [Message.user(f"old question {n} " + "words " * 400) for n in range(30)]
+    branches = []
+    for number in (1, 2, 3):
+        agent = Agent(ScriptedProvider([]), AgentConfig(model="m"), messages=[Message.user("try " + "x" * 50_000)])
+        branches.append(Branch(f"b{number}", AttemptConfig(), agent, None, patch="+" + "y" * 80_000))  # type: ignore[arg-type]
+    request = Judge(parent, budget=8_000).request(prior, branches)
+    text = request.messages[0].text
+    assert TokenCounter().count(text) + TokenCounter().count(request.system) <= 8_000
+    assert all(f'<attempt id="b{n}">' in text for n in (1, 2, 3))
+    assert "old question 29" in text and "old question 0 " not in text and "earlier messages left out" in text

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.test_attempts import BRANCH_TURNS, Played
-from tests.support.loopback import LoopbackServer
+from tests.support.loopback import LoopbackServer, Reply
 from tests.support.work_tree import committed, git
 
 
@@ -60,3 +60,33 @@ def test_fewest_tokens_in_text_and_refusals_in_one_sentence(
     assert done.stdout.strip() == BRANCH_TURNS["m2"][1] and not (root / "answer.txt").exists()
     bad = attempt(agentui_bin, clean_env, server, root, "--evaluate", "loudest")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_an_attempt_on_another_provider(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, root: Path
+) -> None:
+    from tests.support.sse import data_line, openai_chunk
+
+    Played(server)
+    local = LoopbackServer()  # an OpenAI-compatible server (llama.cpp, Ollama) beside the Messages API
+    said = "From the local model: nothing needs writing, and here is why at length. " * 20
+    local.responder = lambda request: Reply(chunks=[
+        openai_chunk({"role": "assistant", "content": said}), openai_chunk({}, finish="stop"), data_line("[DONE]"),
+    ])  # fmt: skip
+    try:
+        done = subprocess.run(
+            [agentui_bin, "-p", "Write the answer.", "--attempt-models", "m1,openai:qwen2.5-coder:7b",
+             "--evaluate", "elaborate", "--permission-mode", "acceptEdits", "--output-format", "json"],
+            env={**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x",
+                 "OPENAI_BASE_URL": f"{local.url}/v1"},
+            cwd=root, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    finally:
+        local.close()
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["chosen"] == "b2", result["attempts"]
+    assert result["result"] == said
+    assert [a["model"] for a in result["attempts"]] == ["m1", "qwen2.5-coder:7b"]
+    assert [r.json()["model"] for r in local.requests] == ["qwen2.5-coder:7b"]
+    assert not (root / "answer.txt").exists()  # (the chosen one changed nothing)
