@@ -22,7 +22,7 @@ from typing import Protocol
 from agentui.core.agent import Agent
 from agentui.core.compaction import render
 from agentui.core.context import TokenCounter
-from agentui.core.events import Event, MessageEnd, MessageStart, ToolEnd, ToolStart, TurnEnd, UserMessage
+from agentui.core.events import Event, MessageEnd, MessageStart, Notice, ToolEnd, ToolStart, TurnEnd, UserMessage
 from agentui.core.messages import Message, ToolUseBlock, Usage
 from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ProviderError, ProviderRequest
@@ -294,7 +294,22 @@ class Attempts:
             self.verdict = Verdict(None, reasons="The attempts were stopped before they finished.")
         else:
             self.verdict = await strategy.choose(prior, self.branches)
+        self._record(strategy.name, self.verdict)
         return self.verdict
+
+    def _record(self, strategy: str, verdict: Verdict) -> None:
+        """The group in the session (a notice line): each attempt, where its transcript is, and the choice."""
+        parts = []
+        for branch in self.branches:
+            where = f", transcript {branch.transcript.path.name}" if branch.transcript is not None else ""
+            stop = branch.result.stop if branch.result else "error"
+            parts.append(f"{branch.id} ({branch.agent.config.model}: {stop}, {branch.tokens:,} tokens{where})")
+        judged = ""
+        if verdict.usage is not None:
+            judged = f"; judging took {verdict.usage.input_tokens + verdict.usage.output_tokens:,} tokens"
+        chosen = f"{verdict.chosen} chosen" if verdict.chosen else "none chosen"
+        said = f"Parallel attempts {', '.join(parts)}; {strategy}: {chosen}. {verdict.reasons}{judged}"
+        self.parent.bus.emit(Notice(session_id=self.parent.session_id, level="info", message=said))
 
     async def _start(self, branch_id: str, config: AttemptConfig) -> Branch:
         copy = await asyncio.to_thread(WorkingCopy.create, self.source, self.scratch / branch_id)

@@ -149,6 +149,9 @@ async def test_three_branches_run_apart_and_the_strategy_chooses(
         e["message"]["content"] for e in written if e["type"] == "user" and isinstance(e["message"]["content"], str)
     ]
     assert texts == ["Remember the word PINEAPPLE.", "Write the answer."]  # (once: the chosen branch's prompt)
+    notes = [e["content"] for e in lines(conversation.session.path) if e.get("subtype") == "notice"]
+    group = f"{evaluate}: {chosen} chosen"  # (the group, recorded in the session)
+    assert any(n.startswith("Parallel attempts b1 (m1: end_turn") and group in n for n in notes), notes
     assert written[-1]["message"]["content"][0]["text"] == BRANCH_TURNS[f"m{chosen[1]}"][1]
     claude_code_log_reads(conversation.session.path)
     # every branch also has its own sidechain transcript, as a sub-agent's, which Claude Code's readers load

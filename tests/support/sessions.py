@@ -70,7 +70,7 @@ def claude_code_log_reads(path: Path) -> list[Any]:
     # (it reads with it the sub-agent transcripts beside the session that the session's Agent calls name)
     named = path.read_text()
     subagents = sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))
-    files = [path, *(file for file in subagents if file.stem.removeprefix("agent-") in named)]
+    files = [path, *(file for file in subagents if f'"agentId":"{file.stem.removeprefix("agent-")}"' in named)]
     expected = sum(1 for file in files for entry in lines(file) if entry.get("type") not in silent)
     assert len(entries) == expected, (len(entries), expected)
     return entries
