@@ -142,6 +142,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --attempts: a model per attempt, comma-separated; provider:model for another provider",
     )
     parser.add_argument(
+        "--attempt-configs",
+        metavar="JSON",
+        help='attempts as a JSON list: [{"model": ..., "system_append": ..., "thinking_budget": ...}, ...]',
+    )
+    parser.add_argument(
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
     )
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
@@ -417,7 +422,7 @@ def _run(argv: list[str]) -> int:
     try:
         attempts = _attempt_configs(args)
     except ConfigError as exc:
-        return _fail(f"--attempt-models: {exc}")
+        return _fail(f"--attempt-configs/--attempt-models: {exc}")
     return _guarded(
         lambda: asyncio.run(
             run_print(
@@ -448,9 +453,40 @@ def _attempt_configs(args: argparse.Namespace) -> list[AttemptConfig]:
     """--attempts N and --attempt-models: a configuration per attempt (none: an ordinary run)."""
     from agentui.core.frontend import AttemptConfig, attempt_config
 
+    if args.attempt_configs is not None:
+        return _parsed_attempt_configs(args.attempt_configs)
     specs = [m.strip() for m in (args.attempt_models or "").split(",") if m.strip()]
     count = args.attempts or len(specs)
     return [attempt_config(specs[n % len(specs)]) if specs else AttemptConfig() for n in range(count)]
+
+
+def _parsed_attempt_configs(text: str) -> list[AttemptConfig]:
+    """--attempt-configs: each attempt's model (or provider:model), instructions added to the system prompt, and
+    thinking budget. Raises ConfigError with one sentence."""
+    import json
+    from dataclasses import replace
+
+    from agentui.core.frontend import AttemptConfig, ConfigError, attempt_config
+
+    try:
+        given = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"--attempt-configs is not JSON ({exc}).") from None
+    known = {"model", "system_append", "thinking_budget"}
+    if not isinstance(given, list) or len(given) < 2 or not all(isinstance(item, dict) for item in given):
+        raise ConfigError("--attempt-configs takes a JSON list of two or more objects, one per attempt.")
+    configs = []
+    for number, item in enumerate(given, 1):
+        if unknown := set(item) - known:
+            raise ConfigError(
+                f"attempt {number} has {', '.join(sorted(unknown))}; it may have {', '.join(sorted(known))}."
+            )
+        budget = item.get("thinking_budget")
+        if budget is not None and (not isinstance(budget, int) or budget < 1024):
+            raise ConfigError(f"attempt {number}'s thinking_budget must be a whole number of tokens from 1024.")
+        config = attempt_config(str(item["model"])) if item.get("model") else AttemptConfig()
+        configs.append(replace(config, system_append=item.get("system_append"), thinking_budget=budget))
+    return configs
 
 
 def _guarded(run: Callable[[], int]) -> int:

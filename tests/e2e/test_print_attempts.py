@@ -90,3 +90,19 @@ def test_an_attempt_on_another_provider(
     assert [a["model"] for a in result["attempts"]] == ["m1", "qwen2.5-coder:7b"]
     assert [r.json()["model"] for r in local.requests] == ["qwen2.5-coder:7b"]
     assert not (root / "answer.txt").exists()  # (the chosen one changed nothing)
+
+
+def test_attempts_with_their_own_instructions_and_thinking(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, root: Path
+) -> None:
+    Played(server)
+    configs = [{"model": "m1", "system_append": "Be terse."}, {"model": "m2", "thinking_budget": 4096}]
+    done = attempt(
+        agentui_bin, clean_env, server, root, "--attempt-configs", json.dumps(configs), "--evaluate", "tokens"
+    )
+    assert done.returncode == 0, done.stderr
+    sent = {r.json()["model"]: r.json() for r in server.requests if "tools" in r.json()}
+    assert "Be terse." in json.dumps(sent["m1"]["system"]) and "Be terse." not in json.dumps(sent["m2"]["system"])
+    assert sent["m2"]["thinking"] == {"type": "enabled", "budget_tokens": 4096} and "thinking" not in sent["m1"]
+    bad = attempt(agentui_bin, clean_env, server, root, "--attempt-configs", '[{"model": "m1", "temperature": 2}, {}]')
+    assert bad.returncode == 2 and "it may have model, system_append, thinking_budget" in bad.stderr
