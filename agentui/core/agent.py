@@ -48,6 +48,7 @@ from agentui.core.providers.base import (
     StreamInterruptedError,
 )
 from agentui.core.providers.retry import RetryPolicy
+from agentui.core.result_cache import ResultCache
 from agentui.core.run import Run, RunResult
 from agentui.core.tools.base import ToolRegistry
 
@@ -144,6 +145,8 @@ class Agent:
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
         self.compactor.recount()
         self._seed_meter()
+        self.results = ResultCache(lambda: self.compactor.generation)
+        """Repeated read-only calls answered from results the model already holds."""
         self._dispatcher = ToolDispatcher(
             self.tools,
             self.gate,
@@ -152,6 +155,7 @@ class Agent:
             cwd=config.cwd,
             hooks=self.hooks,
             memory=memory,
+            cache=self.results,
         )
         self.reminders: Callable[[], list[str]] = list
         """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""

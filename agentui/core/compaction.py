@@ -312,6 +312,8 @@ class Compactor:
     def __init__(self, agent: CompactorHost, meter: ContextMeter) -> None:
         self.agent = agent
         self.meter = meter
+        self.generation = 0
+        """Bumped whenever the history is rewritten: results cached before are no longer all in the context."""
 
     def window(self) -> int | None:
         """The model's context window in tokens, if known."""
@@ -323,6 +325,7 @@ class Compactor:
 
     def recount(self) -> None:
         """Estimate the whole context afresh: at the start, and after the history was rewritten."""
+        self.generation += 1
         agent, counter = self.agent, self.meter.counter
         tools = [
             {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in agent.tools.specs()
@@ -431,6 +434,7 @@ class Compactor:
         for index, freed in changed:
             self.meter.shrunk(index, freed)
         if changed:
+            self.generation += 1
             self._notice("info", f"Older tool results in {len(changed)} messages were shortened to save context.")
         return len(changed)
 

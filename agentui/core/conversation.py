@@ -188,6 +188,8 @@ class Conversation:
 
         agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
         _wire_task_state(project, agent, session.messages)
+        shells = project.workspace.shells
+        agent.results.quiet = lambda: not shells.running()  # (a background command may write at any time)
         from agentui.core.tools.plan import plan_mode_reminders
 
         agent.reminders = plan_mode_reminders(project.engine)

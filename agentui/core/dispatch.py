@@ -30,6 +30,8 @@ from agentui.core.hooks import Hooks
 from agentui.core.memory import MemoryLoader, render_memory
 from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.permissions import PermissionGate, Verdict
+from agentui.core.permissions.readonly import only_reads
+from agentui.core.result_cache import ResultCache
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -52,8 +54,10 @@ class ToolDispatcher:
         cwd: Path,
         hooks: Hooks | None = None,
         memory: MemoryLoader | None = None,
+        cache: ResultCache | None = None,
     ) -> None:
         self.tools = tools
+        self.cache = cache
         self.gate = gate
         self.hooks = hooks
         self.memory = memory
@@ -133,6 +137,7 @@ class ToolDispatcher:
                 content=result.content,
                 is_error=result.is_error,
                 details=result.details,
+                cached=result.cached,
             )
         )
         return block
@@ -192,19 +197,41 @@ class ToolDispatcher:
             progress=self._progress(call.id),
             checked_path=verdict.path,
         )
-        try:
-            result = await tool.run(args, ctx)
-        except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
-            log.exception("tool %s failed", call.name)
-            result = ToolResult.error(f"{call.name} failed: {type(exc).__name__}: {exc}")
+        result = await self._run_or_recall(tool, args, ctx, path.resolve() if path is not None else None)
         if self.hooks:
             response = result.details or (result.content if isinstance(result.content, str) else "")
             outcome = await self.hooks.post_tool_use(self._session_id, call.name, call.input, call.id, response)
             notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
             if notes and isinstance(result.content, str):
-                result = ToolResult("\n\n".join([result.content, *notes]), result.details, result.is_error)
+                result = replace(result, content="\n\n".join([result.content, *notes]))
         if self.memory is not None and not result.is_error and path is not None:
             result = self._with_nested_memory(result, path)
+        return result
+
+    async def _run_or_recall(self, tool: Tool[Any], args: Any, ctx: ToolContext, path: Path | None) -> ToolResult:
+        """Run the tool, unless the model holds its result already (a repeated read-only call); and forget what a
+        call that may have changed files makes stale."""
+        arguments = args.model_dump()
+        if self.cache is not None and tool.kind == "read":
+            cached = self.cache.answer(tool.name, arguments, path)
+            if cached is not None:
+                return replace(cached, cached=True)
+        try:
+            result = await tool.run(args, ctx)
+        except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
+            log.exception("tool %s failed", tool.name)
+            result = ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+        if self.cache is not None:
+            command = arguments.get("command")
+            if tool.kind == "read":
+                self.cache.remember(tool.name, arguments, path, result)
+            elif not (
+                tool.kind == "execute"
+                and isinstance(command, str)
+                and not arguments.get("run_in_background")
+                and only_reads(command)
+            ):
+                self.cache.wrote()
         return result
 
     def _with_nested_memory(self, result: ToolResult, path: Path) -> ToolResult:
@@ -215,8 +242,8 @@ class ToolDispatcher:
             return result
         note = f"<system-reminder>\n{render_memory(found)}\n</system-reminder>"
         if isinstance(result.content, str):
-            return ToolResult(f"{result.content}\n\n{note}", result.details, result.is_error)
-        return ToolResult([*result.content, TextBlock(text=note)], result.details, result.is_error)
+            return replace(result, content=f"{result.content}\n\n{note}")
+        return replace(result, content=[*result.content, TextBlock(text=note)])
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
         request_id = uuid.uuid4().hex
@@ -259,7 +286,7 @@ def _visible(result: ToolResult) -> ToolResult:
         content = visible(content)
     else:
         content = [b.model_copy(update={"text": visible(b.text)}) if isinstance(b, TextBlock) else b for b in content]
-    return ToolResult(content, scrub(result.details) if result.details else result.details, result.is_error)
+    return replace(result, content=content, details=scrub(result.details) if result.details else result.details)
 
 
 def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:

@@ -150,6 +150,8 @@ class ToolEnd(_Event):
     content: str | list[Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]]
     is_error: bool = False
     details: dict[str, Any] = Field(default_factory=dict)
+    cached: bool = False
+    """Not run: the model was told its earlier, identical call's result is still current."""
 
 
 class PermissionRequest(_Event):

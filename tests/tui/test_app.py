@@ -1084,6 +1084,9 @@ def test_result_summaries_count_in_good_english() -> None:
     assert result_summary("Read", "…", False, claude_code_read) == "12 lines"
     notebook = {"type": "notebook", "file": {"filePath": "/p/a.ipynb", "cells": [{"cellType": "code", "source": ""}]}}
     assert result_summary("Read", "<cell …", False, notebook) == "1 cell"
+    unchanged = {"type": "file_unchanged", "file": {"filePath": "/p/a.py"}}
+    assert result_summary("Read", "File unchanged since last read.", False, unchanged) == "unchanged since last read"
+    assert result_summary("Grep", "Same result as …", False, {"type": "unchanged"}) == "same as the earlier search"
 
 
 async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(

@@ -29,6 +29,8 @@ class ToolResult:
     content: str | list[ResultBlock]
     details: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
+    cached: bool = False
+    """Answered from the results the model already holds, without running the tool."""
 
     @classmethod
     def error(cls, message: str, **details: Any) -> ToolResult:

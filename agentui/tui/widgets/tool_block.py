@@ -43,6 +43,10 @@ def result_summary(name: str, content: Any, is_error: bool, details: dict[str, A
         return "stopped (Esc)"  # the run's own "Interrupted." line says the rest
     if is_error:
         return text.splitlines()[0][:200] if text.strip() else "failed"
+    if details.get("type") == "file_unchanged":  # (not sent again: the model has it)
+        return "unchanged since last read"
+    if details.get("type") == "unchanged":
+        return "same as the earlier search"
     if name == "Read":
         if details.get("type") == "image":
             return "image"
