@@ -215,6 +215,37 @@ def test_a_rewind_mark_decides_where_resuming_starts_until_something_comes_after
         assert [m.text for m in load_session(path).messages] == texts, after
 
 
+def test_lines_a_tombstone_deleted_are_passed_over(tmp_path: Path) -> None:
+    """Cersei's soft delete: `{"type": "tombstone", "deleted_uuid": ...}` appended later; the chain goes on through
+    the nearest line kept, and a deleted tool call takes its result with it."""
+
+    def line(uuid: str, parent: str | None, role: str, content: object) -> dict[str, object]:
+        return {"parentUuid": parent, "isSidechain": False, "type": role, "uuid": uuid,
+                "timestamp": f"2026-01-01T00:00:{uuid[1:]:0>2}.000Z",
+                "message": {"role": role, "id": f"msg_{uuid}", "content": content}}  # fmt: skip
+
+    call = [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.py"}}]
+    result = [{"type": "tool_result", "tool_use_id": "t1", "content": "x = 1"}]
+    entries = [
+        line("u1", None, "user", "one"), line("a2", "u1", "assistant", [{"type": "text", "text": "One."}]),
+        line("u3", "a2", "user", "a secret"), line("a4", "u3", "assistant", [{"type": "text", "text": "Noted."}]),
+        line("u5", "a4", "user", "read a.py"), line("a6", "u5", "assistant", call), line("u7", "a6", "user", result),
+        line("a8", "u7", "assistant", [{"type": "text", "text": "Read."}]),
+        {"type": "tombstone", "deleted_uuid": "u3", "timestamp": "2026-01-01T00:01:00Z"},
+        {"type": "tombstone", "deleted_uuid": "a4", "timestamp": "2026-01-01T00:01:00Z"},
+        {"type": "tombstone", "deleted_uuid": "a6", "timestamp": "2026-01-01T00:01:00Z"},
+    ]  # fmt: skip
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    loaded = load_session(path)
+    said = [block for message in loaded.messages for block in message.content]
+    assert "a secret" not in json.dumps([b.model_dump() for b in said]) and "Noted." not in loaded.messages[1].text
+    assert [m.text for m in loaded.messages if m.text][:3] == ["one", "One.", "read a.py"]
+    assert not any(isinstance(b, ToolResultBlock) for b in said)  # (its call was deleted: the result goes too)
+    assert loaded.messages[-1].text == "Read."
+    assert_valid_history(loaded.messages)
+
+
 def test_parallel_results_on_side_branches_are_spliced_back() -> None:
     path = FIXTURES / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
     session = load_session(path)

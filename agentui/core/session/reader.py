@@ -1,7 +1,8 @@
 """Reading a session file back into a conversation the model can continue, as Claude Code resumes one.
 
 One pass over the lines (corrupt ones are skipped and counted), then: the newest leaf that is not a sidechain,
-its `parentUuid` chain walked back to the root (a compact boundary is a root), and the history rebuilt from it:
+its `parentUuid` chain walked back to the root (a compact boundary is a root; lines a tombstone deleted are passed
+over), and the history rebuilt from it:
 the lines of one assistant message merged, tool results put back after their message (also those that sit on
 side branches, as parallel calls write them), and tool calls without a result dropped.
 """
@@ -172,6 +173,7 @@ def branch_of(path: Path, read: tuple[list[dict[str, Any]], int, int], leaf: str
 def _assemble(
     path: Path, entries: list[dict[str, Any]], lines: int, skipped: int, leaf: str | None = None
 ) -> LoadedSession:
+    entries = _without_deleted(entries)
     by_uuid: dict[str, int] = {}
     referenced: set[str] = set()
     title: str | None = None
@@ -227,6 +229,35 @@ def _assemble(
         looped=looped,
         snapshots=snapshots,
     )
+
+
+def _without_deleted(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lines that tombstones (Cersei's `{"type": "tombstone", "deleted_uuid": ...}`) have not deleted, the lines
+    after a deleted one linked to the nearest line before it that is kept (the lines read are left as they are)."""
+    deleted = {
+        entry["deleted_uuid"]
+        for entry in entries
+        if entry.get("type") == "tombstone" and isinstance(entry.get("deleted_uuid"), str)
+    }
+    if not deleted:
+        return entries
+    parent_of = {e["uuid"]: e.get("parentUuid") for e in entries if e.get("uuid") in deleted}
+
+    def kept_parent(parent: Any) -> Any:
+        seen: set[str] = set()
+        while isinstance(parent, str) and parent in deleted and parent not in seen:
+            seen.add(parent)
+            parent = parent_of.get(parent)
+        return parent
+
+    kept = []
+    for entry in entries:
+        if entry.get("type") == "tombstone" or entry.get("uuid") in deleted:
+            continue
+        if entry.get("parentUuid") in deleted:
+            entry = {**entry, "parentUuid": kept_parent(entry["parentUuid"])}
+        kept.append(entry)
+    return kept
 
 
 def _rewind_mark(entry: dict[str, Any], standing: tuple[str | None] | None) -> tuple[str | None] | None:
