@@ -58,6 +58,8 @@ _STOPS: dict[str, schema.StopReason] = {
     "end_turn": "end_turn",
     "max_turns": "max_turn_requests",
     "max_budget": "max_turn_requests",
+    "max_total_tokens": "max_tokens",
+    "max_duration": "max_turn_requests",
     "cancelled": "cancelled",
     "interrupted": "cancelled",
 }

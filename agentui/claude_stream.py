@@ -25,7 +25,7 @@ from agentui.core.events import (
     UsageUpdate,
     UserMessage,
 )
-from agentui.core.frontend import Conversation, RunResult, Settings
+from agentui.core.frontend import Conversation, RunResult, Settings, limit_reached
 from agentui.core.messages import Message, Usage
 
 CLAUDE_CODE_VERSION = "2.1.197"
@@ -306,6 +306,8 @@ class ClaudeStream:
         if result.error:
             message["errors"] = [result.error]  # (Claude Code's)
             message["error"] = result.error  # (agentui's, as before: one sentence)
+        elif result.stop in ("max_total_tokens", "max_duration"):  # (limits Claude Code has no subtype for)
+            message["errors"] = [limit_reached(result.stop)]
         return message
 
 
@@ -332,6 +334,8 @@ def _terminal_reason(stop: str) -> str:
         "end_turn": "completed",
         "max_turns": "max_turns",
         "max_budget": "max_budget_usd",
+        "max_total_tokens": "max_total_tokens",
+        "max_duration": "max_duration",
         "cancelled": "aborted_streaming",
         "interrupted": "aborted_streaming",
     }.get(stop, "error")

@@ -19,7 +19,7 @@ EXIT_USAGE = 2
 
 UNSUPPORTED = {
     "effort": "agentui does not send an effort level; use --max-thinking-tokens",
-    "task-budget": "agentui has no task budgets yet; --max-budget-usd limits a run's spending",
+    "task-budget": "agentui does not send task budgets; --max-total-tokens limits a run's tokens",
     "plugin-dir": "agentui does not load Claude Code plugins",
     "session-mirror": "agentui writes its sessions itself and mirrors them nowhere",
     "resume-drops-turn": "agentui resumes a session whole or at a message (--resume-session-at)",
@@ -113,6 +113,18 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--max-budget-usd", type=_positive_float, metavar="USD", help="stop a run once it has spent this much"
+    )
+    parser.add_argument(
+        "--max-total-tokens", type=_positive_int, metavar="N", help="stop a run once it has used N tokens (in and out)"
+    )
+    parser.add_argument(
+        "--max-duration", type=_positive_float, metavar="SECONDS", help="stop a run once it has taken this long"
+    )
+    parser.add_argument(
+        "--subagent-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="ask each sub-agent to wrap up at 80%% of this, and stop it at this",
     )
     parser.add_argument(
         "--agents", metavar="JSON", help='sub-agent types: {"name": {"description": ..., "prompt": ...}, ...}'
@@ -584,6 +596,9 @@ def _launch_extras(args: Any) -> dict[str, Any]:
         "tools": tools,
         "name": args.name,
         "max_budget_usd": args.max_budget_usd,
+        "max_total_tokens": args.max_total_tokens,
+        "max_seconds": args.max_duration,
+        "subagent_seconds": args.subagent_timeout,
         "fallback_model": args.fallback_model,
         "agents": args.agents_json,
         "json_schema": args.json_schema_value,

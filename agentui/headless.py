@@ -38,6 +38,7 @@ from agentui.core.frontend import (
     RunResult,
     SessionRequest,
     Settings,
+    limit_reached,
     list_sessions,
     open_project,
     project_dir,
@@ -231,7 +232,7 @@ def exit_code(result: RunResult) -> int:
         return 0
     if result.stop == "cancelled":
         return 130
-    if result.stop in ("max_turns", "max_budget"):
+    if result.stop in ("max_turns", "max_budget", "max_total_tokens", "max_duration"):
         return EXIT_LIMIT
     return 1
 
@@ -330,6 +331,8 @@ async def run_print(
         printer.note(f"stopped after {result.num_turns} turns (--max-turns).")
     if result.stop == "max_budget" and output_format == "text":
         printer.note(f"stopped after spending ${result.cost_usd:.4f} (--max-budget-usd).")
+    if result.stop in ("max_total_tokens", "max_duration") and output_format == "text":
+        printer.note(limit_reached(result.stop) or "")
     return exit_code(result)
 
 

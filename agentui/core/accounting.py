@@ -24,6 +24,8 @@ class Ledger:
         self.run_cost = 0.0
         self.api_seconds = 0.0
         """Time this run spent in model calls, retries included."""
+        self.on_spend: Callable[[Usage, float], None] | None = None
+        """Told of each call's usage and cost (the run's budget, shared with its sub-agents)."""
 
     def start_run(self) -> None:
         self.run_usage, self.run_cost, self.api_seconds = Usage(), 0.0, 0.0
@@ -31,6 +33,8 @@ class Ledger:
     def record(self, usage: Usage, model: str, *, context_tokens: int, window: int | None) -> None:
         """Count one model call's usage, priced as `model`, and say so with the context it left."""
         cost = cost_usd(model, usage)
+        if self.on_spend is not None:
+            self.on_spend(usage, cost)
         self.usage, self.cost_usd = self.usage + usage, self.cost_usd + cost
         self.run_usage, self.run_cost = self.run_usage + usage, self.run_cost + cost
         self._emit(

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentui.core.accounting import Ledger
+from agentui.core.budget import Budget
 from agentui.core.compaction import Compactor
 from agentui.core.context import ContextMeter, TokenCounter
 from agentui.core.dispatch import INTERRUPTED, ToolDispatcher, not_run
@@ -77,6 +78,12 @@ class AgentConfig(BaseModel):
     """Model calls allowed per run; None for no limit."""
     max_budget_usd: float | None = Field(default=None, gt=0)
     """What a run may spend (at list prices) before it stops, checked before each model call; None for no limit."""
+    max_total_tokens: int | None = Field(default=None, ge=1)
+    """Tokens a run may use (in and out, its sub-agents' too) before it stops; None for no limit."""
+    max_seconds: float | None = Field(default=None, gt=0)
+    """Wall-clock seconds a run may take before it stops (checked before each model call); None for no limit."""
+    subagent_seconds: float | None = Field(default=None, gt=0)
+    """Wall-clock seconds each sub-agent may take: asked to wrap up at 80%, stopped at the limit."""
     fallback_model: str | None = None
     """The model to go on with when the model stays overloaded after the retries."""
     max_tokens: int = Field(default=8192, ge=1)
@@ -136,12 +143,17 @@ class Agent:
             self.hooks.notify = self.warn
         self.gate = gate or KindGate()
         self.children: list[Agent] = []
+        self.budget = Budget()
+        """This run's spending against its limits; a sub-agent's is its parent's (one pool)."""
+        self.shared_budget: Budget | None = None
+        """Set on a sub-agent: the parent's budget, which its spending counts against."""
         self.prompt_id: str | None = None
         """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
         self.inherited_prompt_id: str | None = None
         """A sub-agent's: its parent's prompt id, which its lines and hooks carry instead of one of their own."""
         """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.ledger = Ledger(self.session_id, self.bus.emit)
+        self.ledger.on_spend = lambda usage, cost: self.budget.spend(usage, cost)
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
         self.compactor.recount()
         self._seed_meter()
@@ -287,6 +299,8 @@ class Agent:
         started = time.monotonic()
         self._cancel_requested, self._turns = False, 0
         self.ledger.start_run()
+        config = self.config
+        self.budget = self.shared_budget or Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
         self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
@@ -332,8 +346,10 @@ class Agent:
         while True:
             if self.config.max_turns is not None and self._turns >= self.config.max_turns:
                 return "max_turns"
-            if self.config.max_budget_usd is not None and self.ledger.run_cost >= self.config.max_budget_usd:
-                return "max_budget"
+            if (exhausted := self.budget.exhausted()) is not None:
+                return exhausted
+            if (advice := self.budget.advisory()) is not None:
+                self._advise(advice)
             self._turns += 1
             self.bus.emit(TurnStart(session_id=self.session_id, turn=self._turns))
             message = await self._step(self._answer())
@@ -421,6 +437,15 @@ class Agent:
             duration_ms=round((time.monotonic() - started) * 1000),
             api_duration_ms=round(self.ledger.api_seconds * 1000),
         )
+
+    def _advise(self, advice: str) -> None:
+        """A budget advisory, for the model with the next request (after the newest user message's content), and
+        for the person as a notice."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "user":
+            self.messages[-1] = last.model_copy(update={"content": [*last.content, TextBlock(text=advice)]})
+        plain = advice.removeprefix("<system-reminder>").removesuffix("</system-reminder>")
+        self.bus.emit(Notice(session_id=self.session_id, level="warning", message=plain))
 
     # History
 

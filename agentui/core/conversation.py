@@ -59,6 +59,12 @@ class Launch:
     """-n/--name: the session's title."""
     max_budget_usd: float | None = None
     """--max-budget-usd: what a run may spend before it stops."""
+    max_total_tokens: int | None = None
+    """--max-total-tokens: the tokens a run (with its sub-agents) may use before it stops."""
+    max_seconds: float | None = None
+    """--max-duration: the wall-clock seconds a run may take before it stops."""
+    subagent_seconds: float | None = None
+    """--subagent-timeout: each sub-agent's wall-clock seconds: asked to wrap up, then stopped."""
     fallback_model: str | None = None
     """--fallback-model: the model to go on with when the model stays overloaded."""
     agents: Mapping[str, Any] | None = None
@@ -158,7 +164,10 @@ class Conversation:
             system_prompt=prompt.stable,
             environment=prompt.volatile,
             max_turns=launch.max_turns,
-            max_budget_usd=launch.max_budget_usd,
+            max_budget_usd=launch.max_budget_usd or settings.max_budget_usd,
+            max_total_tokens=launch.max_total_tokens or settings.max_total_tokens,
+            max_seconds=launch.max_seconds or settings.max_duration,
+            subagent_seconds=launch.subagent_seconds or settings.subagent_timeout,
             fallback_model=launch.fallback_model,
             max_tokens=settings.max_tokens,
             thinking_budget=settings.thinking_budget,

@@ -15,8 +15,10 @@ from agentui.core.messages import ContentBlock, DocumentBlock, ImageBlock, Messa
 
 log = logging.getLogger(__name__)
 
-RunStop = Literal["end_turn", "max_turns", "max_budget", "cancelled", "interrupted", "error"]
-"""Why a run ended: the model finished, the turn limit or the spending limit was hit, the person cancelled, the
+RunStop = Literal[
+    "end_turn", "max_turns", "max_budget", "max_total_tokens", "max_duration", "cancelled", "interrupted", "error"
+]
+"""Why a run ended: the model finished, a limit was hit (turns, money, tokens, time), the person cancelled, the
 stream broke after some content completed, or an error that retrying could not fix."""
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 """Claude Code's permission modes: ask for edits and commands, accept edits, change nothing, or ask for nothing."""

@@ -47,6 +47,7 @@ _EXPORTS = {
     "Branch": "agentui.core.attempts",
     "Verdict": "agentui.core.attempts",
     "WorkingCopyError": "agentui.core.working_copy",
+    "limit_reached": "agentui.core.budget",
     "is_summary": "agentui.core.compaction",
     "SUMMARY_PREFIX": "agentui.core.compaction",
     # the person's choices and files
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.attempts import Verdict as Verdict
     from agentui.core.attempts import attempt_config as attempt_config
     from agentui.core.background import ShellInfo as ShellInfo
+    from agentui.core.budget import limit_reached as limit_reached
     from agentui.core.commands import CustomCommand as CustomCommand
     from agentui.core.commands import load_custom_commands as load_custom_commands
     from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX

@@ -64,6 +64,14 @@ class ConfigFile(BaseModel):
     small_model: str | None = None
     """The model for small calls beside the conversation (WebFetch's answers); by default Claude Haiku on
     Anthropic's own API, else the main model."""
+    max_budget_usd: float | None = Field(default=None, gt=0)
+    """What a run (with its sub-agents) may spend before it stops, unless --max-budget-usd says otherwise."""
+    max_total_tokens: int | None = Field(default=None, ge=1)
+    """The tokens a run (with its sub-agents) may use before it stops, unless --max-total-tokens says otherwise."""
+    max_duration: float | None = Field(default=None, gt=0)
+    """The seconds a run may take before it stops, unless --max-duration says otherwise."""
+    subagent_timeout: float | None = Field(default=None, gt=0)
+    """The seconds each sub-agent may take (asked to wrap up at 80%), unless --subagent-timeout says otherwise."""
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
@@ -91,6 +99,10 @@ class Settings(BaseModel):
     compact_threshold: float = 0.9
     auto_compact: bool = True
     auto_compact_window: int | None = None
+    max_budget_usd: float | None = None
+    max_total_tokens: int | None = None
+    max_duration: float | None = None
+    subagent_timeout: float | None = None
 
 
 @dataclass(frozen=True)
@@ -210,6 +222,10 @@ def resolve_settings(
         compact_threshold=compact_threshold,
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
         auto_compact_window=auto_compact_window,
+        max_budget_usd=config.max_budget_usd,
+        max_total_tokens=config.max_total_tokens,
+        max_duration=config.max_duration,
+        subagent_timeout=config.subagent_timeout,
     )
 
 

@@ -41,6 +41,12 @@ GENERAL_PURPOSE = (
 )
 MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit")
 """Front-matter model names that mean "the parent's model" here (agentui does not map families to model ids)."""
+WRAP_UP_AT = 0.8
+"""Of a sub-agent's time limit, when it is asked to wrap up."""
+WRAP_UP = (
+    "<system-reminder>Your time is nearly up: stop starting new work, and answer now with what you found and what "
+    "is left.</system-reminder>"
+)
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,9 @@ class Task(Tool[TaskArgs]):
         forward = child.bus.on(self._forward)
         report = child.bus.on(lambda event: _report(event, ctx.progress))
         watched = child.bus.on(partial(self._watch, ctx.tool_call_id))
+        limit = self.parent.config.subagent_seconds
+        timed_out: list[bool] = []
+        timer = asyncio.ensure_future(self._time_limit(child, kind.name, limit, timed_out)) if limit else None
         try:
             run = asyncio.ensure_future(child.prompt(args.prompt))
             try:
@@ -155,6 +164,8 @@ class Task(Tool[TaskArgs]):
                 await asyncio.wait([run], timeout=5)
                 raise
         finally:
+            if timer is not None:
+                timer.cancel()
             forward()
             report()
             watched()
@@ -179,9 +190,23 @@ class Task(Tool[TaskArgs]):
             "turns": result.num_turns,
             "stop": result.stop,
         }
+        if timed_out:
+            said = f" Its last words: {result.text}" if result.text else ""
+            return ToolResult.error(
+                f"The {kind.name} agent was stopped at its time limit ({limit:g} s).{said}", **details
+            )
         if result.error:
             return ToolResult.error(f"The {kind.name} agent stopped: {result.error}", **details)
         return ToolResult(content=result.text or "(the agent gave no final answer)", details=details)
+
+    async def _time_limit(self, child: Agent, name: str, seconds: float, timed_out: list[bool]) -> None:
+        """A sub-agent's own wall-clock limit: asked to wrap up at 80% of it, stopped at it."""
+        await asyncio.sleep(seconds * WRAP_UP_AT)
+        child.inject(WRAP_UP)
+        self.parent.warn(f"The {name} agent is near its time limit ({seconds:g} s) and was asked to wrap up.")
+        await asyncio.sleep(seconds * (1 - WRAP_UP_AT))
+        timed_out.append(True)
+        child.cancel()
 
     def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None) -> tuple[Agent, Any, str]:
         from agentui.core.agent import Agent
@@ -216,6 +241,7 @@ class Task(Tool[TaskArgs]):
             hooks=parent.hooks,
         )
         child.back_up_into(parent)
+        child.shared_budget = parent.budget  # (its spending counts against the parent's limits: one pool)
         child.inherited_prompt_id = parent.prompt_id  # (as Claude Code: a sub-agent's lines carry its parent's prompt)
         writer = None
         if self.transcript_dir is not None:

@@ -284,8 +284,8 @@ class ConversationView:
             self.app.permissions.cancel_all()
         elif event.stop == "max_turns":
             self.say(f"Stopped after {event.num_turns} turns.", "warning")
-        elif event.stop == "max_budget":
-            self.say("Stopped: the spending limit (--max-budget-usd) was reached.", "warning")
+        elif (limit := _limit_reached(event.stop)) is not None:
+            self.say(limit, "warning")
 
     # What is not an event
 
@@ -367,3 +367,9 @@ class ConversationView:
     def _cwd(self) -> Path | None:
         """What paths in tool blocks are shown relative to (a preview is drawn before the conversation opens)."""
         return self.conversation.root if self.conversation else self._previewed_in
+
+
+def _limit_reached(stop: str) -> str | None:
+    from agentui.core.frontend import limit_reached
+
+    return limit_reached(stop)

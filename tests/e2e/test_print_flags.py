@@ -151,6 +151,35 @@ def test_a_run_stops_at_its_budget(
     assert result["total_cost_usd"] >= 1.5 and len(server.requests) == 1  # no second call once over the budget
 
 
+def test_token_and_time_limits_stop_a_run_from_the_flags_or_the_config_file(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "secret.txt"}}
+    reading = Reply(
+        chunks=anthropic_stream([read], stop_reason="tool_use", usage={"input_tokens": 900, "output_tokens": 200})
+    )
+    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
+    server.enqueue(reading)
+    done = subprocess.run(
+        [agentui_bin, "-p", "read", "--max-total-tokens", "1000", "--output-format", "json"],
+        env=env, cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert done.returncode == 3 and result["subtype"] == "error_during_execution", done.stderr
+    assert result["terminal_reason"] == "max_total_tokens" and len(server.requests) == 1
+    assert result["errors"] == ["The run stopped at the token limit (--max-total-tokens)."]
+    # The same limit from agentui's config file, in text mode: the answer so far, and why it stopped on stderr.
+    (Path(env["AGENTUI_CONFIG_DIR"])).mkdir(parents=True)
+    (Path(env["AGENTUI_CONFIG_DIR"]) / "config.json").write_text(json.dumps({"max_total_tokens": 1000}))
+    server.enqueue(reading)
+    done = subprocess.run(
+        [agentui_bin, "-p", "read"], env=env, cwd=project, capture_output=True, text=True, timeout=120,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 3 and "The run stopped at the token limit" in done.stderr, done.stderr
+    assert len(server.requests) == 2 and "Traceback" not in done.stderr
+
+
 def test_the_fallback_model_takes_over_from_an_overloaded_one(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
 ) -> None:
@@ -213,6 +242,7 @@ def test_flags_agentui_cannot_honour_are_one_sentence(
         (["--plugin-dir", "x"], "--plugin-dir is not supported: agentui does not load Claude Code plugins."),
         (["--agents", "[1]"], "--agents takes a JSON object of agent types by name"),
         (["--max-budget-usd", "0"], "'0' is not more than 0"),
+        (["--max-duration", "soon"], "'soon' is not a number"),
     ):
         done = subprocess.run(
             [agentui_bin, "-p", "hi", *flags], env=clean_env, cwd=tmp_path, capture_output=True, text=True, timeout=60
