@@ -251,7 +251,7 @@ class ClaudeStream:
     # The result
 
     def _count(self, event: UsageUpdate) -> None:
-        model = self._model or self.conversation.model
+        model = event.model or self._model or self.conversation.model
         entry = self._by_model.setdefault(
             model,
             {"inputTokens": 0, "outputTokens": 0, "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0,

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from agentui.core.events import Event, UsageUpdate
+from agentui.core.events import Event, ModelSpend, UsageUpdate
 from agentui.core.messages import Usage
 from agentui.core.pricing import cost_usd
 
@@ -24,6 +24,11 @@ class Ledger:
         self.run_cost = 0.0
         self.api_seconds = 0.0
         """Time this run spent in model calls, retries included."""
+        self.by_model: dict[str, ModelSpend] = {}
+        """Each model's share of the session (calls routed to several models, a fallback)."""
+        self.parent: Ledger | None = None
+        """A sub-agent's: its parent's, which counts its calls too (Claude Code's cost counts every agent's)."""
+        self._context: tuple[int, int | None] = (0, None)
         self.on_spend: Callable[[Usage, float], None] | None = None
         """Told of each call's usage and cost (the run's budget, shared with its sub-agents)."""
 
@@ -35,8 +40,17 @@ class Ledger:
         cost = cost_usd(model, usage)
         if self.on_spend is not None:
             self.on_spend(usage, cost)
+        self._context = (context_tokens, window)
+        self._count(usage, model, cost)
+
+    def _count(self, usage: Usage, model: str, cost: float) -> None:
+        if self.parent is not None:
+            self.parent._count(usage, model, cost)
+        context_tokens, window = self._context
         self.usage, self.cost_usd = self.usage + usage, self.cost_usd + cost
         self.run_usage, self.run_cost = self.run_usage + usage, self.run_cost + cost
+        share = self.by_model.get(model) or ModelSpend()
+        self.by_model[model] = ModelSpend(tokens=share.tokens + usage.total_tokens, cost_usd=share.cost_usd + cost)
         self._emit(
             UsageUpdate(
                 session_id=self.session_id,
@@ -45,6 +59,8 @@ class Ledger:
                 cost_usd=round(self.cost_usd, 6),
                 context_tokens=context_tokens,
                 context_percent=round(100 * context_tokens / window, 1) if window else None,
+                model=model,
+                by_model=dict(self.by_model),
             )
         )
 

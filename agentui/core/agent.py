@@ -50,6 +50,7 @@ from agentui.core.providers.base import (
 )
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.result_cache import ResultCache
+from agentui.core.routing import Router
 from agentui.core.run import Run, RunResult
 from agentui.core.tools.base import ToolRegistry
 
@@ -143,6 +144,8 @@ class Agent:
             self.hooks.notify = self.warn
         self.gate = gate or KindGate()
         self.children: list[Agent] = []
+        self.router = Router(provider)
+        """Where each kind of model call besides the loop's goes (the config's routes; none by default)."""
         self.budget = Budget()
         """This run's spending against its limits; a sub-agent's is its parent's (one pool)."""
         self.shared_budget: Budget | None = None

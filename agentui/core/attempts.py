@@ -167,7 +167,11 @@ class Judge:
     name, stops_early = "judge", False
 
     def __init__(self, parent: Agent, model: str | None = None, budget: int = JUDGE_BUDGET_TOKENS) -> None:
-        self.parent, self.model, self.budget = parent, model or parent.config.model, budget
+        # (a model named for this judge; else the "judge" route's, else the conversation's)
+        self.provider, self.model = (
+            (parent.provider, model) if model else parent.router.route("judge", parent.config.model)
+        )
+        self.parent, self.budget = parent, budget
         self.counter = TokenCounter()
 
     def request(self, prior: Sequence[Message], branches: Sequence[Branch]) -> ProviderRequest:
@@ -204,7 +208,7 @@ class Judge:
         request = self.request(prior, candidates)
         parent = self.parent
         with parent.ledger.waiting():
-            answer = await ModelCall(parent.session_id).run(parent.provider, request, parent.retry)
+            answer = await ModelCall(parent.session_id).run(self.provider, request, parent.retry)
         if answer.usage is not None:
             parent.ledger.record(answer.usage, self.model, context_tokens=parent.context_tokens, window=parent.window)
         return _read_verdict(answer.text, {b.id for b in candidates}, answer.usage)

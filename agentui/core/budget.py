@@ -44,9 +44,7 @@ class Budget:
 
     def spend(self, usage: Usage, cost_usd: float) -> None:
         """One model call's spending, the run's own or a sub-agent's."""
-        self.tokens += (
-            usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
-        )
+        self.tokens += usage.total_tokens
         self.cost_usd += cost_usd
 
     def shares(self) -> dict[str, float]:

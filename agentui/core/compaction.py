@@ -35,6 +35,7 @@ from agentui.core.tools.base import ToolRegistry
 if TYPE_CHECKING:
     from agentui.core.agent import AgentConfig
     from agentui.core.hooks import Hooks
+    from agentui.core.routing import Router
 
 Trigger = Literal["auto", "manual"]
 
@@ -303,6 +304,8 @@ class CompactorHost(Protocol):
     hooks: Hooks | None
     bus: EventBus
     ledger: Ledger
+    router: Router
+    """Where the summary is asked for (the "compaction" route)."""
 
 
 class Compactor:
@@ -373,8 +376,9 @@ class Compactor:
             await agent.hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = agent.messages[:split], agent.messages[split:]
         max_tokens = max(256, min(agent.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        target = agent.router.route("compaction", agent.config.model)
         request, included = summary_request(
-            agent.config.model,
+            target.model,
             older,
             instructions=instructions,
             max_tokens=max_tokens,
@@ -385,7 +389,7 @@ class Compactor:
         if included:  # else not even one message fits in a summary request
             try:
                 with agent.ledger.waiting():
-                    summary, usage = await summarise(agent.provider, request, agent.retry)
+                    summary, usage = await summarise(target.provider, request, agent.retry)
             except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
                 pass
         first = summary_message(summary) if summary else dropped_message(len(older))

@@ -3,6 +3,7 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from agentui.core.attempts import AttemptConfig, Attempts, Verdict
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
-    from agentui.core.events import Event, PermissionDecision, Subscription, TaskItem
+    from agentui.core.events import Event, ModelSpend, PermissionDecision, Subscription, TaskItem
     from agentui.core.hooks import HookCallback
     from agentui.core.mcp.client import SdkBridge
     from agentui.core.mcp.tools import McpHub
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.run import RunResult
     from agentui.core.working_copy import WorkingCopy
+
+TITLE_WAIT = 10.0
+"""Seconds closing waits for a model's title on its way (then the session keeps the prompt's first line)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,8 @@ class Conversation:
         self._granted: list[Rule] = []
         self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None
+        self._titling: asyncio.Future[None] | None = None
+        """The model naming the session (the "title" route), after the first answer."""
 
     @classmethod
     def open(
@@ -189,6 +195,10 @@ class Conversation:
             memory=memory,
             counter=TokenCounter(env, exact=False),
         )
+        if settings.routes:
+            from agentui.core.routing import Router
+
+            agent.router = Router(provider, settings, env, on_error)
         session.writer.attach(agent.bus)
         agent.on_write(session.writer.before_change)
         session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
@@ -347,7 +357,16 @@ class Conversation:
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
         """A prompt (with the images pasted into it): runs until the model has answered (and its tool calls are
         done)."""
-        return await self.agent.prompt(text, images)
+        result = await self.agent.prompt(text, images)
+        if self._titling is None and self.agent.router.routes("title") and result.stop == "end_turn":
+            self._titling = asyncio.ensure_future(self._title(text, result.text))
+        return result
+
+    async def _title(self, prompt: str, answer: str) -> None:
+        from agentui.core.titles import model_title
+
+        if (title := await model_title(self.agent, prompt, answer)) is not None:
+            self.session.writer.ai_title(title)
 
     def steer(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         """A message typed while a run goes on (with the images pasted into it): the model sees it after the current
@@ -418,7 +437,7 @@ class Conversation:
 
             provider = create_provider(config.settings)
             agent_config = agent_config.model_copy(update={"model": config.settings.model})
-        return Agent(
+        branch = Agent(
             provider,
             agent_config,
             tools=project.tools,
@@ -428,6 +447,8 @@ class Conversation:
             session_id=self.session_id,
             messages=list(self.agent.messages),
         )
+        branch.router = self.agent.router  # (its summaries, sub-agents and side calls go where the conversation's do)
+        return branch
 
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""
@@ -468,6 +489,11 @@ class Conversation:
     def usage(self) -> tuple[Usage, float]:
         """Tokens used by this session so far, and their cost at list prices in USD."""
         return self.agent.ledger.usage, self.agent.ledger.cost_usd
+
+    @property
+    def usage_by_model(self) -> dict[str, ModelSpend]:
+        """Each model's share of the session, when calls went to several (routes, a fallback)."""
+        return dict(self.agent.ledger.by_model)
 
     @property
     def mode(self) -> Mode:
@@ -696,6 +722,9 @@ class Conversation:
         MCP servers and the provider's connections."""
         if self.agent.running:
             self.agent.cancel()
+        if self._titling is not None:  # (a title on its way is written, unless the model takes too long)
+            await asyncio.wait([self._titling], timeout=TITLE_WAIT)
+            self._titling.cancel()
         await self.project.workspace.shells.stop_all()
         self.session.writer.close()
         if not self.launch.session.persist:  # (--no-session-persistence: its scratch directory goes)
@@ -705,6 +734,7 @@ class Conversation:
         if self.mcp is not None:
             await self.mcp.aclose()
         await self.provider.aclose()
+        await self.agent.router.aclose()
 
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
@@ -748,7 +778,7 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
     model = settings.small_model or settings.model
 
     async def answer(text: str) -> str:
-        return await side_call(agent, model, ANSWER_SYSTEM, text)
+        return await side_call(agent, "webfetch", model, ANSWER_SYSTEM, text)
 
     async def search(query: str, allowed: list[str] | None, blocked: list[str] | None) -> SearchOutcome:
         return await side_search(agent, agent.config.model, query, allowed, blocked)

@@ -174,6 +174,13 @@ class PermissionResolved(_Event):
     decision: PermissionDecision
 
 
+class ModelSpend(BaseModel):
+    """One model's share of a session: its tokens (in, cache and out) and their cost at list prices."""
+
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
 class UsageUpdate(_Event):
     """Token usage of the latest response, the agent's total and its cost, and how full the context window is."""
 
@@ -184,6 +191,10 @@ class UsageUpdate(_Event):
     """The estimated cost of everything so far, at list prices of the models the server reported."""
     context_tokens: int
     context_percent: float | None = None
+    model: str | None = None
+    """The model that answered this call (it is priced as this model)."""
+    by_model: dict[str, ModelSpend] = Field(default_factory=dict)
+    """Every model's share of the session so far (several when calls are routed to several models)."""
 
 
 class CompactionStart(_Event):

@@ -111,6 +111,11 @@ class Usage(_Frozen):
         """Everything the model read for this request: what fills its context window."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
+    @property
+    def total_tokens(self) -> int:
+        """Read and written: what a token budget counts."""
+        return self.context_tokens + self.output_tokens
+
 
 class Message(_Frozen):
     """One turn of the conversation. Assistant messages also carry the provider's id, model, stop reason, usage."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentui.core.dirs import config_dir
 
@@ -36,8 +36,45 @@ NO_CREDENTIALS = (
 )
 
 
+ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge")
+"""The kinds of model call a route can send elsewhere; "subagent:<type>" names one type of sub-agent."""
+
+
 class ConfigError(Exception):
     """The configuration cannot be used; the message is one sentence saying what to fix."""
+
+
+class Route(BaseModel):
+    """Where one kind of model call goes: a model, on a provider (None: the conversation's) at a server (None: the
+    provider's own, or its *_BASE_URL). Its key comes from the provider's environment variable, never from here."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = Field(min_length=1)
+    provider: ProviderName | None = None
+    base_url: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Route:
+        """ "claude-haiku-4-5", or a provider and a model: "openai:qwen2.5-coder:7b"."""
+        provider, separator, model = spec.partition(":")
+        if separator and provider in PROVIDERS and model:
+            return cls(model=model, provider=provider)
+        return cls(model=spec)
+
+    def label(self) -> str:
+        return f"{self.provider}:{self.model}" if self.provider else self.model
+
+
+def _routes(value: object) -> dict[str, Route]:
+    if not isinstance(value, dict):
+        raise ValueError("routes must be an object of call kinds and models")
+    found: dict[str, Route] = {}
+    for kind, rule in value.items():
+        if kind not in ROUTE_KINDS and not (kind.startswith("subagent:") and kind != "subagent:"):
+            raise ValueError(f"{kind!r} is not a kind of call (one of {', '.join(ROUTE_KINDS)}, or subagent:<type>)")
+        found[kind] = Route.parse(rule) if isinstance(rule, str) else Route.model_validate(rule)
+    return found
 
 
 class ConfigFile(BaseModel):
@@ -72,9 +109,17 @@ class ConfigFile(BaseModel):
     """The seconds a run may take before it stops, unless --max-duration says otherwise."""
     subagent_timeout: float | None = Field(default=None, gt=0)
     """The seconds each sub-agent may take (asked to wrap up at 80%), unless --subagent-timeout says otherwise."""
+    routes: dict[str, Route] | None = None
+    """Which model (on which provider) each kind of call goes to: {"compaction": "openai:qwen2.5-coder", "main":
+    {"provider": "anthropic", "model": "claude-sonnet-4-5"}, "subagent:Explore": "claude-haiku-4-5"}."""
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
+
+    @field_validator("routes", mode="before")
+    @classmethod
+    def _check_routes(cls, value: object) -> object:
+        return None if value is None else _routes(value)
 
 
 class Settings(BaseModel):
@@ -103,6 +148,8 @@ class Settings(BaseModel):
     max_total_tokens: int | None = None
     max_duration: float | None = None
     subagent_timeout: float | None = None
+    routes: dict[str, Route] = Field(default_factory=dict)
+    """The config file's routes, "main" already applied to the provider and model above."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +194,11 @@ def resolve_settings(
 ) -> Settings:
     env = os.environ if env is None else env
     config = config if config is not None else load_config_file(config_dir(env) / "config.json")
+    routes = config.routes or {}
+    if (main := routes.get("main")) is not None and not (overrides.provider or overrides.model):
+        # (the main loop's route is the default model; --model and --provider still choose for one run)
+        provider_name = main.provider or overrides.provider
+        overrides = Overrides(provider_name, main.model, main.base_url or overrides.base_url, overrides.script)
 
     provider = overrides.provider or _provider_from_env(env) or config.provider or _inferred_provider(env, overrides)
     if provider is None:
@@ -226,6 +278,7 @@ def resolve_settings(
         max_total_tokens=config.max_total_tokens,
         max_duration=config.max_duration,
         subagent_timeout=config.subagent_timeout,
+        routes=routes,
     )
 
 

@@ -19,11 +19,13 @@ WEB_SEARCH_TOOL = "web_search_20250305"
 MAX_SEARCHES = 8
 
 
-async def side_call(agent: Agent, model: str, system: str, text: str) -> str:
-    """The model's answer to `text`; raises ProviderError."""
+async def side_call(agent: Agent, kind: str, model: str, system: str, text: str) -> str:
+    """The model's answer to `text`, from `model` unless a route sends calls of `kind` elsewhere; raises
+    ProviderError."""
+    provider, model = agent.router.route(kind, model)
     request = ProviderRequest(model=model, system=system, messages=(Message.user(text),), max_tokens=SIDE_MAX_TOKENS)
     with agent.ledger.waiting():
-        answer = await ModelCall(agent.session_id).run(agent.provider, request, agent.retry)
+        answer = await ModelCall(agent.session_id).run(provider, request, agent.retry)
     if answer.usage is not None:
         agent.ledger.record(answer.usage, model, context_tokens=agent.context_tokens, window=agent.window)
     return answer.text.strip()

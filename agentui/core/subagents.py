@@ -221,9 +221,13 @@ class Task(Tool[TaskArgs]):
             and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
         )
         model = None if requested in MODEL_ALIASES else requested
+        # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's.
+        provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
+        if model or kind.model:
+            provider, routed = parent.provider, model or kind.model or routed
         config = parent.config.model_copy(
             update={
-                "model": model or kind.model or parent.config.model,
+                "model": routed,
                 "system_prompt": kind.instructions,
                 "max_turns": None,
             }
@@ -231,7 +235,7 @@ class Task(Tool[TaskArgs]):
         agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
         child = Agent(
-            parent.provider,
+            provider,
             config,
             tools=tools,
             gate=parent.gate,
@@ -241,6 +245,8 @@ class Task(Tool[TaskArgs]):
             hooks=parent.hooks,
         )
         child.back_up_into(parent)
+        child.router = parent.router
+        child.ledger.parent = parent.ledger  # (the session's cost is every agent's)
         child.shared_budget = parent.budget  # (its spending counts against the parent's limits: one pool)
         child.inherited_prompt_id = parent.prompt_id  # (as Claude Code: a sub-agent's lines carry its parent's prompt)
         writer = None

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from agentui.tui.attention import call_attention
 from agentui.tui.history_view import INIT_PROMPT, prompt_text, read_history, shell_record, summary_text
 from agentui.tui.history_window import HistoryWindow
-from agentui.tui.widgets.status_bar import StatusBar
+from agentui.tui.widgets.status_bar import StatusBar, model_shares
 from agentui.tui.widgets.todo_panel import TodoPanel
 from agentui.tui.widgets.tool_block import ToolBlock
 from agentui.tui.widgets.transcript import Notice, Transcript, UserPrompt
@@ -176,6 +176,7 @@ class ConversationView:
                     tokens_out=event.total.output_tokens,
                     cost_usd=event.cost_usd,
                     context_percent=event.context_percent,
+                    shares=model_shares(event.by_model),
                 )
             case ev.Retry():
                 status.waiting_since = time.monotonic() + event.delay

@@ -254,6 +254,15 @@ class Cost(SlashCommand):
             f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
             f"about ${cost:.4f} at list prices."
         )
+        by_model = app.conversation.usage_by_model
+        if len(by_model) > 1:
+            app.say(
+                "By model: "
+                + "; ".join(
+                    f"{model} {spend.tokens:,} tokens, ${spend.cost_usd:.4f}" for model, spend in by_model.items()
+                )
+                + "."
+            )
 
 
 class Permissions(SlashCommand):

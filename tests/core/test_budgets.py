@@ -92,7 +92,7 @@ async def test_a_sub_agents_spending_counts_against_the_parents_money_budget(
     assert result.stop == "max_budget"
     parents = [r for r in server.requests if any(t["name"] == "Agent" for t in r.json()["tools"])]
     assert len(parents) == 1 and len(server.requests) == 3
-    assert result.cost_usd < 0.01  # (its own spending; the budget counted the sub-agent's too)
+    assert 0.36 < result.cost_usd < 0.37  # (the run's cost counts its sub-agent's, as Claude Code's does)
 
 
 async def test_a_time_budget_stops_the_run_before_its_next_model_call(tmp_path: Path, server: LoopbackServer) -> None:

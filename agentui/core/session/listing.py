@@ -29,9 +29,9 @@ class SessionInfo:
     size: int
 
 
-_KINDS = re.compile(rb'"type":\s*"(user|assistant|progress|summary|custom-title|last-prompt)"')
+_KINDS = re.compile(rb'"type":\s*"(user|assistant|progress|summary|custom-title|ai-title|last-prompt)"')
 """The line types a listing looks for; quotes inside strings are escaped, so these are keys of real objects."""
-_TITLES = {b"summary", b"custom-title", b"last-prompt"}
+_TITLES = {b"summary", b"custom-title", b"ai-title", b"last-prompt"}
 _BRANCH = re.compile(rb'"gitBranch":\s*("(?:[^"\\]|\\.)*")')
 
 
@@ -126,6 +126,7 @@ def describe(path: Path) -> SessionInfo:
     custom = [
         e["customTitle"] for e in seen if e.get("type") == "custom-title" and isinstance(e.get("customTitle"), str)
     ]
+    named = [e["aiTitle"] for e in seen if e.get("type") == "ai-title" and isinstance(e.get("aiTitle"), str)]
     summaries = [e["summary"] for e in seen if e.get("type") == "summary" and isinstance(e.get("summary"), str)]
     prompts = [text for e in first if (text := _prompt_text(e))]
     recent = [e["lastPrompt"] for e in last if e.get("type") == "last-prompt" and isinstance(e.get("lastPrompt"), str)]
@@ -135,7 +136,8 @@ def describe(path: Path) -> SessionInfo:
     if not whole:
         read = len(head) + len(tail)
         counted = round(counted * stat.st_size / max(1, read))
-    title = custom[-1] if custom else summaries[-1] if summaries else prompts[0] if prompts else "(no prompt)"
+    titles = [*summaries[-1:], *named[-1:], *custom[-1:]]  # (the person's name, the model's, the summary)
+    title = titles[-1] if titles else prompts[0] if prompts else "(no prompt)"
     return SessionInfo(
         session_id=path.stem,
         path=path,

@@ -178,6 +178,7 @@ def _assemble(
     referenced: set[str] = set()
     title: str | None = None
     custom_title: str | None = None
+    ai_title: str | None = None
     snapshots: list[dict[str, Any]] = []
     session_id = path.stem
     rewound: tuple[str | None] | None = None  # (the leaf a rewind went back to, while nothing came after it)
@@ -187,6 +188,8 @@ def _assemble(
             rewound = _rewind_mark(entry, rewound)
         if kind == "custom-title" and isinstance(entry.get("customTitle"), str):
             custom_title = entry["customTitle"]
+        elif kind == "ai-title" and isinstance(entry.get("aiTitle"), str):
+            ai_title = entry["aiTitle"]
         elif kind == "summary" and isinstance(entry.get("summary"), str):
             title = entry["summary"]
         elif kind == "file-history-snapshot":
@@ -221,7 +224,7 @@ def _assemble(
         session_id=session_id,
         messages=messages,
         leaf_uuid=leaf,
-        title=custom_title or title,
+        title=custom_title or ai_title or title,
         lines=lines,
         skipped=skipped,
         chain=chain,

@@ -354,6 +354,10 @@ class SessionWriter:
         if self._fd >= 0:
             os.fsync(self._fd)
 
+    def ai_title(self, title: str) -> None:
+        """A title a model gave the session: Claude Code's `ai-title` line (a name the person gives still wins)."""
+        self._line({"type": "ai-title", "aiTitle": title, "sessionId": self.session_id})
+
     def rename(self, title: str) -> None:
         """The person named the session: a `custom-title` line, which every reader prefers to the summary."""
         self._line({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})

@@ -4,11 +4,16 @@ title, while the provider is being retried a countdown, and while a response sen
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from agentui.core.events import ModelSpend
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,17 @@ class Status:
     retry_reason: str = ""
     hint: str = ""
     """A transient line ("Press Ctrl+C again to quit")."""
+    shares: str = ""
+    """Each model's share of the tokens, when calls went to more than one ("sonnet 80% · qwen 20%")."""
+
+
+def model_shares(by_model: Mapping[str, ModelSpend]) -> str:
+    """ "claude-sonnet-4-5 82% · qwen2.5-coder 18%" of the tokens; empty while one model has had every call."""
+    total = sum(spend.tokens for spend in by_model.values())
+    if len(by_model) < 2 or not total:
+        return ""
+    ranked = sorted(by_model.items(), key=lambda item: -item[1].tokens)
+    return " · ".join(f"{model} {spend.tokens / total:.0%}" for model, spend in ranked)
 
 
 QUIET_AFTER = 3.0
@@ -75,6 +91,8 @@ class StatusBar(Static):
         text.append(f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
         text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
+        if s.shares:
+            text.append(f" ({s.shares})")
         if s.context_percent is not None:
             text.append(f" · context {s.context_percent:.0f}%")
         quiet = time.monotonic() - self.waiting_since if self.waiting_since is not None else 0.0
