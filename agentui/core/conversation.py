@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agentui.core.mcp.tools import McpHub
     from agentui.core.memory import MemoryFile
     from agentui.core.messages import ImageBlock, Message, Usage
+    from agentui.core.openapi.hub import OpenApiHub
     from agentui.core.permissions.engine import Mode
     from agentui.core.permissions.rules import Behavior, Rule
     from agentui.core.rewind import PromptPoint, Restore, Rewound
@@ -129,6 +130,7 @@ class Conversation:
         self.provider = provider
         self.agent = agent
         self.mcp: McpHub | None = None
+        self.openapi: OpenApiHub | None = None
         self._granted: list[Rule] = []
         self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None
@@ -634,7 +636,27 @@ class Conversation:
         is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
         setting decides (True or False is remembered for this project, outside it; None is "not now"). An Agent SDK
         front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers. Nothing is
-        imported or started when no server is configured."""
+        imported or started when no server is configured. The APIs of the config's `openapi` load here too."""
+        env = os.environ if env is None else env
+        notices = await self._start_openapi(env)
+        return notices + await self._start_mcp_servers(env, approve, sdk_bridge)
+
+    async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
+        apis = self.launch.settings.openapi
+        if not apis:
+            return []
+        from agentui.core.dirs import config_dir
+        from agentui.core.openapi.hub import OpenApiHub
+
+        self.openapi = OpenApiHub(apis, self.project.tools, config_dir(env))
+        return await self.openapi.start(env)
+
+    async def _start_mcp_servers(
+        self,
+        env: Mapping[str, str],
+        approve: Callable[[str, str], Awaitable[bool | None]] | None,
+        sdk_bridge: SdkBridge | None,
+    ) -> list[str]:
         from agentui.core.mcp.config import (
             McpConfigError,
             load_servers,
@@ -643,7 +665,6 @@ class Conversation:
             stored_approvals,
         )
 
-        env = os.environ if env is None else env
         try:
             configs = load_servers(self.project.root, env, self.launch.mcp_configs)
             if self.launch.strict_mcp:
@@ -733,6 +754,8 @@ class Conversation:
             shutil.rmtree(self.session.path.parent, ignore_errors=True)
         if self.mcp is not None:
             await self.mcp.aclose()
+        if self.openapi is not None:
+            await self.openapi.aclose()
         await self.provider.aclose()
         await self.agent.router.aclose()
 
@@ -795,7 +818,7 @@ def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
         return
     wanted = set(names)
     for tool in list(project.tools):
-        if not tool.name.startswith("mcp__") and not ({tool.name, *tool.aliases} & wanted):
+        if not tool.name.startswith(("mcp__", "openapi__")) and not ({tool.name, *tool.aliases} & wanted):
             project.tools.unregister(tool.name)
 
 

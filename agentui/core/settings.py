@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentui.core.dirs import config_dir
+from agentui.core.openapi.config import OpenApiConfig
 
 ProviderName = Literal["anthropic", "openai", "scripted"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
@@ -109,6 +110,9 @@ class ConfigFile(BaseModel):
     """The seconds a run may take before it stops, unless --max-duration says otherwise."""
     subagent_timeout: float | None = Field(default=None, gt=0)
     """The seconds each sub-agent may take (asked to wrap up at 80%), unless --subagent-timeout says otherwise."""
+    openapi: dict[str, OpenApiConfig] | None = None
+    """APIs whose operations become tools (`openapi__<api>__<operation>`): {"pets": {"spec": "pets.yaml",
+    "operations": ["listPets"], "auth": {"env": "PETS_TOKEN"}}}; a relative spec path is in this file's directory."""
     routes: dict[str, Route] | None = None
     """Which model (on which provider) each kind of call goes to: {"compaction": "openai:qwen2.5-coder", "main":
     {"provider": "anthropic", "model": "claude-sonnet-4-5"}, "subagent:Explore": "claude-haiku-4-5"}."""
@@ -150,6 +154,7 @@ class Settings(BaseModel):
     subagent_timeout: float | None = None
     routes: dict[str, Route] = Field(default_factory=dict)
     """The config file's routes, "main" already applied to the provider and model above."""
+    openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -279,6 +284,7 @@ def resolve_settings(
         max_duration=config.max_duration,
         subagent_timeout=config.subagent_timeout,
         routes=routes,
+        openapi=config.openapi or {},
     )
 
 

@@ -77,8 +77,8 @@ class Rule:
             return True
         if self.tool == "Edit" and name in EDIT_FAMILY:
             return True
-        if self.tool.startswith("mcp__"):
-            if self.tool.endswith("__*"):  # mcp__github__*: every tool of the server
+        if self.tool.startswith(("mcp__", "openapi__")):
+            if self.tool.endswith("__*"):  # mcp__github__*: every tool of the server (openapi__pets__*: of the API)
                 return name.startswith(self.tool[:-1])
             if self.tool.count("__") == 1:  # mcp__github: the same
                 return name.startswith(self.tool + "__")
