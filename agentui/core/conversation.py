@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from agentui.core.permissions.rules import Behavior, Rule
     from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.run import RunResult
+    from agentui.core.telemetry import Telemetry
     from agentui.core.working_copy import WorkingCopy
 
 TITLE_WAIT = 10.0
@@ -131,6 +132,7 @@ class Conversation:
         self.agent = agent
         self.mcp: McpHub | None = None
         self.openapi: OpenApiHub | None = None
+        self.telemetry: Telemetry | None = None
         self._granted: list[Rule] = []
         self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None
@@ -197,6 +199,11 @@ class Conversation:
             memory=memory,
             counter=TokenCounter(env, exact=False),
         )
+        from agentui.core.telemetry import start as start_telemetry
+
+        telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
+        if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
+            agent.bus.on(telemetry.on_event)
         if settings.routes:
             from agentui.core.routing import Router
 
@@ -237,6 +244,7 @@ class Conversation:
             project.tools.unregister(StructuredOutput.name)
             project.tools.register(StructuredOutput(launch.json_schema))
         conversation = cls(launch, project, session, provider, agent, env)
+        conversation.telemetry = telemetry
         for problem in conversation.add_agent_types(launch.agents or {}):
             on_error(f"--agents: {problem}")
         return conversation
@@ -758,6 +766,9 @@ class Conversation:
             await self.openapi.aclose()
         await self.provider.aclose()
         await self.agent.router.aclose()
+        if self.telemetry is not None:  # (the last spans and metrics go out, within a few seconds at most)
+            await asyncio.to_thread(self.telemetry.close)
+            self.telemetry = None
 
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
