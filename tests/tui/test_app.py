@@ -1278,3 +1278,23 @@ async def test_esc_twice_on_an_empty_prompt_rewinds_the_files_and_the_conversati
         await until(pilot, lambda: not isinstance(app.screen, RewindPicker))
         await until(pilot, lambda: calc.read_text() == "def f():\n    return 1\n")
         assert app.conversation.messages[-1].text == "Turn one."  # (the files only)
+
+
+async def test_the_status_bar_and_cost_show_each_models_share_once_there_are_two(tmp_path: Path) -> None:
+    usage = {"input_tokens": 300, "output_tokens": 100}
+    harness = Harness(
+        tmp_path, [{"text": "One.", "usage": usage}, {"text": "Two.", "usage": {**usage, "input_tokens": 100}}]
+    )
+    async with harness.app().run_test(size=(160, 30)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await type_and_send(pilot, "first")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 1)
+        assert app.status.status.shares == ""  # (one model so far: nothing to split)
+        await type_and_send(pilot, "/model claude-haiku-4-5")
+        await type_and_send(pilot, "second")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 2)
+        assert app.status.status.shares == "scripted 67% · claude-haiku-4-5 33%"
+        assert "(scripted 67% · claude-haiku-4-5 33%)" in str(app.status.render())
+        await type_and_send(pilot, "/cost")
+        await until(pilot, lambda: any("By model: scripted 400 tokens" in str(n.render()) for n in texts(app, Notice)))
