@@ -31,6 +31,7 @@ from agentui.core.settings import (
 )
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream, data_line, openai_chunk
+from tests.support.web_server import WebServer
 
 
 @pytest.fixture
@@ -206,3 +207,35 @@ async def test_the_title_and_the_judge_go_where_their_routes_say(
     # Both readers show the model's title (a name the person gives would still win).
     assert [info.title for info in list_sessions(path.parent)] == ["From qwen-title"]
     assert load_session(path).title == "From qwen-title"
+
+
+async def test_webfetch_answers_come_from_the_model_its_route_names(
+    tmp_path: Path, server: LoopbackServer, local: LoopbackServer, web: WebServer
+) -> None:
+    fetch = {"type": "tool_use", "id": "f1", "name": "WebFetch",
+             "input": {"url": f"{web.url}/article.html", "prompt": "Which flag is on?"}}  # fmt: skip
+
+    def main(request: RecordedRequest) -> Reply:
+        done = "tool_result" in json.dumps(request.json()["messages"][-1])
+        blocks = [{"type": "text", "text": "Read it."}] if done else [fetch]
+        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use"))
+
+    server.responder, local.responder = main, openai_reply
+    routes = {"webfetch": {"provider": "openai", "model": "qwen-web", "base_url": local.url}}
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
+                        routes=ConfigFile.model_validate({"routes": routes}).routes or {})  # fmt: skip
+    conversation = Conversation.open(
+        Launch(settings, cwd=root, permissions=PermissionOptions(allowed_tools=("WebFetch(domain:127.0.0.1)",))),
+        provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
+    )  # fmt: skip
+    try:
+        result = await conversation.send("read the article")
+    finally:
+        await conversation.aclose()
+    assert result.text == "Read it."
+    [asked] = [r.json() for r in local.requests]
+    assert asked["model"] == "qwen-web" and "frobnicate" in json.dumps(asked["messages"])
+    assert "From qwen-web." in json.dumps(server.requests[1].json()["messages"][-1])
