@@ -180,3 +180,31 @@ asyncio.run(main())
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["hi", "[]"]
+
+
+async def test_prompts_and_tool_inputs_are_exported_only_when_the_person_opts_in(
+    tmp_path: Path, server: LoopbackServer, receiver: OtlpReceiver
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    read = {"type": "tool_use", "id": "r1", "name": "Glob", "input": {"pattern": "*.secretext"}}
+    server.enqueue(
+        Reply(chunks=anthropic_stream([read], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "None."}])),
+    )
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+           "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_TRACES_EXPORTER": "otlp",
+           "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"{receiver.url}/v1/traces",
+           "OTEL_LOG_USER_PROMPTS": "1", "OTEL_LOG_TOOL_DETAILS": "1"}  # fmt: skip
+    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x")
+    conversation = Conversation.open(
+        Launch(settings, cwd=root), provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env
+    )
+    try:
+        await conversation.send(PROMPT)
+    finally:
+        await conversation.aclose()
+    spans = {span.name: attributes(span.attributes) for span in receiver.spans()}
+    assert spans["agentui.run"]["prompt"] == PROMPT
+    assert json.loads(spans["agentui.tool_call"]["tool.input"]) == {"pattern": "*.secretext"}
+    assert "/v1/metrics" not in receiver.bodies  # (no metrics exporter named: none sent)
