@@ -411,6 +411,11 @@ class Conversation:
 
         if evaluate not in STRATEGIES:
             raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
+        from agentui.core.budget import Budget
+
+        config = self.agent.config
+        # One pool for every branch and the judge, as for a run and its sub-agents.
+        self.agent.budget = Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
         scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
         sidechains = self.session.path.parent / self.session_id / "subagents"
         attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
@@ -458,6 +463,7 @@ class Conversation:
             messages=list(self.agent.messages),
         )
         branch.router = self.agent.router  # (its summaries, sub-agents and side calls go where the conversation's do)
+        branch.shared_budget = self.agent.budget  # (the attempts' one pool)
         return branch
 
     async def compact(self, instructions: str | None = None) -> RunResult:

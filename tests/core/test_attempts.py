@@ -267,3 +267,26 @@ def test_the_judge_reads_every_attempt_within_its_budget(tmp_path: Path) -> None
     assert TokenCounter().count(text) + TokenCounter().count(request.system) <= 8_000
     assert all(f'<attempt id="b{n}">' in text for n in (1, 2, 3))
     assert "old question 29" in text and "old question 0 " not in text and "earlier messages left out" in text
+
+
+async def test_the_branches_share_one_budget(tmp_path: Path, server: LoopbackServer, played: Played) -> None:
+    root = tmp_path / "budgeted"
+    committed(root, {"calc.py": "x = 1\n"})
+    launch = Launch(
+        Settings(provider="anthropic", model="main", base_url=server.url, api_key="x"),
+        cwd=root, permissions=PermissionOptions(mode="acceptEdits"), max_total_tokens=150,
+    )  # fmt: skip
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    conversation = Conversation.open(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
+    try:
+        attempts, _ = await conversation.attempt("Write the answer.", CONFIGS, "tokens")
+        try:
+            stops = {b.id: b.result.stop for b in attempts.branches if b.result}
+        finally:
+            attempts.close()
+    finally:
+        await conversation.aclose()
+    # b1 and b3 need two calls; after any first call of theirs the shared pool (150 tokens) is spent.
+    assert stops["b1"] == stops["b3"] == "max_total_tokens"
+    assert stops["b2"] in ("end_turn", "max_total_tokens")
+    assert len(server.requests) <= 3  # (no branch made a second call)
