@@ -239,3 +239,22 @@ async def test_webfetch_answers_come_from_the_model_its_route_names(
     [asked] = [r.json() for r in local.requests]
     assert asked["model"] == "qwen-web" and "frobnicate" in json.dumps(asked["messages"])
     assert "From qwen-web." in json.dumps(server.requests[1].json()["messages"][-1])
+
+
+async def test_the_main_route_puts_the_loop_on_its_provider(
+    tmp_path: Path, server: LoopbackServer, local: LoopbackServer
+) -> None:
+    local.responder = openai_reply
+    config = ConfigFile.model_validate({"routes": {"main": {"provider": "openai", "model": "qwen-main",
+                                                            "base_url": f"{local.url}/v1"}}})  # fmt: skip
+    settings = resolve_settings(Overrides(), {"ANTHROPIC_API_KEY": "x", "ANTHROPIC_BASE_URL": server.url}, config)
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    conversation = Conversation.open(Launch(settings, cwd=root), env=env)  # (its provider made from the settings)
+    try:
+        result = await conversation.send("hello")
+    finally:
+        await conversation.aclose()
+    assert result.text == "From qwen-main." and server.requests == []
+    assert [(r.path, r.json()["model"]) for r in local.requests] == [("/v1/chat/completions", "qwen-main")]
