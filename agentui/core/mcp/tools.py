@@ -5,7 +5,6 @@ starts the configured servers and keeps the registry in step with what each offe
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -21,10 +20,8 @@ from agentui.core.tools.base import (
     ToolContext,
     ToolRegistry,
     ToolResult,
+    external_tool_name,
 )
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-MAX_NAME = 64  # the Messages API's limit on tool names
 
 
 class McpArgs(ToolArgs):
@@ -34,7 +31,7 @@ class McpArgs(ToolArgs):
 
 
 def tool_name(server: str, tool: str) -> str:
-    return f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', tool)}"[:MAX_NAME]
+    return external_tool_name("mcp", server, tool)
 
 
 class McpTool(Tool[McpArgs]):

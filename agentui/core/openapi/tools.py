@@ -6,7 +6,6 @@ in a tool's input, result or details, so never in the session file or the logs."
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,13 +16,10 @@ from pydantic import ConfigDict
 from agentui.core.openapi.config import OpenApiConfig
 from agentui.core.openapi.spec import Operation, Spec
 from agentui.core.providers.base import ToolSpec
-from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult, external_tool_name
 
 if TYPE_CHECKING:
     import httpx
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-MAX_NAME = 64  # the Messages API's limit on tool names
 
 
 class OpenApiArgs(ToolArgs):
@@ -33,7 +29,7 @@ class OpenApiArgs(ToolArgs):
 
 
 def tool_name(api: str, operation: str) -> str:
-    return f"openapi__{_UNSAFE.sub('_', api)}__{_UNSAFE.sub('_', operation)}"[:MAX_NAME]
+    return external_tool_name("openapi", api, operation)
 
 
 @dataclass

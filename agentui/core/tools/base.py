@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,6 +15,14 @@ from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
 
 ToolKind = Literal["read", "write", "execute"]
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
+MAX_TOOL_NAME = 64  # the Messages API's limit on tool names
+
+
+def external_tool_name(kind: str, source: str, name: str) -> str:
+    """A tool from elsewhere, named as Claude Code names MCP tools: `mcp__github__create_issue`,
+    `openapi__pets__listPets` (what a name may not hold becomes `_`; at most 64 characters)."""
+    return f"{kind}__{_UNSAFE_IN_NAME.sub('_', source)}__{_UNSAFE_IN_NAME.sub('_', name)}"[:MAX_TOOL_NAME]
 
 
 class ToolArgs(BaseModel):
