@@ -36,8 +36,10 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Span, Tracer
 
-FLUSH_MILLIS = 5000
+FLUSH_SECONDS = 5.0
 """At close, how long the last spans and metrics may take to leave (then they are dropped, not waited for)."""
+EXPORT_TIMEOUT = 5.0
+"""Seconds one export may take, its retries included (an unreachable collector must not hold anything up)."""
 EDIT_TOOLS = ("Edit", "Write", "NotebookEdit")
 DETAIL_CHARS = 4000
 
@@ -59,6 +61,7 @@ class Telemetry:
              "session.id": session_id}
         )  # fmt: skip
         self.env, self.session_id = env, session_id
+        _quiet_sdk_logs()
         self.log_prompts = env.get("OTEL_LOG_USER_PROMPTS") == "1"
         self.log_tools = env.get("OTEL_LOG_TOOL_DETAILS") == "1"
         self.tracer_provider: TracerProvider | None = None
@@ -194,13 +197,39 @@ class Telemetry:
             span.end()
 
     def close(self) -> None:
-        """Flush what is left (each provider within FLUSH_MILLIS) and stop exporting."""
-        if self.tracer_provider is not None:
-            self.tracer_provider.force_flush(FLUSH_MILLIS)
-            self.tracer_provider.shutdown()
-        if self.meter_provider is not None:
-            self.meter_provider.force_flush(FLUSH_MILLIS)
-            self.meter_provider.shutdown(FLUSH_MILLIS)
+        """Flush what is left and stop exporting, within FLUSH_SECONDS whatever the collector does: the flush runs
+        on a daemon thread, which an unreachable collector may keep a little longer but never keeps agentui."""
+        import threading
+
+        done = threading.Event()
+
+        def flush() -> None:
+            millis = int(FLUSH_SECONDS * 1000)
+            try:
+                if self.tracer_provider is not None:
+                    self.tracer_provider.force_flush(millis)
+                    self.tracer_provider.shutdown()
+                if self.meter_provider is not None:
+                    self.meter_provider.force_flush(millis)
+                    self.meter_provider.shutdown(millis)
+            finally:
+                done.set()
+
+        threading.Thread(target=flush, name="agentui-telemetry-flush", daemon=True).start()
+        done.wait(FLUSH_SECONDS)
+
+
+def _quiet_sdk_logs() -> None:
+    """The SDK's own warnings (an unreachable collector, retries) go where agentui's log goes — its file, or nowhere
+    — never onto the person's screen."""
+    import logging
+
+    ours = logging.getLogger("agentui")
+    if ours.propagate:  # (--debug without a log file: everything to stderr, as asked; or a test's capture)
+        return
+    sdk = logging.getLogger("opentelemetry")
+    sdk.handlers = list(ours.handlers) or [logging.NullHandler()]
+    sdk.propagate = False
 
 
 def start(env: Mapping[str, str], session_id: str, on_error: Callable[[str], object]) -> Telemetry | None:
@@ -237,7 +266,11 @@ def _otlp(env: Mapping[str, str], signal: str) -> dict[str, Any]:
     headers = dict(
         pair.split("=", 1) for pair in (env.get("OTEL_EXPORTER_OTLP_HEADERS") or "").split(",") if "=" in pair
     )
-    return {"endpoint": own or f"{base}/v1/{signal}", "headers": {k.strip(): v.strip() for k, v in headers.items()}}
+    return {
+        "endpoint": own or f"{base}/v1/{signal}",
+        "headers": {k.strip(): v.strip() for k, v in headers.items()},
+        "timeout": EXPORT_TIMEOUT,
+    }
 
 
 def _span_exporter(name: str, env: Mapping[str, str]) -> Any:

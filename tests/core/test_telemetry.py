@@ -208,3 +208,23 @@ async def test_prompts_and_tool_inputs_are_exported_only_when_the_person_opts_in
     assert spans["agentui.run"]["prompt"] == PROMPT
     assert json.loads(spans["agentui.tool_call"]["tool.input"]) == {"pattern": "*.secretext"}
     assert "/v1/metrics" not in receiver.bodies  # (no metrics exporter named: none sent)
+
+
+def test_an_unreachable_collector_neither_holds_up_nor_shows_on_the_screen(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    import socket
+
+    with socket.socket() as probe:  # (a port nothing listens on)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": [{"type": "text", "text": "Still answered."}]}]))
+    env = {**clean_env, "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_TRACES_EXPORTER": "otlp",
+           "OTEL_METRICS_EXPORTER": "otlp", "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}"}  # fmt: skip
+    done = subprocess.run(
+        [agentui_bin, "-p", "hi", "--provider", "scripted", "--script", str(script)],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "Still answered.", done.stderr
+    assert done.stderr == ""  # (the SDK's retry warnings go to agentui's log, not the terminal)
