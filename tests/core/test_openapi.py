@@ -56,6 +56,10 @@ paths:
         required: true
         content: {application/json: {schema: {$ref: "#/components/schemas/Pet"}}}
       responses: {"201": {description: ok}}
+  /dump:
+    get:
+      operationId: dump
+      responses: {"200": {description: everything}}
   /pets/{petId}:
     parameters: [{$ref: "#/components/parameters/PetId"}]
     get:
@@ -101,6 +105,17 @@ class PetsApi:
             return self.send(request, 200, SPEC, "application/yaml")
         if request.headers.get("Authorization") != f"Bearer {TOKEN}":
             return self.send(request, 401, json.dumps({"error": "no token"}))
+        if url.path == "/v1/dump":  # 20 MB, sent in pieces
+            request.send_response(200)
+            request.send_header("Content-Type", "text/plain")
+            request.send_header("Content-Length", str(20 * 1024 * 1024))
+            request.end_headers()
+            try:
+                for _ in range(20 * 16):
+                    request.wfile.write(b"x" * 65536)
+            except OSError:  # (the client stopped reading: as it should)
+                pass
+            return None
         if url.path == "/v1/pets" and method == "POST":
             pet = {"id": len(self.pets) + 1, **body, "createdWith": request.headers["Authorization"]}
             self.pets.append(pet)
@@ -235,7 +250,7 @@ async def test_rules_cover_an_api_as_they_cover_an_mcp_server_and_a_bad_config_i
     assert "openapi__pets__deletePet" in {t["name"] for t in server.requests[0].json()["tools"]}
     conversation, _, said = await open_with_api(tmp_path, server, pets, PermissionOptions(), operations=["listPet"])
     await conversation.aclose()
-    assert said == ["The API pets has no operation listPet (it has: createPet, deletePet, listPets, showPet)."]
+    assert said == ["The API pets has no operation listPet (it has: createPet, deletePet, dump, listPets, showPet)."]
     conversation, _, said = await open_with_api(tmp_path, server, pets, PermissionOptions(), token="",
                                                 operations=["listPets"])  # fmt: skip
     await conversation.aclose()
@@ -247,3 +262,25 @@ async def test_rules_cover_an_api_as_they_cover_an_mcp_server_and_a_bad_config_i
                                                 spec="broken.yaml")  # fmt: skip
     await conversation.aclose()
     assert len(said) == 1 and said[0].startswith("The API pets offers no tools: ") and "not a valid OpenAPI" in said[0]
+
+
+async def test_a_huge_response_is_cut_without_being_read_whole(
+    tmp_path: Path, server: LoopbackServer, pets: PetsApi
+) -> None:
+    server.enqueue(
+        Reply(chunks=anthropic_stream([call("h1", "dump", {})], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Big."}])),
+    )
+    conversation, events, notices = await open_with_api(
+        tmp_path, server, pets, PermissionOptions(allowed_tools=("openapi__pets__dump",)), operations=["dump"],
+        max_response_chars=1000,
+    )  # fmt: skip
+    try:
+        await conversation.send("dump it")
+    finally:
+        await conversation.aclose()
+    assert notices == []
+    [end] = [e for e in events if isinstance(e, ToolEnd)]
+    text = str(end.content)
+    assert text.startswith("HTTP 200 OK (text/plain)\n" + "x" * 1000 + "\n[… the response was 20,971,520 bytes")
+    assert len(text) < 1200 and end.details["bytes"] == 20 * 1024 * 1024

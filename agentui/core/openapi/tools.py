@@ -124,14 +124,22 @@ class OpenApiTool(Tool[OpenApiArgs]):
                                    "method": self.operation.method, "path": path}  # fmt: skip
         if self.creds is not None:
             self.creds.apply(headers, params)
+        limit = self.max_chars * 4 + 4096  # (bytes: enough for max_chars of any UTF-8 text, and the key to cut)
         try:
-            response = await self.client.request(
+            async with self.client.stream(
                 self.operation.method,
                 self.server + path,
                 params=params,
                 headers=headers,
                 json=given.get("body") if self.operation.has_body else None,
-            )
+            ) as response:
+                body, cut = bytearray(), False
+                async for chunk in response.aiter_bytes():
+                    body += chunk[: limit - len(body)]
+                    if len(body) >= limit:  # (the rest is not even read: 100 MB costs what 80 KB does)
+                        cut = True
+                        break
+                size = int(response.headers.get("content-length") or 0) or len(body)
         except httpx.TimeoutException:
             return ToolResult.error(f"The {self.api} API did not answer in time.", **details)
         except httpx.HTTPError as exc:
@@ -139,12 +147,15 @@ class OpenApiTool(Tool[OpenApiArgs]):
             return ToolResult.error(
                 f"The {self.api} API could not be reached: {said or type(exc).__name__}.", **details
             )
-        text = response.text
+        text = bytes(body).decode(response.encoding or "utf-8", errors="replace")
         if self.creds is not None:
             text = self.creds.redact(text)
-        clipped = len(text) > self.max_chars
-        shown = text[: self.max_chars] + (f"\n[… {len(text) - self.max_chars} more characters]" if clipped else "")
-        details.update(status=response.status_code, bytes=len(response.content))
+        more = len(text) - self.max_chars if len(text) > self.max_chars else 0
+        shown = text[: self.max_chars]
+        if more or cut:
+            whole = f"{size:,} bytes" if size > len(body) else f"more than {len(body):,} bytes"
+            shown += f"\n[… the response was {whole}; the rest is cut]"
+        details.update(status=response.status_code, bytes=size)
         head = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
         kind = response.headers.get("content-type", "")
         return ToolResult(
