@@ -98,6 +98,10 @@ class Telemetry:
         self._model = ""
 
     def on_event(self, event: Event) -> None:
+        if event.loop_id is not None:  # (a parallel attempt's: its spending counts, its spans are not this run's)
+            if isinstance(event, UsageUpdate):
+                self._count(event)
+            return
         match event:
             case AgentStart():
                 self._model = event.model
@@ -150,6 +154,18 @@ class Telemetry:
         return self.tracer.start_span(name, context=context, attributes={"session.id": self.session_id, **attributes})
 
     def _usage(self, event: UsageUpdate) -> None:
+        model, cost = self._count(event)
+        usage = event.usage
+        if self._call is not None:
+            self._call.set_attributes(
+                {"model": model, "tokens.input": usage.input_tokens, "tokens.output": usage.output_tokens,
+                 "tokens.cache_read": usage.cache_read_input_tokens,
+                 "tokens.cache_creation": usage.cache_creation_input_tokens, "cost_usd": cost}
+            )  # fmt: skip
+            self._end_call()
+
+    def _count(self, event: UsageUpdate) -> tuple[str, float]:
+        """The metrics of one model call: its tokens by kind and its cost; returns its model and cost."""
         model = event.model or self._model
         usage = event.usage
         cost = cost_usd(model, usage)
@@ -164,13 +180,7 @@ class Telemetry:
                 if count:
                     self.tokens.add(count, {"type": kind, "model": model, "session.id": self.session_id})
             self.cost.add(cost, {"model": model, "session.id": self.session_id})
-        if self._call is not None:
-            self._call.set_attributes(
-                {"model": model, "tokens.input": usage.input_tokens, "tokens.output": usage.output_tokens,
-                 "tokens.cache_read": usage.cache_read_input_tokens,
-                 "tokens.cache_creation": usage.cache_creation_input_tokens, "cost_usd": cost}
-            )  # fmt: skip
-            self._end_call()
+        return model, cost
 
     def _end_call(self) -> None:
         if self._call is not None:
