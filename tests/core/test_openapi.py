@@ -5,6 +5,7 @@ permission rules see `openapi__<api>__<operation>` as they see MCP tools, and th
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -103,7 +104,8 @@ class PetsApi:
                           "body": body})  # fmt: skip
         if url.path == "/openapi.yaml":
             return self.send(request, 200, SPEC, "application/yaml")
-        if request.headers.get("Authorization") != f"Bearer {TOKEN}":
+        by_query = parse_qs(url.query).get("api_key") == [TOKEN]
+        if request.headers.get("Authorization") != f"Bearer {TOKEN}" and not by_query:
             return self.send(request, 401, json.dumps({"error": "no token"}))
         if url.path == "/v1/dump":  # 20 MB, sent in pieces
             request.send_response(200)
@@ -284,3 +286,29 @@ async def test_a_huge_response_is_cut_without_being_read_whole(
     text = str(end.content)
     assert text.startswith("HTTP 200 OK (text/plain)\n" + "x" * 1000 + "\n[… the response was 20,971,520 bytes")
     assert len(text) < 1200 and end.details["bytes"] == 20 * 1024 * 1024
+
+
+async def test_a_key_sent_in_the_query_is_kept_out_of_the_http_librarys_log(
+    tmp_path: Path, server: LoopbackServer, pets: PetsApi, caplog: pytest.LogCaptureFixture
+) -> None:
+    server.enqueue(
+        Reply(chunks=anthropic_stream([call("q1", "listPets", {"limit": 1})], stop_reason="tool_use")),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "Listed."}])),
+    )
+    caplog.set_level(logging.DEBUG)
+    conversation, events, notices = await open_with_api(
+        tmp_path, server, pets, PermissionOptions(mode="bypassPermissions"), operations=["listPets"],
+        auth={"env": "PETS_TOKEN", "type": "query", "name": "api_key"},
+    )  # fmt: skip
+    try:
+        await conversation.send("list")
+    finally:
+        await conversation.aclose()
+    assert notices == []
+    [end] = [e for e in events if isinstance(e, ToolEnd)]
+    assert not end.is_error and '"name": "Tom"' in str(end.content)
+    [listed] = [c for c in pets.seen if c["path"] == "/v1/pets"]
+    assert listed["query"] == {"limit": ["1"], "api_key": [TOKEN]} and listed["auth"] is None
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "/v1/pets?limit=1&api_key=[redacted] " in logged
+    assert TOKEN not in logged

@@ -5,6 +5,7 @@ the rest still loads."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,6 +50,8 @@ class OpenApiHub:
         except ValueError as exc:
             creds = None
             notices.append(str(exc))
+        if creds is not None:
+            _redact_in_logs(creds.secret)
         wanted = list(spec.operations) if config.operations == ("*",) else list(config.operations)
         missing = [name for name in wanted if name not in spec.operations]
         if missing:
@@ -97,3 +100,33 @@ async def _fetch(url: str) -> str:
     if len(response.content) > MAX_SPEC_BYTES:
         raise OpenApiError(f"its spec {url} is larger than {MAX_SPEC_BYTES // (1024 * 1024)} MB.")
     return response.text
+
+
+class _Redacting(logging.Filter):
+    """Cuts the keys of the configured APIs out of what the HTTP libraries log (httpx logs each URL, and a key sent
+    as a query parameter is in it): with --debug or a log file, the key still appears nowhere."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "[redacted]")
+            record.msg, record.args = message, ()
+        return True
+
+
+_REDACTING = _Redacting()
+
+
+def _redact_in_logs(secret: str) -> None:
+    if len(secret) < 4:
+        return
+    _REDACTING.secrets.add(secret)
+    for name in ("httpx", "httpcore"):
+        logger = logging.getLogger(name)
+        if _REDACTING not in logger.filters:
+            logger.addFilter(_REDACTING)
