@@ -63,6 +63,9 @@ class Outcome:
     error: str | None = None
     ran_on: str = ""
     """The host and process that ran it (a cluster's worker, or this one)."""
+    stop: str = "end_turn"
+    """Why the run ended: end_turn, or the limit it reached (max_turns, max_budget, max_total_tokens,
+    max_duration); the check decides pass or fail either way."""
 
 
 def load_tasks(path: Path) -> list[Task]:
@@ -205,6 +208,7 @@ class Evaluation:
                 round(time.monotonic() - started, 3),
                 attempt,
                 session=str(conversation.session.path),
+                stop=result.stop,
             )
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -279,6 +283,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="runs at the same time (default 2)")
     parser.add_argument("--retries", type=int, default=2, help="tries again after an infrastructure failure")
     parser.add_argument("--max-turns", type=int, default=50, help="model calls a run may make (default 50)")
+    parser.add_argument("--max-budget-usd", type=float, metavar="USD", help="what one run may spend")
+    parser.add_argument("--max-total-tokens", type=int, metavar="N", help="the tokens one run may use")
+    parser.add_argument("--max-duration", type=float, metavar="SECONDS", help="how long one run may take")
     parser.add_argument(
         "--cluster", metavar="ADDRESS", help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:port)"
     )
@@ -291,6 +298,11 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.retries < 0 or args.max_turns < 1:
         return _fail("--jobs and --max-turns take a number from 1, --retries from 0.")
+    limits = {"max_budget_usd": args.max_budget_usd, "max_total_tokens": args.max_total_tokens,
+              "max_duration": args.max_duration}  # fmt: skip
+    if any(value is not None and value <= 0 for value in limits.values()):
+        return _fail("--max-budget-usd, --max-total-tokens and --max-duration take a number above 0.")
+    limits = {key: value for key, value in limits.items() if value is not None}
     from agentui.core.frontend import ConfigError, Overrides, resolve_settings
 
     try:
@@ -299,7 +311,8 @@ def main(argv: Sequence[str]) -> int:
     except (EvalError, ConfigError) as exc:
         return _fail(str(exc))
     models = [m.strip() for m in (args.models or base.model).split(",") if m.strip()]
-    configs = {model: base.model_copy(update={"model": model}) for model in models}
+    # (each run's limits travel in its settings: to a cluster's workers too)
+    configs = {model: base.model_copy(update={"model": model, **limits}) for model in models}
     out = args.out or args.tasks.with_name(f"{args.tasks.stem}-eval")
     evaluation = Evaluation(
         tasks, configs, out, jobs=args.jobs, retries=args.retries, max_turns=args.max_turns,

@@ -192,3 +192,20 @@ def test_the_same_set_on_a_local_dask_cluster_gives_the_same_report(
         scheduler.terminate()
         workers.wait(timeout=60)
         scheduler.wait(timeout=60)
+
+
+def test_each_run_stops_at_the_limits_given_and_its_result_says_which(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    tasks = task_set(tmp_path, 2)
+    Model(server)
+    run = evaluate(agentui_bin, clean_env, server, tasks, "--max-total-tokens", "20")  # (46 tokens a call)
+    _, stderr = run.communicate(timeout=600)
+    assert run.returncode == 0, stderr[-3000:]
+    stops = {(r["task"], r["config"]): (r["status"], r["stop"]) for r in results(tmp_path / "out")}
+    # m1 would fix t1 in three calls; the limit stops it after the first, and its check fails.
+    assert stops == {("t0", "m1"): ("fail", "end_turn"), ("t1", "m1"): ("fail", "max_total_tokens"),
+                     ("t0", "m2"): ("fail", "end_turn"), ("t1", "m2"): ("fail", "end_turn")}  # fmt: skip
+    bad = subprocess.run([agentui_bin, "eval", str(tasks), "--max-duration", "0"], env=clean_env,
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bad.returncode == 2 and "take a number above 0" in bad.stderr and "Traceback" not in bad.stderr
