@@ -507,6 +507,11 @@ class Conversation:
         return self.agent.ledger.usage, self.agent.ledger.cost_usd
 
     @property
+    def routes(self) -> dict[str, str]:
+        """Where the config's routes send each kind of call ("compaction": "openai:qwen2.5-coder")."""
+        return self.agent.router.describe()
+
+    @property
     def usage_by_model(self) -> dict[str, ModelSpend]:
         """Each model's share of the session, when calls went to several (routes, a fallback)."""
         return dict(self.agent.ledger.by_model)

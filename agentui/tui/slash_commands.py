@@ -239,7 +239,10 @@ class Model(SlashCommand):
             app.status.set(model=arguments)
             app.say(f"Model set to {arguments} for the next requests.")
         else:
+            routed = "; ".join(f"{kind} → {target}" for kind, target in conversation.routes.items())
             app.say(f"Model: {conversation.model} ({conversation.launch.settings.provider}).")
+            if routed:
+                app.say(f"Routes: {routed}.")
 
 
 class Cost(SlashCommand):

@@ -1298,3 +1298,17 @@ async def test_the_status_bar_and_cost_show_each_models_share_once_there_are_two
         assert "(scripted 67% · claude-haiku-4-5 33%)" in str(app.status.render())
         await type_and_send(pilot, "/cost")
         await until(pilot, lambda: any("By model: scripted 400 tokens" in str(n.render()) for n in texts(app, Notice)))
+
+
+async def test_model_lists_the_routes_of_the_config(tmp_path: Path) -> None:
+    from agentui.core.settings import Route
+
+    harness = Harness(tmp_path, [])
+    routes = {"compaction": Route(model="small-model"), "subagent:explorer": Route(model="tiny")}
+    harness.launch = replace(harness.launch, settings=harness.launch.settings.model_copy(update={"routes": routes}))
+    async with harness.app().run_test(size=(160, 30)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await type_and_send(pilot, "/model")
+        said = "Routes: compaction → small-model; subagent:explorer → tiny."
+        await until(pilot, lambda: any(said in str(n.render()) for n in texts(app, Notice)))
