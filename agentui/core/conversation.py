@@ -245,6 +245,8 @@ class Conversation:
             project.tools.register(StructuredOutput(launch.json_schema))
         conversation = cls(launch, project, session, provider, agent, env)
         conversation.telemetry = telemetry
+        if telemetry is not None:
+            conversation.on_subagent(telemetry.on_subagent_event)
         for problem in conversation.add_agent_types(launch.agents or {}):
             on_error(f"--agents: {problem}")
         return conversation

@@ -96,6 +96,8 @@ class Telemetry:
         self._tools: dict[str, tuple[Span, float]] = {}
         self._asked: set[str] = set()
         self._model = ""
+        self._sub_calls: dict[str, tuple[Span, float]] = {}
+        """A sub-agent's model call in progress, by the id of the Agent call that started it."""
 
     def on_event(self, event: Event) -> None:
         if event.loop_id is not None:  # (a parallel attempt's: its spending counts, its spans are not this run's)
@@ -145,12 +147,46 @@ class Telemetry:
             case _:
                 pass
 
-    def _span(self, name: str, attributes: dict[str, Any]) -> Span | None:
+    def on_subagent_event(self, call_id: str, event: Event) -> None:
+        """A sub-agent's event: its model and tool calls become spans under the span of the Agent call that started
+        it (its tokens and cost are already counted: its calls count in the conversation's usage)."""
+        under = self._tools.get(call_id)
+        if under is None:
+            return
+        match event:
+            case TurnStart():
+                span = self._span("agentui.model_call", {"subagent": True, "turn": event.turn}, under[0])
+                if span is not None:
+                    self._sub_calls[call_id] = (span, time.monotonic())
+            case UsageUpdate() if call_id in self._sub_calls:
+                span, started = self._sub_calls.pop(call_id)
+                usage, model = event.usage, event.model or ""
+                span.set_attributes(
+                    {"model": model, "tokens.input": usage.input_tokens, "tokens.output": usage.output_tokens,
+                     "cost_usd": cost_usd(model, usage), "duration_ms": round((time.monotonic() - started) * 1000)}
+                )  # fmt: skip
+                span.end()
+            case ToolStart():
+                attributes: dict[str, Any] = {"tool.name": event.name, "subagent": True}
+                if self.log_tools:
+                    attributes["tool.input"] = json.dumps(event.input)[:DETAIL_CHARS]
+                tool = self._span("agentui.tool_call", attributes, under[0])
+                if tool is not None:
+                    self._tools[event.tool_call_id] = (tool, time.monotonic())
+            case ToolEnd():
+                self._tool_end(event)
+            case AgentEnd() if call_id in self._sub_calls:
+                self._sub_calls.pop(call_id)[0].end()
+            case _:
+                pass
+
+    def _span(self, name: str, attributes: dict[str, Any], parent: Span | None = None) -> Span | None:
         if self.tracer is None:
             return None
         from opentelemetry import trace
 
-        context = trace.set_span_in_context(self._run) if self._run is not None and name != "agentui.run" else None
+        parent = parent or (self._run if name != "agentui.run" else None)
+        context = trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(name, context=context, attributes={"session.id": self.session_id, **attributes})
 
     def _usage(self, event: UsageUpdate) -> None:

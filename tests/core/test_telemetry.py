@@ -228,3 +228,41 @@ def test_an_unreachable_collector_neither_holds_up_nor_shows_on_the_screen(
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "Still answered.", done.stderr
     assert done.stderr == ""  # (the SDK's retry warnings go to agentui's log, not the terminal)
+
+
+async def test_a_sub_agents_calls_are_spans_under_its_agent_call(
+    tmp_path: Path, server: LoopbackServer, receiver: OtlpReceiver
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    task = {"type": "tool_use", "id": "a1", "name": "Agent",
+            "input": {"description": "look", "prompt": "Look.", "subagent_type": "general-purpose"}}  # fmt: skip
+    glob = {"type": "tool_use", "id": "g1", "name": "Glob", "input": {"pattern": "*.py"}}
+
+    def model(request: RecordedRequest) -> Reply:
+        body = request.json()
+        parent = any(tool["name"] == "Agent" for tool in body.get("tools", []))
+        done = "tool_result" in json.dumps(body["messages"][-1])
+        blocks = [{"type": "text", "text": "Done."}] if done else [task if parent else glob]
+        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use"))
+
+    server.responder = model
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+           "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_TRACES_EXPORTER": "otlp",
+           "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}  # fmt: skip
+    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x")
+    conversation = Conversation.open(
+        Launch(settings, cwd=root, permissions=PermissionOptions(mode="bypassPermissions")),
+        provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
+    )  # fmt: skip
+    try:
+        await conversation.send("delegate")
+    finally:
+        await conversation.aclose()
+    spans = receiver.spans()
+    agent_call = next(s for s in spans if attributes(s.attributes).get("tool.name") == "Agent")
+    under = [s for s in spans if s.parent_span_id == agent_call.span_id]
+    assert sorted((s.name, attributes(s.attributes).get("tool.name", "")) for s in under) == [
+        ("agentui.model_call", ""), ("agentui.model_call", ""), ("agentui.tool_call", "Glob")]  # fmt: skip
+    assert all(attributes(s.attributes)["subagent"] is True for s in under)
+    assert len([s for s in spans if s.name == "agentui.model_call"]) == 4  # (two of the run's, two of its sub-agent's)
