@@ -182,6 +182,8 @@ class Agent:
         self._task: asyncio.Task[RunResult] | None = None
         self._step_task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
+        self._time_up = False
+        """The run's time budget ran out: its cancel ends it "max_duration", not "cancelled"."""
         self._call: ModelCall | None = None
         self._calls_in_flight: list[ToolUseBlock] = []
         self._turns = 0
@@ -307,6 +309,8 @@ class Agent:
         self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
+        self._time_up = False
+        deadline = self._arm_deadline()
         try:
             if prompt is None:  # /compact, then whatever was sent meanwhile (if anything)
                 await self._step(self.compactor.compact("manual", instructions))
@@ -316,7 +320,7 @@ class Agent:
             if prompt is not None:
                 stop = await self._loop(prompt, images)
         except _Cancelled:
-            stop = "cancelled"
+            stop = "max_duration" if self._time_up else "cancelled"
             self._settle_cancel()
         except PromptBlocked as exc:
             stop, error = "error", (f"A UserPromptSubmit hook blocked the prompt: {exc}", "hook_blocked")
@@ -326,7 +330,24 @@ class Agent:
         except ProviderError as exc:  # before any block completed: nothing of the answer is kept
             stop, error = "error", (exc.message, exc.kind)
             self._call = None
+        finally:
+            if deadline is not None:
+                deadline.cancel()
         return self._finish(stop, error, started)
+
+    def _arm_deadline(self) -> asyncio.TimerHandle | None:
+        """A time budget is a deadline, not only a check before each call: when it passes, whatever runs (a long
+        command, a slow answer) is stopped as Esc stops it, and the run ends "max_duration"."""
+        budget = self.budget
+        if budget.max_seconds is None:
+            return None
+
+        def time_up() -> None:
+            self._time_up = True
+            self.cancel()
+
+        loop = asyncio.get_running_loop()
+        return loop.call_at(loop.time() + budget.max_seconds - (time.monotonic() - budget.started), time_up)
 
     async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:
         first, self._session_started = not self._session_started, True

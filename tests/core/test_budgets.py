@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agentui.core.conversation import Conversation, Launch
-from agentui.core.events import Event, Notice
+from agentui.core.events import Event, Notice, ToolEnd
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.settings import Settings
@@ -95,14 +95,18 @@ async def test_a_sub_agents_spending_counts_against_the_parents_money_budget(
     assert 0.36 < result.cost_usd < 0.37  # (the run's cost counts its sub-agent's, as Claude Code's does)
 
 
-async def test_a_time_budget_stops_the_run_before_its_next_model_call(tmp_path: Path, server: LoopbackServer) -> None:
-    answering(server, lambda body: ([bash(f"s{len(body['messages'])}", "sleep 1")], 10))
-    opened, _ = conversation(tmp_path, server, max_seconds=0.5)
+async def test_a_time_budget_is_a_deadline_that_stops_even_a_running_command(
+    tmp_path: Path, server: LoopbackServer
+) -> None:
+    answering(server, lambda body: ([bash(f"s{len(body['messages'])}", "sleep 60")], 10))
+    opened, events = conversation(tmp_path, server, max_seconds=0.5)
     try:
         result = await opened.send("wait")
     finally:
         await opened.aclose()
-    assert result.stop == "max_duration" and len(server.requests) == 1  # (the command took longer than the budget)
+    assert result.stop == "max_duration" and len(server.requests) == 1
+    [ended] = [e for e in events if isinstance(e, ToolEnd)]
+    assert ended.is_error and "Interrupted" in str(ended.content)  # (stopped at the deadline, not after 60 s)
 
 
 async def test_a_sub_agent_is_asked_to_wrap_up_then_stopped_at_its_time_limit(
