@@ -230,6 +230,8 @@ class Task(Tool[TaskArgs]):
                 "model": routed,
                 "system_prompt": kind.instructions,
                 "max_turns": None,
+                # (a fallback is a model of the parent's provider: not one to ask another provider for)
+                "fallback_model": parent.config.fallback_model if provider is parent.provider else None,
             }
         )
         agent_id = uuid.uuid4().hex[:17]

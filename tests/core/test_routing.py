@@ -258,3 +258,38 @@ async def test_the_main_route_puts_the_loop_on_its_provider(
         await conversation.aclose()
     assert result.text == "From qwen-main." and server.requests == []
     assert [(r.path, r.json()["model"]) for r in local.requests] == [("/v1/chat/completions", "qwen-main")]
+
+
+async def test_a_routed_sub_agent_does_not_fall_back_to_a_model_of_the_other_provider(
+    tmp_path: Path, server: LoopbackServer, local: LoopbackServer
+) -> None:
+    task = {"type": "tool_use", "id": "t1", "name": "Agent",
+            "input": {"description": "look", "prompt": "Look.", "subagent_type": "general-purpose"}}  # fmt: skip
+
+    def main(request: RecordedRequest) -> Reply:
+        done = "tool_result" in json.dumps(request.json()["messages"][-1])
+        blocks = [{"type": "text", "text": "Done."}] if done else [task]
+        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use"))
+
+    server.responder = main
+    local.responder = lambda request: Reply.error(529, {"error": {"message": "overloaded", "type": "overloaded"}})
+    routes = ConfigFile.model_validate(
+        {"routes": {"subagent": {"provider": "openai", "model": "qwen-sub", "base_url": local.url}}}
+    ).routes
+    root = tmp_path / "project"
+    root.mkdir()
+    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
+                        max_attempts=1, routes=routes or {})  # fmt: skip
+    conversation = Conversation.open(
+        Launch(settings, cwd=root, permissions=PermissionOptions(mode="bypassPermissions"),
+               fallback_model="claude-haiku-4-5"),
+        provider=AnthropicProvider(base_url=server.url, api_key="x"),
+        env={"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")},
+    )  # fmt: skip
+    try:
+        result = await conversation.send("delegate")
+    finally:
+        await conversation.aclose()
+    assert result.text == "Done."
+    assert [r.json()["model"] for r in local.requests] == ["qwen-sub"]  # (not claude-haiku-4-5, asked of it)
+    assert "agent stopped" in json.dumps(server.requests[-1].json()["messages"][-1])
