@@ -147,18 +147,7 @@ class AcpAgent:
                 elif isinstance(block, ToolUseBlock):
                     queue.put_nowait(_tool_start(block.id, block.name, block.input, conversation.root, "completed"))
                 elif isinstance(block, ToolResultBlock):
-                    text = (
-                        block.content
-                        if isinstance(block.content, str)
-                        else "\n".join(b.text for b in block.content if isinstance(b, TextBlock))
-                    )
-                    queue.put_nowait(
-                        acp.update_tool_call(
-                            block.tool_use_id,
-                            status="failed" if block.is_error else "completed",
-                            content=[acp.tool_content(acp.text_block(text))],
-                        )
-                    )
+                    queue.put_nowait(_tool_done(block.tool_use_id, block.content, block.is_error))
         await self._flush(conversation.session_id)
 
     # Prompts
@@ -210,19 +199,7 @@ class AcpAgent:
                 content = [acp.tool_content(acp.text_block(event.text))]
                 queue.put_nowait(acp.update_tool_call(event.tool_call_id, content=content))
             case ToolEnd():
-                text = (
-                    event.content
-                    if isinstance(event.content, str)
-                    else "\n".join(b.text for b in event.content if isinstance(b, TextBlock))
-                )
-                queue.put_nowait(
-                    acp.update_tool_call(
-                        event.tool_call_id,
-                        status="failed" if event.is_error else "completed",
-                        content=[acp.tool_content(acp.text_block(text))],
-                        raw_output=event.details or None,
-                    )
-                )
+                queue.put_nowait(_tool_done(event.tool_call_id, event.content, event.is_error, event.details or None))
             case TaskListUpdate():
                 entries = [
                     acp.plan_entry(task.subject, status=task.status if task.status != "deleted" else "completed")
@@ -267,6 +244,17 @@ class AcpAgent:
         else:
             decision = PermissionDecision(behavior="deny")
         conversation.answer(event.request_id, decision)
+
+
+def _tool_done(call_id: str, content: Any, is_error: bool, raw_output: dict[str, Any] | None = None) -> Any:
+    """A tool call's end, as it happens or replayed from a loaded session: its result's text, failed or completed."""
+    text = content if isinstance(content, str) else "\n".join(b.text for b in content if isinstance(b, TextBlock))
+    return acp.update_tool_call(
+        call_id,
+        status="failed" if is_error else "completed",
+        content=[acp.tool_content(acp.text_block(text))],
+        raw_output=raw_output,
+    )
 
 
 def _tool_start(
