@@ -197,13 +197,11 @@ class Evaluation:
             if result.stop == "error":
                 raise Infrastructure(result.error or "the model call failed")
             check = await asyncio.to_thread(_check, task.check, clone)
-            usage = result.usage
-            tokens = usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens
             return Outcome(
                 task.id,
                 name,
                 "pass" if check == 0 else "fail",
-                tokens + usage.cache_creation_input_tokens,
+                result.usage.total_tokens,
                 result.cost_usd,
                 round(time.monotonic() - started, 3),
                 attempt,

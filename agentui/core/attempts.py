@@ -28,7 +28,7 @@ from agentui.core.model_call import ModelCall
 from agentui.core.providers.base import ProviderError, ProviderRequest
 from agentui.core.run import RunResult
 from agentui.core.session.writer import SessionWriter
-from agentui.core.settings import PROVIDERS, Overrides, Settings, resolve_settings
+from agentui.core.settings import Overrides, Route, Settings, resolve_settings
 from agentui.core.working_copy import WorkingCopy, WorkingCopyError
 
 JUDGE_BUDGET_TOKENS = 60_000
@@ -53,10 +53,10 @@ class AttemptConfig:
 def attempt_config(spec: str, env: Mapping[str, str] | None = None) -> AttemptConfig:
     """A branch from its spec on the command line: a model ("claude-sonnet-4-5"), or a provider and a model
     ("openai:qwen2.5-coder:7b", the provider's server and key from the environment). Raises ConfigError."""
-    provider, separator, model = spec.partition(":")
-    if separator and provider in PROVIDERS and model:
-        settings = resolve_settings(Overrides(provider=provider, model=model), env)
-        return AttemptConfig(model=model, settings=settings)
+    route = Route.parse(spec)  # (the same spelling as a route in the config)
+    if route.provider is not None:
+        settings = resolve_settings(Overrides(provider=route.provider, model=route.model), env)
+        return AttemptConfig(model=route.model, settings=settings)
     return AttemptConfig(model=spec)
 
 
@@ -92,10 +92,7 @@ class Branch:
 
     @property
     def tokens(self) -> int:
-        usage = self.result.usage if self.result else Usage()
-        return (
-            usage.input_tokens + usage.output_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
-        )
+        return self.result.usage.total_tokens if self.result else 0
 
 
 @dataclass(frozen=True)
