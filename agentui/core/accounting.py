@@ -60,6 +60,7 @@ class Ledger:
                 context_tokens=context_tokens,
                 context_percent=round(100 * context_tokens / window, 1) if window else None,
                 model=model,
+                call_cost_usd=cost,
                 by_model=dict(self.by_model),
             )
         )

@@ -193,6 +193,8 @@ class UsageUpdate(_Event):
     context_percent: float | None = None
     model: str | None = None
     """The model that answered this call (it is priced as this model)."""
+    call_cost_usd: float = 0.0
+    """This call's cost, at that model's list prices."""
     by_model: dict[str, ModelSpend] = Field(default_factory=dict)
     """Every model's share of the session so far (several when calls are routed to several models)."""
 

@@ -28,7 +28,6 @@ from agentui.core.events import (
     UsageUpdate,
     UserMessage,
 )
-from agentui.core.pricing import cost_usd
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import Counter
@@ -91,13 +90,12 @@ class Telemetry:
             meter.create_counter("claude_code.code_edit_tool.decision") if meter else None
         )
         self._run: Span | None = None
-        self._call: Span | None = None
-        self._call_started = 0.0
+        self._calls: dict[str | None, tuple[Span, float]] = {}
+        """Model calls in progress, with when each started: the run's (None), and each sub-agent's by the id of the
+        Agent call that started it."""
         self._tools: dict[str, tuple[Span, float]] = {}
         self._asked: set[str] = set()
         self._model = ""
-        self._sub_calls: dict[str, tuple[Span, float]] = {}
-        """A sub-agent's model call in progress, by the id of the Agent call that started it."""
 
     def on_event(self, event: Event) -> None:
         if event.loop_id is not None:  # (a parallel attempt's: its spending counts, its spans are not this run's)
@@ -111,29 +109,24 @@ class Telemetry:
             case UserMessage() if self._run is not None and self.log_prompts and event.source == "prompt":
                 self._run.set_attribute("prompt", event.message.text[:DETAIL_CHARS])
             case TurnStart():
-                self._call_started = time.monotonic()
-                self._call = self._span("agentui.model_call", {"model": self._model, "turn": event.turn})
-            case Retry() if self._call is not None:
-                self._call.add_event("retry", {"attempt": event.attempt, "reason": event.reason[:200]})
-            case MessageEnd() if self._call is not None and event.message.model:
-                self._call.set_attribute("model", event.message.model)
+                self._start_call(None, {"model": self._model, "turn": event.turn}, self._run)
+            case Retry() if None in self._calls:
+                self._calls[None][0].add_event("retry", {"attempt": event.attempt, "reason": event.reason[:200]})
+            case MessageEnd() if None in self._calls and event.message.model:
+                self._calls[None][0].set_attribute("model", event.message.model)
             case UsageUpdate():
-                self._usage(event)
+                self._count(event)
+                self._end_call(None, event)
             case TurnEnd():
-                self._end_call()
+                self._end_call(None)
             case ToolStart():
-                attributes: dict[str, Any] = {"tool.name": event.name}
-                if self.log_tools:
-                    attributes["tool.input"] = json.dumps(event.input)[:DETAIL_CHARS]
-                span = self._span("agentui.tool_call", attributes)
-                if span is not None:
-                    self._tools[event.tool_call_id] = (span, time.monotonic())
+                self._start_tool(event, self._run, {})
             case PermissionResolved():
                 self._asked.add(event.tool_call_id)
             case ToolEnd():
                 self._tool_end(event)
             case AgentEnd():
-                self._end_call()
+                self._end_call(None)
                 for span, _ in self._tools.values():
                     span.end()
                 self._tools.clear()
@@ -155,28 +148,15 @@ class Telemetry:
             return
         match event:
             case TurnStart():
-                span = self._span("agentui.model_call", {"subagent": True, "turn": event.turn}, under[0])
-                if span is not None:
-                    self._sub_calls[call_id] = (span, time.monotonic())
-            case UsageUpdate() if call_id in self._sub_calls:
-                span, started = self._sub_calls.pop(call_id)
-                usage, model = event.usage, event.model or ""
-                span.set_attributes(
-                    {"model": model, "tokens.input": usage.input_tokens, "tokens.output": usage.output_tokens,
-                     "cost_usd": cost_usd(model, usage), "duration_ms": round((time.monotonic() - started) * 1000)}
-                )  # fmt: skip
-                span.end()
+                self._start_call(call_id, {"subagent": True, "turn": event.turn}, under[0])
+            case UsageUpdate():
+                self._end_call(call_id, event)
             case ToolStart():
-                attributes: dict[str, Any] = {"tool.name": event.name, "subagent": True}
-                if self.log_tools:
-                    attributes["tool.input"] = json.dumps(event.input)[:DETAIL_CHARS]
-                tool = self._span("agentui.tool_call", attributes, under[0])
-                if tool is not None:
-                    self._tools[event.tool_call_id] = (tool, time.monotonic())
+                self._start_tool(event, under[0], {"subagent": True})
             case ToolEnd():
                 self._tool_end(event)
-            case AgentEnd() if call_id in self._sub_calls:
-                self._sub_calls.pop(call_id)[0].end()
+            case AgentEnd():
+                self._end_call(call_id)
             case _:
                 pass
 
@@ -185,44 +165,53 @@ class Telemetry:
             return None
         from opentelemetry import trace
 
-        parent = parent or (self._run if name != "agentui.run" else None)
         context = trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(name, context=context, attributes={"session.id": self.session_id, **attributes})
 
-    def _usage(self, event: UsageUpdate) -> None:
-        model, cost = self._count(event)
-        usage = event.usage
-        if self._call is not None:
-            self._call.set_attributes(
-                {"model": model, "tokens.input": usage.input_tokens, "tokens.output": usage.output_tokens,
-                 "tokens.cache_read": usage.cache_read_input_tokens,
-                 "tokens.cache_creation": usage.cache_creation_input_tokens, "cost_usd": cost}
-            )  # fmt: skip
-            self._end_call()
+    def _start_call(self, key: str | None, attributes: dict[str, Any], parent: Span | None) -> None:
+        span = self._span("agentui.model_call", attributes, parent)
+        if span is not None:
+            self._calls[key] = (span, time.monotonic())
 
-    def _count(self, event: UsageUpdate) -> tuple[str, float]:
-        """The metrics of one model call: its tokens by kind and its cost; returns its model and cost."""
-        model = event.model or self._model
-        usage = event.usage
-        cost = cost_usd(model, usage)
+    def _end_call(self, key: str | None, usage: UsageUpdate | None = None) -> None:
+        """The model call ends: with what it used, when its usage is known."""
+        found = self._calls.pop(key, None)
+        if found is None:
+            return
+        span, started = found
+        if usage is not None:
+            used = usage.usage
+            span.set_attributes(
+                {"model": usage.model or self._model, "tokens.input": used.input_tokens,
+                 "tokens.output": used.output_tokens, "tokens.cache_read": used.cache_read_input_tokens,
+                 "tokens.cache_creation": used.cache_creation_input_tokens, "cost_usd": usage.call_cost_usd}
+            )  # fmt: skip
+        span.set_attribute("duration_ms", round((time.monotonic() - started) * 1000))
+        span.end()
+
+    def _start_tool(self, event: ToolStart, parent: Span | None, attributes: dict[str, Any]) -> None:
+        attributes = {"tool.name": event.name, **attributes}
+        if self.log_tools:
+            attributes["tool.input"] = json.dumps(event.input)[:DETAIL_CHARS]
+        span = self._span("agentui.tool_call", attributes, parent)
+        if span is not None:
+            self._tools[event.tool_call_id] = (span, time.monotonic())
+
+    def _count(self, event: UsageUpdate) -> None:
+        """The metrics of one model call: its tokens by kind and its cost."""
+        if self.tokens is None or self.cost is None:
+            return
+        model, usage = event.model or self._model, event.usage
         counts = {
             "input": usage.input_tokens,
             "output": usage.output_tokens,
             "cacheRead": usage.cache_read_input_tokens,
             "cacheCreation": usage.cache_creation_input_tokens,
         }
-        if self.tokens is not None and self.cost is not None:
-            for kind, count in counts.items():
-                if count:
-                    self.tokens.add(count, {"type": kind, "model": model, "session.id": self.session_id})
-            self.cost.add(cost, {"model": model, "session.id": self.session_id})
-        return model, cost
-
-    def _end_call(self) -> None:
-        if self._call is not None:
-            self._call.set_attribute("duration_ms", round((time.monotonic() - self._call_started) * 1000))
-            self._call.end()
-            self._call = None
+        for kind, count in counts.items():
+            if count:
+                self.tokens.add(count, {"type": kind, "model": model, "session.id": self.session_id})
+        self.cost.add(event.call_cost_usd, {"model": model, "session.id": self.session_id})
 
     def _tool_end(self, event: ToolEnd) -> None:
         decision = "reject" if event.details.get("denied") else "accept"
