@@ -267,6 +267,11 @@ class Agent:
             return True
         return any(child.respond_permission(request_id, decision) for child in list(self.children))
 
+    def new_budget(self) -> Budget:
+        """A fresh pool with this agent's limits, for a run (and the sub-agents or attempts it shares with)."""
+        config = self.config
+        return Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
+
     def cancel(self) -> None:
         """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
         if not self.running:
@@ -304,8 +309,7 @@ class Agent:
         started = time.monotonic()
         self._cancel_requested, self._turns = False, 0
         self.ledger.start_run()
-        config = self.config
-        self.budget = self.shared_budget or Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
+        self.budget = self.shared_budget or self.new_budget()
         self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)

@@ -413,11 +413,7 @@ class Conversation:
 
         if evaluate not in STRATEGIES:
             raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
-        from agentui.core.budget import Budget
-
-        config = self.agent.config
-        # One pool for every branch and the judge, as for a run and its sub-agents.
-        self.agent.budget = Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
+        self.agent.budget = self.agent.new_budget()  # (one pool for every branch and the judge)
         scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
         sidechains = self.session.path.parent / self.session_id / "subagents"
         attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
