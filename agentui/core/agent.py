@@ -206,7 +206,7 @@ class Agent:
         full), and it is counted as it will be sent."""
         for index in range(len(self.messages) - 1, -1, -1):
             usage = self.messages[index].usage
-            tokens = usage.context_tokens + usage.output_tokens if usage is not None else 0
+            tokens = usage.total_tokens if usage is not None else 0
             if self.messages[index].role == "assistant" and tokens > 0:
                 meter = self.compactor.meter
                 estimated = meter.tokens(self.messages) - meter.counter.messages(self.messages[index + 1 :])
@@ -488,7 +488,7 @@ class Agent:
         self.messages.append(message)
         self.bus.emit(MessageEnd(session_id=self.session_id, message=message))
         if (usage := message.usage) is not None:
-            self.compactor.meter.reported(usage.context_tokens + usage.output_tokens, len(self.messages))
+            self.compactor.meter.reported(usage.total_tokens, len(self.messages))
             model = message.model or self.config.model
             self.ledger.record(usage, model, context_tokens=self.context_tokens, window=self.window)
 

@@ -183,7 +183,7 @@ class Task(Tool[TaskArgs]):
             "content": [{"type": "text", "text": result.text}] if result.text else [],
             "resolvedModel": child.config.model,
             "totalDurationMs": result.duration_ms,
-            "totalTokens": usage.context_tokens + usage.output_tokens,
+            "totalTokens": usage.total_tokens,
             "totalToolUseCount": sum(len(m.tool_uses) for m in child.messages if m.role == "assistant"),
             "usage": usage.model_dump(),
             "subagentType": kind.name,
