@@ -82,7 +82,7 @@ class AgentConfig(BaseModel):
     max_total_tokens: int | None = Field(default=None, ge=1)
     """Tokens a run may use (in and out, its sub-agents' too) before it stops; None for no limit."""
     max_seconds: float | None = Field(default=None, gt=0)
-    """Wall-clock seconds a run may take before it stops (checked before each model call); None for no limit."""
+    """Wall-clock seconds a run may take: a deadline, at which whatever runs is stopped; None for no limit."""
     subagent_seconds: float | None = Field(default=None, gt=0)
     """Wall-clock seconds each sub-agent may take: asked to wrap up at 80%, stopped at the limit."""
     fallback_model: str | None = None
@@ -144,6 +144,7 @@ class Agent:
             self.hooks.notify = self.warn
         self.gate = gate or KindGate()
         self.children: list[Agent] = []
+        """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.router = Router(provider)
         """Where each kind of model call besides the loop's goes (the config's routes; none by default)."""
         self.budget = Budget()
@@ -154,7 +155,6 @@ class Agent:
         """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
         self.inherited_prompt_id: str | None = None
         """A sub-agent's: its parent's prompt id, which its lines and hooks carry instead of one of their own."""
-        """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.ledger = Ledger(self.session_id, self.bus.emit)
         self.ledger.on_spend = lambda usage, cost: self.budget.spend(usage, cost)
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
