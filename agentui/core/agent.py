@@ -429,20 +429,20 @@ class Agent:
             return await self._call_model()
 
     async def _call_model(self) -> Message:
-        self._call = ModelCall(self.session_id, self.bus.emit)
-        try:
-            with self.ledger.waiting():
-                return await self._call.run(self.provider, self.config.request(self.messages, self.tools), self.retry)
-        except ProviderError as exc:
-            fallback = self.config.fallback_model
-            if exc.kind != "overloaded" or not fallback or fallback == self.config.model:
-                raise
-        # (as Claude Code's --fallback-model: the rest of the session goes on with the fallback)
-        self.warn(f"{self.config.model} stayed overloaded; going on with {fallback}.")
-        self.config = self.config.model_copy(update={"model": fallback})
-        self._call = ModelCall(self.session_id, self.bus.emit)
-        with self.ledger.waiting():
-            return await self._call.run(self.provider, self.config.request(self.messages, self.tools), self.retry)
+        while True:  # (at most twice: once more on the fallback model, which then is the model)
+            self._call = ModelCall(self.session_id, self.bus.emit)
+            try:
+                with self.ledger.waiting():
+                    return await self._call.run(
+                        self.provider, self.config.request(self.messages, self.tools), self.retry
+                    )
+            except ProviderError as exc:
+                fallback = self.config.fallback_model
+                if exc.kind != "overloaded" or not fallback or fallback == self.config.model:
+                    raise
+            # (as Claude Code's --fallback-model: the rest of the session goes on with the fallback)
+            self.warn(f"{self.config.model} stayed overloaded; going on with {fallback}.")
+            self.config = self.config.model_copy(update={"model": fallback})
 
     def _finish(self, stop: RunStop, error: tuple[str, str] | None, started: float) -> RunResult:
         message, kind = error or (None, None)
