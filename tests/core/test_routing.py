@@ -5,7 +5,7 @@ its model; the cost accounting keeps each model's share."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,17 +57,38 @@ def openai_reply(request: RecordedRequest) -> Reply:
     )  # fmt: skip
 
 
-def opened(tmp_path: Path, server: LoopbackServer, routes: dict[str, Any]) -> tuple[Conversation, list[Event]]:
+def call_then(call: dict[str, Any], answer: str) -> Callable[[RecordedRequest], Reply]:
+    """The main model: `call`, then once its result is back, `answer` (1,050 tokens of Sonnet's each time)."""
+
+    def reply(request: RecordedRequest) -> Reply:
+        done = "tool_result" in json.dumps(request.json()["messages"][-1])
+        blocks = [{"type": "text", "text": answer}] if done else [call]
+        usage = {"input_tokens": 1000, "output_tokens": 50}
+        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use", usage=usage,
+                                             model="claude-sonnet-4-5"))  # fmt: skip
+
+    return reply
+
+
+def opened(
+    tmp_path: Path,
+    server: LoopbackServer,
+    routes: dict[str, Any],
+    permissions: PermissionOptions = PermissionOptions(mode="bypassPermissions"),
+    *,
+    max_attempts: int = 10,
+    **launch: Any,
+) -> tuple[Conversation, list[Event]]:
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     config = ConfigFile.model_validate({"routes": routes})
     settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
-                        routes=config.routes or {})  # fmt: skip
+                        max_attempts=max_attempts, routes=config.routes or {})  # fmt: skip
     said: list[Event] = []
     errors: list[str] = []
     conversation = Conversation.open(
-        Launch(settings, cwd=root, permissions=PermissionOptions(mode="bypassPermissions")),
+        Launch(settings, cwd=root, permissions=permissions, **launch),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env, on_error=errors.append,
     )  # fmt: skip
     conversation.on(said.append)
@@ -80,15 +101,7 @@ async def test_sub_agents_and_summaries_go_to_the_model_their_route_names_on_the
 ) -> None:
     task = {"type": "tool_use", "id": "t1", "name": "Agent",
             "input": {"description": "look", "prompt": "Look around.", "subagent_type": "general-purpose"}}  # fmt: skip
-
-    def main(request: RecordedRequest) -> Reply:
-        done = "tool_result" in json.dumps(request.json()["messages"][-1])
-        blocks = [{"type": "text", "text": "Done."}] if done else [task]
-        stop = "end_turn" if done else "tool_use"
-        usage = {"input_tokens": 1000, "output_tokens": 50}
-        return Reply(chunks=anthropic_stream(blocks, stop_reason=stop, usage=usage, model="claude-sonnet-4-5"))
-
-    server.responder, local.responder = main, openai_reply
+    server.responder, local.responder = call_then(task, "Done."), openai_reply
     routes = {
         "subagent": {"provider": "openai", "model": "qwen-sub", "base_url": local.url},
         "compaction": {"provider": "openai", "model": "qwen-sum", "base_url": local.url},
@@ -214,23 +227,9 @@ async def test_webfetch_answers_come_from_the_model_its_route_names(
 ) -> None:
     fetch = {"type": "tool_use", "id": "f1", "name": "WebFetch",
              "input": {"url": f"{web.url}/article.html", "prompt": "Which flag is on?"}}  # fmt: skip
-
-    def main(request: RecordedRequest) -> Reply:
-        done = "tool_result" in json.dumps(request.json()["messages"][-1])
-        blocks = [{"type": "text", "text": "Read it."}] if done else [fetch]
-        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use"))
-
-    server.responder, local.responder = main, openai_reply
+    server.responder, local.responder = call_then(fetch, "Read it."), openai_reply
     routes = {"webfetch": {"provider": "openai", "model": "qwen-web", "base_url": local.url}}
-    root = tmp_path / "project"
-    root.mkdir()
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
-                        routes=ConfigFile.model_validate({"routes": routes}).routes or {})  # fmt: skip
-    conversation = Conversation.open(
-        Launch(settings, cwd=root, permissions=PermissionOptions(allowed_tools=("WebFetch(domain:127.0.0.1)",))),
-        provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
-    )  # fmt: skip
+    conversation, _ = opened(tmp_path, server, routes, PermissionOptions(allowed_tools=("WebFetch(domain:127.0.0.1)",)))
     try:
         result = await conversation.send("read the article")
     finally:
@@ -265,27 +264,10 @@ async def test_a_routed_sub_agent_does_not_fall_back_to_a_model_of_the_other_pro
 ) -> None:
     task = {"type": "tool_use", "id": "t1", "name": "Agent",
             "input": {"description": "look", "prompt": "Look.", "subagent_type": "general-purpose"}}  # fmt: skip
-
-    def main(request: RecordedRequest) -> Reply:
-        done = "tool_result" in json.dumps(request.json()["messages"][-1])
-        blocks = [{"type": "text", "text": "Done."}] if done else [task]
-        return Reply(chunks=anthropic_stream(blocks, stop_reason="end_turn" if done else "tool_use"))
-
-    server.responder = main
+    server.responder = call_then(task, "Done.")
     local.responder = lambda request: Reply.error(529, {"error": {"message": "overloaded", "type": "overloaded"}})
-    routes = ConfigFile.model_validate(
-        {"routes": {"subagent": {"provider": "openai", "model": "qwen-sub", "base_url": local.url}}}
-    ).routes
-    root = tmp_path / "project"
-    root.mkdir()
-    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
-                        max_attempts=1, routes=routes or {})  # fmt: skip
-    conversation = Conversation.open(
-        Launch(settings, cwd=root, permissions=PermissionOptions(mode="bypassPermissions"),
-               fallback_model="claude-haiku-4-5"),
-        provider=AnthropicProvider(base_url=server.url, api_key="x"),
-        env={"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")},
-    )  # fmt: skip
+    routes = {"subagent": {"provider": "openai", "model": "qwen-sub", "base_url": local.url}}
+    conversation, _ = opened(tmp_path, server, routes, max_attempts=1, fallback_model="claude-haiku-4-5")
     try:
         result = await conversation.send("delegate")
     finally:
