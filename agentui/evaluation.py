@@ -30,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 HERE = f"{socket.gethostname()}:{os.getpid()}"
 CHECK_TIMEOUT = 600.0
 """Seconds a task's check command may take."""
+CLONE_TIMEOUT = 600.0
+"""Seconds a task's repository may take to clone, and again to check out."""
 
 
 class Task(BaseModel):
@@ -175,12 +177,7 @@ class Evaluation:
         workdir = Path(tempfile.mkdtemp(prefix="agentui-eval-"))
         try:
             clone = workdir / "repo"
-            cloned = await asyncio.to_thread(
-                subprocess.run, ["git", "clone", "--quiet", task.repo, str(clone)], capture_output=True, text=True
-            )
-            if cloned.returncode != 0:
-                reason = (cloned.stderr.strip().splitlines() or ["no reason given"])[-1]
-                raise Infrastructure(f"git clone {task.repo} failed: {reason}")
+            await asyncio.to_thread(clone_task_repository, task.repo, clone)
             env = {**os.environ, "CLAUDE_CONFIG_DIR": str(self.out / "claude")}
             launch = Launch(
                 self.configs[name],
@@ -245,6 +242,27 @@ def on_cluster(address: str, evaluation: Evaluation) -> Callable[[Task, str], Aw
             return Outcome(task.id, name, "error", 0, 0.0, 0.0, 1, error=f"the cluster could not run it: {exc}")
 
     return remote
+
+
+def clone_task_repository(repo: str, dest: Path) -> None:
+    """A task's repository (a path or URL, as `git clone` takes it from this process's directory) cloned to `dest`,
+    with git confined (`agentui.core.confined_git`): over file, https, ssh or git:// only, and running no hook,
+    filter or other program that any configuration names. Checked out in a second step, from inside the clone,
+    whose configuration can define drivers the starting place's does not (a global `includeIf "gitdir:..."`); no
+    template is copied in. Raises Infrastructure, in one sentence."""
+    from agentui.core.confined_git import TRANSPORTS, GitError, complaint, run
+
+    steps = [
+        (["clone", "--quiet", "--no-checkout", "--template=", "--", repo, str(dest)], Path.cwd(), TRANSPORTS),
+        (["reset", "--hard", "--quiet"], dest, frozenset[str]()),
+    ]
+    for args, where, transports in steps:
+        try:
+            done = run(args, cwd=where, timeout=CLONE_TIMEOUT, protocols=transports)
+        except GitError as exc:
+            raise Infrastructure(f"git clone {repo} failed: {exc}") from None
+        if done.returncode != 0:
+            raise Infrastructure(f"git clone {repo} failed: {complaint(done)}")
 
 
 def _check(command: str, where: Path) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime
 import platform
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentui.core.confined_git import GitError, run
 from agentui.core.memory import MemoryFile, render_memory
 from agentui.core.skills import Skill, render_skills
 
@@ -41,26 +41,16 @@ class SystemPrompt:
 
 
 def git_facts(cwd: Path) -> str:
-    """ "main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow). Never
-    where the repository's own config would make git run a program (an fsmonitor, a clean filter): that config
-    arrives with the code, and this runs before any question could be asked."""
-    from agentui.core.permissions.readonly import git_config_runs_programs
-
-    if git_config_runs_programs(cwd):
-        return "not read (the repository's git config names programs to run)"
+    """ "main; 2 changed, 1 untracked" from `git status`, or "" outside a repository (or if git is slow, or its
+    configuration cannot be read). git runs confined: the repository's own config arrives with the code, and this
+    runs before any question could be asked."""
     try:
-        done = subprocess.run(
-            ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "status", "--porcelain=v1", "--branch"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        done = run(["status", "--porcelain=v1", "--branch"], cwd=cwd, timeout=GIT_TIMEOUT, reads=True)
+    except GitError:
         return ""
     if done.returncode != 0:
         return ""
-    lines = done.stdout.splitlines()
+    lines = done.stdout.decode(errors="replace").splitlines()
     branch = lines[0][3:].split("...")[0] if lines and lines[0].startswith("## ") else "?"
     changed = sum(1 for line in lines[1:] if not line.startswith("??"))
     untracked = sum(1 for line in lines[1:] if line.startswith("??"))

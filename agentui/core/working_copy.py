@@ -9,35 +9,35 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from agentui.core.confined_git import GitError, GitMissing, complaint, run
 
 COPY_LIMIT_BYTES = 200 * 1024 * 1024
 """Outside git the project is copied for each branch; above this it is refused (a worktree shares git's objects)."""
 GIT_TIMEOUT = 300.0
 """Seconds any one git command may take (a worktree of a large repository is checked out file by file)."""
-IDENTITY = ("-c", "user.name=agentui", "-c", "user.email=agentui@localhost", "-c", "core.hooksPath=/dev/null")
-"""For the copy's own commits: never the person's identity, and never their hooks."""
+IDENTITY = {"user.name": "agentui", "user.email": "agentui@localhost"}
+"""For the copy's own commits: never the person's identity (and, as for every git agentui runs, never their hooks)."""
 
 
 class WorkingCopyError(Exception):
     """The working copy cannot be made or its changes cannot be applied; the message says why in one sentence."""
 
 
-def _git(*args: str, cwd: Path, stdin: bytes | None = None, check: bool = True) -> bytes:
+def _git(
+    *args: str, cwd: Path, stdin: bytes | None = None, check: bool = True, config: dict[str, str] | None = None
+) -> bytes:
     try:
-        done = subprocess.run(
-            ["git", *IDENTITY, *args], cwd=cwd, input=stdin, capture_output=True, timeout=GIT_TIMEOUT, check=False
-        )
-    except FileNotFoundError:
+        done = run(args, cwd=cwd, timeout=GIT_TIMEOUT, input=stdin, config={**IDENTITY, **(config or {})})
+    except GitMissing:
         raise WorkingCopyError("git is needed for parallel attempts, and it is not installed.") from None
-    except subprocess.TimeoutExpired:
-        raise WorkingCopyError(f"git {args[0]} took longer than {GIT_TIMEOUT:.0f} s in {cwd}.") from None
+    except GitError as exc:
+        raise WorkingCopyError(str(exc)) from None
     if check and done.returncode != 0:
-        reason = done.stderr.decode(errors="replace").strip().splitlines()
-        raise WorkingCopyError(f"git {args[0]} failed in {cwd}: {reason[-1] if reason else 'no reason given'}.")
+        raise WorkingCopyError(f"git {args[0]} failed in {cwd}: {complaint(done)}.")
     return done.stdout
 
 
@@ -76,10 +76,14 @@ class WorkingCopy:
             _git("init", "--quiet", cwd=dest)
             copy = cls(source, dest, dest, "copy", source)
         else:
-            # (checkout.workers=0: files written by as many workers as there are cores, twice as fast on two)
-            _git("-c", "checkout.workers=0", "worktree", "add", "--detach", "--quiet", str(dest), "HEAD", cwd=top)
+            # (checked out from inside the new worktree, once it exists: its configuration can differ from the
+            # person's worktree's, through `includeIf "gitdir:..."` or its own config.worktree, and the drivers
+            # to empty are those of the place git runs in)
+            _git("worktree", "add", "--detach", "--no-checkout", "--quiet", str(dest), "HEAD", cwd=top)
             copy = cls(source, dest / source.relative_to(top), dest, "worktree", top)
             try:
+                # (checkout.workers=0: files written by as many workers as there are cores, twice as fast on two)
+                _git("reset", "--hard", "--quiet", cwd=dest, config={"checkout.workers": "0"})
                 brought = _bring_uncommitted(top, dest)
                 copy.start = copy._snapshot(brought)
             except (OSError, WorkingCopyError):
@@ -102,7 +106,7 @@ class WorkingCopy:
 
     def diff(self) -> str:
         """What the branch changed since the copy was made, as a patch (binary files included)."""
-        patch = _git("diff", "--binary", "--no-color", "--no-ext-diff", self.start, self._snapshot(), cwd=self.top)
+        patch = _git("diff", "--binary", "--no-color", self.start, self._snapshot(), cwd=self.top)
         return patch.decode("utf-8", errors="surrogateescape")
 
     def apply(self) -> None:

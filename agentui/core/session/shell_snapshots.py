@@ -10,12 +10,12 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentui.core.confined_git import GitError, GitRefused, complaint, run
 from agentui.core.session.file_history import FileChange
 
 SIZE_LIMIT = 10_000_000
@@ -52,19 +52,11 @@ class ShellRestore:
 
 def _git(top: Path, *args: str, env: dict[str, str] | None = None, data: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(
-            ["git", "-C", str(top), *args],
-            input=data,
-            capture_output=True,
-            env=env,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SnapshotError(f"git {args[0]} did not run ({exc}).") from None
+        done = run(args, cwd=top, timeout=TIMEOUT, env=env, input=data)
+    except GitError as exc:
+        raise SnapshotError(str(exc)) from None
     if done.returncode != 0:
-        said = done.stderr.decode(errors="replace").strip().splitlines()
-        raise SnapshotError(f"git {args[0]} failed: {said[-1] if said else f'exit status {done.returncode}'}.")
+        raise SnapshotError(f"git {args[0]} failed: {complaint(done)}.")
     return done.stdout
 
 
@@ -86,14 +78,17 @@ class ShellSnapshots:
 
     @classmethod
     def find(cls, cwd: Path, session_id: str) -> ShellSnapshots | None:
-        """The snapshots for a project; None outside a git work tree (or without git)."""
-        if shutil.which("git") is None:
-            return None
+        """The snapshots for a project; None outside a git work tree (or without git). SnapshotError when git's
+        configuration there cannot be read, so git cannot be run confined."""
         try:
-            out = _git(cwd, "rev-parse", "--show-toplevel", "--git-path", "index")
-        except SnapshotError:
+            done = run(["rev-parse", "--show-toplevel", "--git-path", "index"], cwd=cwd, timeout=TIMEOUT)
+        except GitRefused as exc:
+            raise SnapshotError(str(exc)) from None
+        except GitError:
             return None
-        top, index = out.decode().splitlines()[:2]
+        if done.returncode != 0:
+            return None
+        top, index = done.stdout.decode().splitlines()[:2]
         return cls(Path(top), Path(cwd, index) if not os.path.isabs(index) else Path(index), session_id)
 
     # Taking
@@ -108,7 +103,7 @@ class ShellSnapshots:
             "commit-tree",
             tree,
             *(("-p", parent) if parent else ()),
-            env={**os.environ, **_IDENTITY},
+            env=_IDENTITY,
             data=message.encode(),
         )
         commit_id = commit.decode().strip()
@@ -122,7 +117,7 @@ class ShellSnapshots:
         index = Path(self._scratch.name, "index")
         if not index.exists() and self.index.is_file():
             shutil.copyfile(self.index, index)  # (its file stats spare git reading the files that did not change)
-        env = {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
+        env = {"GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
         listed = _git(self.top, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard", env=env)
         update, skipped = [], []
         for name in dict.fromkeys(part for part in listed.decode(errors="surrogateescape").split("\0") if part):
@@ -223,7 +218,8 @@ class ShellSnapshots:
 
 class BeforeBash:
     """Called before each Bash command is run: unless the command only reads, the work tree is snapshotted. What
-    cannot be snapshotted (no git work tree, git config that runs programs, a file over the limit) is said once."""
+    cannot be snapshotted (no git work tree, a file over the limit) is said once. git runs confined, so a repository
+    whose configuration names programs (an fsmonitor, filters, hooks) is snapshotted too, and none of them runs."""
 
     def __init__(self, cwd: Path, session_id: str, clock: Callable[[], str], warn: Callable[[str], object]) -> None:
         self.cwd = cwd
@@ -237,18 +233,16 @@ class BeforeBash:
         self._off = False
 
     async def __call__(self, tool_call_id: str, command: str) -> None:
-        from agentui.core.permissions.readonly import git_config_runs_programs, only_reads
+        from agentui.core.permissions.readonly import only_reads
 
         if self._off or only_reads(command):
             return
         if not self._looked:
             self._looked = True
-            if git_config_runs_programs(self.cwd):
-                return self._stop(
-                    "This repository's git configuration runs programs, so agentui takes no snapshots of what Bash "
-                    "changes: those changes cannot be rewound (the file tools' still can)."
-                )
-            self.snapshots = await asyncio.to_thread(ShellSnapshots.find, self.cwd, self.session_id)
+            try:
+                self.snapshots = await asyncio.to_thread(ShellSnapshots.find, self.cwd, self.session_id)
+            except SnapshotError as exc:
+                return self._stop(f"What Bash commands change cannot be rewound: {exc}")
         if self.snapshots is None:
             return self._stop(
                 "This project is not in a git work tree, so what Bash commands change cannot be rewound "
