@@ -5,6 +5,7 @@ otherwise have been created or a secret read."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from tests.support.permissions import check
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / ".git" / "config").write_text("[core]\n\trepositoryformatversion = 0\n")
     (root / "README.md").write_text("# readme\n")
     (root / "notes.md").write_text("notes\n")
@@ -166,7 +168,6 @@ HARMLESS = [
     "sed -n 1,3p README.md",
     "awk '{print $1}' README.md",
     "python3 --version",
-    'for f in *.md; do wc -l "$f"; done',
     "find . -type f | xargs wc -l",
     "git status",
     "ls -la",

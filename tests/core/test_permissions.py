@@ -59,7 +59,7 @@ BASH_TABLE = [
     ("cd /tmp && git push", "ask", "ask"),
     ("cd /etc && cat passwd", "ask", "ask"),
     ("cd src && ls && cat app.py", "allow", "allow"),
-    ("cd && cat .ssh/id_rsa", "ask", "ask"),
+    ("cd && cat .ssh/id_rsa", "ask", "deny"),
     ("npm test -- --watch", "allow", "allow"),
     ("npm testing", "ask", "ask"),
     ("git status; echo done", "allow", "allow"),
@@ -97,7 +97,7 @@ def test_unparseable_and_protected_asks_are_hard_and_explain_themselves(ws: Work
     e = engine(ws, home, allow=["Bash"], mode="bypassPermissions")  # even everything allowed
     unparseable = check(e, "Bash", command="if then fi ((")
     assert (unparseable.behavior, unparseable.hard) == ("ask", True)
-    assert unparseable.reason == "the command could not be parsed, so it cannot be checked"
+    assert unparseable.reason.startswith("the command could not be parsed")
     rc = check(e, "Bash", command="echo 'alias ls=rm' >> ~/.bashrc")
     assert (rc.behavior, rc.hard) == ("ask", True) and "shell startup file" in rc.reason
     assert check(e, "Bash", command="rm -rf build").behavior == "allow"

@@ -8,11 +8,11 @@ they are matched: a deny applies if the path as written or its real target match
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,56 +20,18 @@ from agentui.core.events import PermissionDecision, PermissionMode
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.readonly import HARMLESS_TARGETS, git_config_runs_programs, read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
-from agentui.core.permissions.shell import SimpleCommand, analyze
+from agentui.core.permissions.shell import SimpleCommand
 from agentui.core.permissions.web import is_private_host, url_host
 from agentui.core.tools.base import Tool, ToolArgs
 from agentui.core.workspace import Workspace, relative_within
 
 if TYPE_CHECKING:
+    from agentui.core.permissions.git_repository import GitRepositories
     from agentui.core.sandbox import Sandbox
 
 Mode = PermissionMode
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
-
-_SUBCOMMAND_PROGRAMS = {
-    "git",
-    "npm",
-    "pnpm",
-    "yarn",
-    "bun",
-    "npx",
-    "cargo",
-    "go",
-    "docker",
-    "kubectl",
-    "pip",
-    "pip3",
-    "uv",
-    "poetry",
-    "make",
-    "dotnet",
-    "gradle",
-    "mvn",
-    "brew",
-    "gh",
-    "terraform",
-    "helm",
-    "rustup",
-    "deno",
-    "composer",
-    "bundle",
-    "rake",
-    "mix",
-    "flutter",
-    "swift",
-    "pytest",
-    "tox",
-    "nox",
-    "just",
-}
-
 
 PERSON_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
 """Tools that put something to the person: the permission question shows it, and the answer is the result."""
@@ -98,11 +60,34 @@ class PermissionEngine:
         self._persist = persist
         self.sandbox: Sandbox | None = None
         """Set by the project when its settings turn the sandbox on."""
+        self.guard_available: Callable[[], bool] = lambda: False
+        """Whether Bash commands run outside the sandbox are guarded (agentui's and the person's configuration
+        read-only); set by the project. Where they are not, bypassPermissions asks for what it cannot understand."""
+        self.bash_environ: Mapping[str, str] = {**_default_bash_environ(), "HOME": str(self.home)}
+        """The environment Bash commands run with: their variables are expanded from it."""
         workspace.read_denied = self.read_denied
 
     @property
     def rules(self) -> list[Rule]:
         return list(self._rules)
+
+    @property
+    def config_dirs(self) -> tuple[Path, ...]:
+        return self._config_dirs
+
+    @cached_property
+    def _git_history(self) -> dict[tuple[str, ...], object]:
+        return {}
+
+    def repositories(self) -> GitRepositories:
+        """git's answers about repositories, for one check."""
+        from agentui.core.permissions.git_repository import GitRepositories, read_git
+
+        return GitRepositories(read_git, lambda: self.workspace.directories, self._git_history)
+
+    def guarded(self) -> bool:
+        """Bash commands outside the sandbox run under the guard here."""
+        return self.guard_available()
 
     def add_rule(self, text: str, behavior: Behavior, source: str) -> Rule:
         rule = parse_rule(text, behavior, source, project_root=self.workspace.root, home=self.home)
@@ -148,12 +133,82 @@ class PermissionEngine:
                 self._persist(text)
 
     def read_denied(self, path: Path) -> bool:
-        """A deny rule forbids reading this file (searches leave it out)."""
+        """A deny rule forbids reading this file (searches leave it out), by its name, where it leads, or as a hard
+        link to a denied file."""
         real = Path(os.path.realpath(path))
-        return any(
+        if any(
             rule.behavior == "deny" and rule.tool in READ_FAMILY and (rule.covers_path(path) or rule.covers_path(real))
             for rule in self._rules
-        )
+        ):
+            return True
+        return self.hard_link_rule(real) is not None
+
+    def hard_link_rule(self, real: Path) -> Rule | None:
+        """The deny rule covering a file that `real` is a hard link to (another name for the same file), if any."""
+        try:
+            info = os.stat(real)
+        except OSError:
+            return None
+        if info.st_nlink < 2:
+            return None
+        return self._denied_by_inode().get((info.st_dev, info.st_ino))
+
+    def denied_inodes(self) -> set[tuple[int, int]]:
+        return set(self._denied_by_inode())
+
+    def _denied_by_inode(self) -> dict[tuple[int, int], Rule]:
+        """The files Read deny rules name literally, by device and inode (patterns are left to the sandbox's
+        enumeration of denied files)."""
+        found: dict[tuple[int, int], Rule] = {}
+        for rule in self._rules:
+            if rule.behavior != "deny" or rule.tool not in READ_FAMILY or rule.path is None:
+                continue
+            pattern = rule.path.pattern
+            if any(c in pattern for c in "*?[") or pattern in ("", "/"):
+                continue
+            try:
+                info = os.stat(rule.path.root / pattern.lstrip("/"))
+            except OSError:
+                continue
+            found.setdefault((info.st_dev, info.st_ino), rule)
+        return found
+
+    def deny_could_cover(self, directory: Path) -> bool:
+        """Some Read deny rule could cover a file at or below `directory`."""
+        for rule in self._rules:
+            if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path is not None:
+                root = rule.path.root
+                if relative_within(root, directory) is not None or relative_within(directory, root) is not None:
+                    return True
+        return False
+
+    def find_rule(
+        self,
+        behavior: Behavior,
+        tool: str,
+        *,
+        command: str | None = None,
+        path: Path | None = None,
+        specific: bool = False,
+        bare: bool = False,
+    ) -> Rule | None:
+        return self._find(behavior, tool, command=command, path=path, specific=specific, bare=bare)
+
+    def command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
+        """A Bash rule covering a command of the see-through parse."""
+        texts = [sub.matching_text(with_assignments=True)]
+        if not with_assignments and sub.assignments:  # deny and ask: also without its VAR=value prefix
+            texts.append(sub.matching_text())
+        if behavior != "allow" and "/" in sub.name:  # `/usr/bin/touch` is touch to a deny rule (never to an allow)
+            texts.append(replace(sub, name=os.path.basename(sub.name)).matching_text())
+        for text in texts:
+            if rule := self._find(behavior, "Bash", command=text):
+                return rule
+        return None
+
+    def text_rule(self, behavior: Behavior, text: str, program: str) -> Rule | None:
+        """A Bash rule covering one understood command, as written (its words' whitespace collapsed)."""
+        return self._find(behavior, "Bash", command=" ".join(text.split()))
 
     # Rule lookup
 
@@ -314,8 +369,9 @@ class PermissionEngine:
 
     def _sandboxed_bash(self, command: str, disable: bool) -> Verdict:
         """With the sandbox on: a command that will run inside it needs no question unless a rule or something that
-        cannot be checked asks; one that asks to run outside always asks; and where the sandbox cannot run, nothing
-        runs unsandboxed without a question (bypass mode included)."""
+        cannot be checked asks, an ask rule exists (then only what the allowlist knows runs unasked), or the sandbox
+        cannot hide every denied file; one that asks to run outside always asks; and where the sandbox cannot run,
+        nothing runs unsandboxed without a question (bypass mode included)."""
         sandbox = self.sandbox
         assert sandbox is not None
         if not sandbox.active:
@@ -332,199 +388,37 @@ class PermissionEngine:
             verdict.behavior == "ask"
             and sandbox.config.auto_allow
             and not (verdict.hard or verdict.by_rule)
+            and not self._has_ask_rules()
+            and _enforces_denies(sandbox)
             and sandbox.runs_inside(command)
         ):
             return Verdict("allow", "it runs in the sandbox")
         return verdict
 
+    def _has_ask_rules(self) -> bool:
+        """Any ask rule on commands or files: while one exists, the sandbox's auto-allow lets through only what the
+        allowlist knows (a sandboxed `find -delete` must not get round `Bash(rm:*)`)."""
+        families = {"Bash", *READ_FAMILY, "Edit", "Write", "MultiEdit", "NotebookEdit"}
+        return any(rule.behavior == "ask" and rule.tool in families for rule in self._rules)
+
     def _bash(self, command: str, *, mode: Mode | None = None) -> Verdict:
-        mode = mode or self.mode
-        ws = self.workspace
-        analysis = analyze(command)
-        cwd = ws.shell_cwd or ws.root
-        checked = [*analysis.commands, *analysis.hidden]
-        resolved: dict[str, tuple[Path, Path]] = {}
-        directories: dict[str, str] = {}
+        from agentui.core.permissions.bash_check import BashCheck
 
-        def resolve(target: str) -> tuple[Path, Path]:
-            # Each path is looked at up to three times below, and a long command names many files in the same
-            # few directories: realpath costs a system call per component, so each directory is resolved once.
-            found = resolved.get(target)
-            if found is None:
-                found = resolved[target] = self._resolve(target, cwd, directories)
-            return found
+        return BashCheck(self).verdict(command, mode or self.mode)
 
-        for sub in checked:
-            if rule := self._command_rule("deny", sub):
-                return Verdict("deny", f"the rule {rule.text} denies `{sub.text}`")
-        for redirect in analysis.redirects:
-            if redirect.target is None:
-                continue
-            lexical, real = resolve(redirect.target)
-            tool = "Edit" if redirect.writes else "Read"
-            for path in (lexical, real):
-                if rule := self._find("deny", tool, path=path):
-                    return Verdict(
-                        "deny", f"the rule {rule.text} denies {'writing' if redirect.writes else 'reading'} {path}"
-                    )
-        looking = self._looking(analysis.commands, cwd)
-        reads = [(sub, target) for sub in analysis.commands if (paths := looking[id(sub)]) for target in paths]
-        for sub, target in reads:
-            for match in _expanded(target, cwd):
-                for path in resolve(match):
-                    if rule := self._find("deny", "Read", path=path):
-                        return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {match}")
-        for sub in analysis.commands:
-            for directory in _recursive_reach(sub):
-                if rule := self._deny_within(resolve(directory)[1]):
-                    return Verdict(
-                        "ask",
-                        f"`{sub.text}` reads everything under {directory}, which holds files the rule {rule.text} "
-                        "denies",
-                        hard=True,
-                    )
 
-        if analysis.problem:
-            if mode == "plan":
-                return Verdict("deny", f"plan mode runs only read-only commands, and {analysis.problem}")
-            return Verdict("ask", f"{analysis.problem}, so it cannot be checked", hard=True)
-        for sub in checked:
-            if rule := self._command_rule("ask", sub):
-                return Verdict(
-                    "ask", f"the rule {rule.text} asks for `{sub.text}`", suggestions=(_bash_rule(sub),), by_rule=True
-                )
+def _enforces_denies(sandbox: Sandbox) -> bool:
+    """The sandbox hides every file the deny rules cover (older sandboxes without the check count as not)."""
+    check = getattr(sandbox, "enforces_denies", None)
+    if check is None:
+        return True
+    return bool(check() if callable(check) else check)
 
-        needs: list[str] = []
-        suggestions: list[str] = []
-        hard = by_rule = False
-        for sub in analysis.commands:
-            if sub.name in ("cd", "pushd") and mode != "bypassPermissions" and not self._stays_inside(sub, cwd):
-                # later relative paths would be resolved from somewhere else: `cd /etc && cat passwd`
-                needs.append(f"`{sub.text}` leaves the project")
-                continue
-            if mode != "plan" and self._command_rule("allow", sub, with_assignments=True):
-                continue  # (plan mode runs read-only commands only, whatever the rules allow)
-            paths = looking[id(sub)]
-            if paths is not None:
-                paths = [match for target in paths for match in _expanded(target, cwd)]
-                outside = [t for t in paths if not ws.contains(resolve(t)[1])]
-                asked = [t for t in paths if any(self._find("ask", "Read", path=p) for p in resolve(t))]
-                if not outside and not asked:
-                    continue
-                if mode == "bypassPermissions" and not asked:
-                    continue
-                by_rule = by_rule or bool(asked)
-                needs.append(f"`{sub.text}` reads {', '.join(outside + asked)}")
-            elif mode == "bypassPermissions":
-                continue
-            else:
-                needs.append(f"`{sub.text}`")
-            suggestions.append(_bash_rule(sub))
-        for redirect in analysis.redirects:
-            if redirect.target is None:
-                needs.append("a redirection to a target that depends on an expansion")
-                hard = True
-                continue
-            if redirect.target in HARMLESS_TARGETS:
-                continue
-            lexical, real = resolve(redirect.target)
-            if redirect.writes:
-                verdict = self._write_target(lexical, real, mode)
-                if verdict is not None:
-                    needs.append(verdict[0])
-                    hard = hard or verdict[1]
-                    suggestions.append(_path_rule("Edit", real))
-            elif (
-                not ws.contains(real)
-                and mode != "bypassPermissions"
-                and not all(self._find("allow", "Read", path=p, specific=True) for p in (lexical, real))
-            ):
-                needs.append(f"reads {real}")
-                suggestions.append(_path_rule("Read", real))
-        if not needs:
-            return Verdict("allow", "every part of the command is allowed")
-        if mode == "plan":
-            return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(needs))
-        return Verdict(
-            "ask",
-            "Bash wants to run " + "; ".join(needs),
-            hard=hard,
-            suggestions=tuple(dict.fromkeys(suggestions)),
-            by_rule=by_rule,
-        )
 
-    def _looking(self, commands: list[SimpleCommand], cwd: Path) -> dict[int, list[str] | None]:
-        """Each command's paths if it only looks (`read_only_paths`); git only where the repository's own config
-        makes it run nothing."""
-        found: dict[int, list[str] | None] = {}
-        git_runs: bool | None = None
-        for sub in commands:
-            paths = read_only_paths(sub)
-            if paths is not None and sub.name == "git":
-                git_runs = git_config_runs_programs(cwd) if git_runs is None else git_runs
-                paths = None if git_runs else paths
-            found[id(sub)] = paths
-        return found
+def _default_bash_environ() -> Mapping[str, str]:
+    from agentui.core.environ import child_environment
 
-    def _deny_within(self, directory: Path) -> Rule | None:
-        """A deny rule on reading that could cover something below `directory`."""
-        for rule in self._rules:
-            if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path is not None:
-                root = rule.path.root
-                if relative_within(root, directory) is not None or relative_within(directory, root) is not None:
-                    return rule
-        return None
-
-    def _stays_inside(self, sub: SimpleCommand, cwd: Path) -> bool:
-        """A `cd` into the project keeps path checks sound (paths are resolved from the root, which only makes
-        them look further out than they are); one that leaves it, or goes who knows where, does not."""
-        targets = [word for word in sub.words if word is None or not word.startswith("-")]
-        if not targets or targets[0] is None:
-            return False  # `cd` alone goes home; `cd $X` anywhere
-        return self.workspace.contains(self._resolve(targets[0], cwd)[1])
-
-    def _resolve(self, target: str, cwd: Path, directories: dict[str, str] | None = None) -> tuple[Path, Path]:
-        """A path from a command: as written (made absolute, `..` folded) and with links resolved.
-        `directories` remembers resolved directories for the rest of one check."""
-        if target == "~" or target.startswith("~/"):
-            target = str(self.home) + target[1:]
-        if not target.startswith("/"):
-            target = os.path.join(cwd, target)
-        lexical = os.path.normpath(target)
-        if directories is None or lexical == "/":
-            return Path(lexical), Path(os.path.realpath(lexical))
-        parent, name = os.path.split(lexical)
-        real_parent = directories.get(parent)
-        if real_parent is None:
-            real_parent = directories[parent] = os.path.realpath(parent)
-        real = os.path.join(real_parent, name)
-        if os.path.islink(real):
-            real = os.path.realpath(real)
-        return Path(lexical), Path(real)
-
-    def _command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
-        texts = [sub.matching_text(with_assignments=True)]
-        if not with_assignments and sub.assignments:  # deny and ask: also without its VAR=value prefix
-            texts.append(sub.matching_text())
-        if behavior != "allow" and "/" in sub.name:  # `/usr/bin/touch` is touch to a deny rule (never to an allow)
-            texts.append(replace(sub, name=os.path.basename(sub.name)).matching_text())
-        for text in texts:
-            if rule := self._find(behavior, "Bash", command=text):
-                return rule
-        return None
-
-    def _write_target(self, lexical: Path, real: Path, mode: Mode) -> tuple[str, bool] | None:
-        """Why a redirection may not write this file without asking (and whether that is a hard ask), or None."""
-        if reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs):
-            return f"a write to {real} ({reason})", True
-        if all(self._find("allow", "Edit", path=p, specific=True) for p in (lexical, real)):
-            return None
-        inside = self.workspace.contains(real)
-        if inside and (mode in ("acceptEdits", "bypassPermissions") or self._find("allow", "Edit", bare=True)):
-            return None
-        if not inside and mode == "bypassPermissions":
-            return None
-        return f"a write to {self.workspace.display(real)}", False
+    return child_environment(os.environ)
 
 
 @dataclass(frozen=True)
@@ -571,50 +465,6 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
         if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
-
-
-_GLOB_CHARS = re.compile(r"[*?\[]")
-MAX_GLOB_MATCHES = 200
-
-
-def _expanded(target: str, cwd: Path) -> list[str]:
-    """The files a word would name once bash expands it as a glob (and the word itself, which bash keeps when
-    nothing matches), so rules see `.env` in `cat .en?` and where `link*/x` leads."""
-    if not _GLOB_CHARS.search(target):
-        return [target]
-    matches = []
-    for match in glob.iglob(os.path.expanduser(target), root_dir=cwd):
-        matches.append(match)
-        if len(matches) >= MAX_GLOB_MATCHES:
-            break
-    return [*matches, target]
-
-
-_RECURSIVE_GREP = re.compile(r"^-[a-zA-Z]*[rR]")
-
-
-def _recursive_reach(sub: SimpleCommand) -> list[str]:
-    """The directories a command reads every file under (grep -r, rg, diff -r): a deny rule inside one of them
-    cannot be checked file by file."""
-    name = sub.name.rsplit("/", 1)[-1]
-    words = [w for w in sub.words if w is not None]
-    recursive = name == "rg" or (
-        name in ("grep", "egrep", "fgrep", "diff")
-        and any(w in ("--recursive", "--dereference-recursive") or _RECURSIVE_GREP.match(w) for w in words)
-    )
-    if not recursive:
-        return []
-    operands = [w for w in words if not w.startswith("-")]
-    return operands or ["."]
-
-
-def _bash_rule(sub: SimpleCommand) -> str:
-    """The rule a "yes, and don't ask again" answer adds: a subcommand prefix for tools like git and npm, else the
-    exact command."""
-    first = sub.words[0] if sub.words else None
-    if sub.name in _SUBCOMMAND_PROGRAMS and first and not first.startswith("-") and not sub.assignments:
-        return f"Bash({sub.name} {first}:*)"
-    return f"Bash({sub.full_text})"
 
 
 def _path_rule(family: str, path: Path, *, tree: bool = False) -> str:

@@ -30,6 +30,9 @@ class Verdict:
     """Allow rules that would cover this call: what "don't ask again" adds."""
     by_rule: bool = False
     """An ask that an ask rule made (the sandbox's auto-allow does not lift it)."""
+    protected: bool = False
+    """An ask about writing a protected file (agentui's or git's configuration, a shell start-up file, ...): a yes
+    lets this one command write it, past the guard Bash commands otherwise run under."""
 
 
 class PermissionGate(Protocol):

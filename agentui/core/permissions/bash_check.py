@@ -1,0 +1,453 @@
+"""The permission check of a Bash command. A command runs without a question only when agentui understands all of
+it (`understand.py`: the small grammar, a second parser agreeing, every word expanded exactly, every program in
+the allowlist with its options) and everything it touches is allowed in the current mode. Everything else asks,
+and in plan mode is refused.
+
+Order: deny rules first, on every command the command could run however it is nested (the see-through parse of
+`shell.py`) and on every file it names; then what must be asked whatever else is said (a write to a protected
+file); then ask rules; then bypassPermissions; then the allowlist, file by file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentui.core.permissions.bash_words import NotUnderstood
+from agentui.core.permissions.gate import Verdict
+from agentui.core.permissions.protected import protected_reason
+from agentui.core.permissions.reach import WalkChecks, resolve, walk_problem
+from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
+from agentui.core.permissions.rules import READ_FAMILY, Rule
+from agentui.core.permissions.shell import SimpleCommand, analyze
+from agentui.core.permissions.understand import Step, Understood, appended_names, is_names, resolve_program, understand
+from agentui.core.workspace import relative_within
+
+if TYPE_CHECKING:
+    from agentui.core.permissions.engine import Mode, PermissionEngine
+    from agentui.core.permissions.options import Arg
+    from agentui.core.permissions.programs import Tree
+
+
+@dataclass(frozen=True)
+class Need:
+    """One thing the command needs an answer for."""
+
+    reason: str
+    suggestion: str | None = None
+    hard: bool = False
+    by_rule: bool = False
+
+
+class BashCheck:
+    def __init__(self, engine: PermissionEngine) -> None:
+        self.engine = engine
+        self.repositories = engine.repositories()
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return self.engine.bash_environ
+
+    def verdict(self, command: str, mode: Mode) -> Verdict:
+        engine = self.engine
+        ws = engine.workspace
+        cwd = ws.shell_cwd or ws.root
+        seen = analyze(command)
+        seen_commands = [*seen.commands, *seen.hidden]
+        for sub in seen_commands:
+            if rule := engine.command_rule("deny", sub):
+                return Verdict("deny", f"the rule {rule.text} denies `{sub.text}`")
+        try:
+            plan: Understood | None = understand(command, self.environ, cwd)
+            why = ""
+        except NotUnderstood as exc:
+            plan, why = None, str(exc)
+        if plan is not None:
+            for step in plan.steps:
+                if rule := engine.text_rule("deny", step.text, step.program):
+                    return Verdict("deny", f"the rule {rule.text} denies `{step.text}`")
+        if denied := self._denied_paths(seen, plan, cwd):
+            return denied
+
+        hard_needs = self._protected_writes(seen, plan, cwd)
+        if hard_needs:
+            return self._ask(hard_needs, mode, protected=True)
+        for sub in seen_commands:
+            if rule := engine.command_rule("ask", sub):
+                return Verdict(
+                    "ask", f"the rule {rule.text} asks for `{sub.text}`", suggestions=(bash_rule(sub),), by_rule=True
+                )
+        if plan is not None:
+            for step in plan.steps:
+                if rule := engine.text_rule("ask", step.text, step.program):
+                    return Verdict("ask", f"the rule {rule.text} asks for `{step.text}`", by_rule=True)
+
+        if plan is None:
+            if mode == "bypassPermissions" and engine.guarded():
+                return Verdict("allow", "bypassPermissions mode")
+            if mode == "bypassPermissions":
+                return Verdict(
+                    "ask",
+                    f"{why}, and bubblewrap cannot guard agentui's own files and your shell and git configuration "
+                    "here, so even bypassPermissions asks for a command agentui does not understand completely",
+                    hard=True,
+                )
+            if self._bare_bash_allowed() and mode != "plan":
+                return Verdict("allow", "a rule allows every Bash command")
+            if mode == "plan":
+                return Verdict("deny", f"plan mode runs only commands agentui knows to be read-only, and {why}")
+            return Verdict(
+                "ask", f"{why}, so agentui cannot tell what it does", hard=True, suggestions=self._suggest(seen)
+            )
+        needs: list[Need] = []
+        for step in plan.steps:
+            needs.extend(self._step_needs(step, mode))
+        if mode == "bypassPermissions" or (self._bare_bash_allowed() and mode != "plan"):
+            needs = [need for need in needs if need.hard]  # (what must be asked whatever the mode or rules say)
+        if not needs:
+            return Verdict("allow", "every part of the command is allowed")
+        return self._ask(needs, mode)
+
+    def _home(self, word: str) -> str:
+        """A word of the see-through parse with a leading `~` as bash expands it."""
+        if word == "~" or word.startswith("~/"):
+            return str(self.engine.home) + word[1:]
+        return word
+
+    # Building the verdict
+
+    def _ask(self, needs: list[Need], mode: Mode, *, protected: bool = False) -> Verdict:
+        reasons = list(dict.fromkeys(n.reason for n in needs))
+        if mode == "plan":
+            return Verdict("deny", "plan mode runs only read-only commands: " + "; ".join(reasons))
+        return Verdict(
+            "ask",
+            "Bash wants to run " + "; ".join(reasons),
+            hard=any(n.hard for n in needs),
+            suggestions=tuple(dict.fromkeys(n.suggestion for n in needs if n.suggestion)),
+            by_rule=any(n.by_rule for n in needs),
+            protected=protected,
+        )
+
+    def _suggest(self, seen: object) -> tuple[str, ...]:
+        commands = getattr(seen, "commands", [])
+        return tuple(dict.fromkeys(bash_rule(sub) for sub in commands))
+
+    def _bare_bash_allowed(self) -> bool:
+        return self.engine.find_rule("allow", "Bash", bare=True) is not None
+
+    # Deny rules on files
+
+    def _denied_paths(self, seen: object, plan: Understood | None, cwd: Path) -> Verdict | None:
+        engine = self.engine
+        from agentui.core.permissions.shell import ShellAnalysis
+
+        assert isinstance(seen, ShellAnalysis)
+        # What the see-through parse can name literally (also when the command as a whole is not understood)
+        for redirect in seen.redirects:
+            if redirect.target is None:
+                continue
+            tool = "Edit" if redirect.writes else "Read"
+            for path in resolve(self._home(redirect.target), cwd).forms:
+                if rule := engine.find_rule("deny", tool, path=path):
+                    verb = "writing" if redirect.writes else "reading"
+                    return Verdict("deny", f"the rule {rule.text} denies {verb} {path}")
+        for sub in seen.commands:
+            paths = read_only_paths(sub)
+            for target in paths or ():
+                for path in resolve(self._home(target), cwd).forms:
+                    if rule := engine.find_rule("deny", "Read", path=path):
+                        return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
+        if plan is None:
+            return None
+        for step in plan.steps:
+            here = step.place.physical
+            for arg in [*step.effects.reads, *(step.effects.git.reads if step.effects.git else [])]:
+                if is_names(arg):
+                    continue
+                if rule := self._read_denied(arg.value, here):
+                    return Verdict("deny", f"the rule {rule.text} denies `{step.text}` reading {arg.value}")
+            for opened, target in step.redirects:
+                tool = "Edit" if opened.writes else "Read"
+                for path in resolve(target, here).forms:
+                    if rule := engine.find_rule("deny", tool, path=path):
+                        return Verdict("deny", f"the rule {rule.text} denies `{step.text}` touching {target}")
+            for arg in [*step.effects.writes, *(t.path for t in step.effects.removes)]:
+                for path in resolve(arg.value, here).forms:
+                    if rule := engine.find_rule("deny", "Edit", path=path):
+                        return Verdict("deny", f"the rule {rule.text} denies `{step.text}` changing {arg.value}")
+        return None
+
+    def _read_denied(self, value: str, cwd: Path) -> Rule | None:
+        resolved = resolve(value, cwd)
+        for path in resolved.forms:
+            if rule := self.engine.find_rule("deny", "Read", path=path):
+                return rule
+        return self.engine.hard_link_rule(resolved.real)
+
+    # Protected files
+
+    def _protected_writes(self, seen: object, plan: Understood | None, cwd: Path) -> list[Need]:
+        from agentui.core.permissions.shell import ShellAnalysis
+
+        assert isinstance(seen, ShellAnalysis)
+        needs = []
+        targets: list[tuple[str, Path]] = [
+            (r.target, cwd)
+            for r in seen.redirects
+            if r.writes and r.target is not None and r.target not in HARMLESS_TARGETS
+        ]
+        if plan is not None:
+            for step in plan.steps:
+                here = step.place.physical
+                targets += [(t, here) for r, t in step.redirects if r.writes and t not in HARMLESS_TARGETS]
+                targets += [(a.value, here) for a in step.effects.writes]
+                targets += [(t.path.value, here) for t in step.effects.removes]
+        for target, here in targets:
+            resolved = resolve(self._home(target), here)
+            for path in resolved.forms:
+                if reason := protected_reason(path, self.engine.config_dirs):
+                    needs.append(Need(f"a write to {path} ({reason})", hard=True, suggestion=None))
+                    break
+        if plan is not None:
+            for step in plan.steps:
+                for tree in step.effects.removes:
+                    if tree.path.value and (why := self._tree_protected(tree, step.place.physical)):
+                        needs.append(Need(why, hard=True))
+        return needs
+
+    def _tree_protected(self, tree: Tree, cwd: Path) -> str | None:
+        root = resolve(tree.path.value, cwd).located
+        if not os.path.isdir(root) or os.path.islink(root):
+            return None
+
+        def protected(path: Path) -> str | None:
+            reason = protected_reason(path, self.engine.config_dirs)
+            return f"`{tree.path.value}` holds {path} ({reason})" if reason else None
+
+        return walk_problem(root, follow=False, checks=WalkChecks(inside=lambda p: True, protected=protected))
+
+    # Each program
+
+    def _step_needs(self, step: Step, mode: Mode) -> list[Need]:
+        engine = self.engine
+        ws = engine.workspace
+        here = step.place.physical
+        needs: list[Need] = []
+        effects = step.effects
+        allowed_by_rule = mode != "plan" and engine.text_rule("allow", step.text, step.program) is not None
+
+        if step.names_from is not None and not allowed_by_rule and not step.unknown:
+            needs.extend(self._names_needs(step, mode))
+        if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
+            target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
+            if not ws.contains(resolve(target, here).real):
+                needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
+
+        for redirect, target in step.redirects:
+            if target in HARMLESS_TARGETS:
+                continue
+            resolved = resolve(target, here)
+            if redirect.writes and (why := self._write_need(resolved, mode)):
+                needs.append(Need(why, suggestion=path_rule("Edit", resolved.real)))
+            if redirect.reads and (need := self._read_need(resolved, mode)):
+                needs.append(need)
+
+        if allowed_by_rule:
+            return needs
+        if step.unknown:
+            if mode != "bypassPermissions":
+                needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
+            return needs
+        program = resolve_program(step.program, self.environ)
+        if program is not None and ws.contains(program):
+            needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
+        if effects.edits:
+            for arg in effects.writes:
+                if why := self._write_need(resolve(arg.value, here), mode):
+                    needs.append(Need(f"`{step.text}` changes files: {why}", suggestion=bash_rule_text(step)))
+            for tree in effects.removes:
+                if why := self._write_need(resolve(tree.path.value, here), mode):
+                    needs.append(Need(f"`{step.text}` removes files: {why}", suggestion=bash_rule_text(step)))
+        elif effects.writes or effects.removes:
+            needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
+        for arg in effects.reads:
+            if is_names(arg):
+                continue
+            if need := self._read_need(resolve(arg.value, here), mode, step=step):
+                needs.append(need)
+        if not effects.anywhere:
+            for arg in effects.looks:
+                if is_names(arg):
+                    continue
+                if need := self._read_need(resolve(arg.value, here), mode, step=step, contents=False):
+                    needs.append(need)
+        for tree in effects.trees:
+            if why := self._tree_need(tree, here, mode):
+                needs.append(Need(f"`{step.text}` {why}", hard=True))
+        if effects.git is not None:
+            needs.extend(self._git_needs(step, mode))
+        return needs
+
+    def _read_need(
+        self, resolved: object, mode: Mode, *, step: Step | None = None, contents: bool = True
+    ) -> Need | None:
+        from agentui.core.permissions.reach import Resolved
+
+        assert isinstance(resolved, Resolved)
+        engine = self.engine
+        shown = str(resolved.real)
+        if contents and any(engine.find_rule("ask", "Read", path=p) for p in resolved.forms):
+            return Need(f"`{step.text if step else 'the command'}` reads {shown}", by_rule=True)
+        if mode == "bypassPermissions" or engine.workspace.contains(resolved.real):
+            return None
+        if all(engine.find_rule("allow", "Read", path=p, specific=True) for p in (resolved.written, resolved.real)):
+            return None
+        what = f"`{step.text}`" if step else "the command"
+        return Need(f"{what} reads {shown}, outside the project", suggestion=path_rule("Read", resolved.real))
+
+    def _write_need(self, resolved: object, mode: Mode) -> str | None:
+        from agentui.core.permissions.reach import Resolved
+
+        assert isinstance(resolved, Resolved)
+        engine = self.engine
+        if all(engine.find_rule("allow", "Edit", path=p, specific=True) for p in (resolved.written, resolved.real)):
+            return None
+        inside = engine.workspace.contains(resolved.real)
+        if inside and (mode in ("acceptEdits", "bypassPermissions") or engine.find_rule("allow", "Edit", bare=True)):
+            return None
+        if not inside and mode == "bypassPermissions":
+            return None
+        return f"a write to {engine.workspace.display(resolved.real)}"
+
+    def _tree_need(self, tree: Tree, cwd: Path, mode: Mode) -> str | None:
+        engine = self.engine
+        root = resolve(tree.path.value, cwd)
+        inside = (lambda p: True) if mode == "bypassPermissions" else self._may_read
+        needs_walk = tree.follow or (tree.contents and engine.deny_could_cover(root.real))
+        if not needs_walk:
+            return None
+        checks = WalkChecks(
+            inside=inside,
+            denied=(lambda p: engine.read_denied(p)) if tree.contents else None,
+            denied_inodes=engine.denied_inodes() if tree.contents else (),
+        )
+        why = walk_problem(Path(root.written), follow=tree.follow, checks=checks)
+        return f"reads everything under {tree.path.value}, and {why}" if why else None
+
+    def _may_read(self, real: Path) -> bool:
+        engine = self.engine
+        return (
+            engine.workspace.contains(real) or engine.find_rule("allow", "Read", path=real, specific=True) is not None
+        )
+
+    def _names_needs(self, step: Step, mode: Mode) -> list[Need]:
+        """`find DIRS | xargs CMD`: CMD reads (or looks at) the files under DIRS."""
+        assert step.names_from is not None and step.names_from.names is not None
+        names = step.names_from.names
+        where = appended_names(step)
+        if not where:
+            return [Need(f"`{step.text}` does more with the file names xargs gives it than read them")]
+        root = resolve(names.path.value, step.place.physical)
+        if mode != "bypassPermissions" and not self._may_read(root.real):
+            return [Need(f"`{step.text}` reads files under {root.real}, outside the project")]
+        contents = where == "reads"
+        checks = WalkChecks(
+            inside=(lambda p: True) if mode == "bypassPermissions" else self._may_read,
+            denied=(lambda p: self.engine.read_denied(p)) if contents else None,
+            denied_inodes=self.engine.denied_inodes() if contents else (),
+            split_names=step.names_from.split,
+        )
+        why = walk_problem(Path(root.written), follow=names.follow, checks=checks)
+        return [Need(f"`{step.text}` reads the files find lists, and {why}", hard=True)] if why else []
+
+    def _git_needs(self, step: Step, mode: Mode) -> list[Need]:
+        engine = self.engine
+        use = step.effects.git
+        assert use is not None
+        here = step.place.physical
+        directory = resolve(use.directory.value, here).real if use.directory is not None else here
+        repositories = self.repositories
+        if mode != "bypassPermissions":
+            submodules = use.subcommand in ("status", "diff", "describe")
+            why = repositories.why_not(directory, self.environ, submodules=submodules)
+            if why is not None:
+                return [Need(f"`{step.text}` runs git, and {why}", hard=True)]
+        needs: list[Need] = []
+        repository = repositories.find(directory)
+        if use.content and repository is not None and repository.top is not None:
+            top = repository.top
+            if engine.deny_could_cover(top):
+                names = repositories.names(repository)
+                if names is None:
+                    needs.append(Need(f"`{step.text}` shows contents git could not list to check against deny rules"))
+                else:
+                    hit = next((n for n in names if engine.read_denied(top / n)), None)
+                    if hit is not None:
+                        needs.append(
+                            Need(
+                                f"`{step.text}` can show {hit}, which a deny rule covers, from git's history", hard=True
+                            )
+                        )
+        if use.work_tree:
+            tree_why = self._tree_need(_tree_of(step, directory), here, mode)
+            if tree_why:
+                needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
+        return needs
+
+
+def _tree_of(step: Step, directory: Path) -> Tree:
+    from agentui.core.permissions.options import Arg
+    from agentui.core.permissions.programs import Tree
+
+    return Tree(Arg(str(directory)), follow=False, contents=True)
+
+
+# The rules a "don't ask again" answer adds
+
+_SUBCOMMAND_PROGRAMS = frozenset(
+    {
+        "git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "kubectl", "pip", "pip3", "uv",
+        "poetry", "make", "dotnet", "gradle", "mvn", "brew", "gh", "terraform", "helm", "rustup", "deno",
+        "composer", "bundle", "rake", "mix", "flutter", "swift", "pytest", "tox", "nox", "just",
+    }
+)  # fmt: skip
+
+
+def bash_rule(sub: SimpleCommand) -> str:
+    """A subcommand prefix for tools like git and npm, else the exact command."""
+    first = sub.words[0] if sub.words else None
+    if sub.name in _SUBCOMMAND_PROGRAMS and first and not first.startswith("-") and not sub.assignments:
+        return f"Bash({sub.name} {first}:*)"
+    return f"Bash({sub.full_text})"
+
+
+def bash_rule_text(step: Step) -> str:
+    words = step.text.split()
+    if step.program in _SUBCOMMAND_PROGRAMS and len(words) > 1 and not words[1].startswith("-"):
+        return f"Bash({words[0]} {words[1]}:*)"
+    return f"Bash({' '.join(words)})"
+
+
+def path_rule(family: str, path: Path, *, tree: bool = False) -> str:
+    absolute = "//" + str(path).lstrip("/")
+    return f"{family}({absolute}/**)" if tree else f"{family}({absolute})"
+
+
+def _unused(arg: Arg, rules: list[Rule], check: Callable[[Rule], bool]) -> None:
+    del arg, rules, check
+
+
+def deny_rule_roots(rules: list[Rule]) -> list[Path]:
+    """Where the Read-family deny rules apply."""
+    return [rule.path.root for rule in rules if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path]
+
+
+def overlaps(a: Path, b: Path) -> bool:
+    return relative_within(a, b) is not None or relative_within(b, a) is not None
+
+
+__all__ = ["BashCheck", "Need", "bash_rule", "path_rule", "replace"]

@@ -1,0 +1,317 @@
+"""Whether a read-only git command may run in a repository without a question: nothing git would read names a
+program the repository (rather than the person) configured — in any config file git reads, includes and worktree
+config and submodules' included — no GIT_* variable redirects it, and no file a deny rule covers is in what it would
+show (the index and the history, for commands that show contents).
+
+The repository is read with git itself (configuration parsing, includes, BOMs, `commondir`: git knows them
+exactly), through calls that cannot run a program themselves (`git config --list`, `rev-parse`, `ls-files`, `log
+--name-only`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentui.core.workspace import is_within
+
+TIMEOUT = 10.0
+MAX_SUBMODULES = 50
+MAX_NAMES = 500_000
+
+# Configuration that makes git run a program even for a command that only reads (for a repository's own config:
+# the person's global settings are theirs to trust). Section and key are matched case-insensitively; `*` is a
+# subsection.
+_PROGRAM_KEYS = [
+    ("core", None, "fsmonitor"),
+    ("core", None, "worktree"),
+    ("core", None, "hookspath"),
+    ("core", None, "sshcommand"),
+    ("core", None, "askpass"),
+    ("core", None, "gitproxy"),
+    ("core", None, "alternaterefscommand"),
+    ("filter", "*", "clean"),
+    ("filter", "*", "smudge"),
+    ("filter", "*", "process"),
+    ("diff", "*", "textconv"),
+    ("diff", "*", "command"),
+    ("diff", None, "external"),
+    ("merge", "*", "driver"),
+    ("gpg", None, "program"),
+    ("gpg", "*", "program"),
+    ("credential", None, "helper"),
+    ("credential", "*", "helper"),
+    ("remote", "*", "uploadpack"),
+    ("remote", "*", "receivepack"),
+    ("remote", "*", "vcs"),
+    ("extensions", None, "partialclone"),
+    ("remote", "*", "promisor"),
+]
+_FALSE = {"false", "no", "off", "0", ""}
+_SAFE_GIT_VARIABLES = frozenset(
+    {
+        "GIT_TERMINAL_PROMPT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE", "GIT_OPTIONAL_LOCKS", "GIT_PAGER", "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR", "GIT_MERGE_AUTOEDIT", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_FLUSH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_PROXY_COMMAND",
+        "GIT_HTTP_USER_AGENT", "GIT_PROTOCOL_FROM_USER", "GIT_ADVICE", "GIT_DEFAULT_HASH",
+    }
+)  # fmt: skip
+"""GIT_* variables that change nothing a read-only command runs or reads (the network ones matter only to commands
+that contact a remote, which never run without a question)."""
+_SAFE_GIT_PREFIXES = ("GIT_SSL_", "GIT_HTTP_", "GIT_CURL_", "GIT_TRACE", "GIT_LFS_", "GIT_PROTOCOL_")
+
+
+GitRunner = Callable[[Path, Sequence[str]], bytes | None]
+"""Runs a git command that cannot itself run a program, in a directory; its stdout, or None if it failed."""
+
+
+@dataclass(frozen=True)
+class Repository:
+    top: Path | None
+    """The work tree's top (None for a bare repository)."""
+    git_dir: Path
+    common_dir: Path
+
+
+@dataclass(frozen=True)
+class Entry:
+    scope: str
+    origin: Path | None
+    key: str
+    value: str
+
+
+class GitRepositories:
+    """The checks, with git's answers cached for a moment (one Bash check asks the same questions several times;
+    a later check sees changes)."""
+
+    def __init__(
+        self,
+        run: GitRunner,
+        writable: Callable[[], Sequence[Path]],
+        history: dict[tuple[str, ...], object] | None = None,
+    ) -> None:
+        self._run = run
+        self._writable = writable
+        self._cache: dict[tuple[str, ...], object] = {}
+        """Answers for this one check (a later check asks git again: the configuration may have changed)."""
+        self._history = {} if history is None else history
+        """History listings, kept across checks: each is keyed by the state of the refs and the index."""
+
+    def _cached(self, key: tuple[str, ...], compute: Callable[[], object]) -> object:
+        store = self._history if key[0] == "names" else self._cache
+        if key not in store:
+            if key[0] == "names":
+                for old in [k for k in store if k[:2] == key[:2]]:
+                    del store[old]  # (only the newest listing of a repository is worth keeping)
+            store[key] = compute()
+        return store[key]
+
+    def find(self, cwd: Path) -> Repository | None:
+        found = self._cached(("find", str(cwd)), lambda: self._find(cwd))
+        return found if isinstance(found, Repository) else None
+
+    def _find(self, cwd: Path) -> Repository | None:
+        out = self._run(cwd, ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
+                              "--show-toplevel"])  # fmt: skip
+        if out is None:
+            out = self._run(cwd, ["rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"])
+            if out is None:
+                return None
+        lines = out.decode(errors="surrogateescape").splitlines()
+        if len(lines) < 2:
+            return None
+        top = Path(lines[2]) if len(lines) > 2 and lines[2] else None
+        return Repository(top, Path(lines[0]), Path(lines[1]))
+
+    # Configuration
+
+    def entries(self, cwd: Path) -> list[Entry] | None:
+        found = self._cached(("config", str(cwd)), lambda: self._entries(cwd))
+        return found if isinstance(found, list) else None
+
+    def _entries(self, cwd: Path) -> list[Entry] | None:
+        out = self._run(cwd, ["config", "--list", "--show-scope", "--show-origin", "-z"])
+        if out is None:
+            return None
+        parts = out.decode(errors="surrogateescape").split("\0")
+        entries = []
+        for index in range(0, len(parts) - 2, 3):
+            scope, origin, pair = parts[index], parts[index + 1], parts[index + 2]
+            key, _, value = pair.partition("\n")
+            path = None
+            if origin.startswith("file:"):
+                path = Path(os.path.realpath(cwd / origin[5:]))
+            entries.append(Entry(scope, path, key, value))
+        return entries
+
+    def _repository_controlled(self, entry: Entry, repository: Repository) -> bool:
+        """Set by the repository rather than the person: its own config files, or a file inside the project or a
+        git directory (an include the person's global config pulls from the project counts as the project's)."""
+        if entry.scope in ("local", "worktree", "command"):
+            return True
+        if entry.origin is None:
+            return entry.scope not in ("system", "global")
+        inside = [*self._writable(), repository.git_dir, repository.common_dir]
+        return any(is_within(entry.origin, Path(os.path.realpath(d))) for d in inside)
+
+    def why_not(self, cwd: Path, environ: Mapping[str, str], *, submodules: bool) -> str | None:
+        """Why git may run a program the repository configures here (one sentence), or None if it cannot."""
+        for name in environ:
+            if name.startswith("GIT_") and name not in _SAFE_GIT_VARIABLES and not name.startswith(_SAFE_GIT_PREFIXES):
+                return f"the environment sets {name}, which changes what git reads or runs"
+        repository = self.find(cwd)
+        if repository is None:
+            return None  # (not a repository: git says so and does nothing)
+        why = self._config_why(cwd, repository)
+        if why is not None or not submodules or repository.top is None:
+            return why
+        return self._submodules_why(repository)
+
+    def _config_why(self, cwd: Path, repository: Repository) -> str | None:
+        entries = self.entries(cwd)
+        if entries is None:
+            return "git could not read the repository's configuration"
+        for entry in entries:
+            if not _names_program(entry) or not self._repository_controlled(entry, repository):
+                continue
+            where = f" ({entry.origin})" if entry.origin is not None else ""
+            return f"the repository's git configuration sets {entry.key}{where}, which can run a program"
+        hooks = repository.common_dir / "hooks" / "post-index-change"
+        if os.access(hooks, os.X_OK) and hooks.is_file():
+            return f"the repository has a {hooks.name} hook, which git runs when it refreshes the index"
+        return None
+
+    def _submodules_why(self, repository: Repository) -> str | None:
+        """git status and diff look inside populated submodules, with each one's own configuration."""
+        top = repository.top
+        assert top is not None
+        out = self._cached(("gitlinks", str(top)), lambda: self._run(top, ["ls-files", "-s", "-z"]))
+        if not isinstance(out, bytes):
+            return "git could not list the repository's index"
+        links = [
+            record.split(b"\t", 1)[1].decode(errors="surrogateescape")
+            for record in out.split(b"\0")
+            if record.startswith(b"160000 ") and b"\t" in record
+        ]
+        if len(links) > MAX_SUBMODULES:
+            return f"the repository has more than {MAX_SUBMODULES} submodules to check"
+        for link in links:
+            path = top / link
+            if not (path / ".git").exists():
+                continue  # (not populated: git does not look inside)
+            inner = self.find(path)
+            if inner is None or inner.top is None or os.path.realpath(inner.top) != os.path.realpath(path):
+                continue
+            why = self._config_why(path, inner)
+            if why is not None:
+                return f"in the submodule {link}: {why}"
+        return None
+
+    # What a command that shows contents could show
+
+    def names(self, repository: Repository) -> set[str] | None:
+        """Every path in the index or in any commit reachable from a ref (the stash included), relative to the top;
+        None if git could not list them."""
+        assert repository.top is not None
+        top = repository.top
+        stamp = _stamp(repository)
+        found = self._cached(("names", str(top), stamp), lambda: self._names(top))
+        return found if isinstance(found, set) else None
+
+    def _names(self, top: Path) -> set[str] | None:
+        index = self._run(top, ["ls-files", "-z", "--cached"])
+        history = self._run(top, ["log", "--all", "--no-show-signature", "--format=", "--name-only", "-z",
+                                  "--no-renames"])  # fmt: skip
+        if index is None or history is None:
+            return None
+        names = {n for n in (index + b"\0" + history).decode(errors="surrogateescape").split("\0") if n.strip()}
+        return {n.strip("\n") for n in names} if len(names) <= MAX_NAMES else None
+
+
+def _stamp(repository: Repository) -> str:
+    """Changes when the refs or the index do (so the history listing is redone only then)."""
+    parts = []
+    for path in (
+        repository.common_dir / "packed-refs",
+        repository.git_dir / "HEAD",
+        repository.git_dir / "index",
+        repository.common_dir / "refs",
+        repository.common_dir / "logs" / "refs" / "stash",
+    ):
+        try:
+            parts.append(str(path.stat().st_mtime_ns))
+        except OSError:
+            parts.append("-")
+    return ",".join(parts)
+
+
+_KEY = re.compile(r"^([^.]+)(?:\.(.*))?\.([^.]+)$", re.DOTALL)
+
+
+def _names_program(entry: Entry) -> bool:
+    match = _KEY.match(entry.key)
+    if match is None:
+        return False
+    section, subsection, key = match[1].lower(), match[2], match[3].lower()
+    for want_section, want_sub, want_key in _PROGRAM_KEYS:
+        if section != want_section or key != want_key:
+            continue
+        if (want_sub is None) != (subsection is None):
+            continue
+        return not (
+            (section, key) in (("core", "fsmonitor"), ("remote", "promisor")) and entry.value.strip().lower() in _FALSE
+        )
+    return False
+
+
+def denied_in(names: Iterable[str], top: Path, denied: Callable[[Path], bool]) -> str | None:
+    """The first of `names` (relative to `top`) that `denied` covers."""
+    for name in names:
+        if denied(top / name):
+            return name
+    return None
+
+
+_NEUTRAL = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("protocol.allow", "never"),
+    ("log.showSignature", "false"),
+    ("diff.external", ""),
+    ("submodule.recurse", "false"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+)
+
+
+def read_git(cwd: Path, args: Sequence[str]) -> bytes | None:
+    """Run one of the reading git commands these checks use (config --list, rev-parse, ls-files, log --name-only):
+    none of them runs a filter, a textconv, a pager or a diff driver; the rest is switched off for the call, and
+    no GIT_* variable of agentui's environment reaches it."""
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat", "LC_ALL": "C"})
+    if not args or args[0] != "config":  # (`config --list` reports what is configured: nothing is added to it)
+        env["GIT_CONFIG_COUNT"] = str(len(_NEUTRAL))
+        for index, (key, value) in enumerate(_NEUTRAL):
+            env[f"GIT_CONFIG_KEY_{index}"] = key
+            env[f"GIT_CONFIG_VALUE_{index}"] = value
+    try:
+        done = subprocess.run(
+            ["git", "--no-pager", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None

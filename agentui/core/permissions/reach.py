@@ -1,0 +1,112 @@
+"""Where a path leads and what lies under a directory, as the kernel and the programs walking it see them: a
+path resolved component by component (`link/../x` goes where the kernel goes), and a bounded walk of a tree a
+recursive reader would read (`grep -r`, `rg`, `find | xargs`, `cp -r`, `rm -r`) to find what the checks must know:
+a denied file, a hard link to one, a link leading out of the project, a protected name, a name xargs would split.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+WALK_LIMIT = 50_000
+"""Entries a walk looks at before it gives up (and the command asks)."""
+_SPLIT_BY_XARGS = set(" \t\n\"'\\")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    written: Path
+    """Absolute, with `.` and `..` folded by name (as a rule written for the path would name it)."""
+    located: Path
+    """The directory part resolved as the kernel resolves it, the last component as named (a link stays a link)."""
+    real: Path
+    """Every link followed: where a read or write lands."""
+
+    @property
+    def forms(self) -> tuple[Path, ...]:
+        return tuple(dict.fromkeys((self.written, self.located, self.real)))
+
+
+def resolve(value: str, cwd: Path) -> Resolved:
+    """`value` (already expanded by the shell: no tilde, no variables) as seen from `cwd`."""
+    joined = value if value.startswith("/") else os.path.join(cwd, value) if value else str(cwd)
+    written = Path(os.path.normpath(joined))
+    parent, name = os.path.split(joined.rstrip("/") or "/")
+    # (the last component as named, unless it is `.` or `..`, which name directories the kernel resolves)
+    located = Path(os.path.realpath(joined)) if name in ("", ".", "..") else Path(os.path.realpath(parent or "/"), name)
+    return Resolved(written, located, Path(os.path.realpath(joined)))
+
+
+@dataclass
+class WalkChecks:
+    """What a walk looks for; each returns why the command must ask (one sentence), or None."""
+
+    inside: Callable[[Path], bool]
+    """The path (real) is one the command may read without a question."""
+    denied: Callable[[Path], bool] | None = None
+    """A deny rule covers reading this file."""
+    denied_inodes: Collection[tuple[int, int]] = ()
+    protected: Callable[[Path], str | None] | None = None
+    split_names: bool = False
+
+
+def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = WALK_LIMIT) -> str | None:
+    """Why reading everything under `root` (following links below it or not) needs a question, or None."""
+    if not os.path.lexists(root):
+        return None  # (nothing there: the program reads nothing)
+    seen_dirs: set[tuple[int, int]] = set()
+    stack: list[tuple[Path, bool]] = [(root, True)]
+    count = 0
+    while stack:
+        path, named = stack.pop()
+        count += 1
+        if count > limit:
+            return f"{root} holds more than {limit:,} entries, too many to check one by one"
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            if not (follow or named):
+                # (a link below the root that the program does not follow: only its name is read)
+                if why := _file_problem(path, info, checks):
+                    return why
+                continue
+            real = Path(os.path.realpath(path))
+            if not checks.inside(real):
+                return f"{path} is a link to {real}, outside what the command may read"
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+        if why := _file_problem(path, info, checks):
+            return why
+        if stat.S_ISDIR(info.st_mode):
+            key = (info.st_dev, info.st_ino)
+            if key in seen_dirs:
+                continue
+            seen_dirs.add(key)
+            try:
+                names = os.listdir(path)
+            except OSError:
+                continue
+            stack.extend((path / name, False) for name in names)
+    return None
+
+
+def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str | None:
+    if checks.split_names and _SPLIT_BY_XARGS & set(path.name):
+        return f"the name {path.name!r} would be split by xargs"
+    if checks.protected is not None and (why := checks.protected(path)):
+        return why
+    if checks.denied is not None and stat.S_ISREG(info.st_mode):
+        real = Path(os.path.realpath(path))
+        if checks.denied(path) or checks.denied(real):
+            return f"{path} is a file a deny rule covers"
+        if info.st_nlink > 1 and (info.st_dev, info.st_ino) in checks.denied_inodes:
+            return f"{path} is a hard link to a file a deny rule covers"
+    return None

@@ -1,0 +1,227 @@
+"""A Bash command understood completely, or not at all: parsed in the small grammar (`bash_syntax`), confirmed by
+a second parser (`shfmt_check`), every word expanded as bash would expand it (`bash_words`), every program looked up
+in the allowlist with the options it may take (`programs`), and the working directory followed through `cd`.
+
+The result says, for each simple command that would run, which program it is, exactly what arguments it gets, in
+which directory (or directories) it may run, and what it does with them. The permission engine decides from that;
+anything this module cannot follow raises NotUnderstood and the command asks.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.permissions import bash_syntax, shfmt_check
+from agentui.core.permissions.bash_syntax import Redirect, SimpleCommand
+from agentui.core.permissions.bash_words import NotUnderstood, Scope, expand, glob
+from agentui.core.permissions.options import Arg
+from agentui.core.permissions.programs import BUILTINS, Effects, Inner, effects
+
+MAX_DIRECTORIES = 4
+"""How many working directories a command may end up in (each `cd` that may fail doubles them) before it asks."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """A working directory: as bash names it ($PWD) and as the kernel resolves it."""
+
+    logical: Path
+    physical: Path
+
+
+@dataclass
+class Step:
+    """One program that would run."""
+
+    program: str
+    args: list[Arg]
+    text: str
+    """The command as written (for permission rules), from the program's name to its last argument."""
+    place: Place
+    effects: Effects
+    redirects: list[tuple[Redirect, str]] = field(default_factory=list)
+    """Each redirection that opens a file, with the file's name once expanded."""
+    names_from: Inner | None = None
+    """Run by xargs with the names find prints appended."""
+    wrapped: bool = False
+    """Run by another program (timeout, nice, nohup, xargs)."""
+    unknown: str = ""
+    """Why the program, or the way it is used, is not one agentui knows to be harmless: only an allow rule (or the
+    person) lets it run."""
+
+
+@dataclass
+class Understood:
+    steps: list[Step]
+    syntax: bash_syntax.Syntax
+
+
+def understand(command: str, environ: Mapping[str, str], cwd: Path) -> Understood:
+    """What `command` does when bash runs it in `cwd` with `environ`; NotUnderstood if any part of it is outside
+    what agentui follows exactly."""
+    syntax = bash_syntax.parse(command)
+    shfmt_check.agree(command, syntax)
+    places = [Place(cwd, cwd)]
+    steps: list[Step] = []
+    data = command.encode()
+    for pipeline in syntax.pipelines:
+        firsts: list[Step] = []
+        for place in places:
+            before: Effects | None = None
+            for command_node in pipeline.commands:
+                made = _steps(command_node, data, environ, place, before)
+                steps.extend(made)
+                firsts.append(made[0])
+                before = made[0].effects
+        if len(pipeline.commands) == 1 and firsts[0].program == "cd":
+            # (a cd inside a pipeline runs in a subshell and moves nothing after it)
+            places = _after_cd(places, firsts, environ)
+            if len(places) > MAX_DIRECTORIES:
+                raise NotUnderstood("the command changes directory too many ways to follow")
+    return Understood(steps, syntax)
+
+
+def _steps(
+    node: SimpleCommand, data: bytes, environ: Mapping[str, str], place: Place, before: Effects | None
+) -> list[Step]:
+    scope = Scope(environ, place.logical)
+    name_word = expand(node.words[0].text, scope)
+    if name_word.pattern is not None or name_word.from_variable or name_word.vanishes:
+        raise NotUnderstood("the program's name is not a plain word")
+    args = _arguments([w.text for w in node.words[1:]], scope, place)
+    text = data[node.words[0].start : node.words[-1].end].decode()
+    redirects = []
+    for redirect in node.redirects:
+        if redirect.duplicates or redirect.target is None:
+            continue
+        target = expand(redirect.target.text, scope)
+        if target.pattern is not None or target.vanishes:
+            raise NotUnderstood("a redirection's file name is a glob or empty")
+        redirects.append((redirect, target.value))
+    step = _step(name_word.value, args, text, place, environ, before)
+    step.redirects = redirects
+    return [step, *_inner_steps(step, environ)]
+
+
+def _arguments(texts: list[str], scope: Scope, place: Place) -> list[Arg]:
+    args: list[Arg] = []
+    for index, text in enumerate(texts):
+        word = expand(text, scope)
+        if word.vanishes:
+            continue
+        if word.pattern is None:
+            args.append(Arg(word.value))
+            continue
+        for match in glob(word.pattern, place.physical):
+            args.append(Arg(match, group=index))
+    return args
+
+
+def _step(
+    name: str, args: list[Arg], text: str, place: Place, environ: Mapping[str, str], before: Effects | None
+) -> Step:
+    if "/" in name:
+        return Step(name, args, text, place, Effects(), unknown=f"`{name}` is run by its path")
+    try:
+        found = effects(name, args, before)
+    except NotUnderstood as exc:
+        return Step(name, args, text, place, Effects(), unknown=str(exc))
+    return Step(name, args, text, place, found)
+
+
+def _inner_steps(step: Step, environ: Mapping[str, str]) -> list[Step]:
+    """The commands a wrapper runs (`timeout 5 CMD`, `xargs CMD`), each a step of its own."""
+    found: list[Step] = []
+    for inner in step.effects.inner:
+        if not inner.args:
+            continue
+        name = inner.args[0].value
+        if inner.args[0].group is not None:
+            raise NotUnderstood(f"`{step.program}` runs a program named by a glob")
+        args = list(inner.args[1:])
+        text = " ".join(a.value for a in inner.args)
+        if inner.names is not None:
+            args.append(Arg(_NAMES, group=-1))
+            text += " \x00"  # (only a rule with a wildcard at its end covers the names xargs appends)
+        child = _step(name, args, text, step.place, environ, None)
+        child.wrapped = True
+        if inner.names is not None:
+            child.names_from = inner
+            placed = appended_names(child)
+            if not child.unknown and (not placed or _names_elsewhere(child)):
+                child.effects = Effects()
+                child.unknown = f"`{name}` does more with the file names xargs gives it than read them"
+        found.append(child)
+        found.extend(_inner_steps(child, environ))
+    return found
+
+
+_NAMES = "\x00names"
+"""Stands for the file names xargs appends, so the program's own table says what it does with them."""
+
+
+def appended_names(step: Step) -> str:
+    """Where the names xargs appends end up: `reads`, `looks`, or `` (anywhere else: not understood)."""
+    if any(arg.value == _NAMES for arg in step.effects.reads):
+        return "reads"
+    if any(arg.value == _NAMES for arg in step.effects.looks):
+        return "looks"
+    return ""
+
+
+def is_names(arg: Arg) -> bool:
+    return arg.value == _NAMES
+
+
+def _names_elsewhere(step: Step) -> bool:
+    e = step.effects
+    others = [*e.writes, *(t.path for t in e.removes), *(t.path for t in e.trees), *(e.git.reads if e.git else [])]
+    return any(is_names(arg) for arg in others) or (e.cd is not None and is_names(e.cd))
+
+
+def _after_cd(places: list[Place], cds: list[Step], environ: Mapping[str, str]) -> list[Place]:
+    """Where the commands after `cd` may run: where it goes, or (if it fails) where they were."""
+    out = list(places)
+    for place, step in zip(places, cds, strict=False):
+        if step.effects.cd_home:
+            home = environ.get("HOME")
+            if home is None:
+                raise NotUnderstood("`cd` alone goes to a home directory that is not set")
+            targets = [home]
+        elif step.effects.cd is not None:
+            target = step.effects.cd.value
+            if environ.get("CDPATH") and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+                raise NotUnderstood("`cd` may follow CDPATH")
+            targets = [target]
+        else:
+            continue
+        for target in targets:
+            for new in _cd_candidates(place, target):
+                if new not in out:
+                    out.append(new)
+    return out
+
+
+def _cd_candidates(place: Place, target: str) -> list[Place]:
+    """bash's `cd` (without -P) first tries the path with `..` folded by name, then as the kernel resolves it."""
+    joined = os.path.join(place.logical, target)
+    lexical = Path(os.path.normpath(joined))
+    found = []
+    if lexical.is_dir():
+        found.append(Place(lexical, Path(os.path.realpath(lexical))))
+    kernel = Path(os.path.realpath(os.path.join(place.physical, target)))
+    if kernel.is_dir() and all(kernel != p.physical for p in found):
+        found.append(Place(Path(os.path.normpath(joined)), kernel))
+    return found
+
+
+def resolve_program(name: str, environ: Mapping[str, str]) -> Path | None:
+    """The file bash runs for `name` (None for a builtin, or one not found)."""
+    if name in BUILTINS:
+        return None
+    found = shutil.which(name, path=environ.get("PATH", os.defpath))
+    return Path(os.path.realpath(found)) if found else None
