@@ -3,7 +3,8 @@
 Each runs in its own process group with its output going to a file, so nothing it prints can block it and nothing
 is lost when no one is reading. The model reads new output with TaskOutput and ends one with TaskStop; the person
 sees them in the app's panel. All of them are stopped when the conversation closes, and, should agentui exit
-without closing it, when the interpreter exits.
+without closing it, when the interpreter exits. What was set up for a shell's confinement (stand-ins) is undone when
+it ends; at exit, once the shells are stopped.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
+
+from agentui.core import standins
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
 READ_LIMIT = 30_000
@@ -103,8 +106,15 @@ _LIVE: weakref.WeakSet[BackgroundShells] = weakref.WeakSet()
 @atexit.register
 def _stop_leftovers() -> None:
     """agentui is exiting without having closed a conversation (an error, a signal): no shell outlives it."""
-    for shells in list(_LIVE):
-        shells.kill_now()
+    killed = [pid for shells in list(_LIVE) for pid in shells.kill_now()]
+    deadline = time.monotonic() + 2.0
+    while killed and time.monotonic() < deadline:  # (a killed process may be inside a system call for a moment)
+        killed = [pid for pid in killed if _running(pid)]
+        if killed:
+            time.sleep(0.01)
+
+
+standins.before_release_at_exit(_stop_leftovers)  # (the stand-ins they use go only once they are stopped)
 
 
 class BackgroundShells:
@@ -127,10 +137,12 @@ class BackgroundShells:
             pass
         return shell_id
 
-    def output_file(self, shell_id: str) -> Path:
+    def _create_output(self, shell_id: str) -> tuple[Path, BinaryIO]:
+        """The shell's output file, made new (never through a link a command planted at its name)."""
+        from agentui.core.scratch_files import scratch_files
+
         directory = self._directory()
-        directory.mkdir(parents=True, exist_ok=True)
-        return directory / f"{shell_id}.output"
+        return scratch_files(directory.parent).create_unique(directory.name, f"{shell_id}.output")
 
     async def start(
         self,
@@ -140,11 +152,14 @@ class BackgroundShells:
         env: dict[str, str],
         command: str,
         description: str | None,
+        pass_fds: tuple[int, ...] = (),
+        on_end: Callable[[], object] | None = None,
     ) -> BackgroundShell:
-        """Start `argv` detached: its own process group, stdin empty, stdout and stderr into its output file."""
+        """Start `argv` detached: its own process group, stdin empty, stdout and stderr into its output file;
+        `on_end` runs once it and what it left running have ended."""
         shell_id = self.new_id()
-        path = self.output_file(shell_id)
-        with path.open("wb") as output:
+        path, output = self._create_output(shell_id)
+        with output:
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=cwd,
@@ -153,8 +168,9 @@ class BackgroundShells:
                 stdout=output,
                 stderr=output,
                 start_new_session=True,
+                pass_fds=pass_fds,
             )
-        return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None)
+        return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None, on_end)
 
     def adopt(
         self,
@@ -165,23 +181,34 @@ class BackgroundShells:
         output_path: Path,
         reader: asyncio.Task[None],
         output: BinaryIO,
+        on_end: Callable[[], object] | None = None,
     ) -> BackgroundShell:
         """Take over a foreground command the person sent to the background: `reader` goes on copying its output
         into `output` (already open on `output_path`), which is closed when the command ends."""
         shell = BackgroundShell(self.new_id(), command, description, output_path, process)
-        return self._adopt(shell, reader, output)
+        return self._adopt(shell, reader, output, on_end)
 
     def _adopt(
-        self, shell: BackgroundShell, reader: asyncio.Task[None] | None, output: BinaryIO | None
+        self,
+        shell: BackgroundShell,
+        reader: asyncio.Task[None] | None,
+        output: BinaryIO | None,
+        on_end: Callable[[], object] | None,
     ) -> BackgroundShell:
         self._shells[shell.id] = shell
-        watcher = asyncio.get_running_loop().create_task(self._watch(shell, reader, output))
+        watcher = asyncio.get_running_loop().create_task(self._watch(shell, reader, output, on_end))
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
         self.on_change(shell.info())
         return shell
 
-    async def _watch(self, shell: BackgroundShell, reader: asyncio.Task[None] | None, output: BinaryIO | None) -> None:
+    async def _watch(
+        self,
+        shell: BackgroundShell,
+        reader: asyncio.Task[None] | None,
+        output: BinaryIO | None,
+        on_end: Callable[[], object] | None,
+    ) -> None:
         from agentui.core.tools.bash import end_leftovers
 
         try:
@@ -195,6 +222,8 @@ class BackgroundShells:
         finally:
             if output is not None:
                 output.close()
+            if on_end is not None:
+                on_end()
         shell.exit_code = shell.process.returncode
         if shell.stopping:
             shell.status = "killed"
@@ -255,11 +284,23 @@ class BackgroundShells:
         exit hook covers as well)."""
         await asyncio.gather(*(self.stop(shell) for shell in self.running()))
 
-    def kill_now(self) -> None:
-        """Without an event loop (at exit): SIGKILL every group still running."""
+    def kill_now(self) -> list[int]:
+        """Without an event loop (at exit): SIGKILL every group still running; returns their leaders' pids."""
+        killed = []
         for shell in self._shells.values():
             if shell.status == "running" and shell.process.returncode is None:
                 _signal_group(shell.process.pid, signal.SIGKILL)
+                killed.append(shell.process.pid)
+        return killed
+
+
+def _running(pid: int) -> bool:
+    """The process exists and has not ended (a zombie has: it only waits to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
 
 
 def _signal_group(pgid: int, sig: int) -> None:

@@ -67,3 +67,52 @@ def scrub_own_environment() -> int:
         log.debug("the environment block could not be scrubbed: %s", exc)
         return 0
     return len(writes)
+
+
+# Variables that lead to a Unix socket or a display outside: a sandboxed command could not connect to them (the seccomp
+# filter), and need not know them. Names ending in _SOCK or _SOCKET count as well.
+_SOCKET_NAMES = frozenset(
+    {
+        "SSH_AUTH_SOCK",
+        "SSH_AGENT_PID",
+        "GPG_AGENT_INFO",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "DBUS_SYSTEM_BUS_ADDRESS",
+        "DOCKER_HOST",
+        "CONTAINER_HOST",
+        "BUILDKIT_HOST",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "XAUTHORITY",
+        "TMUX",
+        "TMUX_PANE",
+        "STY",
+        "ZELLIJ",
+        "ZELLIJ_SESSION_NAME",
+        "KITTY_LISTEN_ON",
+        "WEZTERM_UNIX_SOCKET",
+        "ALACRITTY_SOCKET",
+        "PULSE_SERVER",
+        "PIPEWIRE_REMOTE",
+        "XDG_RUNTIME_DIR",
+        "SWAYSOCK",
+        "I3SOCK",
+        "HYPRLAND_INSTANCE_SIGNATURE",
+        "NIRI_SOCKET",
+        "NVIM",
+        "NVIM_LISTEN_ADDRESS",
+        "VSCODE_IPC_HOOK_CLI",
+        "VSCODE_GIT_IPC_HANDLE",
+        "GNOME_KEYRING_CONTROL",
+        "KRB5CCNAME",
+    }
+)
+
+
+def sandbox_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """A command's environment as it goes into the sandbox: without the variables that lead to sockets outside."""
+    return {
+        key: value
+        for key, value in env.items()
+        if key not in _SOCKET_NAMES and not key.upper().endswith(("_SOCK", "_SOCKET"))
+    }

@@ -1,13 +1,18 @@
-"""The operating-system sandbox for Bash, as Claude Code's `sandbox` settings describe it: on Linux every command runs
-inside bubblewrap, with the project, the additional directories and a private temporary directory writable, the rest
-of the file system read-only, the project's own configuration (`.git/hooks`, `.git/config`, `.claude/`, `.mcp.json`
-and the other files that run code later) read-only even inside it, no network but the domains the settings allow
-(through agentui's filtering proxy, `sandbox_proxy.py`), and its own process namespace (so agentui's own
-environment, with the provider keys, cannot be read through /proc).
+"""The operating-system sandbox for Bash, as Claude Code's `sandbox` settings describe it. On Linux every command
+runs inside bubblewrap, and the sandbox enforces what the rules say, not only a file-system layout:
 
-macOS would do the same with Seatbelt (`sandbox-exec` and a generated profile: `(deny default)`, file-write allowed
-under the same directories, network only to the proxy); see CONTRIBUTING.md. Elsewhere, or where bubblewrap
-cannot create its namespaces, the sandbox says so once and Bash falls back to asking before each command.
+- writes go only to the project, the additional directories and a private temporary directory, and even there the
+  protected paths (`guarded_paths.py`: the .git directory and what in it runs code, agent and editor configuration,
+  memory files) cannot be written, created, renamed or replaced, existing or not (stand-ins, `standins.py`);
+- files the Read deny rules cover are masked (`denied_files.py`), and credentials hidden wherever they live
+  (`sandbox_hidden.py`);
+- no Unix socket outside can be reached (a seccomp filter, `sandbox_seccomp.py`; socket variables are not passed
+  in), no network but the allowed domains (through agentui's filtering proxy, `sandbox_proxy.py`), and its own
+  process namespace (agentui's environment, with the provider keys, cannot be read through /proc).
+
+macOS would do the same with Seatbelt (`sandbox-exec` and a generated profile); see CONTRIBUTING.md. Elsewhere, or
+where bubblewrap cannot create its namespaces, the sandbox says so once and Bash falls back to asking before each
+command.
 """
 
 from __future__ import annotations
@@ -17,38 +22,19 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentui.core.confined import Confined
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from agentui.core.denied_files import DeniedFiles, DenyPattern
     from agentui.core.sandbox_proxy import DomainProxy
 
 PROXY_PORT = 3128
-
-# Inside the writable directories, these stay read-only: what they hold runs later, outside any check.
-READ_ONLY_INSIDE = (".git/hooks", ".git/config", ".claude", ".mcp.json", ".envrc", ".vscode", ".husky")
-# In the home directory, these are hidden altogether: credentials a command has no business reading, since what it
-# prints goes to the model.
-HIDDEN_IN_HOME = (
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".config/gcloud",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    ".git-credentials",
-    ".config/gh/hosts.yml",
-    ".claude.json",
-    ".claude/.credentials.json",
-)
 
 
 @dataclass(frozen=True)
@@ -64,23 +50,28 @@ class SandboxConfig:
     """`allowUnsandboxedCommands`: whether `dangerouslyDisableSandbox` may take a command out (it always asks)."""
     allowed_domains: tuple[str, ...] = ()
     """`network.allowedDomains`: hosts reachable through agentui's filtering proxy; none means no network."""
+    allow_all_unix_sockets: bool = False
+    """`network.allowAllUnixSockets`: no seccomp filter on Unix sockets (taken from the person's own settings only)."""
 
     @classmethod
     def merged(cls, blocks: Sequence[Any]) -> SandboxConfig:
         """From the `sandbox` blocks of the settings files, lowest precedence first; a later key wins."""
         values: dict[str, Any] = {}
+        network: dict[str, Any] = {}
         for block in blocks:
             if isinstance(block, dict):
                 values.update(block)
+                if isinstance(block.get("network"), dict):
+                    network.update(block["network"])
         excluded = values.get("excludedCommands")
-        network = values.get("network")
-        domains = network.get("allowedDomains") if isinstance(network, dict) else None
+        domains = network.get("allowedDomains")
         return cls(
             allowed_domains=tuple(d for d in domains if isinstance(d, str)) if isinstance(domains, list) else (),
             enabled=values.get("enabled") is True,
             auto_allow=values.get("autoAllowBashIfSandboxed", True) is not False,
             excluded_commands=tuple(c for c in excluded if isinstance(c, str)) if isinstance(excluded, list) else (),
             allow_unsandboxed=values.get("allowUnsandboxedCommands", True) is not False,
+            allow_all_unix_sockets=network.get("allowAllUnixSockets") is True,
         )
 
 
@@ -102,12 +93,27 @@ def _probe(bwrap: str) -> str | None:
 
 
 class Sandbox:
-    def __init__(self, config: SandboxConfig, workspace: Workspace, *, home: Path | None = None) -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        workspace: Workspace,
+        *,
+        home: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        from agentui.core.denied_files import DeniedFinder
+
         self.config = config
         self.workspace = workspace
         self.home = home or Path.home()
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        """agentui's own environment: where credentials are (the variables naming them are kept from commands)."""
         self._bwrap = shutil.which("bwrap")
         self.proxy: DomainProxy | None = None
+        self.read_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """Set when the project is opened: the paths of the Read-family deny rules, asked again before each command
+        (a rule added during the session counts)."""
+        self._finder = DeniedFinder()
 
     async def start_network(self, scratch: Path) -> None:
         """With allowed domains, the filtering proxy the sandbox reaches them through (started once)."""
@@ -130,6 +136,11 @@ class Sandbox:
             return f"the sandbox is not available on {sys.platform} yet"
         if self._bwrap is None:
             return "bubblewrap (bwrap) is not installed; install it (apt install bubblewrap) to use the sandbox"
+        if not self.config.allow_all_unix_sockets:
+            from agentui.core.sandbox_seccomp import problem
+
+            if (why := problem()) is not None:
+                return why
         return _probe(self._bwrap)
 
     @property
@@ -156,43 +167,146 @@ class Sandbox:
             return False
         return not self.excluded(command)
 
-    def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path) -> tuple[list[str], dict[str, str]]:
-        """The bubblewrap command line that runs `argv` in the sandbox, and environment additions for it."""
+    # What the deny rules cover
+
+    def denied(self) -> DeniedFiles:
+        """The existing files and directories the Read deny rules cover now (masked in each command)."""
+        from dataclasses import replace
+
+        from agentui.core.sandbox_mounts import holds_any
+
+        found = self._finder.find(self.read_denials())
+        roots = [str(directory) for directory in self.workspace.directories]
+        holding = next((d for d in found.directories if holds_any(d, roots)), None)
+        if holding is not None and found.complete:
+            found = replace(
+                found,
+                complete=False,
+                reason=f"a deny rule covers {holding}, which holds the project the sandbox must leave readable",
+            )
+        return found
+
+    @property
+    def enforces_denies(self) -> bool:
+        """Every file the Read deny rules cover is masked in the sandbox (the enumeration was complete)."""
+        return self.denied().complete
+
+    def denies_problem(self) -> str | None:
+        """When not every denied file can be masked: why, in one sentence (None when they all are)."""
+        found = self.denied()
+        if found.complete:
+            return None
+        return f"The sandbox cannot mask every file the deny rules cover: {found.reason}."
+
+    @property
+    def denied_inodes(self) -> frozenset[tuple[int, int]]:
+        """(st_dev, st_ino) of every denied regular file: a hard link to one is the same file under another name."""
+        return self.denied().inodes
+
+    @property
+    def guard_available(self) -> bool:
+        """Commands outside the sandbox can run under the guard here (see `agentui.core.guard`)."""
+        from agentui.core.guard import guard_available
+
+        return guard_available()
+
+    # The command line
+
+    def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
+        """`argv` ready to run in the sandbox from `cwd`, with the command environment `env`. Stand-ins are made
+        now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
+        from agentui.core.environ import sandbox_environment
+        from agentui.core.git_config_paths import git_config_paths
+        from agentui.core.guarded_paths import Target, project_targets
+        from agentui.core.sandbox_hidden import hidden
+        from agentui.core.sandbox_mounts import (
+            Masks,
+            capability_args,
+            holds_any,
+            pinned_program,
+            plan_protection,
+            protection_args,
+            within_any,
+        )
+        from agentui.core.scratch_files import scratch_files
+        from agentui.core.standin_excludes import excludes_env
+        from agentui.core.standins import standins_in
+
         assert self._bwrap is not None
-        ws = self.workspace
-        tmp = scratch / "tmp"
-        tmp.mkdir(exist_ok=True)
-        args = [self._bwrap, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--dev", "/dev"]
-        args += ["--proc", "/proc"]
-        writable = [*ws.directories, scratch]
-        for directory in writable:
-            args += ["--bind", str(directory), str(directory)]
-        for directory in ws.directories:
-            for name in READ_ONLY_INSIDE:
-                path = directory / name
-                if os.path.lexists(path):
-                    args += ["--ro-bind", str(path), str(path)]
-            if not os.path.lexists(directory / ".claude"):  # settings the command could create: an empty,
-                args += ["--ro-bind", str(_empty_dir(scratch)), str(directory / ".claude")]  # read-only stand-in
-        for name in HIDDEN_IN_HOME:
-            path = self.home / name
-            if os.path.isdir(path) and not os.path.islink(path):
-                args += ["--tmpfs", str(path)]
-            elif os.path.lexists(path):
-                args += ["--ro-bind", "/dev/null", str(path)]
-        env = {"TMPDIR": str(tmp)}
-        if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
-            bridge = Path(__file__).with_name("sandbox_bridge.py")
-            argv = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT), *argv]
-            address = f"http://127.0.0.1:{PROXY_PORT}"
-            for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
-                env[name] = address
-            env["NO_PROXY"] = env["no_proxy"] = ""
-        args += ["--chdir", str(cwd), "--", *argv]
-        return args, env
+        command_env = dict(os.environ if env is None else env)
+        files = scratch_files(scratch)
+        commands = files.commands_dir()
+        roots = [str(directory) for directory in self.workspace.directories]
+        writable = [*roots, str(commands)]
 
+        targets: list[Target] = []
+        excludes: Path | None = None
+        for root in self.workspace.directories:
+            targets += project_targets(root)
+            git = git_config_paths(root, command_env)
+            targets += [Target(path, True) for path in git.hooks]
+            targets += [Target(path, False) for path in (*git.files, *git.includes)]
+            excludes = excludes or git.excludes_file
+        plan = plan_protection(
+            targets,
+            can_replace=lambda path: within_any(os.path.dirname(path), writable),
+            can_write=lambda path: within_any(path, writable),
+        )
+        standins = standins_in(self.env)
+        lease = standins.acquire(plan.standins)
+        confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
+        try:
+            args = [self._bwrap, "--die-with-parent", "--unshare-all"]
+            args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+            before, after = Masks(), Masks()
+            secrets = hidden(self.home, {**self.env, **command_env})
+            denied = self.denied()
+            for path in [*secrets.paths, *denied.directories]:
+                (before if holds_any(path, writable) else after).hide(path)
+            for path in secrets.exposed:
+                after.expose(path)
+            for path in [*secrets.paths_after, *denied.files]:
+                after.hide(path)
+            args += before.args
+            for directory in writable:
+                args += ["--bind", directory, directory]
+            args += protection_args(plan, lease.present)
+            args += after.args
+            args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
 
-def _empty_dir(scratch: Path) -> Path:
-    empty = scratch / "empty"
-    empty.mkdir(exist_ok=True)
-    return empty
+            program = list(argv)
+            filtered = not self.config.allow_all_unix_sockets
+            if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
+                from agentui.core.sandbox_seccomp import unix_socket_filter
+
+                bridge = Path(__file__).with_name("sandbox_bridge.py")
+                seccomp = unix_socket_filter().hex() if filtered else "-"
+                program = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT)]
+                program += [seccomp, *argv]
+            elif filtered:
+                from agentui.core.sandbox_seccomp import filter_fd
+
+                fd = filter_fd()
+                confined.pass_fds = (fd,)
+                args += ["--seccomp", str(fd)]
+            args += capability_args(list(plan.links), drop_all=True)
+            program = pinned_program(list(plan.links), program, drop="all")
+            args += ["--chdir", str(cwd), "--", *program]
+
+            out_env = sandbox_environment(command_env)
+            out_env["TMPDIR"] = str(commands)
+            if self.proxy is not None:
+                address = f"http://127.0.0.1:{PROXY_PORT}"
+                for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                    out_env[name] = address
+                out_env["NO_PROXY"] = out_env["no_proxy"] = ""
+            standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
+            added, private = excludes_env(standin_files, excludes, files, command_env)
+            out_env.update(added)
+            if private is not None:
+                confined.cleanups.append(lambda: private.unlink(missing_ok=True))
+        except BaseException:
+            confined.ended()
+            raise
+        confined.argv, confined.env = args, out_env
+        return confined

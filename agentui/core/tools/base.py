@@ -57,6 +57,9 @@ class ToolContext:
     """Report partial output (a command's lines as they come); the UI shows it live."""
     checked_path: Path | None = None
     """The resolved path the permission check approved; file tools act on it and nothing else."""
+    protection_lifted: bool = False
+    """The person answered a question that named this call's write to a protected path; the guard does not hold
+    this call (`agentui.core.guard`)."""
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

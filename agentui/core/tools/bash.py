@@ -4,11 +4,16 @@ Each call is a fresh `bash -c`, but the working directory carries over from one 
 EXIT trap). When a command ends, is cancelled or times out, its whole process group is stopped (SIGTERM, then
 SIGKILL), so `sleep 100 & sleep 100` leaves nothing behind. Provider keys and other secrets stay out of its
 environment.
+
+Every command is confined: in the sandbox when it is on and the command runs inside it; otherwise under the guard
+(`agentui.core.guard`), unless the person lifted it for this call (`ToolContext.protection_lifted`) or bubblewrap
+cannot run here (the permission engine then asks first).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import shlex
@@ -21,8 +26,11 @@ from typing import Any, BinaryIO
 
 from pydantic import Field
 
+from agentui.core.confined import Confined
 from agentui.core.environ import child_environment
+from agentui.core.guard import Guard
 from agentui.core.sandbox import Sandbox
+from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture
 from agentui.core.workspace import Workspace
@@ -68,41 +76,51 @@ class Bash(Tool[BashArgs]):
     kind = "execute"
 
     def __init__(
-        self, workspace: Workspace, env: Mapping[str, str] | None = None, sandbox: Sandbox | None = None
+        self,
+        workspace: Workspace,
+        env: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.workspace = workspace
         self.sandbox = sandbox
+        self.guard = guard or Guard(workspace)
+        """What holds the commands that do not run in the sandbox (the project sets it up with its home and env)."""
         self._env = child_environment(os.environ, env)
         self._bash = shutil.which("bash") or "/bin/bash"
 
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         if args.run_in_background:
-            return await self._start_background(args)
+            return await self._start_background(args, ctx)
         ws = self.workspace
         cwd = self._cwd()
-        token = secrets.token_hex(6)
-        cwd_file = ws.scratch / f"cwd-{token}"
-        capture = OutputCapture(ws.scratch / f"bash-{token}.log", OUTPUT_LIMIT)
+        files = scratch_files(ws.scratch)
+        cwd_file = files.commands_dir() / f"cwd-{secrets.token_hex(6)}"  # (written by the command's trap)
+        capture = OutputCapture(ws.scratch / f"bash-{secrets.token_hex(6)}.log", OUTPUT_LIMIT)
         script = f"trap 'pwd -P >| {shlex.quote(str(cwd_file))}' EXIT\n{args.command}\n"
+        confined = await self._prepare(script, args, cwd, ctx)
+        sandboxed = confined.how == "sandbox"
         # Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
         # so a background job still holding stdout would stall it.
-        argv, env, sandboxed = await self._prepare(script, args, cwd)
         read_end, write_end = os.pipe()
         try:
             process = await asyncio.create_subprocess_exec(
-                *argv,
+                *confined.argv,
                 cwd=cwd,
-                env=env,
+                env=confined.env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=write_end,
                 stderr=write_end,
                 start_new_session=True,
+                pass_fds=confined.pass_fds,
             )
         except BaseException:
             os.close(read_end)
+            confined.ended()
             raise
         finally:
             os.close(write_end)
+            confined.started()
         stream, transport = await _open_reader(read_end)
         route = _Route(capture, ctx.progress)
         reader = asyncio.create_task(_pump(stream, route))
@@ -110,14 +128,16 @@ class Bash(Tool[BashArgs]):
         timed_out = False
         shells = ws.shells
         detach = shells.foreground_started()
+        detached = False
         try:
             try:
                 if await _exits_or_detaches(process, detach, timeout):
-                    return self._detached(args, process, capture, route, reader, transport)
+                    detached = True
+                    return self._detached(args, process, capture, route, reader, transport, confined)
             except TimeoutError:
                 timed_out = True
                 await stop_group(process, TIMEOUT_GRACE)
-            if not sandboxed:  # (a sandbox's processes end with its PID namespace when bwrap exits)
+            if confined.how == "none":  # (in bubblewrap, what is left ends with its PID namespace when bwrap exits)
                 await end_leftovers(process.pid)
             try:
                 await asyncio.wait_for(reader, 5)
@@ -125,6 +145,7 @@ class Bash(Tool[BashArgs]):
                 reader.cancel()
         except asyncio.CancelledError:
             await stop_group(process, CANCEL_GRACE)
+            await _reaped(process)
             reader.cancel()
             capture.close()
             raise
@@ -132,6 +153,8 @@ class Bash(Tool[BashArgs]):
             shells.foreground_ended(detach)
             if route.file is None:
                 transport.close()
+            if not detached:  # (a detached command's shell undoes its set-up when it ends)
+                confined.ended()
 
         output = capture.finish()
         code = process.returncode
@@ -153,6 +176,7 @@ class Bash(Tool[BashArgs]):
             "outputFile": str(capture.spill_path) if capture.truncated else None,
             "cwd": str(ws.shell_cwd),
             "sandboxed": sandboxed,
+            "guarded": confined.how == "guard",
         }
         return ToolResult(content=content, details=details, is_error=timed_out or bool(code))
 
@@ -160,31 +184,42 @@ class Bash(Tool[BashArgs]):
         ws = self.workspace
         return ws.shell_cwd if ws.shell_cwd and ws.shell_cwd.is_dir() else ws.root
 
-    async def _prepare(self, script: str, args: BashArgs, cwd: Path) -> tuple[list[str], dict[str, str], bool]:
-        """The argv and environment that run `script`: inside the sandbox when it is on and applies."""
-        argv, env = [self._bash, "-c", script], self._env
-        sandboxed = self.sandbox is not None and self.sandbox.runs_inside(
-            args.command, disable=args.dangerouslyDisableSandbox
-        )
-        if sandboxed:
-            assert self.sandbox is not None
-            scratch = self.workspace.scratch
-            await self.sandbox.start_network(scratch)
-            argv, extra = self.sandbox.wrap(argv, cwd=cwd, scratch=scratch)
-            env = {**env, **extra}
-        return argv, env, sandboxed
+    async def _prepare(self, script: str, args: BashArgs, cwd: Path, ctx: ToolContext) -> Confined:
+        """How `script` runs: inside the sandbox when it is on and applies; else under the guard, unless the person
+        lifted it for this call or it cannot run here."""
+        argv = [self._bash, "-c", script]
+        scratch = self.workspace.scratch
+        sandbox = self.sandbox
+        if sandbox is not None and sandbox.runs_inside(args.command, disable=args.dangerouslyDisableSandbox):
+            await sandbox.start_network(scratch)
+            return sandbox.wrap(argv, cwd=cwd, scratch=scratch, env=self._env)
+        if not ctx.protection_lifted and self.guard.available:
+            return self.guard.wrap(argv, cwd=cwd, scratch=scratch, env=self._env)
+        return Confined(argv, dict(self._env))
 
-    async def _start_background(self, args: BashArgs) -> ToolResult:
+    async def _start_background(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         cwd = self._cwd()
-        argv, env, sandboxed = await self._prepare(args.command, args, cwd)
-        shell = await self.workspace.shells.start(
-            argv, cwd=cwd, env=env, command=args.command, description=args.description
-        )
+        confined = await self._prepare(args.command, args, cwd, ctx)
+        try:
+            shell = await self.workspace.shells.start(
+                confined.argv,
+                cwd=cwd,
+                env=confined.env,
+                command=args.command,
+                description=args.description,
+                pass_fds=confined.pass_fds,
+                on_end=confined.ended,
+            )
+        except BaseException:
+            confined.ended()
+            raise
+        finally:
+            confined.started()
         content = (
             f"Command running in background with ID: {shell.id}. Output is being written to: {shell.output_path}. "
             "Read new output with TaskOutput and stop it with TaskStop."
         )
-        return ToolResult(content=content, details=_background_details(shell.id, sandboxed))
+        return ToolResult(content=content, details=_background_details(shell.id, confined.how == "sandbox"))
 
     def _detached(
         self,
@@ -194,6 +229,7 @@ class Bash(Tool[BashArgs]):
         route: _Route,
         reader: asyncio.Task[None],
         transport: asyncio.BaseTransport,
+        confined: Confined,
     ) -> ToolResult:
         """The person sent the command to the background: from now on its output goes to a file a shell owns."""
         shells = self.workspace.shells
@@ -207,20 +243,27 @@ class Bash(Tool[BashArgs]):
             output_path=capture.spill_path,
             reader=reader,
             output=output,
+            on_end=confined.ended,
         )
         content = (
             f"The user sent this command to the background; it goes on running with ID: {shell.id}. Output so far "
             f"and from now on is in: {shell.output_path}. Read new output with TaskOutput and stop it with TaskStop."
         )
-        return ToolResult(content=content, details=_background_details(shell.id, False, by_user=True))
+        details = _background_details(shell.id, confined.how == "sandbox", by_user=True)
+        return ToolResult(content=content, details=details)
 
     def _follow_cwd(self, cwd_file: Path, previous: Path) -> list[str]:
-        """Carry the command's final directory to the next call, unless it left the project."""
+        """Carry the command's final directory to the next call, unless it left the project. The file is the
+        command's (it could have put a link or a FIFO there): read only if it is a small regular file."""
         ws = self.workspace
-        try:
-            recorded = Path(cwd_file.read_text().strip())
+        written = read_small_file(cwd_file, 16384)
+        with contextlib.suppress(OSError):
             cwd_file.unlink()
-        except (OSError, ValueError):
+        try:
+            recorded = Path(os.fsdecode(written.strip())) if written else None
+        except ValueError:
+            recorded = None
+        if recorded is None or not recorded.is_absolute():
             return []
         if recorded.is_dir() and ws.contains(Path(os.path.realpath(recorded))):
             ws.shell_cwd = recorded
@@ -279,6 +322,12 @@ async def _pump(stream: asyncio.StreamReader, route: _Route) -> None:
     while chunk := await stream.read(65536):
         route.feed(chunk)
     route.flush()
+
+
+async def _reaped(process: asyncio.subprocess.Process) -> None:
+    """After SIGKILL: wait a moment for the process to be gone (its stand-ins go after it), never for long."""
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(process.wait()), 5)
 
 
 async def _exits_or_detaches(process: asyncio.subprocess.Process, detach: asyncio.Event, seconds: float) -> bool:

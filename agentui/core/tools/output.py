@@ -8,11 +8,21 @@ from pathlib import Path
 from typing import BinaryIO
 
 
+def _create(path: Path) -> tuple[Path, BinaryIO]:
+    """A new file at `path`, never through a link (a command may have planted one where agentui writes next): made with
+    O_EXCL|O_NOFOLLOW through agentui's descriptor of the scratch directory, or, should something be at the name
+    already, a new name beside it."""
+    from agentui.core.scratch_files import scratch_files
+
+    return scratch_files(path.parent).create_unique(None, path.name)
+
+
 class OutputCapture:
     """Feed it bytes as they arrive; memory stays bounded however much comes (a 100 MB log costs ~`limit` chars).
 
     Until the output passes the limit it lives in memory only; after that everything, from the first byte, also
-    goes to `spill_path`, whose name the model is given to read the middle it did not see.
+    goes to `spill_path` (a new file agentui makes in its scratch directory; another name if that one is taken),
+    whose name the model is given to read the middle it did not see.
     """
 
     def __init__(self, spill_path: Path, limit: int = 30_000) -> None:
@@ -46,9 +56,12 @@ class OutputCapture:
         self._raw.append(data)
         self._raw_size += len(data)
         if self._raw_size > 8 * self._half:  # past the limit even for 4-byte characters: start the spill file
-            self._spill = self.spill_path.open("wb")
-            self._spill.writelines(self._raw)
-            self._raw.clear()
+            self._open_spill()
+
+    def _open_spill(self) -> None:
+        self.spill_path, self._spill = _create(self.spill_path)
+        self._spill.writelines(self._raw)
+        self._raw.clear()
 
     def _keep_text(self, text: str) -> None:
         self.total_chars += len(text)
@@ -75,9 +88,8 @@ class OutputCapture:
                 self.spill_path.unlink(missing_ok=True)
             return head + tail
         if self._spill is None:  # the limit was passed within the raw buffer: write it out now
-            self._spill = self.spill_path.open("wb")
-            self._spill.writelines(self._raw)
-            self._raw.clear()
+            self._open_spill()
+        assert self._spill is not None
         self._spill.close()
         tail = tail[-self._half :]
         omitted = self.total_chars - len(head) - len(tail)
@@ -91,9 +103,8 @@ class OutputCapture:
         """Hand over to a file: `spill_path`, open for writing, holding every byte so far (the command went to the
         background, and its output from now on is appended there)."""
         if self._spill is None:
-            self._spill = self.spill_path.open("wb")
-            self._spill.writelines(self._raw)
-            self._raw.clear()
+            self._open_spill()
+        assert self._spill is not None
         self._spill.flush()
         spill, self._spill = self._spill, None
         return spill

@@ -147,13 +147,6 @@ async def test_a_large_output_is_read_from_its_end(ws: Workspace) -> None:
     assert "earlier bytes of new output are in" in str(result.content)
 
 
-def alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
-    except OSError:
-        return False
-
-
 def test_no_background_shell_outlives_the_interpreter(tmp_path: Path) -> None:
     """agentui exiting without closing its conversation (an error) still stops its background shells."""
     script = textwrap.dedent(
@@ -182,5 +175,5 @@ def test_no_background_shell_outlives_the_interpreter(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=os.getcwd())
     assert "started" in done.stdout and done.returncode == 3, done.stderr
-    pid = int((tmp_path / "started").read_text())
-    assert processes_with("33.7104") == [] and not alive(pid)
+    # (the pid written is the guard's PID namespace's, so the sleeps are looked for by their command line)
+    assert processes_with("33.7104") == []

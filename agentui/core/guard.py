@@ -1,0 +1,123 @@
+"""The guard: what holds every Bash command agentui runs outside the sandbox (the sandbox off or unable to run, an
+`excludedCommands` program, `dangerouslyDisableSandbox`). bypassPermissions still guards the keys to the house:
+agentui's own state (trust list, MCP approvals, config), shell start-up files, global and local git config and
+hooks (`core.hooksPath` included), and the project's protected paths are never written without a question.
+
+It is bubblewrap with the whole file system writable as usual (`--bind / /`, the host's /dev), the network as
+usual, a PID namespace of its own (what the command leaves running ends with it), and read-only binds, or stand-ins
+where they are missing, over those paths. When the person answered a question that named the write, the Bash tool
+runs that one call without it (`ToolContext.protection_lifted`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from agentui.core.confined import Confined
+from agentui.core.workspace import Workspace
+
+# A root agentui's commands keep root's capabilities under the guard (package managers need them), except these,
+# with which a mount could be undone or walked around (open_by_handle_at, raw devices, modules, ptrace, BPF).
+ESCAPES = {
+    "CAP_DAC_READ_SEARCH": 2,
+    "CAP_SYS_MODULE": 16,
+    "CAP_SYS_RAWIO": 17,
+    "CAP_SYS_PTRACE": 19,
+    "CAP_SYS_ADMIN": 21,
+    "CAP_SYS_BOOT": 22,
+    "CAP_MKNOD": 27,
+    "CAP_MAC_ADMIN": 33,
+    "CAP_PERFMON": 38,
+    "CAP_BPF": 39,
+}
+_BASE = ["--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--unshare-pid", "--die-with-parent"]
+
+
+@functools.cache
+def _probe(bwrap: str) -> tuple[bool, bool]:
+    """(the guard can run here, with a /proc of its own)."""
+    for proc in (["--proc", "/proc"], []):
+        try:
+            done = subprocess.run([bwrap, *_BASE, *proc, "--", "/bin/true"], capture_output=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return False, False
+        if done.returncode == 0:
+            return True, bool(proc)
+    return False, False
+
+
+def guard_available() -> bool:
+    """bubblewrap is installed and can create the guard's namespaces here (else the permission engine asks before a
+    command the guard would have held)."""
+    bwrap = shutil.which("bwrap")
+    return sys.platform.startswith("linux") and bwrap is not None and _probe(bwrap)[0]
+
+
+class Guard:
+    def __init__(self, workspace: Workspace, *, home: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        self.workspace = workspace
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.home = home or Path(self.env.get("HOME") or Path.home())
+        self._bwrap = shutil.which("bwrap")
+
+    @property
+    def available(self) -> bool:
+        return sys.platform.startswith("linux") and self._bwrap is not None and _probe(self._bwrap)[0]
+
+    def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
+        """`argv` ready to run under the guard from `cwd`; call `ended()` on the result once the command has ended."""
+        from agentui.core.git_config_paths import git_config_paths
+        from agentui.core.guarded_paths import Target, home_targets, project_targets
+        from agentui.core.sandbox_mounts import capability_args, pinned_program, plan_protection, protection_args
+        from agentui.core.scratch_files import scratch_files
+        from agentui.core.standin_excludes import excludes_env
+        from agentui.core.standins import standins_in
+
+        assert self._bwrap is not None
+        command_env = dict(os.environ if env is None else env)
+        files = scratch_files(scratch)
+        commands = files.commands_dir()
+        targets: list[Target] = []
+        excludes: Path | None = None
+        for root in self.workspace.directories:
+            targets += project_targets(root)
+            git = git_config_paths(root, command_env)
+            targets += [Target(path, True) for path in git.hooks]
+            targets += [Target(path, False) for path in (*git.files, *git.includes)]
+            excludes = excludes or git.excludes_file
+        targets += home_targets(self.home, self.env)
+        plan = plan_protection(
+            targets,
+            can_replace=lambda path: os.access(os.path.dirname(path) or "/", os.W_OK),
+            can_write=lambda path: os.access(path, os.W_OK),
+        )
+        standins = standins_in(self.env)
+        lease = standins.acquire(plan.standins)
+        confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
+        try:
+            links = list(plan.links)
+            args = [self._bwrap, *_BASE]
+            if _probe(self._bwrap)[1]:
+                args += ["--proc", "/proc"]
+            pinning = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if links else set()
+            args += capability_args(links, drop_all=False, escapes=[e for e in ESCAPES if e not in pinning])
+            args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
+            args += protection_args(plan, lease.present)
+            drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
+            program = pinned_program(links, list(argv), drop=drop)
+            args += ["--chdir", str(cwd), "--", *program]
+            standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
+            added, private = excludes_env(standin_files, excludes, files, command_env)
+            if private is not None:
+                confined.cleanups.append(lambda: private.unlink(missing_ok=True))
+        except BaseException:
+            confined.ended()
+            raise
+        confined.argv, confined.env = args, {**command_env, **added}
+        return confined

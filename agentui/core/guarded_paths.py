@@ -1,0 +1,172 @@
+"""The paths no confined command may write, create, rename or replace, each with what stands in for it while it does
+not exist: a project's (the .git directory, its config, hooks and pointers; agent, editor and CI configuration; memory
+files) and, for the guard, the person's own (shell start-up files, git configuration, agentui's and Claude Code's
+settings). Stand-ins are chosen to change nothing for the programs that meet them while they exist."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentui.core.dirs import claude_config_dir, config_dir, data_dir, state_dir
+
+_MODULE_DEPTH = 4  # submodules of submodules: .git/modules/a/modules/b/...
+
+
+@dataclass(frozen=True)
+class Target:
+    path: Path
+    """Where it is, as written (links along it are followed and pinned by the mount plan)."""
+    directory: bool
+    """What stands in while it is missing: an empty directory, or a file holding `content`."""
+    content: bytes = b""
+    pin: bool = False
+    """An existing directory here becomes a mount point of its own, writable (it cannot be renamed or replaced,
+    what is inside stays writable): the .git directory, whose objects and refs a commit writes."""
+
+
+def _file(path: Path, content: bytes = b"") -> Target:
+    return Target(path, False, content)
+
+
+def _directory(path: Path) -> Target:
+    return Target(path, True)
+
+
+# In each writable directory. An empty directory is harmless where a directory is expected; the files hold what their
+# readers take for "nothing configured".
+PROJECT_DIRECTORIES = (".claude", ".vscode", ".idea", ".devcontainer", ".husky")
+PROJECT_FILES: dict[str, bytes] = {
+    ".mcp.json": b"{}\n",  # no servers
+    ".pre-commit-config.yaml": b"repos: []\n",  # no hooks
+    ".envrc": b"",  # (direnv asks to allow it, as it would any new .envrc, and runs nothing until then)
+    "CLAUDE.md": b"",  # memory files: empty adds nothing to a prompt
+    "CLAUDE.local.md": b"",
+    "AGENTS.md": b"",
+}
+
+
+def project_targets(root: Path) -> list[Target]:
+    """The protected paths of one writable directory (`--add-dir`s are each one)."""
+    targets = [Target(root / ".git", True, pin=True)]  # missing: an empty directory, which git passes over
+    targets += [_directory(root / name) for name in PROJECT_DIRECTORIES]
+    targets += [_file(root / name, content) for name, content in PROJECT_FILES.items()]
+    dot_git = root / ".git"
+    if dot_git.is_dir():
+        targets += git_dir_targets(Path(os.path.realpath(dot_git)))
+    elif dot_git.is_file():  # a worktree or submodule checkout: the file, and the git directory it points to
+        gitdir = _pointed_gitdir(dot_git)
+        if gitdir is not None:
+            targets.append(Target(gitdir, True, pin=True))
+            targets += git_dir_targets(gitdir)
+    return targets
+
+
+def git_dir_targets(gitdir: Path, depth: int = 0) -> list[Target]:
+    """What in a git directory runs code or says where git looks for it: config, hooks, the common-directory pointer
+    (`commondir` holding "." names the directory itself, which is what git assumes without one), info/, and the same
+    in each submodule's and linked worktree's directory."""
+    targets = [
+        _file(gitdir / "config"),
+        _file(gitdir / "config.worktree"),  # (read only with extensions.worktreeConfig, which config would set)
+        _directory(gitdir / "hooks"),
+        _file(gitdir / "commondir", b".\n"),  # (an empty one makes every git command fail)
+        _directory(gitdir / "info"),
+    ]
+    common = gitdir / "commondir"
+    if common.is_file():  # a linked worktree's directory: its common directory holds the config and hooks
+        try:
+            pointed = common.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            pointed = ""
+        if pointed and pointed != ".":
+            real = Path(os.path.realpath(gitdir / pointed))
+            if real != gitdir and depth < _MODULE_DEPTH:
+                targets += [Target(real, True, pin=True), *git_dir_targets(real, depth + 1)]
+    for module in _module_dirs(gitdir / "modules", depth):
+        targets += [Target(module, True, pin=True), *git_dir_targets(module, depth + 1)]
+    worktrees = gitdir / "worktrees"
+    for entry in _subdirectories(worktrees):
+        targets += [
+            Target(entry, True, pin=True),
+            _file(entry / "commondir", b"../..\n"),
+            _file(entry / "config.worktree"),
+        ]
+    return targets
+
+
+def _module_dirs(modules: Path, depth: int) -> Iterator[Path]:
+    """The git directories under .git/modules (a submodule named a/b lives in modules/a/b)."""
+    if depth >= _MODULE_DEPTH:
+        return
+    stack = [(modules, 0)]
+    while stack:
+        directory, level = stack.pop()
+        for entry in _subdirectories(directory):
+            if (entry / "HEAD").exists() or (entry / "config").exists():
+                yield entry
+            elif level < _MODULE_DEPTH:
+                stack.append((entry, level + 1))
+
+
+def _subdirectories(directory: Path) -> list[Path]:
+    try:
+        with os.scandir(directory) as scan:
+            return [Path(entry.path) for entry in scan if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _pointed_gitdir(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("gitdir:"):
+            return Path(os.path.realpath(dot_git.parent / line[len("gitdir:") :].strip()))
+    return None
+
+
+# The person's start-up files: what a stand-in holds keeps each shell doing what it did without the file.
+SHELL_STARTUP: dict[str, bytes] = {
+    ".bashrc": b"",
+    ".bash_profile": (  # bash reads the first of .bash_profile, .bash_login, .profile
+        b"if [ -f ~/.bash_login ]; then . ~/.bash_login; elif [ -f ~/.profile ]; then . ~/.profile; fi\n"
+    ),
+    ".bash_login": b"if [ -f ~/.profile ]; then . ~/.profile; fi\n",
+    ".bash_logout": b"",
+    ".profile": b"",
+    ".zshrc": b"",
+    ".zprofile": b"",
+    ".zshenv": b"",
+    ".zlogin": b"",
+    ".zlogout": b"",
+    ".inputrc": b"$include /etc/inputrc\n",  # readline reads /etc/inputrc only when ~/.inputrc is missing
+    ".cshrc": b"",
+    ".tcshrc": b"if ( -r ~/.cshrc ) source ~/.cshrc\n",  # tcsh reads .cshrc only when .tcshrc is missing
+    ".kshrc": b"",
+}
+
+
+def home_targets(home: Path, env: Mapping[str, str]) -> list[Target]:
+    """What the guard keeps read-only outside the project: the files that run code or grant rights later."""
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    targets = [_file(home / name, content) for name, content in SHELL_STARTUP.items()]
+    fish = xdg / "fish"
+    targets += [_file(fish / "config.fish"), _directory(fish / "conf.d"), _directory(fish / "functions")]
+    targets += [_file(home / ".gitconfig"), _directory(xdg / "git")]
+    targets += [_directory(config_dir(env)), _directory(data_dir(env)), _directory(state_dir(env))]
+    claude = claude_config_dir(env)
+    targets += [
+        _file(claude / "settings.json", b"{}\n"),
+        _file(claude / "settings.local.json", b"{}\n"),
+        _file(claude / "CLAUDE.md"),
+        _directory(claude / "commands"),
+        _directory(claude / "agents"),
+        _directory(claude / "skills"),
+        _file(home / ".claude.json", b"{}\n"),
+    ]
+    return targets
