@@ -268,10 +268,14 @@ class BashCheck:
         if effects.edits:
             for arg in effects.writes:
                 if why := self._write_need(resolve(arg.value, here), mode):
-                    needs.append(Need(f"`{step.text}` changes files: {why}", suggestion=bash_rule_text(step)))
+                    needs.append(Need(f"`{step.text}`, {why}", suggestion=bash_rule_text(step)))
             for tree in effects.removes:
                 if why := self._write_need(resolve(tree.path.value, here), mode):
-                    needs.append(Need(f"`{step.text}` removes files: {why}", suggestion=bash_rule_text(step)))
+                    needs.append(
+                        Need(
+                            f"`{step.text}`, which removes {why[len('a write to ') :]}", suggestion=bash_rule_text(step)
+                        )
+                    )
         elif effects.writes or effects.removes:
             needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
         for arg in effects.reads:
@@ -334,6 +338,8 @@ class BashCheck:
             inside=inside,
             denied=(lambda p: engine.read_denied(p)) if tree.contents else None,
             denied_inodes=engine.denied_inodes() if tree.contents else (),
+            reads=tree.reads,
+            enters=tree.enters,
         )
         why = walk_problem(Path(root.written), follow=tree.follow, checks=checks)
         return f"reads everything under {tree.path.value}, and {why}" if why else None

@@ -366,9 +366,9 @@ def _bracket(body: list[Char]) -> str:
     return f"[{'^/' if negate else ''}{''.join(parts)}]"
 
 
-def glob(pattern: tuple[Char, ...], cwd: Path) -> list[str]:
-    """The words bash makes of a glob in `cwd`: the matching paths (in no particular order), or the pattern itself,
-    quotes removed, when nothing matches. Raises NotUnderstood past MAX_GLOB_MATCHES."""
+def glob(pattern: tuple[Char, ...], cwd: Path) -> list[str] | None:
+    """The words bash makes of a glob in `cwd`: the matching paths (in no particular order), or None when nothing
+    matches (bash then passes the word itself, quotes removed). Raises NotUnderstood past MAX_GLOB_MATCHES."""
     components: list[list[Char]] = [[]]
     for char in pattern:
         if char.text == "/" and not char.quoted:
@@ -396,9 +396,7 @@ def glob(pattern: tuple[Char, ...], cwd: Path) -> list[str]:
         found = step
     # Literal components after a glob must exist (bash checks the whole path), and inner ones be directories.
     matches = [f for f in found if os.path.lexists(cwd / f if not f.startswith("/") else f)]
-    if not matches:
-        return ["".join(c.text for c in pattern)]
-    return matches
+    return matches or None
 
 
 def _matching(component: list[Char], directory: Path) -> list[str]:

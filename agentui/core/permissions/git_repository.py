@@ -33,6 +33,10 @@ _PROGRAM_KEYS = [
     ("core", None, "askpass"),
     ("core", None, "gitproxy"),
     ("core", None, "alternaterefscommand"),
+    ("core", None, "pager"),  # (a pager runs only on a terminal, which a command never has; strict all the same)
+    ("pager", None, "*"),
+    ("core", None, "editor"),
+    ("sequence", None, "editor"),
     ("filter", "*", "clean"),
     ("filter", "*", "smudge"),
     ("filter", "*", "process"),
@@ -259,7 +263,7 @@ def _names_program(entry: Entry) -> bool:
         return False
     section, subsection, key = match[1].lower(), match[2], match[3].lower()
     for want_section, want_sub, want_key in _PROGRAM_KEYS:
-        if section != want_section or key != want_key:
+        if section != want_section or want_key not in (key, "*"):
             continue
         if (want_sub is None) != (subsection is None):
             continue

@@ -6,6 +6,8 @@ command ask. See CONTRIBUTING.md, "Adding a program to the allowlist", before ad
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +33,24 @@ class Tree:
     """Symbolic links below it are followed (`grep -R`, `find -L`, `du -L`)."""
     contents: bool = True
     """The files' contents are read; False: only their names and metadata (`ls -R`, `find`, `du`)."""
+    selection: tuple[tuple[str, str], ...] = ()
+    """grep's `--include` and `--exclude` globs in order, as ("include" | "exclude", glob): which files it reads."""
+    skip_dirs: tuple[str, ...] = ()
+    """grep's `--exclude-dir` globs: subdirectories it does not enter."""
+
+    def reads(self, name: str) -> bool:
+        """Whether a file of this base name below the tree is read, as GNU grep decides: the last --include or
+        --exclude that matches wins; if none does, the file is read unless the first of them is an --include.
+        A glob agentui does not match exactly as grep does counts as matching nothing."""
+        if not self.selection:
+            return True
+        matched = [kind for kind, glob in self.selection if simple_glob_match(glob, name)]
+        if matched:
+            return matched[-1] == "include"
+        return self.selection[0][0] != "include"
+
+    def enters(self, name: str) -> bool:
+        return not any(simple_glob_match(glob, name) for glob in self.skip_dirs)
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,17 @@ class Effects:
     """find -print0: the names are separated by NUL bytes."""
     anywhere: bool = False
     """Its path operands only name a file system (df), so they may be anywhere."""
+
+
+_SIMPLE_GLOB = re.compile(r"[A-Za-z0-9._*?+=,@%-]*")
+
+
+def simple_glob_match(glob: str, name: str) -> bool:
+    """`name` matches `glob` the way fnmatch(3) says, for globs of plain characters, `*` and `?` only (anything else
+    matches nothing here: the callers then read more files, never fewer)."""
+    if not _SIMPLE_GLOB.fullmatch(glob):
+        return False
+    return fnmatch.fnmatchcase(name, glob)
 
 
 Handler = Callable[[str, list[Arg], "Effects | None"], Effects]
@@ -468,7 +499,13 @@ def _grep(name: str, args: list[Arg], before: Effects | None) -> Effects:
         operands = [Arg(".")]
     effects = Effects(reads=[*operands, *parsed.paths()])
     if recursive:
-        effects.trees = [Tree(op, follow=parsed.has("follow")) for op in operands]
+        selection = tuple(
+            ("include" if flag == "--include" else "exclude", value.value)
+            for flag, _, value in parsed.options
+            if flag in ("--include", "--exclude") and value is not None
+        )
+        skip_dirs = tuple(v.value for f, _, v in parsed.options if f == "--exclude-dir" and v is not None)
+        effects.trees = [Tree(op, parsed.has("follow"), True, selection, skip_dirs) for op in operands]
     return effects
 
 

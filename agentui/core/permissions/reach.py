@@ -52,6 +52,10 @@ class WalkChecks:
     denied_inodes: Collection[tuple[int, int]] = ()
     protected: Callable[[Path], str | None] | None = None
     split_names: bool = False
+    reads: Callable[[str], bool] = lambda name: True
+    """Whether the program reads a file of this base name below the root (grep's --include and --exclude)."""
+    enters: Callable[[str], bool] = lambda name: True
+    """Whether the program enters a subdirectory of this base name (grep's --exclude-dir)."""
 
 
 def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = WALK_LIMIT) -> str | None:
@@ -83,7 +87,11 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
                 info = os.stat(path)
             except OSError:
                 continue
-        if why := _file_problem(path, info, checks):
+        if stat.S_ISDIR(info.st_mode) and not named and not checks.enters(path.name):
+            continue
+        if (named or stat.S_ISDIR(info.st_mode) or checks.reads(path.name)) and (
+            why := _file_problem(path, info, checks)
+        ):
             return why
         if stat.S_ISDIR(info.st_mode):
             key = (info.st_dev, info.st_ino)

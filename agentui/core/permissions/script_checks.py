@@ -93,38 +93,68 @@ def _sed_address(script: str, i: int) -> int:
             i += 1
             if i >= n:
                 raise NotUnderstood("the sed address is not closed")
-        end = _sed_delimited(script, i, parts=1)
+        end = _sed_delimited(script, i, parts=1, regexes=1)
         while end < n and script[end] in "IM":
             end += 1
         return end
     return i
 
 
-def _sed_delimited(script: str, i: int, *, parts: int) -> int:
-    """From the delimiter at `i`, past `parts` delimited parts; the index after the last delimiter."""
+def _sed_delimited(script: str, i: int, *, parts: int, regexes: int = 0) -> int:
+    """From the delimiter at `i`, past `parts` delimited parts (the first `regexes` of them regular expressions, in
+    which GNU sed reads a bracket expression whole: `s/[/]/x/` is one pattern); the index after the last
+    delimiter."""
     n = len(script)
     if i >= n or script[i] in "\n\\":
         raise NotUnderstood("the sed script has an expression without a delimiter")
     delimiter = script[i]
     i += 1
-    for _ in range(parts):
+    for part in range(parts):
         while True:
             if i >= n:
                 raise NotUnderstood("a sed expression is not closed")
-            if script[i] == "\\":
+            c = script[i]
+            if c == "\\":
                 i += 2
                 continue
-            if script[i] == "\n":
+            if c == "\n":
                 raise NotUnderstood("a sed expression spans lines")
-            if script[i] == delimiter:
+            if c == "[" and part < regexes:
+                i = _sed_bracket_end(script, i)
+                continue
+            if c == delimiter:
                 i += 1
                 break
             i += 1
     return i
 
 
+def _sed_bracket_end(script: str, i: int) -> int:
+    """The index after the bracket expression opened at `i` (backslashes are literal inside one)."""
+    n = len(script)
+    j = i + 1
+    if j < n and script[j] == "^":
+        j += 1
+    if j < n and script[j] == "]":
+        j += 1
+    while j < n:
+        c = script[j]
+        if c == "\n":
+            raise NotUnderstood("a sed bracket expression spans lines")
+        if c == "[" and j + 1 < n and script[j + 1] in ":=.":
+            close = script.find(script[j + 1] + "]", j + 2)
+            if close < 0:
+                raise NotUnderstood("a sed character class is not closed")
+            j = close + 2
+            continue
+        if c == "]":
+            return j + 1
+        j += 1
+    raise NotUnderstood("a sed bracket expression is not closed")
+
+
 def _sed_substitute(script: str, i: int) -> int:
-    i = _sed_delimited(script, i, parts=3)
+    i = _sed_delimited(script, i, parts=2, regexes=1)
     n = len(script)
     while i < n and (script[i] in "gpiImM" or script[i].isdigit()):
         i += 1

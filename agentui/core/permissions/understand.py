@@ -116,8 +116,11 @@ def _arguments(texts: list[str], scope: Scope, place: Place) -> list[Arg]:
         if word.pattern is None:
             args.append(Arg(word.value))
             continue
-        for match in glob(word.pattern, place.physical):
-            args.append(Arg(match, group=index))
+        matches = glob(word.pattern, place.physical)
+        if matches is None:
+            args.append(Arg(word.value))  # (nothing matches: bash passes the word as it is)
+            continue
+        args.extend(Arg(match, group=index) for match in matches)
     return args
 
 
