@@ -92,12 +92,13 @@ class Guard:
             targets += [Target(path, False) for path in (*git.files, *git.includes)]
             excludes = excludes or git.excludes_file
         targets += home_targets(self.home, self.env)
+        standins = standins_in(self.env)
         plan = plan_protection(
             targets,
             can_replace=lambda path: os.access(os.path.dirname(path) or "/", os.W_OK),
             can_write=lambda path: os.access(path, os.W_OK),
+            standins=standins.in_place(),
         )
-        standins = standins_in(self.env)
         lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
         try:
@@ -107,8 +108,9 @@ class Guard:
                 args += ["--proc", "/proc"]
             pinning = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if links else set()
             args += capability_args(links, drop_all=False, escapes=[e for e in ESCAPES if e not in pinning])
-            args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
             args += protection_args(plan, lease.present)
+            # (after the pins: a pin of /tmp, say, binds the host's /tmp again, over what was bound inside it)
+            args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
             drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
             program = pinned_program(links, list(argv), drop=drop)
             args += ["--chdir", str(cwd), "--", *program]

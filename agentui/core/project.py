@@ -13,7 +13,7 @@ from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_se
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
-from agentui.core.permissions.rules import Behavior, Rule, RuleError, parse_rule
+from agentui.core.permissions.rules import READ_FAMILY, Behavior, PathPattern, Rule, RuleError, parse_rule
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.trust import is_trusted
@@ -152,7 +152,7 @@ def open_project(
         )
 
     workspace = Workspace(root=root, additional_dirs=tuple(d for d in directories if d.is_dir()))
-    sandbox = _sandbox(sources, trusted, workspace, home, notices)
+    sandbox = _sandbox(sources, trusted, workspace, home, notices, env)
     engine = PermissionEngine(
         workspace,
         rules,
@@ -168,6 +168,7 @@ def open_project(
     tools = builtin_tools(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
+    _confine(engine, sandbox, tools, workspace, home, env)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
 
 
@@ -182,9 +183,15 @@ def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
 
 
 def _sandbox(
-    sources: list[SettingsSource], trusted: bool, workspace: Workspace, home: Path, notices: list[str]
+    sources: list[SettingsSource],
+    trusted: bool,
+    workspace: Workspace,
+    home: Path,
+    notices: list[str],
+    env: Mapping[str, str],
 ) -> Sandbox | None:
-    """The sandbox the settings ask for. An untrusted project's own settings may turn it on, never loosen it."""
+    """The sandbox the settings ask for. An untrusted project's own settings may turn it on, never loosen it; and no
+    project's settings, trusted or not, may open Unix sockets (`network.allowAllUnixSockets`: the person's own only)."""
     from agentui.core.sandbox import Sandbox, SandboxConfig
 
     blocks = []
@@ -192,14 +199,51 @@ def _sandbox(
         block = (source.settings.model_extra or {}).get("sandbox")
         if isinstance(block, dict) and source.from_project and not trusted:
             block = {"enabled": True} if block.get("enabled") is True else {}
+        elif isinstance(block, dict) and source.from_project and isinstance(block.get("network"), dict):
+            network = {k: v for k, v in block["network"].items() if k != "allowAllUnixSockets"}
+            block = {**block, "network": network}
         blocks.append(block)
     config = SandboxConfig.merged(blocks)
     if not config.enabled:
         return None
-    sandbox = Sandbox(config, workspace, home=home)
+    sandbox = Sandbox(config, workspace, home=home, env=env)
     if problem := sandbox.problem():
         notices.append(f"The sandbox is on but cannot run here: {problem}; every Bash command will ask first.")
     return sandbox
+
+
+def _confine(
+    engine: PermissionEngine,
+    sandbox: Sandbox | None,
+    tools: ToolRegistry,
+    workspace: Workspace,
+    home: Path,
+    env: Mapping[str, str],
+) -> None:
+    """The sandbox masks what the Read deny rules cover, as they stand before each command; Bash's guard knows the
+    person's home and environment; and stand-ins a crashed agentui left behind are removed."""
+    from agentui.core.dirs import state_dir
+    from agentui.core.guard import Guard
+    from agentui.core.standins import recover
+    from agentui.core.tools.bash import Bash
+
+    if sandbox is not None:
+        sandbox.read_denials = lambda: _read_denials(engine)
+    bash = tools.get("Bash")
+    if isinstance(bash, Bash):
+        bash.guard = Guard(workspace, home=home, env=env)
+    recover(state_dir(env) / "standins")
+
+
+def _read_denials(engine: PermissionEngine) -> list[PathPattern]:
+    """The paths of the Read-family deny rules; a rule without one denies every file (the root, whole)."""
+    import pathspec
+
+    patterns = []
+    for rule in engine.rules:
+        if rule.behavior == "deny" and rule.tool in READ_FAMILY:
+            patterns.append(rule.path or PathPattern(Path("/"), "", pathspec.PathSpec([])))
+    return patterns
 
 
 def _flag_rule(text: str, behavior: Behavior, root: Path, home: Path) -> Rule:

@@ -247,12 +247,13 @@ class Sandbox:
             targets += [Target(path, True) for path in git.hooks]
             targets += [Target(path, False) for path in (*git.files, *git.includes)]
             excludes = excludes or git.excludes_file
+        standins = standins_in(self.env)
         plan = plan_protection(
             targets,
             can_replace=lambda path: within_any(os.path.dirname(path), writable),
             can_write=lambda path: within_any(path, writable),
+            standins=standins.in_place(),
         )
-        standins = standins_in(self.env)
         lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
         try:

