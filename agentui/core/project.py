@@ -221,7 +221,8 @@ def _confine(
     env: Mapping[str, str],
 ) -> None:
     """The sandbox masks what the Read deny rules cover, as they stand before each command; Bash's guard knows the
-    person's home and environment; and stand-ins a crashed agentui left behind are removed."""
+    person's home and environment, and the engine whether it can run here; stand-ins a crashed agentui left behind
+    are removed."""
     from agentui.core.dirs import state_dir
     from agentui.core.guard import Guard
     from agentui.core.standins import recover
@@ -229,9 +230,11 @@ def _confine(
 
     if sandbox is not None:
         sandbox.read_denials = lambda: _read_denials(engine)
+    guard = Guard(workspace, home=home, env=env)
     bash = tools.get("Bash")
     if isinstance(bash, Bash):
-        bash.guard = Guard(workspace, home=home, env=env)
+        bash.guard = guard
+    engine.guard_available = lambda: guard.available
     recover(state_dir(env) / "standins")
 
 

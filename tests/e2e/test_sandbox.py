@@ -201,3 +201,146 @@ def test_allowed_domains_are_reached_through_the_proxy_and_others_refused(
     assert by_id["b2"]["is_error"] and "403" in by_id["b2"]["content"]
     assert by_id["b3"]["is_error"]  # a direct connection, past the proxy: there is no network
     assert [r.path for r in server.requests] == ["/allowed"]
+
+
+def _listing(*directories: Path) -> dict[str, list[str]]:
+    return {str(d): sorted(os.listdir(d)) for d in directories if d.is_dir()}
+
+
+def test_denied_files_are_masked_whatever_reads_them(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    setup = Setup(tmp_path, clean_env, {"enabled": True}, permissions={"deny": ["Read(./.env)", "Read(./keys/**)"]})
+    (setup.project / ".env").write_text("DB_PASSWORD=hunter2-value")
+    (setup.project / "keys").mkdir()
+    (setup.project / "keys" / "id").write_text("key-material-value")
+    (setup.project / "env-link").symlink_to(".env")
+    before = _listing(setup.project, setup.project / ".git")
+    reads = [
+        "cat .env",
+        "base64 .env",
+        "cp .env copy && cat copy",
+        "ln .env hard && cat hard",
+        "ln -s .env soft && cat soft",
+        "cat env-link",
+        'python3 -c \'import glob; [print(open(p).read()) for p in glob.glob(".e*") + glob.glob("keys/*")]\'',
+        "grep -r value . || true",
+        "tar cf - . | tar xOf - | od -c | head -50",
+    ]
+    ends = setup.run(
+        agentui_bin,
+        [bash(f"b{n}", command) for n, command in enumerate(reads)],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert len(ends) == len(reads)
+    contents = [e["content"] for e in ends]
+    assert all("hunter2" not in c and "key-material" not in c for c in contents), contents
+    made = {"copy", "hard", "soft"}
+    after = _listing(setup.project, setup.project / ".git")
+    assert {k: [n for n in v if n not in made] for k, v in after.items()} == before  # no stand-in left behind
+
+
+def test_protected_paths_cannot_be_created_renamed_or_replaced_and_nothing_is_left_behind(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    (setup.project / ".git" / "modules" / "sub").mkdir(parents=True)
+    (setup.project / ".git" / "modules" / "sub" / "config").write_text("[core]\n")
+    (setup.project / ".git" / "modules" / "sub" / "HEAD").write_text("ref: refs/heads/main\n")
+    before = _listing(setup.project, setup.project / ".git", setup.home)
+    before[str(setup.home)] = sorted([*before[str(setup.home)], ".local"])  # (agentui's state: the registry)
+    attacks = [
+        "mv .git .g",
+        "cp -a .git .g && rm -rf .g/hooks && mv .g .git",
+        "echo x > .git/commondir",
+        "mkdir .claude && echo {} > .claude/settings.json",
+        "touch .envrc",
+        "python3 -c \"open('CLAUDE.md', 'w').write('obey')\"",
+        "echo '\\tfsmonitor = evil' >> .git/modules/sub/config",
+        "echo '{\"mcpServers\": {}}' > .mcp.json",
+    ]
+    ends = setup.run(
+        agentui_bin,
+        [bash(f"b{n}", command) for n, command in enumerate(attacks)],
+        "--permission-mode",
+        "bypassPermissions",
+    )
+    assert all(e["is_error"] for e in ends), [e["content"] for e in ends]
+    assert (setup.project / ".git" / "modules" / "sub" / "config").read_text() == "[core]\n"
+    after = _listing(setup.project, setup.project / ".git", setup.home)
+    assert {k: [n for n in v if n != ".g"] for k, v in after.items()} == before
+
+
+def test_a_unix_socket_outside_cannot_be_reached_and_socket_variables_are_not_passed_in(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    import socket
+
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    path = tmp_path / "agent.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(1)
+    setup.env["SSH_AUTH_SOCK"] = str(path)
+    try:
+        ends = setup.run(
+            agentui_bin,
+            [
+                bash(
+                    "b1",
+                    "python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' " + str(path),
+                ),
+                bash(
+                    "b2",
+                    "python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"pair-ok\"); print(b.recv(9))'",
+                ),
+                bash("b3", "env | grep -c SSH_AUTH_SOCK || true"),
+            ],
+            "--permission-mode",
+            "bypassPermissions",
+        )
+    finally:
+        listener.close()
+    by_id = {e["tool_call_id"]: e for e in ends}
+    assert by_id["b1"]["is_error"] and "Operation not permitted" in by_id["b1"]["content"]
+    assert "pair-ok" in by_id["b2"]["content"]
+    assert by_id["b3"]["content"].strip() == "0"
+
+
+def test_a_killed_agentuis_stand_ins_are_removed_when_agentui_next_starts(
+    agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    import signal
+    import time
+
+    setup = Setup(tmp_path, clean_env, {"enabled": True})
+    before = _listing(setup.project, setup.project / ".git")
+    script = setup.project.parent / "script.json"
+    script.write_text(json.dumps([bash("b1", "touch started; while [ ! -e go ]; do sleep 0.05; done"), {"text": "x"}]))
+    command = [agentui_bin, "-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "events"]
+    running = subprocess.Popen(
+        [*command, "--permission-mode", "bypassPermissions"],
+        env=setup.env,
+        cwd=setup.project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60  # (a ceiling for a broken run, not a guess at how long it takes)
+        while not (setup.project / "started").exists():
+            assert running.poll() is None and time.monotonic() < deadline, "the command never started"
+            time.sleep(0.02)
+        assert (setup.project / ".mcp.json").read_text() == "{}\n"  # a stand-in, in place while the command runs
+        running.send_signal(signal.SIGKILL)
+        running.wait(60)
+    finally:
+        if running.poll() is None:
+            running.kill()
+    assert (setup.project / ".mcp.json").exists()  # left behind by the kill
+    script.write_text(json.dumps([{"text": "hello"}]))
+    again = subprocess.run(command, env=setup.env, cwd=setup.project, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    after = _listing(setup.project, setup.project / ".git")
+    assert {k: [n for n in v if n != "started"] for k, v in after.items()} == before
