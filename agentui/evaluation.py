@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -252,8 +253,12 @@ def clone_task_repository(repo: str, dest: Path) -> None:
     template is copied in. Raises Infrastructure, in one sentence."""
     from agentui.core.confined_git import TRANSPORTS, GitError, complaint, run
 
+    parts = urlsplit(repo)
+    # (a path, not file://: git copies the objects instead of having upload-pack make a pack, which would run a
+    # packObjectsHook from the person's own config, one setting agentui cannot override there)
+    source = unquote(parts.path) if parts.scheme == "file" and parts.netloc in ("", "localhost") else repo
     steps = [
-        (["clone", "--quiet", "--no-checkout", "--template=", "--", repo, str(dest)], Path.cwd(), TRANSPORTS),
+        (["clone", "--quiet", "--no-checkout", "--template=", "--", source, str(dest)], Path.cwd(), TRANSPORTS),
         (["reset", "--hard", "--quiet"], dest, frozenset[str]()),
     ]
     for args, where, transports in steps:

@@ -26,6 +26,12 @@ absolute entries (a relative one would let a `git` in the project be run), stdin
 and the transports a call may use (only an evaluation's clone uses any) are also named in GIT_ALLOW_PROTOCOL, which
 git obeys over any `protocol.<name>.allow` a configuration sets.
 
+Over the file transport git starts upload-pack in the other repository without any GIT_CONFIG_* variable (connect.c
+clears them), so there it reads the system, global and that repository's config unchanged. The one program upload-pack
+can be told to run is `uploadpack.packObjectsHook`, which git takes only from system or global config (never a
+repository's), and only when it makes a pack: a clone of a plain path copies the objects and makes none, which is
+why an evaluation clones `file://` URLs as paths.
+
 What remains: a file the configuration includes that changes between the listing and the command (a sandboxed command
 can write only such a file in the project, not .git/config) could define a driver the listing did not see; and
 `core.gitProxy` cannot be overridden (git keeps the first matching value), so a clone over git:// is not allowed
@@ -217,8 +223,6 @@ def _neutralising(listed: Iterable[str], allowed: Collection[str]) -> list[tuple
         section, _, rest = key.partition(".")
         name, _, variable = rest.rpartition(".")
         if not name:
-            if key == "uploadpack.packobjectshook":
-                found.append((key, "env"))  # (it prefixes the pack-objects command line: `env` just runs it)
             continue
         if variable in DRIVER_PROGRAMS.get(section, ()):
             found.append((key, ""))

@@ -155,7 +155,7 @@ async def ripgrep_search(query: Query, rg: str) -> list[FileHits]:
     cwd = query.start if query.start.is_dir() else query.start.parent
     args = [
         rg,
-        "--no-config",
+        "--no-config",  # (RIPGREP_CONFIG_PATH could add options such as --pre, which runs a program per file)
         "--hidden",
         "--no-ignore-dot",
         "--no-ignore-global",
@@ -180,7 +180,7 @@ async def ripgrep_search(query: Query, rg: str) -> list[FileHits]:
             args += ["--before-context", str(query.before), "--after-context", str(query.after)]
     args += ["--regexp", query.pattern]
     if query.start.is_file():
-        args.append(query.start.name)
+        args += ["--", query.start.name]  # (a file named `--pre=prog` is a file, not an option that runs prog)
     process = await asyncio.create_subprocess_exec(
         *args,
         cwd=cwd,
