@@ -30,9 +30,20 @@ def is_secret(name: str, value: str = "") -> bool:
     return bool(_SECRET_NAME.search(name)) or bool(_URL_WITH_PASSWORD.match(value))
 
 
+SHELL_CHANGING = frozenset({"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "POSIXLY_CORRECT"})
+"""Variables that make bash (or the tools it runs) read a command differently from how agentui's permission check
+reads it: a file sourced first, shell options, glob rules, POSIX option parsing. Exported functions
+(BASH_FUNC_name%%) would replace programs by name."""
+
+
 def child_environment(base: Mapping[str, str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The parent's environment without provider keys and secrets, plus the settings' `env` (given on purpose)."""
-    env = {key: value for key, value in base.items() if not is_secret(key, value)}
+    """The parent's environment without provider keys and secrets, or what would change how bash reads a command,
+    plus the settings' `env` (given on purpose)."""
+    env = {
+        key: value
+        for key, value in base.items()
+        if not is_secret(key, value) and key not in SHELL_CHANGING and not key.startswith("BASH_FUNC_")
+    }
     if "PATH" in env:  # a relative entry (`node_modules/.bin`, or an empty one: `.`) would make a plain `ls` run
         env["PATH"] = ":".join(p for p in env["PATH"].split(":") if p.startswith("/"))  # a project's own file
     env.update(extra or {})

@@ -240,7 +240,7 @@ class BashCheck:
         effects = step.effects
         allowed_by_rule = mode != "plan" and engine.text_rule("allow", step.text, step.program) is not None
 
-        if step.names_from is not None and not allowed_by_rule and not step.unknown:
+        if step.names_from is not None and not step.unknown:
             needs.extend(self._names_needs(step, mode))
         if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
             target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
@@ -256,26 +256,23 @@ class BashCheck:
             if redirect.reads and (need := self._read_need(resolved, mode)):
                 needs.append(need)
 
-        if allowed_by_rule:
-            return needs
         if step.unknown:
-            if mode != "bypassPermissions":
+            if not allowed_by_rule and mode != "bypassPermissions":
                 needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
             return needs
+        # A program agentui knows: an allow rule says it may run, not where it may read or write.
         program = resolve_program(step.program, self.environ)
-        if program is not None and ws.contains(program):
+        if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
-        if effects.edits:
+        write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
+        if effects.edits or allowed_by_rule:
             for arg in effects.writes:
-                if why := self._write_need(resolve(arg.value, here), mode):
+                if why := self._write_need(resolve(arg.value, here), write_mode):
                     needs.append(Need(f"`{step.text}`, {why}", suggestion=bash_rule_text(step)))
             for tree in effects.removes:
-                if why := self._write_need(resolve(tree.path.value, here), mode):
-                    needs.append(
-                        Need(
-                            f"`{step.text}`, which removes {why[len('a write to ') :]}", suggestion=bash_rule_text(step)
-                        )
-                    )
+                if why := self._write_need(resolve(tree.path.value, here), write_mode):
+                    removed = why.removeprefix("a write to ")
+                    needs.append(Need(f"`{step.text}`, which removes {removed}", suggestion=bash_rule_text(step)))
         elif effects.writes or effects.removes:
             needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
         for arg in effects.reads:

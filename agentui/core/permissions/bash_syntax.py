@@ -220,7 +220,7 @@ class _Walker:
         elif (
             kind == "redirected_statement"
             and (body := node.child_by_field_name("body")) is not None
-            and (body.type == "command")
+            and body.type in ("command", "test_command")
         ):
             self.pipelines.append(Pipeline((self.simple(node, redirects),), connector))
         elif kind == "redirected_statement":
@@ -230,7 +230,7 @@ class _Walker:
             extra = self.redirects_around(node, body)
             # (bash: redirections written after a list or pipeline belong to its last simple command)
             self.statement(body, connector, extra + redirects)
-        elif kind == "command":
+        elif kind in ("command", "test_command"):
             self.pipelines.append(Pipeline((self.simple(node, redirects),), connector))
         else:
             raise NotUnderstood(f"the command uses {_WHAT.get(kind, kind.replace('_', ' '))}")
@@ -247,7 +247,7 @@ class _Walker:
     def simple(self, node: Any, outer: tuple[Redirect, ...]) -> SimpleCommand:
         if node.type == "redirected_statement":
             body = node.child_by_field_name("body")
-            if body is None or body.type != "command":
+            if body is None or body.type not in ("command", "test_command"):
                 raise NotUnderstood(f"the command uses {_WHAT.get(body.type if body else '', 'a compound command')}")
             inner = self.simple(body, outer)
             found = list(inner.words)
@@ -255,6 +255,8 @@ class _Walker:
             found.sort(key=lambda w: w.start)
             ordered = tuple(sorted((*inner.redirects, *around), key=lambda r: r.start))
             return SimpleCommand(tuple(found), ordered, node.start_byte, node.end_byte)
+        if node.type == "test_command" and node.children and node.children[0].type == "[":
+            return SimpleCommand(self.bracket_words(node), outer, node.start_byte, node.end_byte)
         if node.type != "command":
             raise NotUnderstood(f"the command uses {_WHAT.get(node.type, node.type.replace('_', ' '))}")
         words: list[Word] = []
@@ -281,6 +283,43 @@ class _Walker:
         words.sort(key=lambda w: w.start)
         ordered = tuple(sorted((*redirects, *outer), key=lambda r: r.start))
         return SimpleCommand(tuple(words), ordered, node.start_byte, node.end_byte)
+
+    def bracket_words(self, node: Any) -> tuple[Word, ...]:
+        """`[ ... ]` is an ordinary command to bash (tree-sitter reads it as an expression, and reads `[ a < b ]`
+        as a comparison where bash sees a redirection): its words, split as bash splits them."""
+        text = self.data[node.start_byte : node.end_byte]
+        words: list[Word] = []
+        i, n = 0, len(text)
+        while i < n:
+            if text[i : i + 1] in (b" ", b"\t"):
+                i += 1
+                continue
+            start = i
+            quote = b""
+            while i < n:
+                c = text[i : i + 1]
+                if quote:
+                    if c == b"\\" and quote == b'"':
+                        i += 2
+                        continue
+                    if c == quote:
+                        quote = b""
+                elif c in (b"'", b'"'):
+                    quote = c
+                elif c == b"\\":
+                    i += 2
+                    continue
+                elif c in (b" ", b"\t"):
+                    break
+                elif c in b"<>|&;()\n`":
+                    raise NotUnderstood(f"the [ ] test holds {c.decode()!r}, which bash reads as more than a word")
+                i += 1
+            if quote:
+                raise NotUnderstood("a quote in the [ ] test is not closed")
+            words.append(Word(text[start:i].decode(), node.start_byte + start, node.start_byte + i))
+        if len(words) < 2 or words[0].text != "[" or words[-1].text != "]":
+            raise NotUnderstood("the [ ] test is not closed")
+        return tuple(words)
 
     def word(self, node: Any) -> Word:
         self._only_words(node)

@@ -27,7 +27,6 @@ MAX_NAMES = 500_000
 # subsection.
 _PROGRAM_KEYS = [
     ("core", None, "fsmonitor"),
-    ("core", None, "worktree"),
     ("core", None, "hookspath"),
     ("core", None, "sshcommand"),
     ("core", None, "askpass"),
@@ -181,6 +180,12 @@ class GitRepositories:
         if entries is None:
             return "git could not read the repository's configuration"
         for entry in entries:
+            if entry.key.lower() == "core.worktree" and self._repository_controlled(entry, repository):
+                # (a submodule's own config points its work tree at the submodule; elsewhere, git would read files)
+                tree = Path(os.path.realpath(os.path.join(repository.git_dir, entry.value)))
+                if not any(is_within(tree, Path(os.path.realpath(d))) for d in self._writable()):
+                    return f"the repository's git configuration puts its work tree at {tree}, outside the project"
+                continue
             if not _names_program(entry) or not self._repository_controlled(entry, repository):
                 continue
             where = f" ({entry.origin})" if entry.origin is not None else ""

@@ -1,8 +1,8 @@
 """Commands that only look: they need no permission, as long as what they look at is inside the project.
 
-`read_only_paths(command)` returns the arguments to check as paths that are read, or None when the command is
-not known to be read-only (then a rule or the person must allow it). Flags that make a looking command write or
-run something (`sort -o`, `find -delete`, `git diff --output`, `rg --pre`) disqualify it.
+`read_only_paths(command)` names the files a command of the see-through parse reads, for the deny rules, which must
+hold even for a command agentui does not understand as a whole; it never lets anything run without a question
+(that is `understand.py`'s allowlist). `only_reads(command)` says whether a command changes no file at all.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentui.core.permissions.shell import SimpleCommand, analyze
+from agentui.core.permissions.shell import SimpleCommand
 
 HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
 """Redirection targets that write no file."""
@@ -171,15 +171,26 @@ _GIT_LISTING = {  # read-only only in their listing forms
 }
 
 
-def only_reads(command: str) -> bool:
-    """Whether a whole shell command is known to change no file: every part only looks, nothing is redirected into
-    a file, and nothing runs through another program."""
-    analysis = analyze(command)
-    if analysis.problem or analysis.hidden:
+def only_reads(command: str, cwd: Path | None = None) -> bool:
+    """Whether a whole shell command is known to change no file: agentui understands all of it, every program in it
+    only looks (no file command, nothing it does not know), and nothing is redirected into a file."""
+    import os
+
+    from agentui.core.environ import child_environment
+    from agentui.core.permissions.bash_words import NotUnderstood
+    from agentui.core.permissions.understand import understand
+
+    try:
+        plan = understand(command, child_environment(os.environ), cwd or Path.cwd())
+    except NotUnderstood:
         return False
-    if any(redirect.writes and redirect.target not in HARMLESS_TARGETS for redirect in analysis.redirects):
-        return False
-    return all(read_only_paths(sub) is not None for sub in analysis.commands)
+    for step in plan.steps:
+        effects = step.effects
+        if step.unknown or effects.edits or effects.writes or effects.removes:
+            return False
+        if any(redirect.writes and target not in HARMLESS_TARGETS for redirect, target in step.redirects):
+            return False
+    return True
 
 
 def read_only_paths(command: SimpleCommand) -> list[str] | None:
@@ -346,64 +357,3 @@ _PATTERN_FLAGS = {"-l", "--list", "--contains", "--points-at", "--merged", "--no
 def replace_short(flags: _Flags) -> _Flags:
     """The same flags with no dangerous short letter (only `git grep` reads -O as a program)."""
     return _Flags(with_value=flags.with_value, short="", long=flags.long)
-
-
-_GIT_RUNS = {
-    "core": {"fsmonitor", "pager", "editor", "sshcommand", "askpass", "hookspath", "attributesfile"},
-    "diff": {"external", "textconv", "command"},
-    "difftool": None,
-    "pager": None,
-    "filter": None,
-    "include": None,
-    "includeif": None,
-    "gpg": {"program"},
-    "interactive": {"difffilter"},
-}
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]')
-_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)")
-
-
-def git_config_runs_programs(start: Path) -> bool:
-    """Whether the repository around `start` has configuration in it that makes git run a program even for a
-    command that only looks (core.fsmonitor, diff.external, a textconv driver, a pager, an include, ...). Such a
-    file arrives with any archive of a repository, so "git status" is no longer read-only there."""
-    for directory in (start, *start.parents):
-        dot_git = directory / ".git"
-        if dot_git.is_dir():
-            configs = [dot_git / "config", dot_git / "config.worktree"]
-        elif dot_git.is_file():
-            try:
-                line = dot_git.read_text(errors="replace").strip()
-            except OSError:
-                return True
-            if not line.startswith("gitdir:"):
-                return True
-            gitdir = (directory / line[7:].strip()).resolve()
-            configs = [gitdir / "config", gitdir / "config.worktree", gitdir.parent.parent / "config"]
-        else:
-            continue
-        return any(_config_runs(path) for path in configs)
-    return False
-
-
-def _config_runs(path: Path) -> bool:
-    try:
-        text = path.read_text(errors="replace")
-    except FileNotFoundError:
-        return False
-    except OSError:
-        return True
-    section = ""
-    for line in text.splitlines():
-        if found := _SECTION.match(line):
-            section = found[1].lower().split(".")[0]
-            rest = line[found.end() :]
-            if not rest.strip():
-                continue
-            line = rest
-        if (key := _KEY.match(line)) is None or section not in _GIT_RUNS:
-            continue
-        keys = _GIT_RUNS[section]
-        if keys is None or key[1].lower() in keys:
-            return True
-    return False

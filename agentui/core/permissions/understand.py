@@ -15,11 +15,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentui.core.environ import SHELL_CHANGING
 from agentui.core.permissions import bash_syntax, shfmt_check
 from agentui.core.permissions.bash_syntax import Redirect, SimpleCommand
 from agentui.core.permissions.bash_words import NotUnderstood, Scope, expand, glob
 from agentui.core.permissions.options import Arg
 from agentui.core.permissions.programs import BUILTINS, Effects, Inner, effects
+
+_SHELL_STATE = frozenset(
+    {
+        "read", "mapfile", "readarray", "let", "declare", "typeset", "local", "export", "readonly", "unset", "eval",
+        "source", ".", "exec", "set", "shopt", "alias", "unalias", "trap", "enable", "builtin", "hash", "getopts",
+        "shift", "pushd", "popd", "dirs", "fc", "history", "bind", "complete", "compgen", "compopt", "ulimit",
+        "umask", "wait", "kill", "disown", "jobs", "fg", "bg", "caller", "suspend", "logout", "exit", "return",
+        "break", "continue", "times", "coproc", "function", "select", "[[", "((", "time",
+    }
+)  # fmt: skip
+"""Builtins that change the shell itself (variables, options, functions, jobs, the flow of the script), or read
+text as arithmetic or code: outside the grammar, whatever a rule says."""
 
 MAX_DIRECTORIES = 4
 """How many working directories a command may end up in (each `cd` that may fail doubles them) before it asks."""
@@ -63,6 +76,9 @@ class Understood:
 def understand(command: str, environ: Mapping[str, str], cwd: Path) -> Understood:
     """What `command` does when bash runs it in `cwd` with `environ`; NotUnderstood if any part of it is outside
     what agentui follows exactly."""
+    for name in environ:
+        if name in SHELL_CHANGING or name.startswith("BASH_FUNC_"):
+            raise NotUnderstood(f"the environment sets {name}, which changes how bash reads the command")
     syntax = bash_syntax.parse(command)
     shfmt_check.agree(command, syntax)
     places = [Place(cwd, cwd)]
@@ -102,9 +118,24 @@ def _steps(
         if target.pattern is not None or target.vanishes:
             raise NotUnderstood("a redirection's file name is a glob or empty")
         redirects.append((redirect, target.value))
+    _grammar_builtin(name_word.value, args)
     step = _step(name_word.value, args, text, place, environ, before)
     step.redirects = redirects
     return [step, *_inner_steps(step, environ)]
+
+
+def _grammar_builtin(name: str, args: list[Arg]) -> None:
+    """The shell's own commands that are outside the grammar, or the forms of them that are."""
+    if name in _SHELL_STATE:
+        raise NotUnderstood(f"`{name}` changes the shell itself or evaluates text as code")
+    if name == "command":
+        inner = next((a.value for a in args if not a.value.startswith("-")), "")
+        if inner in _SHELL_STATE:
+            raise NotUnderstood(f"`command {inner}` changes the shell itself or evaluates text as code")
+    if name in ("test", "[") and any(a.value in ("-v", "-R") for a in args):
+        raise NotUnderstood("`test -v` evaluates a variable's name, in which an array subscript can run commands")
+    if name == "printf" and args and args[0].value.startswith("-v"):
+        raise NotUnderstood("`printf -v` assigns a variable")
 
 
 def _arguments(texts: list[str], scope: Scope, place: Place) -> list[Arg]:
