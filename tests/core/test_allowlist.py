@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.engine import Mode, PermissionEngine
+from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
 from tests.support.permissions import check
