@@ -290,8 +290,8 @@ class Sandbox:
                 fd = filter_fd()
                 confined.pass_fds = (fd,)
                 args += ["--seccomp", str(fd)]
-            args += capability_args(list(plan.links), drop_all=True)
-            program = pinned_program(list(plan.links), program, drop="all")
+            args += capability_args(list(plan.links), drop_all=True, own_dev=True)
+            program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
             args += ["--chdir", str(cwd), "--", *program]
 
             out_env = sandbox_environment(command_env)

@@ -194,10 +194,13 @@ def within_any(path: str, directories: Sequence[str]) -> bool:
     return any(_within(path, directory) for directory in directories)
 
 
-def capability_args(links: Sequence[str], *, drop_all: bool, escapes: Sequence[str] = ()) -> list[str]:
+def capability_args(
+    links: Sequence[str], *, drop_all: bool, escapes: Sequence[str] = (), own_dev: bool = False
+) -> list[str]:
     """bubblewrap's capability options. A root agentui's commands would keep root's capabilities, with which a mount
     can be undone: the sandbox drops them all, the guard the `escapes`. Pinning links needs two of them for a moment
-    (`sandbox_pin.py` gives them up before the command runs)."""
+    (`sandbox_pin.py` gives them up before the command runs); with a /dev of its own (`own_dev`), and not as root, it
+    also needs bubblewrap to leave the command in the user namespace that owns the mounts (`--uid 0`)."""
     args: list[str] = []
     if os.geteuid() == 0:
         if drop_all:
@@ -207,12 +210,15 @@ def capability_args(links: Sequence[str], *, drop_all: bool, escapes: Sequence[s
                 args += ["--cap-drop", name]
     if links:
         args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+        if own_dev and os.geteuid() != 0:  # (mapping uid 0 back needs CAP_SETFCAP: Linux 5.12 and later)
+            args += ["--uid", "0", "--gid", "0", "--cap-add", "CAP_SETFCAP"]
     return args
 
 
-def pinned_program(links: Sequence[str], program: list[str], *, drop: str) -> list[str]:
+def pinned_program(links: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False) -> list[str]:
     """`program`, run through `sandbox_pin.py` when there are links to pin."""
     if not links:
         return program
     helper = Path(__file__).with_name("sandbox_pin.py")
-    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *links, "--", *program]
+    user = ["--user", f"{os.getuid()}:{os.getgid()}"] if own_dev and os.geteuid() != 0 else []
+    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *user, *links, "--", *program]

@@ -2,10 +2,14 @@
 itself, which bubblewrap cannot do, as its mounts follow links; a mount point cannot be removed or renamed over),
 give up the capabilities that took, then run the command. Standard library only, started with `python -I -S`.
 
-    python -I -S sandbox_pin.py --drop all|N,N,... LINK... -- PROGRAM [ARGS...]
+    python -I -S sandbox_pin.py --drop all|N,N,... [--user UID:GID] LINK... -- PROGRAM [ARGS...]
 
 `--drop` names the capabilities taken out of the bounding set: all of them in the sandbox; in the guard, for a
 root agentui, those that would undo a mount (root keeps the rest, as it would without the guard).
+
+`--user`: bubblewrap was told to run this as uid 0 (`--uid 0`): with `--dev`, bubblewrap otherwise runs the command
+in a second user namespace, which has no say over the mounts, so pinning would be refused. Once the links are
+pinned, this makes that second namespace itself, mapping the person's uid and gid back, as bubblewrap would have.
 """
 
 import ctypes
@@ -24,6 +28,7 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAP_SETPCAP = 8
 _CAPABILITY_VERSION_3 = 0x20080522
+_CLONE_NEWUSER = 0x10000000
 
 
 def _fail(message: str) -> None:
@@ -39,6 +44,19 @@ def _pin(libc: ctypes.CDLL, link: str) -> None:
     if libc.syscall(_MOVE_MOUNT, tree, b"", _AT_FDCWD, path, _MOVE_MOUNT_F_EMPTY_PATH) < 0:
         _fail(f"cannot pin the link {link} ({os.strerror(ctypes.get_errno())}); the command was not run")
     os.close(tree)
+
+
+def _become(libc: ctypes.CDLL, user: str) -> None:
+    """A user namespace of its own, in which this process is UID:GID again (uid 0 of the one it leaves)."""
+    uid, _, gid = user.partition(":")
+    if libc.unshare(_CLONE_NEWUSER) < 0:
+        _fail(f"cannot make a user namespace ({os.strerror(ctypes.get_errno())}); the command was not run")
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} 0 1"), ("gid_map", f"{gid} 0 1")):
+            with open(f"/proc/self/{name}", "w") as file:
+                file.write(text)
+    except OSError as exc:
+        _fail(f"cannot map the user back ({exc.strerror}); the command was not run")
 
 
 def _drop(libc: ctypes.CDLL, which: str) -> None:
@@ -63,9 +81,14 @@ def main() -> None:
         _fail("sandbox_pin.py: bad arguments")
     split = args.index("--")
     which, links, argv = args[1], args[2:split], args[split + 1 :]
+    user = None
+    if links[:1] == ["--user"] and len(links) > 1:
+        user, links = links[1], links[2:]
     libc = ctypes.CDLL(None, use_errno=True)
     for link in links:
         _pin(libc, link)
+    if user is not None:
+        _become(libc, user)
     _drop(libc, which)
     try:
         os.execvp(argv[0], argv)
