@@ -13,7 +13,7 @@ safe there, unlike `-c`, and child gits inherit it), settings that come after ev
 - the drivers the configuration defines, whatever their names: `git config --list -z` (includes followed; reading
   configuration runs nothing) is read first, in the same place and environment, and every `filter.<x>.clean`,
   `.smudge`, `.process`, `diff.<x>.textconv`, `.command` and `merge.<x>.driver` is emptied (a filter also made not
-  `required`, or git would refuse to work without it). A configuration git cannot read is a refusal (`GitError`),
+  `required`, or git would refuse to work without it). A configuration git cannot read is a refusal (`GitRefused`),
   never a run without this.
 
 That holds for every scope, the person's own global and system settings too. The cost: Git LFS (a filter) does not
@@ -127,28 +127,11 @@ def run(
     git, given = _program(), [*(config or {}).items(), *NEUTRAL]
     listed = _configuration(git, cwd, _environment(env, reads, (), given), timeout, args[0])
     allowed = set(protocols)
-    if "core.gitproxy" in listed:
+    if any(key == "core.gitproxy" and value for key, value in listed):
         allowed.discard("git")  # (git keeps the first core.gitProxy it reads: ours, read last, cannot replace it)
-    settings = [*given, *_neutralising(listed, allowed), *_opted_in(allowed)]
+    settings = [*given, *_neutralising(dict(listed), allowed), *_opted_in(allowed)]
     command = [git, "--no-pager", args[0], *OPTIONS.get(args[0], ()), *args[1:]]
     return _started(command, cwd, _environment(env, reads, allowed, settings), timeout, input, args[0])
-
-
-def output(
-    args: Sequence[str],
-    *,
-    cwd: Path,
-    timeout: float,
-    input: bytes | None = None,
-    env: Mapping[str, str] | None = None,
-    config: Mapping[str, str] | None = None,
-    reads: bool = False,
-) -> bytes:
-    """What `run` prints on stdout; a GitError naming git's last line of complaint when it fails."""
-    done = run(args, cwd=cwd, timeout=timeout, input=input, env=env, config=config, reads=reads)
-    if done.returncode != 0:
-        raise GitError(f"git {args[0]} failed in {cwd}: {complaint(done)}.")
-    return done.stdout
 
 
 def complaint(done: subprocess.CompletedProcess[bytes]) -> str:
@@ -194,21 +177,22 @@ def _opted_in(allowed: Collection[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _configuration(git: str, cwd: Path, env: dict[str, str], timeout: float, subcommand: str) -> dict[str, str]:
-    """Every setting git reads in `cwd`, includes followed, by name (section and variable lower case, the
-    subsection as written); the last value of each."""
+def _configuration(git: str, cwd: Path, env: dict[str, str], timeout: float, subcommand: str) -> list[tuple[str, str]]:
+    """Every setting git reads in `cwd`, includes followed, in order: (name, value), the name's section and variable
+    in lower case, its subsection as written."""
     done = _started([git, "--no-pager", "config", "--list", "-z"], cwd, env, timeout, None, subcommand)
     if done.returncode != 0:
         raise GitRefused(
             f"agentui did not run git {subcommand} in {cwd}, because git cannot read the configuration there "
             f"({complaint(done)})."
         )
-    listed: dict[str, str] = {}
-    for entry in done.stdout.decode(errors="surrogateescape").split("\0"):
-        if entry:
-            key, _, value = entry.partition("\n")  # (a name cannot hold a newline; a value can)
-            listed[key] = value
-    if listed.get("core.hookspath") != os.devnull:  # (ours come last: a git that ignored them is too old)
+    listed = [
+        (key, value)
+        for entry in done.stdout.decode(errors="surrogateescape").split("\0")
+        if entry
+        for key, _, value in [entry.partition("\n")]  # (a name cannot hold a newline; a value can)
+    ]
+    if dict(listed).get("core.hookspath") != os.devnull:  # (ours come last: a git that ignored them is too old)
         raise GitRefused(
             f"agentui did not run git {subcommand}, because git is older than 2.31 and cannot be confined."
         )

@@ -86,15 +86,15 @@ class Armed:
     linked: Path
     """A linked worktree of it, on branch `side`: its .git is a file, and commondir leads to root's."""
     canaries: Path
-    bin: Path
+    scripts: Path
 
     def fired(self) -> list[str]:
         return sorted(path.name for path in self.canaries.iterdir())
 
 
-def program(bin: Path, canaries: Path, name: str, then: str = "exec cat") -> str:
+def program(scripts: Path, canaries: Path, name: str, then: str = "exec cat") -> str:
     """A script that leaves the canary `name` and passes its input through (a filter still works when it runs)."""
-    path = bin / name
+    path = scripts / name
     path.write_text(f"#!/bin/sh\n: > '{canaries / name}'\n{then}\n")
     path.chmod(0o755)
     return str(path)
@@ -110,12 +110,12 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Armed:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))  # (the global config below is this test's, not the machine's)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    canaries, bin, cfg = tmp_path / "canaries", tmp_path / "bin", tmp_path / "cfg"
-    for folder in (canaries, bin, cfg):
+    canaries, scripts, cfg = tmp_path / "canaries", tmp_path / "bin", tmp_path / "cfg"
+    for folder in (canaries, scripts, cfg):
         folder.mkdir()
 
     def armed(name: str) -> str:
-        return program(bin, canaries, name)
+        return program(scripts, canaries, name)
 
     # The repositories, made before anything is armed
     sub_source = tmp_path / "sub-source"
@@ -141,7 +141,6 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Armed:
     hooks_path.mkdir()
     for hook in HOOKS:
         for folder, prefix in ((root / ".git" / "hooks", "hook-"), (hooks_path, "hooks-path-")):
-            program(bin, canaries, prefix + hook)
             (folder / hook).write_text(f"#!/bin/sh\n: > '{canaries / (prefix + hook)}'\n")
             (folder / hook).chmod(0o755)
 
@@ -195,7 +194,7 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Armed:
             "log.showSignature": "true",
             "core.alternateRefsCommand": armed("alternate-refs-command"),
             "protocol.ext.allow": "always",
-            "remote.evil.url": f"ext::{program(bin, canaries, 'ext-transport', then='exit 1')}",
+            "remote.evil.url": f"ext::{program(scripts, canaries, 'ext-transport', then='exit 1')}",
             "include.path": str(cfg / "included.cfg"),
             f"includeIf.gitdir:{root}/.git.path": str(cfg / "conditional.cfg"),
             "includeIf.gitdir:**/worktrees/**.path": str(cfg / "worktrees.cfg"),
@@ -240,7 +239,7 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Armed:
     (root / "sub" / "inner.txt").write_text("the submodule, changed\n")
     (linked / "c.cond").write_text("changed in the linked worktree\n")
     assert sorted(os.listdir(canaries)) == []
-    return Armed(root, linked, canaries, bin)
+    return Armed(root, linked, canaries, scripts)
 
 
 def arm_environment(armed: Armed, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -255,7 +254,7 @@ def arm_environment(armed: Armed, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
         (exec_path / name).chmod(0o755)
 
     def armed_program(name: str) -> str:
-        return program(armed.bin, armed.canaries, name)
+        return program(armed.scripts, armed.canaries, name)
 
     variables = {
         "GIT_DIR": str(elsewhere / ".git"),
@@ -296,7 +295,7 @@ def test_the_programs_are_armed_for_git_run_plainly(tmp_path: Path, monkeypatch:
     plain_git(armed.linked, "status", "--porcelain", check=False)
     plain_git(armed.root, "worktree", "add", "-q", "--detach", str(tmp_path / "another"), check=False)
     plain_git(armed.root, *IDENTITY, "commit", "-q", "-m", "signed and hooked", check=False)
-    plain_git(armed.root, "diff", "HEAD~1", check=False)
+    plain_git(armed.root, "diff", check=False)
     plain_git(armed.root, "fetch", "evil", check=False)
     assert {
         "included-fsmonitor",  # (the included file comes after core.fsmonitor, so its value is the one read)
@@ -314,6 +313,7 @@ def test_the_programs_are_armed_for_git_run_plainly(tmp_path: Path, monkeypatch:
         "hooks-path-post-index-change",
         "hooks-path-reference-transaction",
         "ext-transport",
+        "diff-command",
     } <= set(armed.fired())
 
 
@@ -416,7 +416,18 @@ def test_no_transport_is_allowed_but_the_clone_s_whatever_the_configuration_allo
     assert fetched.returncode != 0 and b"transport 'ext' not allowed" in fetched.stderr
     listed = run(["ls-remote", str(armed.linked)], cwd=armed.root, timeout=30)
     assert listed.returncode != 0 and b"transport 'file' not allowed" in listed.stderr
+    # git keeps the first core.gitProxy it reads, so where one is set, git:// is not allowed even to a clone
+    proxied = run(["ls-remote", "git://127.0.0.1:9/x"], cwd=armed.root, timeout=30, protocols={"git"})
+    assert proxied.returncode != 0 and b"transport 'git' not allowed" in proxied.stderr
     assert armed.fired() == []
+
+
+def test_a_clone_may_use_git_s_own_transports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # (no global config of the machine's: it could set a core.gitProxy)
+    plain = run(["ls-remote", "git://127.0.0.1:9/x"], cwd=tmp_path, timeout=30, protocols={"git"})
+    assert plain.returncode != 0 and b"not allowed" not in plain.stderr  # (refused by nobody listening, not by git)
+    refused = run(["ls-remote", "git://127.0.0.1:9/x"], cwd=tmp_path, timeout=30)
+    assert b"transport 'git' not allowed" in refused.stderr
 
 
 @pytest.mark.parametrize("broken", ["[core\n", "[include]\n\tpath = {cfg}\n"])
@@ -446,11 +457,11 @@ async def test_a_configuration_git_cannot_read_is_a_refusal_in_one_sentence(tmp_
 async def test_ripgrep_runs_no_preprocessor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rg = ripgrep_path()
     assert rg is not None
-    canaries, bin = tmp_path / "canaries", tmp_path / "bin"
+    canaries, scripts = tmp_path / "canaries", tmp_path / "bin"
     canaries.mkdir()
-    bin.mkdir()
-    program(bin, canaries, "preprocessor")
-    monkeypatch.setenv("PATH", f"{bin}{os.pathsep}{os.environ['PATH']}")
+    scripts.mkdir()
+    program(scripts, canaries, "preprocessor")
+    monkeypatch.setenv("PATH", f"{scripts}{os.pathsep}{os.environ['PATH']}")
     (tmp_path / "rg.cfg").write_text("--pre=preprocessor\n--search-zip\n")
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(tmp_path / "rg.cfg"))
     root = tmp_path / "project"
