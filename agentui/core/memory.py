@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -72,12 +72,22 @@ def imports_in(text: str) -> list[str]:
 
 
 class MemoryLoader:
-    def __init__(self, cwd: Path, env: Mapping[str, str] | None = None, *, trusted: bool = True) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        trusted: bool = True,
+        denied: Callable[[Path], bool] | None = None,
+    ) -> None:
         self.cwd = Path(os.path.realpath(cwd))
         self.env = os.environ if env is None else env
         self.home = Path(self.env.get("HOME") or Path.home())
         self.trusted = trusted
-        """In a project not trusted yet, its memory files may not import files from outside it."""
+        """In a project not trusted yet, its memory files may not import files from outside it, nor be links (or
+        sit in a linked `.claude/`) that lead outside it."""
+        self.denied = denied
+        """Files a deny rule forbids reading: never memory, whatever link or import leads to them."""
         self._seen: set[Path] = set()
         self._chars = 0
         self.files: list[MemoryFile] = []
@@ -110,6 +120,11 @@ class MemoryLoader:
         real = Path(os.path.realpath(path))
         if real in self._seen:
             return  # read already, or an import cycle
+        if (why := self._refused(path, real)) is not None:
+            self._seen.add(real)
+            if os.path.lexists(path):
+                self.notices.append(why)
+            return
         room = max(0, MAX_TOTAL_CHARS - self._chars)
         read = _read(real, min(MAX_FILE_CHARS, room))
         if read is None:
@@ -142,6 +157,16 @@ class MemoryLoader:
                 )
                 continue
             self._add(target, "import", path, depth + 1)
+
+    def _refused(self, path: Path, real: Path) -> str | None:
+        if self.denied is not None and (self.denied(path) or self.denied(real)):
+            return f"{path} is a file a deny rule covers; it was not read as memory."
+        written = Path(os.path.normpath(path))
+        if not self.trusted and is_within(written, self.cwd) and not is_within(real, self.cwd):
+            return (
+                f"{path} leads outside the project (to {real}); it is not read as memory until the project is trusted."
+            )
+        return None
 
 
 def render_memory(files: list[MemoryFile]) -> str:

@@ -186,3 +186,34 @@ def test_an_untrusted_project_cannot_import_files_from_outside_it(tmp_path: Path
     assert len([n for n in untrusted.notices if "outside the project" in n]) == 2
     trusted = MemoryLoader(cwd, env, trusted=True)
     assert "TOKEN=abc123" in render_memory(trusted.load()) and trusted.notices == []
+
+
+def test_an_untrusted_projects_memory_links_that_lead_outside_it_or_to_a_denied_file_are_not_read(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    outside = tmp_path / "outside"
+    write(outside / "notes.md", "OUTSIDE-TEXT")
+    write(outside / "claude" / "CLAUDE.md", "LINKED-DIR-TEXT")
+    write(project / ".env", "SECRET-TEXT")
+    write(project / "sub" / "placeholder", "")
+    (project / "CLAUDE.md").symlink_to(outside / "notes.md")
+    (project / ".claude").symlink_to(outside / "claude")
+    (project / "CLAUDE.local.md").symlink_to(project / ".env")
+    (project / "sub" / "CLAUDE.md").symlink_to(outside / "notes.md")
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+
+    def denied(path: Path) -> bool:
+        return path.resolve() == (project / ".env").resolve()
+
+    untrusted = MemoryLoader(project, env, trusted=False, denied=denied)
+    loaded = " ".join(texts(untrusted.load()) + texts(untrusted.touch(project / "sub" / "placeholder")))
+    assert "OUTSIDE-TEXT" not in loaded and "LINKED-DIR-TEXT" not in loaded and "SECRET-TEXT" not in loaded
+    assert any("leads outside the project" in notice for notice in untrusted.notices)
+    assert any("deny rule" in notice for notice in untrusted.notices)
+
+    trusted = MemoryLoader(project, env, trusted=True, denied=denied)
+    loaded = " ".join(texts(trusted.load()))
+    assert "OUTSIDE-TEXT" in loaded and "LINKED-DIR-TEXT" in loaded  # (the person's own links, once trusted)
+    assert "SECRET-TEXT" not in loaded  # (a deny rule wins, trusted or not)
