@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.gate import Verdict
+from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
@@ -290,7 +291,10 @@ class BashCheck:
             if why := self._tree_need(tree, here, mode):
                 needs.append(Need(f"`{step.text}` {why}", hard=True))
         if effects.git is not None:
-            needs.extend(self._git_needs(step, mode))
+            try:
+                needs.extend(self._git_needs(step, mode))
+            except CannotCheck as exc:
+                needs.append(Need(f"`{step.text}` runs git, and agentui could not check the repository ({exc})"))
         return needs
 
     def _read_need(

@@ -145,6 +145,8 @@ class GitRepositories:
         entries = []
         for index in range(0, len(parts) - 2, 3):
             scope, origin, pair = parts[index], parts[index + 1], parts[index + 2]
+            if scope == "command":
+                continue  # (what the confined call itself adds; the person's GIT_CONFIG_* is checked before)
             key, _, value = pair.partition("\n")
             path = None
             if origin.startswith("file:"):
@@ -167,6 +169,12 @@ class GitRepositories:
         for name in environ:
             if name.startswith("GIT_") and name not in _SAFE_GIT_VARIABLES and not name.startswith(_SAFE_GIT_PREFIXES):
                 return f"the environment sets {name}, which changes what git reads or runs"
+        try:
+            return self._why_not(cwd, submodules=submodules)
+        except CannotCheck as exc:
+            return f"agentui could not check the repository ({exc})"
+
+    def _why_not(self, cwd: Path, *, submodules: bool) -> str | None:
         repository = self.find(cwd)
         if repository is None:
             return None  # (not a repository: git says so and does nothing)
@@ -286,41 +294,19 @@ def denied_in(names: Iterable[str], top: Path, denied: Callable[[Path], bool]) -
     return None
 
 
-_NEUTRAL = (
-    ("core.fsmonitor", "false"),
-    ("core.hooksPath", "/dev/null"),
-    ("protocol.allow", "never"),
-    ("log.showSignature", "false"),
-    ("diff.external", ""),
-    ("submodule.recurse", "false"),
-    ("gc.auto", "0"),
-    ("maintenance.auto", "false"),
-)
-
-
 def read_git(cwd: Path, args: Sequence[str]) -> bytes | None:
-    """Run one of the reading git commands these checks use (config --list, rev-parse, ls-files, log --name-only):
-    none of them runs a filter, a textconv, a pager or a diff driver; the rest is switched off for the call, and
-    no GIT_* variable of agentui's environment reaches it."""
-    import subprocess
+    """Run one of the reading git commands these checks use, confined as agentui's own git calls are (no program a
+    configuration names runs); its output, or None if git failed or refused."""
+    from agentui.core import confined_git
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "GIT_PAGER": "cat", "LC_ALL": "C"})
-    if not args or args[0] != "config":  # (`config --list` reports what is configured: nothing is added to it)
-        env["GIT_CONFIG_COUNT"] = str(len(_NEUTRAL))
-        for index, (key, value) in enumerate(_NEUTRAL):
-            env[f"GIT_CONFIG_KEY_{index}"] = key
-            env[f"GIT_CONFIG_VALUE_{index}"] = value
     try:
-        done = subprocess.run(
-            ["git", "--no-pager", *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
+        done = confined_git.run(list(args), cwd=cwd, timeout=TIMEOUT, reads=True)
+    except confined_git.GitMissing:
+        return None  # (no git: a git command fails and runs nothing)
+    except confined_git.GitError as exc:
+        raise CannotCheck(str(exc).rstrip(".")) from None
     return done.stdout if done.returncode == 0 else None
+
+
+class CannotCheck(Exception):
+    """git cannot be asked about the repository (it refuses, or is too old to confine); one sentence."""
