@@ -1,5 +1,6 @@
-"""What the bubblewrap sandbox adds to one Bash command: the Bash tool running `true` in a project, with the sandbox
-on and off, taken in turns so both see the same machine.
+"""What confinement adds to one Bash command: the Bash tool running `true` in a git project, unconfined (the person
+lifted the guard for the call), under the guard, in the sandbox without and with the seccomp filter, and with the
+network bridge; taken in turns so all see the same machine. Each confined run also makes and removes its stand-ins.
 
     python -m bench.sandbox
 """
@@ -7,8 +8,10 @@ on and off, taken in turns so both see the same machine.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import statistics
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
@@ -19,59 +22,129 @@ from bench.common import Result, emit_all, run_alone
 RUNS = 60
 
 
-async def _timings(project: Path, domains: tuple[str, ...] = ()) -> tuple[list[float], list[float]]:
+async def _timings(directory: Path, domains: tuple[str, ...] = ()) -> dict[str, list[float]]:
+    from agentui.core.guard import Guard
     from agentui.core.sandbox import Sandbox, SandboxConfig
     from agentui.core.tools.base import ToolContext
     from agentui.core.tools.bash import Bash, BashArgs
     from agentui.core.workspace import Workspace
 
+    project, home = directory / "project", directory / "home"
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "AGENTUI_CONFIG_DIR": str(home / "config"),
+        "AGENTUI_DATA_DIR": str(home / "data"),
+        "AGENTUI_STATE_DIR": str(home / "state"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
     workspace = Workspace(root=project)
-    plain = Bash(workspace)
-    config = SandboxConfig(enabled=True, allowed_domains=domains)
-    boxed = Bash(workspace, sandbox=Sandbox(config, workspace, home=project))
+    guard = Guard(workspace, home=home, env=env)
+    command_env = {"HOME": str(home), "XDG_CONFIG_HOME": env["XDG_CONFIG_HOME"]}
+
+    def boxed(**config: object) -> Bash:
+        sandbox = Sandbox(SandboxConfig(enabled=True, **config), workspace, home=home, env=env)  # type: ignore[arg-type]
+        return Bash(workspace, command_env, sandbox=sandbox, guard=guard)
+
+    tools = {
+        "none": (Bash(workspace, command_env, guard=guard), True),
+        "guard": (Bash(workspace, command_env, guard=guard), False),
+        "sandbox_no_filter": (boxed(allow_all_unix_sockets=True, allowed_domains=domains), False),
+        "sandbox": (boxed(allowed_domains=domains), False),
+    }
     args = BashArgs(command="true")
-    ctx = ToolContext(cwd=project, session_id="bench", tool_call_id="b")
-    for tool in (plain, boxed):  # warm: the sandbox's one-time probe, the first bwrap from disk
-        await tool.run(args, ctx)
-    without, within = [], []
+    samples: dict[str, list[float]] = {name: [] for name in tools}
+    for tool, lifted in tools.values():  # warm: the one-time probes, the first bwrap from disk, git's config read
+        await tool.run(args, ToolContext(cwd=project, session_id="bench", tool_call_id="b", protection_lifted=lifted))
     for _ in range(RUNS):
-        for tool, samples in ((plain, without), (boxed, within)):
+        for name, (tool, lifted) in tools.items():
+            ctx = ToolContext(cwd=project, session_id="bench", tool_call_id="b", protection_lifted=lifted)
             started = time.perf_counter()
             result = await tool.run(args, ctx)
-            samples.append(time.perf_counter() - started)
-            assert not result.is_error and result.details["sandboxed"] is (tool is boxed), result.content
-    return without, within
+            samples[name].append(time.perf_counter() - started)
+            assert not result.is_error, result.content
+            assert result.details["sandboxed"] is name.startswith("sandbox"), name
+            assert result.details["guarded"] is (name == "guard"), name
+    for tool, _ in tools.values():
+        if tool.sandbox is not None and tool.sandbox.proxy is not None:
+            await tool.sandbox.proxy.aclose()
+    return samples
 
 
-def per_command() -> Result:
+# A home as a bash user's looks: start-up files, git and Claude Code configured, the usual XDG directories. (The
+# missing protected paths are what costs: each gets a stand-in made and removed per command.)
+HOME_FILES = (".bashrc", ".profile", ".bash_logout", ".gitconfig", ".config/git/ignore", ".claude/settings.json")
+HOME_DIRS = (".local/share", ".local/state", ".cache", ".ssh")
+
+
+def _medians(domains: tuple[str, ...] = ()) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as directory:
+        home = Path(directory) / "home"
+        for name in HOME_DIRS:
+            (home / name).mkdir(parents=True)
+        for name in HOME_FILES:
+            (home / name).parent.mkdir(parents=True, exist_ok=True)
+            (home / name).write_text("")
+        (Path(directory) / "project").mkdir()
+        subprocess.run(["git", "init", "-q", str(Path(directory) / "project")], check=True)
+        samples = asyncio.run(_timings(Path(directory), domains))
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+
+
+def _missing(name: str) -> Result | None:
     if shutil.which("bwrap") is None:
-        return Result("sandbox.bash_overhead", 0.0, "ms", note="bubblewrap is not installed: not measured")
-    with tempfile.TemporaryDirectory() as scratch:
-        without, within = asyncio.run(_timings(Path(scratch)))
-    plain, boxed = statistics.median(without) * 1000, statistics.median(within) * 1000
-    overhead = boxed - plain
-    return Result(
+        return Result(name, 0.0, "ms", note="bubblewrap is not installed: not measured")
+    return None
+
+
+def per_command() -> Iterator[Result]:
+    missing = _missing("sandbox.bash_overhead")
+    if missing is not None:
+        yield missing
+        return
+    ms = _medians()
+    plain = ms["none"]
+    sandbox, guard = ms["sandbox"] - plain, ms["guard"] - plain
+    seccomp = ms["sandbox"] - ms["sandbox_no_filter"]
+    runs = f"the Bash tool running `true` in a git project, median of {RUNS}"
+    yield Result(
         "sandbox.bash_overhead",
-        overhead,
+        round(sandbox, 2),
         "ms",
-        target="≤ 15 ms over an unsandboxed run",
-        met=overhead <= 15,
-        note=f"the Bash tool running `true`, median of {RUNS}: {boxed:.1f} ms in bubblewrap, {plain:.1f} ms without",
+        target="≤ 15 ms over an unconfined run",
+        met=sandbox <= 15,
+        note=f"{runs}: {ms['sandbox']:.1f} ms in the sandbox (stand-ins, masks, seccomp), {plain:.1f} ms unconfined",
+    )
+    yield Result(
+        "sandbox.guard_overhead",
+        round(guard, 2),
+        "ms",
+        target="≤ 15 ms over an unconfined run",
+        met=guard <= 15,
+        note=f"{runs}: {ms['guard']:.1f} ms under the guard (project and home stand-ins), {plain:.1f} ms unconfined",
+    )
+    yield Result(
+        "sandbox.seccomp_overhead",
+        round(seccomp, 2),
+        "ms",
+        note=f"{runs}: the sandbox with the Unix-socket filter ({ms['sandbox']:.1f} ms) against without it "
+        f"(allowAllUnixSockets, {ms['sandbox_no_filter']:.1f} ms)",
     )
 
 
-def per_command_with_network() -> Result:
-    if shutil.which("bwrap") is None:
-        return Result("sandbox.bash_overhead_network", 0.0, "ms", note="bubblewrap is not installed: not measured")
-    with tempfile.TemporaryDirectory() as scratch:
-        without, within = asyncio.run(_timings(Path(scratch), ("pypi.org",)))
-    plain, boxed = statistics.median(without) * 1000, statistics.median(within) * 1000
-    return Result(
+def per_command_with_network() -> Iterator[Result]:
+    missing = _missing("sandbox.bash_overhead_network")
+    if missing is not None:
+        yield missing
+        return
+    ms = _medians(("pypi.org",))
+    yield Result(
         "sandbox.bash_overhead_network",
-        boxed - plain,
+        round(ms["sandbox"] - ms["none"], 2),
         "ms",
-        note=f"the same with network.allowedDomains set (the loopback bridge to the proxy starts first): "
-        f"{boxed:.1f} ms in bubblewrap, {plain:.1f} ms without",
+        note=f"the same with network.allowedDomains set (the loopback bridge starts first and loads the filter in "
+        f"the command's process): {ms['sandbox']:.1f} ms in the sandbox, {ms['none']:.1f} ms unconfined",
     )
 
 

@@ -222,10 +222,10 @@ class Sandbox:
         from agentui.core.sandbox_mounts import (
             Masks,
             capability_args,
-            holds_any,
             pinned_program,
             plan_protection,
             protection_args,
+            split_masks,
             within_any,
         )
         from agentui.core.scratch_files import scratch_files
@@ -262,8 +262,11 @@ class Sandbox:
             before, after = Masks(), Masks()
             secrets = hidden(self.home, {**self.env, **command_env})
             denied = self.denied()
-            for path in [*secrets.paths, *denied.directories]:
-                (before if holds_any(path, writable) else after).hide(path)
+            first, then = split_masks([*secrets.paths, *denied.directories], writable)
+            for real in first:
+                before.hide(real)
+            for real in then:
+                after.hide(real)
             for path in secrets.exposed:
                 after.expose(path)
             for path in [*secrets.paths_after, *denied.files]:

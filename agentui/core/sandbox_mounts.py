@@ -154,18 +154,17 @@ def protection_args(plan: Protection, present: set[Path]) -> list[str]:
 
 @dataclass
 class Masks:
-    """Mounts that hide: /dev/null over files, an empty tmpfs (made read-only at the end) over directories."""
+    """Mounts that hide: /dev/null over files, an empty tmpfs (made read-only at the end) over directories. Paths are
+    resolved first (a hidden link hides where it leads); what does not exist is passed over."""
 
     args: list[str] = field(default_factory=list)
     tmpfs: list[str] = field(default_factory=list)
 
     def hide(self, path: Path | str) -> None:
-        real = os.path.realpath(path)
-        try:
-            info = os.stat(real)
-        except OSError:
+        real = _existing_real(path)
+        if real is None:
             return
-        if stat.S_ISDIR(info.st_mode):
+        if os.path.isdir(real):
             self.args += ["--tmpfs", real]
             self.tmpfs.append(real)
         else:
@@ -173,8 +172,8 @@ class Masks:
 
     def expose(self, path: Path | str) -> None:
         """Bind an existing path back, read-only, inside something hidden."""
-        real = os.path.realpath(path)
-        if os.path.exists(real):
+        real = _existing_real(path)
+        if real is not None:
             self.args += ["--ro-bind", real, real]
 
     def finish(self) -> list[str]:
@@ -182,6 +181,25 @@ class Masks:
         for real in self.tmpfs:
             args += ["--remount-ro", real]
         return args
+
+
+def _existing_real(path: Path | str) -> str | None:
+    if not os.path.lexists(path):  # (most hidden paths do not exist: one lstat, no resolving)
+        return None
+    real = os.path.realpath(path)
+    return real if os.path.exists(real) else None
+
+
+def split_masks(paths: Iterable[Path | str], directories: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The existing paths, resolved, in two lists: those that hold one of `directories` (to hide before those are
+    bound, so their binds go over the mask) and the rest (hidden after)."""
+    before: list[str] = []
+    after: list[str] = []
+    for path in paths:
+        real = _existing_real(path)
+        if real is not None:
+            (before if any(_within(d, real) for d in directories) else after).append(real)
+    return before, after
 
 
 def holds_any(path: Path | str, directories: Sequence[str]) -> bool:
