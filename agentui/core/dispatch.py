@@ -171,12 +171,14 @@ class ToolDispatcher:
                 )
         if verdict.behavior == "deny":
             return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+        lifted = False
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
             if decision.behavior == "deny":
                 said = f" The user said: {decision.message}" if decision.message else _WAIT
                 return ToolResult.error(_REJECTED + said, denied=True)
+            lifted = verdict.protected  # (the person said yes to a question that named the protected write)
             if decision.updated_input is not None:  # (the person's answer, for a tool that asks one)
                 try:
                     args = tool.Args.model_validate(decision.updated_input)
@@ -196,6 +198,7 @@ class ToolDispatcher:
             tool_call_id=call.id,
             progress=self._progress(call.id),
             checked_path=verdict.path,
+            protection_lifted=lifted,
         )
         result = await self._run_or_recall(tool, args, ctx, path.resolve() if path is not None else None)
         if self.hooks:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.gate import Verdict
+from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import WalkChecks, resolve, walk_problem
@@ -213,6 +214,9 @@ class BashCheck:
                 if reason := protected_reason(path, self.engine.config_dirs):
                     needs.append(Need(f"a write to {path} ({reason})", hard=True, suggestion=None))
                     break
+        for sub in [*seen.commands, *seen.hidden]:
+            if os.path.basename(sub.name) == "git" and writes_git_config(list(sub.words)):
+                needs.append(Need(f"`{sub.text}`, which writes git's configuration", hard=True))
         if plan is not None:
             for step in plan.steps:
                 for tree in step.effects.removes:

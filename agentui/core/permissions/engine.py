@@ -106,9 +106,10 @@ class PermissionEngine:
     def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
         if tool.name == "Bash":
             command = str(getattr(args, "command", ""))
+            disable = bool(getattr(args, "dangerouslyDisableSandbox", False))
             if self.sandbox is None or not self.sandbox.enabled:
-                return self._bash(command)
-            return self._sandboxed_bash(command, bool(getattr(args, "dangerouslyDisableSandbox", False)))
+                return self._unguarded(command) if disable and self.guarded() else self._bash(command)
+            return self._sandboxed_bash(command, disable)
         if tool.name in PERSON_TOOLS:
             return self._person_tool(tool.name)
         if tool.name == "WebFetch":
@@ -383,7 +384,13 @@ class PermissionEngine:
             if self.mode == "plan":
                 return Verdict("deny", "plan mode does not run commands outside the sandbox")
             why = f"; also, {verdict.reason[0].lower()}{verdict.reason[1:]}" if verdict.behavior == "ask" else ""
-            return Verdict("ask", f"the command asks to run outside the sandbox{why}", hard=True)
+            return Verdict(
+                "ask",
+                f"the command asks to run outside the sandbox and its guard (it may change git's configuration and "
+                f"hooks, shell start-up files and agentui's own settings){why}",
+                hard=True,
+                protected=True,
+            )
         if (
             verdict.behavior == "ask"
             and sandbox.config.auto_allow
@@ -394,6 +401,23 @@ class PermissionEngine:
         ):
             return Verdict("allow", "it runs in the sandbox")
         return verdict
+
+    def _unguarded(self, command: str) -> Verdict:
+        """The model asks to run a command without the guard (to write git's configuration or hooks, a shell start-up
+        file, agentui's own settings): only the person can say yes, in any mode; plan mode refuses."""
+        verdict = self._bash(command)
+        if verdict.behavior == "deny":
+            return verdict
+        if self.mode == "plan":
+            return Verdict("deny", "plan mode does not run commands outside the guard")
+        also = f"; also, {verdict.reason[0].lower()}{verdict.reason[1:]}" if verdict.behavior == "ask" else ""
+        return Verdict(
+            "ask",
+            "the command asks to run without the guard, so it may change git's configuration and hooks, shell "
+            f"start-up files and agentui's own settings{also}",
+            hard=True,
+            protected=True,
+        )
 
     def _has_ask_rules(self) -> bool:
         """Any ask rule on commands or files: while one exists, the sandbox's auto-allow lets through only what the

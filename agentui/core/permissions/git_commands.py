@@ -342,3 +342,56 @@ def _grep(rest: list[Arg], use: object) -> Effects:
     flags = {f for f, _, _ in parsed.options}
     work_tree = bool(flags & {"--untracked", "--no-index"})
     return use(True, parsed.paths(), work_tree)  # type: ignore[no-any-return]
+
+
+_CONFIG_READS = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l", "--get-color",
+                 "--get-colorbool", "--show-origin", "--show-scope"}  # fmt: skip
+_WRITING_FLAGS = {
+    "push": {"-u", "--set-upstream"},
+    "branch": {"-u", "--set-upstream-to", "--unset-upstream", "-m", "-M", "--move", "-c", "-C", "--copy", "-d",
+               "-D", "--delete", "-t", "--track", "--edit-description"},
+    "checkout": {"-t", "--track"},
+    "switch": {"-t", "--track"},
+    "fetch": {"--set-upstream"},
+    "pull": {"--set-upstream"},
+}  # fmt: skip
+_WRITING_REMOTE = {"add", "rm", "remove", "rename", "set-url", "set-head", "set-branches"}
+
+
+def writes_git_config(words: list[str | None]) -> bool:
+    """Whether a git command line (after `git`) writes git's configuration (a repository's .git/config, or the
+    person's ~/.gitconfig): setting values, remotes, upstreams, branch renames and deletions, submodules, `git
+    init`, Git LFS's install. Such a command is asked as a write to a protected file, and a yes lets it past the
+    guard that otherwise keeps that configuration read-only."""
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word is None:
+            return True  # (a word agentui cannot read: it may be anything)
+        if word in ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"):
+            i += 2
+            continue
+        if word.startswith("-"):
+            i += 1
+            continue
+        break
+    if i >= len(words):
+        return False
+    sub, rest = words[i], [w for w in words[i + 1 :] if w is not None]
+    flags = {w.split("=", 1)[0] for w in rest if w.startswith("-")}
+    operands = [w for w in rest if not w.startswith("-")]
+    if sub == "config":
+        scopes = {"--global", "--local", "--system", "--worktree"}
+        return not (flags & _CONFIG_READS) and (len(operands) != 1 or bool(flags - scopes))
+    if sub == "remote":
+        return bool(operands) and operands[0] in _WRITING_REMOTE
+    if sub in ("submodule", "init", "maintenance"):
+        return not (sub == "submodule" and operands[:1] in (["status"], ["summary"], ["foreach"]))
+    if sub == "lfs":
+        return bool(operands) and operands[0] in ("install", "uninstall", "update", "track", "untrack")
+    if sub == "branch" and len(operands) >= 2:
+        return True  # (a branch from a remote-tracking one is set to track it)
+    creating = {"checkout": {"-b", "-B"}, "switch": {"-c", "-C", "--create", "--force-create"}}.get(sub or "", set())
+    if flags & creating and len(operands) >= 2:
+        return True  # (likewise a branch made from a start point)
+    return bool(flags & _WRITING_FLAGS.get(sub or "", set()))
