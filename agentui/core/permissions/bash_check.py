@@ -21,7 +21,7 @@ from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.reach import WalkChecks, resolve, walk_problem
+from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
 from agentui.core.permissions.rules import READ_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
@@ -48,6 +48,23 @@ class BashCheck:
     def __init__(self, engine: PermissionEngine) -> None:
         self.engine = engine
         self.repositories = engine.repositories()
+        self._resolved: dict[tuple[str, Path], Resolved] = {}
+        self._programs: dict[str, Path | None] = {}
+        self._denies = any(r.behavior == "deny" and r.path is not None for r in engine.rules)
+        """Some deny rule names files: only then are the files a command names looked up for one."""
+
+    def _resolve(self, value: str, cwd: Path) -> Resolved:
+        """`resolve`, once per name and directory in a check (a long command names the same files many times)."""
+        key = (value, cwd)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = resolve(value, cwd)
+        return found
+
+    def _program(self, name: str) -> Path | None:
+        if name not in self._programs:
+            self._programs[name] = resolve_program(name, self.environ)
+        return self._programs[name]
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -145,6 +162,8 @@ class BashCheck:
 
     def _denied_paths(self, seen: object, plan: Understood | None, cwd: Path) -> Verdict | None:
         engine = self.engine
+        if not self._denies:
+            return None
         from agentui.core.permissions.shell import ShellAnalysis
 
         assert isinstance(seen, ShellAnalysis)
@@ -153,14 +172,14 @@ class BashCheck:
             if redirect.target is None:
                 continue
             tool = "Edit" if redirect.writes else "Read"
-            for path in resolve(self._home(redirect.target), cwd).forms:
+            for path in self._resolve(self._home(redirect.target), cwd).forms:
                 if rule := engine.find_rule("deny", tool, path=path):
                     verb = "writing" if redirect.writes else "reading"
                     return Verdict("deny", f"the rule {rule.text} denies {verb} {path}")
         for sub in seen.commands:
             paths = read_only_paths(sub)
             for target in paths or ():
-                for path in resolve(self._home(target), cwd).forms:
+                for path in self._resolve(self._home(target), cwd).forms:
                     if rule := engine.find_rule("deny", "Read", path=path):
                         return Verdict("deny", f"the rule {rule.text} denies `{sub.text}` reading {target}")
         if plan is None:
@@ -174,17 +193,17 @@ class BashCheck:
                     return Verdict("deny", f"the rule {rule.text} denies `{step.text}` reading {arg.value}")
             for opened, target in step.redirects:
                 tool = "Edit" if opened.writes else "Read"
-                for path in resolve(target, here).forms:
+                for path in self._resolve(target, here).forms:
                     if rule := engine.find_rule("deny", tool, path=path):
                         return Verdict("deny", f"the rule {rule.text} denies `{step.text}` touching {target}")
             for arg in [*step.effects.writes, *(t.path for t in step.effects.removes)]:
-                for path in resolve(arg.value, here).forms:
+                for path in self._resolve(arg.value, here).forms:
                     if rule := engine.find_rule("deny", "Edit", path=path):
                         return Verdict("deny", f"the rule {rule.text} denies `{step.text}` changing {arg.value}")
         return None
 
     def _read_denied(self, value: str, cwd: Path) -> Rule | None:
-        resolved = resolve(value, cwd)
+        resolved = self._resolve(value, cwd)
         for path in resolved.forms:
             if rule := self.engine.find_rule("deny", "Read", path=path):
                 return rule
@@ -209,7 +228,7 @@ class BashCheck:
                 targets += [(a.value, here) for a in step.effects.writes]
                 targets += [(t.path.value, here) for t in step.effects.removes]
         for target, here in targets:
-            resolved = resolve(self._home(target), here)
+            resolved = self._resolve(self._home(target), here)
             for path in resolved.forms:
                 if reason := protected_reason(path, self.engine.config_dirs):
                     needs.append(Need(f"a write to {path} ({reason})", hard=True, suggestion=None))
@@ -225,7 +244,7 @@ class BashCheck:
         return needs
 
     def _tree_protected(self, tree: Tree, cwd: Path) -> str | None:
-        root = resolve(tree.path.value, cwd).located
+        root = self._resolve(tree.path.value, cwd).located
         if not os.path.isdir(root) or os.path.islink(root):
             return None
 
@@ -249,13 +268,13 @@ class BashCheck:
             needs.extend(self._names_needs(step, mode))
         if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
             target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
-            if not ws.contains(resolve(target, here).real):
+            if not ws.contains(self._resolve(target, here).real):
                 needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
 
         for redirect, target in step.redirects:
             if target in HARMLESS_TARGETS:
                 continue
-            resolved = resolve(target, here)
+            resolved = self._resolve(target, here)
             if redirect.writes and (why := self._write_need(resolved, mode)):
                 needs.append(Need(why, suggestion=path_rule("Edit", resolved.real)))
             if redirect.reads and (need := self._read_need(resolved, mode)):
@@ -266,16 +285,16 @@ class BashCheck:
                 needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
             return needs
         # A program agentui knows: an allow rule says it may run, not where it may read or write.
-        program = resolve_program(step.program, self.environ)
+        program = self._program(step.program)
         if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
             for arg in effects.writes:
-                if why := self._write_need(resolve(arg.value, here), write_mode):
+                if why := self._write_need(self._resolve(arg.value, here), write_mode):
                     needs.append(Need(f"`{step.text}`, {why}", suggestion=bash_rule_text(step)))
             for tree in effects.removes:
-                if why := self._write_need(resolve(tree.path.value, here), write_mode):
+                if why := self._write_need(self._resolve(tree.path.value, here), write_mode):
                     removed = why.removeprefix("a write to ")
                     needs.append(Need(f"`{step.text}`, which removes {removed}", suggestion=bash_rule_text(step)))
         elif effects.writes or effects.removes:
@@ -283,13 +302,13 @@ class BashCheck:
         for arg in effects.reads:
             if is_names(arg):
                 continue
-            if need := self._read_need(resolve(arg.value, here), mode, step=step):
+            if need := self._read_need(self._resolve(arg.value, here), mode, step=step):
                 needs.append(need)
         if not effects.anywhere:
             for arg in effects.looks:
                 if is_names(arg):
                     continue
-                if need := self._read_need(resolve(arg.value, here), mode, step=step, contents=False):
+                if need := self._read_need(self._resolve(arg.value, here), mode, step=step, contents=False):
                     needs.append(need)
         for tree in effects.trees:
             if why := self._tree_need(tree, here, mode):
@@ -302,11 +321,8 @@ class BashCheck:
         return needs
 
     def _read_need(
-        self, resolved: object, mode: Mode, *, step: Step | None = None, contents: bool = True
+        self, resolved: Resolved, mode: Mode, *, step: Step | None = None, contents: bool = True
     ) -> Need | None:
-        from agentui.core.permissions.reach import Resolved
-
-        assert isinstance(resolved, Resolved)
         engine = self.engine
         shown = str(resolved.real)
         if contents and any(engine.find_rule("ask", "Read", path=p) for p in resolved.forms):
@@ -318,10 +334,7 @@ class BashCheck:
         what = f"`{step.text}`" if step else "the command"
         return Need(f"{what} reads {shown}, outside the project", suggestion=path_rule("Read", resolved.real))
 
-    def _write_need(self, resolved: object, mode: Mode) -> str | None:
-        from agentui.core.permissions.reach import Resolved
-
-        assert isinstance(resolved, Resolved)
+    def _write_need(self, resolved: Resolved, mode: Mode) -> str | None:
         engine = self.engine
         if all(engine.find_rule("allow", "Edit", path=p, specific=True) for p in (resolved.written, resolved.real)):
             return None
@@ -334,7 +347,7 @@ class BashCheck:
 
     def _tree_need(self, tree: Tree, cwd: Path, mode: Mode) -> str | None:
         engine = self.engine
-        root = resolve(tree.path.value, cwd)
+        root = self._resolve(tree.path.value, cwd)
         inside = (lambda p: True) if mode == "bypassPermissions" else self._may_read
         needs_walk = tree.follow or (tree.contents and engine.deny_could_cover(root.real))
         if not needs_walk:
@@ -362,7 +375,7 @@ class BashCheck:
         where = appended_names(step)
         if not where:
             return [Need(f"`{step.text}` does more with the file names xargs gives it than read them")]
-        root = resolve(names.path.value, step.place.physical)
+        root = self._resolve(names.path.value, step.place.physical)
         if mode != "bypassPermissions" and not self._may_read(root.real):
             return [Need(f"`{step.text}` reads files under {root.real}, outside the project")]
         contents = where == "reads"
@@ -380,7 +393,7 @@ class BashCheck:
         use = step.effects.git
         assert use is not None
         here = step.place.physical
-        directory = resolve(use.directory.value, here).real if use.directory is not None else here
+        directory = self._resolve(use.directory.value, here).real if use.directory is not None else here
         repositories = self.repositories
         if mode != "bypassPermissions":
             submodules = use.subcommand in ("status", "diff", "describe")

@@ -103,7 +103,8 @@ class GitRepositories:
         self._cache: dict[tuple[str, ...], object] = {}
         """Answers for this one check (a later check asks git again: the configuration may have changed)."""
         self._history = {} if history is None else history
-        """History listings, kept across checks: each is keyed by the state of the refs and the index."""
+        """Answers kept across checks, each with the state of the files it came from, and given again only while
+        every one of those files is as it was (git reads nothing else to answer)."""
 
     def _cached(self, key: tuple[str, ...], compute: Callable[[], object]) -> object:
         store = self._history if key[0] == "names" else self._cache
@@ -114,8 +115,24 @@ class GitRepositories:
             store[key] = compute()
         return store[key]
 
+    def _lasting(self, key: tuple[str, ...], files: Sequence[Path], compute: Callable[[], object]) -> object:
+        """An answer kept across checks while none of `files` changed."""
+        if key in self._cache:
+            return self._cache[key]
+        stamp = _stat_stamp(files)
+        kept = self._history.get(key)
+        if isinstance(kept, tuple) and kept[0] == stamp:
+            value = kept[1]
+        else:
+            value = compute()
+            self._history[key] = (stamp, value)
+        self._cache[key] = value
+        return value
+
     def find(self, cwd: Path) -> Repository | None:
-        found = self._cached(("find", str(cwd)), lambda: self._find(cwd))
+        # (which repository git finds depends only on the .git entries from here up)
+        ancestors = [d / ".git" for d in (cwd, *cwd.parents)]
+        found = self._lasting(("find", str(cwd)), ancestors, lambda: self._find(cwd))
         return found if isinstance(found, Repository) else None
 
     def _find(self, cwd: Path) -> Repository | None:
@@ -134,8 +151,32 @@ class GitRepositories:
     # Configuration
 
     def entries(self, cwd: Path) -> list[Entry] | None:
-        found = self._cached(("config", str(cwd)), lambda: self._entries(cwd))
+        key = ("config", str(cwd))
+        kept = self._history.get(key)
+        files = self._config_files(cwd, kept[1] if isinstance(kept, tuple) and isinstance(kept[1], list) else [])
+        found = self._lasting(key, files, lambda: self._entries(cwd))
         return found if isinstance(found, list) else None
+
+    def _config_files(self, cwd: Path, entries: list[Entry]) -> list[Path]:
+        """Every file the configuration came from, the files it includes (present or not), and what git reads to
+        decide a conditional include (HEAD)."""
+        repository = self.find(cwd)
+        home = Path(os.environ.get("HOME") or Path.home())
+        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+        files = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "git" / "config"]
+        if repository is not None:
+            files += [
+                repository.common_dir / "config",
+                repository.git_dir / "config.worktree",
+                repository.git_dir / "HEAD",
+                repository.common_dir / "hooks" / "post-index-change",
+            ]
+        for entry in entries:
+            if entry.origin is not None:
+                files.append(entry.origin)
+                if entry.key.lower().startswith("include") and entry.key.lower().endswith(".path"):
+                    files.append(Path(os.path.realpath(entry.origin.parent / os.path.expanduser(entry.value))))
+        return files
 
     def _entries(self, cwd: Path) -> list[Entry] | None:
         out = self._run(cwd, ["config", "--list", "--show-scope", "--show-origin", "-z"])
@@ -207,7 +248,8 @@ class GitRepositories:
         """git status and diff look inside populated submodules, with each one's own configuration."""
         top = repository.top
         assert top is not None
-        out = self._cached(("gitlinks", str(top)), lambda: self._run(top, ["ls-files", "-s", "-z"]))
+        index = repository.git_dir / "index"
+        out = self._lasting(("gitlinks", str(top)), [index], lambda: self._run(top, ["ls-files", "-s", "-z"]))
         if not isinstance(out, bytes):
             return "git could not list the repository's index"
         links = [
@@ -248,6 +290,18 @@ class GitRepositories:
             return None
         names = {n for n in (index + b"\0" + history).decode(errors="surrogateescape").split("\0") if n.strip()}
         return {n.strip("\n") for n in names} if len(names) <= MAX_NAMES else None
+
+
+def _stat_stamp(files: Sequence[Path]) -> tuple[tuple[int, ...], ...]:
+    out: list[tuple[int, ...]] = []
+    for path in files:
+        try:
+            info = os.stat(path)
+        except OSError:
+            out.append(())
+            continue
+        out.append((info.st_ino, info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_mode))
+    return tuple(out)
 
 
 def _stamp(repository: Repository) -> str:
