@@ -54,6 +54,8 @@ def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
         "mkdir -p ~/.claude && echo '{\"hooks\": {}}' > ~/.claude/settings.json",
         "mkdir -p .claude && echo {} > .claude/settings.json",
         "mv ~/.bashrc ~/.bashrc.old",
+        "umount ~/.bashrc; umount -l ~/.bashrc; echo evil >> ~/.bashrc",  # (a root agentui's commands included)
+        "mount -o remount,rw ~/.bashrc; echo evil >> ~/.bashrc",
     ]
     for attack in attacks:
         box.run(attack, guard=True)

@@ -36,6 +36,8 @@ def test_the_git_directory_cannot_be_moved_replaced_or_rewritten(box: Box) -> No
         "mv .git/hooks .git/h",
         "echo '*.txt filter=evil' > .git/info/attributes",
         "python3 -c \"open('.git/config', 'w').write('')\"",
+        "umount .git/config; umount -l .git; echo '[x]' > .git/config",  # (a root agentui's commands included)
+        "mount -o remount,rw .git/config; echo '[x]' > .git/config",
     ]
     for attack in attacks:
         box.run(attack)
