@@ -154,8 +154,9 @@ def protection_args(plan: Protection, present: set[Path]) -> list[str]:
 
 @dataclass
 class Masks:
-    """Mounts that hide: /dev/null over files, an empty tmpfs (made read-only at the end) over directories. Paths are
-    resolved first (a hidden link hides where it leads); what does not exist is passed over."""
+    """Mounts that hide: /dev/null over files, an empty tmpfs over directories (the caller makes each `tmpfs` read-only
+    once everything inside is bound). Paths are resolved first (a hidden link hides where it leads); what does not
+    exist is passed over."""
 
     args: list[str] = field(default_factory=list)
     tmpfs: list[str] = field(default_factory=list)
@@ -175,12 +176,6 @@ class Masks:
         real = _existing_real(path)
         if real is not None:
             self.args += ["--ro-bind", real, real]
-
-    def finish(self) -> list[str]:
-        args = list(self.args)
-        for real in self.tmpfs:
-            args += ["--remount-ro", real]
-        return args
 
 
 def _existing_real(path: Path | str) -> str | None:

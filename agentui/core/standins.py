@@ -68,8 +68,15 @@ class StandIns:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.registry.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.registry / _LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        """The registry's lock (one agentui process at a time). Where the state directory cannot be written, the
+        stand-ins still work, unregistered: only their removal after a crash is lost."""
+        try:
+            self.registry.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.registry / _LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            log.debug("the stand-ins' registry %s cannot be used: %s", self.registry, exc)
+            yield
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -196,13 +203,16 @@ class StandIns:
 
     def _write(self) -> None:
         mine = self.registry / f"{self._me}.json"
-        if not self._held:
-            with contextlib.suppress(FileNotFoundError):
-                mine.unlink()
-            return
-        temporary = self.registry / f".{self._me}.json.tmp"
-        temporary.write_text(json.dumps({"held": self._entries()}))
-        os.replace(temporary, mine)
+        try:
+            if not self._held:
+                with contextlib.suppress(FileNotFoundError):
+                    mine.unlink()
+                return
+            temporary = self.registry / f".{self._me}.json.tmp"
+            temporary.write_text(json.dumps({"held": self._entries()}))
+            os.replace(temporary, mine)
+        except OSError as exc:
+            log.debug("the stand-ins' registry %s cannot be written: %s", self.registry, exc)
 
     def _others(self) -> dict[str, list[dict[str, object]]]:
         """The registries of other agentui processes still running."""
