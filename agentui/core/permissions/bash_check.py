@@ -49,6 +49,7 @@ class BashCheck:
         self.engine = engine
         self.repositories = engine.repositories()
         self._resolved: dict[tuple[str, Path], Resolved] = {}
+        self._directories: dict[str, str] = {}
         self._programs: dict[str, Path | None] = {}
         self._denies = any(r.behavior == "deny" and r.path is not None for r in engine.rules)
         """Some deny rule names files: only then are the files a command names looked up for one."""
@@ -58,7 +59,7 @@ class BashCheck:
         key = (value, cwd)
         found = self._resolved.get(key)
         if found is None:
-            found = self._resolved[key] = resolve(value, cwd)
+            found = self._resolved[key] = resolve(value, cwd, self._directories)
         return found
 
     def _program(self, name: str) -> Path | None:

@@ -10,13 +10,14 @@ pipeline belongs to its last simple command, and words after a redirection's tar
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from agentui.core.permissions.bash_words import NotUnderstood
 
 MAX_COMMAND_CHARS = 10_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _WORD_NODES = {"word", "string", "raw_string", "concatenation", "number", "simple_expansion", "expansion"}
 _REDIRECT_OPERATORS = {">", ">>", "<", ">|", "&>", "&>>", "<>", ">&", "<&", ">&-", "<&-"}
@@ -133,14 +134,6 @@ def _normal(operator: str) -> str:
     return {">&-": ">&", "<&-": "<&"}.get(operator, operator)
 
 
-@cache
-def _parser() -> Any:
-    import tree_sitter
-    import tree_sitter_bash
-
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
-
-
 def check_characters(command: str) -> None:
     """Characters that bash and tree-sitter read differently, or that hide what a line does."""
     if len(command) > MAX_COMMAND_CHARS:
@@ -155,15 +148,17 @@ def check_characters(command: str) -> None:
             raise NotUnderstood(f"the command contains {why}")
     if "\\\n" in command:
         raise NotUnderstood("the command continues a line with a backslash")
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in command):
+    if _SURROGATE.search(command):
         raise NotUnderstood("the command is not valid text")
 
 
 def parse(command: str) -> Syntax:
     """The command in the small grammar, or NotUnderstood."""
     check_characters(command)
+    from agentui.core.permissions.shell import parse_tree
+
     data = command.encode()
-    tree = _parser().parse(data)
+    tree = parse_tree(command)
     if tree.root_node.has_error:
         raise NotUnderstood("the command could not be parsed")
     walker = _Walker(data)

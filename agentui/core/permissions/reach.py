@@ -31,14 +31,26 @@ class Resolved:
         return tuple(dict.fromkeys((self.written, self.located, self.real)))
 
 
-def resolve(value: str, cwd: Path) -> Resolved:
-    """`value` (already expanded by the shell: no tilde, no variables) as seen from `cwd`."""
+def resolve(value: str, cwd: Path, directories: dict[str, str] | None = None) -> Resolved:
+    """`value` (already expanded by the shell: no tilde, no variables) as seen from `cwd`. `directories` keeps
+    resolved directories for the rest of a check (a long command names many files in the same few places)."""
     joined = value if value.startswith("/") else os.path.join(cwd, value) if value else str(cwd)
     written = Path(os.path.normpath(joined))
-    parent, name = os.path.split(joined.rstrip("/") or "/")
-    # (the last component as named, unless it is `.` or `..`, which name directories the kernel resolves)
-    located = Path(os.path.realpath(joined)) if name in ("", ".", "..") else Path(os.path.realpath(parent or "/"), name)
-    return Resolved(written, located, Path(os.path.realpath(joined)))
+    trimmed = joined.rstrip("/") or "/"
+    parent, name = os.path.split(trimmed)
+    if name in ("", ".", "..") or trimmed != joined:
+        # (`.`, `..` and a trailing slash name directories the kernel resolves whole)
+        whole = Path(os.path.realpath(joined))
+        return Resolved(written, whole, whole)
+    parent = parent or "/"
+    real_parent = directories.get(parent) if directories is not None else None
+    if real_parent is None:
+        real_parent = os.path.realpath(parent)
+        if directories is not None:
+            directories[parent] = real_parent
+    located = os.path.join(real_parent, name)
+    real = os.path.realpath(located) if os.path.islink(located) else located
+    return Resolved(written, Path(located), Path(real))
 
 
 @dataclass

@@ -8,6 +8,7 @@ that runs unchecked, so anything it cannot see through sets `problem`, and the e
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -119,6 +120,13 @@ def _parser() -> Any:
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
 
 
+@functools.lru_cache(maxsize=64)
+def parse_tree(command: str) -> Any:
+    """tree-sitter's parse of a command (kept for a few commands: one check reads the same command twice, once
+    to see through it for deny rules and once to understand it; trees are never changed)."""
+    return _parser().parse(command.encode())
+
+
 def analyze(command: str, depth: int = 0) -> ShellAnalysis:
     result = ShellAnalysis()
     if len(command) > MAX_COMMAND_CHARS:
@@ -130,7 +138,7 @@ def analyze(command: str, depth: int = 0) -> ShellAnalysis:
     if "\x00" in command:
         result.flag("the command contains a NUL byte")
         return result
-    tree = _parser().parse(command.encode())
+    tree = parse_tree(command)
     if tree.root_node.has_error:  # (a tree without errors has no ERROR or missing node for the walker to find)
         result.flag("the command could not be parsed")
     _Walker(result, depth).visit(tree.root_node)
