@@ -137,6 +137,7 @@ class Bash(Tool[BashArgs]):
             except TimeoutError:
                 timed_out = True
                 await stop_group(process, TIMEOUT_GRACE)
+                await _reaped(process)
             if confined.how == "none":  # (in bubblewrap, what is left ends with its PID namespace when bwrap exits)
                 await end_leftovers(process.pid)
             try:
