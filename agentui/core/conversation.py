@@ -600,7 +600,10 @@ class Conversation:
         bash = self.project.tools.get("Bash")
         if bash is None:
             return ShellOutcome("there is no Bash tool", True, {})
-        ctx = ToolContext(cwd=self.root, session_id=self.session_id, tool_call_id="shell", progress=progress)
+        # (the person's own command, typed at the prompt: nothing stands between them and their files)
+        ctx = ToolContext(
+            cwd=self.root, session_id=self.session_id, tool_call_id="shell", progress=progress, protection_lifted=True
+        )
         result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
         output = result.content if isinstance(result.content, str) else ""
         self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")

@@ -86,7 +86,7 @@ class Guard:
         targets: list[Target] = []
         excludes: Path | None = None
         for root in self.workspace.directories:
-            targets += project_targets(root)
+            targets += project_targets(root, missing_memory=False)
             git = git_config_paths(root, command_env)
             targets += [Target(path, True) for path in git.hooks]
             targets += [Target(path, False) for path in (*git.files, *git.includes)]

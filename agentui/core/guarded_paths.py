@@ -48,11 +48,20 @@ PROJECT_FILES: dict[str, bytes] = {
 }
 
 
-def project_targets(root: Path) -> list[Target]:
-    """The protected paths of one writable directory (`--add-dir`s are each one)."""
+MEMORY_FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
+
+
+def project_targets(root: Path, *, missing_memory: bool = True) -> list[Target]:
+    """The protected paths of one writable directory (`--add-dir`s are each one). `missing_memory=False`: memory
+    files are held only where they exist (the guard's choice: they are instructions, not code that runs later, and
+    stand-ins for them would show in every `ls` while a command runs)."""
     targets = [Target(root / ".git", True, pin=True)]  # missing: an empty directory, which git passes over
     targets += [_directory(root / name) for name in PROJECT_DIRECTORIES]
-    targets += [_file(root / name, content) for name, content in PROJECT_FILES.items()]
+    targets += [
+        _file(root / name, content)
+        for name, content in PROJECT_FILES.items()
+        if missing_memory or name not in MEMORY_FILES or os.path.lexists(root / name)
+    ]
     dot_git = root / ".git"
     if dot_git.is_dir():
         targets += git_dir_targets(Path(os.path.realpath(dot_git)))

@@ -61,7 +61,7 @@ def work(project: Path) -> list[dict[str, Any]]:
             "content": [
                 tool_call("Edit", "e1", file_path="notes.txt", old_string="old line", new_string="new line"),
                 tool_call("Write", "w1", file_path="src/new.py", content="print('hi')\n"),
-                tool_call("Bash", "b1", command="touch ran.txt"),
+                tool_call("Bash", "b1", command="python3 -c 'open(\"ran.txt\", \"w\")'"),
                 tool_call("Write", "w2", file_path=str(outside), content="escaped\n"),
             ]
         },
@@ -86,7 +86,7 @@ def test_default_mode_cannot_write_or_execute(agentui_bin: str, clean_env: dict[
     assert not (project.parent / "outside.txt").exists()
 
 
-def test_accept_edits_lets_edits_in_the_project_through_and_still_refuses_bash(
+def test_accept_edits_lets_edits_in_the_project_through_and_still_refuses_other_commands(
     agentui_bin: str, clean_env: dict[str, str], project: Path
 ) -> None:
     done, ends = agentui(agentui_bin, project, clean_env, work(project), "--permission-mode", "acceptEdits")
