@@ -16,11 +16,15 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.confined import Confined
 from agentui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentui.core.denied_files import DenyPattern
 
 # A root agentui's commands keep root's capabilities under the guard (package managers need them), except these,
 # with which a mount could be undone or walked around (open_by_handle_at, raw devices, modules, ptrace, BPF).
@@ -61,10 +65,17 @@ def guard_available() -> bool:
 
 class Guard:
     def __init__(self, workspace: Workspace, *, home: Path | None = None, env: Mapping[str, str] | None = None) -> None:
+        from agentui.core.denied_files import DeniedFinder
+
         self.workspace = workspace
         self.env: Mapping[str, str] = os.environ if env is None else env
         self.home = home or Path(self.env.get("HOME") or Path.home())
         self._bwrap = shutil.which("bwrap")
+        self.read_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """The paths of the Read-family deny rules, asked before each command: the files they cover are masked under
+        the guard as in the sandbox, so a deny rule holds for every program agentui starts, not only for what the
+        permission check can see of a command."""
+        self._finder = DeniedFinder()
 
     @property
     def available(self) -> bool:
@@ -109,6 +120,7 @@ class Guard:
             pinning = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if links else set()
             args += capability_args(links, drop_all=False, escapes=[e for e in ESCAPES if e not in pinning])
             args += protection_args(plan, lease.present)
+            args += self._denied_masks(cwd)
             # (after the pins: a pin of /tmp, say, binds the host's /tmp again, over what was bound inside it)
             args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
             drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
@@ -123,3 +135,18 @@ class Guard:
             raise
         confined.argv, confined.env = args, {**command_env, **added}
         return confined
+
+    def _denied_masks(self, cwd: Path) -> list[str]:
+        """/dev/null over each denied file, an empty read-only tmpfs over each denied directory (except one that holds
+        the project or the working directory: hiding it would hide them; the permission check still asks there)."""
+        from agentui.core.sandbox_mounts import Masks, holds_any
+
+        found = self._finder.find(self.read_denials())
+        keep = [str(d) for d in self.workspace.directories] + [str(cwd)]
+        masks = Masks()
+        for directory in found.directories:
+            if not holds_any(directory, keep):
+                masks.hide(directory)
+        for file in found.files:
+            masks.hide(file)
+        return [*masks.args, *(arg for real in masks.tmpfs for arg in ("--remount-ro", real))]

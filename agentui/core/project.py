@@ -3,6 +3,7 @@ the tools an agent works with. Every front end opens a project the same way."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -206,6 +207,12 @@ def _sandbox(
     config = SandboxConfig.merged(blocks)
     if not config.enabled:
         return None
+    own = [b for b, s in zip(blocks, sources, strict=True) if isinstance(b, dict) and not s.from_project]
+    if not trusted and not SandboxConfig.merged(own).enabled:
+        # Turned on by an untrusted project alone: commands run sandboxed, but none without a question unless the
+        # person's own settings say so.
+        explicit = [b["autoAllowBashIfSandboxed"] for b in own if "autoAllowBashIfSandboxed" in b]
+        config = dataclasses.replace(config, auto_allow=bool(explicit and explicit[-1] is True))
     sandbox = Sandbox(config, workspace, home=home, env=env)
     if problem := sandbox.problem():
         notices.append(f"The sandbox is on but cannot run here: {problem}; every Bash command will ask first.")
@@ -231,9 +238,11 @@ def _confine(
     if sandbox is not None:
         sandbox.read_denials = lambda: _read_denials(engine)
     guard = Guard(workspace, home=home, env=env)
+    guard.read_denials = lambda: _read_denials(engine)
     bash = tools.get("Bash")
     if isinstance(bash, Bash):
         bash.guard = guard
+        engine.bash_environ = bash.environment  # (what the commands' words expand from, exactly)
     engine.guard_available = lambda: guard.available
     recover(state_dir(env) / "standins")
 

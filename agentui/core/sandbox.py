@@ -149,16 +149,22 @@ class Sandbox:
         return self.config.enabled and self.problem() is None
 
     def excluded(self, command: str) -> bool:
-        """`excludedCommands` names a program the command runs (by base name or as written)."""
+        """The command is one that `excludedCommands` takes out of the sandbox: exactly one program, with plain
+        arguments, whose words begin with an entry's (`docker` covers `docker ps`; `npm run build` only that). A
+        command chained, piped, redirected or substituted around it runs sandboxed (or asks), so an excluded
+        program cannot carry anything else out with it."""
         if not self.config.excluded_commands:
             return False
-        from agentui.core.permissions.shell import analyze
+        from agentui.core.permissions.understand import plain_command
 
-        names = {entry.split()[0] for entry in self.config.excluded_commands if entry.split()}
-        analysis = analyze(command)
-        return any(
-            sub.name in names or os.path.basename(sub.name) in names for sub in [*analysis.commands, *analysis.hidden]
-        )
+        words = plain_command(command)
+        if not words:
+            return False
+        for entry in self.config.excluded_commands:
+            wanted = entry.removesuffix(":*").removesuffix(" *").split()
+            if wanted and words[: len(wanted)] == wanted:
+                return True
+        return False
 
     def runs_inside(self, command: str, *, disable: bool = False) -> bool:
         """Whether this command runs sandboxed: the sandbox works here, the command is not excluded, and it did not

@@ -61,7 +61,7 @@ def work(project: Path) -> list[dict[str, Any]]:
             "content": [
                 tool_call("Edit", "e1", file_path="notes.txt", old_string="old line", new_string="new line"),
                 tool_call("Write", "w1", file_path="src/new.py", content="print('hi')\n"),
-                tool_call("Bash", "b1", command="python3 -c 'open(\"ran.txt\", \"w\")'"),
+                tool_call("Bash", "b1", command='python3 -c \'open("ran.txt", "w")\''),
                 tool_call("Write", "w2", file_path=str(outside), content="escaped\n"),
             ]
         },

@@ -259,3 +259,26 @@ def resolve_program(name: str, environ: Mapping[str, str]) -> Path | None:
         return None
     found = shutil.which(name, path=environ.get("PATH", os.defpath))
     return Path(os.path.realpath(found)) if found else None
+
+
+def plain_command(command: str) -> list[str] | None:
+    """The words of a command that is exactly one program with plain arguments (quoted or not, but no expansion,
+    glob, redirection, pipe or list), else None: what `excludedCommands` may take out of the sandbox."""
+    try:
+        syntax = bash_syntax.parse(command)
+        shfmt_check.agree(command, syntax)
+    except NotUnderstood:
+        return None
+    commands = syntax.commands
+    if len(syntax.pipelines) != 1 or len(commands) != 1 or commands[0].redirects:
+        return None
+    words = []
+    for word in commands[0].words:
+        try:
+            expanded = expand(word.text, Scope({}, Path("/")))
+        except NotUnderstood:
+            return None
+        if expanded.pattern is not None or expanded.from_variable or expanded.vanishes or "~" in word.text:
+            return None
+        words.append(expanded.value)
+    return words

@@ -89,6 +89,11 @@ class Bash(Tool[BashArgs]):
         self._env = child_environment(os.environ, env)
         self._bash = shutil.which("bash") or "/bin/bash"
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """The environment commands run with (the permission check expands their words from it)."""
+        return self._env
+
     async def run(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         if args.run_in_background:
             return await self._start_background(args, ctx)

@@ -1,0 +1,138 @@
+"""Where the sandbox and the guard meet the permission rules: a deny rule masks its files under the guard too (every
+program agentui starts), `excludedCommands` takes out only a command that is exactly the program with plain
+arguments, ask rules hold under the sandbox's auto-allow, an untrusted project may turn the sandbox on but never
+auto-allow, and the check expands words from the environment the commands really get."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agentui.core.permissions.rules import parse_rule
+from agentui.core.project import PermissionOptions, open_project
+from agentui.core.sandbox import SandboxConfig
+from tests.core.test_sandbox_setup import Box, boxed
+from tests.support.permissions import check
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Iterator[Box]:
+    yield from boxed(tmp_path)
+
+
+def deny(box: Box, *texts: str) -> None:
+    rules = [parse_rule(text, "deny", "test", project_root=box.project, home=box.home) for text in texts]
+    patterns = [rule.path for rule in rules if rule.path is not None]
+    box.guard.read_denials = lambda: patterns
+
+
+def test_under_the_guard_a_denied_file_reads_as_nothing_however_a_program_reads_it(box: Box) -> None:
+    (box.project / ".env").write_text("KEY=secret\n")
+    (box.project / "secrets").mkdir()
+    (box.project / "secrets" / "token").write_text("TOKEN-TEXT\n")
+    (box.project / "notes.txt").write_text("readable\n")
+    deny(box, "Read(./.env)", "Read(./secrets/**)")
+    for command in (
+        "cat .env",
+        "base64 .env",
+        "python3 -c 'print(open(\".env\").read())'",
+        "cp .env copy && cat copy",
+        "cat secrets/token",
+        "ls secrets; cat secrets/* 2>/dev/null",
+    ):
+        done = box.run(command, guard=True)
+        assert "KEY=secret" not in done.text and "TOKEN-TEXT" not in done.text, command
+    assert "readable" in box.run("cat notes.txt", guard=True).out
+    assert (box.project / ".env").read_text() == "KEY=secret\n"  # (masked for the command, untouched on disk)
+
+
+def test_the_guard_never_masks_the_project_itself(box: Box) -> None:
+    (box.project / "notes.txt").write_text("readable\n")
+    deny(box, f"Read(/{box.project.parent}/**)")  # (a rule over the directory that holds the project)
+    assert "readable" in box.run("cat notes.txt", guard=True).out
+
+
+def test_excluded_commands_take_out_only_the_program_itself_with_plain_arguments(box: Box) -> None:
+    sandbox = box.sandbox
+    object.__setattr__(sandbox, "config", SandboxConfig(enabled=True, excluded_commands=("docker", "npm run build")))
+    assert sandbox.excluded("docker ps") and sandbox.excluded("docker 'ps' -a") and sandbox.excluded("npm run build")
+    for command in (
+        "docker ps && touch ../canary",
+        "docker ps; touch ../canary",
+        "docker ps | sh",
+        "docker $(touch ../canary)",
+        "docker ps > ../canary",
+        "docker `id`",
+        "docker ps &",
+        "docker $HOME",
+        "docker *",
+        "npm run test",
+        "npm run build && rm -rf x",
+        "/usr/bin/docker ps",
+        "FOO=1 docker ps",
+    ):
+        assert not sandbox.excluded(command), command
+
+
+def sandbox_settings(
+    home: Path, project: Path, *, own: dict[str, object], project_block: dict[str, object], env: dict[str, str]
+) -> None:
+    (home / ".claude").mkdir(exist_ok=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"sandbox": own} if own else {}))
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"sandbox": project_block, "env": env}))
+
+
+def opened(  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    *,
+    trusted: bool,
+    own: dict[str, object],
+    project_block: dict[str, object],
+    settings_env: dict[str, str] | None = None,
+):
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir(exist_ok=True)
+    project.mkdir(exist_ok=True)
+    sandbox_settings(home, project, own=own, project_block=project_block, env=settings_env or {})
+    env = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "AGENTUI_CONFIG_DIR": str(home / "cfg"),
+        "AGENTUI_DATA_DIR": str(home / "data"),
+        "AGENTUI_STATE_DIR": str(home / "state"),
+    }
+    return open_project(project, PermissionOptions(), env=env, trusted=trusted)
+
+
+def test_an_untrusted_project_may_turn_the_sandbox_on_but_never_auto_allow(tmp_path: Path) -> None:
+    loose = {"enabled": True, "autoAllowBashIfSandboxed": True, "excludedCommands": ["sh"]}
+    project = opened(tmp_path, trusted=False, own={}, project_block=loose)
+    assert project.engine.sandbox is not None
+    config = project.engine.sandbox.config
+    assert config.enabled and not config.auto_allow and not config.excluded_commands
+    assert check(project.engine, "Bash", command="make").behavior == "ask"
+
+    trusted = opened(tmp_path, trusted=True, own={}, project_block=loose)
+    assert trusted.engine.sandbox is not None and trusted.engine.sandbox.config.auto_allow
+
+    mine = opened(tmp_path, trusted=False, own={"enabled": True}, project_block={"enabled": True})
+    assert mine.engine.sandbox is not None and mine.engine.sandbox.config.auto_allow  # (the person's own choice)
+
+
+def test_the_check_expands_words_from_the_environment_the_commands_run_with(tmp_path: Path) -> None:
+    project = opened(tmp_path, trusted=True, own={}, project_block={}, settings_env={"DOCS": "../outside"})
+    bash = project.tools.get("Bash")
+    assert bash is not None
+    assert project.engine.bash_environ is bash.environment
+    assert project.engine.bash_environ.get("DOCS") == "../outside"
+    (tmp_path / "outside").mkdir()
+    # $DOCS names a directory outside the project: the check sees where it leads, as bash will.
+    assert check(project.engine, "Bash", command="ls $DOCS").behavior == "ask"
+    assert check(project.engine, "Bash", command="ls").behavior == "allow"
