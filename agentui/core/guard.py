@@ -24,7 +24,7 @@ from agentui.core.confined import Confined
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
-    from agentui.core.denied_files import DenyPattern
+    from agentui.core.denied_files import DeniedFiles, DenyPattern
 
 # A root agentui's commands keep root's capabilities under the guard (package managers need them), except these,
 # with which a mount could be undone or walked around (open_by_handle_at, raw devices, modules, ptrace, BPF).
@@ -136,12 +136,16 @@ class Guard:
         confined.argv, confined.env = args, {**command_env, **added}
         return confined
 
+    def denied(self) -> DeniedFiles:
+        """The existing files and directories the Read deny rules cover now."""
+        return self._finder.find(self.read_denials())
+
     def _denied_masks(self, cwd: Path) -> list[str]:
         """/dev/null over each denied file, an empty read-only tmpfs over each denied directory (except one that holds
         the project or the working directory: hiding it would hide them; the permission check still asks there)."""
         from agentui.core.sandbox_mounts import Masks, holds_any
 
-        found = self._finder.find(self.read_denials())
+        found = self.denied()
         keep = [str(d) for d in self.workspace.directories] + [str(cwd)]
         masks = Masks()
         for directory in found.directories:

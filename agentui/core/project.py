@@ -239,6 +239,7 @@ def _confine(
         sandbox.read_denials = lambda: _read_denials(engine)
     guard = Guard(workspace, home=home, env=env)
     guard.read_denials = lambda: _read_denials(engine)
+    engine.denied_files = lambda: guard.denied()
     bash = tools.get("Bash")
     if isinstance(bash, Bash):
         bash.guard = guard

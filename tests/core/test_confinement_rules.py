@@ -136,3 +136,20 @@ def test_the_check_expands_words_from_the_environment_the_commands_run_with(tmp_
     # $DOCS names a directory outside the project: the check sees where it leads, as bash will.
     assert check(project.engine, "Bash", command="ls $DOCS").behavior == "ask"
     assert check(project.engine, "Bash", command="ls").behavior == "allow"
+
+
+def test_a_hard_link_to_a_file_a_pattern_or_a_denied_directory_covers_is_refused_everywhere(tmp_path: Path) -> None:
+    project = opened(tmp_path, trusted=True, own={}, project_block={})
+    root = project.root
+    (root / "certs").mkdir()
+    (root / "certs" / "server.pem").write_text("PEM-TEXT\n")
+    (root / "secrets").mkdir()
+    (root / "secrets" / "token").write_text("TOKEN-TEXT\n")
+    os.link(root / "certs" / "server.pem", root / "innocent-a.txt")
+    os.link(root / "secrets" / "token", root / "innocent-b.txt")
+    for text in ("Read(**/*.pem)", "Read(./secrets/**)"):
+        project.engine.add_rule(text, "deny", "test")
+    for name in ("innocent-a.txt", "innocent-b.txt"):
+        assert check(project.engine, "Read", file_path=str(root / name)).behavior == "deny", name
+        assert check(project.engine, "Bash", command=f"cat {name}").behavior == "deny", name
+        assert project.workspace.hidden(root / name), name  # (Grep and Glob leave it out)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+import stat
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -27,6 +29,7 @@ from agentui.core.tools.base import Tool, ToolArgs
 from agentui.core.workspace import Workspace, relative_within
 
 if TYPE_CHECKING:
+    from agentui.core.denied_files import DeniedFiles
     from agentui.core.permissions.git_repository import GitRepositories
     from agentui.core.sandbox import Sandbox
 
@@ -64,6 +67,9 @@ class PermissionEngine:
         """Whether Bash commands run outside the sandbox are guarded (agentui's and the person's configuration
         read-only); set by the project. Where they are not, bypassPermissions asks for what it cannot understand."""
         self.bash_environ: Mapping[str, str] = {**_default_bash_environ(), "HOME": str(self.home)}
+        self.denied_files: Callable[[], DeniedFiles] | None = None
+        """What the deny rules' patterns match now (the guard's enumeration); set by the project."""
+        self._inode_cache: tuple[float, dict[tuple[int, int], Rule]] | None = None
         """The environment Bash commands run with: their variables are expanded from it."""
         workspace.read_denied = self.read_denied
 
@@ -158,21 +164,33 @@ class PermissionEngine:
         return set(self._denied_by_inode())
 
     def _denied_by_inode(self) -> dict[tuple[int, int], Rule]:
-        """The files Read deny rules name literally, by device and inode (patterns are left to the sandbox's
-        enumeration of denied files)."""
+        """Every regular file a Read deny rule covers, by device and inode (a hard link is the same file under another
+        name): the files the rules name literally, those their patterns match (the sandbox's and the guard's
+        enumeration), and those inside a denied directory. Kept for a moment: Grep asks for each file it finds."""
+        now = time.monotonic()
+        if self._inode_cache is not None and now - self._inode_cache[0] < _INODE_SECONDS:
+            return self._inode_cache[1]
+        rules = [r for r in self._rules if r.behavior == "deny" and r.tool in READ_FAMILY and r.path is not None]
         found: dict[tuple[int, int], Rule] = {}
-        for rule in self._rules:
-            if rule.behavior != "deny" or rule.tool not in READ_FAMILY or rule.path is None:
-                continue
-            pattern = rule.path.pattern
-            if any(c in pattern for c in "*?[") or pattern in ("", "/"):
-                continue
-            try:
-                info = os.stat(rule.path.root / pattern.lstrip("/"))
-            except OSError:
-                continue
-            found.setdefault((info.st_dev, info.st_ino), rule)
+        if rules:
+            for path in self._denied_paths(rules):
+                rule = next((r for r in rules if r.covers_path(path)), rules[0])
+                for info in _regular_files(path):
+                    found.setdefault((info.st_dev, info.st_ino), rule)
+        self._inode_cache = (now, found)
         return found
+
+    def _denied_paths(self, rules: list[Rule]) -> list[Path]:
+        paths: list[Path] = []
+        for rule in rules:
+            assert rule.path is not None
+            pattern = rule.path.pattern
+            if not any(c in pattern for c in "*?[") and pattern not in ("", "/"):
+                paths.append(rule.path.root / pattern.lstrip("/"))
+        if self.denied_files is not None:
+            found = self.denied_files()
+            paths += [*found.files, *found.directories]
+        return paths
 
     def deny_could_cover(self, directory: Path) -> bool:
         """Some Read deny rule could cover a file at or below `directory`."""
@@ -331,6 +349,10 @@ class PermissionEngine:
         for path in both:
             if rule := self._find("deny", name, path=path):
                 return Verdict("deny", f"the rule {rule.text} denies {ws.display(real)}", path=real)
+        if name in READ_FAMILY and (rule := self.hard_link_rule(real)):
+            return Verdict(
+                "deny", f"{ws.display(real)} is another name (a hard link) for a file the rule {rule.text} denies"
+            )
         writes = tool.kind == "write"
         if writes and self.mode == "plan":
             return Verdict("deny", "plan mode does not change files", path=real)
@@ -489,6 +511,34 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
         if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
+
+
+_INODE_SECONDS = 1.0
+_DENIED_DIRECTORY_LIMIT = 10_000
+
+
+def _regular_files(path: Path) -> list[os.stat_result]:
+    """The stat of `path` if it is a regular file, or of the regular files below it (bounded) if a directory."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return []
+    if stat.S_ISREG(info.st_mode):
+        return [info]
+    if not stat.S_ISDIR(info.st_mode):
+        return []
+    out: list[os.stat_result] = []
+    for directory, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                found = os.stat(os.path.join(directory, name), follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(found.st_mode):
+                out.append(found)
+            if len(out) >= _DENIED_DIRECTORY_LIMIT:
+                return out
+    return out
 
 
 def _path_rule(family: str, path: Path, *, tree: bool = False) -> str:
