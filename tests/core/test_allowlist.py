@@ -578,3 +578,11 @@ def test_plan_mode_runs_what_the_allowlist_lets_through_and_nothing_else(project
     assert verdict(engine, "git status && ls src && cat README.md") == "allow"
     for command in ("npm test", "touch x", "echo x > out.txt", "mkdir x", "make", "git commit -m x"):
         assert verdict(engine, command) == "deny", command
+
+
+def test_ripgrep_with_a_config_file_from_the_environment_asks_unless_told_to_ignore_it(project: Path) -> None:
+    engine = engine_for(project, "default")
+    assert verdict(engine, "rg print src") == "allow"
+    engine.bash_environ = {**engine.bash_environ, "RIPGREP_CONFIG_PATH": str(project / ".ripgreprc")}
+    assert verdict(engine, "rg print src") == "ask"
+    assert verdict(engine, "rg --no-config print src") == "allow"

@@ -286,6 +286,8 @@ class BashCheck:
                 needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
             return needs
         # A program agentui knows: an allow rule says it may run, not where it may read or write.
+        if (why := _environment_options(step, self.environ)) and not allowed_by_rule:
+            needs.append(Need(f"`{step.text}` {why}", suggestion=bash_rule_text(step)))
         program = self._program(step.program)
         if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
@@ -422,6 +424,17 @@ class BashCheck:
             if tree_why:
                 needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
         return needs
+
+
+def _environment_options(step: Step, environ: Mapping[str, str]) -> str | None:
+    """A program that takes more options from a file the environment names: what it would read is not known."""
+    if (
+        step.program == "rg"
+        and environ.get("RIPGREP_CONFIG_PATH")
+        and "--no-config" not in (a.value for a in step.args)
+    ):
+        return "reads more options from $RIPGREP_CONFIG_PATH"
+    return None
 
 
 def _tree_of(step: Step, directory: Path) -> Tree:

@@ -522,7 +522,7 @@ _RG = table("A:B:C:e:f:g:iSswxFvclnNHoqm:M:t:T:uULj:E:abpP0d:r:", ["regexp=", "f
             "passthru", "context-separator=", "no-context-separator", "field-match-separator=",
             "field-context-separator=", "line-buffered", "block-buffered", "before-context=", "after-context=",
             "context=", "crlf", "null-data", "word-regexp", "auto-hybrid-regex", "engine=", "no-unicode",
-            "search-zip-not", *_INFO],
+            "search-zip-not", "no-config", *_INFO],
             paths=("f", "file"),
             marks={"e": "pattern", "regexp": "pattern", "f": "pattern", "file": "pattern", "files": "files",
                    "L": "follow", "follow": "follow", "type-list": "files"})  # fmt: skip
