@@ -294,10 +294,10 @@ class BashCheck:
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
             for arg in effects.writes:
-                if why := self._write_need(self._resolve(arg.value, here), write_mode):
+                if why := self._write_need(self._resolve(arg.value, here), write_mode, bare_edit=False):
                     needs.append(Need(f"`{step.text}`, {why}", suggestion=bash_rule_text(step)))
             for tree in effects.removes:
-                if why := self._write_need(self._resolve(tree.path.value, here), write_mode):
+                if why := self._write_need(self._resolve(tree.path.value, here), write_mode, bare_edit=False):
                     removed = why.removeprefix("a write to ")
                     needs.append(Need(f"`{step.text}`, which removes {removed}", suggestion=bash_rule_text(step)))
         elif effects.writes or effects.removes:
@@ -337,12 +337,16 @@ class BashCheck:
         what = f"`{step.text}`" if step else "the command"
         return Need(f"{what} reads {shown}, outside the project", suggestion=path_rule("Read", resolved.real))
 
-    def _write_need(self, resolved: Resolved, mode: Mode) -> str | None:
+    def _write_need(self, resolved: Resolved, mode: Mode, *, bare_edit: bool = True) -> str | None:
+        """Why writing this file needs a question, or None. `bare_edit`: a bare `Edit` allow rule covers it (a
+        redirection; a file command such as `rm` runs unasked only in acceptEdits, as in Claude Code, or where
+        specific Edit rules name its files)."""
         engine = self.engine
         if all(engine.find_rule("allow", "Edit", path=p, specific=True) for p in (resolved.written, resolved.real)):
             return None
         inside = engine.workspace.contains(resolved.real)
-        if inside and (mode in ("acceptEdits", "bypassPermissions") or engine.find_rule("allow", "Edit", bare=True)):
+        bare = bare_edit and engine.find_rule("allow", "Edit", bare=True) is not None
+        if inside and (mode in ("acceptEdits", "bypassPermissions") or bare):
             return None
         if not inside and mode == "bypassPermissions":
             return None
