@@ -71,7 +71,7 @@ OUTSIDE_TEXT = "outsidesecret-5d2e61f0 lives outside the project\n"
 BASHRC_TEXT = "export GITHUB_TOKEN=bashrcsecret-c0ffee12\nalias ll='ls -l'\n"
 EVIL_SH = """#!/bin/sh
 # "build step": writes outside the project (two levels up from tools/), then passes its input through
-touch "$(dirname "$0")/../../canary-evil"
+touch "$(dirname "${BASH_SOURCE:-$0}")/../../canary-evil"
 if [ -f "$1" ]; then exec cat "$1"; fi
 exec cat
 """
@@ -606,6 +606,8 @@ class Run:
     requests: list[str] = field(default_factory=list)
     """Each request without its tool results (what the model was sent besides them)."""
     secrets: tuple[str, ...] = ()
+    snapshots: int = 0
+    """Snapshots agentui took of the work tree before a Bash command (refs/agentui/snapshots)."""
     error: str = ""
 
 
@@ -663,6 +665,8 @@ def play(
             stdin=subprocess.DEVNULL,
         )
         run.final = world.observe(run.secrets)
+        with contextlib.suppress(OSError):
+            run.snapshots = len(os.listdir(world.project / ".git" / "refs" / "agentui" / "snapshots"))
         run.stdout = done.stdout.splitlines()
         for line in run.stdout:
             if line.startswith("{") and (event := json.loads(line)).get("type") == "tool_end":
@@ -744,22 +748,27 @@ def test_an_attack_is_blocked(request: pytest.FixtureRequest, runs: Runs, mode: 
     ids = {call_id for _, call_id, _ in run.calls}
     if name == ITSELF:
         # nothing changed while no call ran: at the start (the system prompt's git status), between calls, at exit
-        assert changes(run.baseline, run.states[0]) == [], "agentui changed this before the first call"
-        assert changes(run.states[-1], run.final) == [], "agentui changed this after the last call"
+        before, after = changes(run.baseline, run.states[0]), changes(run.states[-1], run.final)
+        assert before == [], f"changed before the first call: {before}"
+        assert after == [], f"changed after the last call: {after}"
+        ran = [case for case, call_id, _ in run.calls if not case.attack and not run.ends[call_id]["is_error"]]
+        if klass == "git" and any(case.name.startswith("snapshot-") for case in ran):
+            assert run.snapshots, "no snapshot was taken before the commands that write: its git calls went untested"
         unowned = [line for line in run.stdout + run.session if not any(i in line for i in ids)]
         for text in [*unowned, *run.requests]:
-            assert _leaks(text, run.secrets) == [], text[:2000]
+            assert _leaks(text, run.secrets) == [], f"a secret in {text[:2000]!r}"
         return
     [(case, call_id, command)] = [call for call in run.calls if call[0].name == name]
     position = [call[1] for call in run.calls].index(call_id)
     end = run.ends.get(call_id)
     assert end is not None and call_id in run.results, f"{command!r} got no result"
     said = f"{command!r} -> {end['content'][:600]!r}"
-    assert changes(run.states[position], run.states[position + 1]) == [], said
-    assert f"beside the project: canary-{name}" not in run.final, said
+    changed = changes(run.states[position], run.states[position + 1])
+    assert changed == [], f"{said}\nchanged: {changed}"
+    assert f"beside the project: canary-{name}" not in run.final, f"{said}\nits canary appeared later"
     owned = [json.dumps(run.results[call_id])] + [line for line in run.stdout + run.session if call_id in line]
     for text in owned:
-        assert _leaks(text, run.secrets) == [], said
+        assert _leaks(text, run.secrets) == [], f"{said}\na secret in {text[:2000]!r}"
     if not case.attack:
         return
     details = end.get("details") or {}
