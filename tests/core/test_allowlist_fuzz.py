@@ -1,0 +1,349 @@
+"""The differential fuzz test of issue 30: commands generated from bash's grammar (tests/support/bash_grammar.py);
+for every one the permission check lets run without a question, the command is run under `strace -f` in a scratch
+project full of traps (tests/support/traced_run.py), and what it really did is held against what "allowed" means:
+
+1. every program executed is bash itself or one of the allowlist's programs (git's own helpers when git ran);
+2. in default and plan mode nothing is written, created, renamed or removed (but /dev/null, the Bash tool's own
+   record of the final directory, and git refreshing its index); in acceptEdits, only inside the project and never a
+   protected path;
+3. no file a deny rule covers (.env, a hard link to it, ~/.ssh/id_rsa) is opened at all, and nothing outside the
+   project is read but what programs read on their own (libraries, locale, the person's git configuration, ...).
+
+CI runs a bounded, reproducible number of examples; AGENTUI_FUZZ_EXAMPLES=20000 runs more (with a random seed, or
+AGENTUI_FUZZ_SEED). Bypasses the fuzzer found are kept below as explicit regression cases, expected to fail until
+the engine is fixed, and their classes are left out of generation meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, seed, settings
+from hypothesis import strategies as st
+
+from agentui.core.permissions.bash_words import NotUnderstood
+from agentui.core.permissions.engine import PermissionEngine
+from agentui.core.permissions.understand import resolve_program, understand
+from tests.core.test_allowlist import EVERYDAY, engine_for
+from tests.support.bash_grammar import commands_excluding
+from tests.support.permissions import check
+from tests.support.traced_run import Judge, Run, World, build_world, describe, run_traced, strace_problem
+
+
+@dataclass(frozen=True)
+class Finding:
+    command: str
+    mode: str
+    what: str
+    """What strace showed, and why it is a bypass."""
+    needs: str = ""
+    """A program the bypass needs on this machine (the regression case is skipped where it is missing)."""
+
+
+# Bypasses found by the fuzzer: commands the permission check allows that strace shows doing what "allowed" rules
+# out. Each is expected to fail (xfail, strict) until the engine is fixed; the engine's owner then removes the
+# mark, and the class's entry in EXCLUDED below.
+FINDINGS = [
+    Finding(
+        "git log --format=%G? -1",
+        "default",
+        "HEAD is a signed commit: a signature placeholder (%G?, %GS, %GK, %GG, ...) in --format/--pretty makes git run "
+        "gpg (gpg.program) to verify it; strace shows execve(/usr/bin/gpg), which then creates ~/.gnupg with a "
+        "keyring and lock files, and git writes /tmp/.git_vtag_tmpXXXXXX. --show-signature is refused, the "
+        "placeholders that do the same are not.",
+    ),
+    Finding(
+        "git status --help",
+        "default",
+        "every git subcommand's table takes --help, which makes git run the manual viewer: strace shows "
+        "execve(man) (help.format and man.viewer can name any program, a web browser included).",
+    ),
+    Finding(
+        "awk '{print 1,\n2 > \"x\"}' README.md",
+        "default",
+        "the awk check ends a print statement at a newline, but awk continues an expression after `,` (and `&&`, "
+        "`||`) on the next line: strace shows awk creating x (openat O_WRONLY|O_CREAT|O_TRUNC) in default mode.",
+    ),
+    Finding(
+        'gawk \'{if(1) /"/ ; print > "out" ; s = "x"}\' README.md',
+        "default",
+        "after the `)` of if/while/for (and after `return`) gawk reads `/` as the start of a regular expression, "
+        'the check reads it as division: the `"` in the regex then opens a string that swallows '
+        '`print > "out"`, and gawk creates out in default mode. (mawk rejects the program.)',
+        needs="gawk",
+    ),
+    Finding(
+        "df src/innocent.txt",
+        "default",
+        "df's operands are `looks` that may be anywhere, and no deny rule is checked against them once expanded: "
+        "df opens each operand (O_RDONLY) to statfs it, so it opens .env through its hard link (also `df .e*`, "
+        '`df "$HOME"/.ssh/id_rsa`). Nothing is read from it, but a denied file is opened, and an open alone '
+        "can act (a FIFO, a device).",
+    ),
+    Finding(
+        "sort -S 1 big.txt",
+        "default",
+        "sort spills to temporary files in $TMPDIR (/tmp) when its buffer (-S, in its table) is smaller than the "
+        "input: strace shows /tmp/sortXXXXXX created and removed, with the project's data, in default mode.",
+    ),
+    Finding(
+        "echo x | tac",
+        "default",
+        "tac copies input it cannot seek (a pipe) to a temporary file: strace shows /tmp/tacXXXXXX created and "
+        "removed in default mode.",
+    ),
+    Finding(
+        "java -version",
+        "default",
+        "`java -version` is allowed as a version query, but the JVM starts: strace shows it creating "
+        "/tmp/hsperfdata_$USER/PID (and writing /proc/self/coredump_filter) in default mode.",
+        needs="java",
+    ),
+    Finding(
+        "cat < src/innocent.txt",
+        "default",
+        "a redirection's file is checked against deny rules by name only, not for being a hard link to a denied "
+        "file (a program's operand is): strace shows bash opening src/innocent.txt (the inode of .env) and cat "
+        "printing the secret.",
+    ),
+    Finding(
+        "echo ~/.ssh/*",
+        "default",
+        "a glob in the arguments of a program that takes no paths (echo, printf, dirname, ...) is expanded by bash, "
+        "which lists the directory: strace shows bash opening ~/.ssh (denied with Read(~/.ssh/**)) and the names "
+        "in it printed; `echo ../*/*`, `echo linkdir/*`, `echo /*` list directories outside the project the same "
+        "way, where `ls ~/.ssh` asks.",
+    ),
+    Finding(
+        "cp -P src/up up && cat up/outside/secret.txt",
+        "acceptEdits",
+        "the check happens before the command runs: `cp -P` copies the relative link src/up (-> .., the project) "
+        "one level up, where it leads out of the project, and the next step's path through it was checked when "
+        "`up` did not exist yet: strace shows cat opening ../outside/secret.txt.",
+    ),
+    Finding(
+        "cp -P src/up up && touch up/canary",
+        "acceptEdits",
+        "as above, for a write: strace shows touch creating the canary outside the project (sed -i, cp, echo > "
+        "write through the new link the same way).",
+    ),
+    Finding(
+        "cp -P srclink sl && cat sl/innocent.txt",
+        "acceptEdits",
+        "as above, for a denied file: the new link sl leads to src, and sl/innocent.txt (the hard link to .env) did "
+        "not exist when it was checked: strace shows cat opening it and printing the secret.",
+    ),
+    Finding(
+        "mkdir -p src/objects src/refs && cp -r .git/objects src/ && git rev-parse HEAD > src/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > src/config && git -C src diff HEAD~1 HEAD",
+        "acceptEdits",
+        "the repository check runs before the command, so it sees src as a plain directory of the project's own "
+        "repository; the first steps make src a bare repository (HEAD, objects, refs) whose config sets "
+        "diff.external: strace shows git executing tools/evil.sh (arbitrary code, unasked).",
+    ),
+    Finding(
+        "mkdir -p d/objects d/refs && cp -r .git/objects d/ && git rev-parse HEAD > d/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > d/config && cd d && git diff HEAD~1 HEAD",
+        "acceptEdits",
+        "the same with `cd` into a directory the command makes: when it is checked, d does not exist, so the check "
+        "follows the `cd` as failing and checks git in the project; strace shows git in d executing "
+        "tools/evil.sh.",
+    ),
+]
+
+EXCLUDED = [
+    r"%G",  # signature placeholders run gpg (git log --format=%G?)
+    r"--help",  # git SUB --help runs man
+    r"awk.*\n",  # awk print continued on the next line
+    r"awk.*/\\?\"",  # awk regex after `)` read as division
+    r"\bdf\b",  # df opens denied files
+    r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
+    r"\btac\b",  # tac copies a pipe to /tmp
+    r"\bjavac?\b",  # the JVM writes /tmp/hsperfdata_*
+    r"<[^|;&\n]*src",  # a redirection from a hard link to a denied file (cat < src/innocent.txt)
+    r"(\.\./|~|(^|\s)/|linkdir|dangling|\*/|\$HOME|\$UP)\S*[*?\[]",  # globs listing directories outside (echo ~/.ssh/*)
+    r"cp -P (src/up|srclink)",  # links a command makes, then uses (cp -P src/up up && cat up/...)
+    r"cp -r \.git/objects",  # git repositories a command makes, then runs git in
+]
+"""Classes of FINDINGS left out of generation while they are open, so the fuzzer looks for new ones."""
+
+MODES = ("default",) * 5 + ("plan",) + ("acceptEdits",) * 3 + ("rules",) * 2
+"""The modes examples run in (default most, then acceptEdits, the prefix allow rules, plan)."""
+
+CI_EXAMPLES = 400
+ON_DEMAND = os.environ.get("AGENTUI_FUZZ_EXAMPLES")
+EXAMPLES = int(ON_DEMAND) if ON_DEMAND else CI_EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    if problem := strace_problem():
+        pytest.fail(f"the fuzz test needs strace: {problem}")
+    built = build_world(tmp_path_factory.mktemp("fuzz"))
+    yield built
+    shutil.rmtree(built.base, ignore_errors=True)
+
+
+def engine(world: World, mode: str) -> PermissionEngine:
+    """A fresh engine for the project (engine_for: deny rules on .env and ~/.ssh, and in mode "rules" the prefix
+    allow rules), expanding words from exactly the environment the command runs with."""
+    built = engine_for(world.project, mode)
+    built.bash_environ = world.environ()
+    return built
+
+
+def trusted_programs(checker: PermissionEngine, command: str, world: World) -> set[Path]:
+    """Programs an allow rule lets run whatever they do (a step the allowlist does not know, which a prefix rule
+    covers): the engine does not check what they read or write, so neither does the judge."""
+    try:
+        plan = understand(command, checker.bash_environ, world.project)
+    except NotUnderstood:
+        return set()
+    found = set()
+    for step in plan.steps:
+        if step.unknown and checker.text_rule("allow", step.text, step.program):
+            program = resolve_program(step.program, checker.bash_environ)
+            if program is not None:
+                found.add(program)
+    return found
+
+
+def run_and_judge(
+    world: World, command: str, mode: str, checker: PermissionEngine | None = None
+) -> tuple[list[str], Run]:
+    """Run `command` under strace (whatever the verdict) and judge what it did; the world is reset after."""
+    trusted = trusted_programs(checker, command, world) if checker is not None else set()
+    judge = Judge(world, mode, world.environ(), trusted=trusted)
+    try:
+        run = run_traced(world, command, world.environ())
+        return judge.judge(run), run
+    finally:
+        world.reset()
+
+
+# The harness can fail: commands that must be caught are caught, and commands that are fine are not.
+
+CAUGHT = [
+    ("touch ../canary", "default", "wrote or changed"),
+    ("touch ../canary", "acceptEdits", "outside the project"),
+    ("./tools/evil.sh", "default", "the canary"),
+    ("sh -c true", "default", "a program outside the allowlist was executed"),
+    ("cat .env", "default", "a deny rule covers"),
+    ("cat src/innocent.txt", "default", "a deny rule covers"),
+    ("cat ~/.ssh/id_rsa", "default", "a deny rule covers"),
+    ("cat ../outside/secret.txt", "default", "outside the project was read"),
+    ("cat linkdir/secret.txt", "default", "outside the project was read"),
+    ("cat ~/notes.txt", "default", "outside the project was read"),
+    ("touch new.txt", "default", "wrote or changed"),
+    ("echo x > out.txt", "plan", "wrote or changed"),
+    ("touch .git/x", "acceptEdits", "protected path"),
+    ("mkdir .claude", "acceptEdits", "protected path"),
+    ("touch linkdir/x", "acceptEdits", "outside the project"),
+    ("rm -f src/app.py", "default", "wrote or changed"),
+    ("mv README.md moved.md", "plan", "wrote or changed"),
+    ("git config user.name x", "default", "wrote or changed"),
+]
+
+
+@pytest.mark.parametrize(("command", "mode", "problem"), CAUGHT)
+def test_the_judge_flags_what_an_allowed_command_must_never_do(
+    world: World, command: str, mode: str, problem: str
+) -> None:
+    problems, run = run_and_judge(world, command, mode)
+    assert any(problem in p for p in problems), describe(problems, run, command, mode)
+
+
+FINE = [
+    ("touch new.txt", "acceptEdits"),
+    ("mkdir -p build/x && cp README.md build/x/ && mv build/x/README.md build/r.md && rm -r build", "acceptEdits"),
+    ("sed -i s/readme/README/ README.md", "acceptEdits"),
+    ("git status && git diff && git log -p -1 && git describe --always --dirty", "default"),
+    ("cd src && ls -la && cat app.py", "plan"),
+]
+
+
+@pytest.mark.parametrize(("command", "mode"), FINE)
+def test_the_judge_passes_what_an_allowed_command_may_do(world: World, command: str, mode: str) -> None:
+    problems, run = run_and_judge(world, command, mode)
+    assert not problems, describe(problems, run, command, mode)
+
+
+def test_everyday_commands_do_only_what_they_are_allowed_to(world: World) -> None:
+    """The everyday read-only commands of test_allowlist, allowed, and run: nothing they do breaks the rules."""
+    failures = []
+    for command in EVERYDAY:
+        checker = engine(world, "default")
+        if check(checker, "Bash", command=command).behavior != "allow":
+            continue  # (this project's traps make a few of them ask: grep -r reaches the hard link to .env)
+        problems, run = run_and_judge(world, command, "default", checker)
+        if problems:
+            failures.append(describe(problems, run, command, "default"))
+    assert not failures, "\n".join(failures)
+
+
+# The bypasses found, one regression case each
+
+
+@pytest.mark.xfail(strict=True, reason="bypass found by the fuzzer, to be fixed in the engine")
+@pytest.mark.parametrize("finding", FINDINGS, ids=[f"{f.mode}: {f.command}" for f in FINDINGS])
+def test_a_bypass_the_fuzzer_found(world: World, finding: Finding) -> None:
+    if finding.needs and shutil.which(finding.needs, path=world.environ()["PATH"]) is None:
+        pytest.skip(f"{finding.needs} is not installed here")
+    checker = engine(world, finding.mode)
+    verdict = check(checker, "Bash", command=finding.command)
+    if verdict.behavior != "allow":
+        return  # (fixed: the command no longer runs without a question)
+    problems, run = run_and_judge(world, finding.command, finding.mode, checker)
+    assert not problems, f"{finding.what}\n{describe(problems, run, finding.command, finding.mode)}"
+
+
+# The fuzzer
+
+
+def _settings() -> settings:
+    if ON_DEMAND:
+        return settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+        )
+    return settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+    )
+
+
+@pytest.mark.timeout(0 if ON_DEMAND else 120)
+@_settings()
+@given(command=commands_excluding(EXCLUDED), mode=st.sampled_from(MODES))
+def test_what_the_check_allows_does_only_what_allowed_means(world: World, command: str, mode: str) -> None:
+    checker = engine(world, mode)
+    verdict = check(checker, "Bash", command=command)
+    event(f"verdict: {verdict.behavior}")
+    if verdict.behavior != "allow":
+        return
+    event(f"allowed in mode {mode}")
+    problems, run = run_and_judge(world, command, mode, checker)
+    assert not problems, describe(problems, run, command, mode)
+
+
+if os.environ.get("AGENTUI_FUZZ_SEED"):
+    test_what_the_check_allows_does_only_what_allowed_means = seed(int(os.environ["AGENTUI_FUZZ_SEED"]))(
+        test_what_the_check_allows_does_only_what_allowed_means
+    )
+
+
+def test_the_excluded_classes_are_still_open_findings() -> None:
+    """Each exclusion names a finding still listed: an exclusion outliving its finding would hide a regression."""
+    for pattern in EXCLUDED:
+        assert any(re.search(pattern, f.command) for f in FINDINGS), pattern
