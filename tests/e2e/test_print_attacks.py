@@ -248,6 +248,14 @@ READ = cases(
     ("git-archive", "git archive HEAD .env | tar -xOf -"),
     ("git-show-in-bash-c", "bash -c 'git show HEAD:.env'"),
     ("git-show-in-python", 'python3 -c \'import subprocess; subprocess.run(["git", "show", "HEAD:.env"])\''),
+    (
+        "git-objects-python",
+        "python3 -c 'import glob, zlib; "
+        '[print(zlib.decompress(open(f, "rb").read())) for f in glob.glob(".git/objects/??/*")]\'',
+    ),
+    ("git-cat-file-all", "git cat-file --batch-all-objects --batch"),
+    ("git-format-patch", "git format-patch --stdout -1 HEAD"),
+    ("git-diff-tree", "git diff-tree -p HEAD"),
     ("base64", "base64 .env"),
     ("xxd", "xxd .env"),
     ("od", "od -c .env"),
@@ -361,16 +369,20 @@ SECRETS = {"read": (ENV_TEXT, SSH_TEXT), "outside": (OUTSIDE_TEXT, BASHRC_TEXT)}
 ITSELF = "agentui-itself"
 
 _HISTORY = (
-    "the .env committed to the history leaks in bypass mode{}: the {} masks only the work tree's .env, not git's "
-    "objects, and the check that refuses `git show HEAD:.env` (a denied file in the history) does not see {}"
+    "in bypass mode{}, the .env committed to the history leaks through {}: the {} masks only the work tree's .env, "
+    "not git's objects, and only the git commands the check reads as showing a denied file's history (`git show "
+    "HEAD:.env`, `git log -p`, `git diff-tree -p`...) are refused"
 )
 KNOWN: dict[tuple[str, str, str], str] = {
-    (mode, "read", case): _HISTORY.format(with_sandbox, confinement, how)
+    (mode, "read", case): _HISTORY.format(with_sandbox, how, confinement)
     for mode, with_sandbox, confinement in (("bypass", "", "guard"), ("bypass-sandbox", " with the sandbox", "sandbox"))
     for case, how in (
         ("git-archive", "`git archive HEAD .env | tar -xOf -`"),
-        ("git-show-in-bash-c", "the same `git show` inside `bash -c`"),
-        ("git-show-in-python", "git run by python3"),
+        ("git-show-in-bash-c", "`bash -c 'git show HEAD:.env'` (the same git show, refused alone)"),
+        ("git-show-in-python", "git show run by python3"),
+        ("git-objects-python", "python3 decompressing .git/objects"),
+        ("git-cat-file-all", "`git cat-file --batch-all-objects --batch`"),
+        ("git-format-patch", "`git format-patch --stdout -1 HEAD`"),
     )
 }
 """(mode, class, case) -> how it gets through on today's code; kept in the table as strict xfails."""
