@@ -54,13 +54,10 @@ def test_esc_esc_rewinds_files_bash_changes_and_the_conversation(
         terminal.wait_for("Turn one done.")
         terminal.type("two")
         terminal.keys("Enter")
-        terminal.wait_for("Yes, once")  # (the sed: acceptEdits lets edits go ahead, not commands)
-        terminal.keys("y")
+        # (acceptEdits runs the file commands, sed -i and rm, inside the project without a question, as Claude Code)
         terminal.wait_for("Turn two done.")
         terminal.type("three")
         terminal.keys("Enter")
-        terminal.wait_for("Yes, once")
-        terminal.keys("y")
         terminal.wait_for("Turn three done.")
         assert (project / "calc.py").read_text() == "def plus(a, b):\n    return a + b\n"
         assert (project / "notes.md").read_text() == "# Calc notes\n\nadd adds\n"

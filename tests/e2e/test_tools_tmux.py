@@ -70,7 +70,9 @@ def test_questions_plan_approval_ctrl_b_and_the_background_panel(
         assert "approve it?" in screen and "Greeting plan" in screen and "Yes, and accept the edits" in screen
         terminal.keys("1")
         terminal.wait_for("Permission mode: acceptEdits")
-        terminal.wait_for("tick 3")  # (the ticker changes nothing: it runs without a question)
+        terminal.wait_for("Yes, once")  # (a loop over a substitution is more than agentui runs without a question)
+        terminal.keys("y")
+        terminal.wait_for("tick 3")
         assert (project / "greeting.txt").read_text() == "Good morning\n"  # written without a question
         terminal.keys("C-b")
         terminal.wait_for("The ticker runs in the background.")

@@ -196,7 +196,7 @@ SCENARIOS: dict[str, Callable[[Path], list[Turn]]] = {
         [tool("n0", "Read", file_path=str(root / "sums.ipynb"))],
         [tool("n1", "NotebookEdit", notebook_path=str(root / "sums.ipynb"), cell_id="c1", new_source="x = 2")],
         [tool("b1", "Bash", command="echo started; sleep 60", description="Wait", run_in_background=True)],
-        [tool("o1", "TaskOutput", task_id="{shell}", block=False, timeout=1000)],
+        [tool("o1", "TaskOutput", task_id="{shell}", block=True, timeout=3000)],  # (waits for "started")
         [tool("s1", "TaskStop", task_id="{shell}")],
         [text("All done.")],
     ],
@@ -299,7 +299,7 @@ def test_tool_results_are_written_in_claude_codes_shapes(world: World) -> None:
               edit_mode="insert")],
         [tool("n3", "NotebookEdit", notebook_path=notebook, cell_id="c2", new_source="", edit_mode="delete")],
         [tool("b2", "Bash", command="echo started; sleep 60", description="Wait", run_in_background=True)],
-        [tool("o1", "TaskOutput", task_id="{shell}", block=False, timeout=1000)],
+        [tool("o1", "TaskOutput", task_id="{shell}", block=True, timeout=3000)],  # (waits for "started")
         [tool("s1", "TaskStop", task_id="{shell}")],
         [text("All done.")],
     ]  # fmt: skip
