@@ -11,8 +11,8 @@ file); then ask rules; then bypassPermissions; then the allowlist, file by file.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,18 +20,17 @@ from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
+from agentui.core.permissions.options import Arg
+from agentui.core.permissions.programs import Tree
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
-from agentui.core.permissions.rules import READ_FAMILY, Rule
+from agentui.core.permissions.rules import EDIT_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.permissions.understand import Step, Understood, appended_names, is_names, resolve_program, understand
-from agentui.core.workspace import relative_within
 
 if TYPE_CHECKING:
     from agentui.core.permissions.engine import Mode, PermissionEngine
-    from agentui.core.permissions.options import Arg
-    from agentui.core.permissions.programs import Tree
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,13 @@ class BashCheck:
         if found is None:
             found = self._resolved[key] = resolve(value, cwd, self._directories)
         return found
+
+    def _operand(self, value: str, cwd: Path, own_links: bool) -> Resolved:
+        """An operand's path; for a program that looks at a link itself, the link is where it reads."""
+        resolved = self._resolve(value, cwd)
+        if own_links:
+            return Resolved(resolved.written, resolved.located, resolved.located)
+        return resolved
 
     def _program(self, name: str) -> Path | None:
         if name not in self._programs:
@@ -197,11 +203,30 @@ class BashCheck:
                 for path in self._resolve(target, here).forms:
                     if rule := engine.find_rule("deny", tool, path=path):
                         return Verdict("deny", f"the rule {rule.text} denies `{step.text}` touching {target}")
-            for arg in [*step.effects.writes, *(t.path for t in step.effects.removes)]:
-                for path in self._resolve(arg.value, here).forms:
+            for value in [*(a.value for a in step.effects.writes), *self._created(step)]:
+                for path in self._resolve(value, here).forms:
                     if rule := engine.find_rule("deny", "Edit", path=path):
-                        return Verdict("deny", f"the rule {rule.text} denies `{step.text}` changing {arg.value}")
+                        return Verdict("deny", f"the rule {rule.text} denies `{step.text}` changing {value}")
+            for value in [*(t.path.value for t in step.effects.removes), *self._created(step, trees=True)]:
+                resolved = self._resolve(value, here)
+                if rule := engine.rule_below("deny", resolved.located, EDIT_FAMILY):
+                    return Verdict("deny", f"the rule {rule.text} denies `{step.text}` changing files under {value}")
         return None
+
+    def _created(self, step: Step, *, trees: bool = False) -> list[str]:
+        """What cp and mv create: the destination, or a path inside it named after the source when the destination
+        is a directory; `trees`: only those whose source is a directory (a whole tree is created there)."""
+        here = step.place.physical
+        found: list[str] = []
+        for copy in step.effects.copies:
+            source = self._resolve(copy.source.value, here)
+            destination = self._resolve(copy.destination.value, here)
+            into = copy.into if copy.into is not None else os.path.isdir(destination.real)
+            name = os.path.basename(os.path.normpath(copy.source.value)) or copy.source.value
+            created = os.path.join(copy.destination.value, name) if into else copy.destination.value
+            if not trees or os.path.isdir(source.real):
+                found.append(created)
+        return found
 
     def _read_denied(self, value: str, cwd: Path) -> Rule | None:
         resolved = self._resolve(value, cwd)
@@ -227,6 +252,7 @@ class BashCheck:
                 here = step.place.physical
                 targets += [(t, here) for r, t in step.redirects if r.writes and t not in HARMLESS_TARGETS]
                 targets += [(a.value, here) for a in step.effects.writes]
+                targets += [(value, here) for value in self._created(step)]
                 targets += [(t.path.value, here) for t in step.effects.removes]
         for target, here in targets:
             resolved = self._resolve(self._home(target), here)
@@ -239,8 +265,10 @@ class BashCheck:
                 needs.append(Need(f"`{sub.text}`, which writes git's configuration", hard=True))
         if plan is not None:
             for step in plan.steps:
-                for tree in step.effects.removes:
-                    if tree.path.value and (why := self._tree_protected(tree, step.place.physical)):
+                # (removing or moving a tree removes what is in it; copying one creates what is in it)
+                sources = [t.path for t in step.effects.removes] + [c.source for c in step.effects.copies]
+                for source in sources:
+                    if source.value and (why := self._tree_protected(Tree(source), step.place.physical)):
                         needs.append(Need(why, hard=True))
         return needs
 
@@ -293,7 +321,7 @@ class BashCheck:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
-            for arg in effects.writes:
+            for arg in [*effects.writes, *(Arg(v) for v in self._created(step))]:
                 if why := self._write_need(self._resolve(arg.value, here), write_mode, bare_edit=False):
                     needs.append(Need(f"`{step.text}`, {why}", suggestion=bash_rule_text(step)))
             for tree in effects.removes:
@@ -305,13 +333,14 @@ class BashCheck:
         for arg in effects.reads:
             if is_names(arg):
                 continue
-            if need := self._read_need(self._resolve(arg.value, here), mode, step=step):
+            if need := self._read_need(self._operand(arg.value, here, effects.own_links), mode, step=step):
                 needs.append(need)
         if not effects.anywhere:
             for arg in effects.looks:
                 if is_names(arg):
                     continue
-                if need := self._read_need(self._resolve(arg.value, here), mode, step=step, contents=False):
+                resolved = self._operand(arg.value, here, effects.own_links)
+                if need := self._read_need(resolved, mode, step=step, contents=False):
                     needs.append(need)
         for tree in effects.trees:
             if why := self._tree_need(tree, here, mode):
@@ -442,9 +471,6 @@ def _environment_options(step: Step, environ: Mapping[str, str]) -> str | None:
 
 
 def _tree_of(step: Step, directory: Path) -> Tree:
-    from agentui.core.permissions.options import Arg
-    from agentui.core.permissions.programs import Tree
-
     return Tree(Arg(str(directory)), follow=False, contents=True)
 
 
@@ -477,19 +503,3 @@ def bash_rule_text(step: Step) -> str:
 def path_rule(family: str, path: Path, *, tree: bool = False) -> str:
     absolute = "//" + str(path).lstrip("/")
     return f"{family}({absolute}/**)" if tree else f"{family}({absolute})"
-
-
-def _unused(arg: Arg, rules: list[Rule], check: Callable[[Rule], bool]) -> None:
-    del arg, rules, check
-
-
-def deny_rule_roots(rules: list[Rule]) -> list[Path]:
-    """Where the Read-family deny rules apply."""
-    return [rule.path.root for rule in rules if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path]
-
-
-def overlaps(a: Path, b: Path) -> bool:
-    return relative_within(a, b) is not None or relative_within(b, a) is not None
-
-
-__all__ = ["BashCheck", "Need", "bash_rule", "path_rule", "replace"]

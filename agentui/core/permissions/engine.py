@@ -192,14 +192,23 @@ class PermissionEngine:
             paths += [*found.files, *found.directories]
         return paths
 
-    def deny_could_cover(self, directory: Path) -> bool:
-        """Some Read deny rule could cover a file at or below `directory`."""
+    def deny_could_cover(self, directory: Path, family: frozenset[str] = READ_FAMILY) -> bool:
+        """Some deny rule of `family` (Read's, or Edit's) could cover a file at or below `directory`."""
+        return self.rule_below("deny", directory, family) is not None
+
+    def rule_below(self, behavior: Behavior, directory: Path, family: frozenset[str] = READ_FAMILY) -> Rule | None:
+        """A rule of `behavior` and `family` that could cover a file at or below `directory`."""
         for rule in self._rules:
-            if rule.behavior == "deny" and rule.tool in READ_FAMILY and rule.path is not None:
+            if rule.behavior == behavior and rule.tool in family and rule.path is not None:
                 root = rule.path.root
-                if relative_within(root, directory) is not None or relative_within(directory, root) is not None:
-                    return True
-        return False
+                if relative_within(root, directory) is None and relative_within(directory, root) is None:
+                    continue
+                above = relative_within(root, directory) is None
+                # (a rule rooted above `directory` reaches below it only through its pattern)
+                if above and not rule.covers_path(directory) and not _pattern_reaches(rule, directory):
+                    continue
+                return rule
+        return None
 
     def find_rule(
         self,
@@ -511,6 +520,18 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
         if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
+
+
+def _pattern_reaches(rule: Rule, directory: Path) -> bool:
+    """Whether a path rule rooted above `directory` could match something below it (anything but a pattern naming
+    one exact path elsewhere)."""
+    assert rule.path is not None
+    pattern = rule.path.pattern.rstrip("/")
+    if any(c in pattern for c in "*?[\\!") or not pattern or "/" not in pattern:
+        return True  # (a wildcard, or a name without a slash, which gitignore matches at any depth)
+    pattern = pattern.lstrip("/")
+    named = rule.path.root / pattern
+    return relative_within(named, directory) is not None or relative_within(directory, named) is not None
 
 
 _INODE_SECONDS = 1.0

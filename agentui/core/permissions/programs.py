@@ -18,6 +18,7 @@ from agentui.core.permissions.script_checks import (
     check_awk_program,
     check_jq_filter,
     check_sed_script,
+    sed_sandbox_accepts,
 )
 
 _INFO = ("help", "version")
@@ -79,6 +80,17 @@ class GitUse:
     """It reads files in the work tree beyond the tracked ones (`grep --untracked`, `--no-index`)."""
 
 
+@dataclass(frozen=True)
+class Copy:
+    """cp or mv of one source: what it creates is `destination` itself, or `destination/basename(source)` when the
+    destination is a directory (`into`: True with -t, False with -T, None when it depends on the disk), with the
+    source's whole tree below it."""
+
+    source: Arg
+    destination: Arg
+    into: bool | None
+
+
 @dataclass
 class Effects:
     reads: list[Arg] = field(default_factory=list)
@@ -102,6 +114,9 @@ class Effects:
     """find -print0: the names are separated by NUL bytes."""
     anywhere: bool = False
     """Its path operands only name a file system (df), so they may be anywhere."""
+    own_links: bool = False
+    """A symbolic link named as an operand is looked at itself, not followed (du, stat and file without -L)."""
+    copies: list[Copy] = field(default_factory=list)
 
 
 _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9._*?+=,@%-]*")
@@ -129,13 +144,17 @@ def _readers(spec: Table, *, at_most: int | None = None) -> Handler:
     return handle
 
 
-def _lookers(spec: Table, *, recursive: str = "", follow: str = "", default_here: bool = False) -> Handler:
-    """Programs that read names and metadata (ls, stat, du): `recursive` marks the option that walks trees."""
+def _lookers(
+    spec: Table, *, recursive: str = "", follow: str = "", default_here: bool = False, own_links: bool = False
+) -> Handler:
+    """Programs that read names and metadata (ls, stat, du): `recursive` marks the option that walks trees;
+    `own_links`: a link named as an operand is looked at itself unless the `follow` option is given."""
 
     def handle(name: str, args: list[Arg], before: Effects | None) -> Effects:
         parsed = parse(name, args, spec)
         operands = parsed.operands or ([Arg(".")] if default_here or recursive else [])
         effects = Effects(looks=list(operands), reads=parsed.paths())
+        effects.own_links = own_links and not (follow and parsed.has(follow))
         if default_here or (recursive and parsed.has(recursive)):
             effects.trees = [
                 Tree(op, follow=parsed.has(follow) if follow else False, contents=False) for op in operands
@@ -253,6 +272,11 @@ def _test(name: str, args: list[Arg], before: Effects | None) -> Effects:
     i = 0
     while i < len(args):
         word = args[i].value
+        expecting = i == 0 or args[i - 1].value in ("!", "(", "-a", "-o")
+        if word == "-a" and expecting and i + 1 < len(args):  # (`-a FILE` where an operand is due: FILE exists)
+            looks.append(args[i + 1])
+            i += 2
+            continue
         if word in ("!", "(", ")", "-a", "-o") and not (i + 1 < len(args) and args[i + 1].value in _TEST_BINARY):
             i += 1
             continue
@@ -378,20 +402,52 @@ _LS = table("abcdfghiklmnopqrstuvw:xABCDFGHI:LNQRST:UXZ1", ["all", "almost-all",
             "hide-control-chars", "show-control-chars", "quote-name", "quoting-style=", "reverse", "recursive",
             "size", "sort=", "time=", "time-style=", "tabsize=", "width=", "context", "zero", *_INFO],
             marks={"R": "recursive", "recursive": "recursive", "L": "follow", "dereference": "follow"})  # fmt: skip
-_STAT = table("c:fLt", ["dereference", "file-system", "cached=", "format=", "printf=", "terse", *_INFO])
+_STAT = table("c:fLt", ["dereference", "file-system", "cached=", "format=", "printf=", "terse", *_INFO],
+              marks={"L": "follow", "dereference": "follow"})  # fmt: skip
 _DU = table("0abcd:hHklLmsSxB:t:X:", ["null", "all", "apparent-size", "block-size=", "bytes", "total", "max-depth=",
             "human-readable", "inodes", "dereference-args", "dereference", "count-links", "separate-dirs",
             "summarize", "si", "threshold=", "time?", "time-style=", "exclude=", "exclude-from=", "one-file-system",
-            *_INFO], paths=("X", "exclude-from"), marks={"L": "follow", "dereference": "follow"})  # fmt: skip
+            *_INFO], paths=("X", "exclude-from"), marks={"L": "follow", "dereference": "follow",
+            "D": "follow", "H": "follow", "dereference-args": "follow"})  # fmt: skip
 _DF = table("aB:hHiklmPTt:vx:", ["all", "block-size=", "human-readable", "si", "inodes", "local", "output?",
             "portability", "print-type", "sync", "no-sync", "total", "type=", "exclude-type=", *_INFO])  # fmt: skip
 _REALPATH = table("eLmPqsz", ["canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet",
                   "relative-to=", "relative-base=", "strip", "no-symlinks", "zero", *_INFO])  # fmt: skip
 _READLINK = table("efmnqsvz", ["canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline",
                   "quiet", "silent", "verbose", "zero", *_INFO])  # fmt: skip
-_TREE = table("adlfxL:P:I:iAsSnCpugDFvtcUrhH:T:J", ["gitignore", "ignore-case", "matchdirs", "prune", "noreport",
-              "du", "si", "dirsfirst", "filesfirst", "filelimit=", "timefmt=", "charset=", "metafirst", "inodes",
-              "device", "sort=", *_INFO], marks={"l": "follow"})  # fmt: skip
+_TREE_FLAGS = set("adlfxiAsSnCpugDFvtcUrhJ")
+_TREE_VALUES = {"-L", "-P", "-I"}
+_TREE_LONG = {"--gitignore", "--ignore-case", "--matchdirs", "--prune", "--noreport", "--du", "--si", "--dirsfirst",
+              "--filesfirst", "--metafirst", "--inodes", "--device", "--help", "--version"}  # fmt: skip
+
+
+def _tree(name: str, args: list[Arg], before: Effects | None) -> Effects:
+    """tree reads its options its own way: a letter that takes a value takes the next word, wherever it stands in a
+    bundle (`-Lo 2 out` is -L 2 and -o out). So a value-taking option must be a word of its own (-L, -P, -I), and
+    a bundle holds flags only; -o (writes a file), -R, -H, -T and --fromfile are not taken at all."""
+    operands: list[Arg] = []
+    follow = False
+    i = 0
+    while i < len(args):
+        word = args[i].value
+        if word in _TREE_VALUES:
+            if i + 1 >= len(args) or args[i + 1].group is not None:
+                raise NotUnderstood(f"`tree {word}` is missing its value")
+            i += 2
+            continue
+        if word in _TREE_LONG or (word.startswith(("--filelimit=", "--sort=")) and word.count("=") == 1):
+            i += 1
+            continue
+        if word.startswith("-") and word != "-":
+            if word.startswith("--") or any(letter not in _TREE_FLAGS for letter in word[1:]):
+                raise NotUnderstood(f"`tree {word}` is not an option agentui knows to be harmless")
+            follow = follow or "l" in word
+            i += 1
+            continue
+        operands.append(args[i])
+        i += 1
+    operands = operands or [Arg(".")]
+    return Effects(looks=operands, trees=[Tree(op, follow=follow, contents=False) for op in operands])
 _DIFF = table("abBcC:dD:eEF:iI:nNpPqrsS:tTuU:wW:x:X:yZ", ["normal", "brief", "report-identical-files",
               "context?", "unified?", "ed", "rcs", "side-by-side", "left-column", "suppress-common-lines",
               "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=",
@@ -410,8 +466,9 @@ def _diff(name: str, args: list[Arg], before: Effects | None) -> Effects:
     parsed = parse(name, args, _DIFF)
     files = [*parsed.operands, *[v for f, _, v in parsed.options if f in ("--from-file", "--to-file") and v]]
     effects = Effects(reads=[*parsed.operands, *parsed.paths()])
-    if parsed.has("recursive"):
-        effects.trees = [Tree(f, follow=not parsed.has("nofollow")) for f in files]
+    # (a directory operand, recursive or not, has diff read what is inside it: the same names as in the other
+    # operand, or a file's basename; so it is read whole)
+    effects.trees = [Tree(f, follow=not parsed.has("nofollow")) for f in files]
     return effects
 
 
@@ -462,7 +519,11 @@ def _df(name: str, args: list[Arg], before: Effects | None) -> Effects:
 
 
 def _file(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    return _readers(_FILE)(name, args, before)
+    effects = _readers(_FILE)(name, args, before)
+    follows = any(a.value in ("-L", "--dereference") or (a.value.startswith("-") and "L" in a.value[1:]
+                                                           and not a.value.startswith("--")) for a in args)  # fmt: skip
+    effects.own_links = not follows
+    return effects
 
 
 # Searching
@@ -628,6 +689,9 @@ def _sed(name: str, args: list[Arg], before: Effects | None) -> Effects:
         scripts, operands = [operands[0]], operands[1:]
     for script in scripts:
         check_sed_script(script.value)
+    reading = tuple(f for f, _, _ in parsed.options if f in ("-E", "-r", "--regexp-extended", "--posix", "-z",
+                                                             "--null-data", "--zero-terminated"))  # fmt: skip
+    sed_sandbox_accepts(tuple(s.value for s in scripts), reading)
     if parsed.has("in-place"):
         if not operands:
             raise NotUnderstood("`sed -i` is given no file")
@@ -672,11 +736,15 @@ def _awk(name: str, args: list[Arg], before: Effects | None) -> Effects:
     reads = []
     for operand in rest[1:]:
         head, equals, _ = operand.value.partition("=")
-        if equals and head.isidentifier():
+        if equals and _AWK_NAME.fullmatch(head):
             _awk_assignment(operand.value)  # (an operand `var=value` assigns; it names no file)
         else:
             reads.append(operand)
     return Effects(reads=reads)
+
+
+_AWK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""An operand `name=value` is an assignment only for an ASCII name (awk's); anything else is a file it reads."""
 
 
 def _awk_assignment(text: str) -> None:
@@ -734,7 +802,7 @@ _TOUCH = table("acd:fhmr:t:", ["time=", "date=", "reference=", "no-create", "no-
 _RMDIR = table("v", ["ignore-fail-on-non-empty", "verbose", *_INFO])
 _RM = table("dfrRv", ["force", "recursive", "dir", "verbose", "one-file-system", "preserve-root?", *_INFO],
             marks={"r": "recursive", "R": "recursive", "recursive": "recursive"})  # fmt: skip
-_CP = table("fnprRuvTt:PH", ["force", "no-clobber", "preserve?", "no-preserve=", "parents", "recursive", "update?",
+_CP = table("fnprRuvTt:PH", ["force", "no-clobber", "preserve?", "no-preserve=", "recursive", "update?",
             "verbose", "target-directory=", "no-target-directory", "no-dereference", "sparse=",
             "strip-trailing-slashes", "attributes-only", "one-file-system", "remove-destination", *_INFO],
             marks={"r": "recursive", "R": "recursive", "recursive": "recursive", "t": "target",
@@ -783,6 +851,8 @@ def _copy_or_move(spec: Table, *, move: bool) -> Handler:
             raise NotUnderstood(f"`{name}` is given nothing to {'move' if move else 'copy'}")
         trees = [Tree(source) for source in sources] if move or parsed.has("recursive") else []
         effects = Effects(reads=sources, writes=[destination], trees=trees, edits=True)
+        into = True if targets else (False if parsed.has("no-target") else None)
+        effects.copies = [Copy(source, destination, into) for source in sources]
         if move:
             effects.removes = [Tree(source, contents=False) for source in sources]
         return effects
@@ -875,12 +945,12 @@ PROGRAMS: dict[str, Program] = {
     "diff": Program(_diff),
     "file": Program(_file),
     "ls": Program(_lookers(_LS, recursive="recursive", follow="follow")),
-    "stat": Program(_lookers(_STAT)),
-    "du": Program(_lookers(_DU, follow="follow", default_here=True)),
+    "stat": Program(_lookers(_STAT, follow="follow", own_links=True)),
+    "du": Program(_lookers(_DU, follow="follow", default_here=True, own_links=True)),
     "df": Program(_df),
     "realpath": Program(_lookers(_REALPATH)),
     "readlink": Program(_lookers(_READLINK)),
-    "tree": Program(_lookers(_TREE, follow="follow", default_here=True)),
+    "tree": Program(_tree),
     "grep": Program(_grep),
     "egrep": Program(_grep),
     "fgrep": Program(_grep),

@@ -6,7 +6,10 @@ completely; anything else is NotUnderstood.
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
+import subprocess
 
 from agentui.core.permissions.bash_words import NotUnderstood
 
@@ -53,7 +56,10 @@ def check_sed_script(script: str) -> None:
             i += 1
         elif c in _SED_SIMPLE:
             i += 1
-            if c in "qQ":
+            if c in "qQlL":  # (an exit code or a line length may follow, after blanks)
+                j = skip_blanks(i)
+                if j < n and script[j].isdigit():
+                    i = j
                 while i < n and script[i].isdigit():
                     i += 1
             i = _sed_end_of_command(script, i)
@@ -65,11 +71,48 @@ def check_sed_script(script: str) -> None:
             end = script.find("\n", i)
             i = n if end < 0 else end + 1  # (GNU one-liner text runs to the end of the line)
         elif c in "btT:":
-            # (a label ends at a newline or, in GNU sed, a semicolon: what follows is read as commands either way)
-            ends = [p for p in (script.find("\n", i), script.find(";", i)) if p >= 0]
-            i = min(ends) if ends else n
+            # GNU sed reads a label up to a blank, a semicolon or a newline; what follows is read as commands
+            i = skip_blanks(i + 1)
+            while i < n and script[i] not in " \t;\n":
+                i += 1
         else:
             raise NotUnderstood(f"the sed command {c!r} can read, write or run something")
+
+
+def sed_sandbox_accepts(scripts: tuple[str, ...], flags: tuple[str, ...]) -> None:
+    """GNU sed's own parser as the last word: `sed --sandbox` refuses a program with any command or flag that reads,
+    writes or runs something (e, r, R, w, W, s///w, s///e) before it opens anything, and with no input nothing
+    runs. Raises NotUnderstood unless the sed on PATH is GNU sed and accepts the scripts."""
+    if not _accepted_by_gnu_sed(scripts, flags):
+        raise NotUnderstood("GNU sed itself, in its sandbox mode, does not accept the sed script as harmless")
+
+
+@functools.lru_cache(maxsize=256)
+def _accepted_by_gnu_sed(scripts: tuple[str, ...], flags: tuple[str, ...]) -> bool:
+    sed = _gnu_sed()
+    if sed is None:
+        return False
+    argv = [sed, "--sandbox", "-n", *flags]
+    for script in scripts:
+        argv += ["-e", script]
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=10, cwd="/", env={})
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def _gnu_sed() -> str | None:
+    """The sed commands will run (the first on PATH), if it is GNU sed."""
+    sed = shutil.which("sed")
+    if sed is None:
+        return None
+    try:
+        done = subprocess.run([sed, "--version"], capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return sed if b"GNU sed" in done.stdout else None
 
 
 def _sed_address(script: str, i: int) -> int:
@@ -181,8 +224,10 @@ _AWK_TOKEN = re.compile(
     r"|\$|>>|\|\||&&|[<>!=]=|\+\+|--|[-+*/%^]=|\S",
     re.DOTALL,
 )
-_AWK_OPERAND_END = {")", "]", "$"}
+_AWK_OPERAND_END = {")", "]", "$", "++", "--"}
 """After these (and names, numbers and strings), a `/` divides; elsewhere it starts a regular expression."""
+_AWK_PRINT = re.compile(r"print[^;}]*")
+_AWK_REDIRECT = re.compile(r">|(?<!\|)\|(?!\|)")
 FORBIDDEN_AWK_VARIABLES = frozenset({"ARGV", "ARGC", "ENVIRON", "PROCINFO", "SYMTAB", "FUNCTAB"})
 
 
@@ -192,6 +237,13 @@ def check_awk_program(program: str) -> None:
     The names are refused wherever they appear (strings and regular expressions included)."""
     if found := _AWK_FORBIDDEN.search(program):
         raise NotUnderstood(f"the awk program uses {found[0]!r}, which can run, read or write more than its input")
+    if "\n" in program or "\r" in program:
+        # (awk carries a statement on past a newline after `,`, `&&`, `||`, `{`, ...: one line is read whole)
+        raise NotUnderstood("the awk program spans lines")
+    for found in _AWK_PRINT.finditer(program):
+        # (a second reading that trusts no tokenizer: from each print to the next ; or } nothing may redirect)
+        if _AWK_REDIRECT.search(found[0]):
+            raise NotUnderstood("the awk program may print to a file or a command")
     printing = False
     depth = 0
     previous = ""
