@@ -78,6 +78,12 @@ class BashCheck:
         return self.engine.bash_environ
 
     def verdict(self, command: str, mode: Mode) -> Verdict:
+        try:
+            return self._verdict(command, mode)
+        except RecursionError:
+            return Verdict("ask", "the command nests too deeply to be checked", hard=True)
+
+    def _verdict(self, command: str, mode: Mode) -> Verdict:
         engine = self.engine
         ws = engine.workspace
         cwd = ws.shell_cwd or ws.root

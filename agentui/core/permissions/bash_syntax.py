@@ -102,6 +102,8 @@ class Pipeline:
     commands: tuple[SimpleCommand, ...]
     connector: str | None
     """What joins it to the pipeline before: `;` (or a newline), `&&`, `||`; None for the first."""
+    pipes: tuple[str, ...] = ()
+    """Between its commands: `|`, or `|&` (which sends standard error down the pipe too)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,9 @@ class Syntax:
         out: list[object] = []
         for pipeline in self.pipelines:
             out.append(pipeline.connector or "")
-            for command in pipeline.commands:
+            for index, command in enumerate(pipeline.commands):
+                if index:
+                    out.append(pipeline.pipes[index - 1])
                 out.append(
                     (
                         tuple((w.start, w.end) for w in command.words),
@@ -205,13 +209,13 @@ class _Walker:
             commands: list[SimpleCommand] = []
             children = [c for c in node.children if c.type != "comment"]
             pieces = [c for c in children if c.is_named]
-            for op in (c for c in children if not c.is_named):
-                if op.type not in ("|", "|&"):
-                    raise NotUnderstood(f"the pipeline uses {op.type!r}")
+            pipes = [c.type for c in children if not c.is_named]
+            if any(op not in ("|", "|&") for op in pipes) or len(pipes) != len(pieces) - 1:
+                raise NotUnderstood("the pipeline uses an operator agentui does not follow")
             for index, piece in enumerate(pieces):
                 last = index == len(pieces) - 1
                 commands.append(self.simple(piece, redirects if last else ()))
-            self.pipelines.append(Pipeline(tuple(commands), connector))
+            self.pipelines.append(Pipeline(tuple(commands), connector, tuple(pipes)))
         elif (
             kind == "redirected_statement"
             and (body := node.child_by_field_name("body")) is not None

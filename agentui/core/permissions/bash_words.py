@@ -37,6 +37,12 @@ BASH_SETS = frozenset(
 """Variables bash sets or changes itself: their value in the command is not the one agentui can see."""
 
 
+BASH_DEFAULTS = frozenset(
+    {"PATH", "TERM", "SHELL", "HOME", "MAILCHECK", "HISTFILE", "HISTSIZE", "HISTFILESIZE", "OPTIND", "PS1", "PS2"}
+)
+"""Variables bash gives a value of its own when the environment does not."""
+
+
 class NotUnderstood(Exception):
     """Why a command is outside the grammar agentui understands completely; one sentence, no full stop."""
 
@@ -198,6 +204,8 @@ def _variable(name: str, scope: Scope) -> str:
         return str(scope.cwd)
     if name in BASH_SETS:
         raise NotUnderstood(f"${name} is set by bash itself, so its value cannot be known in advance")
+    if name not in scope.environ and name in BASH_DEFAULTS:
+        raise NotUnderstood(f"${name} is not set, and bash gives it a value of its own")
     return scope.environ.get(name, "")
 
 

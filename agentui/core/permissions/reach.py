@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 WALK_LIMIT = 50_000
+_MAGIC = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
 """Entries a walk looks at before it gives up (and the command asks)."""
 _SPLIT_BY_XARGS = set(" \t\n\"'\\")
 
@@ -36,6 +37,10 @@ def resolve(value: str, cwd: Path, directories: dict[str, str] | None = None) ->
     resolved directories for the rest of a check (a long command names many files in the same few places)."""
     joined = value if value.startswith("/") else os.path.join(cwd, value) if value else str(cwd)
     written = Path(os.path.normpath(joined))
+    if str(written).startswith(_MAGIC):
+        # (/proc/self/cwd, /dev/fd/3 and the like lead wherever the process that opens them is: not where they
+        # lead for agentui; they stay what they are named, outside the project)
+        return Resolved(written, written, written)
     trimmed = joined.rstrip("/") or "/"
     parent, name = os.path.split(trimmed)
     if name in ("", ".", "..") or trimmed != joined:

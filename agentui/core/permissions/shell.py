@@ -138,6 +138,9 @@ def analyze(command: str, depth: int = 0) -> ShellAnalysis:
     if "\x00" in command:
         result.flag("the command contains a NUL byte")
         return result
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in command):
+        result.flag("the command is not valid text")
+        return result
     tree = parse_tree(command)
     if tree.root_node.has_error:  # (a tree without errors has no ERROR or missing node for the walker to find)
         result.flag("the command could not be parsed")

@@ -69,10 +69,10 @@ def _shape(command: str) -> str:
         raise NotUnderstood("a second parser (shfmt) cannot parse the command")
     try:
         tree = json.loads(done.stdout)
-    except ValueError:
-        raise NotUnderstood("the second parser (shfmt) gave no reading of the command") from None
-    out: list[object] = []
-    _Flattener(command.encode(), out).file(tree)
+        out: list[object] = []
+        _Flattener(command.encode(), out).file(tree)
+    except (ValueError, RecursionError):
+        raise NotUnderstood("the second parser (shfmt) gave no reading of the command agentui can follow") from None
     return _plain(out)
 
 
@@ -110,7 +110,9 @@ class _Flattener:
             raise NotUnderstood(f"the second parser (shfmt) sees a {kind or 'statement'} agentui does not follow")
 
     def pipe(self, cmd: dict[str, Any]) -> None:
-        for side in (cmd["X"], cmd["Y"]):
+        for index, side in enumerate((cmd["X"], cmd["Y"])):
+            if index:
+                self.out.append(cmd["Op"])
             inner = side.get("Cmd") or {}
             if inner.get("Type") == "BinaryCmd" and inner.get("Op") in ("|", "|&") and not side.get("Redirs"):
                 self.pipe(inner)

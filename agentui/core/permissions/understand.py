@@ -81,23 +81,37 @@ def understand(command: str, environ: Mapping[str, str], cwd: Path) -> Understoo
             raise NotUnderstood(f"the environment sets {name}, which changes how bash reads the command")
     syntax = bash_syntax.parse(command)
     shfmt_check.agree(command, syntax)
-    places = [Place(cwd, cwd)]
+    # Where each pipeline may run, followed as bash runs a list: `a && b` runs b only if a succeeded, `a || b` only
+    # if it failed, `;` either way. A state is (where the shell is, whether the last pipeline it ran succeeded).
+    states: list[tuple[Place, bool]] = [(Place(cwd, cwd), True)]
     steps: list[Step] = []
     data = command.encode()
     for pipeline in syntax.pipelines:
+        connector = pipeline.connector
+        running = [s for s in states if connector in (None, ";") or s[1] == (connector == "&&")]
+        passing = [s for s in states if s not in running]
+        places = list(dict.fromkeys(place for place, _ in running))
         firsts: list[Step] = []
         for place in places:
             before: Effects | None = None
-            for command_node in pipeline.commands:
+            for index, command_node in enumerate(pipeline.commands):
                 made = _steps(command_node, data, environ, place, before)
                 steps.extend(made)
                 firsts.append(made[0])
-                before = made[0].effects
-        if len(pipeline.commands) == 1 and firsts[0].program == "cd":
+                # (what flows down the pipe is the command's output alone only through `|` from a command whose
+                # descriptors are not redirected: `find x |& xargs cat` also sends find's error messages)
+                plain = index + 1 < len(pipeline.commands) and pipeline.pipes[index] == "|"
+                before = made[0].effects if plain and not command_node.redirects else None
+        after: list[tuple[Place, bool]] = list(passing)
+        if len(pipeline.commands) == 1 and firsts and firsts[0].program == "cd":
             # (a cd inside a pipeline runs in a subshell and moves nothing after it)
-            places = _after_cd(places, firsts, environ)
-            if len(places) > MAX_DIRECTORIES:
-                raise NotUnderstood("the command changes directory too many ways to follow")
+            for place, step in zip(places, firsts, strict=True):
+                after += [(new, True) for new in _cd_targets(place, step, environ)] + [(place, False)]
+        else:
+            after += [(place, status) for place in places for status in (True, False)]
+        states = list(dict.fromkeys(after))
+        if len({place for place, _ in states}) > MAX_DIRECTORIES:
+            raise NotUnderstood("the command changes directory too many ways to follow")
     return Understood(steps, syntax)
 
 
@@ -217,27 +231,23 @@ def _names_elsewhere(step: Step) -> bool:
     return any(is_names(arg) for arg in others) or (e.cd is not None and is_names(e.cd))
 
 
-def _after_cd(places: list[Place], cds: list[Step], environ: Mapping[str, str]) -> list[Place]:
-    """Where the commands after `cd` may run: where it goes, or (if it fails) where they were."""
-    out = list(places)
-    for place, step in zip(places, cds, strict=False):
-        if step.effects.cd_home:
-            home = environ.get("HOME")
-            if home is None:
-                raise NotUnderstood("`cd` alone goes to a home directory that is not set")
-            targets = [home]
-        elif step.effects.cd is not None:
-            target = step.effects.cd.value
-            if environ.get("CDPATH") and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
-                raise NotUnderstood("`cd` may follow CDPATH")
-            targets = [target]
-        else:
-            continue
-        for target in targets:
-            for new in _cd_candidates(place, target):
-                if new not in out:
-                    out.append(new)
-    return out
+def _cd_targets(place: Place, step: Step, environ: Mapping[str, str]) -> list[Place]:
+    """Where `cd` goes from `place`. A directory that does not exist yet asks: something earlier in the command may
+    be about to make it, and what lies under it is not known now."""
+    if step.effects.cd_home:
+        target = environ.get("HOME")
+        if target is None:
+            raise NotUnderstood("`cd` alone goes to a home directory that is not set")
+    elif step.effects.cd is not None:
+        target = step.effects.cd.value
+        if environ.get("CDPATH") and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+            raise NotUnderstood("`cd` may follow CDPATH")
+    else:
+        return []
+    found = _cd_candidates(place, target)
+    if not found:
+        raise NotUnderstood(f"`cd {target}` goes to a directory that does not exist now")
+    return found
 
 
 def _cd_candidates(place: Place, target: str) -> list[Place]:
@@ -249,7 +259,7 @@ def _cd_candidates(place: Place, target: str) -> list[Place]:
         found.append(Place(lexical, Path(os.path.realpath(lexical))))
     kernel = Path(os.path.realpath(os.path.join(place.physical, target)))
     if kernel.is_dir() and all(kernel != p.physical for p in found):
-        found.append(Place(Path(os.path.normpath(joined)), kernel))
+        found.append(Place(kernel, kernel))  # (then bash sets $PWD to where the kernel went)
     return found
 
 
