@@ -719,7 +719,7 @@ class Runs:
         self.needed: list[tuple[str, str]] = []
         for item in items:
             params = getattr(item, "callspec", None) and item.callspec.params  # type: ignore[attr-defined]
-            if item.module is not None and item.module.__name__ == __name__ and params:
+            if getattr(getattr(item, "module", None), "__name__", None) == __name__ and params:
                 key = (params["mode"], params.get("klass", "everyday"))
                 if key not in self.needed:
                     self.needed.append(key)
