@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.engine import PermissionEngine
@@ -34,6 +36,10 @@ from tests.core.test_allowlist import EVERYDAY, engine_for
 from tests.support.bash_grammar import commands_excluding
 from tests.support.permissions import check
 from tests.support.traced_run import Judge, Run, World, build_world, describe, run_traced, strace_problem
+
+if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+    # Hypothesis keeps a cache (and, were there one, its example database) in ./.hypothesis: not in the repository.
+    set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "agentui-hypothesis"))
 
 
 @dataclass(frozen=True)
@@ -47,8 +53,8 @@ class Finding:
 
 
 # Bypasses found by the fuzzer: commands the permission check allows that strace shows doing what "allowed" rules
-# out. Each is expected to fail (xfail, strict) until the engine is fixed; the engine's owner then removes the
-# mark, and the class's entry in EXCLUDED below.
+# out. Each open one is expected to fail (xfail, strict) until the engine is fixed; the engine's owner then moves it
+# to FIXED (where it must keep passing) and removes its class from EXCLUDED.
 FINDINGS = [
     Finding(
         "git log --format=%G? -1",
@@ -63,20 +69,6 @@ FINDINGS = [
         "default",
         "every git subcommand's table takes --help, which makes git run the manual viewer: strace shows "
         "execve(man) (help.format and man.viewer can name any program, a web browser included).",
-    ),
-    Finding(
-        "awk '{print 1,\n2 > \"x\"}' README.md",
-        "default",
-        "the awk check ends a print statement at a newline, but awk continues an expression after `,` (and `&&`, "
-        "`||`) on the next line: strace shows awk creating x (openat O_WRONLY|O_CREAT|O_TRUNC) in default mode.",
-    ),
-    Finding(
-        'gawk \'{if(1) /"/ ; print > "out" ; s = "x"}\' README.md',
-        "default",
-        "after the `)` of if/while/for (and after `return`) gawk reads `/` as the start of a regular expression, "
-        'the check reads it as division: the `"` in the regex then opens a string that swallows '
-        '`print > "out"`, and gawk creates out in default mode. (mawk rejects the program.)',
-        needs="gawk",
     ),
     Finding(
         "df src/innocent.txt",
@@ -140,28 +132,59 @@ FINDINGS = [
         "not exist when it was checked: strace shows cat opening it and printing the secret.",
     ),
     Finding(
+        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
+        'git -C tools diff --no-index "$PWD"/README.md "$PWD"/notes.md',
+        "acceptEdits",
+        "the repository check runs before the command, when tools is a plain directory of the project's own "
+        "repository; the first steps make it a bare repository (HEAD, objects, refs) whose config sets "
+        "diff.external, and git run there reads it: strace shows git executing tools/evil.sh (any code, unasked).",
+    ),
+    Finding(
+        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
+        "cd tools && git diff --no-index ../README.md ../notes.md",
+        "acceptEdits",
+        "the same through `cd`: strace shows git executing tools/evil.sh.",
+    ),
+]
+
+FIXED = [
+    Finding(
+        "awk '{print 1,\n2 > \"x\"}' README.md",
+        "default",
+        "the awk check ended a print statement at a newline, but awk continues an expression after `,` (and `&&`, "
+        "`||`) on the next line: strace showed awk creating x in default mode.",
+    ),
+    Finding(
+        'gawk \'{if(1) /"/ ; print > "out" ; s = "x"}\' README.md',
+        "default",
+        "after the `)` of if/while/for (and after `return`) gawk reads `/` as the start of a regular expression, "
+        'the check read it as division: the `"` in the regex then opened a string that swallowed '
+        '`print > "out"`, and gawk created out in default mode. (mawk rejects the program.)',
+        needs="gawk",
+    ),
+    Finding(
         "mkdir -p src/objects src/refs && cp -r .git/objects src/ && git rev-parse HEAD > src/HEAD && "
         "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > src/config && git -C src diff HEAD~1 HEAD",
         "acceptEdits",
-        "the repository check runs before the command, so it sees src as a plain directory of the project's own "
-        "repository; the first steps make src a bare repository (HEAD, objects, refs) whose config sets "
-        "diff.external: strace shows git executing tools/evil.sh (arbitrary code, unasked).",
+        "a bare repository made by the command's first steps, git run in it by the last: strace showed git "
+        "executing tools/evil.sh. (Now refused because the objects are copied out of .git; the class stays open "
+        "in FINDINGS.)",
     ),
     Finding(
         "mkdir -p d/objects d/refs && cp -r .git/objects d/ && git rev-parse HEAD > d/HEAD && "
         "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > d/config && cd d && git diff HEAD~1 HEAD",
         "acceptEdits",
-        "the same with `cd` into a directory the command makes: when it is checked, d does not exist, so the check "
-        "follows the `cd` as failing and checks git in the project; strace shows git in d executing "
-        "tools/evil.sh.",
+        "`cd` into a directory that did not exist when the command was checked was followed as failing, so git was "
+        "checked in the project and ran in d, executing tools/evil.sh.",
     ),
 ]
+"""Bypasses the fuzzer found that the engine has since closed: regression cases that must keep passing."""
 
 EXCLUDED = [
     r"%G",  # signature placeholders run gpg (git log --format=%G?)
     r"--help",  # git SUB --help runs man
-    r"awk.*\n",  # awk print continued on the next line
-    r"awk.*/\\?\"",  # awk regex after `)` read as division
     r"\bdf\b",  # df opens denied files
     r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
     r"\btac\b",  # tac copies a pipe to /tmp
@@ -169,14 +192,14 @@ EXCLUDED = [
     r"<[^|;&\n]*src",  # a redirection from a hard link to a denied file (cat < src/innocent.txt)
     r"(\.\./|~|(^|\s)/|linkdir|dangling|\*/|\$HOME|\$UP)\S*[*?\[]",  # globs listing directories outside (echo ~/.ssh/*)
     r"cp -P (src/up|srclink)",  # links a command makes, then uses (cp -P src/up up && cat up/...)
-    r"cp -r \.git/objects",  # git repositories a command makes, then runs git in
+    r"/objects \S*/refs",  # git repositories a command makes, then runs git in
 ]
-"""Classes of FINDINGS left out of generation while they are open, so the fuzzer looks for new ones."""
+"""Classes of open FINDINGS left out of generation, so the fuzzer looks for new ones."""
 
 MODES = ("default",) * 5 + ("plan",) + ("acceptEdits",) * 3 + ("rules",) * 2
 """The modes examples run in (default most, then acceptEdits, the prefix allow rules, plan)."""
 
-CI_EXAMPLES = 400
+CI_EXAMPLES = 500
 ON_DEMAND = os.environ.get("AGENTUI_FUZZ_EXAMPLES")
 EXAMPLES = int(ON_DEMAND) if ON_DEMAND else CI_EXAMPLES
 
@@ -290,8 +313,14 @@ def test_everyday_commands_do_only_what_they_are_allowed_to(world: World) -> Non
 # The bypasses found, one regression case each
 
 
-@pytest.mark.xfail(strict=True, reason="bypass found by the fuzzer, to be fixed in the engine")
-@pytest.mark.parametrize("finding", FINDINGS, ids=[f"{f.mode}: {f.command}" for f in FINDINGS])
+_OPEN = pytest.mark.xfail(strict=True, reason="bypass found by the fuzzer, to be fixed in the engine")
+
+
+@pytest.mark.parametrize(
+    "finding",
+    [pytest.param(f, marks=_OPEN, id=f"open, {f.mode}: {f.command}") for f in FINDINGS]
+    + [pytest.param(f, id=f"fixed, {f.mode}: {f.command}") for f in FIXED],
+)
 def test_a_bypass_the_fuzzer_found(world: World, finding: Finding) -> None:
     if finding.needs and shutil.which(finding.needs, path=world.environ()["PATH"]) is None:
         pytest.skip(f"{finding.needs} is not installed here")

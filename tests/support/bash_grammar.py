@@ -270,9 +270,12 @@ SCENARIOS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
          "grep -r KEY up/project", "find up -name secret.txt", "ls -R up", "cat outside/secret.txt", "cat ../.env"),
     ),
     "repo": (
-        ("mkdir -p {d}/objects {d}/refs", "cp -r .git/objects {d}/", "git rev-parse HEAD > {d}/HEAD", *_CONFIGS),
+        ("mkdir -p {d}/objects {d}/refs", "cp -r .git/objects {d}/", "git rev-parse HEAD > {d}/HEAD",
+         "echo 'ref: refs/heads/main' > {d}/HEAD", *_CONFIGS),
         ("git -C {d} diff HEAD~1 HEAD", "git -C {d} log -p -1", "git -C {d} status", "cd {d} && git diff HEAD~1 HEAD",
-         "cd {d} && git log -p -1", "git -C {d} diff --no-index ../README.md ../notes.md"),
+         "cd {d} && git log -p -1", "git -C {d} diff --no-index ../README.md ../notes.md",
+         'git -C {d} diff --no-index "$PWD"/README.md "$PWD"/notes.md',
+         "cd {d} && git diff --no-index ../README.md ../notes.md"),
     ),
     "cd": (
         ("mkdir -p {d}", "cp README.md {d}/", "touch {d}/x", "mkdir -p {d}/.git", "cd {d}"),
