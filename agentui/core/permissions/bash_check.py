@@ -11,6 +11,7 @@ file); then ask rules; then bypassPermissions; then the allowlist, file by file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
-from agentui.core.permissions.programs import Tree
+from agentui.core.permissions.programs import GitUse, Tree
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
@@ -438,31 +439,73 @@ class BashCheck:
         directory = self._resolve(use.directory.value, here).real if use.directory is not None else here
         repositories = self.repositories
         if mode != "bypassPermissions":
-            submodules = use.subcommand in ("status", "diff", "describe")
-            why = repositories.why_not(directory, self.environ, submodules=submodules)
+            why = repositories.why_not(directory, self.environ, may_read=self._may_read, denied=engine.read_denied)
             if why is not None:
                 return [Need(f"`{step.text}` runs git, and {why}", hard=True)]
-        needs: list[Need] = []
         repository = repositories.find(directory)
-        if use.content and repository is not None and repository.top is not None:
-            top = repository.top
-            if engine.deny_could_cover(top):
-                names = repositories.names(repository)
-                if names is None:
-                    needs.append(Need(f"`{step.text}` shows contents git could not list to check against deny rules"))
-                else:
-                    hit = next((n for n in names if engine.read_denied(top / n)), None)
-                    if hit is not None:
-                        needs.append(
-                            Need(
-                                f"`{step.text}` can show {hit}, which a deny rule covers, from git's history", hard=True
-                            )
-                        )
+        if repository is None:
+            return []
+        needs: list[Need] = []
+        if use.subcommand == "config":  # (it prints what the configuration files hold)
+            for entry in repositories.entries(directory) or []:
+                if entry.origin is not None and (
+                    engine.read_denied(entry.origin) or engine.find_rule("ask", "Read", path=entry.origin)
+                ):
+                    needs.append(Need(f"`{step.text}` prints {entry.origin}, which a rule keeps from reading"))
+                    break
+        top = repository.top
+        rules_reach = top is not None and (engine.deny_could_cover(top) or engine.rule_below("ask", top) is not None)
+        showing = use.content or (rules_reach and use.subcommand in _SHOWING)
+        if showing and mode != "bypassPermissions":
+            # (what the repository holds is read whole: it must be the project's, or somewhere the command may read)
+            for place in (top, repository.git_dir, repository.common_dir):
+                if place is not None and not self._may_read(Path(os.path.realpath(place))):
+                    return [
+                        *needs,
+                        Need(f"`{step.text}` shows contents of a repository at {place}, outside the project"),
+                    ]
+        if showing and rules_reach and top is not None:
+            # (names and messages only, unless a revision names a blob: `git show -s BLOB` prints it)
+            needs.extend(self._git_history_needs(step, use, directory, top, names=use.content))
         if use.work_tree:
             tree_why = self._tree_need(_tree_of(step, directory), here, mode)
             if tree_why:
                 needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
         return needs
+
+    def _git_history_needs(self, step: Step, use: GitUse, directory: Path, top: Path, *, names: bool) -> list[Need]:
+        """A deny or ask rule reaches into the repository: what git could show must hold nothing it covers (the
+        index, every ref, every reflog; with `names`), and no revision may name a blob by its hash (a dangling one
+        is in no listing)."""
+        engine = self.engine
+        repositories = self.repositories
+        listed = repositories.names(repositories.find(directory)) if names else set()  # type: ignore[arg-type]
+        if listed is None:
+            return [Need(f"`{step.text}` shows contents git could not list to check against the rules")]
+        for name in listed:
+            path = top / name
+            if engine.read_denied(path):
+                return [Need(f"`{step.text}` can show {name}, which a deny rule covers, from git's history", hard=True)]
+            if engine.find_rule("ask", "Read", path=path):
+                return [Need(f"`{step.text}` can show {name}, which an ask rule covers", by_rule=True)]
+        for revision in use.revisions:
+            for part in re.split(r"\.\.\.?", revision.value.lstrip("^")):
+                if not part or ":" in part or _plain_revision(part):
+                    continue  # (REV:path: its path is among the names above)
+                if repositories.object_type(directory, part) not in ("commit", "tag", "tree"):
+                    return [Need(f"`{step.text}` names an object ({part}) that may be any file's contents")]
+        return []
+
+
+_SHOWING = frozenset({"log", "whatchanged", "show", "diff", "diff-tree", "diff-index", "diff-files", "stash",
+                      "cat-file", "grep", "blame", "annotate", "reflog", "rev-list", "shortlog"})  # fmt: skip
+"""git subcommands that can show a file's contents, whatever their options say (`git show -s BLOB` prints it)."""
+_REVISION = re.compile(r"(HEAD|[A-Za-z][\w./-]*)([~^]\d*)*")
+
+
+def _plain_revision(value: str) -> bool:
+    """A revision git could not take for a blob's hash: HEAD, a branch or tag name, with ~ and ^."""
+    return _REVISION.fullmatch(value) is not None and not re.fullmatch(r"[0-9a-fA-F]{4,64}", value)
 
 
 def _environment_options(step: Step, environ: Mapping[str, str]) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +53,12 @@ _PROGRAM_KEYS = [
     ("remote", "*", "vcs"),
     ("extensions", None, "partialclone"),
     ("remote", "*", "promisor"),
+    ("log", None, "showsignature"),  # (git log then runs gpg on the repository's signatures)
 ]
+_BOOLEAN_KEYS = {("core", "fsmonitor"), ("remote", "promisor"), ("log", "showsignature")}
+_FILE_KEYS = {"blame.ignorerevsfile", "mailmap.file", "core.attributesfile", "core.excludesfile", "commit.template",
+              "include.path"}  # fmt: skip
+"""Configuration naming a file git reads (and may print): it must be where the command may read."""
 _FALSE = {"false", "no", "off", "0", ""}
 _SAFE_GIT_VARIABLES = frozenset(
     {
@@ -205,30 +211,48 @@ class GitRepositories:
         inside = [*self._writable(), repository.git_dir, repository.common_dir]
         return any(is_within(entry.origin, Path(os.path.realpath(d))) for d in inside)
 
-    def why_not(self, cwd: Path, environ: Mapping[str, str], *, submodules: bool) -> str | None:
-        """Why git may run a program the repository configures here (one sentence), or None if it cannot."""
+    def why_not(
+        self,
+        cwd: Path,
+        environ: Mapping[str, str],
+        *,
+        may_read: Callable[[Path], bool] = lambda path: True,
+        denied: Callable[[Path], bool] = lambda path: False,
+    ) -> str | None:
+        """Why git may run a program the repository configures here, or read a file it may not (one sentence), or
+        None if it cannot. Populated submodules are checked too: several commands look inside them."""
         for name in environ:
             if name.startswith("GIT_") and name not in _SAFE_GIT_VARIABLES and not name.startswith(_SAFE_GIT_PREFIXES):
                 return f"the environment sets {name}, which changes what git reads or runs"
         try:
-            return self._why_not(cwd, submodules=submodules)
+            return self._why_not(cwd, may_read, denied)
         except CannotCheck as exc:
             return f"agentui could not check the repository ({exc})"
 
-    def _why_not(self, cwd: Path, *, submodules: bool) -> str | None:
+    def _why_not(self, cwd: Path, may_read: Callable[[Path], bool], denied: Callable[[Path], bool]) -> str | None:
         repository = self.find(cwd)
         if repository is None:
             return None  # (not a repository: git says so and does nothing)
-        why = self._config_why(cwd, repository)
-        if why is not None or not submodules or repository.top is None:
+        why = self._config_why(cwd, repository, may_read, denied)
+        if why is not None or repository.top is None:
             return why
-        return self._submodules_why(repository)
+        return self._submodules_why(repository, may_read, denied)
 
-    def _config_why(self, cwd: Path, repository: Repository) -> str | None:
+    def _config_why(
+        self, cwd: Path, repository: Repository, may_read: Callable[[Path], bool], denied: Callable[[Path], bool]
+    ) -> str | None:
         entries = self.entries(cwd)
         if entries is None:
             return "git could not read the repository's configuration"
         for entry in entries:
+            if entry.origin is not None and denied(entry.origin):
+                return f"git's configuration is read from {entry.origin}, which a deny rule covers"
+            if entry.key.lower() in _FILE_KEYS or (
+                entry.key.lower().startswith("includeif.") and entry.key.lower().endswith(".path")
+            ):
+                named = _named_file(entry, repository)
+                if denied(named) or (self._repository_controlled(entry, repository) and not may_read(named)):
+                    return f"git's configuration ({entry.key}) has it read {named}, which the command may not read"
             if entry.key.lower() == "core.worktree" and self._repository_controlled(entry, repository):
                 # (a submodule's own config points its work tree at the submodule; elsewhere, git would read files)
                 tree = Path(os.path.realpath(os.path.join(repository.git_dir, entry.value)))
@@ -244,7 +268,9 @@ class GitRepositories:
             return f"the repository has a {hooks.name} hook, which git runs when it refreshes the index"
         return None
 
-    def _submodules_why(self, repository: Repository) -> str | None:
+    def _submodules_why(
+        self, repository: Repository, may_read: Callable[[Path], bool], denied: Callable[[Path], bool]
+    ) -> str | None:
         """git status and diff look inside populated submodules, with each one's own configuration."""
         top = repository.top
         assert top is not None
@@ -266,7 +292,7 @@ class GitRepositories:
             inner = self.find(path)
             if inner is None or inner.top is None or os.path.realpath(inner.top) != os.path.realpath(path):
                 continue
-            why = self._config_why(path, inner)
+            why = self._config_why(path, inner, may_read, denied)
             if why is not None:
                 return f"in the submodule {link}: {why}"
         return None
@@ -274,22 +300,48 @@ class GitRepositories:
     # What a command that shows contents could show
 
     def names(self, repository: Repository) -> set[str] | None:
-        """Every path in the index or in any commit reachable from a ref (the stash included), relative to the top;
-        None if git could not list them."""
+        """Every path git could show the contents of (see `_names`), relative to the top; None if git could not
+        list them."""
         assert repository.top is not None
         top = repository.top
         stamp = _stamp(repository)
-        found = self._cached(("names", str(top), stamp), lambda: self._names(top))
+        found = self._cached(("names", str(top), stamp), lambda: self._names(repository))
         return found if isinstance(found, set) else None
 
-    def _names(self, top: Path) -> set[str] | None:
+    def _names(self, repository: Repository) -> set[str] | None:
+        """Every path of a blob git can reach: the index, every ref and every reflog entry (the stash, commits
+        reset or amended away, ORIG_HEAD and the like)."""
+        assert repository.top is not None
+        top = repository.top
         index = self._run(top, ["ls-files", "-z", "--cached"])
-        history = self._run(top, ["log", "--all", "--no-show-signature", "--format=", "--name-only", "-z",
-                                  "--no-renames"])  # fmt: skip
+        special = ("ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "AUTO_MERGE")
+        extra = [ref for ref in special if (repository.git_dir / ref).is_file()]
+        history = self._run(top, ["rev-list", "--all", "--reflog", "--objects", *extra])
         if index is None or history is None:
             return None
-        names = {n for n in (index + b"\0" + history).decode(errors="surrogateescape").split("\0") if n.strip()}
-        return {n.strip("\n") for n in names} if len(names) <= MAX_NAMES else None
+        names = set(index.decode(errors="surrogateescape").split("\0"))
+        for line in history.decode(errors="surrogateescape").splitlines():
+            _, _, name = line.partition(" ")
+            if name:
+                names.add(name)
+        names.discard("")
+        return names if len(names) <= MAX_NAMES else None
+
+    def object_type(self, cwd: Path, name: str) -> str | None:
+        """What kind of object a revision names (`commit`, `tree`, `blob`, `tag`), or None."""
+        out = self._run(cwd, ["cat-file", "-t", "--", name]) if not name.startswith("-") else None
+        return out.decode(errors="replace").strip() if out else None
+
+
+def _named_file(entry: Entry, repository: Repository) -> Path:
+    """The file a configuration value names, as git finds it: `~/` is the home directory; an include is relative
+    to the file it is in, anything else to the work tree."""
+    value = os.path.expanduser(entry.value)
+    if os.path.isabs(value):
+        return Path(os.path.realpath(value))
+    if entry.key.lower().startswith("include") and entry.origin is not None:
+        return Path(os.path.realpath(entry.origin.parent / value))
+    return Path(os.path.realpath((repository.top or repository.git_dir) / value))
 
 
 def _stat_stamp(files: Sequence[Path]) -> tuple[tuple[int, ...], ...]:
@@ -305,20 +357,21 @@ def _stat_stamp(files: Sequence[Path]) -> tuple[tuple[int, ...], ...]:
 
 
 def _stamp(repository: Repository) -> str:
-    """Changes when the refs or the index do (so the history listing is redone only then)."""
-    parts = []
-    for path in (
+    """Changes whenever what the history listing reads does: the index, HEAD and the special heads, packed refs,
+    every loose ref and every reflog (so the listing is redone only then)."""
+    files: list[Path] = [
         repository.common_dir / "packed-refs",
         repository.git_dir / "HEAD",
         repository.git_dir / "index",
-        repository.common_dir / "refs",
-        repository.common_dir / "logs" / "refs" / "stash",
-    ):
-        try:
-            parts.append(str(path.stat().st_mtime_ns))
-        except OSError:
-            parts.append("-")
-    return ",".join(parts)
+        *(repository.git_dir / name for name in ("ORIG_HEAD", "FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD")),
+    ]
+    for tree in (repository.common_dir / "refs", repository.common_dir / "logs"):
+        for directory, _dirs, names in os.walk(tree):
+            files.append(Path(directory))
+            files.extend(Path(directory, name) for name in names)
+            if len(files) > 20_000:
+                return f"unstamped-{time.monotonic_ns()}"  # (too many refs to watch: list every time)
+    return repr(_stat_stamp(files))
 
 
 _KEY = re.compile(r"^([^.]+)(?:\.(.*))?\.([^.]+)$", re.DOTALL)
@@ -334,9 +387,7 @@ def _names_program(entry: Entry) -> bool:
             continue
         if (want_sub is None) != (subsection is None):
             continue
-        return not (
-            (section, key) in (("core", "fsmonitor"), ("remote", "promisor")) and entry.value.strip().lower() in _FALSE
-        )
+        return not ((section, key) in _BOOLEAN_KEYS and entry.value.strip().lower() in _FALSE)
     return False
 
 

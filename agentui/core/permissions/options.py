@@ -92,6 +92,8 @@ class Parsed:
     options: list[tuple[str, Opt, Arg | None]] = field(default_factory=list)
     """Each option as (its name as written, e.g. `-n` or `--lines`; its table entry; its value)."""
     operands: list[Arg] = field(default_factory=list)
+    before_dashes: int | None = None
+    """How many operands came before a `--` (None: there was none)."""
 
     def has(self, *marks: str) -> bool:
         return any(opt.mark in marks for _, opt, _ in self.options)
@@ -122,6 +124,7 @@ def parse(program: str, args: list[Arg], spec: Table) -> Parsed:
             raise NotUnderstood(f"a glob in `{program}` expands to a name that starts with '-'")
         if text == "--":
             ended = True
+            out.before_dashes = len(out.operands)
             continue
         if spec.numbers != "none" and text[1:].isdigit() and (spec.numbers == "any" or index == 1):
             out.options.append((text, Opt(mark="number"), Arg(text[1:])))

@@ -78,6 +78,8 @@ class GitUse:
     """Files outside the repository's objects it reads (`diff --no-index A B`, `blame --contents F`)."""
     work_tree: bool = False
     """It reads files in the work tree beyond the tracked ones (`grep --untracked`, `--no-index`)."""
+    revisions: list[Arg] = field(default_factory=list)
+    """The objects it is told to show (before any `--`): a commit, `REV:path`, or a blob by its hash."""
 
 
 @dataclass(frozen=True)
@@ -448,6 +450,8 @@ def _tree(name: str, args: list[Arg], before: Effects | None) -> Effects:
         i += 1
     operands = operands or [Arg(".")]
     return Effects(looks=operands, trees=[Tree(op, follow=follow, contents=False) for op in operands])
+
+
 _DIFF = table("abBcC:dD:eEF:iI:nNpPqrsS:tTuU:wW:x:X:yZ", ["normal", "brief", "report-identical-files",
               "context?", "unified?", "ed", "rcs", "side-by-side", "left-column", "suppress-common-lines",
               "show-c-function", "show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=",
