@@ -22,7 +22,7 @@ from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
-from agentui.core.permissions.programs import GitUse, Tree
+from agentui.core.permissions.programs import PROGRAMS, GitUse, Tree
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
@@ -42,6 +42,8 @@ class Need:
     suggestion: str | None = None
     hard: bool = False
     by_rule: bool = False
+    protected: bool = False
+    """It is about writing a protected file: a yes lets the command past the guard."""
 
 
 class BashCheck:
@@ -138,6 +140,8 @@ class BashCheck:
         needs: list[Need] = []
         for step in plan.steps:
             needs.extend(self._step_needs(step, mode))
+        if (sequence := _writes_before_more(plan)) is not None:
+            needs.append(Need(sequence))
         if mode == "bypassPermissions" or (self._bare_bash_allowed() and mode != "plan"):
             needs = [need for need in needs if need.hard]  # (what must be asked whatever the mode or rules say)
         if not needs:
@@ -162,7 +166,7 @@ class BashCheck:
             hard=any(n.hard for n in needs),
             suggestions=tuple(dict.fromkeys(n.suggestion for n in needs if n.suggestion)),
             by_rule=any(n.by_rule for n in needs),
-            protected=protected,
+            protected=protected or any(n.protected for n in needs),
         )
 
     def _suggest(self, seen: object) -> tuple[str, ...]:
@@ -200,6 +204,10 @@ class BashCheck:
             return None
         for step in plan.steps:
             here = step.place.physical
+            if step.unknown:  # (what it reads is not known: any argument naming a denied file is refused)
+                for value in _argument_paths(step):
+                    if rule := self._read_denied(value, here):
+                        return Verdict("deny", f"the rule {rule.text} denies `{step.text}` naming {value}")
             for arg in [*step.effects.reads, *(step.effects.git.reads if step.effects.git else [])]:
                 if is_names(arg):
                     continue
@@ -317,9 +325,11 @@ class BashCheck:
                 needs.append(need)
 
         if step.unknown:
-            if not allowed_by_rule and mode != "bypassPermissions":
-                needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
-            return needs
+            if not allowed_by_rule:
+                if mode != "bypassPermissions":
+                    needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
+                return needs
+            return [*needs, *self._ruled_unknown_needs(step, mode)]
         # A program agentui knows: an allow rule says it may run, not where it may read or write.
         if (why := _environment_options(step, self.environ)) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` {why}", suggestion=bash_rule_text(step)))
@@ -357,6 +367,25 @@ class BashCheck:
                 needs.extend(self._git_needs(step, mode))
             except CannotCheck as exc:
                 needs.append(Need(f"`{step.text}` runs git, and agentui could not check the repository ({exc})"))
+        return needs
+
+    def _ruled_unknown_needs(self, step: Step, mode: Mode) -> list[Need]:
+        """An allow rule lets a program run in a way agentui cannot read exactly: every argument that names a file
+        is taken as read (so it must be inside the project) or, if protected, as written (asked); and git is still
+        run only where its repository names no program."""
+        here = step.place.physical
+        needs: list[Need] = []
+        for value in _argument_paths(step):
+            resolved = self._resolve(value, here)
+            reason = next((r for p in resolved.forms if (r := protected_reason(p, self.engine.config_dirs))), None)
+            if reason:
+                needs.append(Need(f"`{step.text}` names {value} ({reason})", hard=True, protected=True))
+            elif step.program in PROGRAMS and (need := self._read_need(resolved, mode, step=step)):
+                needs.append(need)
+        if step.program == "git" and mode != "bypassPermissions":
+            why = self.repositories.why_not(here, self.environ, may_read=self._may_read, denied=self.engine.read_denied)
+            if why is not None:
+                needs.append(Need(f"`{step.text}` runs git, and {why}", hard=True))
         return needs
 
     def _read_need(
@@ -506,6 +535,39 @@ _REVISION = re.compile(r"(HEAD|[A-Za-z][\w./-]*)([~^]\d*)*")
 def _plain_revision(value: str) -> bool:
     """A revision git could not take for a blob's hash: HEAD, a branch or tag name, with ~ and ^."""
     return _REVISION.fullmatch(value) is not None and not re.fullmatch(r"[0-9a-fA-F]{4,64}", value)
+
+
+def _writes_before_more(plan: Understood) -> str | None:
+    """Every path of a command is checked against the disk as it is before the command runs; a file command that
+    makes a link, moves a directory or creates one, followed by more (or beside more, in a pipeline), would have
+    those paths mean something else by then. So a file command runs unasked only as the command's last part."""
+    steps = plan.steps
+    piped = {
+        " ".join(w.text for w in c.words) for p in plan.syntax.pipelines if len(p.commands) > 1 for c in p.commands
+    }
+    for index, step in enumerate(steps):
+        if not step.effects.edits:
+            continue
+        later = [other for other in steps[index + 1 :] if other.text != step.text]
+        if later or " ".join(step.text.split()) in piped:
+            return f"`{step.text}` changes files and the command goes on after it"
+    return None
+
+
+def _argument_paths(step: Step) -> list[str]:
+    """Every argument of a command that could name a file: operands and the values of `--option=value`."""
+    found: list[str] = []
+    for arg in step.args:
+        value = arg.value
+        if is_names(arg):
+            continue
+        if value.startswith("-"):
+            _, equals, attached = value.partition("=")
+            if equals and attached:
+                found.append(attached)
+            continue
+        found.append(value)
+    return found
 
 
 def _environment_options(step: Step, environ: Mapping[str, str]) -> str | None:
