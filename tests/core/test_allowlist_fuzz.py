@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -248,6 +249,24 @@ def run_and_judge(
         return judge.judge(run), run
     finally:
         world.reset()
+
+
+def test_the_trace_names_every_file_exactly(world: World) -> None:
+    """strace's log read back: names with newlines, quotes and spaces, paths relative to a directory the command
+    moved to, and the program each process ran."""
+    names = ["new\nline.txt", 'q"uote.txt', "it's.txt", "a b.txt", "$HOME.txt", "-rf"]
+    command = "cat -- " + " ".join(shlex.quote(name) for name in names) + " && cd src && head -1 ../README.md"
+    try:
+        run = run_traced(world, command, world.environ())
+    finally:
+        world.reset()
+    opened = {e.opened: e for e in run.trace.events if e.kind == "read" and e.ok}
+    for name in names:
+        assert os.path.basename(opened[str(world.project / name)].program) == "cat", name
+    readme = opened[str(world.project / "README.md")]
+    assert readme.path == str(world.project / "src" / ".." / "README.md")
+    assert os.path.basename(readme.program) == "head"
+    assert not run.trace.unparsed
 
 
 # The harness can fail: commands that must be caught are caught, and commands that are fine are not.

@@ -257,60 +257,48 @@ def run_traced(world: World, command: str, environ: Mapping[str, str], cwd: Path
 # Judging
 
 
-_LIBRARIES = ("/lib/", "/lib64/", "/usr/lib/x86_64-linux-gnu/", "/usr/lib64/", "/usr/lib/aarch64-linux-gnu/")
+_LIBRARIES = ("/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/",
+              "/usr/lib/aarch64-linux-gnu/", "/lib64/", "/usr/lib64/")  # fmt: skip
+_USERDB = "systemd's NSS module looks a (validated) user name up as NAME.user there (id USER)"
 SYSTEM_READS: dict[str, str] = {
-    # What a program reads on its own, whatever its arguments: allowed explicitly, each for a reason. A path ending
-    # in "/" covers what is below it.
+    # What a program reads on its own, whatever its arguments, each seen in a trace and allowed for a reason. A path
+    # ending in "/" covers what is below it. (Anything else outside the project is a finding: the judge does not
+    # allow /usr or /etc wholesale, so `cat /usr/share/...` would be caught.)
     "/etc/ld.so.cache": "the dynamic linker's index of shared libraries",
-    "/etc/ld.so.preload": "the dynamic linker checks it at every start",
     **dict.fromkeys(_LIBRARIES, "shared libraries (and glibc's gconv modules)"),
     "/usr/lib/locale/": "locale data (LANG=C.UTF-8)",
     "/usr/share/locale/": "message catalogues for the locale",
     "/etc/locale.alias": "glibc's locale aliases (/usr/share/locale/locale.alias leads here)",
-    "/usr/lib/git-core/": "git's own helpers and templates",
-    "/usr/share/git-core/": "git's own helpers and templates",
     "/etc/gitconfig": "git's system configuration (the machine's, not the project's)",
     "/etc/gitattributes": "git's system attributes (the machine's, not the project's)",
-    "/etc/localtime": "the time zone, for dates (date, ls -l, git log)",
-    "/usr/share/zoneinfo/": "time zone data",
+    "/usr/share/zoneinfo/": "the time zone, for dates (date, ls -l, stat, git log); /etc/localtime leads here",
     "/etc/passwd": "user names for owners (ls -l, id, whoami) and bash's ~user; not secret",
     "/etc/group": "group names for owners (ls -l, id)",
     "/etc/nsswitch.conf": "how glibc looks up users and groups",
     "/run/systemd/userdb/": "glibc's NSS asks systemd's user database about a user name (id USER)",
-    "/etc/userdb/": "systemd's NSS module looks a (validated) user name up as NAME.user (id USER)",
-    "/run/userdb/": "systemd's NSS module looks a (validated) user name up as NAME.user (id USER)",
-    "/run/host/userdb/": "systemd's NSS module looks a (validated) user name up as NAME.user (id USER)",
-    "/usr/local/lib/userdb/": "systemd's NSS module looks a (validated) user name up as NAME.user (id USER)",
-    "/usr/lib/userdb/": "systemd's NSS module looks a (validated) user name up as NAME.user (id USER)",
+    "/etc/userdb/": _USERDB,
+    "/run/userdb/": _USERDB,
+    "/run/host/userdb/": _USERDB,
+    "/usr/local/lib/userdb/": _USERDB,
+    "/usr/lib/userdb/": _USERDB,
     "/etc/magic": "file(1)'s local magic database",
     "/etc/magic.mgc": "file(1)'s local compiled magic database",
-    "/usr/share/misc/magic": "file(1)'s magic database",
-    "/usr/share/file/": "file(1)'s magic database",
-    "/usr/lib/file/": "file(1)'s magic database",
-    "/proc/filesystems": "libselinux checks whether selinuxfs is mounted",
+    "/usr/lib/file/": "file(1)'s magic database (Debian)",
+    "/usr/share/misc/magic.mgc": "file(1)'s magic database (elsewhere)",
+    "/proc/filesystems": "libselinux checks whether selinuxfs is mounted (ls, stat, mkdir, cp, mv, ...)",
     "/proc/meminfo": "free",
     "/proc/uptime": "uptime",
     "/proc/loadavg": "uptime",
-    "/proc/stat": "uptime, nproc",
-    "/proc/sys/kernel/": "uname, hostname and git read kernel facts",
-    "/proc/cpuinfo": "nproc and git's thread count",
+    "/run/utmp": "uptime: how many people are logged in (/var/run/utmp leads here)",
+    "/proc/sys/kernel/": "id's ngroups_max, uname, hostname",
     "/proc/sys/vm/overcommit_memory": "glibc's malloc, in a new thread (git grep's)",
-    "/sys/devices/system/cpu/": "nproc: the CPUs online",
-    "/sys/fs/cgroup/": "nproc: the CPU quota of the container",
+    "/sys/devices/system/cpu/": "nproc, and ripgrep's thread count: the CPUs online",
+    "/sys/fs/cgroup/": "nproc and ripgrep: the CPU quota of the container",
     "/etc/hosts": "hostname -f / -i resolve the machine's own name",
     "/etc/host.conf": "hostname resolution",
     "/etc/resolv.conf": "hostname resolution",
-    "/etc/gai.conf": "hostname resolution",
-    "/etc/hostname": "hostname",
-    "/etc/mtab": "df: the mounted file systems",
-    "/var/run/utmp": "uptime: how many people are logged in",
-    "/run/utmp": "uptime: how many people are logged in",
-    "/proc/mounts": "df: the mounted file systems",
     "/dev/null": "the empty file",
-    "/dev/urandom": "random seeds (hash tables, temporary names)",
-    "/etc/terminfo/": "terminal descriptions (ls and tree colour output)",
-    "/usr/share/terminfo/": "terminal descriptions",
-    "/lib/terminfo/": "terminal descriptions",
+    "/dev/urandom": "random seeds (git's temporary names)",
 }
 """Files outside the project any allowed program may open for reading."""
 
