@@ -283,7 +283,7 @@ PATHS = [
     "grep -R x .",
     "grep KEY -r .",
     "grep -d recurse KEY .",
-    "rg KEY",
+    "rg --hidden KEY",
     "rg -L x .",
     "find . | xargs cat",
     "find . -name '.env' | xargs cat",

@@ -144,7 +144,7 @@ DENIED_ENV = [
     "cat .env*",
     "cat ./.env",
     "grep -r KEY .",
-    "rg KEY",
+    "rg --hidden KEY",
     "cat '.env'",
 ]
 

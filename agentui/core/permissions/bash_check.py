@@ -22,13 +22,14 @@ from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
-from agentui.core.permissions.programs import PROGRAMS, GitUse, Tree
+from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY, GitUse, Tree
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
 from agentui.core.permissions.rules import EDIT_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.permissions.understand import Step, Understood, appended_names, is_names, resolve_program, understand
+from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.permissions.engine import Mode, PermissionEngine
@@ -336,6 +337,9 @@ class BashCheck:
         program = self._program(step.program)
         if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
+        if step.program in VERSION_ONLY and (program is None or is_within(program, engine.home)):
+            shim = f"`{step.text}` runs {program or step.program}, which may pick what to run from the project"
+            needs.append(Need(shim))
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
             for arg in [*effects.writes, *(Arg(v) for v in self._created(step))]:
@@ -348,7 +352,7 @@ class BashCheck:
         elif effects.writes or effects.removes:
             needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
         for arg in effects.reads:
-            if is_names(arg):
+            if is_names(arg) or arg.value == "/dev/null":
                 continue
             if need := self._read_need(self._operand(arg.value, here, effects.own_links), mode, step=step):
                 needs.append(need)
@@ -421,8 +425,10 @@ class BashCheck:
         engine = self.engine
         root = self._resolve(tree.path.value, cwd)
         inside = (lambda p: True) if mode == "bypassPermissions" else self._may_read
-        needs_walk = tree.follow or (tree.contents and engine.deny_could_cover(root.real))
-        if not needs_walk:
+        rules = tree.contents and (
+            engine.deny_could_cover(root.real) or engine.rule_below("ask", root.real) is not None
+        )
+        if not (tree.follow or rules):
             return None
         checks = WalkChecks(
             inside=inside,
@@ -430,9 +436,14 @@ class BashCheck:
             denied_inodes=engine.denied_inodes() if tree.contents else (),
             reads=tree.reads,
             enters=tree.enters,
+            skip_hidden=tree.skips_hidden and not _whitelisted(root.real),
+            asked=self._asked if tree.contents else None,
         )
         why = walk_problem(Path(root.written), follow=tree.follow, checks=checks)
         return f"reads everything under {tree.path.value}, and {why}" if why else None
+
+    def _asked(self, path: Path) -> bool:
+        return self.engine.find_rule("ask", "Read", path=path) is not None
 
     def _may_read(self, real: Path) -> bool:
         engine = self.engine
@@ -456,6 +467,10 @@ class BashCheck:
             denied=(lambda p: self.engine.read_denied(p)) if contents else None,
             denied_inodes=self.engine.denied_inodes() if contents else (),
             split_names=step.names_from.split,
+            reads=names.reads,
+            opens_links=True,
+            files_only=names.files_only,
+            asked=self._asked if contents else None,
         )
         why = walk_problem(Path(root.written), follow=names.follow, checks=checks)
         return [Need(f"`{step.text}` reads the files find lists, and {why}", hard=True)] if why else []
@@ -552,6 +567,43 @@ def _writes_before_more(plan: Understood) -> str | None:
         if later or " ".join(step.text.split()) in piped:
             return f"`{step.text}` changes files and the command goes on after it"
     return None
+
+
+_IGNORE_FILES = (".ignore", ".rgignore", ".gitignore")
+
+
+def _whitelisted(root: Path) -> bool:
+    """Some ignore file ripgrep reads for `root` names files back in (`!name`): a hidden file may then be read after
+    all. Those in the tree (bounded), in its parents, and the repository's info/exclude are looked at."""
+    candidates = [d / name for d in (root, *root.parents) for name in _IGNORE_FILES]
+    walked = _bounded_walk(root)
+    if walked is None:
+        return True  # (too large to look through: assume the worst)
+    for directory, _dirs, names in walked:
+        candidates += [Path(directory, n) for n in names if n in _IGNORE_FILES]
+    candidates += [d / ".git" / "info" / "exclude" for d in (root, *root.parents)]
+    home = Path(os.environ.get("HOME") or Path.home())
+    candidates += [Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "ignore", home / ".gitignore"]
+    for path in candidates:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                if any(line.lstrip().startswith("!") for line in handle):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def _bounded_walk(root: Path, limit: int = 50_000) -> list[tuple[str, list[str], list[str]]] | None:
+    """os.walk's listing of `root`, or None past `limit` entries."""
+    found = []
+    count = 0
+    for entry in os.walk(root):
+        found.append(entry)
+        count += len(entry[1]) + len(entry[2])
+        if count > limit:
+            return None
+    return found
 
 
 def _argument_paths(step: Step) -> list[str]:

@@ -229,14 +229,23 @@ class PermissionEngine:
             texts.append(sub.matching_text())
         if behavior != "allow" and "/" in sub.name:  # `/usr/bin/touch` is touch to a deny rule (never to an allow)
             texts.append(replace(sub, name=os.path.basename(sub.name)).matching_text())
+        if behavior != "allow" and os.path.basename(sub.name) == "git":
+            texts += [_without_git_globals(text) for text in texts]
         for text in texts:
             if rule := self._find(behavior, "Bash", command=text):
                 return rule
         return None
 
     def text_rule(self, behavior: Behavior, text: str, program: str) -> Rule | None:
-        """A Bash rule covering one understood command, as written (its words' whitespace collapsed)."""
-        return self._find(behavior, "Bash", command=" ".join(text.split()))
+        """A Bash rule covering one understood command, as written (its words' whitespace collapsed); for deny and
+        ask rules, a git command also as it reads without its global options (`git --no-pager push` is `git push`
+        to `Bash(git push:*)`)."""
+        written = " ".join(text.split())
+        if rule := self._find(behavior, "Bash", command=written):
+            return rule
+        if behavior != "allow" and program == "git":
+            return self._find(behavior, "Bash", command=_without_git_globals(written))
+        return None
 
     # Rule lookup
 
@@ -520,6 +529,26 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
         if relative is not None and (pattern is None or (relative and pattern.search(relative) is not None)):
             return True
     return False
+
+
+_GIT_GLOBALS_WITH_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+
+
+def _without_git_globals(text: str) -> str:
+    """`git [global options] sub args` as `git sub args` (the words as written; a redirection in between included)."""
+    words = text.split(" ")
+    if not words or os.path.basename(words[0]) != "git":
+        return text
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word in _GIT_GLOBALS_WITH_VALUE:
+            i += 2
+        elif word.startswith("-") or re.match(r"\d*[<>]", word):
+            i += 1
+        else:
+            break
+    return " ".join(["git", *words[i:]])
 
 
 def _pattern_reaches(rule: Rule, directory: Path) -> bool:

@@ -38,12 +38,26 @@ class Tree:
     """grep's `--include` and `--exclude` globs in order, as ("include" | "exclude", glob): which files it reads."""
     skip_dirs: tuple[str, ...] = ()
     """grep's `--exclude-dir` globs: subdirectories it does not enter."""
+    all_names: tuple[tuple[str, bool], ...] = ()
+    """find's `-name`/`-iname` tests, all of which a name must pass (glob, ignoring case)."""
+    skips_hidden: bool = False
+    """Names starting with a dot below it are passed over (ripgrep without --hidden)."""
+    files_only: bool = False
+    """Only regular files are listed (find -type f, without -L): a link is not."""
 
     def reads(self, name: str) -> bool:
         """Whether a file of this base name below the tree is read, as GNU grep decides: the last --include or
         --exclude that matches wins; if none does, the file is read unless the first of them is an --include.
-        A glob agentui does not match exactly as grep does counts as matching nothing."""
+        And it passes each find -name test. A glob agentui cannot match exactly as they do is taken to match
+        whatever would make the file read."""
+        for glob, fold in self.all_names:
+            if _exact_glob(glob) and not simple_glob_match(
+                glob.lower() if fold else glob, name.lower() if fold else name
+            ):
+                return False
         if not self.selection:
+            return True
+        if not all(_exact_glob(glob) for _, glob in self.selection):
             return True
         matched = [kind for kind, glob in self.selection if simple_glob_match(glob, name)]
         if matched:
@@ -122,6 +136,10 @@ class Effects:
 
 
 _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9._*?+=,@%-]*")
+
+
+def _exact_glob(glob: str) -> bool:
+    return _SIMPLE_GLOB.fullmatch(glob) is not None
 
 
 def simple_glob_match(glob: str, name: str) -> bool:
@@ -231,8 +249,12 @@ def _date(name: str, args: list[Arg], before: Effects | None) -> Effects:
 
 
 def _version_only(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    """Language tools asked only for their version (`python3 --version`, `go version`, `java -version`)."""
+    """Language tools asked only for their version (`python3 --version`, `go version`, `java -version`). The check
+    also wants the program itself installed outside the home directory: a version manager's shim there (pyenv,
+    rustup, asdf) picks what to run from files in the project."""
     allowed = {"--version", "-V"} if name.startswith("python") else {"--version"}
+    if name == "node":
+        allowed = {"--version", "-v"}
     if name == "go":
         allowed = {"version"}
     if name in ("java", "javac"):
@@ -310,7 +332,7 @@ def _timeout(name: str, args: list[Arg], before: Effects | None) -> Effects:
 
 
 def _nice(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    spec = table("n:", ["adjustment=", *_INFO], permute=False)
+    spec = table("n:", ["adjustment=", *_INFO], permute=False, numbers="first")
     parsed = parse(name, args, spec)
     if not parsed.operands:
         return Effects()
@@ -493,6 +515,8 @@ def _xxd(name: str, args: list[Arg], before: Effects | None) -> Effects:
     while i < len(args):
         word = args[i].value
         if word in with_value:
+            if i + 1 < len(args) and args[i + 1].group is not None:
+                raise NotUnderstood(f"the value of `xxd {word}` comes from a glob")
             i += 2
             continue
         if word in flags:
@@ -603,9 +627,14 @@ def _rg(name: str, args: list[Arg], before: Effects | None) -> Effects:
             raise NotUnderstood("the pattern of `rg` comes from a glob")
         operands = operands[1:]
     operands = operands or [Arg(".")]
+    hidden = (
+        any(flag == "--hidden" for flag, _, _ in parsed.options)
+        or sum(1 for flag, _, _ in parsed.options if flag in ("-u", "--unrestricted")) >= 2
+    )
+    contents = not parsed.has("files")
     return Effects(
         reads=[*operands, *parsed.paths()],
-        trees=[Tree(op, follow=parsed.has("follow"), contents=not parsed.has("files")) for op in operands],
+        trees=[Tree(op, parsed.has("follow"), contents, skips_hidden=not hidden) for op in operands],
     )
 
 
@@ -641,6 +670,7 @@ def _find(name: str, args: list[Arg], before: Effects | None) -> Effects:
         i += 1
     looks: list[Arg] = []
     null = False
+    expression = [a.value for a in args[i:]]
     while i < len(args):
         word = args[i].value
         if args[i].group is not None:
@@ -663,13 +693,45 @@ def _find(name: str, args: list[Arg], before: Effects | None) -> Effects:
     if not null and any(a.value in ("-ls", "-printf") for a in args):
         names = None  # (its output is not one name per line)
     else:
-        names = Tree(starts[0], follow=follow, contents=False) if len(starts) == 1 else None
+        files_only = _only_files(expression) and not follow
+        tree = Tree(starts[0], follow, False, all_names=_name_tests(expression), files_only=files_only)
+        names = tree if len(starts) == 1 else None
     return Effects(
         looks=[*starts, *looks],
         trees=[Tree(start, follow=follow, contents=False) for start in starts],
         names=names,
         names_null=null,
     )
+
+
+_PLAIN_FIND = {"-type", "-maxdepth", "-mindepth", "-name", "-iname", "-print", "-print0", "-a", "-and", "-size",
+               "-mtime", "-mmin", "-newer", "-empty", "-readable", "-xtype"}  # fmt: skip
+
+
+def _only_files(expression: list[str]) -> bool:
+    """`-type f` joined by AND alone: find lists regular files only."""
+    return bool(_name_tests(expression) or _plain(expression)) and any(
+        expression[i] == "-type" and expression[i + 1 : i + 2] == ["f"] for i in range(len(expression))
+    )
+
+
+def _plain(expression: list[str]) -> bool:
+    return all(word in _PLAIN_FIND or not word.startswith("-") for word in expression) and "-o" not in expression
+
+
+def _name_tests(expression: list[str]) -> tuple[tuple[str, bool], ...]:
+    """The -name and -iname tests of an expression that only joins tests with AND (no -o, no !, no parentheses, no
+    -prune): every name find prints passes each of them. Anything else: no filter is known."""
+    tests: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(expression):
+        word = expression[i]
+        if word not in _PLAIN_FIND:
+            return ()
+        if word in ("-name", "-iname") and i + 1 < len(expression):
+            tests.append((expression[i + 1], word == "-iname"))
+        i += 1 if word in ("-print", "-print0", "-a", "-and", "-empty", "-readable") else 2
+    return tuple(tests)
 
 
 # Programs whose first argument is a small program
@@ -767,6 +829,10 @@ def _jq(name: str, args: list[Arg], before: Effects | None) -> Effects:
     i = 0
     while i < len(args):
         word = args[i].value
+        if word in ("--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"):
+            width = 2 if word == "--indent" else 3
+            if any(a.group is not None for a in args[i + 1 : i + width]):
+                raise NotUnderstood(f"a value of `jq {word}` comes from a glob")
         if word in ("--arg", "--argjson"):
             i += 3
         elif word in ("--slurpfile", "--rawfile"):
@@ -816,6 +882,14 @@ _MV = table("fnt:Tuv", ["force", "no-clobber", "target-directory=", "no-target-d
             "strip-trailing-slashes", *_INFO],
             marks={"t": "target", "target-directory": "target", "T": "no-target",
                    "no-target-directory": "no-target"})  # fmt: skip
+
+
+_TEE = table("aip", ["append", "ignore-interrupts", "output-error?", *_INFO])
+
+
+def _tee(name: str, args: list[Arg], before: Effects | None) -> Effects:
+    parsed = parse(name, args, _TEE)
+    return Effects(writes=parsed.operands, edits=True)
 
 
 def _mkdir(name: str, args: list[Arg], before: Effects | None) -> Effects:
@@ -897,7 +971,7 @@ PROGRAMS: dict[str, Program] = {
     "arch": Program(_no_paths(table("", _INFO), operands=False)),
     "uptime": Program(_no_paths(table("ps", ["pretty", "since", *_INFO]), operands=False)),
     "free": Program(_no_paths(_FREE, operands=False)),
-    "seq": Program(_no_paths(table("f:s:w", ["format=", "separator=", "equal-width", *_INFO], permute=False))),
+    "seq": Program(_no_paths(table("f:s:w", ["format=", "separator=", "equal-width", *_INFO], numbers="any"))),
     "sleep": Program(_no_paths(table("", _INFO))),
     "basename": Program(_no_paths(table("as:z", ["multiple", "suffix=", "zero", *_INFO]))),
     "dirname": Program(_no_paths(table("z", ["zero", *_INFO]))),
@@ -970,6 +1044,7 @@ PROGRAMS: dict[str, Program] = {
     "timeout": Program(_timeout, "run"),
     "nice": Program(_nice, "run"),
     "nohup": Program(_nohup, "run"),
+    "tee": Program(_tee, "edit"),
     "xargs": Program(_xargs, "run"),
     # the file commands
     "mkdir": Program(_mkdir, "edit"),
@@ -979,8 +1054,9 @@ PROGRAMS: dict[str, Program] = {
     "cp": Program(_copy_or_move(_CP, move=False), "edit"),
     "mv": Program(_copy_or_move(_MV, move=True), "edit"),
 }
-for _language in ("python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "rustc", "cargo",
-                  "go", "ruby", "java", "javac", "bash"):  # fmt: skip
+VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "rustc",
+                          "cargo", "go", "ruby", "java", "javac", "bash"})  # fmt: skip
+for _language in VERSION_ONLY:
     PROGRAMS[_language] = Program(_version_only)
 
 BUILTINS = frozenset({"echo", "true", "false", ":", "printf", "pwd", "type", "command", "cd", "test", "["})

@@ -73,6 +73,15 @@ class WalkChecks:
     """Whether the program reads a file of this base name below the root (grep's --include and --exclude)."""
     enters: Callable[[str], bool] = lambda name: True
     """Whether the program enters a subdirectory of this base name (grep's --exclude-dir)."""
+    opens_links: bool = False
+    """Each name is opened by another program (find | xargs cat), which follows a link at its end even where the
+    walk does not descend through links: the link's target must pass the checks too."""
+    skip_hidden: bool = False
+    """Names starting with a dot below the root are passed over (ripgrep's default)."""
+    files_only: bool = False
+    """Only regular files are given to the program (find -type f): a link below the root is not."""
+    asked: Callable[[Path], bool] | None = None
+    """An ask rule covers reading this file: the command then asks (it is not refused)."""
 
 
 def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = WALK_LIMIT) -> str | None:
@@ -91,11 +100,24 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
             info = os.lstat(path)
         except OSError:
             continue
+        if checks.skip_hidden and not named and path.name.startswith("."):
+            continue
         if stat.S_ISLNK(info.st_mode):
             if not (follow or named):
-                # (a link below the root that the program does not follow: only its name is read)
+                # (a link below the root that the program does not follow: only its name is read, unless each
+                # name is opened by a program that follows it)
                 if why := _file_problem(path, info, checks):
                     return why
+                if checks.opens_links and not checks.files_only and checks.reads(path.name):
+                    target = Path(os.path.realpath(path))
+                    if not checks.inside(target):
+                        return f"{path} is a link to {target}, outside what the command may read"
+                    try:
+                        target_info = os.stat(target)
+                    except OSError:
+                        continue
+                    if why := _file_problem(target, target_info, checks):
+                        return why
                 continue
             real = Path(os.path.realpath(path))
             if not checks.inside(real):
@@ -134,4 +156,7 @@ def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str |
             return f"{path} is a file a deny rule covers"
         if info.st_nlink > 1 and (info.st_dev, info.st_ino) in checks.denied_inodes:
             return f"{path} is a hard link to a file a deny rule covers"
+    asked = checks.asked
+    if asked is not None and stat.S_ISREG(info.st_mode) and (asked(path) or asked(Path(os.path.realpath(path)))):
+        return f"{path} is a file an ask rule covers"
     return None

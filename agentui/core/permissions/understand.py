@@ -123,7 +123,7 @@ def _steps(
     if name_word.pattern is not None or name_word.from_variable or name_word.vanishes:
         raise NotUnderstood("the program's name is not a plain word")
     args = _arguments([w.text for w in node.words[1:]], scope, place)
-    text = data[node.words[0].start : node.words[-1].end].decode()
+    text = " ".join(word.text for word in node.words)  # (the words as written, without the redirections among them)
     redirects = []
     for redirect in node.redirects:
         if redirect.duplicates or redirect.target is None:
