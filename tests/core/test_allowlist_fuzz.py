@@ -58,14 +58,6 @@ class Finding:
 # to FIXED (where it must keep passing) and removes its class from EXCLUDED.
 FINDINGS = [
     Finding(
-        "git log --format=%G? -1",
-        "default",
-        "HEAD is a signed commit: a signature placeholder (%G?, %GS, %GK, %GG, ...) in --format/--pretty makes git run "
-        "gpg (gpg.program) to verify it; strace shows execve(/usr/bin/gpg), which then creates ~/.gnupg with a "
-        "keyring and lock files, and git writes /tmp/.git_vtag_tmpXXXXXX. --show-signature is refused, the "
-        "placeholders that do the same are not.",
-    ),
-    Finding(
         "git status --help",
         "default",
         "every git subcommand's table takes --help, which makes git run the manual viewer: strace shows "
@@ -113,41 +105,6 @@ FINDINGS = [
         "in it printed; `echo ../*/*`, `echo linkdir/*`, `echo /*` list directories outside the project the same "
         "way, where `ls ~/.ssh` asks.",
     ),
-    Finding(
-        "cp -P src/up up && cat up/outside/secret.txt",
-        "acceptEdits",
-        "the check happens before the command runs: `cp -P` copies the relative link src/up (-> .., the project) "
-        "one level up, where it leads out of the project, and the next step's path through it was checked when "
-        "`up` did not exist yet: strace shows cat opening ../outside/secret.txt.",
-    ),
-    Finding(
-        "cp -P src/up up && touch up/canary",
-        "acceptEdits",
-        "as above, for a write: strace shows touch creating the canary outside the project (sed -i, cp, echo > "
-        "write through the new link the same way).",
-    ),
-    Finding(
-        "cp -P srclink sl && cat sl/innocent.txt",
-        "acceptEdits",
-        "as above, for a denied file: the new link sl leads to src, and sl/innocent.txt (the hard link to .env) did "
-        "not exist when it was checked: strace shows cat opening it and printing the secret.",
-    ),
-    Finding(
-        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
-        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
-        'git -C tools diff --no-index "$PWD"/README.md "$PWD"/notes.md',
-        "acceptEdits",
-        "the repository check runs before the command, when tools is a plain directory of the project's own "
-        "repository; the first steps make it a bare repository (HEAD, objects, refs) whose config sets "
-        "diff.external, and git run there reads it: strace shows git executing tools/evil.sh (any code, unasked).",
-    ),
-    Finding(
-        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
-        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
-        "cd tools && git diff --no-index ../README.md ../notes.md",
-        "acceptEdits",
-        "the same through `cd`: strace shows git executing tools/evil.sh.",
-    ),
 ]
 
 FIXED = [
@@ -170,8 +127,7 @@ FIXED = [
         "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > src/config && git -C src diff HEAD~1 HEAD",
         "acceptEdits",
         "a bare repository made by the command's first steps, git run in it by the last: strace showed git "
-        "executing tools/evil.sh. (Now refused because the objects are copied out of .git; the class stays open "
-        "in FINDINGS.)",
+        "executing tools/evil.sh.",
     ),
     Finding(
         "mkdir -p d/objects d/refs && cp -r .git/objects d/ && git rev-parse HEAD > d/HEAD && "
@@ -180,11 +136,53 @@ FIXED = [
         "`cd` into a directory that did not exist when the command was checked was followed as failing, so git was "
         "checked in the project and ran in d, executing tools/evil.sh.",
     ),
+    Finding(
+        "git log --format=%G? -1",
+        "default",
+        "HEAD is a signed commit: a signature placeholder (%G?, %GS, %GK, %GG, ...) in --format/--pretty made git run "
+        "gpg (gpg.program) to verify it; strace showed execve(/usr/bin/gpg), which then created ~/.gnupg with a "
+        "keyring and lock files, and git wrote /tmp/.git_vtag_tmpXXXXXX. --show-signature was refused, the "
+        "placeholders that do the same were not.",
+    ),
+    Finding(
+        "cp -P src/up up && cat up/outside/secret.txt",
+        "acceptEdits",
+        "the check happened before the command ran: `cp -P` copies the relative link src/up (-> .., the project) "
+        "one level up, where it leads out of the project, and the next step's path through it was checked when "
+        "`up` did not exist yet: strace showed cat opening ../outside/secret.txt.",
+    ),
+    Finding(
+        "cp -P src/up up && touch up/canary",
+        "acceptEdits",
+        "as above, for a write: strace showed touch creating the canary outside the project (sed -i, cp, echo > "
+        "write through the new link the same way).",
+    ),
+    Finding(
+        "cp -P srclink sl && cat sl/innocent.txt",
+        "acceptEdits",
+        "as above, for a denied file: the new link sl leads to src, and sl/innocent.txt (the hard link to .env) did "
+        "not exist when it was checked: strace showed cat opening it and printing the secret.",
+    ),
+    Finding(
+        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
+        'git -C tools diff --no-index "$PWD"/README.md "$PWD"/notes.md',
+        "acceptEdits",
+        "the repository check runs before the command, when tools is a plain directory of the project's own "
+        "repository; the first steps make it a bare repository (HEAD, objects, refs) whose config sets "
+        "diff.external, and git run there reads it: strace showed git executing tools/evil.sh (any code, unasked).",
+    ),
+    Finding(
+        "mkdir -p tools/objects tools/refs && echo 'ref: refs/heads/main' > tools/HEAD && "
+        "printf '[diff]\\n\\texternal = %s/tools/evil.sh\\n' \"$PWD\" > tools/config && "
+        "cd tools && git diff --no-index ../README.md ../notes.md",
+        "acceptEdits",
+        "the same through `cd`: strace showed git executing tools/evil.sh.",
+    ),
 ]
 """Bypasses the fuzzer found that the engine has since closed: regression cases that must keep passing."""
 
 EXCLUDED = [
-    r"%G",  # signature placeholders run gpg (git log --format=%G?)
     r"--help",  # git SUB --help runs man
     r"\bdf\b",  # df opens denied files
     r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
@@ -192,8 +190,6 @@ EXCLUDED = [
     r"\bjavac?\b",  # the JVM writes /tmp/hsperfdata_*
     r"<[^|;&\n]*src",  # a redirection from a hard link to a denied file (cat < src/innocent.txt)
     r"(\.\./|~|(^|\s)/|linkdir|dangling|\*/|\$HOME|\$UP)\S*[*?\[]",  # globs listing directories outside (echo ~/.ssh/*)
-    r"cp -P (src/up|srclink)",  # links a command makes, then uses (cp -P src/up up && cat up/...)
-    r"/objects \S*/refs",  # git repositories a command makes, then runs git in
 ]
 """Classes of open FINDINGS left out of generation, so the fuzzer looks for new ones."""
 
