@@ -227,6 +227,10 @@ def _find_starts(node: Any) -> tuple[str, ...] | None:
     return tuple(starts or ["."])
 
 
+def _destinations(redirect: Any) -> list[Any]:
+    return [child for child in redirect.children if child.is_named and child.type != "file_descriptor"]
+
+
 class _Walker:
     def __init__(self, result: ShellAnalysis, depth: int) -> None:
         self.result = result
@@ -244,7 +248,9 @@ class _Walker:
             self._declaration(node)
         elif kind == "file_redirect":
             self._redirect(node)
-        elif kind == "for_statement" and self._bound_loop(node):
+        elif (kind == "redirected_statement" and self._spilled_words(node)) or (
+            kind == "for_statement" and self._bound_loop(node)
+        ):
             return
         elif kind == "pipeline":
             self._pipeline(node)
@@ -336,7 +342,23 @@ class _Walker:
             self.bindings[name] = outer
         return True
 
-    def _command(self, node: Any) -> None:
+    def _spilled_words(self, node: Any) -> bool:
+        """tree-sitter reads `git 2>/dev/null push` as one redirection to three targets; bash redirects to the
+        first and passes the rest to the command as arguments. True once such a statement has been walked."""
+        body = node.child_by_field_name("body")
+        extra = [word for child in node.children if child.type == "file_redirect" for word in _destinations(child)[1:]]
+        if not extra:
+            return False
+        if body is not None and body.type == "command":
+            self._command(body, extra)
+        else:
+            self.result.flag("words follow a redirection of a compound command")
+        for child in node.children:
+            if body is None or body.type != "command" or child != body:
+                self.visit(child)
+        return True
+
+    def _command(self, node: Any, spilled: list[Any] | None = None) -> None:
         assignments: list[str] = []
         name_node = None
         arguments: list[Any] = []
@@ -352,6 +374,7 @@ class _Walker:
             else:
                 arguments.append(child)
                 self.visit(child)
+        arguments.extend(spilled or ())  # visited with their redirection
         if name_node is None:
             return  # only assignments (`X=1`): nothing runs but what the values expand, already visited
         name = literal(name_node.children[0]) if name_node.children else None
@@ -396,15 +419,11 @@ class _Walker:
         )
 
     def _redirect(self, node: Any) -> None:
-        operator, destination = None, None
-        for child in node.children:
-            if child.type == "file_descriptor":
-                continue
-            if operator is None and not child.is_named:
-                operator = child.type
-            elif child.is_named:
-                destination = child
-                self.visit(child)
+        operator = next((child.type for child in node.children if not child.is_named), None)
+        destinations = _destinations(node)
+        for child in destinations:
+            self.visit(child)
+        destination = destinations[0] if destinations else None
         if operator is None:
             return
         target = literal(destination) if destination is not None else None

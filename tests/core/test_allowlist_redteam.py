@@ -1,0 +1,283 @@
+"""The red team's findings against the allowlist (issue 30), each kept as a regression: the walk-arounds it found
+never run unasked again in any mode that lets anything through, and the needless questions it found stay answered
+without one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentui.core.permissions.engine import PermissionEngine
+from agentui.core.permissions.rules import parse_rule
+from agentui.core.workspace import Workspace
+from tests.core.test_allowlist import MODES, engine_for, project, verdict
+
+__all__ = ["project"]  # (the fixture, shared with the allowlist's own tests)
+
+GIT = ("git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgSign=false")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run([*GIT, "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+def commit_readme(root: Path) -> None:
+    git(root, "add", "README.md")
+    git(root, "commit", "-qm", "readme")
+
+
+def commit_then_remove_env(root: Path) -> str:
+    """Commits the denied .env, then removes it from the tree: it stays in the history. Returns its blob's hash."""
+    commit_readme(root)
+    git(root, "add", "-f", ".env")
+    git(root, "commit", "-qm", "env")
+    blob = git(root, "rev-parse", "HEAD:.env").strip()
+    git(root, "rm", "-q", "--cached", ".env")
+    git(root, "commit", "-qm", "no env")
+    return blob
+
+
+def never_allowed(engine_of: object, command: str) -> None:
+    for mode in MODES:
+        engine = engine_of(mode)  # type: ignore[operator]
+        assert verdict(engine, command) != "allow", (mode, command)
+
+
+# Scripts read by hand where the program's own reader differs from a simple one.
+SCRIPTS = [
+    "sed -n ':x w ../canary' README.md",  # (GNU sed ends a label at a blank; `w ../canary` is a command)
+    "sed -n ':x;w ../canary' README.md",
+    "awk '{ x = n++ /1; system(\"touch ../canary\"); y = 1/1 }' README.md",  # (after ++ a slash divides)
+    "awk '{ x = n-- /1; system(\"touch ../canary\"); y = 1/1 }' README.md",
+    "awk '{ print }\n{ system(\"touch ../canary\") }' README.md",
+    "tree -o ../canary",
+    "tree -Lo 1 ../canary",  # (tree gives each value letter the next word: -o takes ../canary)
+    "tree -oL ../canary 1",
+]
+
+# Names a program visits that its operands do not show.
+VISITS = [
+    "find -L . | xargs cat",
+    "find . -follow | xargs cat",
+    "find . |& xargs cat",  # (find's error messages would reach xargs as names)
+    "find . 2>&1 | xargs cat",
+    "find linkdir/ | xargs cat",
+    "diff -r . /etc",
+    "diff -r src linkdir",
+    "diff src/app.py linkdir",  # (a directory operand: diff reads linkdir/app.py)
+    "diff -r src .",
+    "grep -r --include=.env KEY .",
+    "grep -r KEY .",
+    "rg --hidden KEY",
+    "rg -uu KEY",
+    "cat .e*",
+    "cat .en?",
+    "jq -r . .e*",
+    "xxd .e*",
+    "jq -n --rawfile x .env '$x'",
+]
+
+# Paths the kernel reads differently from their text.
+KERNEL_PATHS = [
+    "cat /proc/self/cwd/.env",
+    "cat /proc/self/root/etc/passwd",
+    "cat /proc/self/cwd/../outside/secret.txt",
+    "cd linkdir/../outside && cat secret.txt",  # (bash falls back to the physical path when the logical one fails)
+    "cd srclink/.. && cat ../outside/secret.txt",
+]
+
+# Words bash fills or splits on its own.
+SHELL_WORDS = [
+    "cat $TERM",  # (unset here; bash may set it itself)
+    "echo $(printf '\\udcff')",
+    "git 2>/dev/null push origin",  # (bash passes the words after a redirection's target to git)
+    "cat " + "$(" * 200 + ")" * 200,
+]
+
+
+@pytest.mark.parametrize("command", SCRIPTS + VISITS + KERNEL_PATHS + SHELL_WORDS)
+def test_a_red_team_walk_around_is_never_allowed(project: Path, command: str) -> None:
+    never_allowed(lambda mode: engine_for(project, mode), command)
+
+
+GIT_HISTORY = [
+    "git reflog -p",
+    "git log -g -p",
+    "git log --all -p",
+    "git show HEAD~1",
+    "git show BLOB",
+    "git cat-file -p BLOB",
+    "git cat-file blob BLOB",
+    "git diff --check HEAD~2",  # (prints the lines it complains about)
+    "git archive HEAD~1",
+    "git format-patch -1 HEAD~1 --stdout",
+    "git grep KEY HEAD~1",
+    "git blame HEAD~1 -- .env",
+]
+
+
+@pytest.mark.parametrize("command", GIT_HISTORY)
+def test_git_never_shows_a_denied_file_from_the_history_unasked(project: Path, command: str) -> None:
+    blob = commit_then_remove_env(project)
+    never_allowed(lambda mode: engine_for(project, mode), command.replace("BLOB", blob[:10]))
+
+
+def test_git_names_and_hashes_from_a_history_with_a_denied_file_still_run_unasked(project: Path) -> None:
+    commit_then_remove_env(project)
+    engine = engine_for(project, "default")
+    for command in ("git log --stat", "git log --oneline", "git log -g --oneline", "git cherry",
+                    "git ls-tree -r HEAD~1", "git rev-list --all --objects",
+                    "git diff HEAD~2 HEAD~1 --stat"):  # fmt: skip
+        assert verdict(engine, command) == "allow", command
+
+
+def test_git_stash_and_reflog_are_part_of_the_history(project: Path) -> None:
+    commit_readme(project)
+    engine = engine_for(project, "default")
+    assert verdict(engine, "git stash show -p") == "allow"
+    git(project, "add", "-f", ".env")
+    git(project, "stash", "-q")  # (the denied file's content now lives only in the stash)
+    assert (project / ".env").exists() is False
+    fresh = engine_for(project, "default")  # (caches are stamped by refs; a new engine sees the same)
+    for command in ("git stash show -p", "git log --all -p", "git reflog -p", "git log -g -p stash"):
+        assert verdict(engine, command) != "allow", command
+        assert verdict(fresh, command) != "allow", command
+
+
+def test_git_gpg_formats_and_repositories_outside_ask(project: Path) -> None:
+    commit_readme(project)
+    for command in ("git log --format=%G? -1", "git log --format='%h %GS' -1", "git -C ../outside log",
+                    "git --git-dir=../outside/.git log"):  # fmt: skip
+        never_allowed(lambda mode: engine_for(project, mode), command)
+    git(project, "config", "log.showSignature", "true")
+    never_allowed(lambda mode: engine_for(project, mode), "git log -1")
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "[mailmap]\n\tfile = .env\n",
+        "[core]\n\texcludesFile = .env\n",
+        "[core]\n\tattributesFile = ../outside/secret.txt\n",
+        "[blame]\n\tignoreRevsFile = .env\n",
+        "[include]\n\tpath = ../.env\n",
+    ],
+)
+def test_git_configuration_naming_a_file_it_reads_must_name_a_readable_one(project: Path, config: str) -> None:
+    commit_readme(project)
+    with (project / ".git" / "config").open("a") as file:
+        file.write(config)
+    for command in ("git status", "git log -1", "git blame README.md", "git check-attr -a README.md"):
+        never_allowed(lambda mode: engine_for(project, mode), command)
+
+
+def test_git_config_that_would_print_a_denied_file_asks(project: Path) -> None:
+    never_allowed(lambda mode: engine_for(project, mode), "git config --file .env --list")
+    never_allowed(lambda mode: engine_for(project, mode), "git config -f ~/.ssh/id_rsa -l")
+    assert verdict(engine_for(project, "default"), "git config --get user.name") == "allow"
+
+
+def test_git_deny_rules_hold_whatever_global_options_come_first(project: Path) -> None:
+    home = project.parent / "home"
+    rules = [parse_rule("Bash(git push:*)", "deny", "test", project_root=project, home=home)]
+    engine = PermissionEngine(Workspace(root=project), rules, "bypassPermissions", home=home)
+    engine.bash_environ = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    for command in ("git push", "git -C . push", "git --no-pager push origin", "git -c a.b=c push",
+                    "git 2>/dev/null push origin", "git push $(echo origin)", "git --git-dir=.git push"):  # fmt: skip
+        assert verdict(engine, command) == "deny", command
+    assert verdict(engine, "git -C . status") == "allow"
+
+
+def test_an_allow_rule_for_a_program_read_loosely_still_checks_its_file_arguments(project: Path) -> None:
+    # The rule is the person's word for what npm does with its words, but never for a denied or protected file.
+    engine = engine_for(project, "rules")  # (Bash(npm test:*), Bash(echo:*)...)
+    assert verdict(engine, "npm test -- src") == "allow"
+    for command in ("npm test .env", "npm test ~/.ssh/id_rsa", "npm test --unknown-option=.env", "npm test ./.e*"):
+        assert verdict(engine, command) == "deny", command
+    for command in ("npm test -- .git/config", "npm test .claude/settings.json", "npm test --x .bashrc"):
+        assert verdict(engine, command) == "ask", command
+
+
+def test_accept_edits_checks_where_cp_and_mv_really_create(project: Path) -> None:
+    home = project.parent / "home"
+    rules = [parse_rule("Edit(./src/**)", "deny", "test", project_root=project, home=home)]
+    engine = PermissionEngine(Workspace(root=project), rules, "acceptEdits", home=home)
+    engine.bash_environ = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    assert verdict(engine, "cp README.md r2.md") == "allow"
+    for command in ("cp README.md src", "mv notes.md src/", "cp -r tools src", "mv tools src", "cp README.md linkdir",
+                    "cp -r tools .git", "mv notes.md .claude", "rm -rf src", "rm -rf srclink/"):  # fmt: skip
+        assert verdict(engine, command) != "allow", command
+
+
+def test_a_file_command_runs_unasked_only_as_the_last_step(project: Path) -> None:
+    # Later steps are checked against the disk as it is before the command runs; a file command before them could
+    # change what their paths mean.
+    engine = engine_for(project, "acceptEdits")
+    for command in ("mv linkdir d && cat d/secret.txt", "rm -rf src && mv linkdir src && cat src/secret.txt",
+                    "mkdir x; cat x/../.env", "cp -P linkdir l; ls l/"):  # fmt: skip
+        assert verdict(engine, command) != "allow", command
+    assert verdict(engine, "cat README.md && mkdir -p build") == "allow"
+
+
+def test_ask_rules_hold_inside_a_walk_over_a_tree(project: Path) -> None:
+    home = project.parent / "home"
+    rules = [parse_rule("Read(./src/**)", "ask", "test", project_root=project, home=home)]
+    engine = PermissionEngine(Workspace(root=project), rules, "default", home=home)
+    engine.bash_environ = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    for command in ("grep -r print .", "cat src/app.py", "find . -type f | xargs cat", "head src/*", "wc -l */*.py"):
+        assert verdict(engine, command) == "ask", command
+    assert verdict(engine, "cat README.md") == "allow"
+
+
+def test_a_version_query_asks_when_the_program_on_path_is_a_shim_under_home(project: Path) -> None:
+    home = project.parent / "home"
+    shims = home / "bin"
+    shims.mkdir()
+    shim = shims / "python3"
+    shim.write_text("#!/bin/sh\ntouch ../canary\n")
+    shim.chmod(0o755)
+    engine = engine_for(project, "default")
+    assert verdict(engine, "python3 --version") == "allow"
+    engine.bash_environ = {**engine.bash_environ, "PATH": f"{shims}:/usr/bin:/bin"}
+    assert verdict(engine, "python3 --version") != "allow"
+
+
+# Everyday commands the red team found asked for no reason.
+NEEDLESS = [
+    "cd src && cd .. && ls",
+    "cd src && ls && cd .. && cat README.md",
+    "rg print",
+    "rg -n print src",
+    "find . -name '*.py'",
+    "find src -type f -name '*.py' | xargs wc -l",
+    "du -sh *",
+    "file *",
+    "git log -g --oneline -3",
+    "cat README.md 2>/dev/null < /dev/null",
+    "sed -n 'l 5' README.md",
+    "nice -n 5 ls",
+    "seq -1 1",
+    "seq 5 -1 1",
+    "jq .a data.json",
+    "tee < README.md",
+]
+
+
+@pytest.mark.parametrize("command", NEEDLESS)
+def test_an_everyday_command_the_red_team_found_asked_needlessly_runs_unasked(project: Path, command: str) -> None:
+    commit_readme(project)
+    found = verdict(engine_for(project, "default"), command)
+    assert found == "allow", command
+
+
+def test_a_nested_repository_or_submodule_config_is_checked_before_git_runs_there(project: Path) -> None:
+    commit_readme(project)
+    nested = project / "src" / "inner"
+    subprocess.run(["git", "init", "-q", str(nested)], check=True)
+    (nested / ".git" / "config").write_text("[core]\n\tpager = touch ../canary\n")
+    os.symlink(nested, project / "innerlink")
+    for command in ("git -C src/inner log", "cd src/inner && git log", "cd innerlink && git diff"):
+        never_allowed(lambda mode: engine_for(project, mode), command)
