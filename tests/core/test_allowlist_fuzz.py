@@ -98,6 +98,13 @@ FINDINGS = [
         "printing the secret.",
     ),
     Finding(
+        "git branch --abbrev 1",
+        "default",
+        "git's table for branch says --abbrev takes a value (`abbrev=`), so the check reads `1` as its value and "
+        "sees a listing; git takes --abbrev's value only attached (--abbrev=N) and reads `1` as a new branch's "
+        "name: strace shows git creating .git/refs/heads/1 and its reflog in default mode.",
+    ),
+    Finding(
         "echo ~/.ssh/*",
         "default",
         "a glob in the arguments of a program that takes no paths (echo, printf, dirname, ...) is expanded by bash, "
@@ -184,6 +191,7 @@ FIXED = [
 
 EXCLUDED = [
     r"--help",  # git SUB --help runs man
+    r"--abbrev\s",  # git branch --abbrev N creates branch N
     r"\bdf\b",  # df opens denied files
     r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
     r"\btac\b",  # tac copies a pipe to /tmp
