@@ -286,6 +286,7 @@ CAUGHT = [
     ("cat ../outside/secret.txt", "default", "outside the project was read"),
     ("cat linkdir/secret.txt", "default", "outside the project was read"),
     ("cat ~/notes.txt", "default", "outside the project was read"),
+    ("cat /proc/self/root/etc/hostname", "default", "outside the project was read"),
     ("touch new.txt", "default", "wrote or changed"),
     ("echo x > out.txt", "plan", "wrote or changed"),
     ("touch .git/x", "acceptEdits", "protected path"),
@@ -311,6 +312,7 @@ FINE = [
     ("sed -i s/readme/README/ README.md", "acceptEdits"),
     ("git status && git diff && git log -p -1 && git describe --always --dirty", "default"),
     ("cd src && ls -la && cat app.py", "plan"),
+    ("cat /dev/stdin < README.md | wc -l > /dev/stderr", "default"),
 ]
 
 

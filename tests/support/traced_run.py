@@ -302,6 +302,10 @@ SYSTEM_READS: dict[str, str] = {
 }
 """Files outside the project any allowed program may open for reading."""
 
+_OWN_PROC = ("maps", "cgroup", "mountinfo", "mounts", "status", "stat", "limits", "auxv", "fd/")
+"""What a process reads of its own /proc entry: grep and ripgrep their memory map, ripgrep its cgroup (for its
+thread count), df the mounts, bash its descriptors."""
+
 HOME_READS: dict[str, str] = {
     ".gitconfig": "the person's own git configuration",
     ".config/git/": "the person's own git configuration, attributes and ignore file (XDG)",
@@ -355,6 +359,7 @@ class Judge:
         self.project = Path(os.path.realpath(self.world.project))
         self.home = Path(os.path.realpath(self.world.home))
         self.denied_paths, self.denied_inodes = self.world.denied()
+        self.pids: set[int] = set()
 
     def judge(self, run: Run) -> list[str]:
         found = Verdicts()
@@ -379,6 +384,16 @@ class Judge:
     def _real(path: str) -> Path:
         return Path(os.path.realpath(path))
 
+    @staticmethod
+    def _target(event: Event) -> Path:
+        """Where the syscall landed: the file the kernel opened (strace -y), else the path resolved now. /proc and
+        /dev/fd paths stay as named: resolved here they would name this process's files, not the command's."""
+        if event.opened:
+            return Path(event.opened)
+        if event.path.startswith(("/proc/", "/dev/fd/")):
+            return Path(os.path.normpath(event.path))
+        return real_path(event.path, follow=event.syscall not in NAME_ONLY)
+
     # (1) programs
 
     def _exec(self, event: Event, git_ran: bool, found: Verdicts) -> None:
@@ -389,8 +404,7 @@ class Judge:
             return  # (git runs its own helpers: git-remote-*, git-sh-setup, ... from its exec path)
         if not event.ok and os.path.basename(event.path) in {*PROGRAMS, "bash"}:
             return  # (a program looked for along PATH: execvp tries each directory in turn)
-        found.add(event, "a program outside the allowlist was executed" if event.ok else "a program outside the "
-                  "allowlist was looked for")  # fmt: skip
+        found.add(event, f"a program outside the allowlist was {'executed' if event.ok else 'looked for'}")
 
     # (2) writes
 
@@ -401,7 +415,9 @@ class Judge:
             return
         if event.path == str(self.world.cwd_file):
             return  # (the Bash tool's own EXIT trap)
-        real = Path(event.opened) if event.opened else real_path(event.path, follow=event.syscall not in NAME_ONLY)
+        real = self._target(event)
+        if not event.opened and str(real).startswith(("/proc/self/fd/", "/dev/fd/")) and event.ok:
+            return  # (a descriptor that is no file: the command's own pipe)
         if self._git_refreshing_its_index(event, real):
             return
         if self.mode != "acceptEdits":
@@ -436,7 +452,7 @@ class Judge:
         """A file opened so that it can be read. A deny rule on Read covers any such open of the file (by any name,
         a hard link included), even one that then reads nothing; an open for writing only is a write, judged by
         the rules above (acceptEdits may truncate a file it may not read: Read and Edit rules are separate)."""
-        real = Path(event.opened) if event.opened else real_path(event.path)
+        real = self._target(event)
         if self._denied(real) and event.ok:
             found.add(event, f"a file a deny rule covers was opened ({real})")
             return
@@ -444,7 +460,7 @@ class Judge:
             return  # (a file opened for writing is judged as a write)
         if is_within(real, self.project) or real in executed:
             return  # (the project itself; a script's interpreter reads the script it runs)
-        if self._system(real) or self._system(Path(os.path.normpath(event.path))):
+        if self._system(real):
             return
         if re.fullmatch(r"/proc/(\d+)/.*", str(real)) and int(str(real).split("/")[2]) in self.pids:
             return  # (a traced process's own /proc entries, named by number)
@@ -464,8 +480,11 @@ class Judge:
         for allowed in SYSTEM_READS:
             if text == allowed.rstrip("/") or (allowed.endswith("/") and text.startswith(allowed)):
                 return True
-        if text.startswith(("/proc/self/", "/proc/thread-self/")):
-            return True  # (a process's own status, maps, mounts, fds)
+        for own in ("/proc/self/", "/proc/thread-self/"):
+            if text.startswith(own) and text[len(own) :].startswith(_OWN_PROC):
+                return True  # (a process's own memory map, cgroup, mounts, status, descriptors)
+        if text.startswith("/dev/fd/"):
+            return True  # (a descriptor that is no file: strace -y names the file when it is one)
         if is_within(path, self.home):
             relative = str(path.relative_to(self.home))
             return any(relative == h.rstrip("/") or (h.endswith("/") and relative.startswith(h)) for h in HOME_READS)
