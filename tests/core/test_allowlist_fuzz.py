@@ -105,6 +105,13 @@ FINDINGS = [
         "name: strace shows git creating .git/refs/heads/1 and its reflog in default mode.",
     ),
     Finding(
+        "find . -print0 -name '*.py' | xargs -0 cat",
+        "default",
+        "the check reads find's tests (-name, -type f) as filters on the names it prints, but an action before a "
+        "test prints every name it reaches: strace shows cat opening .env and src/innocent.txt (and the link to "
+        "the directory outside) and printing the secret.",
+    ),
+    Finding(
         "echo ~/.ssh/*",
         "default",
         "a glob in the arguments of a program that takes no paths (echo, printf, dirname, ...) is expanded by bash, "
@@ -192,6 +199,7 @@ FIXED = [
 EXCLUDED = [
     r"--help",  # git SUB --help runs man
     r"--abbrev\s",  # git branch --abbrev N creates branch N
+    r"find[^|]*-(print0?|ls|printf)\s[^|]*-(i?name|type|path|iname)",  # find printing before its tests filter
     r"\bdf\b",  # df opens denied files
     r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
     r"\btac\b",  # tac copies a pipe to /tmp
