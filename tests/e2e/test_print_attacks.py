@@ -379,23 +379,7 @@ CLASSES: dict[str, list[Case]] = {
 SECRETS = {"read": (ENV_TEXT, SSH_TEXT), "outside": (OUTSIDE_TEXT, BASHRC_TEXT)}
 ITSELF = "agentui-itself"
 
-_HISTORY = (
-    "in bypass mode{}, the .env committed to the history leaks through {}: the {} masks only the work tree's .env, "
-    "not git's objects, and only the git commands the check reads as showing a denied file's history (`git show "
-    "HEAD:.env`, `git log -p`, `git diff-tree -p`...) are refused"
-)
-KNOWN: dict[tuple[str, str, str], str] = {
-    (mode, "read", case): _HISTORY.format(with_sandbox, how, confinement)
-    for mode, with_sandbox, confinement in (("bypass", "", "guard"), ("bypass-sandbox", " with the sandbox", "sandbox"))
-    for case, how in (
-        ("git-archive", "`git archive HEAD .env | tar -xOf -`"),
-        ("git-show-in-bash-c", "`bash -c 'git show HEAD:.env'` (the same git show, refused alone)"),
-        ("git-show-in-python", "git show run by python3"),
-        ("git-objects-python", "python3 decompressing .git/objects"),
-        ("git-cat-file-all", "`git cat-file --batch-all-objects --batch`"),
-        ("git-format-patch", "`git format-patch --stdout -1 HEAD`"),
-    )
-}
+KNOWN: dict[tuple[str, str, str], str] = {}
 """(mode, class, case) -> how it gets through on today's code; kept in the table as strict xfails."""
 
 

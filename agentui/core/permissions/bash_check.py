@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.permissions.engine import Mode, PermissionEngine
+    from agentui.core.permissions.history_secrets import Secret
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,38 @@ class BashCheck:
         if own_links:
             return Resolved(resolved.written, resolved.located, resolved.located)
         return resolved
+
+    @cached_property
+    def _secrets(self) -> list[Secret]:
+        """The project's repositories whose objects hold a denied file: no mask hides those objects."""
+        if not self._denies:
+            return []
+        from agentui.core.permissions.history_secrets import history_secrets
+
+        return history_secrets(self.engine, self.repositories)
+
+    @property
+    def _history_secret(self) -> str | None:
+        """Why a program agentui cannot read exactly could print a denied file from git's objects, or None."""
+        return self._secrets[0].why if self._secrets else None
+
+    def _opaque_need(self, step: Step) -> Need | None:
+        """A part of the command agentui cannot read exactly, in a project whose git objects hold a denied file:
+        only the person can say it may run."""
+        if secret := self._history_secret:
+            why = f"`{step.text}`, which agentui cannot read exactly, while {secret}"
+            return Need(why, suggestion=bash_rule_text(step), hard=True)
+        return None
+
+    def _in_secret_objects(self, real: Path, *, holding: bool = False) -> str | None:
+        """`real` is in an object store holding a denied file (or, `holding`, holds one): why, or None. Its data is
+        compressed, not hidden."""
+        for secret in self._secrets:
+            if secret.objects is not None and (
+                is_within(real, secret.objects) or (holding and is_within(secret.objects, real))
+            ):
+                return secret.why
+        return None
 
     def _program(self, name: str) -> Path | None:
         if name not in self._programs:
@@ -122,6 +156,13 @@ class BashCheck:
                     return Verdict("ask", f"the rule {rule.text} asks for `{step.text}`", by_rule=True)
 
         if plan is None:
+            if mode != "plan" and (mode == "bypassPermissions" or self._bare_bash_allowed()) and self._history_secret:
+                return Verdict(
+                    "ask",
+                    f"{why}, so agentui cannot tell what it reads, and {self._history_secret}: it could print it "
+                    "from git's objects, which no mask hides",
+                    hard=True,
+                )
             if mode == "bypassPermissions" and engine.guarded():
                 return Verdict("allow", "bypassPermissions mode")
             if mode == "bypassPermissions":
@@ -326,8 +367,11 @@ class BashCheck:
                 needs.append(need)
 
         if step.unknown:
+            opaque = self._opaque_need(step)
+            if opaque is not None:
+                needs.append(opaque)
             if not allowed_by_rule:
-                if mode != "bypassPermissions":
+                if mode != "bypassPermissions" and opaque is None:
                     needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
                 return needs
             return [*needs, *self._ruled_unknown_needs(step, mode)]
@@ -399,6 +443,10 @@ class BashCheck:
         shown = str(resolved.real)
         if contents and any(engine.find_rule("ask", "Read", path=p) for p in resolved.forms):
             return Need(f"`{step.text if step else 'the command'}` reads {shown}", by_rule=True)
+        if contents and (secret := self._in_secret_objects(Path(resolved.real))):
+            return Need(
+                f"`{step.text if step else 'the command'}` reads git's objects at {shown}, and {secret}", hard=True
+            )
         if mode == "bypassPermissions" or engine.workspace.contains(resolved.real):
             return None
         if all(engine.find_rule("allow", "Read", path=p, specific=True) for p in (resolved.written, resolved.real)):
@@ -426,7 +474,9 @@ class BashCheck:
         root = self._resolve(tree.path.value, cwd)
         inside = (lambda p: True) if mode == "bypassPermissions" else self._may_read
         rules = tree.contents and (
-            engine.deny_could_cover(root.real) or engine.rule_below("ask", root.real) is not None
+            engine.deny_could_cover(root.real)
+            or engine.rule_below("ask", root.real) is not None
+            or self._in_secret_objects(Path(root.real), holding=True) is not None
         )
         if not (tree.follow or rules):
             return None
@@ -438,6 +488,7 @@ class BashCheck:
             enters=tree.enters,
             skip_hidden=tree.skips_hidden and not _whitelisted(root.real),
             asked=self._asked if tree.contents else None,
+            kept=self._in_secret_objects if tree.contents else None,
         )
         why = walk_problem(Path(root.written), follow=tree.follow, checks=checks)
         return f"reads everything under {tree.path.value}, and {why}" if why else None

@@ -69,7 +69,7 @@ class PermissionEngine:
         self.bash_environ: Mapping[str, str] = {**_default_bash_environ(), "HOME": str(self.home)}
         self.denied_files: Callable[[], DeniedFiles] | None = None
         """What the deny rules' patterns match now (the guard's enumeration); set by the project."""
-        self._inode_cache: tuple[float, dict[tuple[int, int], Rule]] | None = None
+        self._inode_cache: tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]] | None = None
         """The environment Bash commands run with: their variables are expanded from it."""
         workspace.read_denied = self.read_denied
 
@@ -167,18 +167,27 @@ class PermissionEngine:
         """Every regular file a Read deny rule covers, by device and inode (a hard link is the same file under another
         name): the files the rules name literally, those their patterns match (the sandbox's and the guard's
         enumeration), and those inside a denied directory. Kept for a moment: Grep asks for each file it finds."""
+        return self._denied_regular()[1]
+
+    def denied_regular_files(self) -> tuple[Path, ...]:
+        """The regular files of `_denied_by_inode`, by one of their names each."""
+        return self._denied_regular()[2]
+
+    def _denied_regular(self) -> tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]]:
         now = time.monotonic()
         if self._inode_cache is not None and now - self._inode_cache[0] < _INODE_SECONDS:
-            return self._inode_cache[1]
+            return self._inode_cache
         rules = [r for r in self._rules if r.behavior == "deny" and r.tool in READ_FAMILY and r.path is not None]
         found: dict[tuple[int, int], Rule] = {}
+        paths: dict[tuple[int, int], Path] = {}
         if rules:
             for path in self._denied_paths(rules):
                 rule = next((r for r in rules if r.covers_path(path)), rules[0])
-                for info in _regular_files(path):
+                for name, info in _regular_files(path):
                     found.setdefault((info.st_dev, info.st_ino), rule)
-        self._inode_cache = (now, found)
-        return found
+                    paths.setdefault((info.st_dev, info.st_ino), name)
+        self._inode_cache = (now, found, tuple(paths.values()))
+        return self._inode_cache
 
     def _denied_paths(self, rules: list[Rule]) -> list[Path]:
         paths: list[Path] = []
@@ -567,25 +576,26 @@ _INODE_SECONDS = 1.0
 _DENIED_DIRECTORY_LIMIT = 10_000
 
 
-def _regular_files(path: Path) -> list[os.stat_result]:
-    """The stat of `path` if it is a regular file, or of the regular files below it (bounded) if a directory."""
+def _regular_files(path: Path) -> list[tuple[Path, os.stat_result]]:
+    """`path` and its stat if it is a regular file, or the regular files below it (bounded) if a directory."""
     try:
         info = os.stat(path)
     except OSError:
         return []
     if stat.S_ISREG(info.st_mode):
-        return [info]
+        return [(path, info)]
     if not stat.S_ISDIR(info.st_mode):
         return []
-    out: list[os.stat_result] = []
+    out: list[tuple[Path, os.stat_result]] = []
     for directory, _dirs, files in os.walk(path):
         for name in files:
+            file = Path(directory, name)
             try:
-                found = os.stat(os.path.join(directory, name), follow_symlinks=False)
+                found = os.stat(file, follow_symlinks=False)
             except OSError:
                 continue
             if stat.S_ISREG(found.st_mode):
-                out.append(found)
+                out.append((file, found))
             if len(out) >= _DENIED_DIRECTORY_LIMIT:
                 return out
     return out

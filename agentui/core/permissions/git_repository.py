@@ -327,6 +327,26 @@ class GitRepositories:
         names.discard("")
         return names if len(names) <= MAX_NAMES else None
 
+    def holds_contents(self, repository: Repository, path: Path) -> bool:
+        """The object store holds `path`'s contents as they are now (even unreachable: added once, then reset). The
+        blob's id is kept while the file and the packs are as they were; a loose object is looked for each time."""
+        objects = repository.common_dir / "objects"
+        watched = [path, objects / "pack", objects / "info" / "alternates"]
+        place = repository.top or repository.git_dir
+
+        def look() -> tuple[str, bool] | None:
+            blob = self._run(place, ["hash-object", "--no-filters", "--", str(path)])
+            if blob is None:
+                return None
+            name = blob.decode(errors="replace").strip()
+            return name, self._run(place, ["cat-file", "-e", name]) is not None
+
+        found = self._lasting(("contents", str(repository.git_dir), str(path)), watched, look)
+        if not isinstance(found, tuple):
+            return False
+        name, held = found
+        return bool(held) or (objects / str(name)[:2] / str(name)[2:]).is_file()
+
     def object_type(self, cwd: Path, name: str) -> str | None:
         """What kind of object a revision names (`commit`, `tree`, `blob`, `tag`), or None."""
         out = self._run(cwd, ["cat-file", "-t", "--", name]) if not name.startswith("-") else None

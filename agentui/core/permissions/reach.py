@@ -82,6 +82,9 @@ class WalkChecks:
     """Only regular files are given to the program (find -type f): a link below the root is not."""
     asked: Callable[[Path], bool] | None = None
     """An ask rule covers reading this file: the command then asks (it is not refused)."""
+    kept: Callable[[Path], str | None] | None = None
+    """Why this file (real path) must not be read unasked though no rule names it (git's objects holding a denied
+    file's contents)."""
 
 
 def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = WALK_LIMIT) -> str | None:
@@ -159,4 +162,6 @@ def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str |
     asked = checks.asked
     if asked is not None and stat.S_ISREG(info.st_mode) and (asked(path) or asked(Path(os.path.realpath(path)))):
         return f"{path} is a file an ask rule covers"
+    if checks.kept is not None and stat.S_ISREG(info.st_mode) and (why := checks.kept(Path(os.path.realpath(path)))):
+        return f"{path} is in git's objects, and {why}"
     return None
