@@ -56,7 +56,9 @@ class Finding:
 # Bypasses found by the fuzzer: commands the permission check allows that strace shows doing what "allowed" rules
 # out. Each open one is expected to fail (xfail, strict) until the engine is fixed; the engine's owner then moves it
 # to FIXED (where it must keep passing) and removes its class from EXCLUDED.
-FINDINGS = [
+FINDINGS: list[Finding] = []
+
+FIXED = [
     Finding(
         "git status --help",
         "default",
@@ -119,9 +121,6 @@ FINDINGS = [
         "in it printed; `echo ../*/*`, `echo linkdir/*`, `echo /*` list directories outside the project the same "
         "way, where `ls ~/.ssh` asks.",
     ),
-]
-
-FIXED = [
     Finding(
         "awk '{print 1,\n2 > \"x\"}' README.md",
         "default",
@@ -196,17 +195,7 @@ FIXED = [
 ]
 """Bypasses the fuzzer found that the engine has since closed: regression cases that must keep passing."""
 
-EXCLUDED = [
-    r"--help",  # git SUB --help runs man
-    r"--abbrev\s",  # git branch --abbrev N creates branch N
-    r"find[^|]*-(print0?|ls|printf)\s[^|]*-(i?name|type|path|iname)",  # find printing before its tests filter
-    r"\bdf\b",  # df opens denied files
-    r"\bsort\b.*(-[a-zA-Z]*S|--buffer)",  # sort spills to /tmp
-    r"\btac\b",  # tac copies a pipe to /tmp
-    r"\bjavac?\b",  # the JVM writes /tmp/hsperfdata_*
-    r"<[^|;&\n]*src",  # a redirection from a hard link to a denied file (cat < src/innocent.txt)
-    r"(\.\./|~|(^|\s)/|linkdir|dangling|\*/|\$HOME|\$UP)\S*[*?\[]",  # globs listing directories outside (echo ~/.ssh/*)
-]
+EXCLUDED: list[str] = []
 """Classes of open FINDINGS left out of generation, so the fuzzer looks for new ones."""
 
 MODES = ("default",) * 5 + ("plan",) + ("acceptEdits",) * 3 + ("rules",) * 2
@@ -355,12 +344,12 @@ _OPEN = pytest.mark.xfail(strict=True, reason="bypass found by the fuzzer, to be
     + [pytest.param(f, id=f"fixed, {f.mode}: {f.command}") for f in FIXED],
 )
 def test_a_bypass_the_fuzzer_found(world: World, finding: Finding) -> None:
-    if finding.needs and shutil.which(finding.needs, path=world.environ()["PATH"]) is None:
-        pytest.skip(f"{finding.needs} is not installed here")
     checker = engine(world, finding.mode)
     verdict = check(checker, "Bash", command=finding.command)
     if verdict.behavior != "allow":
         return  # (fixed: the command no longer runs without a question)
+    if finding.needs and shutil.which(finding.needs, path=world.environ()["PATH"]) is None:
+        pytest.skip(f"{finding.needs} is not installed here, to see what the allowed command does")
     problems, run = run_and_judge(world, finding.command, finding.mode, checker)
     assert not problems, f"{finding.what}\n{describe(problems, run, finding.command, finding.mode)}"
 

@@ -232,10 +232,13 @@ class BashCheck:
             if redirect.target is None:
                 continue
             tool = "Edit" if redirect.writes else "Read"
-            for path in self._resolve(self._home(redirect.target), cwd).forms:
+            target = self._home(redirect.target)
+            for path in self._resolve(target, cwd).forms:
                 if rule := engine.find_rule("deny", tool, path=path):
                     verb = "writing" if redirect.writes else "reading"
                     return Verdict("deny", f"the rule {rule.text} denies {verb} {path}")
+            if redirect.reads and (rule := engine.hard_link_rule(self._resolve(target, cwd).real)):
+                return Verdict("deny", f"the rule {rule.text} denies reading {target}, a hard link to a file it covers")
         for sub in seen.commands:
             paths = read_only_paths(sub)
             for target in paths or ():
@@ -250,16 +253,19 @@ class BashCheck:
                 for value in _argument_paths(step):
                     if rule := self._read_denied(value, here):
                         return Verdict("deny", f"the rule {rule.text} denies `{step.text}` naming {value}")
-            for arg in [*step.effects.reads, *(step.effects.git.reads if step.effects.git else [])]:
+            opened = step.effects.looks if step.effects.anywhere else []  # (df opens each operand)
+            for arg in [*step.effects.reads, *opened, *(step.effects.git.reads if step.effects.git else [])]:
                 if is_names(arg):
                     continue
                 if rule := self._read_denied(arg.value, here):
                     return Verdict("deny", f"the rule {rule.text} denies `{step.text}` reading {arg.value}")
-            for opened, target in step.redirects:
-                tool = "Edit" if opened.writes else "Read"
+            for opening, target in step.redirects:
+                tool = "Edit" if opening.writes else "Read"
                 for path in self._resolve(target, here).forms:
                     if rule := engine.find_rule("deny", tool, path=path):
                         return Verdict("deny", f"the rule {rule.text} denies `{step.text}` touching {target}")
+                if opening.reads and (rule := engine.hard_link_rule(self._resolve(target, here).real)):
+                    return Verdict("deny", f"the rule {rule.text} denies `{step.text}` reading {target}, a hard link")
             for value in [*(a.value for a in step.effects.writes), *self._created(step)]:
                 for path in self._resolve(value, here).forms:
                     if rule := engine.find_rule("deny", "Edit", path=path):
@@ -357,6 +363,9 @@ class BashCheck:
             if not ws.contains(self._resolve(target, here).real):
                 needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
 
+        for directory in step.listed:  # (bash lists them to expand a glob, even for `echo ~/.ssh/*`)
+            if need := self._read_need(self._resolve(directory, here), mode, step=step, contents=False):
+                needs.append(need)
         for redirect, target in step.redirects:
             if target in HARMLESS_TARGETS:
                 continue

@@ -374,9 +374,10 @@ def _bracket(body: list[Char]) -> str:
     return f"[{'^/' if negate else ''}{''.join(parts)}]"
 
 
-def glob(pattern: tuple[Char, ...], cwd: Path) -> list[str] | None:
+def glob(pattern: tuple[Char, ...], cwd: Path, listed: list[str] | None = None) -> list[str] | None:
     """The words bash makes of a glob in `cwd`: the matching paths (in no particular order), or None when nothing
-    matches (bash then passes the word itself, quotes removed). Raises NotUnderstood past MAX_GLOB_MATCHES."""
+    matches (bash then passes the word itself, quotes removed). Raises NotUnderstood past MAX_GLOB_MATCHES. Each
+    directory bash lists on the way is added to `listed` (as a path from `cwd`): listing one is reading it."""
     components: list[list[Char]] = [[]]
     for char in pattern:
         if char.text == "/" and not char.quoted:
@@ -396,6 +397,8 @@ def glob(pattern: tuple[Char, ...], cwd: Path) -> list[str] | None:
             if literal:
                 step.append(prefix + "".join(c.text for c in component) + ("" if last else "/"))
                 continue
+            if listed is not None:
+                listed.append(prefix or ".")
             step.extend(
                 prefix + name + ("" if last else "/") for name in _matching(component, cwd / prefix if prefix else cwd)
             )

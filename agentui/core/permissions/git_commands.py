@@ -72,7 +72,7 @@ every walk counts as showing contents.)"""
 def _walk_table(extra_short: str = "", extra_long: tuple[str, ...] = ()) -> Table:
     # (-n, -S and -G take a value, attached or not; -U, -M, -C, -B and -l only an attached one)
     short = "".join(f"{c}:" if c in "nSG" else f"{c}::" if c in "UMCBl" else c for c in _WALK_SHORT + extra_short)
-    spec = table(short, [*_WALK_FLAGS, *_DIFF_FLAGS, *extra_long, "help"], numbers="any", bundles=False)
+    spec = table(short, [*_WALK_FLAGS, *_DIFF_FLAGS, *extra_long], numbers="any", bundles=False)
     return spec
 
 
@@ -106,19 +106,17 @@ _STATUS = table(
     "sbvu::z",
     ["short", "branch", "porcelain?", "long", "verbose", "untracked-files?", "ignore-submodules?", "ignored?",
      "null", "column?", "no-column", "ahead-behind", "no-ahead-behind", "renames", "no-renames", "find-renames?",
-     "show-stash", "help"],
+     "show-stash"],
 )  # fmt: skip
 _LS_FILES = table(
     "cdmoiskutvfzx:X:",
     ["cached", "deleted", "modified", "others", "ignored", "stage", "killed", "unmerged", "directory",
      "no-empty-directory", "exclude=", "exclude-from=", "exclude-per-directory=", "exclude-standard",
-     "error-unmatch", "with-tree=", "full-name", "abbrev?", "debug", "eol", "deduplicate", "sparse", "format=",
-     "help"],
+     "error-unmatch", "with-tree=", "full-name", "abbrev?", "debug", "eol", "deduplicate", "sparse", "format="],
     paths=("X", "exclude-from"),
 )  # fmt: skip
 _LS_TREE = table(
-    "drtlz", ["name-only", "name-status", "object-only", "full-name", "full-tree", "abbrev?", "format=", "long",
-              "help"]
+    "drtlz", ["name-only", "name-status", "object-only", "full-name", "full-tree", "abbrev?", "format=", "long"]
 )  # fmt: skip
 _REV_PARSE = table(
     "q",
@@ -127,25 +125,25 @@ _REV_PARSE = table(
      "symbolic-full-name", "symbolic", "short?", "verify", "quiet", "all", "branches?", "tags?", "remotes?",
      "show-superproject-working-tree", "show-object-format?", "show-ref-format", "default=", "revs-only",
      "no-revs", "flags", "no-flags", "local-env-vars", "sq", "not", "git-path=", "path-format=", "shared-index-path",
-     "since=", "after=", "until=", "before=", "disambiguate=", "help"],
+     "since=", "after=", "until=", "before=", "disambiguate="],
     permute=True,
 )  # fmt: skip
 _DESCRIBE = table(
     "",
     ["tags", "all", "long", "always", "abbrev=", "dirty?", "broken?", "contains", "exact-match", "match=",
-     "exclude=", "first-parent", "candidates=", "debug", "help"],
+     "exclude=", "first-parent", "candidates=", "debug"],
 )  # fmt: skip
 _BRANCH = table(
     "arvlid",
     ["all", "remotes", "verbose", "list", "show-current", "merged=", "no-merged=", "contains=", "no-contains=",
-     "points-at=", "color?", "no-color", "sort=", "format=", "column?", "no-column", "ignore-case", "abbrev=",
-     "no-abbrev", "omit-empty", "help"],
+     "points-at=", "color?", "no-color", "sort=", "format=", "column?", "no-column", "ignore-case", "abbrev?",
+     "no-abbrev", "omit-empty"],
     marks={"l": "list", "list": "list", "d": "delete"},
 )  # fmt: skip
 _TAG = table(
     "ln::i",
     ["list", "contains=", "no-contains=", "points-at=", "merged=", "no-merged=", "sort=", "format=", "color?",
-     "ignore-case", "column?", "no-column", "omit-empty", "help"],
+     "ignore-case", "column?", "no-column", "omit-empty"],
     marks={"l": "list", "list": "list"},
 )  # fmt: skip
 _GREP = table(
@@ -155,43 +153,42 @@ _GREP = table(
      "files-without-match", "count", "only-matching", "null", "break", "heading", "show-function",
      "function-context", "after-context=", "before-context=", "context=", "threads=", "cached", "untracked",
      "no-index", "exclude-standard", "no-exclude-standard", "max-depth=", "max-count=", "color?", "no-color",
-     "and", "or", "not", "all-match", "quiet", "text", "textconv-not", "help"],
+     "and", "or", "not", "all-match", "quiet", "text", "textconv-not"],
     paths=("f",),
     numbers="any",
     marks={"e": "pattern", "f": "pattern"},
 )  # fmt: skip
 _BLAME = table(
     "L:ltbsewfnpcM::C::",
-    ["porcelain", "line-porcelain", "incremental", "root", "show-stats", "date=", "abbrev=", "color-lines",
+    ["porcelain", "line-porcelain", "incremental", "root", "show-stats", "date=", "abbrev?", "color-lines",
      "color-by-age", "first-parent", "reverse=", "show-name", "show-number", "show-email", "ignore-rev=",
-     "ignore-revs-file=", "contents=", "minimal", "progress", "no-progress", "encoding=", "help"],
+     "ignore-revs-file=", "contents=", "minimal", "progress", "no-progress", "encoding="],
     paths=("ignore-revs-file", "contents"),
 )  # fmt: skip
-_CAT_FILE = table("tsepP", ["use-mailmap", "no-use-mailmap", "allow-unknown-type", "help"])
+_CAT_FILE = table("tsepP", ["use-mailmap", "no-use-mailmap", "allow-unknown-type"])
 _CONFIG = table(
     "lz",
     ["get", "get-all", "get-regexp", "get-urlmatch", "list", "show-origin", "show-scope", "local", "global",
      "system", "worktree", "null", "name-only", "includes", "no-includes", "type=", "bool", "int", "bool-or-int",
-     "path", "expiry-date", "default=", "help"],
+     "path", "expiry-date", "default="],
     marks={"get": "get", "get-all": "get", "get-regexp": "get", "get-urlmatch": "get", "list": "get", "l": "get"},
 )  # fmt: skip
-_REMOTE = table("v", ["verbose", "help"])
-_STASH_SHOW = table("pu", ["patch", "stat?", "name-only", "name-status", "include-untracked", "only-untracked",
-                           "help"])  # fmt: skip
+_REMOTE = table("v", ["verbose"])
+_STASH_SHOW = table("pu", ["patch", "stat?", "name-only", "name-status", "include-untracked", "only-untracked"])
 _SHOW_REF = table("dsq", ["head", "heads", "tags", "branches", "dereference", "hash?", "verify", "abbrev?", "quiet",
-                          "exists", "help"])  # fmt: skip
+                          "exists"])  # fmt: skip
 _FOR_EACH_REF = table("s", ["format=", "sort=", "count=", "points-at=", "merged=", "no-merged=", "contains=",
                             "no-contains=", "ignore-case", "omit-empty", "exclude=", "shell", "perl", "python",
-                            "tcl", "color?", "help"])  # fmt: skip
-_MERGE_BASE = table("a", ["all", "octopus", "independent", "is-ancestor", "fork-point", "help"])
+                            "tcl", "color?"])  # fmt: skip
+_MERGE_BASE = table("a", ["all", "octopus", "independent", "is-ancestor", "fork-point"])
 _NAME_REV = table("", ["name-only", "tags", "all", "refs=", "exclude=", "annotate-stdin", "no-undefined",
-                       "always", "help"])  # fmt: skip
-_COUNT_OBJECTS = table("vH", ["verbose", "human-readable", "help"])
-_CHERRY = table("v", ["abbrev?", "help"])
-_WORKTREE_LIST = table("vz", ["porcelain", "verbose", "expire=", "help"])
-_CHECK_IGNORE = table("qvnz", ["quiet", "verbose", "non-matching", "no-index", "help"])
-_CHECK_ATTR = table("az", ["all", "cached", "source=", "help"])
-_SHORTLOG = table("snec", ["summary", "numbered", "email", "committer", "format=", "group=", "help", *_WALK_FLAGS])
+                       "always"])  # fmt: skip
+_COUNT_OBJECTS = table("vH", ["verbose", "human-readable"])
+_CHERRY = table("v", ["abbrev?"])
+_WORKTREE_LIST = table("vz", ["porcelain", "verbose", "expire="])
+_CHECK_IGNORE = table("qvnz", ["quiet", "verbose", "non-matching", "no-index"])
+_CHECK_ATTR = table("az", ["all", "cached", "source="])
+_SHORTLOG = table("snec", ["summary", "numbered", "email", "committer", "format=", "group=", *_WALK_FLAGS])
 
 
 def git_effects(args: list[Arg]) -> Effects:

@@ -54,6 +54,13 @@ _PROGRAM_KEYS = [
     ("extensions", None, "partialclone"),
     ("remote", "*", "promisor"),
     ("log", None, "showsignature"),  # (git log then runs gpg on the repository's signatures)
+    ("help", None, "browser"),  # (`git CMD --help`, where an allow rule lets it run: the manual's viewer)
+    ("web", None, "browser"),
+    ("browser", "*", "cmd"),
+    ("browser", "*", "path"),
+    ("man", None, "viewer"),
+    ("man", "*", "cmd"),
+    ("man", "*", "path"),
 ]
 _BOOLEAN_KEYS = {("core", "fsmonitor"), ("remote", "promisor"), ("log", "showsignature")}
 _FILE_KEYS = {"blame.ignorerevsfile", "mailmap.file", "core.attributesfile", "core.excludesfile", "commit.template",

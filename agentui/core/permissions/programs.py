@@ -384,9 +384,10 @@ _TAC = table("brs:", ["before", "regex", "separator=", *_INFO])
 _REV = table("0", ["zero", *_INFO])
 _CUT = table("b:c:d:f:nsz", ["bytes=", "characters=", "delimiter=", "fields=", "complement", "only-delimited",
                              "output-delimiter=", "zero-terminated", *_INFO])  # fmt: skip
-_SORT = table("bcCdfghik:mMnrRsS:t:uVz", ["ignore-leading-blanks", "check?", "dictionary-order", "ignore-case",
+# (no -S/--buffer-size: a small buffer makes sort spill the data to temporary files in /tmp)
+_SORT = table("bcCdfghik:mMnrRst:uVz", ["ignore-leading-blanks", "check?", "dictionary-order", "ignore-case",
               "general-numeric-sort", "human-numeric-sort", "ignore-nonprinting", "key=", "merge", "month-sort",
-              "numeric-sort", "random-sort", "reverse", "stable", "buffer-size=", "field-separator=", "unique",
+              "numeric-sort", "random-sort", "reverse", "stable", "field-separator=", "unique",
               "version-sort", "zero-terminated", "parallel=", "sort=", "debug", *_INFO])  # fmt: skip
 _UNIQ = table("cdDf:is:uw:z", ["count", "repeated", "all-repeated?", "skip-fields=", "group?", "ignore-case",
               "skip-chars=", "unique", "check-chars=", "zero-terminated", *_INFO])  # fmt: skip
@@ -535,6 +536,13 @@ def _strings(name: str, args: list[Arg], before: Effects | None) -> Effects:
     if any(a.value.startswith("@") for a in args):
         raise NotUnderstood("`strings @FILE` reads more arguments from a file")
     return _readers(_STRINGS)(name, args, before)
+
+
+def _tac(name: str, args: list[Arg], before: Effects | None) -> Effects:
+    effects = _readers(_TAC)(name, args, before)
+    if not effects.reads or any(arg.value == "-" for arg in effects.reads):
+        raise NotUnderstood("tac copies what it reads from a pipe to a temporary file in /tmp")
+    return effects
 
 
 def _uniq(name: str, args: list[Arg], before: Effects | None) -> Effects:
@@ -709,29 +717,45 @@ _PLAIN_FIND = {"-type", "-maxdepth", "-mindepth", "-name", "-iname", "-print", "
 
 
 def _only_files(expression: list[str]) -> bool:
-    """`-type f` joined by AND alone: find lists regular files only."""
-    return bool(_name_tests(expression) or _plain(expression)) and any(
-        expression[i] == "-type" and expression[i + 1 : i + 2] == ["f"] for i in range(len(expression))
-    )
-
-
-def _plain(expression: list[str]) -> bool:
-    return all(word in _PLAIN_FIND or not word.startswith("-") for word in expression) and "-o" not in expression
+    """`-type f` joined by AND alone, before any action: find lists regular files only."""
+    filters = _filters(expression)
+    return filters is not None and "f" in filters[1]
 
 
 def _name_tests(expression: list[str]) -> tuple[tuple[str, bool], ...]:
     """The -name and -iname tests of an expression that only joins tests with AND (no -o, no !, no parentheses, no
-    -prune): every name find prints passes each of them. Anything else: no filter is known."""
+    -prune), every one before the action: every name find prints passes each of them. Anything else: no filter is
+    known."""
+    filters = _filters(expression)
+    return filters[0] if filters is not None else ()
+
+
+def _filters(expression: list[str]) -> tuple[tuple[tuple[str, bool], ...], tuple[str, ...]] | None:
+    """(-name/-iname tests, -type values) of a plain AND of tests; None if anything else, or if a test comes after
+    an action (`-print0 -name x` prints every name before testing it)."""
     tests: list[tuple[str, bool]] = []
+    types: list[str] = []
+    acted = False
     i = 0
     while i < len(expression):
         word = expression[i]
         if word not in _PLAIN_FIND:
-            return ()
-        if word in ("-name", "-iname") and i + 1 < len(expression):
+            return None
+        if word in ("-print", "-print0"):
+            acted = True
+            i += 1
+            continue
+        if word in ("-a", "-and"):
+            i += 1
+            continue
+        if acted:
+            return None
+        if i + 1 < len(expression) and word in ("-name", "-iname"):
             tests.append((expression[i + 1], word == "-iname"))
-        i += 1 if word in ("-print", "-print0", "-a", "-and", "-empty", "-readable") else 2
-    return tuple(tests)
+        elif i + 1 < len(expression) and word == "-type":
+            types.append(expression[i + 1])
+        i += 1 if word in ("-empty", "-readable") else 2
+    return tuple(tests), tuple(types)
 
 
 # Programs whose first argument is a small program
@@ -991,7 +1015,7 @@ PROGRAMS: dict[str, Program] = {
     "tail": Program(_readers(_TAIL)),
     "wc": Program(_readers(_WC)),
     "nl": Program(_readers(_NL)),
-    "tac": Program(_readers(_TAC)),
+    "tac": Program(_tac),
     "rev": Program(_readers(_REV)),
     "cut": Program(_readers(_CUT)),
     "sort": Program(_readers(_SORT)),
@@ -1054,8 +1078,9 @@ PROGRAMS: dict[str, Program] = {
     "cp": Program(_copy_or_move(_CP, move=False), "edit"),
     "mv": Program(_copy_or_move(_MV, move=True), "edit"),
 }
+# (not java: `java -version` starts the JVM, which writes /tmp/hsperfdata_$USER)
 VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "rustc",
-                          "cargo", "go", "ruby", "java", "javac", "bash"})  # fmt: skip
+                          "cargo", "go", "ruby", "bash"})  # fmt: skip
 for _language in VERSION_ONLY:
     PROGRAMS[_language] = Program(_version_only)
 

@@ -65,6 +65,8 @@ class Step:
     unknown: str = ""
     """Why the program, or the way it is used, is not one agentui knows to be harmless: only an allow rule (or the
     person) lets it run."""
+    listed: list[str] = field(default_factory=list)
+    """The directories bash lists to expand the command's globs (whatever the program does with the names)."""
 
 
 @dataclass
@@ -122,7 +124,8 @@ def _steps(
     name_word = expand(node.words[0].text, scope)
     if name_word.pattern is not None or name_word.from_variable or name_word.vanishes:
         raise NotUnderstood("the program's name is not a plain word")
-    args = _arguments([w.text for w in node.words[1:]], scope, place)
+    listed: list[str] = []
+    args = _arguments([w.text for w in node.words[1:]], scope, place, listed)
     text = " ".join(word.text for word in node.words)  # (the words as written, without the redirections among them)
     redirects = []
     for redirect in node.redirects:
@@ -135,6 +138,7 @@ def _steps(
     _grammar_builtin(name_word.value, args)
     step = _step(name_word.value, args, text, place, environ, before)
     step.redirects = redirects
+    step.listed = list(dict.fromkeys(listed))
     return [step, *_inner_steps(step, environ)]
 
 
@@ -152,7 +156,7 @@ def _grammar_builtin(name: str, args: list[Arg]) -> None:
         raise NotUnderstood("`printf -v` assigns a variable")
 
 
-def _arguments(texts: list[str], scope: Scope, place: Place) -> list[Arg]:
+def _arguments(texts: list[str], scope: Scope, place: Place, listed: list[str]) -> list[Arg]:
     args: list[Arg] = []
     for index, text in enumerate(texts):
         word = expand(text, scope)
@@ -161,7 +165,7 @@ def _arguments(texts: list[str], scope: Scope, place: Place) -> list[Arg]:
         if word.pattern is None:
             args.append(Arg(word.value))
             continue
-        matches = glob(word.pattern, place.physical)
+        matches = glob(word.pattern, place.physical, listed)
         if matches is None:
             args.append(Arg(word.value))  # (nothing matches: bash passes the word as it is)
             continue
