@@ -281,3 +281,50 @@ def test_a_nested_repository_or_submodule_config_is_checked_before_git_runs_ther
     os.symlink(nested, project / "innerlink")
     for command in ("git -C src/inner log", "cd src/inner && git log", "cd innerlink && git diff"):
         never_allowed(lambda mode: engine_for(project, mode), command)
+
+
+def test_ps_lists_processes_unasked_but_never_their_environments(project: Path) -> None:
+    engine = engine_for(project, "default")
+    for command in ("ps aux", "ps -ef | grep python", "ps -eo pid,args --sort=-%mem", "ps axjf", "ps -p 1 -o comm="):
+        assert verdict(engine, command) == "allow", command
+    for command in ("ps eww", "ps auxe", "ps 1", "ps --unknown"):
+        assert verdict(engine, command) == "ask", command
+
+
+PYENV_SHIM = """#!/usr/bin/env bash
+set -e
+[ -n "$PYENV_DEBUG" ] && set -x
+
+program="${{0##*/}}"
+
+export PYENV_ROOT="{root}"
+exec "{root}/libexec/pyenv" exec "$program" "$@"
+"""
+
+
+@pytest.mark.parametrize("safe_pyenv", [True, False])
+def test_a_pyenv_shim_answers_its_version_unasked_only_where_pyenv_reads_names_not_paths(
+    project: Path, safe_pyenv: bool
+) -> None:
+    home = project.parent / "home"
+    root = home / ".pyenv"
+    (root / "libexec").mkdir(parents=True)
+    (root / "shims").mkdir()
+    (root / "libexec" / "pyenv").write_text("#!/bin/sh\n")
+    check = '  if [[ "$version" == ".." || "$version" == */* ]]; then\n' if safe_pyenv else "  true\n"
+    (root / "libexec" / "pyenv-version-file-read").write_text(f"#!/usr/bin/env bash\n{check}")
+    shim = root / "shims" / "python3"
+    shim.write_text(PYENV_SHIM.format(root=root))
+    shim.chmod(0o755)
+    real = root / "versions" / "3.11.7" / "bin"
+    real.mkdir(parents=True)
+    (real / "python3").write_bytes(b"\x7fELF")
+    (real / "python3").chmod(0o755)
+    engine = engine_for(project, "default")
+    engine.bash_environ = {**engine.bash_environ, "PATH": f"{root / 'shims'}:/usr/bin:/bin"}
+    assert verdict(engine, "python3 --version") == ("allow" if safe_pyenv else "ask")
+    engine.bash_environ = {**engine.bash_environ, "PATH": f"{real}:/usr/bin:/bin"}
+    assert verdict(engine, "python3 --version") == "allow"  # (the real binary pyenv installed)
+    shim.write_text(PYENV_SHIM.format(root=root) + "touch ../canary\n")  # (not pyenv's shim: something else)
+    engine.bash_environ = {**engine.bash_environ, "PATH": f"{root / 'shims'}:/usr/bin:/bin"}
+    assert verdict(engine, "python3 --version") == "ask"

@@ -30,6 +30,7 @@ from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
 from agentui.core.permissions.rules import EDIT_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
 from agentui.core.permissions.understand import Step, Understood, appended_names, is_names, resolve_program, understand
+from agentui.core.permissions.version_query import picks_elsewhere
 from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
@@ -390,9 +391,10 @@ class BashCheck:
         program = self._program(step.program)
         if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
-        if step.program in VERSION_ONLY and (program is None or is_within(program, engine.home)):
-            shim = f"`{step.text}` runs {program or step.program}, which may pick what to run from the project"
-            needs.append(Need(shim))
+        if step.program in VERSION_ONLY:
+            why = f"{step.program} is not on PATH" if program is None else picks_elsewhere(program, engine.home)
+            if why:
+                needs.append(Need(f"`{step.text}`: {why}"))
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
             for arg in [*effects.writes, *(Arg(v) for v in self._created(step))]:

@@ -199,6 +199,28 @@ def _no_paths(spec: Table | None = None, *, operands: bool = True) -> Handler:
     return handle
 
 
+_PS = table(
+    "efFlAadNHjLTwyMcqo:p:u:U:C:g:G:t:s:O:",
+    ["forest", "no-headers", "headers", "sort=", "cols=", "columns=", "width=", "format=", "pid=", "ppid=", "user=",
+     "User=", "group=", "Group=", "tty=", "sid=", "quick-pid=", "lines=", "rows=", *_INFO],
+    bundles=True,
+)  # fmt: skip
+_PS_BSD = frozenset("auxwfjlvrTScnhHmMZ")
+"""Letters of ps's BSD-style first word that only choose processes and columns (not `e`: their environments)."""
+
+
+def _ps(name: str, args: list[Arg], before: Effects | None) -> Effects:
+    """ps lists processes from /proc; it reads no file it is given. Never their environments (BSD `e`)."""
+    if args and not args[0].value.startswith("-"):
+        if not args[0].value or not set(args[0].value) <= _PS_BSD:
+            raise NotUnderstood("`ps` is given a BSD-style option agentui does not know to be harmless")
+        args = args[1:]
+    parsed = parse(name, args, _PS)
+    if parsed.operands:
+        raise NotUnderstood("`ps` is given an operand agentui does not follow")
+    return Effects()
+
+
 def _anything(name: str, args: list[Arg], before: Effects | None) -> Effects:
     """Builtins whose arguments are only text to print (echo, true, false)."""
     return Effects()
@@ -249,16 +271,13 @@ def _date(name: str, args: list[Arg], before: Effects | None) -> Effects:
 
 
 def _version_only(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    """Language tools asked only for their version (`python3 --version`, `go version`, `java -version`). The check
-    also wants the program itself installed outside the home directory: a version manager's shim there (pyenv,
-    rustup, asdf) picks what to run from files in the project."""
+    """Language tools asked only for their version (`python3 --version`, `go version`). The check also wants the
+    program to be the one asked about, not a version manager's shim (see `version_query`)."""
     allowed = {"--version", "-V"} if name.startswith("python") else {"--version"}
     if name == "node":
         allowed = {"--version", "-v"}
     if name == "go":
         allowed = {"version"}
-    if name in ("java", "javac"):
-        allowed = {"-version", "--version"}
     if [a.value for a in args] not in ([v] for v in allowed):
         raise NotUnderstood(f"`{name}` runs code unless asked only for its version")
     return Effects()
@@ -989,6 +1008,7 @@ PROGRAMS: dict[str, Program] = {
     "printf": Program(_printf),
     "pwd": Program(_no_paths(table("LP"), operands=False)),
     "whoami": Program(_no_paths(table("", _INFO), operands=False)),
+    "ps": Program(_ps),
     "id": Program(_no_paths(table("agGnruzZ", ["group", "groups", "name", "real", "user", "zero", *_INFO]))),
     "uname": Program(_no_paths(_UNAME, operands=False)),
     "nproc": Program(_no_paths(table("", ["all", "ignore=", *_INFO]), operands=False)),
