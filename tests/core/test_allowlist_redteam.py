@@ -328,3 +328,23 @@ def test_a_pyenv_shim_answers_its_version_unasked_only_where_pyenv_reads_names_n
     shim.write_text(PYENV_SHIM.format(root=root) + "touch ../canary\n")  # (not pyenv's shim: something else)
     engine.bash_environ = {**engine.bash_environ, "PATH": f"{root / 'shims'}:/usr/bin:/bin"}
     assert verdict(engine, "python3 --version") == "ask"
+
+
+def test_git_config_prints_the_persons_own_configuration_only_where_it_holds_no_secret(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = project.parent / "home"
+    (home / ".gitconfig").write_text(
+        '[user]\n\tname = P\n\temail = p@example.com\n[url "https://token@example.com/"]\n\tinsteadOf = https://e/\n'
+    )
+    monkeypatch.setenv("HOME", str(home))  # (git, run by the check itself, reads the person's config from here)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    git(project, "config", "core.bare", "false")
+    engine = engine_for(project, "default")
+    for command in ("git config --get user.name", "git config user.email", "git config --local --list",
+                    "git config --get core.bare"):  # fmt: skip
+        assert verdict(engine, command) == "allow", command
+    for command in ("git config --list", "git config --global --list", "git config -l --show-origin",
+                    "git config --get-regexp url",
+                    "git config --get url.https://token@example.com/.insteadof"):  # fmt: skip
+        assert verdict(engine, command) == "ask", command

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.gate import Verdict
-from agentui.core.permissions.git_commands import writes_git_config
+from agentui.core.permissions.git_commands import PLAIN_CONFIG_KEYS, config_key, writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
 from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY, GitUse, Tree
@@ -553,12 +553,7 @@ class BashCheck:
             return []
         needs: list[Need] = []
         if use.subcommand == "config":  # (it prints what the configuration files hold)
-            for entry in repositories.entries(directory) or []:
-                if entry.origin is not None and (
-                    engine.read_denied(entry.origin) or engine.find_rule("ask", "Read", path=entry.origin)
-                ):
-                    needs.append(Need(f"`{step.text}` prints {entry.origin}, which a rule keeps from reading"))
-                    break
+            needs.extend(self._config_needs(step, use, directory, mode))
         top = repository.top
         rules_reach = top is not None and (engine.deny_could_cover(top) or engine.rule_below("ask", top) is not None)
         showing = use.content or (rules_reach and use.subcommand in _SHOWING)
@@ -578,6 +573,22 @@ class BashCheck:
             if tree_why:
                 needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
         return needs
+
+    def _config_needs(self, step: Step, use: GitUse, directory: Path, mode: Mode) -> list[Need]:
+        """`git config` prints entries: from a file a rule keeps from reading, never unasked; from a file outside
+        the project (your ~/.gitconfig), only the keys known to hold no secret (a URL or header can hold a token)."""
+        engine = self.engine
+        for entry in self.repositories.entries(directory) or []:
+            if entry.origin is None or (use.scopes and entry.scope not in use.scopes):
+                continue
+            if use.printed is not None and config_key(entry.key) not in use.printed:
+                continue
+            if engine.read_denied(entry.origin) or engine.find_rule("ask", "Read", path=entry.origin):
+                return [Need(f"`{step.text}` prints {entry.origin}, which a rule keeps from reading")]
+            plain = config_key(entry.key) in PLAIN_CONFIG_KEYS
+            if mode != "bypassPermissions" and not plain and not self._may_read(entry.origin):
+                return [Need(f"`{step.text}` prints {entry.key} from {entry.origin}, outside the project")]
+        return []
 
     def _git_history_needs(self, step: Step, use: GitUse, directory: Path, top: Path, *, names: bool) -> list[Need]:
         """A deny or ask rule reaches into the repository: what git could show must hold nothing it covers (the

@@ -291,7 +291,11 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
                 raise NotUnderstood("`git config` with a value sets it")
         elif parsed.has("get") and len(parsed.operands) > 2:
             raise NotUnderstood("`git config --get` is given too many operands")
-        return use(False)
+        flags = {flag.lstrip("-") for flag, _, _ in parsed.options}
+        listing = bool(flags & {"list", "l", "get-regexp", "get-urlmatch"}) or not parsed.operands
+        printed = None if listing else (config_key(parsed.operands[0].value),)
+        scopes = tuple(s for s in ("local", "global", "system", "worktree") if s in flags)
+        return Effects(git=GitUse(sub, directory, False, printed=printed, scopes=scopes))
     simple = {
         "show-ref": _SHOW_REF,
         "for-each-ref": _FOR_EACH_REF,
@@ -365,6 +369,26 @@ _WRITING_FLAGS = {
     "pull": {"--set-upstream"},
 }  # fmt: skip
 _WRITING_REMOTE = {"add", "rm", "remove", "rename", "set-url", "set-head", "set-branches"}
+
+
+PLAIN_CONFIG_KEYS = frozenset(
+    {
+        "user.name", "user.email", "init.defaultbranch", "core.editor", "core.autocrlf", "core.filemode",
+        "core.ignorecase", "core.eol", "core.quotepath", "pull.rebase", "pull.ff", "push.default",
+        "push.autosetupremote", "merge.ff", "merge.conflictstyle", "rebase.autosquash", "rebase.autostash",
+        "fetch.prune", "color.ui", "diff.algorithm", "diff.colormoved", "log.date", "commit.gpgsign", "tag.gpgsign",
+        "user.signingkey", "gpg.format", "branch.autosetuprebase", "help.autocorrect", "column.ui", "status.short",
+    }
+)  # fmt: skip
+"""Keys of the person's own git configuration that `git config` may print unasked: settings, never a secret (not
+url.*, http.*, credential.*: those can hold a token)."""
+
+
+def config_key(text: str) -> str:
+    """A configuration key as git compares it: section and name in lower case, a subsection as written."""
+    section, _, rest = text.partition(".")
+    middle, _, last = rest.rpartition(".")
+    return ".".join(part for part in (section.lower(), middle, last.lower()) if part)
 
 
 def writes_git_config(words: list[str | None]) -> bool:

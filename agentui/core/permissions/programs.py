@@ -94,6 +94,10 @@ class GitUse:
     """It reads files in the work tree beyond the tracked ones (`grep --untracked`, `--no-index`)."""
     revisions: list[Arg] = field(default_factory=list)
     """The objects it is told to show (before any `--`): a commit, `REV:path`, or a blob by its hash."""
+    printed: tuple[str, ...] | None = ()
+    """`git config`: the keys whose values it prints (None: every entry)."""
+    scopes: tuple[str, ...] = ()
+    """`git config --local` and the like: the only scopes it reads (empty: all)."""
 
 
 @dataclass(frozen=True)
