@@ -275,13 +275,11 @@ def _date(name: str, args: list[Arg], before: Effects | None) -> Effects:
 
 
 def _version_only(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    """Language tools asked only for their version (`python3 --version`, `go version`). The check also wants the
+    """Language tools asked only for their version (`python3 --version`, `node -v`). The check also wants the
     program to be the one asked about, not a version manager's shim (see `version_query`)."""
     allowed = {"--version", "-V"} if name.startswith("python") else {"--version"}
     if name == "node":
         allowed = {"--version", "-v"}
-    if name == "go":
-        allowed = {"version"}
     if [a.value for a in args] not in ([v] for v in allowed):
         raise NotUnderstood(f"`{name}` runs code unless asked only for its version")
     return Effects()
@@ -1102,9 +1100,10 @@ PROGRAMS: dict[str, Program] = {
     "cp": Program(_copy_or_move(_CP, move=False), "edit"),
     "mv": Program(_copy_or_move(_MV, move=True), "edit"),
 }
-# (not java: `java -version` starts the JVM, which writes /tmp/hsperfdata_$USER)
+# (not java: `java -version` starts the JVM, which writes /tmp/hsperfdata_$USER; not go: `go version` in a module
+# whose go.mod names a newer toolchain downloads that toolchain and runs it)
 VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "rustc",
-                          "cargo", "go", "ruby", "bash"})  # fmt: skip
+                          "cargo", "ruby", "bash"})  # fmt: skip
 for _language in VERSION_ONLY:
     PROGRAMS[_language] = Program(_version_only)
 
