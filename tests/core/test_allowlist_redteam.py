@@ -348,3 +348,44 @@ def test_git_config_prints_the_persons_own_configuration_only_where_it_holds_no_
                     "git config --get-regexp url",
                     "git config --get url.https://token@example.com/.insteadof"):  # fmt: skip
         assert verdict(engine, command) == "ask", command
+
+
+# Round 2 of the red team
+
+
+def bypass_engine(root: Path, *rules: tuple[str, str]) -> PermissionEngine:
+    home = root.parent / "home"
+    parsed = [parse_rule("Read(./.env)", "deny", "test", project_root=root, home=home)]
+    parsed += [parse_rule(text, behavior, "test", project_root=root, home=home) for text, behavior in rules]
+    engine = PermissionEngine(Workspace(root=root), parsed, "bypassPermissions", home=home)
+    engine.bash_environ = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    engine.guard_available = lambda: True
+    return engine
+
+
+QUOTED_DENIED = [
+    "git 'push' origin",
+    'git p"ush"',
+    "git \\push",
+    "git --no-pager 'push'",
+    "git -C . 'push'",
+    "npm 'publish'",
+    "rm '-rf' src",
+    "/usr/bin/git 'push'",
+    "git -c alias.p=push p origin",  # (an alias on the command line can stand for anything)
+    "git --config-env=alias.p=HOME p",
+    "echo push | xargs git",  # (xargs adds words: `git` can grow into `git push`)
+    "git submodule foreach git push",  # (git runs the command for you)
+    "git rebase --exec 'git push' HEAD",
+    "git rebase -x 'npm publish' HEAD",
+    "git bisect run rm -rf /",
+]
+
+
+@pytest.mark.parametrize("command", QUOTED_DENIED)
+def test_deny_rules_see_commands_as_bash_runs_them_even_in_bypass_mode(project: Path, command: str) -> None:
+    engine = bypass_engine(project, ("Bash(git push:*)", "deny"), ("Bash(npm publish:*)", "deny"),
+                           ("Bash(rm -rf:*)", "deny"))  # fmt: skip
+    assert verdict(engine, command) == "deny", command
+    for allowed in ("git status", "git -c core.x=y status", "git rebase -i HEAD~2", "find src | xargs wc -l"):
+        assert verdict(engine, allowed) == "allow", allowed

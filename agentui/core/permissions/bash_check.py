@@ -138,7 +138,7 @@ class BashCheck:
             plan, why = None, str(exc)
         if plan is not None:
             for step in plan.steps:
-                if rule := engine.text_rule("deny", step.text, step.program):
+                if rule := engine.text_rule("deny", step.text, step.program, step.value_text):
                     return Verdict("deny", f"the rule {rule.text} denies `{step.text}`")
         if denied := self._denied_paths(seen, plan, cwd):
             return denied
@@ -153,7 +153,7 @@ class BashCheck:
                 )
         if plan is not None:
             for step in plan.steps:
-                if rule := engine.text_rule("ask", step.text, step.program):
+                if rule := engine.text_rule("ask", step.text, step.program, step.value_text):
                     return Verdict("ask", f"the rule {rule.text} asks for `{step.text}`", by_rule=True)
 
         if plan is None:

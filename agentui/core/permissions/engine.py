@@ -232,28 +232,62 @@ class PermissionEngine:
         return self._find(behavior, tool, command=command, path=path, specific=specific, bare=bare)
 
     def command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
-        """A Bash rule covering a command of the see-through parse."""
+        """A Bash rule covering a command of the see-through parse. Deny and ask rules also see it with quotes
+        removed, without its VAR=value prefix, by the program's base name, and (git) without global options; one
+        that will be given more arguments (xargs) is covered by any rule it could grow into."""
         texts = [sub.matching_text(with_assignments=True)]
-        if not with_assignments and sub.assignments:  # deny and ask: also without its VAR=value prefix
-            texts.append(sub.matching_text())
-        if behavior != "allow" and "/" in sub.name:  # `/usr/bin/touch` is touch to a deny rule (never to an allow)
-            texts.append(replace(sub, name=os.path.basename(sub.name)).matching_text())
-        if behavior != "allow" and os.path.basename(sub.name) == "git":
-            texts += [_without_git_globals(text) for text in texts]
+        if behavior != "allow":
+            plain = [sub, replace(sub, name=os.path.basename(sub.name))] if "/" in sub.name else [sub]
+            for form in plain:  # (`/usr/bin/touch` is touch to a deny rule, never to an allow)
+                if form.assignments:
+                    texts.append(form.matching_text())
+                texts.append(form.value_text + (" \x00" if form.open_ended else ""))
         for text in texts:
             if rule := self._find(behavior, "Bash", command=text):
                 return rule
+        if behavior == "allow":
+            return None
+        base = os.path.basename(sub.name)
+        known = " ".join((base, *sub.value_text.split(" ")[1:]))
+        if base == "git" and (rule := self._git_rule(behavior, known)):
+            return rule
+        if sub.open_ended:
+            return self._grown_into(behavior, known)
         return None
 
-    def text_rule(self, behavior: Behavior, text: str, program: str) -> Rule | None:
+    def text_rule(self, behavior: Behavior, text: str, program: str, values: str | None = None) -> Rule | None:
         """A Bash rule covering one understood command, as written (its words' whitespace collapsed); for deny and
-        ask rules, a git command also as it reads without its global options (`git --no-pager push` is `git push`
-        to `Bash(git push:*)`)."""
+        ask rules also with its words' values (quotes removed), and a git command as it reads without its global
+        options (`git --no-pager push` is `git push` to `Bash(git push:*)`)."""
         written = " ".join(text.split())
         if rule := self._find(behavior, "Bash", command=written):
             return rule
-        if behavior != "allow" and program == "git":
-            return self._find(behavior, "Bash", command=_without_git_globals(written))
+        if behavior == "allow":
+            return None
+        for form in dict.fromkeys((written, values or written)):
+            if form != written and (rule := self._find(behavior, "Bash", command=form)):
+                return rule
+            if program == "git" and (rule := self._git_rule(behavior, form)):
+                return rule
+        return None
+
+    def _git_rule(self, behavior: Behavior, text: str) -> Rule | None:
+        """A deny or ask rule for a git command: without its global options; and where the command line defines an
+        alias (`git -c alias.p=push p`), any rule for git at all (the alias can stand for anything)."""
+        if rule := self._find(behavior, "Bash", command=_without_git_globals(text)):
+            return rule
+        if re.search(r"(^| )(-c ?|--config-env[= ])alias\.", text, re.IGNORECASE):
+            return self._grown_into(behavior, "git")
+        return None
+
+    def _grown_into(self, behavior: Behavior, known: str) -> Rule | None:
+        """A deny or ask rule some command starting with `known` could match once more words are added."""
+        for rule in self._rules:
+            if rule.behavior != behavior or rule.tool != "Bash":
+                continue
+            prefix = _literal_prefix(rule)
+            if prefix is None or prefix.startswith(known + " ") or prefix == known or known.startswith(prefix):
+                return rule
         return None
 
     # Rule lookup
@@ -541,6 +575,15 @@ def _any_path_matches(gate: dict[Path, re.Pattern[str] | None], where: str) -> b
 
 
 _GIT_GLOBALS_WITH_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"}
+
+
+def _literal_prefix(rule: Rule) -> str | None:
+    """The words a Bash rule's commands all start with (None: the rule covers every command)."""
+    specifier = rule.specifier
+    if not specifier:
+        return None
+    literal = specifier.removesuffix(":*").split("*", 1)[0]
+    return " ".join(literal.split()) or None
 
 
 def _without_git_globals(text: str) -> str:

@@ -67,6 +67,12 @@ class SimpleCommand:
         return " ".join(" ".join((self.name, *self.texts)).split())
 
     @cached_property
+    def value_text(self) -> str:
+        """The command with its quotes removed, where each word's value is known (`git 'push'` is `git push`)."""
+        values = (word if word is not None else text for word, text in zip(self.words, self.texts, strict=True))
+        return " ".join(" ".join((self.name, *values)).split())
+
+    @cached_property
     def full_text(self) -> str:
         return " ".join((*self.assignments, self.text))
 
@@ -493,12 +499,41 @@ class _Walker:
             if start is not None and start < len(words):
                 self._inner(command, start, assignments=command.assignments, open_ended=True)
                 return
+        elif name == "git":
+            self._git_runs(words)
         elif name == "find":
             for index, word in enumerate(words):
                 if word in ("-exec", "-execdir", "-ok", "-okdir") and index + 1 < len(words):
                     end = next((i for i in range(index + 1, len(words)) if words[i] in (";", "+")), len(words))
                     self._hidden(command, index + 1, end)
         self.result.commands.append(command)
+
+    def _git_runs(self, words: list[str | None]) -> None:
+        """The commands git subcommands run for you: `submodule foreach CMD`, `rebase --exec CMD` (`-x`), `bisect
+        run CMD` (each through the shell)."""
+        index = 0
+        while index < len(words) and (words[index] or "").startswith("-"):
+            index += 2 if words[index] in _GIT_GLOBALS_WITH_VALUE else 1
+        sub, rest = (words[index], words[index + 1 :]) if index < len(words) else (None, [])
+        scripts: list[list[str | None]] = []
+        if sub == "submodule" and "foreach" in rest:
+            after = rest[rest.index("foreach") + 1 :]
+            while after and after[0] in ("--recursive", "--quiet", "-q"):
+                after = after[1:]
+            scripts.append(after)
+        elif sub == "bisect" and rest[:1] == ["run"]:
+            scripts.append(rest[1:])
+        elif sub == "rebase":
+            for at, word in enumerate(rest):
+                if word in ("--exec", "-x") and at + 1 < len(rest):
+                    scripts.append(rest[at + 1 : at + 2])
+                elif word is not None and word.startswith(("--exec=", "-x")) and len(word) > 2:
+                    scripts.append([word.split("=", 1)[1] if word.startswith("--exec=") else word[2:]])
+        for script in scripts:
+            if any(word is None for word in script):
+                self.result.flag("git runs a command that depends on an expansion")
+            elif script:
+                self.result.merge(analyze(" ".join(script), self.depth + 1))  # type: ignore[arg-type]
 
     def _slice(self, command: SimpleCommand, start: int, end: int | None = None) -> SimpleCommand | None:
         end = len(command.words) if end is None else end
@@ -524,6 +559,10 @@ class _Walker:
         inner = self._slice(command, start, end)
         if inner is not None:
             self.result.hidden.append(inner)
+
+
+_GIT_GLOBALS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                                     "--config-env", "--super-prefix", "--list-cmds"})  # fmt: skip
 
 
 def _skip_options(words: list[str | None], takes_value: AbstractSet[str] = frozenset()) -> int | None:

@@ -68,6 +68,11 @@ class Step:
     listed: list[str] = field(default_factory=list)
     """The directories bash lists to expand the command's globs (whatever the program does with the names)."""
 
+    @property
+    def value_text(self) -> str:
+        """The command as bash passes it: the program and its arguments' values (quotes gone, globs expanded)."""
+        return " ".join(" ".join((self.program, *(arg.value for arg in self.args))).split())
+
 
 @dataclass
 class Understood:
