@@ -14,6 +14,7 @@ from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
 from tests.core.test_allowlist import MODES, engine_for, project, verdict
+from tests.support.permissions import check
 
 __all__ = ["project"]  # (the fixture, shared with the allowlist's own tests)
 
@@ -311,8 +312,8 @@ def test_a_pyenv_shim_answers_its_version_unasked_only_where_pyenv_reads_names_n
     (root / "libexec").mkdir(parents=True)
     (root / "shims").mkdir()
     (root / "libexec" / "pyenv").write_text("#!/bin/sh\n")
-    check = '  if [[ "$version" == ".." || "$version" == */* ]]; then\n' if safe_pyenv else "  true\n"
-    (root / "libexec" / "pyenv-version-file-read").write_text(f"#!/usr/bin/env bash\n{check}")
+    refusal = '  if [[ "$version" == ".." || "$version" == */* ]]; then\n' if safe_pyenv else "  true\n"
+    (root / "libexec" / "pyenv-version-file-read").write_text(f"#!/usr/bin/env bash\n{refusal}")
     shim = root / "shims" / "python3"
     shim.write_text(PYENV_SHIM.format(root=root))
     shim.chmod(0o755)
@@ -389,3 +390,22 @@ def test_deny_rules_see_commands_as_bash_runs_them_even_in_bypass_mode(project: 
     assert verdict(engine, command) == "deny", command
     for allowed in ("git status", "git -c core.x=y status", "git rebase -i HEAD~2", "find src | xargs wc -l"):
         assert verdict(engine, allowed) == "allow", allowed
+
+
+def test_a_deny_rule_on_a_link_keeps_the_file_it_leads_to(project: Path) -> None:
+    (project / ".env").unlink()
+    (project / "config" / "secrets").mkdir(parents=True)
+    (project / "config" / "dev.env").write_text("KEY=secret\n")
+    (project / "config" / "secrets" / "key").write_text("KEY\n")
+    os.symlink("config/dev.env", project / ".env")
+    os.symlink("config/secrets", project / "secrets")
+    engine = engine_for(project, "default", deny=("Read(./.env)", "Read(./secrets/**)"))
+    for command in ("cat config/dev.env", "cat config/*", "cat config/secrets/key"):
+        assert verdict(engine, command) == "deny", command
+    for command in ("rg KEY", "grep -r KEY config", "find config -type f | xargs cat"):
+        assert verdict(engine, command) != "allow", command
+    for path in ("config/dev.env", "config/secrets/key"):
+        answer = check(engine, "Read", file_path=str(project / path))
+        assert answer.behavior == "deny", (path, answer.reason)
+    assert "Read(./secrets/**)" in check(engine, "Read", file_path=str(project / "config/secrets/key")).reason
+    assert check(engine, "Read", file_path=str(project / "README.md")).behavior == "allow"

@@ -151,12 +151,13 @@ class PermissionEngine:
         return self.hard_link_rule(real) is not None
 
     def hard_link_rule(self, real: Path) -> Rule | None:
-        """The deny rule covering a file that `real` is a hard link to (another name for the same file), if any."""
+        """The deny rule covering the file `real` is another name for, if any: a hard link to a denied file, or the
+        file a denied link leads to (`Read(./.env)` with `.env -> config/dev.env` keeps config/dev.env too)."""
         try:
             info = os.stat(real)
         except OSError:
             return None
-        if info.st_nlink < 2:
+        if not stat.S_ISREG(info.st_mode):
             return None
         return self._denied_by_inode().get((info.st_dev, info.st_ino))
 
@@ -182,7 +183,7 @@ class PermissionEngine:
         paths: dict[tuple[int, int], Path] = {}
         if rules:
             for path in self._denied_paths(rules):
-                rule = next((r for r in rules if r.covers_path(path)), rules[0])
+                rule = next((r for r in rules if r.covers_path(path) or r.covers_path(path / "-")), rules[0])
                 for name, info in _regular_files(path):
                     found.setdefault((info.st_dev, info.st_ino), rule)
                     paths.setdefault((info.st_dev, info.st_ino), name)
@@ -196,6 +197,12 @@ class PermissionEngine:
             pattern = rule.path.pattern
             if not any(c in pattern for c in "*?[") and pattern not in ("", "/"):
                 paths.append(rule.path.root / pattern.lstrip("/"))
+            elif (
+                (folder := pattern.removesuffix("/**")) != pattern
+                and folder.strip("/")
+                and not any(c in folder for c in "*?[")
+            ):
+                paths.append(rule.path.root / folder.lstrip("/"))  # (`secrets/**`: below it, wherever it leads)
         if self.denied_files is not None:
             found = self.denied_files()
             paths += [*found.files, *found.directories]
@@ -412,7 +419,7 @@ class PermissionEngine:
                 return Verdict("deny", f"the rule {rule.text} denies {ws.display(real)}", path=real)
         if name in READ_FAMILY and (rule := self.hard_link_rule(real)):
             return Verdict(
-                "deny", f"{ws.display(real)} is another name (a hard link) for a file the rule {rule.text} denies"
+                "deny", f"{ws.display(real)} is another name (a link) for a file the rule {rule.text} denies"
             )
         writes = tool.kind == "write"
         if writes and self.mode == "plan":

@@ -157,8 +157,8 @@ def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str |
         real = Path(os.path.realpath(path))
         if checks.denied(path) or checks.denied(real):
             return f"{path} is a file a deny rule covers"
-        if info.st_nlink > 1 and (info.st_dev, info.st_ino) in checks.denied_inodes:
-            return f"{path} is a hard link to a file a deny rule covers"
+        if (info.st_dev, info.st_ino) in checks.denied_inodes:
+            return f"{path} is another name for a file a deny rule covers"
     asked = checks.asked
     if asked is not None and stat.S_ISREG(info.st_mode) and (asked(path) or asked(Path(os.path.realpath(path)))):
         return f"{path} is a file an ask rule covers"
