@@ -6,7 +6,7 @@ settings). Stand-ins are chosen to change nothing for the programs that meet the
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +63,10 @@ def project_targets(root: Path, *, missing_memory: bool = True) -> list[Target]:
         if missing_memory or name not in MEMORY_FILES or os.path.lexists(root / name)
     ]
     dot_git = root / ".git"
+    if not os.path.lexists(dot_git):  # (the project is inside a repository: git there reads that one's config)
+        dot_git = next(
+            (d / ".git" for d in Path(os.path.realpath(root)).parents if os.path.lexists(d / ".git")), dot_git
+        )
     if dot_git.is_dir():
         targets += git_dir_targets(Path(os.path.realpath(dot_git)))
     elif dot_git.is_file():  # a worktree or submodule checkout: the file, and the git directory it points to
@@ -83,6 +87,8 @@ def git_dir_targets(gitdir: Path, depth: int = 0) -> list[Target]:
         _directory(gitdir / "hooks"),
         _file(gitdir / "commondir", b".\n"),  # (an empty one makes every git command fail)
         _directory(gitdir / "info"),
+        # (whole: a new submodule's directory would hold a config and hooks git runs; existing ones included)
+        _directory(gitdir / "modules"),
     ]
     common = gitdir / "commondir"
     if common.is_file():  # a linked worktree's directory: its common directory holds the config and hooks
@@ -94,8 +100,6 @@ def git_dir_targets(gitdir: Path, depth: int = 0) -> list[Target]:
             real = Path(os.path.realpath(gitdir / pointed))
             if real != gitdir and depth < _MODULE_DEPTH:
                 targets += [Target(real, True, pin=True), *git_dir_targets(real, depth + 1)]
-    for module in _module_dirs(gitdir / "modules", depth):
-        targets += [Target(module, True, pin=True), *git_dir_targets(module, depth + 1)]
     worktrees = gitdir / "worktrees"
     for entry in _subdirectories(worktrees):
         targets += [
@@ -104,20 +108,6 @@ def git_dir_targets(gitdir: Path, depth: int = 0) -> list[Target]:
             _file(entry / "config.worktree"),
         ]
     return targets
-
-
-def _module_dirs(modules: Path, depth: int) -> Iterator[Path]:
-    """The git directories under .git/modules (a submodule named a/b lives in modules/a/b)."""
-    if depth >= _MODULE_DEPTH:
-        return
-    stack = [(modules, 0)]
-    while stack:
-        directory, level = stack.pop()
-        for entry in _subdirectories(directory):
-            if (entry / "HEAD").exists() or (entry / "config").exists():
-                yield entry
-            elif level < _MODULE_DEPTH:
-                stack.append((entry, level + 1))
 
 
 def _subdirectories(directory: Path) -> list[Path]:
@@ -142,6 +132,7 @@ def _pointed_gitdir(dot_git: Path) -> Path | None:
 # The person's start-up files: what a stand-in holds keeps each shell doing what it did without the file.
 SHELL_STARTUP: dict[str, bytes] = {
     ".bashrc": b"",
+    ".bash_aliases": b"",  # (Debian's and Ubuntu's .bashrc source it)
     ".bash_profile": (  # bash reads the first of .bash_profile, .bash_login, .profile
         b"if [ -f ~/.bash_login ]; then . ~/.bash_login; elif [ -f ~/.profile ]; then . ~/.profile; fi\n"
     ),
@@ -176,6 +167,17 @@ def home_targets(home: Path, env: Mapping[str, str]) -> list[Target]:
         _directory(claude / "commands"),
         _directory(claude / "agents"),
         _directory(claude / "skills"),
+        _directory(claude / "hooks"),  # (scripts the settings' hooks run)
+        _directory(claude / "plugins"),
         _file(home / ".claude.json", b"{}\n"),
+        _directory(home / ".ssh"),  # (config's ProxyCommand runs at the next ssh; authorized_keys lets others in)
     ]
+    if os.geteuid() == 0:  # (as root, /etc is writable: what every shell or process reads at start)
+        targets += [_file(Path("/etc") / name) for name in SYSTEM_FILES]
+        targets += [_directory(Path("/etc") / name) for name in SYSTEM_DIRECTORIES]
     return targets
+
+
+SYSTEM_FILES = ("profile", "bash.bashrc", "bashrc", "environment", "gitconfig", "ld.so.preload", "zshenv", "zshrc",
+                "zprofile", "inputrc", "sudoers")  # fmt: skip
+SYSTEM_DIRECTORIES = ("profile.d", "sudoers.d", "zsh")

@@ -233,7 +233,7 @@ def trusted_programs(checker: PermissionEngine, command: str, world: World) -> s
     found = set()
     for step in plan.steps:
         if step.unknown and checker.text_rule("allow", step.text, step.program):
-            program = resolve_program(step.program, checker.bash_environ)
+            program = resolve_program(step.program, checker.bash_environ, step.place.physical)
             if program is not None:
                 found.add(program)
     return found

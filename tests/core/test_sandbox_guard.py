@@ -56,6 +56,11 @@ def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
         "mv ~/.bashrc ~/.bashrc.old",
         "umount ~/.bashrc; umount -l ~/.bashrc; echo evil >> ~/.bashrc",  # (a root agentui's commands included)
         "mount -o remount,rw ~/.bashrc; echo evil >> ~/.bashrc",
+        "echo evil > ~/.bash_aliases",
+        "mkdir -p ~/.ssh && echo 'Host *\n  ProxyCommand touch pwned' > ~/.ssh/config",
+        "mkdir -p ~/.ssh; echo key >> ~/.ssh/authorized_keys",
+        "mkdir -p ~/.claude/hooks && echo 'touch pwned' > ~/.claude/hooks/on-stop.sh",
+        "mkdir -p ~/.claude/plugins/evil",
     ]
     for attack in attacks:
         box.run(attack, guard=True)
@@ -73,6 +78,10 @@ def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
         trust_file(box.env),
         box.home / ".claude" / "settings.json",
         box.project / ".claude",
+        box.home / ".bash_aliases",
+        box.home / ".ssh",
+        box.home / ".claude" / "hooks",
+        box.home / ".claude" / "plugins",
     ):
         assert not os.path.lexists(path), path
 

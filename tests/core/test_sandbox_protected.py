@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -86,9 +87,39 @@ def test_the_submodules_git_directories_are_protected_too(box: Box) -> None:
     (module / "hooks").mkdir(parents=True)
     (module / "HEAD").write_text("ref: refs/heads/main\n")
     (module / "config").write_text("[core]\n")
+    box.snapshot()
     box.run("echo '\\tfsmonitor = evil' >> .git/modules/sub/config; touch .git/modules/sub/hooks/post-checkout")
     box.run("mv .git/modules/sub .git/modules/other; mv .git/modules .git/m")
     assert (module / "config").read_text() == "[core]\n" and list((module / "hooks").iterdir()) == []
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_no_new_submodule_directory_can_be_made_for_git_to_run_its_config(box: Box, guard: bool) -> None:
+    # (git status in the project would run the fsmonitor of a submodule whose git directory a command made)
+    done = box.run(
+        "mkdir -p .git/modules/evil && printf '[core]\\n\\tfsmonitor = touch ../canary\\n' > .git/modules/evil/config;"
+        " git init -q --separate-git-dir=.git/modules/evil2 evil2; ls .git/modules",
+        guard=guard,
+    )
+    assert not (box.project / ".git" / "modules" / "evil").exists(), done.err
+    assert not (box.project / ".git" / "modules" / "evil2").exists(), done.err
+
+
+def test_the_guard_protects_the_repository_the_project_is_inside(tmp_path: Path) -> None:
+    from tests.core.test_sandbox_setup import make_box
+
+    outer = tmp_path / "outer"
+    inner = make_box(outer / "work")  # (its project: outer/work/project, with a repository of its own)
+    shutil.rmtree(inner.project / ".git")
+    git(outer, "init", "-q")
+    config = (outer / ".git" / "config").read_text()
+    inner.run(
+        "printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> ../../.git/config; mkdir -p ../../.git/hooks;"
+        " echo evil > ../../.git/hooks/pre-commit",
+        guard=True,
+    )
+    assert (outer / ".git" / "config").read_text() == config
+    assert not (outer / ".git" / "hooks" / "pre-commit").exists()
 
 
 def test_a_git_file_and_the_directory_it_points_to_are_protected(box: Box) -> None:

@@ -25,7 +25,7 @@ from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
 from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY, GitUse, Tree
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.reach import Resolved, WalkChecks, resolve, walk_problem
+from agentui.core.permissions.reach import Resolved, WalkChecks, links_below, resolve, walk_problem
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
 from agentui.core.permissions.rules import EDIT_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
@@ -56,7 +56,7 @@ class BashCheck:
         self.repositories = engine.repositories()
         self._resolved: dict[tuple[str, Path], Resolved] = {}
         self._directories: dict[str, str] = {}
-        self._programs: dict[str, Path | None] = {}
+        self._programs: dict[tuple[str, Path], Path | None] = {}
         self._denies = any(r.behavior == "deny" and r.path is not None for r in engine.rules)
         """Some deny rule names files: only then are the files a command names looked up for one."""
 
@@ -107,10 +107,11 @@ class BashCheck:
                 return secret.why
         return None
 
-    def _program(self, name: str) -> Path | None:
-        if name not in self._programs:
-            self._programs[name] = resolve_program(name, self.environ)
-        return self._programs[name]
+    def _program(self, name: str, cwd: Path) -> Path | None:
+        key = (name, cwd)
+        if key not in self._programs:
+            self._programs[key] = resolve_program(name, self.environ, cwd)
+        return self._programs[key]
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -287,6 +288,8 @@ class BashCheck:
             destination = self._resolve(copy.destination.value, here)
             into = copy.into if copy.into is not None else os.path.isdir(destination.real)
             name = os.path.basename(os.path.normpath(copy.source.value)) or copy.source.value
+            if os.path.basename(copy.source.value.rstrip("/")) in (".", ".."):
+                into = False  # (`cp -r src/. dest`: src's contents land in dest itself)
             created = os.path.join(copy.destination.value, name) if into else copy.destination.value
             if not trees or os.path.isdir(source.real):
                 found.append(created)
@@ -388,7 +391,7 @@ class BashCheck:
         # A program agentui knows: an allow rule says it may run, not where it may read or write.
         if (why := _environment_options(step, self.environ)) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` {why}", suggestion=bash_rule_text(step)))
-        program = self._program(step.program)
+        program = self._program(step.program, here)
         if program is not None and ws.contains(program) and not allowed_by_rule:
             needs.append(Need(f"`{step.text}` runs {program}, a program inside the project", hard=True))
         if step.program in VERSION_ONLY:
@@ -404,6 +407,10 @@ class BashCheck:
                 if why := self._write_need(self._resolve(tree.path.value, here), write_mode, bare_edit=False):
                     removed = why.removeprefix("a write to ")
                     needs.append(Need(f"`{step.text}`, which removes {removed}", suggestion=bash_rule_text(step)))
+            for created in self._created(step, trees=True):
+                # (cp -r copies a tree over what is there: it opens each existing file to write, through a link)
+                if link := links_below(Path(self._resolve(created, here).located)):
+                    needs.append(Need(f"`{step.text}` would write through {link}, a link already where it copies"))
         elif effects.writes or effects.removes:
             needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
         for arg in effects.reads:
@@ -569,9 +576,10 @@ class BashCheck:
             # (names and messages only, unless a revision names a blob: `git show -s BLOB` prints it)
             needs.extend(self._git_history_needs(step, use, directory, top, names=use.content))
         if use.work_tree:
-            tree_why = self._tree_need(_tree_of(step, directory), here, mode)
-            if tree_why:
-                needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
+            for tree in [Tree(walk, follow=False, contents=True) for walk in use.walks] or [_tree_of(step, directory)]:
+                if tree_why := self._tree_need(tree, here, mode):
+                    needs.append(Need(f"`{step.text}` {tree_why}", hard=True))
+                    break
         return needs
 
     def _config_needs(self, step: Step, use: GitUse, directory: Path, mode: Mode) -> list[Need]:

@@ -232,8 +232,8 @@ def _tilde(items: list[_Item], scope: Scope) -> list[_Item]:
         if not (isinstance(first, Char) and first.text == "~" and not first.quoted):
             continue
         end = start + 1
-        stop = {"/", ":"} if len(starts) > 1 else {"/"}
-        while end < len(items) and not (isinstance(items[end], Char) and items[end].text in stop):  # type: ignore[union-attr]
+        # (bash ends a tilde prefix at `:` as well as `/`, in any word: `~:x` is `$HOME:x`)
+        while end < len(items) and not (isinstance(items[end], Char) and items[end].text in "/:"):  # type: ignore[union-attr]
             end += 1
         prefix = items[start + 1 : end]
         if any(not isinstance(item, Char) or item.quoted for item in prefix):

@@ -8,6 +8,7 @@ history) is `git_repository.py`'s question; this module only reads the command l
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 from agentui.core.permissions.bash_words import NotUnderstood
@@ -39,7 +40,7 @@ _WALK_FLAGS = [
     "not", "ancestry-path?", "no-walk?", "do-walk", "count", "objects", "objects-edge", "in-commit-order",
     "timestamp", "author-date-order", "follow", "show-linear-break?", "encoding=", "expand-tabs?",
     "no-expand-tabs", "clear-decorations", "decorate-refs=", "decorate-refs-exclude=", "exclude=",
-    "exclude-first-parent-only", "glob=", "single-worktree", "ignore-missing", "bisect", "stdin",
+    "exclude-first-parent-only", "glob=", "single-worktree", "ignore-missing", "bisect",
 ]  # fmt: skip
 _DIFF_FLAGS = [
     "stat?", "shortstat", "numstat", "name-only", "name-status", "summary", "compact-summary", "patch",
@@ -61,6 +62,7 @@ _WALK_SHORT = "pusnzMCBRwbaUWEFimctqlSGg"  # (values attach: -n5, -U3, -M50%, -S
 _SHOWS_CONTENT = {
     "-p", "-u", "--patch", "--patch-with-stat", "--patch-with-raw", "-S", "-G", "--word-diff", "--color-words",
     "-W", "--function-context", "--binary", "--cc", "-c", "--remerge-diff", "-U", "--unified", "--full-diff",
+    "--check",  # (prints the lines it finds fault with)
 }  # fmt: skip
 _SUMMARY_ONLY = {"--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--summary", "--raw",
                  "--compact-summary", "--dirstat", "--no-patch", "-s", "--quiet", "--exit-code",
@@ -87,7 +89,8 @@ def _revision_walk(sub: str, args: list[Arg], directory: Arg | None, *, default_
         if sub != "diff":
             raise NotUnderstood(f"`git {sub} --no-index` is not a form agentui knows")
         operands = list(parsed.operands)
-        return Effects(git=GitUse(sub, directory, content=True, reads=operands, work_tree=True), reads=operands)
+        use = GitUse(sub, directory, content=True, reads=operands, work_tree=True, walks=operands)
+        return Effects(git=use, reads=operands)
     if any(value is not None and "%G" in value.value for _, _, value in parsed.options):
         raise NotUnderstood("a git format with %G checks signatures, which runs gpg on the repository's data")
     if flags & _SHOWS_CONTENT:
@@ -215,8 +218,20 @@ def git_effects(args: list[Arg]) -> Effects:
     sub, rest = args[i].value, args[i + 1 :]
     effects = _subcommand(sub, rest, directory)
     if directory is not None:
+        # (git takes its file operands from the -C directory)
+        effects.reads = [_under(directory, arg) for arg in effects.reads]
+        if effects.git is not None:
+            git = effects.git
+            effects.git = replace(git, reads=[_under(directory, a) for a in git.reads],
+                                  walks=[_under(directory, a) for a in git.walks])  # fmt: skip
         effects.looks.append(directory)
     return effects
+
+
+def _under(directory: Arg, arg: Arg) -> Arg:
+    if arg.value.startswith("/"):
+        return arg
+    return Arg(os.path.join(directory.value, arg.value), group=arg.group)
 
 
 def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
@@ -283,7 +298,7 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
         if len(parsed.operands) > 2:
             raise NotUnderstood("`git cat-file` is given more than a type and an object")
         metadata = any(f in ("-t", "-s", "-e") for f, _, _ in parsed.options)
-        return use(not metadata)
+        return Effects(git=GitUse(sub, directory, not metadata, revisions=list(parsed.operands[-1:])))
     if sub == "config":
         parsed = parse(name, rest, _CONFIG)
         if not parsed.has("get"):
@@ -353,7 +368,11 @@ def _grep(rest: list[Arg], use: object) -> Effects:
     cut = parsed.before_dashes if parsed.before_dashes is not None else len(parsed.operands)
     objects = parsed.operands[:cut] if parsed.has("pattern") else parsed.operands[1:cut]  # (the first is the pattern)
     assert effects.git is not None
-    effects.git = replace(effects.git, revisions=list(objects))
+    if work_tree:  # (what follows the pattern is paths, not revisions)
+        paths = parsed.operands if parsed.has("pattern") else parsed.operands[1:]
+        effects.git = replace(effects.git, walks=[a for a in paths if a.value != "--"])
+    else:
+        effects.git = replace(effects.git, revisions=list(objects))
     return effects
 
 

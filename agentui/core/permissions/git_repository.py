@@ -409,6 +409,8 @@ def _names_program(entry: Entry) -> bool:
     if match is None:
         return False
     section, subsection, key = match[1].lower(), match[2], match[3].lower()
+    if (section, key) == ("format", "pretty") or (section == "pretty" and subsection is None):
+        return "%G" in entry.value  # (a signature placeholder makes log and show run gpg)
     for want_section, want_sub, want_key in _PROGRAM_KEYS:
         if section != want_section or want_key not in (key, "*"):
             continue

@@ -94,6 +94,8 @@ class GitUse:
     """It reads files in the work tree beyond the tracked ones (`grep --untracked`, `--no-index`)."""
     revisions: list[Arg] = field(default_factory=list)
     """The objects it is told to show (before any `--`): a commit, `REV:path`, or a blob by its hash."""
+    walks: list[Arg] = field(default_factory=list)
+    """With `work_tree`: the files and directories it reads whole (none: the directory it runs in)."""
     printed: tuple[str, ...] | None = ()
     """`git config`: the keys whose values it prints (None: every entry)."""
     scopes: tuple[str, ...] = ()
@@ -656,9 +658,12 @@ def _rg(name: str, args: list[Arg], before: Effects | None) -> Effects:
             raise NotUnderstood("the pattern of `rg` comes from a glob")
         operands = operands[1:]
     operands = operands or [Arg(".")]
+    flags = [flag.split("=", 1)[0] for flag, _, _ in parsed.options]
     hidden = (
-        any(flag == "--hidden" for flag, _, _ in parsed.options)
-        or sum(1 for flag, _, _ in parsed.options if flag in ("-u", "--unrestricted")) >= 2
+        "--hidden" in flags
+        or sum(1 for flag in flags if flag in ("-u", "--unrestricted")) >= 2
+        # (an override glob or a file type whitelists the names it matches, hidden ones included)
+        or any(flag in ("-g", "--glob", "--iglob", "-t", "--type") for flag in flags)
     )
     contents = not parsed.has("files")
     return Effects(
@@ -1101,9 +1106,10 @@ PROGRAMS: dict[str, Program] = {
     "mv": Program(_copy_or_move(_MV, move=True), "edit"),
 }
 # (not java: `java -version` starts the JVM, which writes /tmp/hsperfdata_$USER; not go: `go version` in a module
-# whose go.mod names a newer toolchain downloads that toolchain and runs it)
-VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "rustc",
-                          "cargo", "ruby", "bash"})  # fmt: skip
+# whose go.mod names a newer toolchain downloads that toolchain and runs it; not cargo or rustc: rustup's proxies,
+# wherever installed, run the toolchain a rust-toolchain.toml in the project names, from any directory)
+VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "ruby",
+                          "bash"})  # fmt: skip
 for _language in VERSION_ONLY:
     PROGRAMS[_language] = Program(_version_only)
 

@@ -165,3 +165,20 @@ def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str |
     if checks.kept is not None and stat.S_ISREG(info.st_mode) and (why := checks.kept(Path(os.path.realpath(path)))):
         return f"{path} is in git's objects, and {why}"
     return None
+
+
+def links_below(root: Path, limit: int = WALK_LIMIT) -> Path | None:
+    """The first symbolic link at or below `root` (not followed), if any; `root` itself past `limit` entries (the
+    walk gives up, and the caller asks)."""
+    if os.path.islink(root):
+        return root
+    if not os.path.isdir(root):
+        return None
+    seen = 0
+    for directory, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            seen += 1
+            path = Path(directory, name)
+            if seen > limit or os.path.islink(path):
+                return path
+    return None

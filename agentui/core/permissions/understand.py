@@ -272,11 +272,14 @@ def _cd_candidates(place: Place, target: str) -> list[Place]:
     return found
 
 
-def resolve_program(name: str, environ: Mapping[str, str]) -> Path | None:
-    """The file bash runs for `name` (None for a builtin, or one not found)."""
+def resolve_program(name: str, environ: Mapping[str, str], cwd: Path) -> Path | None:
+    """The file bash runs for `name` from `cwd` (None for a builtin, or one not found): a relative entry of PATH
+    (an empty one is `.`) is taken from the command's directory, as bash takes it."""
     if name in BUILTINS:
         return None
-    found = shutil.which(name, path=environ.get("PATH", os.defpath))
+    entries = environ.get("PATH", os.defpath).split(os.pathsep)
+    path = os.pathsep.join(entry if entry.startswith("/") else os.path.join(cwd, entry or ".") for entry in entries)
+    found = shutil.which(name, path=path)
     return Path(os.path.realpath(found)) if found else None
 
 
