@@ -75,7 +75,10 @@ class Guard:
         """The paths of the Read-family deny rules, asked before each command: the files they cover are masked under
         the guard as in the sandbox, so a deny rule holds for every program agentui starts, not only for what the
         permission check can see of a command."""
+        self.edit_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """The paths of the Edit-family deny rules: what exists of them is read-only under the guard."""
         self._finder = DeniedFinder()
+        self._edit_finder = DeniedFinder()
 
     @property
     def available(self) -> bool:
@@ -84,7 +87,7 @@ class Guard:
     def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
         """`argv` ready to run under the guard from `cwd`; call `ended()` on the result once the command has ended."""
         from agentui.core.git_config_paths import git_config_paths
-        from agentui.core.guarded_paths import Target, home_targets, project_targets
+        from agentui.core.guarded_paths import Target, edit_denied_targets, home_targets, project_targets
         from agentui.core.sandbox_mounts import capability_args, pinned_program, plan_protection, protection_args
         from agentui.core.scratch_files import scratch_files
         from agentui.core.standin_excludes import excludes_env
@@ -103,6 +106,7 @@ class Guard:
             targets += [Target(path, False) for path in (*git.files, *git.includes)]
             excludes = excludes or git.excludes_file
         targets += home_targets(self.home, self.env)
+        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         standins = standins_in(self.env)
         plan = plan_protection(
             targets,

@@ -9,8 +9,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir, config_dir, data_dir, state_dir
+
+if TYPE_CHECKING:
+    from agentui.core.denied_files import DeniedFiles
 
 _MODULE_DEPTH = 4  # submodules of submodules: .git/modules/a/modules/b/...
 
@@ -181,3 +185,12 @@ def home_targets(home: Path, env: Mapping[str, str]) -> list[Target]:
 SYSTEM_FILES = ("profile", "bash.bashrc", "bashrc", "environment", "gitconfig", "ld.so.preload", "zshenv", "zshrc",
                 "zprofile", "inputrc", "sudoers")  # fmt: skip
 SYSTEM_DIRECTORIES = ("profile.d", "sudoers.d", "zsh")
+
+
+def edit_denied_targets(found: DeniedFiles) -> list[Target]:
+    """What the Edit deny rules cover and exists now: read-only while a command runs, so that a program the check
+    cannot read (`python3 -c "open('src/app.py', 'w')"`) cannot change it either. (What does not exist yet is left
+    to the permission check: stand-ins for it would show in the project.)"""
+    return [Target(Path(path), True) for path in found.directories] + [
+        Target(Path(path), False) for path in found.files
+    ]

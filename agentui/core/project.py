@@ -14,7 +14,15 @@ from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_se
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
-from agentui.core.permissions.rules import READ_FAMILY, Behavior, PathPattern, Rule, RuleError, parse_rule
+from agentui.core.permissions.rules import (
+    EDIT_FAMILY,
+    READ_FAMILY,
+    Behavior,
+    PathPattern,
+    Rule,
+    RuleError,
+    parse_rule,
+)
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.trust import is_trusted
@@ -237,8 +245,10 @@ def _confine(
 
     if sandbox is not None:
         sandbox.read_denials = lambda: _read_denials(engine)
+        sandbox.edit_denials = lambda: _edit_denials(engine)
     guard = Guard(workspace, home=home, env=env)
     guard.read_denials = lambda: _read_denials(engine)
+    guard.edit_denials = lambda: _edit_denials(engine)
     engine.denied_files = lambda: guard.denied()
     bash = tools.get("Bash")
     if isinstance(bash, Bash):
@@ -250,11 +260,22 @@ def _confine(
 
 def _read_denials(engine: PermissionEngine) -> list[PathPattern]:
     """The paths of the Read-family deny rules; a rule without one denies every file (the root, whole)."""
+    return _denials(engine, READ_FAMILY)
+
+
+def _edit_denials(engine: PermissionEngine) -> list[PathPattern]:
+    """The paths the Edit-family deny rules name (a bare `Edit` deny keeps the Edit tool from every file, not
+    every program from writing)."""
+    return [rule.path for rule in engine.rules if rule.behavior == "deny" and rule.tool in EDIT_FAMILY and rule.path]
+
+
+def _denials(engine: PermissionEngine, family: frozenset[str]) -> list[PathPattern]:
+    """The paths of one family's deny rules; a rule without one denies every file (the root, whole)."""
     import pathspec
 
     patterns = []
     for rule in engine.rules:
-        if rule.behavior == "deny" and rule.tool in READ_FAMILY:
+        if rule.behavior == "deny" and rule.tool in family:
             patterns.append(rule.path or PathPattern(Path("/"), "", pathspec.PathSpec([])))
     return patterns
 

@@ -113,7 +113,10 @@ class Sandbox:
         self.read_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
         """Set when the project is opened: the paths of the Read-family deny rules, asked again before each command
         (a rule added during the session counts)."""
+        self.edit_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """The paths of the Edit-family deny rules: what exists of them is read-only in the sandbox."""
         self._finder = DeniedFinder()
+        self._edit_finder = DeniedFinder()
 
     async def start_network(self, scratch: Path) -> None:
         """With allowed domains, the filtering proxy the sandbox reaches them through (started once)."""
@@ -223,7 +226,7 @@ class Sandbox:
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
         from agentui.core.environ import sandbox_environment
         from agentui.core.git_config_paths import git_config_paths
-        from agentui.core.guarded_paths import Target, project_targets
+        from agentui.core.guarded_paths import Target, edit_denied_targets, project_targets
         from agentui.core.sandbox_hidden import hidden
         from agentui.core.sandbox_mounts import (
             Masks,
@@ -253,6 +256,7 @@ class Sandbox:
             targets += [Target(path, True) for path in git.hooks]
             targets += [Target(path, False) for path in (*git.files, *git.includes)]
             excludes = excludes or git.excludes_file
+        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         standins = standins_in(self.env)
         plan = plan_protection(
             targets,

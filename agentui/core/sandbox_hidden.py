@@ -61,12 +61,26 @@ HIDDEN_IN_HOME = (
     ".pgpass",
     ".my.cnf",
     ".mylogin.cnf",
-    # other agents' credentials
+    # other agents' credentials and transcripts (every tool result of every project, file snapshots)
     ".claude.json",
     ".claude.json.backup",
-    ".claude/.credentials.json",
-    ".codex/auth.json",
-    ".gemini/oauth_creds.json",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".aider.chat.history.md",
+    # more tools' tokens and keys
+    ".dbt",
+    ".android/adbkey",
+    ".cloudflared",
+    ".tsh",
+    ".mc",
+    ".sentryclirc",
+    ".bundle/config",
+    ".circleci",
+    ".pub-cache/credentials.json",
+    ".sbt/.credentials",
+    ".ansible",
+    ".hgrc",
     # shell and REPL histories (they hold the secrets people typed)
     ".bash_history",
     ".zsh_history",
@@ -159,7 +173,7 @@ class Hidden:
 def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
     paths = [home / name for name in HIDDEN_IN_HOME]
     claude = claude_config_dir(env)
-    paths += [claude / ".credentials.json", claude.parent / ".claude.json"]
+    paths += [claude, claude.parent / ".claude.json"]  # (CLAUDE_CONFIG_DIR: agentui's sessions live there too)
     for name in POINTED_AT_BY:
         for value in env.get(name, "").split(":" if name == "KUBECONFIG" else "\0"):
             path = Path(os.path.expanduser(value)) if value else None

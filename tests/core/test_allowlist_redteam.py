@@ -409,3 +409,47 @@ def test_a_deny_rule_on_a_link_keeps_the_file_it_leads_to(project: Path) -> None
         assert answer.behavior == "deny", (path, answer.reason)
     assert "Read(./secrets/**)" in check(engine, "Read", file_path=str(project / "config/secrets/key")).reason
     assert check(engine, "Read", file_path=str(project / "README.md")).behavior == "allow"
+
+
+def test_bypass_asks_before_what_it_cannot_read_exactly_where_a_denied_file_has_a_hard_link(project: Path) -> None:
+    # The masks cover the denied file's name; a hard link made before (src/hl) is the same file under a name no
+    # enumeration finds: only the person can let an opaque program run.
+    from agentui.core.denied_files import DeniedFinder
+    from agentui.core.permissions.rules import READ_FAMILY
+
+    engine = bypass_engine(project)
+    finder = DeniedFinder()
+    patterns = [rule.path for rule in engine.rules if rule.behavior == "deny" and rule.tool in READ_FAMILY]
+    engine.denied_files = lambda: finder.find([pattern for pattern in patterns if pattern is not None])
+    assert verdict(engine, "python3 -c 'print(1)'") == "allow"
+    os.link(project / ".env", project / "src" / "hl")
+    answer = check(engine, "Bash", command="python3 -c \"print(open('src/hl').read())\"")
+    assert answer.behavior == "ask" and answer.hard, answer.reason
+    assert verdict(engine, "ls src") == "allow"
+
+
+def test_outside_a_utf8_locale_a_glob_matching_by_character_asks_where_a_name_is_not_ascii(project: Path) -> None:
+    # (bash in the C locale matches `?` against one byte: `??` matches `é`, a link out of the project here)
+    os.symlink(project.parent / "outside", project / "é")
+    engine = engine_for(project, "default")
+    engine.bash_environ = {k: v for k, v in engine.bash_environ.items() if k != "LANG"}
+    for command in ("cat ??/secret.txt", "ls ??", "cat [^a]?/secret.txt"):
+        assert verdict(engine, command) == "ask", command
+    assert verdict(engine, "cat *.md") == "allow"
+    engine.bash_environ = {**engine.bash_environ, "LANG": "C.UTF-8"}
+    assert verdict(engine, "ls ?") == "ask"  # (the link leads out: asked for that, by character)
+
+
+def test_a_program_an_allow_rule_lets_run_is_checked_for_every_way_its_words_can_name_a_denied_file(
+    project: Path,
+) -> None:
+    home = project.parent / "home"
+    rules = [parse_rule(text, "allow", "test", project_root=project, home=home)
+             for text in ("Bash(make:*)", "Bash(npm test:*)")]  # fmt: skip
+    rules.append(parse_rule("Read(./.env)", "deny", "test", project_root=project, home=home))
+    engine = PermissionEngine(Workspace(root=project), rules, "default", home=home)
+    engine.bash_environ = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    for command in ("make -pf.env", "make -f.env -p", "make -pf./.env"):  # (getopt: -p, then -f with `.env`)
+        assert verdict(engine, command) == "deny", command
+    assert verdict(engine, "find . | xargs npm test") == "ask"
+    assert verdict(engine, "make -j4 build") == "allow"

@@ -39,6 +39,11 @@ def test_home_xdg_and_pointed_at_credentials_are_hidden_and_tool_configs_are_not
         write(box.home / ".bash_history"),
         write(box.home / ".claude.json"),
         write(box.home / ".claude" / ".credentials.json"),
+        write(box.home / ".claude" / "projects" / "-work-other" / "session.jsonl"),  # (other projects' tool results)
+        write(box.home / ".claude" / "history.jsonl"),
+        write(box.home / ".codex" / "history.jsonl"),
+        write(box.home / ".dbt" / "profiles.yml"),
+        write(box.home / ".android" / "adbkey"),
         write(box.home / ".cargo" / "credentials.toml"),
         write(box.home / ".local" / "share" / "keyrings" / "login.keyring"),
         write(box.home / ".mozilla" / "firefox" / "cookies.sqlite"),

@@ -262,3 +262,24 @@ def test_a_stand_in_another_agentui_made_is_borrowed_not_removed_under_it(tmp_pa
     assert other.stdout.splitlines() == [str([str(project / ".claude")]), "[]"]
     assert (project / ".claude").is_dir()
     assert mine.release(lease) == [project / ".claude"] and not (project / ".claude").exists()
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_what_an_edit_deny_rule_covers_cannot_be_changed_by_any_program(box: Box, guard: bool) -> None:
+    from agentui.core.permissions.rules import parse_rule
+
+    (box.project / "src").mkdir()
+    (box.project / "src" / "app.py").write_text("mine\n")
+    (box.project / "notes.md").write_text("notes\n")
+    rule = parse_rule("Edit(./src/**)", "deny", "test", project_root=box.project, home=box.home)
+    assert rule.path is not None
+    box.sandbox.edit_denials = box.guard.edit_denials = lambda: [rule.path]  # type: ignore[list-item,return-value]
+    box.snapshot()
+    done = box.run(
+        "python3 -c \"open('src/app.py', 'w').write('theirs')\"; echo x > src/new.py; rm -f src/app.py;"
+        " ln -s src s2; echo y > s2/app.py; echo changed > notes.md",
+        guard=guard,
+    )
+    assert (box.project / "src" / "app.py").read_text() == "mine\n", done.err
+    assert not (box.project / "src" / "new.py").exists()
+    assert (box.project / "notes.md").read_text() == "changed\n"  # (the rest of the project is as writable as ever)

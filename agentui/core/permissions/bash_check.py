@@ -80,9 +80,13 @@ class BashCheck:
         """The project's repositories whose objects hold a denied file: no mask hides those objects."""
         if not self._denies:
             return []
-        from agentui.core.permissions.history_secrets import history_secrets
+        from agentui.core.permissions.history_secrets import Secret, history_secrets
 
-        return history_secrets(self.engine, self.repositories)
+        found = history_secrets(self.engine, self.repositories)
+        if self.engine.denied_files is not None and (unmasked := self.engine.denied_files()).reason:
+            # (the masks cover only what the enumeration found: a hard link it could not follow is readable)
+            found.append(Secret(f"the masks cannot cover every file the deny rules cover ({unmasked.reason})", None))
+        return found
 
     @property
     def _history_secret(self) -> str | None:
@@ -164,6 +168,11 @@ class BashCheck:
                     f"{why}, so agentui cannot tell what it reads, and {self._history_secret}: it could print it "
                     "from git's objects, which no mask hides",
                     hard=True,
+                )
+            unseen = mode != "plan" and (mode == "bypassPermissions" or self._bare_bash_allowed()) and seen.problem
+            if unseen and (rule := next((r for r in engine.rules if r.tool == "Bash" and r.behavior != "allow"), None)):
+                return Verdict(
+                    "ask", f"{seen.problem}, so agentui cannot check the command against {rule.text}", hard=True
                 )
             if mode == "bypassPermissions" and engine.guarded():
                 return Verdict("allow", "bypassPermissions mode")
@@ -360,8 +369,8 @@ class BashCheck:
         effects = step.effects
         allowed_by_rule = mode != "plan" and engine.text_rule("allow", step.text, step.program) is not None
 
-        if step.names_from is not None and not step.unknown:
-            needs.extend(self._names_needs(step, mode))
+        if step.names_from is not None and (not step.unknown or allowed_by_rule):
+            needs.extend(self._names_needs(step, mode))  # (an allow rule says what it runs, not on which files)
         if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
             target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
             if not ws.contains(self._resolve(target, here).real):
@@ -416,7 +425,8 @@ class BashCheck:
         for arg in effects.reads:
             if is_names(arg) or arg.value == "/dev/null":
                 continue
-            if need := self._read_need(self._operand(arg.value, here, effects.own_links), mode, step=step):
+            own = effects.own_links and arg.value not in effects.linked
+            if need := self._read_need(self._operand(arg.value, here, own), mode, step=step):
                 needs.append(need)
         if not effects.anywhere:
             for arg in effects.looks:
@@ -436,9 +446,9 @@ class BashCheck:
         return needs
 
     def _ruled_unknown_needs(self, step: Step, mode: Mode) -> list[Need]:
-        """An allow rule lets a program run in a way agentui cannot read exactly: every argument that names a file
-        is taken as read (so it must be inside the project) or, if protected, as written (asked); and git is still
-        run only where its repository names no program."""
+        """An allow rule lets a program run in a way agentui cannot read exactly: an argument naming a protected file
+        is taken as written (asked), one naming a file outside the project, for a program agentui knows, as read;
+        and git is still run only where its repository names no program."""
         here = step.place.physical
         needs: list[Need] = []
         for value in _argument_paths(step):
@@ -688,18 +698,26 @@ def _bounded_walk(root: Path, limit: int = 50_000) -> list[tuple[str, list[str],
 
 
 def _argument_paths(step: Step) -> list[str]:
-    """Every argument of a command that could name a file: operands and the values of `--option=value`."""
+    """Every argument of a command that could name a file: operands, the values of `--option=value`, and every
+    tail of a short option word (`-pf.env` may be -p -f .env, as getopt reads it)."""
     found: list[str] = []
     for arg in step.args:
         value = arg.value
         if is_names(arg):
             continue
-        if value.startswith("-"):
+        if value.startswith("--"):
             _, equals, attached = value.partition("=")
             if equals and attached:
                 found.append(attached)
             continue
-        found.append(value)
+        if value.startswith("-") and len(value) > 2:
+            found += [value[index:] for index in range(2, len(value))]
+            _, equals, attached = value.partition("=")
+            if equals and attached:
+                found.append(attached)
+            continue
+        if not value.startswith("-"):
+            found.append(value)
     return found
 
 

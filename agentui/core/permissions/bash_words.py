@@ -374,10 +374,13 @@ def _bracket(body: list[Char]) -> str:
     return f"[{'^/' if negate else ''}{''.join(parts)}]"
 
 
-def glob(pattern: tuple[Char, ...], cwd: Path, listed: list[str] | None = None) -> list[str] | None:
+def glob(
+    pattern: tuple[Char, ...], cwd: Path, listed: list[str] | None = None, *, bytewise: bool = False
+) -> list[str] | None:
     """The words bash makes of a glob in `cwd`: the matching paths (in no particular order), or None when nothing
     matches (bash then passes the word itself, quotes removed). Raises NotUnderstood past MAX_GLOB_MATCHES. Each
-    directory bash lists on the way is added to `listed` (as a path from `cwd`): listing one is reading it."""
+    directory bash lists on the way is added to `listed` (as a path from `cwd`): listing one is reading it.
+    `bytewise`: the locale is not UTF-8, where bash's `?` and `[...]` match one byte, not one character."""
     components: list[list[Char]] = [[]]
     for char in pattern:
         if char.text == "/" and not char.quoted:
@@ -400,7 +403,8 @@ def glob(pattern: tuple[Char, ...], cwd: Path, listed: list[str] | None = None) 
             if listed is not None:
                 listed.append(prefix or ".")
             step.extend(
-                prefix + name + ("" if last else "/") for name in _matching(component, cwd / prefix if prefix else cwd)
+                prefix + name + ("" if last else "/")
+                for name in _matching(component, cwd / prefix if prefix else cwd, bytewise=bytewise)
             )
             if len(step) > MAX_GLOB_MATCHES:
                 raise NotUnderstood(f"the glob matches more than {MAX_GLOB_MATCHES} files")
@@ -410,8 +414,9 @@ def glob(pattern: tuple[Char, ...], cwd: Path, listed: list[str] | None = None) 
     return matches or None
 
 
-def _matching(component: list[Char], directory: Path) -> list[str]:
+def _matching(component: list[Char], directory: Path, *, bytewise: bool = False) -> list[str]:
     regex = _component_regex(component)
+    by_character = any(char.text in "?[" and not char.quoted for char in component)
     explicit_dot = bool(component) and component[0].text == "."
     try:
         entries = os.listdir(directory)
@@ -423,6 +428,14 @@ def _matching(component: list[Char], directory: Path) -> list[str]:
             continue  # (globskipdots, on by default since bash 5.2)
         if name.startswith(".") and not explicit_dot:
             continue
+        if bytewise and by_character and not name.isascii():
+            raise NotUnderstood("in this locale bash matches ? and [...] byte by byte, which agentui does not follow")
         if regex.fullmatch(name):
             names.append(name)
     return names
+
+
+def utf8_locale(environ: Mapping[str, str]) -> bool:
+    """The locale bash takes from `environ` (LC_ALL, then LC_CTYPE, then LANG) reads UTF-8."""
+    value = environ.get("LC_ALL") or environ.get("LC_CTYPE") or environ.get("LANG") or "C"
+    return "utf-8" in value.lower() or "utf8" in value.lower()

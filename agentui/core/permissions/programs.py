@@ -138,6 +138,8 @@ class Effects:
     """Its path operands only name a file system (df), so they may be anywhere."""
     own_links: bool = False
     """A symbolic link named as an operand is looked at itself, not followed (du, stat and file without -L)."""
+    linked: tuple[str, ...] = ()
+    """Files named in options (`du -X FILE`, `file -m FILE`): read through their links, whatever `own_links` says."""
     copies: list[Copy] = field(default_factory=list)
 
 
@@ -153,6 +155,8 @@ def simple_glob_match(glob: str, name: str) -> bool:
     matches nothing here: the callers then read more files, never fewer)."""
     if not _SIMPLE_GLOB.fullmatch(glob):
         return False
+    if "?" in glob and not name.isascii():
+        return True  # (in a C locale `?` matches one byte of a name, not one character: assume the worst)
     return fnmatch.fnmatchcase(name, glob)
 
 
@@ -181,6 +185,7 @@ def _lookers(
         operands = parsed.operands or ([Arg(".")] if default_here or recursive else [])
         effects = Effects(looks=list(operands), reads=parsed.paths())
         effects.own_links = own_links and not (follow and parsed.has(follow))
+        effects.linked = tuple(arg.value for arg in parsed.paths())
         if default_here or (recursive and parsed.has(recursive)):
             effects.trees = [
                 Tree(op, follow=parsed.has(follow) if follow else False, contents=False) for op in operands
@@ -582,6 +587,7 @@ def _file(name: str, args: list[Arg], before: Effects | None) -> Effects:
     follows = any(a.value in ("-L", "--dereference") or (a.value.startswith("-") and "L" in a.value[1:]
                                                            and not a.value.startswith("--")) for a in args)  # fmt: skip
     effects.own_links = not follows
+    effects.linked = tuple(arg.value for arg in parse(name, args, _FILE).paths())
     return effects
 
 

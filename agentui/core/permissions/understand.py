@@ -18,7 +18,7 @@ from pathlib import Path
 from agentui.core.environ import SHELL_CHANGING
 from agentui.core.permissions import bash_syntax, shfmt_check
 from agentui.core.permissions.bash_syntax import Redirect, SimpleCommand
-from agentui.core.permissions.bash_words import NotUnderstood, Scope, expand, glob
+from agentui.core.permissions.bash_words import NotUnderstood, Scope, expand, glob, utf8_locale
 from agentui.core.permissions.options import Arg
 from agentui.core.permissions.programs import BUILTINS, Effects, Inner, effects
 
@@ -170,7 +170,7 @@ def _arguments(texts: list[str], scope: Scope, place: Place, listed: list[str]) 
         if word.pattern is None:
             args.append(Arg(word.value))
             continue
-        matches = glob(word.pattern, place.physical, listed)
+        matches = glob(word.pattern, place.physical, listed, bytewise=not utf8_locale(scope.environ))
         if matches is None:
             args.append(Arg(word.value))  # (nothing matches: bash passes the word as it is)
             continue
