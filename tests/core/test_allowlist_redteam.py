@@ -288,7 +288,8 @@ def test_ps_lists_processes_unasked_but_never_their_environments(project: Path) 
     engine = engine_for(project, "default")
     for command in ("ps aux", "ps -ef | grep python", "ps -eo pid,args --sort=-%mem", "ps axjf", "ps -p 1 -o comm="):
         assert verdict(engine, command) == "allow", command
-    for command in ("ps eww", "ps auxe", "ps 1", "ps --unknown"):
+    for command in ("ps eww", "ps auxe", "ps 1", "ps --unknown", "ps -eo pid,environ", "ps -o environ=",
+                    "ps --format pid,env", "ps -O environ"):  # fmt: skip
         assert verdict(engine, command) == "ask", command
 
 
@@ -453,3 +454,23 @@ def test_a_program_an_allow_rule_lets_run_is_checked_for_every_way_its_words_can
         assert verdict(engine, command) == "deny", command
     assert verdict(engine, "find . | xargs npm test") == "ask"
     assert verdict(engine, "make -j4 build") == "allow"
+
+
+def test_round_two_metadata_outside_asks_and_the_needless_questions_are_gone(project: Path) -> None:
+    engine = engine_for(project, "default")
+    for command in ("find . -newerma /etc/shadow", "realpath --relative-to=/root .", "readlink -f linkdir",
+                    "ulimit -n 100"):  # fmt: skip
+        assert verdict(engine, command) == "ask", command
+    for command in ("find . -newermt 2024-01-01", "readlink linkdir", "readlink -f srclink", "ulimit -a", "locale",
+                    "locale -a", "getconf PAGE_SIZE"):  # fmt: skip
+        assert verdict(engine, command) == "allow", command
+
+
+def test_ripgreps_globs_and_types_read_the_hidden_files_they_match(project: Path) -> None:
+    (project / ".profile").write_text("TOKEN=x\n")
+    engine = engine_for(project, "default", deny=("Read(./.env)", "Read(./.profile)"))
+    for command in ("rg -g '*' KEY", "rg --glob=.env KEY .", "rg --iglob .ENV KEY", "rg -t sh TOKEN",
+                    "rg -g 'src/*' -g '.e*' KEY"):  # fmt: skip
+        assert verdict(engine, command) != "allow", command
+    for command in ("rg TODO -g '*.py'", "rg -t py print", "rg -g '!*.md' print", "rg print"):
+        assert verdict(engine, command) == "allow", command

@@ -1073,38 +1073,22 @@ BYPASS_DENY_RULES = [
     ),
     *(
         Attack(command, mode="bypass", deny=BYPASS_DENIED)
-        for command in ("echo x > CLAUDE.md", "echo x > .git/config", "cp payload/CLAUDE.md .")
-    ),
-]
-BYPASS_STILL_OPEN = [
-    *(
-        still_open(
-            Attack(command, mode="bypass", deny=BYPASS_DENIED),
-            "bypassPermissions allows what it cannot read (a command name in a variable, another program that "
-            "deletes or pushes, a link made and used in one command, a write from python): 'bypassPermissions mode' / "
-            "'every part of the command is allowed'; the guard does not hold Bash or Edit deny rules",
-        )
         for command in (
+            "echo x > CLAUDE.md",
+            "echo x > .git/config",
+            "cp payload/CLAUDE.md .",
             "x=rm; $x -f notes.md",
-            "busybox rm -f notes.md",
-            "find . -name notes.md -delete",
-            "unlink notes.md",
             "g=git; $g push",
-            "ln -s src s2; echo x > s2/a.py",
-            'python3 -c \'open("src/app.py","w")\'',
         )
     ),
-    still_open(
-        Attack(
-            "sed -n ':a e touch /tmp/rt/CANARY_byp' README.md", mode="bypass", deny=("Read(./.env)", "Bash(touch:*)")
-        ),
-        "sed's e command runs `touch`, which Bash(touch:*) denies; bypassPermissions answers 'every part of the "
-        "command is allowed'",
-    ),
 ]
+# (Accepted as the limits of Bash deny rules: another program that does the same (`busybox rm`, `unlink`, `find
+# -delete` are not `rm`), and a program agentui cannot read (sed's `e` command, python) running a denied command;
+# what the Edit deny rules cover, the guard now keeps read-only whatever program writes, through a link made
+# first (`ln -s src s2; echo x > s2/a.py`) included.)
 
 
-@pytest.mark.parametrize("attack", BYPASS_DENY_RULES + BYPASS_STILL_OPEN, ids=named)
+@pytest.mark.parametrize("attack", BYPASS_DENY_RULES, ids=named)
 def test_bypass_mode_holds_deny_rules_and_protected_files(plain_project: Path, attack: Attack) -> None:
     assert_not_allowed(plain_project, attack)
 
@@ -1376,7 +1360,6 @@ BATCH2_ASKED = [
     "du -L sub",
     "du --files0-from=README.md",
     "realpath sub/evil",
-    "readlink sub/evil",
     "readlink -f sub/evil",
     "tree -l sub",
     "tree -L 1 linkdir",
@@ -1825,29 +1808,19 @@ def test_the_check_answers_whatever_the_command(plain_project: Path, command: st
         assert check(engine_for(plain_project, mode), "Bash", command=command).behavior in ("allow", "ask", "deny")
 
 
-# Findings still open on the engine as it is (and BYPASS_STILL_OPEN above): each asked as the red team asked it, and
-# expected not to be allowed.
+# Findings open when these tests were written, since closed: each asked as the red team asked it, and expected not to
+# be allowed.
 
 
-@pytest.mark.xfail(
-    strict=True, reason="git log --check prints the lines of the history's whitespace errors, .env's too"
-)
 def test_git_log_check_does_not_print_a_denied_file_s_lines_from_the_history(tmp_path: Path) -> None:
     attack = Attack("git log --check", setup=env_with_trailing_blank_committed_then_removed)
     assert_not_allowed(in_own_project(tmp_path, attack), attack)
 
 
 RUSTUP = Path("/root/.cargo/bin")
+"""Where the red team's rustup was (outside HOME); cargo and rustc ask whether or not it is there."""
 
 
-@pytest.mark.skipif(
-    not (RUSTUP / "cargo").exists(), reason="the red team's rustup, outside HOME, is not installed here"
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="a rustup shim outside HOME picks the toolchain from the project's rust-toolchain.toml (path = ...): "
-    "'every part of the command is allowed'",
-)
 @pytest.mark.parametrize("attack", [Attack("cargo --version"), Attack("rustc --version", mode="plan")], ids=named)
 def test_a_version_query_through_a_toolchain_shim_outside_home_asks(tmp_path: Path, attack: Attack) -> None:
     root = make_project(tmp_path / "cases" / "c0", rust_toolchain_from_the_project)
@@ -1861,21 +1834,11 @@ def test_a_version_query_through_a_toolchain_shim_outside_home_asks(tmp_path: Pa
     assert check(engine, "Bash", command=attack.command).behavior != "allow"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="du -X reads its file through the link sub/evil (to outside/secret.txt); the engine reads the link itself "
-    "as for du's operands: 'every part of the command is allowed' (asked before the red team's fixes)",
-)
 @pytest.mark.parametrize("command", ["du -X sub/evil", "du --exclude-from=sub/evil"])
 def test_du_exclude_file_is_read_through_a_link_out_of_the_project(evil_link_project: Path, command: str) -> None:
     assert_not_allowed(evil_link_project, Attack(command))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bash expands ~: to $HOME: (outside the project); the engine reads it as the relative name ~: "
-    "('every part of the command is allowed')",
-)
 @pytest.mark.parametrize("command", ["cat ~:", "cat ~:fz/*"])
 def test_a_tilde_before_a_colon_is_expanded_as_bash_expands_it(tmp_path: Path, command: str) -> None:
     attack = Attack(command, setup=directories_beside_home_named_with_a_colon)

@@ -302,6 +302,16 @@ SYSTEM_READS: dict[str, str] = {
 }
 """Files outside the project any allowed program may open for reading."""
 
+PROGRAM_READS: dict[str, tuple[str, str]] = {
+    "ps": (
+        r"/proc(/\d+(/(stat|status|cmdline|ctty|environ|statm|wchan|cgroup|task(/\d+(/.*)?)?))?)?|/proc/(stat|uptime|"
+        r"meminfo|cpuinfo|tty/drivers|sys/kernel/.*)|/dev/tty|(/usr)?/lib/.*libnuma\.so|/sys/devices/system/node(/.*)?",
+        "ps reads every process's /proc entry (their environ only to count it; it never shows one, as the columns "
+        "agentui lets it show are listed) and looks for libnuma and the NUMA nodes to show them",
+    ),
+}
+"""Files outside the project one program reads on its own, as a regular expression, with the reason."""
+
 _OWN_PROC = ("maps", "cgroup", "mountinfo", "mounts", "status", "stat", "limits", "auxv", "fd/")
 """What a process reads of its own /proc entry: grep and ripgrep their memory map, ripgrep its cgroup (for its
 thread count), df the mounts, bash its descriptors."""
@@ -461,6 +471,9 @@ class Judge:
         if is_within(real, self.project) or real in executed:
             return  # (the project itself; a script's interpreter reads the script it runs)
         if self._system(real):
+            return
+        own = PROGRAM_READS.get(os.path.basename(event.program or ""))
+        if own is not None and re.fullmatch(own[0], str(real)):
             return
         if re.fullmatch(r"/proc/(\d+)/.*", str(real)) and int(str(real).split("/")[2]) in self.pids:
             return  # (a traced process's own /proc entries, named by number)

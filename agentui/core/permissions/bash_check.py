@@ -194,7 +194,9 @@ class BashCheck:
         for step in plan.steps:
             needs.extend(self._step_needs(step, mode))
         if (sequence := _writes_before_more(plan)) is not None:
-            needs.append(Need(sequence))
+            # (where an Edit deny rule names files, only the person may let a link made first carry a later write)
+            edit_denies = any(r.behavior == "deny" and r.tool in EDIT_FAMILY and r.path for r in engine.rules)
+            needs.append(Need(sequence, hard=edit_denies))
         if mode == "bypassPermissions" or (self._bare_bash_allowed() and mode != "plan"):
             needs = [need for need in needs if need.hard]  # (what must be asked whatever the mode or rules say)
         if not needs:

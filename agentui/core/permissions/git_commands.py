@@ -368,9 +368,10 @@ def _grep(rest: list[Arg], use: object) -> Effects:
     cut = parsed.before_dashes if parsed.before_dashes is not None else len(parsed.operands)
     objects = parsed.operands[:cut] if parsed.has("pattern") else parsed.operands[1:cut]  # (the first is the pattern)
     assert effects.git is not None
-    if work_tree:  # (what follows the pattern is paths, not revisions)
-        paths = parsed.operands if parsed.has("pattern") else parsed.operands[1:]
-        effects.git = replace(effects.git, walks=[a for a in paths if a.value != "--"])
+    if work_tree:  # (what follows the pattern is paths, not revisions: read whole, wherever they are)
+        paths = [a for a in (parsed.operands if parsed.has("pattern") else parsed.operands[1:]) if a.value != "--"]
+        effects.git = replace(effects.git, walks=paths)
+        effects.reads += paths
     else:
         effects.git = replace(effects.git, revisions=list(objects))
     return effects

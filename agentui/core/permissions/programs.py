@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agentui.core.permissions.bash_words import NotUnderstood
-from agentui.core.permissions.options import Arg, Parsed, Table, parse, table
+from agentui.core.permissions.options import Arg, Opt, Parsed, Table, parse, table
 from agentui.core.permissions.script_checks import (
     FORBIDDEN_AWK_VARIABLES,
     check_awk_program,
@@ -44,12 +44,19 @@ class Tree:
     """Names starting with a dot below it are passed over (ripgrep without --hidden)."""
     files_only: bool = False
     """Only regular files are listed (find -type f, without -L): a link is not."""
+    hidden_matching: tuple[str, ...] | None = None
+    """ripgrep's override globs and file types: a hidden file is read only where one of these matches its name
+    (None: no such limit)."""
 
     def reads(self, name: str) -> bool:
         """Whether a file of this base name below the tree is read, as GNU grep decides: the last --include or
         --exclude that matches wins; if none does, the file is read unless the first of them is an --include.
         And it passes each find -name test. A glob agentui cannot match exactly as they do is taken to match
         whatever would make the file read."""
+        limit = self.hidden_matching
+        exact = limit is not None and all(_exact_glob(glob) for glob in limit)
+        if exact and name.startswith(".") and not any(simple_glob_match(glob, name) for glob in limit or ()):
+            return False
         for glob, fold in self.all_names:
             if _exact_glob(glob) and not simple_glob_match(
                 glob.lower() if fold else glob, name.lower() if fold else name
@@ -220,8 +227,22 @@ _PS_BSD = frozenset("auxwfjlvrTScnhHmMZ")
 """Letters of ps's BSD-style first word that only choose processes and columns (not `e`: their environments)."""
 
 
+_PS_COLUMNS = frozenset(
+    {
+        "pid", "ppid", "pgid", "pgrp", "sid", "tid", "lwp", "nlwp", "thcount", "user", "euser", "ruser", "uid", "euid",
+        "ruid", "gid", "egid", "group", "egroup", "comm", "ucmd", "ucomm", "cmd", "args", "command", "etime", "etimes",
+        "time", "cputime", "cputimes", "stat", "state", "s", "pcpu", "%cpu", "c", "pmem", "%mem", "rss", "rssize",
+        "rsz", "vsz", "vsize", "sz", "size", "tty", "tt", "tname", "start", "start_time", "stime", "lstart", "bsdstart",
+        "nice", "ni", "pri", "priority", "psr", "wchan", "f", "flags", "cls", "policy", "rtprio", "maj_flt",
+        "min_flt", "cgroup",
+    }
+)  # fmt: skip
+"""Columns ps may show unasked: not `environ` (processes' environments hold keys, agentui's own included)."""
+
+
 def _ps(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    """ps lists processes from /proc; it reads no file it is given. Never their environments (BSD `e`)."""
+    """ps lists processes from /proc; it reads no file it is given. Never their environments (BSD `e`, `-o environ`):
+    its columns are from a list, as are its BSD-style letters."""
     if args and not args[0].value.startswith("-"):
         if not args[0].value or not set(args[0].value) <= _PS_BSD:
             raise NotUnderstood("`ps` is given a BSD-style option agentui does not know to be harmless")
@@ -229,6 +250,12 @@ def _ps(name: str, args: list[Arg], before: Effects | None) -> Effects:
     parsed = parse(name, args, _PS)
     if parsed.operands:
         raise NotUnderstood("`ps` is given an operand agentui does not follow")
+    for flag, _, value in parsed.options:
+        if flag.split("=", 1)[0] in ("-o", "-O", "--format", "--sort") and value is not None:
+            for column in re.split(r"[,\s]+", value.value):
+                keyword = column.split("=", 1)[0].lstrip("+-").lower()
+                if keyword and keyword not in _PS_COLUMNS:
+                    raise NotUnderstood(f"`ps` is asked for the column {keyword!r}, which agentui does not know")
     return Effects()
 
 
@@ -464,10 +491,14 @@ _DU = table("0abcd:hHklLmsSxB:t:X:", ["null", "all", "apparent-size", "block-siz
             "D": "follow", "H": "follow", "dereference-args": "follow"})  # fmt: skip
 _DF = table("aB:hHiklmPTt:vx:", ["all", "block-size=", "human-readable", "si", "inodes", "local", "output?",
             "portability", "print-type", "sync", "no-sync", "total", "type=", "exclude-type=", *_INFO])  # fmt: skip
+_LOCALE = table("acmkv", ["all-locales", "charmaps", "category-name", "keyword-name", "verbose", *_INFO])
 _REALPATH = table("eLmPqsz", ["canonicalize-existing", "canonicalize-missing", "logical", "physical", "quiet",
-                  "relative-to=", "relative-base=", "strip", "no-symlinks", "zero", *_INFO])  # fmt: skip
+                  "relative-to=", "relative-base=", "strip", "no-symlinks", "zero", *_INFO],
+                  paths=("relative-to", "relative-base"))  # fmt: skip
 _READLINK = table("efmnqsvz", ["canonicalize", "canonicalize-existing", "canonicalize-missing", "no-newline",
-                  "quiet", "silent", "verbose", "zero", *_INFO])  # fmt: skip
+                  "quiet", "silent", "verbose", "zero", *_INFO],
+                  marks=dict.fromkeys(("e", "f", "m", "canonicalize", "canonicalize-existing",
+                                       "canonicalize-missing"), "follow"))  # fmt: skip
 _TREE_FLAGS = set("adlfxiAsSnCpugDFvtcUrhJ")
 _TREE_VALUES = {"-L", "-P", "-I"}
 _TREE_LONG = {"--gitignore", "--ignore-case", "--matchdirs", "--prune", "--noreport", "--du", "--si", "--dirsfirst",
@@ -665,17 +696,45 @@ def _rg(name: str, args: list[Arg], before: Effects | None) -> Effects:
         operands = operands[1:]
     operands = operands or [Arg(".")]
     flags = [flag.split("=", 1)[0] for flag, _, _ in parsed.options]
-    hidden = (
-        "--hidden" in flags
-        or sum(1 for flag in flags if flag in ("-u", "--unrestricted")) >= 2
-        # (an override glob or a file type whitelists the names it matches, hidden ones included)
-        or any(flag in ("-g", "--glob", "--iglob", "-t", "--type") for flag in flags)
-    )
+    hidden = "--hidden" in flags or sum(1 for flag in flags if flag in ("-u", "--unrestricted")) >= 2
+    # (an override glob or a file type whitelists the names it matches, hidden ones included)
+    matching = _rg_whitelists(parsed.options) if not hidden else None
     contents = not parsed.has("files")
-    return Effects(
-        reads=[*operands, *parsed.paths()],
-        trees=[Tree(op, parsed.has("follow"), contents, skips_hidden=not hidden) for op in operands],
-    )
+    trees = [
+        Tree(op, parsed.has("follow"), contents, skips_hidden=not hidden and matching is None, hidden_matching=matching)
+        for op in operands
+    ]
+    return Effects(reads=[*operands, *parsed.paths()], trees=trees)
+
+
+_RG_TYPES = {
+    "py": ("*.py", "*.pyi"), "python": ("*.py", "*.pyi"), "js": ("*.js", "*.jsx", "*.vue", "*.cjs", "*.mjs"),
+    "ts": ("*.ts", "*.tsx", "*.cts", "*.mts"), "typescript": ("*.ts", "*.tsx", "*.cts", "*.mts"), "go": ("*.go",),
+    "rust": ("*.rs",), "java": ("*.java", "*.jsp", "*.jspx", "*.properties"), "md": ("*.md", "*.markdown"),
+    "markdown": ("*.md", "*.markdown"), "json": ("*.json",), "yaml": ("*.yaml", "*.yml"), "toml": ("*.toml",),
+    "html": ("*.htm", "*.html"), "css": ("*.css", "*.scss"), "rb": ("*.rb",), "ruby": ("*.rb",), "php": ("*.php",),
+    "c": ("*.c", "*.h"), "cpp": ("*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.h"), "kotlin": ("*.kt", "*.kts"),
+    "swift": ("*.swift",),
+}  # fmt: skip
+"""For the types listed: globs that together match at least every hidden name ripgrep's own type would (an
+extension: a hidden name matches only if it ends with one). A type not listed may match any hidden name."""
+
+
+def _rg_whitelists(options: list[tuple[str, Opt, Arg | None]]) -> tuple[str, ...] | None:
+    """The globs a hidden file must match to be searched, given -g/--glob/--iglob and -t/--type; None without any.
+    A negated glob, a type agentui does not know or a glob it cannot match exactly: `*` (any hidden name)."""
+    found: list[str] = []
+    for flag, _, value in options:
+        name = flag.split("=", 1)[0]
+        if name not in ("-g", "--glob", "--iglob", "-t", "--type") or value is None:
+            continue
+        if name in ("-t", "--type"):
+            found += _RG_TYPES.get(value.value, ("*",))
+        elif value.value.startswith("!"):
+            continue  # (it only excludes)
+        else:
+            found.append(value.value if name != "--iglob" else "*")
+    return tuple(found) if found else None
 
 
 _FIND_GLOBAL = {"-H", "-L", "-P"}
@@ -722,8 +781,8 @@ def _find(name: str, args: list[Arg], before: Effects | None) -> Effects:
         elif word in _FIND_ONE_ARGUMENT or word.startswith("-newer"):
             if i + 1 >= len(args):
                 raise NotUnderstood(f"`find {word}` is missing its value")
-            if word in _FIND_LOOKS_AT:
-                looks.append(args[i + 1])
+            if word in _FIND_LOOKS_AT or (word.startswith("-newer") and len(word) == 8 and word[7] != "t"):
+                looks.append(args[i + 1])  # (-newerXY compares with a file's time, unless Y is t: a date)
             i += 2
         else:
             raise NotUnderstood(f"`find {word}` is not a test or action agentui knows to be harmless")
@@ -1025,6 +1084,9 @@ PROGRAMS: dict[str, Program] = {
     "id": Program(_no_paths(table("agGnruzZ", ["group", "groups", "name", "real", "user", "zero", *_INFO]))),
     "uname": Program(_no_paths(_UNAME, operands=False)),
     "nproc": Program(_no_paths(table("", ["all", "ignore=", *_INFO]), operands=False)),
+    "locale": Program(_no_paths(_LOCALE)),
+    "getconf": Program(_no_paths(table("av:", ["all"]))),  # (a name, and a path it asks pathconf about)
+    "ulimit": Program(_no_paths(table("aHSbcdefiklmnpqrstuvxPRT"), operands=False)),
     "arch": Program(_no_paths(table("", _INFO), operands=False)),
     "uptime": Program(_no_paths(table("ps", ["pretty", "since", *_INFO]), operands=False)),
     "free": Program(_no_paths(_FREE, operands=False)),
@@ -1084,7 +1146,7 @@ PROGRAMS: dict[str, Program] = {
     "du": Program(_lookers(_DU, follow="follow", default_here=True, own_links=True)),
     "df": Program(_df),
     "realpath": Program(_lookers(_REALPATH)),
-    "readlink": Program(_lookers(_READLINK)),
+    "readlink": Program(_lookers(_READLINK, follow="follow", own_links=True)),  # (without -f: the link itself)
     "tree": Program(_tree),
     "grep": Program(_grep),
     "egrep": Program(_grep),

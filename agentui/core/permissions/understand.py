@@ -10,6 +10,7 @@ anything this module cannot follow raises NotUnderstood and the command asks.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -149,6 +150,8 @@ def _steps(
 
 def _grammar_builtin(name: str, args: list[Arg]) -> None:
     """The shell's own commands that are outside the grammar, or the forms of them that are."""
+    if name == "ulimit" and args and all(re.fullmatch(r"-[a-zA-Z]+", a.value) for a in args):
+        return  # (`ulimit -a`, `ulimit -n`: with no value, it only prints)
     if name in _SHELL_STATE:
         raise NotUnderstood(f"`{name}` changes the shell itself or evaluates text as code")
     if name == "command":
