@@ -474,3 +474,59 @@ def test_ripgreps_globs_and_types_read_the_hidden_files_they_match(project: Path
         assert verdict(engine, command) != "allow", command
     for command in ("rg TODO -g '*.py'", "rg -t py print", "rg -g '!*.md' print", "rg print"):
         assert verdict(engine, command) == "allow", command
+
+
+def test_git_never_shows_a_blob_named_on_standard_input_or_by_cat_file(project: Path) -> None:
+    commit_readme(project)
+    git(project, "add", "-f", ".env")
+    git(project, "reset", "-q", "--", ".env")  # (a dangling blob: no listing names it)
+    blob = git(project, "hash-object", ".env").strip()
+    for command in (f"echo {blob} | git show --stdin", "git show --stdin < notes.md", "git log --stdin -p",
+                    f"git cat-file -p {blob}", f"git cat-file blob {blob}", f"git cat-file -p {blob[:8]}"):  # fmt: skip
+        never_allowed(lambda mode: engine_for(project, mode), command)
+    assert verdict(engine_for(project, "default"), f"git cat-file -t {blob}") == "allow"  # (its type only)
+
+
+@pytest.mark.parametrize("config", ["[format]\n\tpretty = %h %G? %s\n", "[pretty]\n\tsig = %h %GS\n"])
+def test_a_pretty_format_in_the_repository_that_checks_signatures_makes_git_ask(project: Path, config: str) -> None:
+    commit_readme(project)
+    with (project / ".git" / "config").open("a") as file:
+        file.write(config)
+    for command in ("git log -1", "git show", "git log --pretty=sig"):
+        never_allowed(lambda mode: engine_for(project, mode), command)
+
+
+def test_a_relative_path_entry_is_searched_from_the_commands_directory(project: Path) -> None:
+    tools = project / "src" / "node_modules" / ".bin"
+    tools.mkdir(parents=True)
+    (tools / "jq").write_text("#!/bin/sh\ntouch ../canary\n")
+    (tools / "jq").chmod(0o755)
+    engine = engine_for(project, "default")
+    engine.bash_environ = {**engine.bash_environ, "PATH": "./node_modules/.bin:/usr/bin:/bin"}
+    assert verdict(engine, "cd src && jq . ../data.json") == "ask"
+    engine.bash_environ = {**engine.bash_environ, "PATH": ":/usr/bin:/bin"}  # (an empty entry is the directory)
+    assert verdict(engine, "cd src/node_modules/.bin && jq . ../../../data.json") == "ask"
+
+
+def test_cp_r_asks_where_a_link_already_sits_in_what_it_copies_over(project: Path) -> None:
+    home = project.parent / "home"
+    (home / ".bashrc").write_text("# mine\n")
+    (project / "build" / "tools").mkdir(parents=True)
+    os.symlink(home / ".bashrc", project / "build" / "tools" / "build.sh")
+    (project / "dest").mkdir()
+    os.symlink(home / ".bashrc", project / "dest" / "app.py")
+    engine = engine_for(project, "acceptEdits")
+    for command in ("cp -r tools build", "cp -rf tools build", "cp -r src/. dest", "cp -rT src dest"):
+        assert verdict(engine, command) == "ask", command
+    assert verdict(engine, "cp -r tools fresh") == "allow"
+
+
+def test_git_reads_its_file_operands_from_the_c_directory_and_walks_what_it_is_given(project: Path) -> None:
+    commit_readme(project)
+    os.symlink("..", project / "src" / "up")
+    for command in ("git -C src diff --no-index app.py up/../outside/secret.txt",
+                    "git -C src blame --contents up/../outside/secret.txt app.py",
+                    "cd src && git grep --no-index KEY ..", "git -C src grep --untracked KEY ..",
+                    "git -C src grep --no-index KEY ..", "git grep --no-index KEY ../outside"):  # fmt: skip
+        never_allowed(lambda mode: engine_for(project, mode), command)
+    assert verdict(engine_for(project, "default"), "git -C src diff --no-index app.py ../README.md") == "allow"
