@@ -240,7 +240,7 @@ def _confine(
     are removed."""
     from agentui.core.dirs import state_dir
     from agentui.core.guard import Guard
-    from agentui.core.standins import recover
+    from agentui.core.standins import recover, registry_in
     from agentui.core.tools.bash import Bash
 
     if sandbox is not None:
@@ -255,7 +255,8 @@ def _confine(
         bash.guard = guard
         engine.bash_environ = bash.environment  # (what the commands' words expand from, exactly)
     engine.guard_available = lambda: guard.available
-    recover(state_dir(env) / "standins")
+    for registry in dict.fromkeys([registry_in(env), state_dir(env) / "standins"]):  # (older versions: the state's)
+        recover(registry)
 
 
 def _read_denials(engine: PermissionEngine) -> list[PathPattern]:

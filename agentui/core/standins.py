@@ -2,7 +2,7 @@
 one it creates itself stays behind in the person's project; so agentui creates the stand-in, binds it, and removes
 it once the last command using it has ended, if it is still exactly what was made (same inode, same content, an
 empty directory still empty). Commands that overlap share them (a count), and so do agentui processes (each lists
-its own in a registry in agentui's state directory, under one lock); a crashed agentui's are removed at the next
+its own in a registry, under one lock: see `registry_in`); a crashed agentui's are removed at the next
 start, once its process is gone."""
 
 from __future__ import annotations
@@ -141,6 +141,10 @@ class StandIns:
             return None
         made = os.lstat(path)
         return _Held(standin, made.st_dev, made.st_ino)
+
+    def held(self) -> list[Path]:
+        """The stand-ins this process holds now."""
+        return [held.standin.path for held in self._held.values()]
 
     def in_place(self) -> frozenset[str]:
         """The paths that are stand-ins now, this process's and other running agentui processes' (a command planned
@@ -314,11 +318,23 @@ def recover(registry: Path) -> list[Path]:
 _BY_REGISTRY: dict[Path, StandIns] = {}
 
 
-def standins_in(env: Mapping[str, str] | None = None) -> StandIns:
-    """The StandIns of this process, registered in agentui's state directory."""
+SYSTEM_REGISTRY = Path("/var/lib/agentui/standins")
+
+
+def registry_in(env: Mapping[str, str] | None = None) -> Path:
+    """Where this process registers its stand-ins: agentui's state directory, or as root one place for the machine,
+    since root's stand-ins include /etc's, which every agentui run as root shares whatever HOME or state directory
+    it was given (each would otherwise take another's stand-in for the person's file and lose it mid-command)."""
+    if os.geteuid() == 0:
+        return SYSTEM_REGISTRY
     from agentui.core.dirs import state_dir
 
-    return standins_for(state_dir(env) / "standins")
+    return state_dir(env) / "standins"
+
+
+def standins_in(env: Mapping[str, str] | None = None) -> StandIns:
+    """The StandIns of this process (see `registry_in`)."""
+    return standins_for(registry_in(env))
 
 
 def standins_for(registry: Path) -> StandIns:

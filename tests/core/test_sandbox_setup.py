@@ -16,6 +16,7 @@ from agentui.core.confined import Confined
 from agentui.core.guard import Guard
 from agentui.core.guarded_paths import home_targets, project_targets
 from agentui.core.sandbox import Sandbox, SandboxConfig
+from agentui.core.standins import standins_in
 from agentui.core.workspace import Workspace
 
 
@@ -74,10 +75,8 @@ class Box:
         self.existing = {path for path in self.watched if os.path.lexists(path)}
 
     def leftovers(self) -> list[Path]:
-        """Protected paths (and their parents) that exist now but did not before, and stand-ins still registered."""
-        state = Path(self.env["AGENTUI_STATE_DIR"])
-        registry = state / "standins"
-        registered = list(registry.glob("*.json")) if registry.is_dir() else []
+        """Protected paths (and their parents) that exist now but did not before, and stand-ins this process holds."""
+        registered = standins_in(self.env).held()
         made = [p for p in self.watched if os.path.lexists(p) and p not in self.existing]
         return made + registered
 

@@ -635,8 +635,9 @@ class BashCheck:
 
 
 _SHOWING = frozenset({"log", "whatchanged", "show", "diff", "diff-tree", "diff-index", "diff-files", "stash",
-                      "cat-file", "grep", "blame", "annotate", "reflog", "rev-list", "shortlog"})  # fmt: skip
-"""git subcommands that can show a file's contents, whatever their options say (`git show -s BLOB` prints it)."""
+                      "grep", "blame", "annotate", "reflog", "rev-list", "shortlog"})  # fmt: skip
+"""git subcommands that can show a file's contents, whatever their options say (`git show -s BLOB` prints it).
+(Not cat-file: -t, -s and -e, which git takes alone, print only a type, a size or nothing.)"""
 _REVISION = re.compile(r"(HEAD|[A-Za-z][\w./-]*)([~^]\d*)*")
 
 
