@@ -530,3 +530,16 @@ def test_git_reads_its_file_operands_from_the_c_directory_and_walks_what_it_is_g
                     "git -C src grep --no-index KEY ..", "git grep --no-index KEY ../outside"):  # fmt: skip
         never_allowed(lambda mode: engine_for(project, mode), command)
     assert verdict(engine_for(project, "default"), "git -C src diff --no-index app.py ../README.md") == "allow"
+
+
+def test_a_file_command_that_moves_nothing_may_come_before_more_and_others_may_not(project: Path) -> None:
+    """rm, rmdir, touch and sed -i leave every later path leading where the check saw it lead; a copy, a move, a link
+    or a new directory may not, nor may anything before git (removing a `.git` file changes the repository)."""
+    (project / "draft.txt").write_text("draft\n")
+    engine = engine_for(project, "acceptEdits")
+    for command in ("rm draft.txt && sed -i 's/print/log/' src/app.py", "touch ran.txt && ls", "rm -f x; cat notes.md"):
+        assert verdict(engine, command) == "allow", command
+    for command in ("rm draft.txt && git status", "mv draft.txt d && cat d", "cp -P srclink d && cat d/app.py",
+                    "ln -s ../outside d && cat d/secret.txt", "mkdir d && ls d",
+                    "touch src/.git && git -C src log"):  # fmt: skip
+        assert verdict(engine, command) == "ask", command

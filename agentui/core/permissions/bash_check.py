@@ -646,6 +646,11 @@ def _plain_revision(value: str) -> bool:
     return _REVISION.fullmatch(value) is not None and not re.fullmatch(r"[0-9a-fA-F]{4,64}", value)
 
 
+_LEAVE_PATHS_BE = frozenset({"rm", "rmdir", "touch", "sed"})
+"""File commands that make no link and no directory and move nothing: the paths after them still lead where the
+check saw them lead. (Not before git: removing or rewriting a `.git` file changes which repository it reads.)"""
+
+
 def _writes_before_more(plan: Understood) -> str | None:
     """Every path of a command is checked against the disk as it is before the command runs; a file command that
     makes a link, moves a directory or creates one, followed by more (or beside more, in a pipeline), would have
@@ -658,6 +663,8 @@ def _writes_before_more(plan: Understood) -> str | None:
         if not step.effects.edits:
             continue
         later = [other for other in steps[index + 1 :] if other.text != step.text]
+        if step.program in _LEAVE_PATHS_BE and not any(other.effects.git for other in later):
+            continue  # (`rm draft.txt && sed -i … calc.py`: nothing it does can make a later path lead elsewhere)
         if later or " ".join(step.text.split()) in piped:
             return f"`{step.text}` changes files and the command goes on after it"
     return None

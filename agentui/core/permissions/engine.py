@@ -242,6 +242,8 @@ class PermissionEngine:
         """A Bash rule covering a command of the see-through parse. Deny and ask rules also see it with quotes
         removed, without its VAR=value prefix, by the program's base name, and (git) without global options; one
         that will be given more arguments (xargs) is covered by any rule it could grow into."""
+        if not self._candidates_of(behavior, "Bash").rules:
+            return None  # (most settings have no deny or ask rule for Bash: nothing to build the texts for)
         texts = [sub.matching_text(with_assignments=True)]
         if behavior != "allow":
             plain = [sub, replace(sub, name=os.path.basename(sub.name))] if "/" in sub.name else [sub]
@@ -249,7 +251,7 @@ class PermissionEngine:
                 if form.assignments:
                     texts.append(form.matching_text())
                 texts.append(form.value_text + (" \x00" if form.open_ended else ""))
-        for text in texts:
+        for text in dict.fromkeys(texts):
             if rule := self._find(behavior, "Bash", command=text):
                 return rule
         if behavior == "allow":
@@ -299,6 +301,14 @@ class PermissionEngine:
 
     # Rule lookup
 
+    def _candidates_of(self, behavior: Behavior, tool: str) -> _Candidates:
+        candidates = self._candidates.get((behavior, tool))
+        if candidates is None:
+            candidates = self._candidates[(behavior, tool)] = _Candidates.of(
+                [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)]
+            )
+        return candidates
+
     def _find(
         self,
         behavior: Behavior,
@@ -313,11 +323,7 @@ class PermissionEngine:
         """The first rule of `behavior` covering the tool (and the command, path or host); `specific` wants a rule
         with a specifier, `bare` one without."""
         where = None if path is None else str(path)  # once, not once per rule
-        candidates = self._candidates.get((behavior, tool))
-        if candidates is None:
-            candidates = self._candidates[(behavior, tool)] = _Candidates.of(
-                [rule for rule in self._rules if rule.behavior == behavior and rule.covers_tool(tool)]
-            )
+        candidates = self._candidates_of(behavior, tool)
         if (
             command is not None
             and candidates.any_command is not None

@@ -10,6 +10,7 @@ import os
 import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 WALK_LIMIT = 50_000
@@ -27,7 +28,7 @@ class Resolved:
     real: Path
     """Every link followed: where a read or write lands."""
 
-    @property
+    @cached_property
     def forms(self) -> tuple[Path, ...]:
         return tuple(dict.fromkeys((self.written, self.located, self.real)))
 
@@ -55,7 +56,9 @@ def resolve(value: str, cwd: Path, directories: dict[str, str] | None = None) ->
             directories[parent] = real_parent
     located = os.path.join(real_parent, name)
     real = os.path.realpath(located) if os.path.islink(located) else located
-    return Resolved(written, Path(located), Path(real))
+    # (one Path for equal forms, the common case: a long command resolves thousands)
+    located_path = written if located == str(written) else Path(located)
+    return Resolved(written, located_path, located_path if real == located else Path(real))
 
 
 @dataclass
