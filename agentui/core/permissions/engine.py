@@ -13,7 +13,7 @@ import re
 import stat
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -242,26 +242,23 @@ class PermissionEngine:
         """A Bash rule covering a command of the see-through parse. Deny and ask rules also see it with quotes
         removed, without its VAR=value prefix, by the program's base name, and (git) without global options; one
         that will be given more arguments (xargs) is covered by any rule it could grow into."""
-        if not self._candidates_of(behavior, "Bash").rules:
+        candidates = self._candidates_of(behavior, "Bash")
+        if not candidates.rules:
             return None  # (most settings have no deny or ask rule for Bash: nothing to build the texts for)
-        texts = [sub.matching_text(with_assignments=True)]
-        if behavior != "allow":
-            plain = [sub, replace(sub, name=os.path.basename(sub.name))] if "/" in sub.name else [sub]
-            for form in plain:  # (`/usr/bin/touch` is touch to a deny rule, never to an allow)
-                if form.assignments:
-                    texts.append(form.matching_text())
-                texts.append(form.value_text + (" \x00" if form.open_ended else ""))
-        for text in dict.fromkeys(texts):
+        # (`/usr/bin/touch` is touch to a deny rule, never to an allow)
+        texts = (sub.matching_text(with_assignments=True),) if behavior == "allow" else sub.guarded_texts
+        gate = candidates.any_command
+        for text in texts:
+            if gate is not None and gate.fullmatch(text) is None:
+                continue  # (the common case, without a call)
             if rule := self._find(behavior, "Bash", command=text):
                 return rule
         if behavior == "allow":
             return None
-        base = os.path.basename(sub.name)
-        known = " ".join((base, *sub.value_text.split(" ")[1:]))
-        if base == "git" and (rule := self._git_rule(behavior, known)):
+        if os.path.basename(sub.name) == "git" and (rule := self._git_rule(behavior, sub.known_text)):
             return rule
         if sub.open_ended:
-            return self._grown_into(behavior, known)
+            return self._grown_into(behavior, sub.known_text)
         return None
 
     def text_rule(self, behavior: Behavior, text: str, program: str, values: str | None = None) -> Rule | None:

@@ -10,8 +10,9 @@ import os
 import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
+
+from agentui.core.permissions.once import once
 
 WALK_LIMIT = 50_000
 _MAGIC = ("/proc/", "/dev/fd/", "/dev/stdin", "/dev/stdout", "/dev/stderr")
@@ -28,7 +29,7 @@ class Resolved:
     real: Path
     """Every link followed: where a read or write lands."""
 
-    @cached_property
+    @once
     def forms(self) -> tuple[Path, ...]:
         return tuple(dict.fromkeys((self.written, self.located, self.real)))
 

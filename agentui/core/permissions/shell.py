@@ -9,11 +9,14 @@ that runs unchecked, so anything it cannot see through sets `problem`, and the e
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
-from functools import cache, cached_property
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
+
+from agentui.core.permissions.once import once
 
 MAX_COMMAND_CHARS = 10_000
 MAX_DEPTH = 5
@@ -61,24 +64,41 @@ class SimpleCommand:
     fed_from: tuple[str, ...] | None = None
     """For `find DIRS ... | xargs CMD`: the appended arguments are paths under these."""
 
-    @cached_property  # (every rule lookup asks for it; computed once per command)
+    @once  # (every rule lookup asks for it; computed once per command)
     def text(self) -> str:
         """The command as rules see it: name and arguments, whitespace collapsed, no leading assignments."""
         return " ".join(" ".join((self.name, *self.texts)).split())
 
-    @cached_property
+    @once
     def value_text(self) -> str:
         """The command with its quotes removed, where each word's value is known (`git 'push'` is `git push`)."""
         values = (word if word is not None else text for word, text in zip(self.words, self.texts, strict=True))
         return " ".join(" ".join((self.name, *values)).split())
 
-    @cached_property
+    @once
     def full_text(self) -> str:
         return " ".join((*self.assignments, self.text))
 
     def matching_text(self, *, with_assignments: bool = False) -> str:
         base = self.full_text if with_assignments else self.text
         return base + " \x00" if self.open_ended else base  # \x00 only a wildcard can match
+
+    @once
+    def guarded_texts(self) -> tuple[str, ...]:
+        """Every form a deny or ask rule sees it in (asked for twice per check, once for each): as written, without
+        its VAR=value prefix, with quotes removed, and by the program's base name (`/usr/bin/touch` is touch)."""
+        texts = [self.matching_text(with_assignments=True)]
+        forms = [self, replace(self, name=os.path.basename(self.name))] if "/" in self.name else [self]
+        for form in forms:
+            if form.assignments:
+                texts.append(form.matching_text())
+            texts.append(form.value_text + (" \x00" if form.open_ended else ""))
+        return tuple(dict.fromkeys(texts))
+
+    @once
+    def known_text(self) -> str:
+        """The program's base name and its arguments' values."""
+        return " ".join((os.path.basename(self.name), *self.value_text.split(" ")[1:]))
 
 
 @dataclass(frozen=True)
@@ -133,6 +153,9 @@ def parse_tree(command: str) -> Any:
     return _parser().parse(command.encode())
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def analyze(command: str, depth: int = 0) -> ShellAnalysis:
     result = ShellAnalysis()
     if len(command) > MAX_COMMAND_CHARS:
@@ -144,7 +167,7 @@ def analyze(command: str, depth: int = 0) -> ShellAnalysis:
     if "\x00" in command:
         result.flag("the command contains a NUL byte")
         return result
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in command):
+    if _SURROGATE.search(command):
         result.flag("the command is not valid text")
         return result
     tree = parse_tree(command)
