@@ -108,13 +108,14 @@ class Guard:
         targets += home_targets(self.home, self.env)
         targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         standins = standins_in(self.env)
-        plan = plan_protection(
-            targets,
-            can_replace=lambda path: os.access(os.path.dirname(path) or "/", os.W_OK),
-            can_write=lambda path: os.access(path, os.W_OK),
-            standins=standins.in_place(),
-        )
-        lease = standins.acquire(plan.standins)
+        with standins.locked():  # (see `locked`)
+            plan = plan_protection(
+                targets,
+                can_replace=lambda path: os.access(os.path.dirname(path) or "/", os.W_OK),
+                can_write=lambda path: os.access(path, os.W_OK),
+                standins=standins.in_place(),
+            )
+            lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
         try:
             links = list(plan.links)

@@ -258,13 +258,14 @@ class Sandbox:
             excludes = excludes or git.excludes_file
         targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         standins = standins_in(self.env)
-        plan = plan_protection(
-            targets,
-            can_replace=lambda path: within_any(os.path.dirname(path), writable),
-            can_write=lambda path: within_any(path, writable),
-            standins=standins.in_place(),
-        )
-        lease = standins.acquire(plan.standins)
+        with standins.locked():  # (see `locked`)
+            plan = plan_protection(
+                targets,
+                can_replace=lambda path: within_any(os.path.dirname(path), writable),
+                can_write=lambda path: within_any(path, writable),
+                standins=standins.in_place(),
+            )
+            lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
         try:
             args = [self._bwrap, "--die-with-parent", "--unshare-all"]

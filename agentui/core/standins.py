@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import stat
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,11 +66,34 @@ class StandIns:
         self.registry = registry
         self._held: dict[str, _Held] = {}
         self._me = f"{os.getpid()}-{_start_time(os.getpid()) or 0}"
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the registry while a command's mounts are planned and its stand-ins taken: otherwise another
+        agentui's stand-in made in between would be planned as the person's file and could go before the command
+        mounts it. (Re-entrant: `acquire` inside holds it already.)"""
+        with self._locked():
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        """The registry's lock (one agentui process at a time). Where the state directory cannot be written, the
-        stand-ins still work, unregistered: only their removal after a crash is lost."""
+        """The registry's lock (one agentui process, one thread at a time). Where the state directory cannot be
+        written, the stand-ins still work, unregistered: only their removal after a crash is lost."""
+        with self._thread_lock:
+            if self._depth:  # (within `locked`: held already)
+                yield
+            else:
+                with self._file_locked():
+                    yield
+
+    @contextlib.contextmanager
+    def _file_locked(self) -> Iterator[None]:
         try:
             self.registry.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.registry / _LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)

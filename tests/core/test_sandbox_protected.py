@@ -9,12 +9,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agentui.core.standins import StandIn, recover, standins_for
+from agentui.core.standins import SYSTEM_REGISTRY, StandIn, recover, registry_in, standins_for
 from tests.core.test_sandbox_setup import Box, boxed, git
 
 
@@ -262,6 +263,52 @@ def test_a_stand_in_another_agentui_made_is_borrowed_not_removed_under_it(tmp_pa
     assert other.stdout.splitlines() == [str([str(project / ".claude")]), "[]"]
     assert (project / ".claude").is_dir()
     assert mine.release(lease) == [project / ".claude"] and not (project / ".claude").exists()
+
+
+def test_every_agentui_run_as_root_shares_one_registry_whatever_its_state_directory(tmp_path: Path) -> None:
+    """Root's stand-ins include /etc's, which every agentui run as root shares: with a registry per state directory,
+    one took another's stand-in for the person's file, and it went before the command mounted it."""
+    first = registry_in({"AGENTUI_STATE_DIR": str(tmp_path / "a")})
+    second = registry_in({"AGENTUI_STATE_DIR": str(tmp_path / "b")})
+    if os.geteuid() == 0:
+        assert first == second == SYSTEM_REGISTRY
+    else:
+        assert (first, second) == (tmp_path / "a" / "standins", tmp_path / "b" / "standins")
+
+
+def wait_until_waiting_for_a_lock(pid: int) -> None:
+    """Until the process sleeps in the kernel waiting for a file lock (its wchan names the lock wait)."""
+    deadline = time.monotonic() + 60
+    while "lock" not in Path(f"/proc/{pid}/wchan").read_text():
+        assert time.monotonic() < deadline, "the other process never waited for the registry's lock"
+        time.sleep(0.01)
+
+
+def test_no_other_agentui_makes_or_removes_a_stand_in_while_a_command_is_planned(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    project = tmp_path / "project"
+    project.mkdir()
+    mine = standins_for(registry)
+    script = (
+        "import sys; from pathlib import Path; from agentui.core.standins import StandIn, standins_for\n"
+        "s = standins_for(Path(sys.argv[1])); lease = s.acquire([StandIn(Path(sys.argv[2]), False)])\n"
+        "print(sorted(map(str, lease.present)), flush=True); s.release(lease)"
+    )
+    with mine.locked():
+        other = subprocess.Popen(
+            [sys.executable, "-c", script, str(registry), str(project / ".mcp.json")],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=os.getcwd(),
+        )
+        wait_until_waiting_for_a_lock(other.pid)
+        assert not (project / ".mcp.json").exists()  # (planned missing: ours to make)
+        lease = mine.acquire([StandIn(project / ".mcp.json", False)])
+        assert lease.present == {project / ".mcp.json"} and other.poll() is None
+    out, _ = other.communicate(timeout=60)
+    assert other.returncode == 0 and out.strip() == str([str(project / ".mcp.json")])
+    assert (project / ".mcp.json").exists()  # (it borrowed ours and left it to us)
+    assert mine.release(lease) == [project / ".mcp.json"] and not (project / ".mcp.json").exists()
 
 
 @pytest.mark.parametrize("guard", [False, True])
