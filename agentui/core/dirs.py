@@ -37,6 +37,10 @@ def state_dir(env: Mapping[str, str] | None = None) -> Path:
     return _user_dir(env, "AGENTUI_STATE_DIR", "state")
 
 
+MACHINE_STATE = Path("/var/lib/agentui")
+"""What agentui run as root keeps for the whole machine (the stand-ins' registry: see `standins.registry_in`)."""
+
+
 def claude_config_dir(env: Mapping[str, str] | None = None) -> Path:
     """Claude Code's directory: settings, memory, sessions (`$CLAUDE_CONFIG_DIR`, else ~/.claude)."""
     env = os.environ if env is None else env

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentui.core.dirs import claude_config_dir, config_dir, data_dir, state_dir
+from agentui.core.dirs import MACHINE_STATE, claude_config_dir, config_dir, data_dir, state_dir
 
 if TYPE_CHECKING:
     from agentui.core.denied_files import DeniedFiles
@@ -179,6 +179,7 @@ def home_targets(home: Path, env: Mapping[str, str]) -> list[Target]:
     if os.geteuid() == 0:  # (as root, /etc is writable: what every shell or process reads at start)
         targets += [_file(Path("/etc") / name) for name in SYSTEM_FILES]
         targets += [_directory(Path("/etc") / name) for name in SYSTEM_DIRECTORIES]
+        targets += [_directory(MACHINE_STATE)]  # (the stand-ins' registry: agentui removes what it lists)
     return targets
 
 

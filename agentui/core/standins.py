@@ -342,16 +342,14 @@ def recover(registry: Path) -> list[Path]:
 _BY_REGISTRY: dict[Path, StandIns] = {}
 
 
-SYSTEM_REGISTRY = Path("/var/lib/agentui/standins")
-
-
 def registry_in(env: Mapping[str, str] | None = None) -> Path:
     """Where this process registers its stand-ins: agentui's state directory, or as root one place for the machine,
     since root's stand-ins include /etc's, which every agentui run as root shares whatever HOME or state directory
     it was given (each would otherwise take another's stand-in for the person's file and lose it mid-command)."""
+    from agentui.core.dirs import MACHINE_STATE, state_dir
+
     if os.geteuid() == 0:
-        return SYSTEM_REGISTRY
-    from agentui.core.dirs import state_dir
+        return MACHINE_STATE / "standins"
 
     return state_dir(env) / "standins"
 

@@ -141,3 +141,27 @@ def test_a_start_up_file_that_is_a_link_cannot_be_re_pointed_and_its_target_is_p
     box.run("echo evil >> ~/.bashrc; ln -sfn /tmp/evil ~/.bashrc; rm -f ~/.bashrc", guard=True)
     assert os.readlink(box.home / ".bashrc") == str(dotfiles / "bashrc")
     assert (dotfiles / "bashrc").read_text() == "# mine\n"
+
+
+def test_the_stand_ins_registry_cannot_be_written(box: Box) -> None:
+    """agentui removes at its next start what a registry lists (a crashed agentui's stand-ins): a command that could
+    list the person's file there could have it removed. As root the registry is the machine's, outside the state
+    directory; the guard holds it too, and /etc's start-up files."""
+    from agentui.core.standins import registry_in
+
+    registry = registry_in(box.env)
+    registry.mkdir(parents=True, exist_ok=True)
+    forged = registry / "1-1.json"
+    zshenv = Path("/etc/zshenv")
+    before = zshenv.read_bytes() if zshenv.exists() else None
+    made = [forged, registry.parent / "planted", Path("/etc/profile.d/z.sh")] + ([zshenv] if before is None else [])
+    try:
+        done = box.run(f"echo '{{\"held\": []}}' > {forged}; touch {registry.parent}/planted", guard=True)
+        assert done.code != 0 and not forged.exists() and not (registry.parent / "planted").exists(), done.err
+        if os.geteuid() == 0:
+            box.run("echo 'echo evil' >> /etc/zshenv; echo x > /etc/profile.d/z.sh", guard=True)
+            assert (zshenv.read_bytes() if zshenv.exists() else None) == before
+            assert not Path("/etc/profile.d/z.sh").exists()
+    finally:
+        for path in made:
+            path.unlink(missing_ok=True)

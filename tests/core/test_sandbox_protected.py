@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.standins import SYSTEM_REGISTRY, StandIn, recover, registry_in, standins_for
+from agentui.core.dirs import MACHINE_STATE
+from agentui.core.standins import StandIn, recover, registry_in, standins_for
 from tests.core.test_sandbox_setup import Box, boxed, git
 
 
@@ -271,7 +272,7 @@ def test_every_agentui_run_as_root_shares_one_registry_whatever_its_state_direct
     first = registry_in({"AGENTUI_STATE_DIR": str(tmp_path / "a")})
     second = registry_in({"AGENTUI_STATE_DIR": str(tmp_path / "b")})
     if os.geteuid() == 0:
-        assert first == second == SYSTEM_REGISTRY
+        assert first == second == MACHINE_STATE / "standins"
     else:
         assert (first, second) == (tmp_path / "a" / "standins", tmp_path / "b" / "standins")
 
