@@ -541,5 +541,8 @@ def test_a_file_command_that_moves_nothing_may_come_before_more_and_others_may_n
         assert verdict(engine, command) == "allow", command
     for command in ("rm draft.txt && git status", "mv draft.txt d && cat d", "cp -P srclink d && cat d/app.py",
                     "ln -s ../outside d && cat d/secret.txt", "mkdir d && ls d",
-                    "touch src/.git && git -C src log"):  # fmt: skip
+                    "touch src/.git && git -C src log",
+                    # (files the check reads to judge what follows: which files ripgrep reads)
+                    "sed -i 's/x/!.env/' .gitignore && rg KEY", "rm .gitignore && rg KEY",
+                    "touch .ignore && rg KEY"):  # fmt: skip
         assert verdict(engine, command) == "ask", command

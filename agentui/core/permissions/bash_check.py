@@ -649,6 +649,18 @@ def _plain_revision(value: str) -> bool:
 _LEAVE_PATHS_BE = frozenset({"rm", "rmdir", "touch", "sed"})
 """File commands that make no link and no directory and move nothing: the paths after them still lead where the
 check saw them lead. (Not before git: removing or rewriting a `.git` file changes which repository it reads.)"""
+_READ_BY_THE_CHECK = (".gitignore", ".ignore", ".rgignore", ".fdignore", ".gitattributes", ".gitmodules", ".git")
+"""Files the check reads to judge a later program (which files ripgrep reads, what git runs): changed first, they
+would make that judgement stale."""
+
+
+def _leaves_paths_be(step: Step) -> bool:
+    if step.program not in _LEAVE_PATHS_BE:
+        return False
+    changed = [*(arg.value for arg in step.effects.writes), *(tree.path.value for tree in step.effects.removes)]
+    return not any(
+        part in _READ_BY_THE_CHECK or part.startswith(".git") for value in changed for part in value.split("/")
+    )
 
 
 def _writes_before_more(plan: Understood) -> str | None:
@@ -663,7 +675,7 @@ def _writes_before_more(plan: Understood) -> str | None:
         if not step.effects.edits:
             continue
         later = [other for other in steps[index + 1 :] if other.text != step.text]
-        if step.program in _LEAVE_PATHS_BE and not any(other.effects.git for other in later):
+        if _leaves_paths_be(step) and not any(other.effects.git for other in later):
             continue  # (`rm draft.txt && sed -i … calc.py`: nothing it does can make a later path lead elsewhere)
         if later or " ".join(step.text.split()) in piped:
             return f"`{step.text}` changes files and the command goes on after it"
