@@ -546,3 +546,31 @@ def test_a_file_command_that_moves_nothing_may_come_before_more_and_others_may_n
                     "sed -i 's/x/!.env/' .gitignore && rg KEY", "rm .gitignore && rg KEY",
                     "touch .ignore && rg KEY"):  # fmt: skip
         assert verdict(engine, command) == "ask", command
+
+
+def test_a_file_command_never_comes_before_a_glob_nor_beside_anything_in_a_pipeline(project: Path) -> None:
+    """The third red team's finds: a name `touch` makes joins a later glob's expansion as an option; a name `rm`
+    takes away leaves a later glob to bash as the literal pattern (a link the check never resolved); a pipeline runs
+    its parts at once."""
+    (project / "x.txt").write_text("x\n")
+    (project / "hooks").mkdir()
+    (project / "hooks" / "pre-commit").write_text("touch pwned\n")
+    (project / "d").mkdir()
+    os.symlink("../outside/secret.txt", project / "x[.]txt")
+    engine = engine_for(project, "acceptEdits")
+    attacks = [
+        "touch './-e1eecho touch PWNED|sh #.txt' && sed -n p *.txt",
+        "touch -- -t.git && cp -r hooks *t.git",
+        "touch -- -t.claude && cp notes.md *t.claude",
+        "cd d && touch ./-o.envrc && sort *",
+        "touch ./--files0-from=.env && wc *from*",
+        "touch ./-f.env && file *f.env",
+        "rm x.txt && cat x[.]txt",
+        "rm x.txt && cp -r hooks x[.]txt",
+        "touch './-e1eecho touch PWNED|sh #.txt' | sed -n p *.txt",
+        "sed -n p *.txt | touch a",
+        "touch ./-printf && find . -name x.txt | xargs cat",
+    ]
+    for command in attacks:
+        assert verdict(engine, command) != "allow", command
+    assert verdict(engine, "cat x[.]txt") == "allow"  # (alone, the glob means x.txt then too)

@@ -654,8 +654,13 @@ _READ_BY_THE_CHECK = (".gitignore", ".ignore", ".rgignore", ".fdignore", ".gitat
 would make that judgement stale."""
 
 
-def _leaves_paths_be(step: Step) -> bool:
+def _leaves_paths_be(step: Step, later: list[Step]) -> bool:
+    """`step` changes nothing the checks of `later` read from the disk. Not where a later step has a glob (a name
+    `touch` makes, like `-t.git`, would join its arguments, as an option; a name `rm` takes away would leave the
+    pattern itself, a name the check never resolved), runs git, or is fed names by find (xargs)."""
     if step.program not in _LEAVE_PATHS_BE:
+        return False
+    if any(other.listed or other.effects.git or other.names_from is not None for other in later):
         return False
     changed = [*(arg.value for arg in step.effects.writes), *(tree.path.value for tree in step.effects.removes)]
     return not any(
@@ -675,9 +680,10 @@ def _writes_before_more(plan: Understood) -> str | None:
         if not step.effects.edits:
             continue
         later = [other for other in steps[index + 1 :] if other.text != step.text]
-        if _leaves_paths_be(step) and not any(other.effects.git for other in later):
+        in_pipeline = " ".join(step.text.split()) in piped
+        if not in_pipeline and _leaves_paths_be(step, later):
             continue  # (`rm draft.txt && sed -i … calc.py`: nothing it does can make a later path lead elsewhere)
-        if later or " ".join(step.text.split()) in piped:
+        if later or in_pipeline:
             return f"`{step.text}` changes files and the command goes on after it"
     return None
 
