@@ -570,7 +570,13 @@ def test_a_file_command_never_comes_before_a_glob_nor_beside_anything_in_a_pipel
         "touch './-e1eecho touch PWNED|sh #.txt' | sed -n p *.txt",
         "sed -n p *.txt | touch a",
         "touch ./-printf && find . -name x.txt | xargs cat",
+        # (a redirection makes a name as touch does)
+        "echo x > ./-t.git && cp -r hooks *t.git",
+        "cat x.txt > ./-n; cat *",
+        "echo '!.env' >> .gitignore && rg KEY",
     ]
     for command in attacks:
         assert verdict(engine, command) != "allow", command
     assert verdict(engine, "cat x[.]txt") == "allow"  # (alone, the glob means x.txt then too)
+    for command in ("echo hi > out.txt && cat out.txt", "ls > /dev/null && cat *.md", "cat *.md > ./-n"):
+        assert verdict(engine, command) == "allow", command

@@ -658,14 +658,23 @@ def _leaves_paths_be(step: Step, later: list[Step]) -> bool:
     """`step` changes nothing the checks of `later` read from the disk. Not where a later step has a glob (a name
     `touch` makes, like `-t.git`, would join its arguments, as an option; a name `rm` takes away would leave the
     pattern itself, a name the check never resolved), runs git, or is fed names by find (xargs)."""
-    if step.program not in _LEAVE_PATHS_BE:
+    if step.effects.edits and step.program not in _LEAVE_PATHS_BE:
         return False
     if any(other.listed or other.effects.git or other.names_from is not None for other in later):
         return False
     changed = [*(arg.value for arg in step.effects.writes), *(tree.path.value for tree in step.effects.removes)]
+    changed += _redirected_files(step)
     return not any(
         part in _READ_BY_THE_CHECK or part.startswith(".git") for value in changed for part in value.split("/")
     )
+
+
+_WRITE_NOTHING = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+def _redirected_files(step: Step) -> list[str]:
+    """The files a step's redirections create or write (`echo x > ./-t.git` makes a name as touch would)."""
+    return [target for opening, target in step.redirects if opening.writes and target not in _WRITE_NOTHING]
 
 
 def _writes_before_more(plan: Understood) -> str | None:
@@ -677,7 +686,7 @@ def _writes_before_more(plan: Understood) -> str | None:
         " ".join(w.text for w in c.words) for p in plan.syntax.pipelines if len(p.commands) > 1 for c in p.commands
     }
     for index, step in enumerate(steps):
-        if not step.effects.edits:
+        if not step.effects.edits and not _redirected_files(step):
             continue
         later = [other for other in steps[index + 1 :] if other.text != step.text]
         in_pipeline = " ".join(step.text.split()) in piped
