@@ -574,6 +574,12 @@ def test_a_file_command_never_comes_before_a_glob_nor_beside_anything_in_a_pipel
         "echo x > ./-t.git && cp -r hooks *t.git",
         "cat x.txt > ./-n; cat *",
         "echo '!.env' >> .gitignore && rg KEY",
+        # (the fourth red team's: the same words again after the write, judged against the disk before it)
+        "rg x * > --pre=sh; rg x *",
+        "diff *.md > --from-file=.env; diff *.md",
+        "sort *.md > --output=CLAUDE.md && sort *.md",
+        "rg --no-filename -N . > .ignore; rg --no-filename -N .",
+        "git status > out && git status",
     ]
     for command in attacks:
         assert verdict(engine, command) != "allow", command

@@ -682,14 +682,12 @@ def _writes_before_more(plan: Understood) -> str | None:
     makes a link, moves a directory or creates one, followed by more (or beside more, in a pipeline), would have
     those paths mean something else by then. So a file command runs unasked only as the command's last part."""
     steps = plan.steps
-    piped = {
-        " ".join(w.text for w in c.words) for p in plan.syntax.pipelines if len(p.commands) > 1 for c in p.commands
-    }
-    for index, step in enumerate(steps):
+    for step in steps:
         if not step.effects.edits and not _redirected_files(step):
             continue
-        later = [other for other in steps[index + 1 :] if other.text != step.text]
-        in_pipeline = " ".join(step.text.split()) in piped
+        # (by pipeline, not by text: `rg x * > --pre=sh; rg x *` is the same text twice, one after the other)
+        later = [other for other in steps if other.pipeline > step.pipeline]
+        in_pipeline = len(plan.syntax.pipelines[step.pipeline].commands) > 1
         if not in_pipeline and _leaves_paths_be(step, later):
             continue  # (`rm draft.txt && sed -i … calc.py`: nothing it does can make a later path lead elsewhere)
         if later or in_pipeline:

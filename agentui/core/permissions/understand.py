@@ -68,6 +68,9 @@ class Step:
     person) lets it run."""
     listed: list[str] = field(default_factory=list)
     """The directories bash lists to expand the command's globs (whatever the program does with the names)."""
+    pipeline: int = 0
+    """Which of the command's pipelines it belongs to (the same pipeline is stepped once per directory a `cd` may
+    have left the shell in: those are alternatives, not one after the other)."""
 
     @property
     def value_text(self) -> str:
@@ -94,7 +97,7 @@ def understand(command: str, environ: Mapping[str, str], cwd: Path) -> Understoo
     states: list[tuple[Place, bool]] = [(Place(cwd, cwd), True)]
     steps: list[Step] = []
     data = command.encode()
-    for pipeline in syntax.pipelines:
+    for number, pipeline in enumerate(syntax.pipelines):
         connector = pipeline.connector
         running = [s for s in states if connector in (None, ";") or s[1] == (connector == "&&")]
         passing = [s for s in states if s not in running]
@@ -104,6 +107,8 @@ def understand(command: str, environ: Mapping[str, str], cwd: Path) -> Understoo
             before: Effects | None = None
             for index, command_node in enumerate(pipeline.commands):
                 made = _steps(command_node, data, environ, place, before)
+                for step in made:
+                    step.pipeline = number
                 steps.extend(made)
                 firsts.append(made[0])
                 # (what flows down the pipe is the command's output alone only through `|` from a command whose
