@@ -78,6 +78,7 @@ def test_esc_esc_rewinds_files_bash_changes_and_the_conversation(
 
         terminal.keys("C-u")
         terminal.type("one, differently")
+        terminal.wait_for("one, differently")  # (in the box before Enter sends it: keys lag on a busy machine)
         terminal.keys("Enter")
         terminal.wait_for("Turn one, the second time.")
         terminal.quit()
