@@ -13,19 +13,8 @@ import pytest
 from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
-from tests.support.permissions import check
+from tests.support.permissions import PREFIX_RULES, check
 
-PREFIX_RULES = (
-    "Bash(echo:*)",
-    "Bash(cat:*)",
-    "Bash(ls:*)",
-    "Bash(git status:*)",
-    "Bash(npm test:*)",
-    "Bash(printf:*)",
-    "Bash(read:*)",
-    "Bash(test:*)",
-)
-"""The rules of the "prefix allow rules" mode: broad, and none of them covers what the attacks really run."""
 MODES = ["default", "plan", "acceptEdits", "rules"]
 
 

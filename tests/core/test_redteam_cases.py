@@ -21,20 +21,10 @@ from agentui.core.permissions.engine import Mode, PermissionEngine
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.rules import READ_FAMILY, parse_rule
 from agentui.core.workspace import Workspace
-from tests.support.permissions import check
+from tests.support.permissions import PREFIX_RULES, check
 
 Setup = Callable[[Path], None]
 DENY = ("Read(./.env)", "Read(~/.ssh/**)")
-PREFIX_RULES = (
-    "Bash(echo:*)",
-    "Bash(cat:*)",
-    "Bash(ls:*)",
-    "Bash(git status:*)",
-    "Bash(npm test:*)",
-    "Bash(printf:*)",
-    "Bash(read:*)",
-    "Bash(test:*)",
-)
 MODES: dict[str, Mode] = {
     "default": "default",
     "plan": "plan",

@@ -36,19 +36,8 @@ from typing import Any
 import pytest
 
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.permissions import PREFIX_RULES
 from tests.support.sse import anthropic_stream
-
-PREFIX_RULES = (
-    "Bash(echo:*)",
-    "Bash(cat:*)",
-    "Bash(ls:*)",
-    "Bash(git status:*)",
-    "Bash(npm test:*)",
-    "Bash(printf:*)",
-    "Bash(read:*)",
-    "Bash(test:*)",
-)
-"""The "prefix allow rules" mode: broad rules, none of which covers what an attack really runs."""
 
 MODES: dict[str, tuple[tuple[str, ...], bool]] = {
     "default": ((), False),

@@ -157,16 +157,17 @@ def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str |
         return f"the name {path.name!r} would be split by xargs"
     if checks.protected is not None and (why := checks.protected(path)):
         return why
-    if checks.denied is not None and stat.S_ISREG(info.st_mode):
-        real = Path(os.path.realpath(path))
+    if not stat.S_ISREG(info.st_mode) or (checks.denied is None and checks.asked is None and checks.kept is None):
+        return None
+    real = Path(os.path.realpath(path))  # (once: each check below wants where the name leads)
+    if checks.denied is not None:
         if checks.denied(path) or checks.denied(real):
             return f"{path} is a file a deny rule covers"
         if (info.st_dev, info.st_ino) in checks.denied_inodes:
             return f"{path} is another name for a file a deny rule covers"
-    asked = checks.asked
-    if asked is not None and stat.S_ISREG(info.st_mode) and (asked(path) or asked(Path(os.path.realpath(path)))):
+    if checks.asked is not None and (checks.asked(path) or checks.asked(real)):
         return f"{path} is a file an ask rule covers"
-    if checks.kept is not None and stat.S_ISREG(info.st_mode) and (why := checks.kept(Path(os.path.realpath(path)))):
+    if checks.kept is not None and (why := checks.kept(real)):
         return f"{path} is in git's objects, and {why}"
     return None
 
