@@ -206,6 +206,17 @@ def literal(node: Any) -> str | None:
     return None
 
 
+def _token_value(kind: str, text: str) -> str | None:
+    """`literal` of a node with no children, from its type and text (the common case, without the node calls)."""
+    if kind == "word":
+        return _unescape(text)
+    if kind == "raw_string":
+        return text[1:-1]
+    if kind == "number":
+        return text
+    return None
+
+
 def _unescape(text: str) -> str:
     if "\\" not in text:
         return text
@@ -244,9 +255,11 @@ def _find_starts(node: Any) -> tuple[str, ...] | None:
     """The start directories of a plain `find` command node (all literal words), else None."""
     if node.type != "command":
         return None
-    words = [literal(c) for c in node.children if c.type != "command_name"]
     name = node.child_by_field_name("name")
-    if name is None or literal(name.children[0]) != "find" or any(w is None for w in words):
+    if name is None or literal(name.children[0]) != "find":
+        return None
+    words = [literal(c) for c in node.children if c.type != "command_name"]
+    if any(w is None for w in words):
         return None
     starts = []
     for word in words:
@@ -295,7 +308,8 @@ class _Walker:
             elif kind == "expansion":
                 self._expansion(node)
             for child in node.children:
-                self.visit(child)
+                if child.child_count:  # (a token holds nothing that runs: most nodes are, and a call costs)
+                    self.visit(child)
 
     def _pipeline(self, node: Any) -> None:
         """A pipeline, noting where `find` feeds `xargs` the names of files it found (and only that)."""
@@ -389,33 +403,35 @@ class _Walker:
 
     def _command(self, node: Any, spilled: list[Any] | None = None) -> None:
         assignments: list[str] = []
-        name_node = None
+        name_parts: list[Any] | None = None
         arguments: list[Any] = []
         for child in node.children:
-            if child.type == "variable_assignment" and name_node is None:
+            kind = child.type
+            if kind == "command_name":
+                name_parts = child.children
+                for part in name_parts:
+                    if part.child_count:
+                        self.visit(part)
+                continue
+            if kind == "variable_assignment" and name_parts is None:
                 assignments.append(child.text.decode(errors="surrogateescape"))
-                self.visit(child)
-            elif child.type == "command_name":
-                name_node = child
-                self.visit(child)
-            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                self.visit(child)
-            else:
+            elif kind not in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 arguments.append(child)
+            if child.child_count:
                 self.visit(child)
         arguments.extend(spilled or ())  # visited with their redirection
-        if name_node is None:
+        if name_parts is None:
             return  # only assignments (`X=1`): nothing runs but what the values expand, already visited
-        name = literal(name_node.children[0]) if name_node.children else None
+        name = literal(name_parts[0]) if name_parts else None
         if name is None:
             self.result.flag("the command name is not a literal word")
             return
-        command = SimpleCommand(
-            name=name,
-            words=tuple(self._word(arg) for arg in arguments),
-            texts=tuple(arg.text.decode(errors="surrogateescape") for arg in arguments),
-            assignments=tuple(assignments),
-        )
+        words, texts = [], []
+        for arg in arguments:
+            text = arg.text.decode(errors="surrogateescape")
+            texts.append(text)
+            words.append(_token_value(arg.type, text) if not arg.child_count else self._word(arg))
+        command = SimpleCommand(name=name, words=tuple(words), texts=tuple(texts), assignments=tuple(assignments))
         self._unwrap(command)
 
     def _word(self, node: Any) -> str | None:
