@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -114,7 +115,11 @@ class ToolDispatcher:
     async def run(self, call: ToolUseBlock) -> ToolResultBlock:
         self._running[call.id] = call.name
         self._emit(ToolStart(session_id=self._session_id, tool_call_id=call.id, name=call.name, input=call.input))
-        result = await self._execute(call)
+        try:
+            result = await self._execute(call)
+        except Exception as exc:  # (anything around the tool: every tool_use still gets its tool_result)
+            log.exception("tool call %s (%s) failed", call.id, call.name)
+            result = ToolResult.error(_failure(call.name, exc))
         return self._finish(call.id, call.name, result)
 
     def interrupt(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
@@ -188,7 +193,7 @@ class ToolDispatcher:
         raw = tool.permission_path(args)
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
         if path is not None and tool.kind == "write" and self.before_write is not None:
-            self.before_write(call.id, path.resolve())  # (as the permission check resolves a path)
+            self.before_write(call.id, _real(path))  # (as the permission check resolves a path)
         command = getattr(args, "command", None)  # (the validated arguments, as the tool will run them)
         if tool.kind == "execute" and self.before_shell is not None and isinstance(command, str):
             await self.before_shell(call.id, command)
@@ -200,7 +205,7 @@ class ToolDispatcher:
             checked_path=verdict.path,
             protection_lifted=lifted,
         )
-        result = await self._run_or_recall(tool, args, ctx, path.resolve() if path is not None else None)
+        result = await self._run_or_recall(tool, args, ctx, _real(path) if path is not None else None)
         if self.hooks:
             response = result.details or (result.content if isinstance(result.content, str) else "")
             outcome = await self.hooks.post_tool_use(self._session_id, call.name, call.input, call.id, response)
@@ -223,7 +228,7 @@ class ToolDispatcher:
             result = await tool.run(args, ctx)
         except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
             log.exception("tool %s failed", tool.name)
-            result = ToolResult.error(f"{tool.name} failed: {type(exc).__name__}: {exc}")
+            result = ToolResult.error(_failure(tool.name, exc))
         if self.cache is not None:
             command = arguments.get("command")
             if tool.kind == "read":
@@ -290,6 +295,17 @@ def _visible(result: ToolResult) -> ToolResult:
     else:
         content = [b.model_copy(update={"text": visible(b.text)}) if isinstance(b, TextBlock) else b for b in content]
     return replace(result, content=content, details=scrub(result.details) if result.details else result.details)
+
+
+def _failure(name: str, exc: Exception) -> str:
+    """One sentence for an exception a tool call raised (its first line: a traceback's worth of text helps nobody)."""
+    said = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{name} failed: {type(exc).__name__}" + (f": {said}" if said else "") + "."
+
+
+def _real(path: Path) -> Path:
+    """Where `path` leads; a link loop leaves it as named (`Path.resolve` raises RuntimeError there)."""
+    return Path(os.path.realpath(path))
 
 
 def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:

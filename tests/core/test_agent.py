@@ -172,7 +172,7 @@ async def test_a_denied_call_tells_the_model_why_and_writes_nothing() -> None:
             tool_call("Echo", "x3", text="a", extra=1),
             "Echo was not run: invalid arguments (extra: Extra inputs are not permitted).",
         ),
-        (tool_call("Explode", "x4", text="now"), "Explode failed: RuntimeError: boom: now"),
+        (tool_call("Explode", "x4", text="now"), "Explode failed: RuntimeError: boom: now."),
     ],
 )
 async def test_bad_calls_become_errors_the_model_can_correct(call: dict[str, Any], expected: str) -> None:

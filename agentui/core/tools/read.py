@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import difflib
 import io
 import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,6 +27,9 @@ MAX_OUTPUT_CHARS = 100_000
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 WHOLE_FILE_BYTES = 256 * 1024
 """Files up to this size are read and decoded in one go; larger ones are streamed line by line."""
+SKIP_LINE_CHARS = 16_000_000
+"""How much of one overlong line Read passes over (unshown) before it stops: a 2 GB line costs seconds, not memory."""
+_SKIP_CHUNK = 1 << 16
 _STREAM_CODECS = {"utf-16-le": "utf-16", "utf-16-be": "utf-16"}  # these read their BOM themselves
 
 
@@ -59,15 +65,16 @@ class Read(Tool[ReadArgs]):
         return args.file_path
 
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
+        # (on a thread: a slow disk or a network file system must not stop the app, and Esc still answers)
+        return await asyncio.to_thread(self._read, args, ctx)
+
+    def _read(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
         path = ctx.checked_path or ws.real(args.file_path)
-        try:
-            handle = open(path, "rb")  # noqa: SIM115 (closed by the `with` below; one open and one fstat per Read)
-        except FileNotFoundError:
-            return ToolResult.error(f"File does not exist: {ws.display(path)}.{_suggestion(path)}")
-        except IsADirectoryError:
-            return ToolResult.error(f"{ws.display(path)} is a directory, not a file; use Glob or `ls` to list it.")
-        with handle:
+        opened = _open_regular(path, ws.display(path))
+        if isinstance(opened, ToolResult):
+            return opened
+        with os.fdopen(opened, "rb") as handle:
             info = os.fstat(handle.fileno())
             size = info.st_size
             head = handle.read(SAMPLE_BYTES)
@@ -190,22 +197,95 @@ def _stream_codec(codec: str, bom: bytes) -> str:
 
 def _numbered_lines(source: TextIO, start: int, limit: int) -> tuple[list[str], bool, int]:
     """Lines start..start+limit-1 as `cat -n` shows them, whether more follow, and the last line number seen.
-    Large files are streamed, so a 50 MB file costs only the lines asked for."""
+    Large files are streamed in bounded pieces, so a 50 MB file costs only the lines asked for and a 2 GB line no
+    more memory than a short one."""
     out: list[str] = []
     budget = MAX_OUTPUT_CHARS
     number = 0
-    for number, line in enumerate(source, 1):
+    for number, (line, extra) in enumerate(_bounded_lines(source), 1):
         if number < start:
             continue
         if len(out) >= limit or budget <= 0:
             return out, True, number
-        line = line.rstrip("\r\n")
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + f"… [{len(line) - MAX_LINE_CHARS:,} more characters]"
+        if extra < 0:
+            line += f"… [the line goes on for more than {SKIP_LINE_CHARS:,} characters; Read stops here]"
+        elif len(line) + extra > MAX_LINE_CHARS:
+            line = line[:MAX_LINE_CHARS] + f"… [{len(line) + extra - MAX_LINE_CHARS:,} more characters]"
         entry = f"{number:>6}\t{line}"
         budget -= len(entry) + 1
         out.append(entry)
+        if extra < 0:
+            return out, False, number
     return out, False, number
+
+
+def _bounded_lines(source: TextIO) -> Iterator[tuple[str, int]]:
+    """Each line without its ending, cut to MAX_LINE_CHARS + 1 characters, and how many characters were passed over
+    after the cut (-1: more than SKIP_LINE_CHARS, and the reading ends there)."""
+    cap = MAX_LINE_CHARS + 1
+    split_cr = False  # (the last piece ended in a \r at the size limit: a \n now is the rest of that ending)
+    while True:
+        piece = source.readline(cap)
+        if split_cr and piece.startswith("\n"):
+            piece = piece[1:] or source.readline(cap)
+        split_cr = False
+        if not piece:
+            return
+        if piece.endswith(("\n", "\r")) or len(piece) < cap:
+            split_cr = len(piece) == cap and piece.endswith("\r")
+            yield piece.rstrip("\r\n"), 0
+            continue
+        skipped = 0
+        while True:
+            rest = source.readline(_SKIP_CHUNK)
+            if not rest:
+                break
+            ended = rest.endswith(("\n", "\r"))
+            split_cr = len(rest) == _SKIP_CHUNK and rest.endswith("\r")
+            skipped += len(rest.rstrip("\r\n"))
+            if ended:
+                break
+            if skipped > SKIP_LINE_CHARS:
+                yield piece, -1
+                return
+        yield piece, skipped
+
+
+def _open_regular(path: Path, shown: str) -> int | ToolResult:
+    """A descriptor open on `path` for reading, or the error: only regular files are opened, and nothing is opened in
+    a way that can block (a FIFO with no writer, a device, a socket are refused by type before and after opening)."""
+    try:
+        found = _not_regular(os.stat(path).st_mode, shown)
+        if found is not None:
+            return found
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return ToolResult.error(f"File does not exist: {shown}.{_suggestion(path)}")
+    except OSError as exc:
+        return ToolResult.error(f"{shown} cannot be read: {(exc.strerror or str(exc)).lower()}.")
+    found = _not_regular(os.fstat(descriptor).st_mode, shown)  # (it may have been swapped since the stat)
+    if found is not None:
+        os.close(descriptor)
+        return found
+    os.set_blocking(descriptor, True)
+    return descriptor
+
+
+def _not_regular(mode: int, shown: str) -> ToolResult | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return ToolResult.error(f"{shown} is a directory, not a file; use Glob or `ls` to list it.")
+    kind = (
+        "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    return ToolResult.error(f"{shown} is {kind}, not a regular file; Read reads regular files only.")
 
 
 def _whole_small_file(text: str, start: int, limit: int) -> tuple[list[str], bool, int] | None:
