@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC
 from pathlib import Path
 
+from agentui.core.claude_json import claude_json_path, project_entry
 from agentui.core.dirs import data_dir
 
 
@@ -32,11 +33,8 @@ def is_trusted(project_root: Path, env: Mapping[str, str] | None = None) -> bool
     ours = _read_json(trust_file(env))
     if isinstance(ours, dict) and key in ours:
         return True
-    claude = _read_json(Path(env.get("HOME") or Path.home()) / ".claude.json")
-    if isinstance(claude, dict):
-        project = (claude.get("projects") or {}).get(key)
-        return isinstance(project, dict) and project.get("hasTrustDialogAccepted") is True
-    return False
+    project = project_entry(_read_json(claude_json_path(env)), key)
+    return project is not None and project.get("hasTrustDialogAccepted") is True
 
 
 def trust(project_root: Path, env: Mapping[str, str] | None = None) -> None:

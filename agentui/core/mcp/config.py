@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentui.core.claude_json import claude_json_path, project_entry
+
 Scope = Literal["user", "project", "local", "flag"]
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -103,13 +105,6 @@ def _read(path: Path) -> Any:
     return data
 
 
-def claude_json_path(env: Mapping[str, str]) -> Path:
-    base = env.get("CLAUDE_CONFIG_DIR")
-    if base:
-        return Path(base) / ".claude.json"
-    return Path(env.get("HOME") or Path.home()) / ".claude.json"
-
-
 def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[str, ...] = ()) -> list[ServerConfig]:
     """Every configured server, the most local definition of each name winning. `flags` are `--mcp-config`
     values: files, or JSON written out."""
@@ -122,10 +117,8 @@ def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[
     project = _read(root / ".mcp.json")
     if isinstance(project, dict):
         servers.update(_servers(project.get("mcpServers"), "project", str(root / ".mcp.json"), env))
-    if isinstance(user, dict) and isinstance(user.get("projects"), dict):
-        here = user["projects"].get(str(root))
-        if isinstance(here, dict):
-            servers.update(_servers(here.get("mcpServers"), "local", str(user_file), env))
+    if (here := project_entry(user, root)) is not None:
+        servers.update(_servers(here.get("mcpServers"), "local", str(user_file), env))
     for value in flags:
         if value.lstrip().startswith("{"):
             try:
@@ -156,12 +149,13 @@ def stored_approvals(root: Path, env: Mapping[str, str]) -> dict[str, list[str]]
     ours, claude = _read_or_none(approvals_file(env)), _read_or_none(claude_json_path(env))
     entries = [
         ours.get(str(root)) if isinstance(ours, dict) else None,
-        (claude.get("projects") or {}).get(str(root)) if isinstance(claude, dict) else None,
+        project_entry(claude, root),
     ]
     for entry in entries:
         if isinstance(entry, dict):
             for key in APPROVAL_KEYS:
-                found[key] += [name for name in entry.get(key) or [] if isinstance(name, str)]
+                names = entry.get(key)
+                found[key] += [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
     return found
 
 
