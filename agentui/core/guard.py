@@ -125,7 +125,7 @@ class Guard:
             pinning = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if links else set()
             args += capability_args(links, drop_all=False, escapes=[e for e in ESCAPES if e not in pinning])
             args += protection_args(plan, lease.present)
-            args += self._denied_masks(cwd)
+            args += self._denied_masks()
             # (after the pins: a pin of /tmp, say, binds the host's /tmp again, over what was bound inside it)
             args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
             drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
@@ -145,13 +145,14 @@ class Guard:
         """The existing files and directories the Read deny rules cover now."""
         return self._finder.find(self.read_denials())
 
-    def _denied_masks(self, cwd: Path) -> list[str]:
+    def _denied_masks(self) -> list[str]:
         """/dev/null over each denied file, an empty read-only tmpfs over each denied directory (except one that holds
-        the project or the working directory: hiding it would hide them; the permission check still asks there)."""
+        the project: hiding it would hide the project). A denied directory the command starts in is hidden too: the
+        command starts in the empty directory (a deny rule wins over the convenience of the working directory)."""
         from agentui.core.sandbox_mounts import Masks, holds_any
 
         found = self.denied()
-        keep = [str(d) for d in self.workspace.directories] + [str(cwd)]
+        keep = [str(d) for d in self.workspace.directories]
         masks = Masks()
         for directory in found.directories:
             if not holds_any(directory, keep):

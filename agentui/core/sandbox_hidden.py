@@ -158,6 +158,8 @@ XDG_CONFIG_ALLOWED = (
     "ccache",  # compiler cache settings
 )
 HIDDEN_IN_ALLOWED = ("git/credentials",)  # git-credential-store's second home
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd")
+"""The system's password hashes: readable only to root, which is who runs agentui in a container or on CI."""
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,23 @@ def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
     else:
         paths.append(Path(f"/tmp/krb5cc_{os.getuid()}"))
     paths += [config_dir(env), data_dir(env), state_dir(env)]  # trust list, MCP approvals, config, logs
+    paths += _readable_system_secrets(home)
     xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
     paths.append(xdg)
     exposed = tuple(xdg / name for name in XDG_CONFIG_ALLOWED)
     after = tuple(xdg / name for name in HIDDEN_IN_ALLOWED)
     return Hidden(tuple(dict.fromkeys(paths)), exposed, after)
+
+
+def _readable_system_secrets(home: Path) -> list[Path]:
+    """What only root may read and a command must not: password hashes, the host's SSH keys, and (with HOME set
+    elsewhere) root's own credentials. Only those this process can read need hiding (each costs a mount)."""
+    if os.geteuid() != 0:
+        return []
+    import pwd
+
+    found = [Path(name) for name in SYSTEM_SECRETS] + sorted(Path("/etc/ssh").glob("ssh_host_*key"))
+    root_home = Path(pwd.getpwuid(0).pw_dir)
+    if root_home != home:
+        found += [root_home / name for name in HIDDEN_IN_HOME]
+    return [path for path in found if not path.name.endswith(".pub")]

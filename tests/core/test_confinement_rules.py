@@ -50,6 +50,19 @@ def test_under_the_guard_a_denied_file_reads_as_nothing_however_a_program_reads_
     assert (box.project / ".env").read_text() == "KEY=secret\n"  # (masked for the command, untouched on disk)
 
 
+def test_under_the_guard_a_denied_directory_stays_hidden_when_the_command_starts_inside_it(box: Box) -> None:
+    """The red team's way around: `cd secrets` (the working directory carries over to the next command), then a
+    program agentui cannot read opens what is there."""
+    (box.project / "secrets").mkdir()
+    (box.project / "secrets" / "token.txt").write_text("TOKEN-TEXT\n")
+    deny(box, "Read(./secrets/**)")
+    inside = box.project / "secrets"
+    for command in ("cat token.txt", "python3 -c 'import os; print([open(n).read() for n in os.listdir()])'", "ls"):
+        done = box.run(command, guard=True, cwd=inside)
+        assert "TOKEN-TEXT" not in done.text and "token.txt" not in done.out, command
+    assert (inside / "token.txt").read_text() == "TOKEN-TEXT\n"
+
+
 def test_the_guard_never_masks_the_project_itself(box: Box) -> None:
     (box.project / "notes.txt").write_text("readable\n")
     deny(box, f"Read(/{box.project.parent}/**)")  # (a rule over the directory that holds the project)

@@ -87,3 +87,32 @@ def test_a_credentials_directory_that_is_a_link_is_hidden_where_it_leads(box: Bo
     box.snapshot()
     done = box.run(f"cat ~/.ssh/id_rsa {data}/id_rsa ~/.netrc; echo still-works")
     assert SECRET not in done.text and "still-works" in done.out
+
+
+def test_as_root_the_systems_password_hashes_and_roots_own_credentials_are_hidden(box: Box) -> None:
+    """Root (in a container, on CI) owns /etc/shadow and /root: with capabilities dropped, a sandboxed command still
+    reads its own files, so they are hidden as the home's credentials are."""
+    import os
+    import pwd
+
+    if os.geteuid() != 0:
+        assert box.run("cat /etc/shadow").code != 0  # (not root: the kernel keeps them, nothing to hide)
+        return
+    assert box.run("cat /etc/shadow").out == ""
+    assert box.run("cat /etc/gshadow 2>/dev/null").out == ""
+    root_home = Path(pwd.getpwuid(0).pw_dir)
+    assert root_home != box.home
+    ssh = root_home / ".ssh"
+    made = not ssh.exists()
+    if made:
+        ssh.mkdir(mode=0o700)
+    key = ssh / "agentui-test-key"
+    key.write_text("ROOT-KEY-TEXT\n")
+    try:
+        done = box.run(f"cat {key}; ls {ssh}")
+        assert "ROOT-KEY-TEXT" not in done.text and "agentui-test-key" not in done.out
+        assert box.run("cat /etc/passwd").out.startswith("root:")  # (what is not a secret stays readable)
+    finally:
+        key.unlink()
+        if made:
+            ssh.rmdir()

@@ -320,6 +320,36 @@ def test_one_writer_per_session(cwd: Path, env: dict[str, str]) -> None:
     open_session(SessionRequest(resume=first.session_id), cwd, env=env).writer.close()
 
 
+def test_two_agentuis_starting_the_same_new_session_id_the_second_goes_on_unsaved(
+    cwd: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Both open before either has written (the file is made by the first line): the loser is told once, writes
+    nothing more, and never writes to a descriptor number it closed (issue 31: EBADF, and lines could land in
+    whatever file reused the number)."""
+    from agentui.core.events import UserMessage
+
+    chosen = "12345678-1234-4234-8234-123456789abd"
+    said: list[str] = []
+    winner = open_session(SessionRequest(session_id=chosen), cwd, env=env)
+    loser = open_session(SessionRequest(session_id=chosen), cwd, env=env, on_error=said.append)
+    winner.writer.rename("the winner")
+    prompt = UserMessage(session_id=chosen, message=Message.user("hello"), source="prompt")
+    loser.writer.handle(prompt)
+    assert said == [
+        f"Session {chosen} was started by another agentui at the same time; this conversation goes on unsaved."
+    ]
+    bystander = tmp_path / "bystander.txt"
+    with bystander.open("w") as handle:  # (takes the lowest free number: the one the loser closed)
+        loser.writer.handle(prompt)
+        loser.writer.rename("the loser")
+        loser.writer.close()
+        handle.write("mine\n")
+    assert bystander.read_text() == "mine\n"
+    assert said == said[:1]
+    assert [e.get("customTitle") for e in lines(winner.path) if e.get("type") == "custom-title"] == ["the winner"]
+    winner.writer.close()
+
+
 def test_unknown_sessions_are_named(cwd: Path, env: dict[str, str]) -> None:
     with pytest.raises(SessionError, match="No session 00000000-0000-4000-8000-000000000000 was found"):
         open_session(SessionRequest(resume="00000000-0000-4000-8000-000000000000"), cwd, env=env)

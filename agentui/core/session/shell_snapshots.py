@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.confined_git import GitError, GitRefused, complaint, run
+from agentui.core.permissions.protected import protected_reason
 from agentui.core.session.file_history import FileChange
+from agentui.core.workspace import is_within
 
 SIZE_LIMIT = 10_000_000
 """Files larger than this are not snapshotted (a rewind leaves them as they are, and says so)."""
@@ -120,7 +122,10 @@ class ShellSnapshots:
         env = {"GIT_INDEX_FILE": str(index), "GIT_OPTIONAL_LOCKS": "0"}
         listed = _git(self.top, "ls-files", "-z", "-m", "-d", "-o", "--exclude-standard", env=env)
         update, skipped = [], []
+        not_directories: dict[str, bool] = {}
         for name in dict.fromkeys(part for part in listed.decode(errors="surrogateescape").split("\0") if part):
+            if self._beyond_a_link(name, not_directories):
+                continue  # (its directory became a link or a file: adding that, --replace takes this out)
             try:
                 info = os.lstat(self.top / name)
             except FileNotFoundError:
@@ -136,9 +141,23 @@ class ShellSnapshots:
                 update.append(name)
         if update:
             paths = b"".join(name.encode(errors="surrogateescape") + b"\0" for name in update)
-            _git(self.top, "update-index", "--add", "--remove", "-z", "--stdin", env=env, data=paths)
+            _git(self.top, "update-index", "--add", "--remove", "--replace", "-z", "--stdin", env=env, data=paths)
         tree = _git(self.top, "write-tree", env=env).decode().strip()
         return tree, skipped
+
+    def _beyond_a_link(self, name: str, seen: dict[str, bool]) -> bool:
+        """Whether a directory on the way to `name` is now a link or a file (`seen` keeps the answers of a pass)."""
+        parent = os.path.dirname(name)
+        while parent:
+            if parent not in seen:
+                try:
+                    seen[parent] = not stat.S_ISDIR(os.lstat(self.top / parent).st_mode)
+                except OSError:
+                    seen[parent] = False  # (gone: its files are deleted, as usual)
+            if seen[parent]:
+                return True
+            parent = os.path.dirname(parent)
+        return False
 
     # Reading
 
@@ -175,7 +194,7 @@ class ShellSnapshots:
         parts = raw.decode(errors="surrogateescape").split("\0")
         leave = {where(path) for path in leave}
         too_large = set(snapshot.skipped) | set(skipped_now)
-        changes, wanted = [], []
+        changes, wanted, refused = [], [], []
         for header, name in zip(parts[0::2], parts[1::2], strict=False):
             if not header.startswith(":"):
                 continue
@@ -185,12 +204,15 @@ class ShellSnapshots:
                 continue
             if name in too_large:
                 continue
+            if why := self._not_restorable(name):
+                refused.append(why)
+                continue
             wanted.append((path, None if status == "A" else old_blob, int(old_mode, 8)))
         notes = [
             f"{name} is larger than {self.limit:,} bytes, so it was not snapshotted and is left as it is."
             for name in sorted(too_large)
             if where(self.top / name) not in leave
-        ]
+        ] + refused
         contents = self._blobs([blob for _, blob, _ in wanted if blob])
         for path, blob, mode in wanted:
             try:
@@ -201,6 +223,20 @@ class ShellSnapshots:
                 raise SnapshotError(f"{path} cannot be read ({exc.strerror or exc}).") from None
             changes.append(FileChange(path, contents[blob] if blob else None, now, mode=mode if blob else None))
         return ShellRestore(changes, notes)
+
+    def _not_restorable(self, name: str) -> str | None:
+        """Why a rewind leaves `name` alone, or None. The snapshots' ref is in the repository, where a command can
+        rewrite it, so what a snapshot names is not trusted: only plain paths inside the work tree, never through a
+        link out of it, and never a protected file (a command could not write those itself; nor can a forged
+        snapshot, through agentui)."""
+        parts = name.split("/")
+        if any(part in ("", ".", "..") or part.casefold() == ".git" for part in parts):
+            return f"{name!r} in the snapshot is not a plain path in the work tree, so it is left alone."
+        if why := protected_reason(Path(name)):
+            return f"{name} is left as it is: {why}, which a rewind never writes."
+        if not is_within(where(self.top / name), os.path.realpath(self.top)):
+            return f"{name} leads out of the work tree through a link, so it is left alone."
+        return None
 
     def _blobs(self, blobs: list[str]) -> dict[str, bytes]:
         if not blobs:

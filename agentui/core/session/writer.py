@@ -147,17 +147,18 @@ class SessionWriter:
         path, session_id = self.path, self.session_id
         if not path.parent.exists():
             path.parent.mkdir(parents=True, mode=0o700)
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel if this process dies
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel if this process dies
         except OSError as exc:
-            os.close(self._fd)
+            os.close(descriptor)  # (and its number forgotten: the next file opened may reuse it)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 raise SessionLockedError(
                     f"Session {session_id} is open in another agentui; add --fork-session to continue it as a new "
                     "session."
                 ) from None
             raise
+        self._fd = descriptor
         if stat.S_IMODE(os.fstat(self._fd).st_mode) != 0o600:
             os.fchmod(self._fd, 0o600)  # a session copied in with looser permissions is private again
         self._start_on_fresh_line()
@@ -414,8 +415,18 @@ class SessionWriter:
         self._write_bytes(data + b"\n")
 
     def _write_bytes(self, data: bytes) -> None:
+        if self._failed:
+            return
         if self._fd < 0:
-            self._open()
+            try:
+                self._open()
+            except SessionLockedError:  # (a new session id another agentui took first: its file is not ours)
+                self._failed = True
+                self.on_error(
+                    f"Session {self.session_id} was started by another agentui at the same time; this conversation "
+                    "goes on unsaved."
+                )
+                return
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
