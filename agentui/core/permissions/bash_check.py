@@ -625,12 +625,17 @@ class BashCheck:
                 return [Need(f"`{step.text}` can show {name}, which a deny rule covers, from git's history", hard=True)]
             if engine.find_rule("ask", "Read", path=path):
                 return [Need(f"`{step.text}` can show {name}, which an ask rule covers", by_rule=True)]
+        repository = repositories.find(directory)
         for revision in use.revisions:
             for part in re.split(r"\.\.\.?", revision.value.lstrip("^")):
-                if not part or ":" in part or _plain_revision(part):
-                    continue  # (REV:path: its path is among the names above)
-                if repositories.object_type(directory, part) not in ("commit", "tag", "tree"):
+                base = part.split(":", 1)[0]  # (REV:path: the path is among the names above, if REV is reached)
+                if not base or _plain_revision(base):
+                    continue
+                if repositories.object_type(directory, base) not in ("commit", "tag", "tree"):
                     return [Need(f"`{step.text}` names an object ({part}) that may be any file's contents")]
+                if repository is None or not repositories.reaches(repository, base):
+                    return [Need(f"`{step.text}` names {base}, which git's history does not reach (a dropped stash, "
+                                 "say), so what it holds was never checked against the rules")]  # fmt: skip
         return []
 
 
@@ -643,7 +648,8 @@ _REVISION = re.compile(r"(HEAD|[A-Za-z][\w./-]*)([~^]\d*)*")
 
 def _plain_revision(value: str) -> bool:
     """A revision git could not take for a blob's hash: HEAD, a branch or tag name, with ~ and ^."""
-    return _REVISION.fullmatch(value) is not None and not re.fullmatch(r"[0-9a-fA-F]{4,64}", value)
+    base = re.sub(r"([~^]\d*)+$", "", value)  # (`abc123^3`: the hash is what names the object)
+    return _REVISION.fullmatch(value) is not None and not re.fullmatch(r"[0-9a-fA-F]{4,64}", base)
 
 
 _LEAVE_PATHS_BE = frozenset({"rm", "rmdir", "touch", "sed"})

@@ -370,6 +370,11 @@ def _grep(rest: list[Arg], use: object) -> Effects:
     assert effects.git is not None
     if work_tree:  # (what follows the pattern is paths, not revisions: read whole, wherever they are)
         paths = [a for a in (parsed.operands if parsed.has("pattern") else parsed.operands[1:]) if a.value != "--"]
+        for path in paths:  # (git reads each as a pathspec: `*.env` and `:(glob)*env` match files, `:/` is all)
+            if path.value.startswith(":") or any(char in path.value for char in "*?["):
+                raise NotUnderstood(
+                    f"`git grep` takes {path.value} as a pattern of paths, which agentui does not expand"
+                )
         effects.git = replace(effects.git, walks=paths)
         effects.reads += paths
     else:

@@ -313,9 +313,20 @@ class GitRepositories:
         top = repository.top
         stamp = _stamp(repository)
         found = self._cached(("names", str(top), stamp), lambda: self._names(repository))
-        return found if isinstance(found, set) else None
+        return found[0] if isinstance(found, tuple) else None
 
-    def _names(self, repository: Repository) -> set[str] | None:
+    def reaches(self, repository: Repository, revision: str) -> bool:
+        """Whether git's refs and reflogs reach the object `revision` names (a dropped stash's commits they do not:
+        it is in no listing of `names`)."""
+        assert repository.top is not None
+        top = repository.top
+        found = self._cached(("names", str(top), _stamp(repository)), lambda: self._names(repository))
+        if not isinstance(found, tuple) or revision.startswith("-"):
+            return False
+        resolved = self._run(top, ["rev-parse", "--verify", "--quiet", f"{revision}^{{object}}"])
+        return resolved is not None and resolved.decode(errors="replace").strip() in found[1]
+
+    def _names(self, repository: Repository) -> tuple[set[str], set[str]] | None:
         """Every path of a blob git can reach: the index, every ref and every reflog entry (the stash, commits
         reset or amended away, ORIG_HEAD and the like)."""
         assert repository.top is not None
@@ -327,12 +338,14 @@ class GitRepositories:
         if index is None or history is None:
             return None
         names = set(index.decode(errors="surrogateescape").split("\0"))
+        ids = set()
         for line in history.decode(errors="surrogateescape").splitlines():
-            _, _, name = line.partition(" ")
+            object_id, _, name = line.partition(" ")
+            ids.add(object_id)
             if name:
                 names.add(name)
         names.discard("")
-        return names if len(names) <= MAX_NAMES else None
+        return (names, ids) if len(names) <= MAX_NAMES else None
 
     def holds_contents(self, repository: Repository, path: Path) -> bool:
         """The object store holds `path`'s contents as they are now (even unreachable: added once, then reset). The

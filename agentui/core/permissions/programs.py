@@ -574,6 +574,10 @@ def _xxd(name: str, args: list[Arg], before: Effects | None) -> Effects:
     i = 0
     while i < len(args):
         word = args[i].value
+        if operands:  # (xxd reads no option after its first file: `xxd in -ps` writes a file named -ps)
+            operands.append(args[i])
+            i += 1
+            continue
         if word in with_value:
             if i + 1 < len(args) and args[i + 1].group is not None:
                 raise NotUnderstood(f"the value of `xxd {word}` comes from a glob")
