@@ -197,13 +197,13 @@ def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
 
 def _readable_system_secrets(home: Path) -> list[Path]:
     """What only root may read and a command must not: password hashes, the host's SSH keys, and (with HOME set
-    elsewhere) root's own credentials. Only those this process can read need hiding (each costs a mount)."""
+    elsewhere) root's own credentials. Only for root: to anyone else the kernel keeps them (and each costs a mount)."""
     if os.geteuid() != 0:
         return []
     import pwd
 
-    found = [Path(name) for name in SYSTEM_SECRETS] + sorted(Path("/etc/ssh").glob("ssh_host_*key"))
+    found = [Path(name) for name in SYSTEM_SECRETS] + sorted(Path("/etc/ssh").glob("ssh_host_*_key"))
     root_home = Path(pwd.getpwuid(0).pw_dir)
     if root_home != home:
         found += [root_home / name for name in HIDDEN_IN_HOME]
-    return [path for path in found if not path.name.endswith(".pub")]
+    return found

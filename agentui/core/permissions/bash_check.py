@@ -616,7 +616,8 @@ class BashCheck:
         is in no listing)."""
         engine = self.engine
         repositories = self.repositories
-        listed = repositories.names(repositories.find(directory)) if names else set()  # type: ignore[arg-type]
+        repository = repositories.find(directory)
+        listed = repositories.names(repository) if names else set()  # type: ignore[arg-type]
         if listed is None:
             return [Need(f"`{step.text}` shows contents git could not list to check against the rules")]
         for name in listed:
@@ -625,7 +626,6 @@ class BashCheck:
                 return [Need(f"`{step.text}` can show {name}, which a deny rule covers, from git's history", hard=True)]
             if engine.find_rule("ask", "Read", path=path):
                 return [Need(f"`{step.text}` can show {name}, which an ask rule covers", by_rule=True)]
-        repository = repositories.find(directory)
         for revision in use.revisions:
             for part in re.split(r"\.\.\.?", revision.value.lstrip("^")):
                 base = part.split(":", 1)[0]  # (REV:path: the path is among the names above, if REV is reached)

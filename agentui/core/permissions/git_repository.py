@@ -309,26 +309,28 @@ class GitRepositories:
     def names(self, repository: Repository) -> set[str] | None:
         """Every path git could show the contents of (see `_names`), relative to the top; None if git could not
         list them."""
-        assert repository.top is not None
-        top = repository.top
-        stamp = _stamp(repository)
-        found = self._cached(("names", str(top), stamp), lambda: self._names(repository))
-        return found[0] if isinstance(found, tuple) else None
+        found = self._listing(repository)
+        return found[0] if found is not None else None
 
     def reaches(self, repository: Repository, revision: str) -> bool:
         """Whether git's refs and reflogs reach the object `revision` names (a dropped stash's commits they do not:
         it is in no listing of `names`)."""
-        assert repository.top is not None
-        top = repository.top
-        found = self._cached(("names", str(top), _stamp(repository)), lambda: self._names(repository))
-        if not isinstance(found, tuple) or revision.startswith("-"):
+        found = self._listing(repository)
+        if found is None or revision.startswith("-"):
             return False
-        resolved = self._run(top, ["rev-parse", "--verify", "--quiet", f"{revision}^{{object}}"])
+        assert repository.top is not None
+        resolved = self._run(repository.top, ["rev-parse", "--verify", "--quiet", f"{revision}^{{object}}"])
         return resolved is not None and resolved.decode(errors="replace").strip() in found[1]
 
+    def _listing(self, repository: Repository) -> tuple[set[str], set[str]] | None:
+        """`_names`, once while the repository is as it was."""
+        assert repository.top is not None
+        found = self._cached(("names", str(repository.top), _stamp(repository)), lambda: self._names(repository))
+        return found if isinstance(found, tuple) else None
+
     def _names(self, repository: Repository) -> tuple[set[str], set[str]] | None:
-        """Every path of a blob git can reach: the index, every ref and every reflog entry (the stash, commits
-        reset or amended away, ORIG_HEAD and the like)."""
+        """Every path of a blob git can reach (the index, every ref and every reflog entry: the stash, commits
+        reset or amended away, ORIG_HEAD and the like), and the id of every object reached."""
         assert repository.top is not None
         top = repository.top
         index = self._run(top, ["ls-files", "-z", "--cached"])

@@ -183,14 +183,10 @@ def literal(node: Any) -> str | None:
     if kind in _DYNAMIC:
         return None
     text: str = node.text.decode(errors="surrogateescape")
-    if kind == "raw_string":
-        return text[1:-1]
+    if kind in ("raw_string", "number") or (kind == "word" and not node.child_count):
+        return _token_value(kind, text)
     if kind == "word":
-        if any(child.type in _DYNAMIC for child in node.children):
-            return None
-        return _unescape(text)
-    if kind == "number":
-        return text
+        return None if any(child.type in _DYNAMIC for child in node.children) else _unescape(text)
     if kind == "string":
         parts = []
         for child in node.children:
@@ -207,7 +203,7 @@ def literal(node: Any) -> str | None:
 
 
 def _token_value(kind: str, text: str) -> str | None:
-    """`literal` of a node with no children, from its type and text (the common case, without the node calls)."""
+    """`literal` of a token (a node with no children), from its type and text alone."""
     if kind == "word":
         return _unescape(text)
     if kind == "raw_string":

@@ -73,6 +73,7 @@ class ShellSnapshots:
         self.index = index
         """The person's index: copied, for its record of which files are unchanged, never written."""
         self.ref = f"refs/agentui/snapshots/{session_id}"
+        self._real_top = os.path.realpath(top)
         self.limit = limit
         self._scratch = tempfile.TemporaryDirectory(prefix="agentui-index-")
         """The index the snapshots are built in: the person's copied once, then kept, so that git reads only the
@@ -234,7 +235,7 @@ class ShellSnapshots:
             return f"{name!r} in the snapshot is not a plain path in the work tree, so it is left alone."
         if why := protected_reason(Path(name)):
             return f"{name} is left as it is: {why}, which a rewind never writes."
-        if not is_within(where(self.top / name), os.path.realpath(self.top)):
+        if not is_within(where(self.top / name), self._real_top):
             return f"{name} leads out of the work tree through a link, so it is left alone."
         return None
 

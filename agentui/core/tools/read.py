@@ -74,8 +74,8 @@ class Read(Tool[ReadArgs]):
         opened = _open_regular(path, ws.display(path))
         if isinstance(opened, ToolResult):
             return opened
-        with os.fdopen(opened, "rb") as handle:
-            info = os.fstat(handle.fileno())
+        descriptor, info = opened
+        with os.fdopen(descriptor, "rb") as handle:
             size = info.st_size
             head = handle.read(SAMPLE_BYTES)
             media_type = image_type(head)
@@ -251,9 +251,10 @@ def _bounded_lines(source: TextIO) -> Iterator[tuple[str, int]]:
         yield piece, skipped
 
 
-def _open_regular(path: Path, shown: str) -> int | ToolResult:
-    """A descriptor open on `path` for reading, or the error: only regular files are opened, and nothing is opened in
-    a way that can block (a FIFO with no writer, a device, a socket are refused by type before and after opening)."""
+def _open_regular(path: Path, shown: str) -> tuple[int, os.stat_result] | ToolResult:
+    """A descriptor open on `path` for reading and what fstat says of it, or the error: only regular files are
+    opened, and nothing is opened in a way that can block (a FIFO with no writer, a device, a socket are refused by
+    type before and after opening)."""
     try:
         found = _not_regular(os.stat(path).st_mode, shown)
         if found is not None:
@@ -263,12 +264,13 @@ def _open_regular(path: Path, shown: str) -> int | ToolResult:
         return ToolResult.error(f"File does not exist: {shown}.{_suggestion(path)}")
     except OSError as exc:
         return ToolResult.error(f"{shown} cannot be read: {(exc.strerror or str(exc)).lower()}.")
-    found = _not_regular(os.fstat(descriptor).st_mode, shown)  # (it may have been swapped since the stat)
+    info = os.fstat(descriptor)
+    found = _not_regular(info.st_mode, shown)  # (it may have been swapped since the stat)
     if found is not None:
         os.close(descriptor)
         return found
     os.set_blocking(descriptor, True)
-    return descriptor
+    return descriptor, info
 
 
 def _not_regular(mode: int, shown: str) -> ToolResult | None:

@@ -12,40 +12,10 @@ from typing import Any
 
 import pytest
 
-from agentui.core.agent import Agent, AgentConfig
-from agentui.core.messages import ToolResultBlock, ToolUseBlock
-from agentui.core.permissions.gate import Verdict
-from agentui.core.providers.retry import RetryPolicy
-from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolContext
 from agentui.core.tools.read import MAX_LINE_CHARS, SKIP_LINE_CHARS, Read, ReadArgs
 from agentui.core.workspace import Workspace
-
-
-class AllowEverything:
-    def check(self, tool: Any, args: Any, call: ToolUseBlock) -> Verdict:
-        return Verdict("allow", "test")
-
-    def remember(self, *_: object) -> None:
-        pass
-
-
-async def read_through_the_agent(root: Path, file_path: str) -> ToolResultBlock:
-    """One Read call the way a model makes it: through the dispatcher, answered, and the run goes on."""
-    call = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": file_path}}
-    provider = ScriptedProvider([{"content": [call]}, {"text": "Noted."}])
-    agent = Agent(
-        provider,
-        AgentConfig(model="scripted", system_prompt="sys"),
-        tools=builtin_tools(Workspace(root=root)),
-        retry=RetryPolicy(base_delay=0.01),
-        gate=AllowEverything(),  # type: ignore[arg-type]
-    )
-    result = await asyncio.wait_for(agent.prompt("read it"), 60)
-    assert result.text == "Noted."
-    (block,) = [b for b in provider.requests[1].messages[-1].content if isinstance(b, ToolResultBlock)]
-    return block
+from tests.support.permissions import answer_to_one_call
 
 
 async def read(root: Path, name: str, **args: Any) -> Any:
@@ -56,7 +26,7 @@ async def read(root: Path, name: str, **args: Any) -> Any:
 
 async def test_a_fifo_with_no_writer_is_refused_without_waiting(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe")
-    block = await read_through_the_agent(tmp_path, "pipe")
+    block = await answer_to_one_call(tmp_path, "Read", {"file_path": "pipe"})
     assert block.is_error
     assert block.content == "pipe is a named pipe (FIFO), not a regular file; Read reads regular files only."
 
@@ -97,7 +67,7 @@ async def test_a_link_to_a_fifo_is_refused(tmp_path: Path) -> None:
 async def test_a_looping_link_is_an_error_result_and_the_run_goes_on(tmp_path: Path) -> None:
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
-    block = await read_through_the_agent(tmp_path, "a")
+    block = await answer_to_one_call(tmp_path, "Read", {"file_path": "a"})
     assert block.is_error
     assert block.content == "a cannot be read: too many levels of symbolic links."
 
