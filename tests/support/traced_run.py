@@ -265,6 +265,8 @@ SYSTEM_READS: dict[str, str] = {
     # ending in "/" covers what is below it. (Anything else outside the project is a finding: the judge does not
     # allow /usr or /etc wholesale, so `cat /usr/share/...` would be caught.)
     "/etc/ld.so.cache": "the dynamic linker's index of shared libraries",
+    "/etc/ld.so.preload": "the dynamic linker's preload list (present on some machines; another agentui's sandbox "
+    "keeps an empty, read-only stand-in there while its commands run)",
     **dict.fromkeys(_LIBRARIES, "shared libraries (and glibc's gconv modules)"),
     "/usr/lib/locale/": "locale data (LANG=C.UTF-8)",
     "/usr/share/locale/": "message catalogues for the locale",

@@ -78,9 +78,7 @@ class AnthropicProvider:
         body = build_body(request)
         async with self._sse.post(self.url, body, self._headers) as source:
             parser = _StreamParser(source.response.headers.get("request-id", ""))
-            async for sse in source.aiter_sse():
-                if sse.event == "ping" or not sse.data:
-                    continue
+            async for sse in self._sse.content(source):
                 for event in parser.feed(sse.event, decode_data(sse, api=_API)):
                     yield event
                 if parser.finished:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import json
 import os
@@ -26,8 +27,8 @@ from agentui.core.providers.base import (
 USER_AGENT = f"agentui/{__version__}"
 
 DEFAULT_IDLE_SECONDS = 120.0
-"""How long a response may send nothing at all (pings count as something) before it is given up as stalled.
-Anthropic pings a live stream every few seconds; a local server is silent while it reads a long prompt."""
+"""How long a response may send no content (keep-alive pings and comments do not count) before it is given up as
+stalled. Anthropic pings a live stream every few seconds; a local server is silent while it reads a long prompt."""
 
 
 def idle_timeout(env: Mapping[str, str] | None = None) -> float:
@@ -80,12 +81,7 @@ class SSEConnection:
         except httpx.ConnectTimeout as exc:
             raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
         except httpx.ReadTimeout as exc:
-            silence = self._client.timeout.read or 0
-            raise StreamStalledError(
-                f"{self._api} sent nothing for {silence:.0f} s, so the request was given up "
-                "(set API_TIMEOUT_MS to wait longer).",
-                silence=silence,
-            ) from exc
+            raise self._stalled("nothing") from exc
         except httpx.TimeoutException as exc:
             raise StreamBrokenError(f"{self._api} stopped responding ({type(exc).__name__}).") from exc
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
@@ -96,6 +92,41 @@ class SSEConnection:
             raise ProtocolError(f"The base URL {url} is not an http(s) URL.") from exc
         except httpx.HTTPError as exc:
             raise StreamBrokenError(f"The request to {_midsentence(self._api)} failed: {_reason(exc)}.") from exc
+
+    async def content(self, source: EventSource) -> AsyncIterator[ServerSentEvent]:
+        """The stream's events that carry content. Keep-alives (`ping` events, events without data, SSE comments)
+        are skipped and do not count as activity: a server that only pings for the idle limit has stalled."""
+        idle = self._idle
+        loop = asyncio.get_running_loop()
+        events = source.aiter_sse()
+        pinged = False
+        deadline = loop.time() + idle
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    sse = await anext(events)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise self._stalled("no content, only keep-alive pings," if pinged else "nothing") from None
+            if sse.event == "ping" or not sse.data:
+                pinged = True
+                continue
+            yield sse
+            pinged = False
+            deadline = loop.time() + idle  # (from when the event has been handled: a slow reader is not a stall)
+
+    @property
+    def _idle(self) -> float:
+        return self._client.timeout.read or DEFAULT_IDLE_SECONDS
+
+    def _stalled(self, sent: str) -> StreamStalledError:
+        silence = self._idle
+        return StreamStalledError(
+            f"{self._api} sent {sent} for {silence:.0f} s, so the request was given up "
+            "(set API_TIMEOUT_MS to wait longer).",
+            silence=silence,
+        )
 
 
 def _midsentence(name: str) -> str:

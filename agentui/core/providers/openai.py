@@ -56,11 +56,9 @@ class OpenAIProvider:
         body = build_body(request, max_tokens_field=self._max_tokens_field)
         async with self._sse.post(self.url, body, self._headers) as source:
             parser = _StreamParser(request.model, source.response.headers.get("x-request-id", ""))
-            async for sse in source.aiter_sse():
+            async for sse in self._sse.content(source):
                 if sse.data.strip() == "[DONE]":
                     break
-                if not sse.data:
-                    continue
                 data = decode_data(sse, api=_API)
                 if sse.event == "error" or (isinstance(data, dict) and "error" in data):
                     raise error_for_stream_event(data, api=_API)
