@@ -193,7 +193,7 @@ class Conversation:
             tools=project.tools,
             gate=project.engine,
             hooks=project.hooks,
-            retry=RetryPolicy(max_attempts=settings.max_attempts),
+            retry=RetryPolicy(max_attempts=settings.max_attempts, max_retry_after=settings.max_retry_wait),
             session_id=session.session_id,
             messages=session.messages,
             memory=memory,

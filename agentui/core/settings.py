@@ -143,6 +143,8 @@ class Settings(BaseModel):
     script: Path | None = None
     max_tokens: int = 8192
     max_attempts: int = 10
+    max_retry_wait: float = 60.0
+    """The longest retry-after a server may ask for that is waited out (AGENTUI_MAX_RETRY_WAIT, seconds)."""
     thinking_budget: int | None = None
     context_window: int | None = None
     compact_threshold: float = 0.9
@@ -239,6 +241,13 @@ def resolve_settings(
         except ValueError:
             raise ConfigError("AGENTUI_MAX_ATTEMPTS must be a whole number, such as 3.") from None
 
+    max_retry_wait = 60.0
+    if env.get("AGENTUI_MAX_RETRY_WAIT"):
+        try:
+            max_retry_wait = max(0.0, float(env["AGENTUI_MAX_RETRY_WAIT"]))
+        except ValueError:
+            raise ConfigError("AGENTUI_MAX_RETRY_WAIT must be a number of seconds, such as 300.") from None
+
     compact_threshold = config.compact_threshold or 0.9
     if env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"):  # Claude Code's knob, in percent
         try:
@@ -274,6 +283,7 @@ def resolve_settings(
         script=script,
         max_tokens=config.max_tokens or 8192,
         max_attempts=max_attempts,
+        max_retry_wait=max_retry_wait,
         thinking_budget=config.thinking_budget,
         context_window=config.context_window,
         compact_threshold=compact_threshold,

@@ -140,6 +140,27 @@ class ProtocolError(ProviderError):
     kind = "protocol"
 
 
+class WaitTooLongError(ProviderError):
+    """The server asked for a longer wait before the next attempt than agentui waits: said at once, not waited out
+    (ten attempts of a two-minute retry-after would be twenty minutes of a screen that seems to hang)."""
+
+    def __init__(self, cause: ProviderError, wait: float, limit: float) -> None:
+        super().__init__(
+            f"{cause.message.rstrip('.')}; it asks to wait {_seconds(wait)} s before trying again, longer than "
+            f"agentui waits ({_seconds(limit)} s), so the request was given up (try again later, or set "
+            "AGENTUI_MAX_RETRY_WAIT to wait longer).",
+            status=cause.status,
+            retry_after=wait,
+        )
+        self.kind = cause.kind
+        self.cause = cause
+
+
+def _seconds(value: float) -> str:
+    """120.0 as "120", 0.5 as "0.5"."""
+    return f"{value:.1f}".removesuffix(".0")
+
+
 class StreamInterruptedError(ProviderError):
     """The stream failed after a content block completed; what completed is kept and the request is not re-sent."""
 

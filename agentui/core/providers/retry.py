@@ -7,7 +7,13 @@ import random
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
-from agentui.core.providers.base import Provider, ProviderError, ProviderRequest, StreamInterruptedError
+from agentui.core.providers.base import (
+    Provider,
+    ProviderError,
+    ProviderRequest,
+    StreamInterruptedError,
+    WaitTooLongError,
+)
 from agentui.core.providers.stream import BlockStop, ProviderEvent
 
 
@@ -21,7 +27,8 @@ class RetryPolicy:
     """Attempts when the server went silent: each costs a whole idle limit, so one more try is enough."""
     base_delay: float = 0.5
     max_delay: float = 32.0
-    max_retry_after: float = 300.0
+    max_retry_after: float = 60.0
+    """The longest retry-after waited out; a server asking for more ends the request with a sentence saying so."""
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
@@ -72,6 +79,8 @@ async def stream_with_retry(
             limit = policy.attempts_for(error)
             if not error.retryable or attempt >= limit:
                 raise
+            if error.retry_after is not None and error.retry_after > policy.max_retry_after:
+                raise WaitTooLongError(error, error.retry_after, policy.max_retry_after) from error
             failure = error
         delay = policy.delay(attempt, failure.retry_after)
         attempt += 1
