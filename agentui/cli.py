@@ -321,11 +321,15 @@ def _run(argv: list[str]) -> int:
         logger.addHandler(handler)
         logger.setLevel(logging.DEBUG)
         logger.propagate = False
+        logging.getLogger().addHandler(handler)  # the libraries' warnings (the MCP SDK's, httpx's) there too
     elif args.debug:
         logging.basicConfig(level=logging.DEBUG, format="%(name)s: %(message)s")
     else:
-        logger.addHandler(logging.NullHandler())  # never a traceback on the person's screen
+        # Never a traceback on the person's screen, from agentui or a library: without a handler on the root logger,
+        # Python prints a library's warnings and errors to stderr (the MCP SDK logs a server's non-JSON line so).
+        logger.addHandler(logging.NullHandler())
         logger.propagate = False
+        logging.getLogger().addHandler(logging.NullHandler())
 
     if problem := (
         _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args) or _parse_json_schema(args)

@@ -60,6 +60,7 @@ class Telemetry:
              "session.id": session_id}
         )  # fmt: skip
         self.env, self.session_id = env, session_id
+        self.flush_seconds = _shutdown_seconds(env)
         _quiet_sdk_logs()
         self.log_prompts = env.get("OTEL_LOG_USER_PROMPTS") == "1"
         self.log_tools = env.get("OTEL_LOG_TOOL_DETAILS") == "1"
@@ -69,7 +70,8 @@ class Telemetry:
         if traces:
             from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-            self.tracer_provider = TracerProvider(resource=resource)
+            # (no shutdown of their own at exit: `close` bounds it, and an atexit shutdown would wait on the exporter)
+            self.tracer_provider = TracerProvider(resource=resource, shutdown_on_exit=False)
             for exporter in traces:
                 self.tracer_provider.add_span_processor(BatchSpanProcessor(_span_exporter(exporter, env)))
         if metrics:
@@ -80,7 +82,7 @@ class Telemetry:
                 PeriodicExportingMetricReader(_metric_exporter(exporter, env), export_interval_millis=interval)
                 for exporter in metrics
             ]
-            self.meter_provider = MeterProvider(resource=resource, metric_readers=readers)
+            self.meter_provider = MeterProvider(resource=resource, metric_readers=readers, shutdown_on_exit=False)
         self.tracer: Tracer | None = self.tracer_provider.get_tracer("agentui") if self.tracer_provider else None
         meter = self.meter_provider.get_meter("agentui") if self.meter_provider else None
         self.tokens: Counter | None = meter.create_counter("claude_code.token.usage", "tokens") if meter else None
@@ -232,14 +234,14 @@ class Telemetry:
             span.end()
 
     def close(self) -> None:
-        """Flush what is left and stop exporting, within FLUSH_SECONDS whatever the collector does: the flush runs
+        """Flush what is left and stop exporting, within `flush_seconds` whatever the collector does: the flush runs
         on a daemon thread, which an unreachable collector may keep a little longer but never keeps agentui."""
         import threading
 
         done = threading.Event()
 
         def flush() -> None:
-            millis = int(FLUSH_SECONDS * 1000)
+            millis = int(self.flush_seconds * 1000)
             try:
                 if self.tracer_provider is not None:
                     self.tracer_provider.force_flush(millis)
@@ -251,7 +253,17 @@ class Telemetry:
                 done.set()
 
         threading.Thread(target=flush, name="agentui-telemetry-flush", daemon=True).start()
-        done.wait(FLUSH_SECONDS)
+        done.wait(self.flush_seconds)
+
+
+def _shutdown_seconds(env: Mapping[str, str]) -> float:
+    """How long exit may wait on the exporters: Claude Code's CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS, else
+    FLUSH_SECONDS."""
+    try:
+        millis = float(env.get("CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS") or "")
+    except ValueError:
+        return FLUSH_SECONDS
+    return millis / 1000 if millis >= 0 else FLUSH_SECONDS
 
 
 def _quiet_sdk_logs() -> None:

@@ -1,6 +1,7 @@
 """A tiny MCP server for the tests, written with the SDK and run over stdio: `add`, `shout`, `pixel` (an image),
-`grow` (adds a tool and notifies the client), `die` (the process exits mid-call), and start-up modes that crash
-or hang."""
+`grow` (adds a tool and notifies the client), `die` (the process exits mid-call), `wait` (never answers), `chatter`
+(prints a line that is not JSON-RPC to stdout, then answers), and start-up modes that crash, hang, or print a banner
+that is not JSON-RPC before serving (`noisy`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ if mode == "crash":
     sys.exit(3)
 if mode == "hang":
     time.sleep(3600)
+if mode == "noisy":  # as servers that print a banner to stdout do
+    print("tiny MCP server 1.0 starting up", flush=True)
 
 import base64  # noqa: E402
 import os  # noqa: E402
@@ -58,6 +61,23 @@ async def grow(ctx: Context) -> str:  # type: ignore[type-arg]
     server.add_tool(late)
     await ctx.session.send_tool_list_changed()
     return "grown"
+
+
+@server.tool()
+async def wait() -> str:
+    """Never answers (within the hour)."""
+    import asyncio
+
+    await asyncio.sleep(3600)
+    return "too late"
+
+
+@server.tool()
+def chatter() -> str:
+    """Prints a stray line to stdout before it answers."""
+    sys.stdout.write("debug: chatter was called\n")
+    sys.stdout.flush()
+    return "chattered"
 
 
 @server.tool()

@@ -21,7 +21,9 @@ log = logging.getLogger(__name__)
 
 State = Literal["starting", "connected", "failed", "closed"]
 DEFAULT_START_SECONDS = 30.0
-DEFAULT_CALL_SECONDS = 600.0
+DEFAULT_CALL_SECONDS = 120.0
+_REQUEST_TIMEOUT = 408
+"""The code of the SDK's McpError when a request's read timeout passes."""
 
 
 SdkBridge = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -203,16 +205,19 @@ class McpServer:
                 [{"type": "text", "text": f"The MCP server {self.name} is not running{reason}."}], is_error=True
             )
         timeout = _seconds(self.env.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
+        unanswered = CallOutcome(
+            [{"type": "text", "text": f"The MCP server {self.name} did not answer {tool} within {timeout:g} s."}],
+            is_error=True,
+        )
         try:
             result = await asyncio.wait_for(
                 self._session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout)), timeout + 1
             )
         except TimeoutError:
-            return CallOutcome(
-                [{"type": "text", "text": f"The MCP server {self.name} did not answer {tool} within {timeout:g} s."}],
-                is_error=True,
-            )
+            return unanswered
         except Exception as exc:  # a crashed server, a protocol error: the model hears of it
+            if getattr(getattr(exc, "error", None), "code", None) == _REQUEST_TIMEOUT:  # (the SDK's own limit)
+                return unanswered
             what = _describe(exc)
             if "closed the connection" in what or type(exc).__name__ == "ClosedResourceError":
                 self._fail(f"the MCP server {self.name} stopped")
