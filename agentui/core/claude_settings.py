@@ -12,9 +12,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.jsonfile import read_json_model
@@ -45,28 +45,80 @@ class HookMatcher(BaseModel):
 class PermissionsBlock(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    allow: list[str] = Field(default_factory=list)
-    ask: list[str] = Field(default_factory=list)
-    deny: list[str] = Field(default_factory=list)
-    defaultMode: str | None = None
-    additionalDirectories: list[str] = Field(default_factory=list)
+    allow: list[StrictStr] = Field(default_factory=list)
+    ask: list[StrictStr] = Field(default_factory=list)
+    deny: list[StrictStr] = Field(default_factory=list)
+    defaultMode: StrictStr | None = None
+    additionalDirectories: list[StrictStr] = Field(default_factory=list)
+
+
+class SandboxNetworkBlock(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    allowedDomains: list[StrictStr] | None = None
+    allowAllUnixSockets: StrictBool | None = None
+
+
+class SandboxBlock(BaseModel):
+    """Claude Code's `sandbox` block: the keys agentui uses are typed strictly (`"enabled": "yes"` is an error, not
+    a sandbox quietly left off); the others are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    enabled: StrictBool | None = None
+    autoAllowBashIfSandboxed: StrictBool | None = None
+    excludedCommands: list[StrictStr] | None = None
+    allowUnsandboxedCommands: StrictBool | None = None
+    network: SandboxNetworkBlock | None = None
+
+
+def _env_value(value: Any) -> str | bool | int | float:
+    if not isinstance(value, str | bool | int | float):
+        raise ValueError("an environment variable's value must be text (a number or true/false is taken as text)")
+    return value
+
+
+EnvValue = Annotated[Any, AfterValidator(_env_value)]
+"""Claude Code coerces an env value to text (`z.coerce.string()`): a number or true/false is taken as it would write
+it, with a notice; an object, a list or null is an error."""
 
 
 class SettingsFile(BaseModel):
-    """The parts agentui uses; everything else in the file is kept and ignored."""
+    """The parts agentui uses, with their types checked (a wrong type is one sentence naming the key); everything
+    else in the file is kept and ignored."""
 
     model_config = ConfigDict(extra="allow")
 
     permissions: PermissionsBlock = Field(default_factory=PermissionsBlock)
     hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
-    env: dict[str, str] = Field(default_factory=dict)
+    env_values: dict[str, EnvValue] = Field(default_factory=dict, alias="env")
+    sandbox: SandboxBlock | None = None
+    enableAllProjectMcpServers: StrictBool | None = None
+    enabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
+    disabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
 
-    @field_validator("env", mode="before")
-    @classmethod
-    def _env_values_as_text(cls, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
-        return value
+    @property
+    def env(self) -> dict[str, str]:
+        return {name: _as_text(value) for name, value in self.env_values.items()}
+
+    def coerced_env(self) -> list[str]:
+        """`env.NAME` of each value that was not text, with the text it is used as."""
+        return [
+            f"env.{name} ({_as_text(value)!r})" for name, value in self.env_values.items() if not isinstance(value, str)
+        ]
+
+    def sandbox_block(self) -> dict[str, Any] | None:
+        """The `sandbox` block as written (only the keys it sets), None if there is none."""
+        return None if self.sandbox is None else self.sandbox.model_dump(exclude_unset=True)
+
+
+def _as_text(value: str | bool | int | float) -> str:
+    """As JavaScript's String() writes it: true, 5, 2.5 (a whole float without its .0)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 @dataclass(frozen=True)

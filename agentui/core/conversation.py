@@ -696,12 +696,18 @@ class Conversation:
         approvals: dict[str, Any] = dict(stored_approvals(self.project.root, env))
         for source in self.project.sources:
             if not source.from_project or self.project.trusted:
-                extra = source.settings.model_extra or {}
-                approvals["enableAllProjectMcpServers"] = approvals.get("enableAllProjectMcpServers") or extra.get(
-                    "enableAllProjectMcpServers"
+                settings = source.settings
+                approvals["enableAllProjectMcpServers"] = (
+                    approvals.get("enableAllProjectMcpServers") or settings.enableAllProjectMcpServers
                 )
-                for key in ("enabledMcpjsonServers", "disabledMcpjsonServers"):
-                    approvals[key] = [*approvals.get(key, []), *(extra.get(key) or [])]
+                approvals["enabledMcpjsonServers"] = [
+                    *approvals.get("enabledMcpjsonServers", []),
+                    *settings.enabledMcpjsonServers,
+                ]
+                approvals["disabledMcpjsonServers"] = [
+                    *approvals.get("disabledMcpjsonServers", []),
+                    *settings.disabledMcpjsonServers,
+                ]
         chosen, notices = [], []
         for config in configs:
             if config.scope == "project":

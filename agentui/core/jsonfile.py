@@ -36,4 +36,19 @@ def read_json_model(path: Path, model: type[M], *, name: str, error: type[Except
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the top level"
-        raise error(f"{name} {path} has a bad value at '{where}': {first['msg']}.") from None
+        raise error(f"{name} {path} has a bad value at '{where}': {_plainly(first['type'], first['msg'])}.") from None
+
+
+_EXPECTED = {
+    "model_type": "it should be an object ({...})",
+    "dict_type": "it should be an object ({...})",
+    "list_type": "it should be a list ([...])",
+    "bool_type": "it should be true or false",
+    "string_type": "it should be text in quotes",
+    "int_type": "it should be a whole number",
+}
+
+
+def _plainly(kind: str, message: str) -> str:
+    """Pydantic's message in the terms of the JSON the person wrote."""
+    return _EXPECTED.get(kind) or message.removeprefix("Value error, ")

@@ -147,6 +147,11 @@ def open_project(
                 ]
             else:
                 held_back.append("additional directories")
+        if coerced := source.settings.coerced_env():
+            notices.append(
+                f"{source.path} gives {', '.join(coerced)} as {'a value' if len(coerced) == 1 else 'values'} that "
+                "should be text; used as the text shown, as Claude Code does."
+            )
         if source.settings.env:
             if granted:
                 settings_env.update(source.settings.env)
@@ -205,7 +210,7 @@ def _sandbox(
 
     blocks = []
     for source in sources:
-        block = (source.settings.model_extra or {}).get("sandbox")
+        block = source.settings.sandbox_block()
         if isinstance(block, dict) and source.from_project and not trusted:
             block = {"enabled": True} if block.get("enabled") is True else {}
         elif isinstance(block, dict) and source.from_project and isinstance(block.get("network"), dict):
