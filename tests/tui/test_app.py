@@ -707,7 +707,7 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
         assert any("The MCP server broken" in n.message and n.has_class("-warning") for n in texts(app, Notice))
         await type_and_send(pilot, "/mcp")
         listing = texts(app, Notice)[-1].message
-        assert "- tiny (user): connected, 5 tools: add, shout, pixel, grow, die" in listing
+        assert "- tiny (user): connected, 7 tools: add, shout, pixel, grow, wait, chatter, die" in listing
         assert (
             "- broken (user): failed" in listing and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in listing
         )
