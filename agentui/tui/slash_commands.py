@@ -157,6 +157,7 @@ class Rewind(SlashCommand):
                 said += "; the conversation goes on from there (the prompt is back in the input to edit)"
                 app.prompt_input.text = rewound.prompt
                 app.prompt_input.move_cursor(app.prompt_input.document.end)
+            app.prompt_input.focus()  # (the keys go back to the prompt, whatever the picker left focused)
             app.say(" ".join([said + ".", *rewound.notes]))
 
         app.push_screen(RewindPicker(points, conversation.changes_since, conversation.root), chosen)

@@ -76,7 +76,9 @@ def test_esc_esc_rewinds_files_bash_changes_and_the_conversation(
         assert git(project, "status", "--porcelain") == "?? draft.txt\n"
         assert git(project, "stash", "list") == ""
 
+        terminal.wait_for_line(r"│ one\s+│")  # the prompt is back in the input before it is edited
         terminal.keys("C-u")
+        terminal.wait_for_line(r"│ Ask for something")
         terminal.type("one, differently")
         terminal.wait_for("one, differently")  # (in the box before Enter sends it: keys lag on a busy machine)
         terminal.keys("Enter")

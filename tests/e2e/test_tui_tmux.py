@@ -4,6 +4,7 @@ types a request, approves the edit with one key, sees the answer, quits, and the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,18 @@ class Terminal:
             time.sleep(0.1)
         numbered = "\n".join(f"{n:2}|{line}" for n, line in enumerate(self.screen().splitlines()))
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{numbered}")
+
+    def wait_for_line(self, pattern: str, timeout: float = 60) -> str:
+        """The screen once a line of it matches the regular expression `pattern`."""
+        compiled = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if any(compiled.search(line) for line in screen.splitlines()):
+                return screen
+            time.sleep(0.1)
+        numbered = "\n".join(f"{n:2}|{line}" for n, line in enumerate(self.screen().splitlines()))
+        raise AssertionError(f"no line matched {pattern!r}; the screen was:\n{numbered}")
 
     def wait_gone(self, text: str, timeout: float = 60) -> None:
         """Until `text` has left the screen."""
