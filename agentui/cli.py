@@ -298,6 +298,11 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 def _run(argv: list[str]) -> int:
     import logging
 
+    from agentui.core.process_dir import end_cleanly_on_signals, prune_stale
+
+    end_cleanly_on_signals()  # (SIGTERM and SIGHUP remove this process's temporary files as an exit does)
+    prune_stale()  # (what a killed agentui left)
+
     if argv and argv[0] == "eval":  # `agentui eval TASKS.jsonl ...`: its own flags
         from agentui.core.environ import scrub_own_environment
         from agentui.evaluation import main as evaluate

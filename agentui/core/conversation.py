@@ -407,14 +407,13 @@ class Conversation:
         choice of the strategy named `evaluate` (first, tokens, elaborate or judge). Then `attempts.apply(id)` writes
         the chosen one's changes and goes on with its conversation; `attempts.close()` removes the copies either
         way. Raises WorkingCopyError (one sentence) when the copies cannot be made."""
-        import tempfile
-
         from agentui.core.attempts import STRATEGIES, Attempts
+        from agentui.core.process_dir import current
 
         if evaluate not in STRATEGIES:
             raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
         self.agent.budget = self.agent.new_budget()  # (one pool for every branch and the judge)
-        scratch = Path(tempfile.mkdtemp(prefix="agentui-attempts-"))
+        scratch = current().temporary("agentui-attempts-")
         sidechains = self.session.path.parent / self.session_id / "subagents"
         attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
         if self.running:

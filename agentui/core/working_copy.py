@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentui.core.confined_git import GitError, GitMissing, complaint, run
+from agentui.core.process_dir import current
 
 COPY_LIMIT_BYTES = 200 * 1024 * 1024
 """Outside git the project is copied for each branch; above this it is refused (a worktree shares git's objects)."""
@@ -79,6 +80,7 @@ class WorkingCopy:
             # (checked out from inside the new worktree, once it exists: its configuration can differ from the
             # person's worktree's, through `includeIf "gitdir:..."` or its own config.worktree, and the drivers
             # to empty are those of the place git runs in)
+            current().worktree_in(top)  # (its registration is pruned if this process ends before removing it)
             _git("worktree", "add", "--detach", "--no-checkout", "--quiet", str(dest), "HEAD", cwd=top)
             copy = cls(source, dest / source.relative_to(top), dest, "worktree", top)
             try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +121,9 @@ class Workspace:
     @property
     def scratch(self) -> Path:
         if self._scratch is None:
-            self._scratch = Path(tempfile.mkdtemp(prefix="agentui-"))
+            from agentui.core.process_dir import current
+
+            self._scratch = current().temporary("agentui-")
         return self._scratch
 
     # Per-session state of the background and task tools

@@ -34,7 +34,10 @@ def run_app(
     from agentui.tui.app import AgentApp
 
     app = AgentApp(launch, problem=problem, first_prompt=first_prompt, prepare=prepare, resuming=resuming, cwd=cwd)
+    app.handles_signals = True
     app.run()
+    if app.ended_by is not None:
+        return 128 + app.ended_by  # (as a shell reports a command a signal ended)
     if not app.return_code:
         return 0
     report = app.crash_report.strip()

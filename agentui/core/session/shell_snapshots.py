@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agentui.core.confined_git import GitError, GitRefused, complaint, run
 from agentui.core.permissions.protected import protected_reason
+from agentui.core.process_dir import current
 from agentui.core.session.file_history import FileChange
 from agentui.core.workspace import is_within
 
@@ -75,7 +76,7 @@ class ShellSnapshots:
         self.ref = f"refs/agentui/snapshots/{session_id}"
         self._real_top = os.path.realpath(top)
         self.limit = limit
-        self._scratch = tempfile.TemporaryDirectory(prefix="agentui-index-")
+        self._scratch = tempfile.TemporaryDirectory(prefix="agentui-index-", dir=current().made())
         """The index the snapshots are built in: the person's copied once, then kept, so that git reads only the
         files changed since the last snapshot (removed when this object goes)."""
 

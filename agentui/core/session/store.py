@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.messages import Message
+from agentui.core.process_dir import current
 from agentui.core.session.file_history import FileHistory, file_history_dir
 from agentui.core.session.listing import session_files
 from agentui.core.session.paths import (
@@ -108,7 +108,7 @@ def open_session(
     elif request.continue_last:
         source = newest_session(cwd, env)  # nothing to continue is not an error: a new session starts
     branch = git_branch(cwd)
-    directory = project_dir(cwd, env) if request.persist else Path(tempfile.mkdtemp(prefix="agentui-session-"))
+    directory = project_dir(cwd, env) if request.persist else current().temporary("agentui-session-")
 
     def history_dir(session_id: str) -> Path:
         return file_history_dir(session_id, env) if request.persist else directory / "file-history" / session_id

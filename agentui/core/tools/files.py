@@ -5,10 +5,11 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from agentui.core.process_dir import current
 
 SAMPLE_BYTES = 8192
 
@@ -103,7 +104,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             mode = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
         except FileNotFoundError:
             mode = None
-        temp = f".{path.name}.agentui-{secrets.token_hex(4)}.tmp"
+        temp = current().temporary_beside((where or parent) / path.name).name  # (journalled: see process_dir)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         fd = os.open(temp, flags, 0o666, dir_fd=dir_fd)
         try:
