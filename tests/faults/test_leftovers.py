@@ -42,7 +42,8 @@ def world(tmp_path: Path, clean_env: dict[str, str], server: LoopbackServer) -> 
     project = tmp_path / "project"
     project.mkdir()
     (project / "notes.txt").write_text("notes\n")
-    for step in (["init", "-q"], ["add", "notes.txt"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "1"]):
+    identity = ["-c", "user.name=t", "-c", "user.email=t@t"]
+    for step in (["init", "-q"], ["add", "notes.txt"], [*identity, "commit", "-qm", "1"]):
         subprocess.run(["git", "-C", str(project), *step], check=True)
     temp = tmp_path / "tmp"
     temp.mkdir()
