@@ -181,5 +181,7 @@ def end_cleanly_on_signals(on_signal: Callable[[int], object] | None = None) -> 
 def _die(signum: int) -> None:
     if _current is not None:
         _current.clean()
+    if threading.current_thread() is not threading.main_thread():  # (the grace timer: signal() is main-thread only)
+        os._exit(128 + signum)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

@@ -155,3 +155,52 @@ def _dead_pid() -> int:
     child.wait()
     assert not os.path.exists(f"/proc/{child.pid}/stat") or child.pid != os.getpid()
     return child.pid
+
+
+def _agentui_in(project: Path) -> list[int]:
+    """Pids of agentui processes working in `project` (the console script runs under Python)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+            arguments = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cwd == str(project) and any(argument.endswith(b"/agentui") for argument in arguments[:2]):
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("how", ["terminal closed", "SIGTERM"])
+def test_the_app_ended_by_its_terminal_closing_or_sigterm_leaves_nothing(
+    agentui_bin: str, world: dict[str, Any], server: LoopbackServer, how: str
+) -> None:
+    from tests.e2e.test_tui_tmux import Terminal
+
+    marker = f"{3000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
+    server.enqueue(
+        calls(tool_call("bg", command=f"sleep {marker}", run_in_background=True)),
+        Reply(chunks=anthropic_stream([{"type": "text", "text": "It runs in the background."}])),
+    )
+    project: Path = world["project"]
+    env = {**world["env"], "TERM": "xterm-256color"}
+    terminal = Terminal(f"{agentui_bin} --allowedTools Bash", env, project)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("start it")
+        terminal.keys("Enter")
+        terminal.wait_for("It runs in the background.")
+        assert processes_with(marker)
+        [pid] = _agentui_in(project)
+        if how == "SIGTERM":
+            os.kill(pid, signal.SIGTERM)
+            terminal.wait_for("EXIT=143")  # the app ended as a quit does: the shell has its screen back
+        else:
+            terminal.close()  # (the pty closes: SIGHUP)
+        until(lambda: not _agentui_in(project), f"agentui ended after {how}")
+    finally:
+        terminal.close()
+    until(lambda: not processes_with(marker), f"the background shell ended after {how}")
+    assert leftovers(world, marker) == []  # (removed by the process itself, before any next start)
+    one_more_start(agentui_bin, world, server)
+    assert leftovers(world, marker) == []
