@@ -6,13 +6,19 @@ check exits 0. Runs go at most `--jobs` at a time; one that fails for the infras
 server) is tried again, a failing check is not. Every finished run is a line of `results.jsonl` in the output
 directory, written as it finishes, so an evaluation that was stopped goes on where it was: what finished is not run
 again. Each run's conversation is a session under the output directory's `claude/projects`.
+
+With `--cluster`, the runs go to a Dask cluster's workers. If its scheduler goes away, or it has no worker for
+AGENTUI_EVAL_NO_WORKER_SECONDS (60 s unless set), the evaluation ends in one sentence; only the runs that finished are
+recorded, so the same command again does the rest.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import logging
 import os
 import shutil
 import socket
@@ -33,6 +39,10 @@ CHECK_TIMEOUT = 600.0
 """Seconds a task's check command may take."""
 CLONE_TIMEOUT = 600.0
 """Seconds a task's repository may take to clone, and again to check out."""
+NO_WORKER_SECONDS = 60.0
+"""Seconds an evaluation on a cluster waits with runs to do and no worker there (AGENTUI_EVAL_NO_WORKER_SECONDS)."""
+SCHEDULER_SECONDS = 10.0
+"""Seconds a cluster's scheduler may take to answer a question, or to let a client go."""
 
 
 class Task(BaseModel):
@@ -46,6 +56,10 @@ class Task(BaseModel):
 
 class EvalError(Exception):
     """The evaluation cannot start; the message says why in one sentence."""
+
+
+class ClusterLost(EvalError):
+    """The cluster an evaluation runs on went away (its scheduler, or every worker) before every run finished."""
 
 
 class Infrastructure(Exception):
@@ -152,7 +166,13 @@ class Evaluation:
                 self._record(outcome)
                 self.on_progress(len(outcomes), running, failed, total)
 
-        await asyncio.gather(*(one(task, name) for task, name in todo))
+        runs = [asyncio.ensure_future(one(task, name)) for task, name in todo]
+        try:
+            await asyncio.gather(*runs)
+        finally:  # (a run that raised, such as ClusterLost, ends the others: none goes on, or is recorded, after)
+            for run in runs:
+                run.cancel()
+            await asyncio.gather(*runs, return_exceptions=True)
         return [outcomes[(t.id, name)] for name in self.configs for t in self.tasks]
 
     def _record(self, outcome: Outcome) -> None:
@@ -221,28 +241,136 @@ def run_on_worker(task: dict[str, Any], name: str, settings: dict[str, Any], opt
     return asdict(asyncio.run(evaluation._tried(evaluation.tasks[0], name)))
 
 
-def on_cluster(address: str, evaluation: Evaluation) -> Callable[[Task, str], Awaitable[Outcome]]:
-    """Runs submitted to the Dask cluster at `address` (imported only now: an extra, `agentui[cluster]`)."""
-    try:
-        from distributed import Client
-    except ImportError:
-        raise EvalError("--cluster needs Dask's distributed package: pip install 'agentui[cluster]'.") from None
-    try:
-        client = Client(address, timeout=30)
-    except OSError as exc:
-        raise EvalError(f"No Dask scheduler answered at {address} ({exc}).") from None
-    options = {"out": str(evaluation.out.resolve()), "retries": evaluation.retries, "max_turns": evaluation.max_turns,
-               "permission_mode": evaluation.permission_mode}  # fmt: skip
+RERUN = "what finished is recorded, and the same command again runs the rest."
+"""The end of the sentence an evaluation the cluster lost ends with."""
 
-    async def remote(task: Task, name: str) -> Outcome:
-        settings = evaluation.configs[name].model_dump(exclude={"api_key", "auth_token"}, mode="json")
-        future = client.submit(run_on_worker, task.model_dump(), name, settings, dict(options), pure=False)
+
+class OnCluster:
+    """Runs submitted to the Dask cluster whose scheduler is at `address` (`async with`: connected, and watched, inside
+    it). A run's outcome is what its worker returned, or an error the run raised there; a run the cluster lost (its
+    scheduler went away, or no worker was there for `no_worker_seconds`) raises ClusterLost instead, and is not an
+    outcome: the same command again runs it."""
+
+    def __init__(self, address: str, evaluation: Evaluation, no_worker_seconds: float = NO_WORKER_SECONDS) -> None:
+        self.address = address
+        self.evaluation = evaluation
+        self.no_worker_seconds = no_worker_seconds
+        self.options = {"out": str(evaluation.out.resolve()), "retries": evaluation.retries,
+                        "max_turns": evaluation.max_turns, "permission_mode": evaluation.permission_mode}  # fmt: skip
+        self.client: Any = None
+        self.waiting = 0
+        """Runs submitted and not yet returned."""
+        self.lost = asyncio.Event()
+        self.why = ""
+        """What ClusterLost says, once `lost` is set."""
+        self.watcher: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> OnCluster:
         try:
-            return Outcome(**await asyncio.to_thread(future.result))
-        except Exception as exc:  # (the worker died, or could not run it: the cluster's failure, not the task's)
-            return Outcome(task.id, name, "error", 0, 0.0, 0.0, 1, error=f"the cluster could not run it: {exc}")
+            from distributed import Client  # (an extra, `agentui[cluster]`: imported only now)
+        except ImportError:
+            raise EvalError("--cluster needs Dask's distributed package: pip install 'agentui[cluster]'.") from None
+        _route_logs()  # (distributed gave its loggers their own handler on stderr as it was imported)
+        client = Client(self.address, asynchronous=True, timeout=30, set_as_default=False)
+        try:
+            self.client = await client
+        except Exception as exc:  # (refused, timed out, not an address, TLS not set up...)
+            await self._close(client)  # (else it closes as it is collected, and warns that nothing awaited that)
+            raise EvalError(f"No Dask scheduler answered at {self.address} ({exc}).") from None
+        self.watcher = asyncio.ensure_future(self._watch())
+        return self
 
-    return remote
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+            await asyncio.gather(self.watcher, return_exceptions=True)
+        await self._close(self.client)  # (the runs not taken are given up with it)
+
+    @staticmethod
+    async def _close(client: Any) -> None:
+        try:  # (a scheduler that is gone cannot be waited for)
+            await client.close(timeout=SCHEDULER_SECONDS)
+        except Exception as exc:
+            logging.getLogger(__name__).debug("the Dask client did not close: %s", exc)
+
+    async def __call__(self, task: Task, name: str) -> Outcome:
+        if self.lost.is_set():
+            raise ClusterLost(self.why)
+        if self.client.status != "running":  # (the scheduler went away as an earlier run finished)
+            raise ClusterLost(self._gone())
+        settings = self.evaluation.configs[name].model_dump(exclude={"api_key", "auth_token"}, mode="json")
+        future = self.client.submit(run_on_worker, task.model_dump(), name, settings, dict(self.options), pure=False)
+        self.waiting += 1
+        ran = asyncio.ensure_future(self._outcome(future, task, name))
+        lost = asyncio.ensure_future(self.lost.wait())
+        try:
+            await asyncio.wait({ran, lost}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.waiting -= 1
+            lost.cancel()
+            if not ran.done():
+                ran.cancel()
+                await asyncio.gather(ran, return_exceptions=True)
+        if ran.cancelled():
+            raise ClusterLost(self.why)
+        return ran.result()  # (finished even as the cluster went: it counts)
+
+    async def _outcome(self, future: Any, task: Task, name: str) -> Outcome:
+        try:
+            value = await future
+        except Exception as exc:
+            if future.status != "error":  # (cancelled, or its result not to be had: the cluster's loss, not the run's)
+                raise ClusterLost(self._gone()) from None
+            # It raised on its worker, or every worker it was given died running it (KilledWorker): its outcome.
+            return Outcome(task.id, name, "error", 0, 0.0, 0.0, 1, error=f"the cluster could not run it: {exc}")
+        return Outcome(**value)
+
+    def _gone(self) -> str:
+        if self.client.status != "running":
+            return f"The Dask scheduler at {self.address} went away, so the evaluation stopped; {RERUN}"
+        return f"The Dask cluster at {self.address} gave up runs it had been given, so the evaluation stopped; {RERUN}"
+
+    async def _watch(self) -> None:
+        """Sets `lost` once runs have waited `no_worker_seconds` with no worker there, or no answer from the
+        scheduler; a scheduler that is gone is seen sooner, as the runs it had are cancelled."""
+        every = min(5.0, self.no_worker_seconds / 4)
+        seen = time.monotonic()
+        """When there was last a worker (or nothing waiting for one)."""
+        answered = True
+        while True:
+            await asyncio.sleep(every)
+            try:
+                identity = await asyncio.wait_for(self.client.scheduler.identity(), SCHEDULER_SECONDS)
+                answered, workers = True, len(identity.get("workers") or {})
+            except Exception as exc:  # (gone, or too slow: the same as no worker, for now)
+                logging.getLogger(__name__).debug("the Dask scheduler did not answer: %s", exc)
+                answered, workers = False, 0
+            if workers or not self.waiting:
+                seen = time.monotonic()
+            elif time.monotonic() - seen >= self.no_worker_seconds:
+                waited = f"{self.no_worker_seconds:g} s"
+                self.why = (
+                    f"The Dask cluster at {self.address} has had no worker for {waited}, so the evaluation stopped; "
+                    if answered
+                    else f"The Dask scheduler at {self.address} has not answered for {waited}, so the evaluation "
+                    "stopped; "
+                ) + RERUN
+                self.lost.set()
+                return
+
+
+def no_worker_seconds() -> float:
+    """How long an evaluation on a cluster waits with no worker there: AGENTUI_EVAL_NO_WORKER_SECONDS, or 60."""
+    text = os.environ.get("AGENTUI_EVAL_NO_WORKER_SECONDS", "").strip()
+    if not text:
+        return NO_WORKER_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise EvalError("AGENTUI_EVAL_NO_WORKER_SECONDS must be a number of seconds above 0, such as 60.")
+    return seconds
 
 
 def clone_task_repository(repo: str, dest: Path) -> None:
@@ -317,6 +445,7 @@ def main(argv: Sequence[str]) -> int:
         help="what a run may do without asking; nobody answers (default: anything, in its throwaway clone)",
     )
     args = parser.parse_args(argv)
+    _route_logs()
     if args.jobs < 1 or args.retries < 0 or args.max_turns < 1:
         return _fail("--jobs and --max-turns take a number from 1, --retries from 0.")
     limits = {"max_budget_usd": args.max_budget_usd, "max_total_tokens": args.max_total_tokens,
@@ -329,6 +458,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         tasks = load_tasks(args.tasks)
         base = resolve_settings(Overrides())
+        waits = no_worker_seconds()
     except (EvalError, ConfigError) as exc:
         return _fail(str(exc))
     models = [m.strip() for m in (args.models or base.model).split(",") if m.strip()]
@@ -339,17 +469,27 @@ def main(argv: Sequence[str]) -> int:
         tasks, configs, out, jobs=args.jobs, retries=args.retries, max_turns=args.max_turns,
         permission_mode=args.permission_mode, on_progress=_progress_line(),
     )  # fmt: skip
-    if args.cluster:
-        try:
-            evaluation.remote = on_cluster(args.cluster, evaluation)
-        except EvalError as exc:
-            return _fail(str(exc))
-        evaluation.jobs = max(evaluation.jobs, 64)  # (the cluster's workers set the pace; this only bounds the queue)
+
+    async def evaluate() -> list[Outcome]:
+        if not args.cluster:
+            return await evaluation.run()
+        async with OnCluster(args.cluster, evaluation, waits) as cluster:
+            evaluation.remote = cluster
+            evaluation.jobs = max(evaluation.jobs, 64)  # (the cluster's workers set the pace; this bounds the queue)
+            return await evaluation.run()
+
     try:
-        outcomes = asyncio.run(evaluation.run())
+        outcomes = asyncio.run(evaluate())
     except KeyboardInterrupt:
-        print(f"\nagentui eval: stopped; run the same command again to go on ({out}).", file=sys.stderr)
+        print(f"\nagentui: the evaluation stopped; run the same command again to go on ({out}).", file=sys.stderr)
         return 130
+    except ClusterLost as exc:
+        return _fail(str(exc), 1)
+    except EvalError as exc:
+        return _fail(str(exc))
+    except Exception as exc:  # (never a traceback on the screen: it goes to AGENTUI_LOG, if that is set)
+        logging.getLogger(__name__).error("unexpected failure", exc_info=True)
+        return _fail(f"unexpected error: {type(exc).__name__}: {exc}.", 1)
     table = report(outcomes, list(configs))
     (out / "report.json").write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
     print(f"{'configuration':<28} {'passed':>8} {'rate':>7} {'errors':>7} {'tokens':>10} {'cost $':>9} {'time s':>8}")
@@ -377,6 +517,24 @@ def _progress_line() -> Callable[[int, int, int, int], None]:
     return show
 
 
-def _fail(sentence: str) -> int:
-    print(f"agentui eval: {sentence}", file=sys.stderr)
-    return 2
+def _route_logs() -> None:
+    """Every log record, agentui's or a library's, goes where the root logger's go: to the AGENTUI_LOG file if it is
+    set, else nowhere; never a traceback on the screen. Run again after importing a library that gives its loggers
+    handlers of their own (distributed puts one on stderr)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        sink: logging.Handler = logging.NullHandler()
+        if path := os.environ.get("AGENTUI_LOG"):
+            with contextlib.suppress(OSError):  # (a log file that cannot be opened is no log)
+                sink = logging.FileHandler(path)
+                sink.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+                logging.getLogger("agentui").setLevel(logging.DEBUG)
+        root.addHandler(sink)
+    for logger in list(root.manager.loggerDict.values()):
+        if isinstance(logger, logging.Logger) and logger.handlers:
+            logger.handlers, logger.propagate = [], True
+
+
+def _fail(sentence: str, code: int = 2) -> int:
+    print(f"agentui: {sentence}", file=sys.stderr)
+    return code
