@@ -24,7 +24,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -194,8 +193,9 @@ class Evaluation:
 
     async def _run_once(self, task: Task, name: str, started: float, attempt: int) -> Outcome:
         from agentui.core.frontend import Conversation, Launch, PermissionOptions, SessionRequest
+        from agentui.core.process_dir import current
 
-        workdir = Path(tempfile.mkdtemp(prefix="agentui-eval-"))
+        workdir = current().temporary("agentui-eval-")  # (removed with the process, however it ends)
         try:
             clone = workdir / "repo"
             await asyncio.to_thread(clone_task_repository, task.repo, clone)

@@ -97,6 +97,10 @@ class Printer:
                 self.line(event.to_json())
             elif self.format == "text":
                 self._text(event)
+            elif isinstance(event, Notice) and event.level == "warning":
+                # json and stream-json keep stdout for the protocol; a warning (a session that cannot be saved, a
+                # hook that failed) still reaches the person, on stderr.
+                self.note(event.message)
         except BrokenPipeError:
             self.closed = True  # the reader went away (| head); nothing more to say
 

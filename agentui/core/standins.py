@@ -145,8 +145,15 @@ class StandIns:
                 os.mkdir(path, 0o755)
             else:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-                with os.fdopen(fd, "wb") as file:
-                    file.write(standin.content)
+                inode = os.fstat(fd).st_ino
+                try:
+                    with os.fdopen(fd, "wb") as file:
+                        file.write(standin.content)
+                except OSError:  # (a full disk): made, but not as planned; not left behind as if the person's own
+                    with contextlib.suppress(OSError):
+                        if os.lstat(path).st_ino == inode:
+                            os.unlink(path)
+                    raise
         except FileExistsError:
             try:  # another agentui's stand-in: share it, so it is not removed while this one's command runs
                 found = os.lstat(path)
