@@ -179,9 +179,28 @@ def end_cleanly_on_signals(on_signal: Callable[[int], object] | None = None) -> 
 
 
 def _die(signum: int) -> None:
+    _kill_children()
     if _current is not None:
         _current.clean()
     if threading.current_thread() is not threading.main_thread():  # (the grace timer: signal() is main-thread only)
         os._exit(128 + signum)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+def _kill_children() -> None:
+    """Every program this process started, with the process group each leads (hooks, background shells and
+    commands run in groups of their own): a signal that ends agentui ends them too."""
+    own_group = os.getpgrp()
+    children: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):
+                children.update(int(pid) for pid in Path(f"/proc/self/task/{task}/children").read_text().split())
+    for child in children:
+        with contextlib.suppress(OSError):
+            group = os.getpgid(child)
+            if group == child and group != own_group:
+                os.killpg(group, signal.SIGKILL)
+            else:
+                os.kill(child, signal.SIGKILL)

@@ -204,3 +204,29 @@ def test_the_app_ended_by_its_terminal_closing_or_sigterm_leaves_nothing(
     assert leftovers(world, marker) == []  # (removed by the process itself, before any next start)
     one_more_start(agentui_bin, world, server)
     assert leftovers(world, marker) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_hook_running_when_agentui_is_signalled_ends_with_it(
+    agentui_bin: str, world: dict[str, Any], server: LoopbackServer, sig: signal.Signals
+) -> None:
+    """Hooks run outside the sandbox, in process groups of their own (as Claude Code runs them): a signal that ends
+    agentui ends them too."""
+    marker = f"{4000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
+    settings = Path(world["env"]["HOME"]) / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": f"sleep {marker}", "timeout": 600}
+    settings.write_text(json.dumps({"hooks": {"UserPromptSubmit": [{"hooks": [hook]}]}}))
+    process = start(agentui_bin, world)
+    try:
+        until(lambda: processes_with(marker) or process.poll() is not None, "the hook started")
+        assert process.poll() is None, process.communicate()
+        process.send_signal(sig)
+        process.communicate(timeout=CEILING)
+        assert process.returncode == -sig, process.returncode
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    until(lambda: not processes_with(marker), f"the hook ended after {sig.name}: {processes_with(marker)}")
+    assert leftovers(world, marker) == []
