@@ -1,16 +1,19 @@
 """One temporary directory per agentui process, removed when the process ends however it ends, and what a process
 that could not clean up (SIGKILL, a power cut) left behind, removed at the next start.
 
-Everything temporary lives in `$TMPDIR/agentui-run-<pid>-<start time>`: command output, background shells' output,
-parallel attempts' working copies, evaluation clones. Two journals in it name what has to live elsewhere: the files an
-Edit writes beside its target before renaming them into place (`beside`), and the repositories where a git worktree
-was registered (`worktrees`), whose registrations `git worktree prune` drops once the directory is gone. The pid and
-start time tell a live owner from a dead one (or from a later process given the same pid)."""
+Everything temporary lives in `$TMPDIR/agentui-run-XXXXXXXX` (made by mkdtemp: a random name, 0700, ours alone):
+command output, background shells' output, parallel attempts' working copies, evaluation clones. Its owner holds an
+exclusive lock on its `lock` file for as long as it lives; a directory whose lock can be taken is a dead process's
+(pids cannot tell: another pid namespace, no /proc, a TMPDIR shared between machines). Two journals in it name what
+has to live elsewhere: the files an Edit writes beside its target before renaming them into place (`beside`), and
+the worktrees registered in a repository for attempts (`worktrees`), whose registrations are dropped once their
+directory is gone (only those: never the person's own worktrees)."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import os
 import re
 import secrets
@@ -19,105 +22,160 @@ import signal
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 PREFIX = "agentui-run-"
-_NAME = re.compile(rf"{re.escape(PREFIX)}(\d+)-(\d+)")
+_LOCK = "lock"
 _BESIDE = re.compile(r"\.[^/]+\.agentui-[0-9a-f]{8}\.tmp")
 """What an Edit's temporary file is named; a journal naming anything else is not followed (it could be forged)."""
 SIGNAL_GRACE = 5.0
 """Seconds a front end has to end on its own after SIGTERM or SIGHUP before the process cleans up and ends."""
-
-
-def _start_time(pid: int) -> str | None:
-    """The process's start time (clock ticks after boot), which tells it from a later process given the same pid."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
+UNLOCKED_GRACE = 60.0
+"""A directory with no lock file yet is being made (or its maker died at once): left alone while this young."""
+_JOURNAL_LIMIT = 1 << 20
 
 
 class ProcessDir:
-    """The temporary directory of one agentui process (made when first needed)."""
+    """The temporary directory of one agentui process: made when first needed, and made again if something removed
+    it meanwhile (a tmp cleaner on a long session)."""
 
-    def __init__(self, root: Path, pid: int, start: str) -> None:
-        self.path = root / f"{PREFIX}{pid}-{start}"
+    def __init__(self, root: Path, path: Path | None = None) -> None:
+        self.root = root
+        self.path: Path | None = path
         self._lock = threading.Lock()
-        self._made = False
+        self._lock_fd = -1
 
     @classmethod
     @contextlib.contextmanager
-    def for_test(cls, root: Path, pid: int) -> Iterator[ProcessDir]:
-        """The directory a process `pid` would have (its start time taken as 0), for a test to fill as it would."""
-        yield cls(root, pid, "0")
+    def for_test(cls, root: Path) -> Iterator[ProcessDir]:
+        """A directory as a process that has since died would leave it (its lock released), for a test to fill."""
+        made = cls(root)
+        made.made()
+        try:
+            yield made
+        finally:
+            made._release()
 
     def made(self) -> Path:
-        """The directory, made if it is not yet."""
+        """The directory, made (and locked) if it is not there."""
         with self._lock:
-            if not self._made:
-                self.path.mkdir(mode=0o700, exist_ok=True)
-                self._made = True
-        return self.path
+            if self.path is None or self._lock_fd < 0 or not self.path.is_dir():
+                self._release()
+                path = Path(tempfile.mkdtemp(prefix=PREFIX, dir=self.root))
+                fd = os.open(path / _LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                self.path, self._lock_fd = path, fd
+            return self.path
+
+    def _release(self) -> None:
+        if self._lock_fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._lock_fd)
+            self._lock_fd = -1
 
     def temporary(self, prefix: str) -> Path:
         """A new directory of its own in this process's directory."""
         return Path(tempfile.mkdtemp(prefix=prefix, dir=self.made()))
 
     def temporary_beside(self, target: Path) -> Path:
-        """A name for a temporary file beside `target`, journalled before it exists so that it is removed if the
-        process ends before the file is renamed into place."""
+        """A name for a temporary file beside `target`, journalled (where the journal can be written) before it
+        exists, so that it is removed if the process ends before the file is renamed into place."""
         temp = target.with_name(f".{target.name}.agentui-{secrets.token_hex(4)}.tmp")
-        self._journal("beside", str(temp))
+        with contextlib.suppress(OSError):  # (a full or missing TMPDIR must not stop the write itself)
+            self._journal("beside", str(temp))
         return temp
 
-    def worktree_in(self, repository: Path) -> None:
-        """A worktree of `repository` is about to be registered, with its directory in this one."""
-        self._journal("worktrees", str(repository))
+    def worktree_at(self, repository: Path, worktree: Path) -> None:
+        """A worktree of `repository` is about to be registered at `worktree`, inside this directory."""
+        with contextlib.suppress(OSError):
+            self._journal("worktrees", f"{repository}\0{worktree}")
 
     def _journal(self, name: str, line: str) -> None:
         if "\n" in line:
             return  # (a name with a newline cannot be journalled; such a file is left to the person)
-        fd = os.open(self.made() / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(self.made() / name, flags, 0o600)
         try:
-            os.write(fd, (line + "\n").encode(errors="surrogateescape"))
+            if _ours(os.fstat(fd)):
+                os.write(fd, (line + "\n").encode(errors="surrogateescape"))
         finally:
             os.close(fd)
 
     def clean(self) -> None:
-        """Remove the journalled files, the directory, and the worktree registrations that pointed into it."""
+        """Remove the journalled files, the worktree registrations made here, and the directory."""
+        path = self.path
+        if path is None:
+            return
         try:
-            info = os.lstat(self.path)
+            info = os.lstat(path)
         except OSError:
             return
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             return  # (a link, or someone else's: not ours to remove)
-        for line in self._read("beside"):
+        for line in self._read(path, "beside"):
             if _BESIDE.fullmatch(Path(line).name):
                 with contextlib.suppress(OSError):
                     os.unlink(line)
-        repositories = dict.fromkeys(self._read("worktrees"))
-        shutil.rmtree(self.path, ignore_errors=True)
-        for repository in repositories:
-            _prune_worktrees(Path(repository))
+        for line in self._read(path, "worktrees"):
+            repository, _, worktree = line.partition("\0")
+            if worktree and _within(Path(worktree), path):
+                _drop_registration(Path(repository), Path(worktree))
+        _remove_tree(path)
+        self._release()
 
-    def _read(self, name: str) -> list[str]:
+    @staticmethod
+    def _read(path: Path, name: str) -> list[str]:
         try:
-            fd = os.open(self.path / name, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(path / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             return []
         with os.fdopen(fd, "rb") as handle:
-            return [line for line in handle.read(1 << 20).decode(errors="surrogateescape").splitlines() if line]
+            if not _ours(os.fstat(fd)):
+                return []
+            return [line for line in handle.read(_JOURNAL_LIMIT).decode(errors="surrogateescape").splitlines() if line]
 
 
-def _prune_worktrees(repository: Path) -> None:
-    from agentui.core.confined_git import GitError, GitMissing, run
+def _ours(info: os.stat_result) -> bool:
+    """A regular file of this user's (a journal that is a FIFO would hang whoever opens it to read)."""
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
 
-    if not (repository / ".git").exists():
-        return
-    with contextlib.suppress(GitError, GitMissing, OSError):
-        run(("worktree", "prune"), cwd=repository, timeout=30)
+
+def _within(path: Path, directory: Path) -> bool:
+    return os.path.normpath(path).startswith(os.path.normpath(directory) + os.sep)
+
+
+def _drop_registration(repository: Path, worktree: Path) -> None:
+    """Remove `repository`'s registration of `worktree` (its `.git/worktrees/<id>` entry, found by the `gitdir` file
+    that points into it), and no other: `git worktree prune` would drop every worktree whose directory is missing,
+    the person's on an unmounted drive too."""
+    with contextlib.suppress(OSError):
+        registrations = repository / ".git" / "worktrees"
+        for entry in os.scandir(registrations):
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                points_to = (Path(entry.path) / "gitdir").read_text(errors="surrogateescape").strip()
+                if _within(Path(points_to), worktree) or Path(points_to).parent == worktree:
+                    _remove_tree(Path(entry.path))
+
+
+def _remove_tree(path: Path) -> None:
+    """As `rm -rf`: a directory a command made read-only is made writable to be emptied."""
+
+    def writable_and_again(function: Callable[..., Any], name: str, _: object) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), 0o700)
+            if os.path.isdir(name) and not os.path.islink(name):
+                os.chmod(name, 0o700)
+                shutil.rmtree(name, ignore_errors=True)
+            else:
+                function(name)
+
+    shutil.rmtree(path, onerror=writable_and_again)
 
 
 _current: ProcessDir | None = None
@@ -129,38 +187,61 @@ def current() -> ProcessDir:
     global _current
     with _current_lock:
         if _current is None:
-            pid = os.getpid()
-            _current = ProcessDir(Path(tempfile.gettempdir()), pid, _start_time(pid) or "0")
+            _current = ProcessDir(Path(tempfile.gettempdir()))
             atexit.register(_current.clean)
         return _current
 
 
 def prune_stale(root: Path | None = None) -> list[Path]:
-    """At start: remove the directories (and what their journals name) of agentui processes that are gone."""
-    root = root or Path(tempfile.gettempdir())
-    removed = []
+    """At start: remove the directories (and what their journals name) of agentui processes that are gone. Never
+    fails: a missing or unreadable TMPDIR is nothing to prune."""
     try:
+        root = root or Path(tempfile.gettempdir())
         names = [entry.name for entry in os.scandir(root) if entry.name.startswith(PREFIX)]
     except OSError:
         return []
+    removed = []
     for name in names:
-        found = _NAME.fullmatch(name)
-        if found is None:
+        path = root / name
+        if _current is not None and path == _current.path:
             continue
-        pid, start = int(found[1]), found[2]
-        if pid == os.getpid() or _start_time(pid) == start:
-            continue  # (alive)
-        stale = ProcessDir(root, pid, start)
-        stale.clean()
-        removed.append(stale.path)
+        try:
+            if not _abandoned(path):
+                continue
+        except OSError:
+            continue
+        ProcessDir(root, path).clean()
+        if not os.path.lexists(path):
+            removed.append(path)
     return removed
 
 
+def _abandoned(path: Path) -> bool:
+    """Whether the directory is ours and no live process holds its lock."""
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        return False
+    try:
+        fd = os.open(path / _LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return time.time() - info.st_mtime > UNLOCKED_GRACE
+    try:
+        if not _ours(os.fstat(fd)):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # (alive)
+        return True
+    finally:
+        os.close(fd)
+
+
 def end_cleanly_on_signals(on_signal: Callable[[int], object] | None = None) -> None:
-    """SIGTERM and SIGHUP (a closed terminal) end the process with its temporary files removed, as an exit would.
-    With `on_signal`, the front end is told first and given SIGNAL_GRACE seconds to end on its own (the app restores
-    the terminal); otherwise, or after that, the directory is removed and the signal's default action ends the
-    process. Children started confined die with it (bubblewrap's --die-with-parent). Main thread only."""
+    """SIGTERM and SIGHUP (a closed terminal) end the process as an exit would: what it started ends with it, its
+    exit handlers run (stand-ins, background shells) and its temporary files go. With `on_signal`, the front end is
+    told first and given SIGNAL_GRACE seconds to end on its own (the app restores the terminal). A signal ignored
+    when agentui started (`nohup`) stays ignored. Main thread only."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
         if on_signal is not None:
@@ -175,13 +256,14 @@ def end_cleanly_on_signals(on_signal: Callable[[int], object] | None = None) -> 
         _die(signum)
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, handler)
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, handler)
 
 
 def _die(signum: int) -> None:
     _kill_children()
-    if _current is not None:
-        _current.clean()
+    with contextlib.suppress(Exception):
+        atexit._run_exitfuncs()  # (this directory's removal among them; the default action or _exit skips them)
     if threading.current_thread() is not threading.main_thread():  # (the grace timer: signal() is main-thread only)
         os._exit(128 + signum)
     signal.signal(signum, signal.SIG_DFL)
@@ -195,7 +277,7 @@ def _kill_children() -> None:
     children: set[int] = set()
     with contextlib.suppress(OSError):
         for task in os.listdir("/proc/self/task"):
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, ValueError):
                 children.update(int(pid) for pid in Path(f"/proc/self/task/{task}/children").read_text().split())
     for child in children:
         with contextlib.suppress(OSError):

@@ -80,7 +80,7 @@ class WorkingCopy:
             # (checked out from inside the new worktree, once it exists: its configuration can differ from the
             # person's worktree's, through `includeIf "gitdir:..."` or its own config.worktree, and the drivers
             # to empty are those of the place git runs in)
-            current().worktree_in(top)  # (its registration is pruned if this process ends before removing it)
+            current().worktree_at(top, dest)  # (its registration goes if this process ends before removing it)
             _git("worktree", "add", "--detach", "--no-checkout", "--quiet", str(dest), "HEAD", cwd=top)
             copy = cls(source, dest / source.relative_to(top), dest, "worktree", top)
             try:

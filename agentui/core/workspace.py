@@ -123,7 +123,7 @@ class Workspace:
         if self._scratch is None:
             from agentui.core.process_dir import current
 
-            self._scratch = current().temporary("agentui-")
+            self._scratch = current().temporary("ws-")  # (short: a Unix socket lives in it)
         return self._scratch
 
     # Per-session state of the background and task tools

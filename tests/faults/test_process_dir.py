@@ -1,0 +1,145 @@
+"""The per-process temporary directory under attack and under odd conditions: a live owner is told from a dead one by
+its lock (not by pid), a journal cannot hang or mislead the cleanup, the person's own worktrees are never dropped,
+`nohup` still protects agentui, and SIGTERM runs the exit handlers. Real processes, files and git repositories."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from agentui.core.process_dir import PREFIX, ProcessDir, prune_stale
+
+CEILING = 60.0
+
+
+def holder(root: Path, ready: Path) -> subprocess.Popen[bytes]:
+    """Another process that makes its directory under `root` and lives on (as a running agentui would)."""
+    script = f"""
+        import time
+        from pathlib import Path
+        from agentui.core.process_dir import ProcessDir
+        made = ProcessDir(Path({str(root)!r})).made()
+        Path({str(ready)!r}).write_text(str(made))
+        time.sleep(600)
+    """
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)])
+
+
+def wait_for(path: Path) -> str:
+    deadline = time.monotonic() + CEILING
+    while not path.exists() or not path.read_text():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+    return path.read_text()
+
+
+def test_a_live_processs_directory_is_kept_and_a_dead_ones_removed(tmp_path: Path) -> None:
+    root = tmp_path / "tmp"
+    root.mkdir()
+    process = holder(root, tmp_path / "ready")
+    try:
+        made = Path(wait_for(tmp_path / "ready"))
+        assert made.parent == root and made.name.startswith(PREFIX)
+        assert (made.stat().st_mode & 0o777) == 0o700
+        assert prune_stale(root) == [] and made.is_dir()  # (alive: its lock is held, whatever its pid says)
+    finally:
+        process.kill()
+        process.wait()
+    assert prune_stale(root) == [made] and not made.exists()
+
+
+def test_a_directory_being_made_is_left_alone_until_it_is_old(tmp_path: Path) -> None:
+    young = tmp_path / f"{PREFIX}making"
+    young.mkdir()
+    assert prune_stale(tmp_path) == [] and young.is_dir()
+    old = time.time() - 3600
+    os.utime(young, (old, old))
+    assert prune_stale(tmp_path) == [young]
+
+
+def test_a_journal_that_is_a_fifo_or_names_other_files_is_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me\n")
+    with ProcessDir.for_test(tmp_path) as dead:
+        assert dead.path is not None
+        (dead.path / "beside").write_text(f"{victim}\n{tmp_path / '.x.agentui-0123abcd.tmp'}\n")
+        (tmp_path / ".x.agentui-0123abcd.tmp").write_text("half")
+        os.mkfifo(dead.path / "worktrees")
+    assert prune_stale(tmp_path) == [dead.path]  # (a FIFO opened to be read would have hung here)
+    assert victim.read_text() == "keep me\n"
+    assert not (tmp_path / ".x.agentui-0123abcd.tmp").exists()
+
+
+def test_only_agentuis_own_worktree_registrations_are_dropped(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "a.txt").write_text("a\n")
+    subprocess.run([*git, "add", "a.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "1"], check=True)
+    theirs = tmp_path / "usb" / "wt"  # the person's worktree, on a drive that is not mounted now
+    subprocess.run([*git, "worktree", "add", "-q", "--detach", str(theirs)], check=True)
+    (tmp_path / "tmp").mkdir()
+    with ProcessDir.for_test(tmp_path / "tmp") as dead:
+        copies = dead.temporary("agentui-attempts-")
+        ours = copies / "a"
+        dead.worktree_at(repo, ours)
+        subprocess.run([*git, "worktree", "add", "-q", "--detach", str(ours)], check=True)
+    subprocess.run(["rm", "-rf", str(theirs)], check=True)
+    assert len(os.listdir(repo / ".git" / "worktrees")) == 2
+    prune_stale(tmp_path / "tmp")
+    listed = subprocess.run([*git, "worktree", "list", "--porcelain"], capture_output=True, text=True).stdout
+    assert f"worktree {theirs}" in listed and f"worktree {ours}" not in listed
+    assert len(os.listdir(repo / ".git" / "worktrees")) == 1
+
+
+def test_an_edit_still_writes_when_the_journal_cannot_be(tmp_path: Path) -> None:
+    nowhere = ProcessDir(tmp_path / "missing")  # (TMPDIR gone, or full)
+    temp = nowhere.temporary_beside(tmp_path / "notes.txt")
+    assert temp.parent == tmp_path and temp.name.startswith(".notes.txt.agentui-")
+
+
+def child(body: str, tmp_path: Path, *, ignore_hup: bool = False) -> subprocess.Popen[bytes]:
+    script = f"""
+        import atexit, signal, time
+        from pathlib import Path
+        from agentui.core.process_dir import end_cleanly_on_signals
+        if {ignore_hup}:
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it
+        end_cleanly_on_signals()
+        {body}
+        Path({str(tmp_path / "ready")!r}).write_text("ready")
+        time.sleep(600)
+    """
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)])
+
+
+def test_sigterm_runs_the_exit_handlers_and_ends_with_the_signal(tmp_path: Path) -> None:
+    done = tmp_path / "exit-handler-ran"
+    process = child(f"atexit.register(lambda: Path({str(done)!r}).write_text('yes'))", tmp_path)
+    try:
+        wait_for(tmp_path / "ready")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=CEILING) == -signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert done.read_text() == "yes"
+
+
+def test_a_sighup_ignored_by_nohup_stays_ignored(tmp_path: Path) -> None:
+    process = child("pass", tmp_path, ignore_hup=True)
+    try:
+        wait_for(tmp_path / "ready")
+        process.send_signal(signal.SIGHUP)
+        process.send_signal(signal.SIGTERM)  # (after the SIGHUP: had that ended it, the code would be -SIGHUP)
+        assert process.wait(timeout=CEILING) == -signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
