@@ -68,6 +68,8 @@ _EXPORTS = {
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
+    # the process: ending cleanly on SIGTERM and SIGHUP
+    "end_cleanly_on_signals": "agentui.core.process_dir",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.images import image_from_file as image_from_file
     from agentui.core.memory import add_memory_note as add_memory_note
     from agentui.core.permissions.rules import RuleError as RuleError
+    from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.project import PermissionOptions as PermissionOptions
     from agentui.core.project import Project as Project
     from agentui.core.project import ProjectError as ProjectError

@@ -101,10 +101,8 @@ class AgentApp(App[None]):
         self._previewed: LoadedSession | None = None
         self._subscription: Subscription | None = None
         self._quit_armed_at = 0.0
-        self.handles_signals = False
-        """SIGTERM and SIGHUP end the app as a quit does (set by `run_app`: never in a test's process)."""
+        self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
         self.ended_by: int | None = None
-        """The signal that ended the app, if one did."""
         self.custom_commands: dict[str, CustomCommand] = {}
         self.permissions = PermissionQueue(self)
         self.history = PromptHistory(history_file(self._cwd, env))
@@ -135,10 +133,9 @@ class AgentApp(App[None]):
 
     def on_mount(self) -> None:
         if self.handles_signals:
-            from agentui.core.process_dir import end_cleanly_on_signals
+            from agentui.tui.signals import end_on_signals
 
-            loop = asyncio.get_running_loop()
-            end_cleanly_on_signals(lambda signum: loop.call_soon_threadsafe(self._signalled, signum))
+            end_on_signals(self)
         for problem in apply_themes(self, self.env):
             self.call_later(self.say, problem, "warning")
         # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
@@ -342,17 +339,6 @@ class AgentApp(App[None]):
         self._quit_armed_at = now
         self.status.set(hint="Press Ctrl+C again to quit")
         self.set_timer(QUIT_WINDOW, lambda: self.status.set(hint=""))
-
-    def _signalled(self, signum: int) -> None:
-        """SIGTERM, or SIGHUP from a closed terminal: end as a quit does (the conversation closed, its shells
-        stopped, the terminal restored), with the shell's code for a signal."""
-
-        async def end() -> None:
-            self.ended_by = signum
-            await self._close()
-            self.exit()
-
-        self.run_worker(end(), group="quit", exclusive=True, exit_on_error=False)
 
     async def quit_now(self) -> None:
         await self._close()
