@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from agentui.core import standins
+from agentui.core.process_dir import current
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
 READ_LIMIT = 30_000
@@ -170,6 +171,7 @@ class BackgroundShells:
                 start_new_session=True,
                 pass_fds=pass_fds,
             )
+        current().own_group(process.pid)
         return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None, on_end)
 
     def adopt(

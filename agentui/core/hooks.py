@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentui.core.claude_settings import SettingsSource
+from agentui.core.process_dir import current
 
 DEFAULT_TIMEOUT = 60.0
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
@@ -227,6 +228,7 @@ class Hooks:
             )
         except OSError as exc:
             return 127, "", str(exc)
+        current().own_group(process.pid)
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:

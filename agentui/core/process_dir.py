@@ -94,6 +94,15 @@ class ProcessDir:
         with contextlib.suppress(OSError):
             self._journal("worktrees", f"{repository}\0{worktree}")
 
+    def own_group(self, leader: int) -> None:
+        """A process group (and session) this process started, led by `leader`: whatever is left of it when the
+        directory is cleaned is ended (a command whose bubblewrap lost its parent at the wrong moment outlives a
+        SIGKILL; the next start ends it)."""
+        start = _start_ticks(leader)
+        if start is not None:
+            with contextlib.suppress(OSError):
+                self._journal("groups", f"{leader} {start}")
+
     def _journal(self, name: str, line: str) -> None:
         if "\n" in line:
             return  # (a name with a newline cannot be journalled; such a file is left to the person)
@@ -120,6 +129,7 @@ class ProcessDir:
             if _BESIDE.fullmatch(Path(line).name):
                 with contextlib.suppress(OSError):
                     os.unlink(line)
+        _end_groups(self._read(path, "groups"))
         for line in self._read(path, "worktrees"):
             repository, _, worktree = line.partition("\0")
             if worktree and _within(Path(worktree), path):
@@ -137,6 +147,49 @@ class ProcessDir:
             if not _ours(os.fstat(fd)):
                 return []
             return [line for line in handle.read(_JOURNAL_LIMIT).decode(errors="surrogateescape").splitlines() if line]
+
+
+def _stat_fields(pid: int | str) -> list[str] | None:
+    """/proc/PID/stat's fields after the command name (state is [0], pgrp [2], session [3], start time [19])."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _start_ticks(pid: int | str) -> int | None:
+    fields = _stat_fields(pid)
+    return int(fields[19]) if fields and len(fields) > 19 else None
+
+
+def _end_groups(lines: list[str]) -> None:
+    """SIGKILL to what is left of each journalled session. A session id is not given to a new process while any
+    member of the old session lives; so a session whose leader is gone, or is still the same process (same start
+    time), is ours, and one whose leader is another process (the id given again) is not."""
+    recorded: dict[int, int] = {}
+    for line in lines:
+        with contextlib.suppress(ValueError):
+            leader, start = (int(part) for part in line.split())
+            recorded[leader] = start
+    if not recorded:
+        return
+    members: dict[int, list[int]] = {}
+    with contextlib.suppress(OSError):
+        for name in filter(str.isdigit, os.listdir("/proc")):
+            fields = _stat_fields(name)
+            if fields is None or len(fields) < 4 or fields[0] == "Z":
+                continue
+            with contextlib.suppress(ValueError):
+                session = int(fields[3])
+                if session in recorded:
+                    members.setdefault(session, []).append(int(name))
+    for session, pids in members.items():
+        leader_start = _start_ticks(session)
+        if leader_start is not None and leader_start != recorded[session]:
+            continue  # (the id belongs to another process now)
+        for member in pids:
+            with contextlib.suppress(OSError):
+                os.kill(member, signal.SIGKILL)
 
 
 def _ours(info: os.stat_result) -> bool:

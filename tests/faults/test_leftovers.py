@@ -221,3 +221,44 @@ def test_a_hook_running_when_agentui_is_signalled_ends_with_it(
             process.wait()
     until(lambda: not processes_with(marker), f"the hook ended after {sig.name}: {processes_with(marker)}")
     assert leftovers(world, marker) == []
+
+
+def test_sigkill_at_random_moments_then_one_more_start_leaves_nothing(
+    agentui_bin: str, world: dict[str, Any], server: LoopbackServer
+) -> None:
+    """Killed at a random moment of a run that edits, runs commands in the foreground and the background and tries
+    attempts in worktrees, five times over: after one more start nothing of any of them is left."""
+    import random
+
+    marker = f"{5000 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6:06d}"
+    project: Path = world["project"]
+
+    def model(request: Any) -> Reply:
+        turn = len(server.requests)
+        if turn % 3 == 1:
+            return calls(tool_call(f"b{turn}", command=f"sleep {marker}", run_in_background=True))
+        if turn % 3 == 2:
+            return calls(tool_call(f"f{turn}", command=f"echo {turn} >> notes.txt; sleep 0.{turn % 7 + 1}"))
+        return calls(tool_call(f"s{turn}", command=f"timeout 0.5 sleep {marker} || true"))
+
+    server.responder = model
+    rng = random.Random(int(marker.replace(".", "")))
+    for flags in ((), ("--attempts", "2"), (), ("--attempts", "2"), ()):
+        process = start(agentui_bin, world, *flags)
+        try:
+            until(lambda p=process: len(server.requests) > 0 or p.poll() is not None, "the run reached the model")
+            time.sleep(rng.uniform(0.0, 1.5))  # (the moment is what is random; nothing waits on it)
+            process.kill()
+            process.communicate(timeout=CEILING)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        server.requests.clear()
+    server.responder = None
+    # A command whose bubblewrap lost its parent between starting and arming --die-with-parent can outlive the kill;
+    # the next start ends what is left of every group a dead agentui journalled.
+    one_more_start(agentui_bin, world, server)
+    until(lambda: not processes_with(marker), f"the commands ended: {processes_with(marker)}")
+    assert leftovers(world, marker) == []
+    assert not [p for p in project.iterdir() if p.name.startswith(".notes.txt.agentui-")]

@@ -4,6 +4,7 @@ its lock (not by pid), a journal cannot hang or mislead the cleanup, the person'
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -143,3 +144,32 @@ def test_a_sighup_ignored_by_nohup_stays_ignored(tmp_path: Path) -> None:
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_what_is_left_of_a_journalled_group_ends_and_an_id_given_again_is_spared(tmp_path: Path) -> None:
+    from agentui.core.process_dir import _start_ticks
+
+    ready = tmp_path / "member"
+    # A group whose leader has gone and whose member lives on (a bubblewrap that lost its parent).
+    script = f"import subprocess; p = subprocess.Popen(['sleep', '600']); open({str(ready)!r}, 'w').write(str(p.pid))"
+    leader = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    leader_start = _start_ticks(leader.pid)
+    leader.wait(timeout=CEILING)
+    member = int(wait_for(ready))
+    # A live session whose id was journalled with another start time: the id given to another process.
+    other = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        with ProcessDir.for_test(tmp_path) as dead:
+            assert dead.path is not None and leader_start is not None
+            (dead.path / "groups").write_text(f"{leader.pid} {leader_start}\n{other.pid} 1\n")
+        prune_stale(tmp_path)
+        deadline = time.monotonic() + CEILING
+        while _start_ticks(member) is not None and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
+            assert time.monotonic() < deadline, "the orphaned member was not ended"
+            time.sleep(0.05)
+        assert other.poll() is None  # (spared)
+    finally:
+        other.kill()
+        other.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(member, signal.SIGKILL)

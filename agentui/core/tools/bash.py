@@ -29,6 +29,7 @@ from pydantic import Field
 from agentui.core.confined import Confined
 from agentui.core.environ import child_environment
 from agentui.core.guard import Guard
+from agentui.core.process_dir import current
 from agentui.core.sandbox import Sandbox
 from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -126,6 +127,7 @@ class Bash(Tool[BashArgs]):
         finally:
             os.close(write_end)
             confined.started()
+        current().own_group(process.pid)
         stream, transport = await _open_reader(read_end)
         route = _Route(capture, ctx.progress)
         reader = asyncio.create_task(_pump(stream, route))
