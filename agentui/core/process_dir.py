@@ -98,7 +98,7 @@ class ProcessDir:
         """A process group (and session) this process started, led by `leader`: whatever is left of it when the
         directory is cleaned is ended (a command whose bubblewrap lost its parent at the wrong moment outlives a
         SIGKILL; the next start ends it)."""
-        start = _start_ticks(leader)
+        start = start_ticks(leader)
         if start is not None:
             with contextlib.suppress(OSError):
                 self._journal("groups", f"{leader} {start}")
@@ -117,14 +117,8 @@ class ProcessDir:
     def clean(self) -> None:
         """Remove the journalled files, the worktree registrations made here, and the directory."""
         path = self.path
-        if path is None:
-            return
-        try:
-            info = os.lstat(path)
-        except OSError:
-            return
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-            return  # (a link, or someone else's: not ours to remove)
+        if path is None or _our_directory(path) is None:
+            return  # (gone, a link, or someone else's: not ours to remove)
         for line in self._read(path, "beside"):
             if _BESIDE.fullmatch(Path(line).name):
                 with contextlib.suppress(OSError):
@@ -157,7 +151,8 @@ def _stat_fields(pid: int | str) -> list[str] | None:
         return None
 
 
-def _start_ticks(pid: int | str) -> int | None:
+def start_ticks(pid: int | str) -> int | None:
+    """The process's start time (clock ticks after boot), which tells it from a later process given the same pid."""
     fields = _stat_fields(pid)
     return int(fields[19]) if fields and len(fields) > 19 else None
 
@@ -184,12 +179,21 @@ def _end_groups(lines: list[str]) -> None:
                 if session in recorded:
                     members.setdefault(session, []).append(int(name))
     for session, pids in members.items():
-        leader_start = _start_ticks(session)
+        leader_start = start_ticks(session)
         if leader_start is not None and leader_start != recorded[session]:
             continue  # (the id belongs to another process now)
         for member in pids:
             with contextlib.suppress(OSError):
                 os.kill(member, signal.SIGKILL)
+
+
+def _our_directory(path: Path) -> os.stat_result | None:
+    """The directory's own status (a link is not followed) if it is a directory of this user's, else None."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() else None
 
 
 def _ours(info: os.stat_result) -> bool:
@@ -271,8 +275,8 @@ def prune_stale(root: Path | None = None) -> list[Path]:
 
 def _abandoned(path: Path) -> bool:
     """Whether the directory is ours and no live process holds its lock."""
-    info = os.lstat(path)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+    info = _our_directory(path)
+    if info is None:
         return False
     try:
         fd = os.open(path / _LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)

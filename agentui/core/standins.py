@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentui.core.process_dir import start_ticks
+
 log = logging.getLogger(__name__)
 
 _LOCK = ".lock"
@@ -51,21 +53,13 @@ class Lease:
     released: bool = False
 
 
-def _start_time(pid: int) -> str | None:
-    """The process's start time (clock ticks after boot), which tells it from a later process given the same pid."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 class StandIns:
     """This process's stand-ins, registered under `registry` (see `standins_for`)."""
 
     def __init__(self, registry: Path) -> None:
         self.registry = registry
         self._held: dict[str, _Held] = {}
-        self._me = f"{os.getpid()}-{_start_time(os.getpid()) or 0}"
+        self._me = f"{os.getpid()}-{start_ticks(os.getpid()) or 0}"
         self._thread_lock = threading.RLock()
         self._depth = 0
 
@@ -278,7 +272,7 @@ def _alive(owner: str) -> bool:
         pid = int(pid_text)
     except ValueError:
         return False
-    return _start_time(pid) == start
+    return str(start_ticks(pid)) == start
 
 
 def _same(held: _Held) -> bool:

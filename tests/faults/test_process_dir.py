@@ -147,13 +147,13 @@ def test_a_sighup_ignored_by_nohup_stays_ignored(tmp_path: Path) -> None:
 
 
 def test_what_is_left_of_a_journalled_group_ends_and_an_id_given_again_is_spared(tmp_path: Path) -> None:
-    from agentui.core.process_dir import _start_ticks
+    from agentui.core.process_dir import start_ticks
 
     ready = tmp_path / "member"
     # A group whose leader has gone and whose member lives on (a bubblewrap that lost its parent).
     script = f"import subprocess; p = subprocess.Popen(['sleep', '600']); open({str(ready)!r}, 'w').write(str(p.pid))"
     leader = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
-    leader_start = _start_ticks(leader.pid)
+    leader_start = start_ticks(leader.pid)
     leader.wait(timeout=CEILING)
     member = int(wait_for(ready))
     # A live session whose id was journalled with another start time: the id given to another process.
@@ -164,7 +164,7 @@ def test_what_is_left_of_a_journalled_group_ends_and_an_id_given_again_is_spared
             (dead.path / "groups").write_text(f"{leader.pid} {leader_start}\n{other.pid} 1\n")
         prune_stale(tmp_path)
         deadline = time.monotonic() + CEILING
-        while _start_ticks(member) is not None and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
+        while start_ticks(member) is not None and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
             assert time.monotonic() < deadline, "the orphaned member was not ended"
             time.sleep(0.05)
         assert other.poll() is None  # (spared)
