@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -178,27 +179,7 @@ async def finish_on_a_fresh_cluster(
 async def test_with_every_worker_killed_it_ends_in_one_sentence_and_a_rerun_does_the_rest(
     agentui_bin: str, server: LoopbackServer, env: dict[str, str], clusters: list[Cluster], tmp_path: Path
 ) -> None:
-    tasks = task_set(tmp_path, TASKS)
-    model = HeldModel(server, free=2)
-    cluster = start(clusters, tmp_path / "first", env)
-    out = tmp_path / "out"
-    first = evaluate(agentui_bin, env, server, tasks, "--cluster", await cluster.address())
-    try:
-        try:  # (two runs finished, the next one held on a worker)
-            await eventually(lambda: len(results(out)) == 2 and len(model.runs) > 2, ceiling=CEILING)
-        except TimeoutError:
-            first.kill()
-            raise AssertionError(f"the evaluation did not get going: {first.communicate()[1][-2000:]}") from None
-        cluster.kill(cluster.workers)
-        stdout, stderr = ended(first)
-    finally:
-        model.release.set()
-    assert first.returncode != 0, stderr[-3000:]
-    sentence = assert_one_sentence_and_no_traceback(stdout, stderr)
-    assert "worker" in sentence, sentence
-    recorded = {(r["task"], r["config"]) for r in results(out)}
-    assert len(recorded) == 2 and all(r["status"] in ("pass", "fail") for r in results(out))
-    await finish_on_a_fresh_cluster(agentui_bin, clusters, tmp_path, env, server, model, tasks, recorded)
+    await lose_part_of_the_cluster_midway(agentui_bin, server, env, clusters, tmp_path, lost="workers")
 
 
 async def test_with_no_worker_ever_joining_it_ends_in_one_sentence_and_records_nothing(
@@ -218,25 +199,41 @@ async def test_with_no_worker_ever_joining_it_ends_in_one_sentence_and_records_n
 async def test_with_the_scheduler_killed_it_ends_in_one_sentence_and_a_rerun_does_the_rest(
     agentui_bin: str, server: LoopbackServer, env: dict[str, str], clusters: list[Cluster], tmp_path: Path
 ) -> None:
+    await lose_part_of_the_cluster_midway(agentui_bin, server, env, clusters, tmp_path, lost="scheduler")
+
+
+async def lose_part_of_the_cluster_midway(
+    agentui_bin: str,
+    server: LoopbackServer,
+    env: dict[str, str],
+    clusters: list[Cluster],
+    tmp_path: Path,
+    *,
+    lost: Literal["workers", "scheduler"],
+) -> None:
+    """Two runs finish and the next is held on a worker; then every worker, or the scheduler, is killed. The
+    evaluation ends in one sentence naming what was lost, with the two finished runs recorded and nothing else, and
+    the same command on a fresh cluster does the rest."""
     tasks = task_set(tmp_path, TASKS)
     model = HeldModel(server, free=2)
     cluster = start(clusters, tmp_path / "first", env)
     out = tmp_path / "out"
     first = evaluate(agentui_bin, env, server, tasks, "--cluster", await cluster.address())
     try:
-        try:
+        try:  # (two runs finished, the next one held on a worker)
             await eventually(lambda: len(results(out)) == 2 and len(model.runs) > 2, ceiling=CEILING)
         except TimeoutError:
             first.kill()
             raise AssertionError(f"the evaluation did not get going: {first.communicate()[1][-2000:]}") from None
-        cluster.kill(cluster.scheduler)
+        cluster.kill(cluster.workers if lost == "workers" else cluster.scheduler)
         stdout, stderr = ended(first)
-        cluster.kill(cluster.workers)  # (else the held runs go on there, for no scheduler to take their results)
+        if lost == "scheduler":
+            cluster.kill(cluster.workers)  # (else the held runs go on there, for no scheduler to take their results)
     finally:
         model.release.set()
     assert first.returncode != 0, stderr[-3000:]
     sentence = assert_one_sentence_and_no_traceback(stdout, stderr)
-    assert "scheduler" in sentence, sentence
+    assert ("worker" if lost == "workers" else "scheduler") in sentence, sentence
     recorded = {(r["task"], r["config"]) for r in results(out)}
     assert len(recorded) == 2 and all(r["status"] in ("pass", "fail") for r in results(out))
     await finish_on_a_fresh_cluster(agentui_bin, clusters, tmp_path, env, server, model, tasks, recorded)

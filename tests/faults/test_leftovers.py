@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.core.tools.test_bash import processes_with
+from tests.support.kills import kill_at_a_random_moment
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -248,16 +249,7 @@ def test_sigkill_at_random_moments_then_one_more_start_leaves_nothing(
     server.responder = model
     rng = random.Random(int(marker.replace(".", "")))
     for flags in ((), ("--attempts", "2"), (), ("--attempts", "2"), ()):
-        process = start(agentui_bin, world, *flags)
-        try:
-            until(lambda p=process: len(server.requests) > 0 or p.poll() is not None, "the run reached the model")
-            time.sleep(rng.uniform(0.0, 1.5))  # (the moment is what is random; nothing waits on it)
-            process.kill()
-            process.communicate(timeout=CEILING)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+        kill_at_a_random_moment(start(agentui_bin, world, *flags), lambda: len(server.requests) > 0, rng)
         server.requests.clear()
     server.responder = None
     # A command whose bubblewrap lost its parent between starting and arming --die-with-parent can outlive the kill;

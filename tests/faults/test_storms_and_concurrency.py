@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import random
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
 from tests.e2e.test_print_mode import anthropic_env, run
+from tests.support.kills import kill_at_a_random_moment
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sessions import claude_code_log_reads
 from tests.support.sse import anthropic_stream
@@ -89,22 +89,11 @@ def test_sigkill_at_random_moments_of_a_streaming_answer_leaves_a_session_claude
     project.mkdir()
     rng = random.Random(uuid.uuid4().int)
     for n in range(4):
-        process = subprocess.Popen(
-            [agentui_bin, "-p", f"tell me {n}"], cwd=project, env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            deadline = time.monotonic() + CEILING
-            while len(server.requests) <= n and process.poll() is None:
-                assert time.monotonic() < deadline, "the run never reached the model"
-                time.sleep(0.02)
-            time.sleep(rng.uniform(0.0, 1.5))  # (the moment is what is random; nothing waits on it)
-            process.kill()
-            process.wait(timeout=CEILING)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+
+        def reached(n: int = n) -> bool:
+            return len(server.requests) > n  # (this run's request has come)
+
+        kill_at_a_random_moment(start(agentui_bin, f"tell me {n}", project, env), reached, rng)
     found = sessions(env)
     assert found  # (each run wrote its prompt before it was killed, at least)
     for session in found:
