@@ -16,7 +16,6 @@ import contextlib
 import fcntl
 import os
 import re
-import secrets
 import shutil
 import signal
 import stat
@@ -84,7 +83,8 @@ class ProcessDir:
     def temporary_beside(self, target: Path) -> Path:
         """A name for a temporary file beside `target`, journalled (where the journal can be written) before it
         exists, so that it is removed if the process ends before the file is renamed into place."""
-        temp = target.with_name(f".{target.name}.agentui-{secrets.token_hex(4)}.tmp")
+        # (os.urandom, as secrets.token_hex does, without importing secrets and hmac on the way to the first frame)
+        temp = target.with_name(f".{target.name}.agentui-{os.urandom(4).hex()}.tmp")
         with contextlib.suppress(OSError):  # (a full or missing TMPDIR must not stop the write itself)
             self._journal("beside", str(temp))
         return temp
