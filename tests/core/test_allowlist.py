@@ -287,6 +287,35 @@ PATHS = [
     "test -e ~/.ssh/id_rsa",
     "stat ../outside",
     "ls ~root",
+    "ls -R ~",
+    "ls ~/.ssh",
+    "ls /",
+    "ls /tmp",
+    "cat /etc/passwd",
+    "cat /etc/shadow",
+    "cat /proc/self/environ",
+    "cat /proc/1/cmdline",
+    "cat /usr/../etc/passwd",
+    "grep -r x /usr/include",
+    "find . -exec cat {} + -name x",
+    "find . linkdir -exec cat {} +",
+    "find linkdir -exec cat {} +",
+    "find .. -exec cat {} +",
+    "find . -name .env -exec cat {} +",
+    "find . -exec cat {} \\; -exec cat {} \\;",
+    "find . -exec cat {}.bak \\;",
+    "find . -exec cat {} {} +",
+    "find . -execdir cat {} +",
+    "find . -ok cat {} \\;",
+    "find . -exec sh -c 'cat $0' {} \\;",
+    "find . -name '*.md' -exec rm {} +",
+    "find . -exec cat {} + | xargs cat",
+    "git ls-files --full-name | xargs cat",
+    "git ls-files -s | xargs cat",
+    "git ls-files .. | xargs cat",
+    "git -C .. ls-files | xargs cat",
+    "git ls-files -z | xargs cat",
+    "git ls-files | xargs rm",
 ]
 
 
@@ -437,6 +466,15 @@ EVERYDAY = [
     "git log --format='%h %s' -n 5",
     "seq 1 10",
     "true",
+    "find . -name '*.py' -exec grep -n print {} +",
+    "find src -name '*.py' -exec wc -l {} \\;",
+    "git ls-files | xargs wc -l",
+    "git ls-files -z | xargs -0 wc -l",
+    "cat /etc/os-release",
+    "head -5 /proc/cpuinfo",
+    "ls ~",
+    "ls -la ~/",
+    "ls /usr/bin | head",
 ]
 
 
@@ -575,3 +613,65 @@ def test_ripgrep_with_a_config_file_from_the_environment_asks_unless_told_to_ign
     engine.bash_environ = {**engine.bash_environ, "RIPGREP_CONFIG_PATH": str(project / ".ripgreprc")}
     assert verdict(engine, "rg print src") == "ask"
     assert verdict(engine, "rg --no-config print src") == "allow"
+
+
+def test_names_git_lists_are_read_unasked_only_where_no_link_leads_to_a_directory(project: Path) -> None:
+    """A tracked directory replaced by a link: `git ls-files` still prints `docs/id_rsa` from the index, and xargs
+    opens it through the link, where a walk of the working tree never goes."""
+    (project / "docs").mkdir()
+    (project / "docs" / "id_rsa").write_text("public notes\n")
+    subprocess.run(["git", "-C", str(project), "add", "docs"], check=True)
+    engine = engine_for(project, "default")
+    assert verdict(engine, "git ls-files | xargs cat") == "allow"
+    (project / "docs" / "id_rsa").unlink()
+    (project / "docs").rmdir()
+    os.symlink(project.parent / "home" / ".ssh", project / "docs")
+    for command in ("git ls-files | xargs cat", "git ls-files -z | xargs -0 cat", "git ls-files -co | xargs cat"):
+        assert verdict(engine, command) == "ask", command
+    os.unlink(project / "docs")
+    os.symlink(project / "src", project / "docs")  # (each name is checked where it leads: here, inside)
+    (project / "src" / "id_rsa").write_text("more notes\n")
+    assert verdict(engine, "git ls-files | xargs cat") == "allow"
+    os.link(project / ".env", project / "src" / "id_rsa2")
+    (project / "src" / "id_rsa").unlink()
+    os.rename(project / "src" / "id_rsa2", project / "src" / "id_rsa")  # (now another name for the denied .env)
+    assert verdict(engine, "git ls-files | xargs cat") == "ask"
+
+
+def test_a_name_git_would_quote_is_not_handed_to_xargs_unasked(project: Path) -> None:
+    (project / "caf\u00e9.txt").write_text("x\n")
+    subprocess.run(["git", "-C", str(project), "add", "caf\u00e9.txt"], check=True)
+    engine = engine_for(project, "default")
+    assert verdict(engine, "git ls-files | xargs wc -l") == "ask"
+    found = check(engine, "Bash", command="git ls-files -z | xargs -0 wc -l")
+    assert found.behavior == "allow", found.reason
+
+
+def test_system_files_outside_the_project_are_read_only_where_every_user_may_read_them(
+    project: Path, tmp_path: Path
+) -> None:
+    """Installed software and the files naming the system: owned by root along the whole path, readable by others.
+    A file of another owner under /usr, or one only root may read, asks."""
+    engine = engine_for(project, "default")
+    readable = Path("/etc/os-release")
+    assert readable.exists()
+    assert verdict(engine, f"cat {readable}") == "allow"
+    if os.geteuid() == 0:
+        private = Path("/usr/local/share") / f"agentui-test-{os.getpid()}"
+        private.mkdir(parents=True)
+        try:
+            (private / "mine.txt").write_text("x\n")
+            (private / "mine.txt").chmod(0o600)
+            (private / "theirs.txt").write_text("x\n")
+            os.chown(private / "theirs.txt", 65534, 65534)
+            assert verdict(engine, f"cat {private}/mine.txt") == "ask"
+            assert verdict(engine, f"cat {private}/theirs.txt") == "ask"
+            (private / "mine.txt").chmod(0o644)
+            assert verdict(engine, f"cat {private}/mine.txt") == "allow"
+            private.chmod(0o700)
+            assert verdict(engine, f"cat {private}/mine.txt") == "ask"
+        finally:
+            private.chmod(0o755)
+            for child in private.iterdir():
+                child.unlink()
+            private.rmdir()

@@ -166,3 +166,36 @@ def test_a_hard_link_to_a_file_a_pattern_or_a_denied_directory_covers_is_refused
         assert check(project.engine, "Read", file_path=str(root / name)).behavior == "deny", name
         assert check(project.engine, "Bash", command=f"cat {name}").behavior == "deny", name
         assert project.workspace.hidden(root / name), name  # (Grep and Glob leave it out)
+
+
+async def test_a_recursive_read_over_a_denied_file_runs_unasked_where_the_guard_masks_it(tmp_path: Path) -> None:
+    """`grep -rn TODO .` in a project with a denied `.env`: the guard masks `.env` for the command, so it needs no
+    question, and what it prints holds nothing of the file. A hard link to the file is a name no mask covers: asked.
+    Where the guard cannot run, the walk's deny check stands."""
+    from agentui.core.tools.base import ToolContext
+    from agentui.core.tools.bash import Bash, BashArgs
+
+    project = opened(tmp_path, trusted=True, own={}, project_block={})
+    root = project.root
+    (root / ".env").write_text("API_KEY=envsecret-1234\n# TODO rotate\n")
+    (root / "notes.md").write_text("TODO write the notes\n")
+    project.engine.add_rule("Read(./.env)", "deny", "test")
+    engine = project.engine
+    assert engine.guarded()
+    for command in ("grep -rn TODO .", "grep -rn API_KEY .", "find . -type f -exec grep -n TODO {} +"):
+        found = check(engine, "Bash", command=command)
+        assert found.behavior == "allow", (command, found.reason)
+    bash = project.tools.get("Bash")
+    assert isinstance(bash, Bash)
+    context = ToolContext(cwd=root, session_id="s", tool_call_id="t")
+    for command in ("grep -rn TODO .", "grep -rn API_KEY .", "find . -type f -exec grep -n TODO {} +"):
+        result = await bash.run(BashArgs(command=command), context)
+        assert result.details["guarded"], command
+        assert "envsecret" not in result.content and "rotate" not in result.content, (command, result.content)
+    assert "write the notes" in (await bash.run(BashArgs(command="grep -rn TODO ."), context)).content
+
+    os.link(root / ".env", root / "innocent.txt")
+    assert check(engine, "Bash", command="grep -rn TODO .").behavior == "ask"
+    os.unlink(root / "innocent.txt")
+    engine.guard_available = lambda: False
+    assert check(engine, "Bash", command="grep -rn TODO .").behavior == "ask"

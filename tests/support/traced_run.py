@@ -19,6 +19,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -260,6 +261,8 @@ def run_traced(world: World, command: str, environ: Mapping[str, str], cwd: Path
 _LIBRARIES = ("/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib/aarch64-linux-gnu/",
               "/usr/lib/aarch64-linux-gnu/", "/lib64/", "/usr/lib64/")  # fmt: skip
 _USERDB = "systemd's NSS module looks a (validated) user name up as NAME.user there (id USER)"
+_PUBLIC_PROC = {f"/proc/{name}" for name in ("cpuinfo", "meminfo", "version", "loadavg", "uptime", "filesystems")}
+_PUBLIC_ETC = {f"/etc/{name}" for name in ("os-release", "lsb-release", "debian_version", "hosts", "timezone", "issue")}
 SYSTEM_READS: dict[str, str] = {
     # What a program reads on its own, whatever its arguments, each seen in a trace and allowed for a reason. A path
     # ending in "/" covers what is below it. (Anything else outside the project is a finding: the judge does not
@@ -472,7 +475,7 @@ class Judge:
             return  # (a file opened for writing is judged as a write)
         if is_within(real, self.project) or real in executed:
             return  # (the project itself; a script's interpreter reads the script it runs)
-        if self._system(real):
+        if self._system(real) or self._public(real):
             return
         own = PROGRAM_READS.get(os.path.basename(event.program or ""))
         if own is not None and re.fullmatch(own[0], str(real)):
@@ -480,6 +483,25 @@ class Judge:
         if re.fullmatch(r"/proc/(\d+)/.*", str(real)) and int(str(real).split("/")[2]) in self.pids:
             return  # (a traced process's own /proc entries, named by number)
         found.add(event, f"a file outside the project was read ({real})")
+
+    def _public(self, real: Path) -> bool:
+        """What every user of the machine may read and the allowlist lets a command read outside the project (said
+        again here, not taken from the checker): installed software under /usr and the files naming the system,
+        owned by root along the whole path and readable by all; and the names at the top of the home."""
+        if real == Path(os.path.realpath(self.world.home)):
+            return real.is_dir()
+        text = str(real)
+        if text in _PUBLIC_PROC:
+            return True
+        if not (text.startswith("/usr/") or text in _PUBLIC_ETC):
+            return False
+        try:
+            chain = [os.stat(each) for each in (real, *real.parents)]
+        except OSError:
+            return False
+        if any(info.st_uid != 0 for info in chain) or not chain[0].st_mode & stat.S_IROTH:
+            return False
+        return all(info.st_mode & stat.S_IXOTH for info in chain[1:])
 
     def _denied(self, real: Path) -> bool:
         if real in self.denied_paths:

@@ -25,7 +25,17 @@ from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
 from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY, GitUse, Tree
 from agentui.core.permissions.protected import protected_reason
-from agentui.core.permissions.reach import Resolved, WalkChecks, links_below, resolve, walk_problem
+from agentui.core.permissions.public_files import public_file, public_listing
+from agentui.core.permissions.reach import (
+    WALK_LIMIT,
+    Resolved,
+    WalkChecks,
+    file_problem,
+    links_below,
+    resolve,
+    walk_problem,
+    xargs_keeps,
+)
 from agentui.core.permissions.readonly import HARMLESS_TARGETS, read_only_paths
 from agentui.core.permissions.rules import EDIT_FAMILY, Rule
 from agentui.core.permissions.shell import SimpleCommand, analyze
@@ -379,7 +389,7 @@ class BashCheck:
                 needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
 
         for directory in step.listed:  # (bash lists them to expand a glob, even for `echo ~/.ssh/*`)
-            if need := self._read_need(self._resolve(directory, here), mode, step=step, contents=False):
+            if need := self._read_need(self._resolve(directory, here), mode, step=step, contents=False, listing=True):
                 needs.append(need)
         for redirect, target in step.redirects:
             if target in HARMLESS_TARGETS:
@@ -431,11 +441,13 @@ class BashCheck:
             if need := self._read_need(self._operand(arg.value, here, own), mode, step=step):
                 needs.append(need)
         if not effects.anywhere:
+            roots = {tree.path.value for tree in effects.trees}
             for arg in effects.looks:
                 if is_names(arg):
                     continue
                 resolved = self._operand(arg.value, here, effects.own_links)
-                if need := self._read_need(resolved, mode, step=step, contents=False):
+                listing = arg.value not in roots  # (`du -sh ~` and `find ~` look at everything below)
+                if need := self._read_need(resolved, mode, step=step, contents=False, listing=listing):
                     needs.append(need)
         for tree in effects.trees:
             if why := self._tree_need(tree, here, mode):
@@ -467,8 +479,16 @@ class BashCheck:
         return needs
 
     def _read_need(
-        self, resolved: Resolved, mode: Mode, *, step: Step | None = None, contents: bool = True
+        self,
+        resolved: Resolved,
+        mode: Mode,
+        *,
+        step: Step | None = None,
+        contents: bool = True,
+        listing: bool = False,
     ) -> Need | None:
+        """Why reading `resolved` needs a question, or None. `contents`: the file's contents are read, not only its
+        name and metadata; `listing`: only the names in it (a directory) or its metadata, not the tree below it."""
         engine = self.engine
         shown = str(resolved.real)
         if contents and any(engine.find_rule("ask", "Read", path=p) for p in resolved.forms):
@@ -478,6 +498,9 @@ class BashCheck:
                 f"`{step.text if step else 'the command'}` reads git's objects at {shown}, and {secret}", hard=True
             )
         if mode == "bypassPermissions" or engine.workspace.contains(resolved.real):
+            return None
+        real = Path(resolved.real)
+        if public_file(real, engine.home) or (listing and public_listing(real, engine.home)):
             return None
         if all(engine.find_rule("allow", "Read", path=p, specific=True) for p in (resolved.written, resolved.real)):
             return None
@@ -513,6 +536,7 @@ class BashCheck:
         checks = WalkChecks(
             inside=inside,
             denied=(lambda p: engine.read_denied(p)) if tree.contents else None,
+            masked=self._masked,
             denied_inodes=engine.denied_inodes() if tree.contents else (),
             reads=tree.reads,
             enters=tree.enters,
@@ -522,6 +546,31 @@ class BashCheck:
         )
         why = walk_problem(Path(root.written), follow=tree.follow, checks=checks)
         return f"reads everything under {tree.path.value}, and {why}" if why else None
+
+    @cached_property
+    def _masks(self) -> tuple[frozenset[Path], tuple[Path, ...]] | None:
+        """The denied files and directories every program the command starts sees masked, or None where no mask is
+        sure to apply. Outside the sandbox the guard runs the command (it is available here), inside it the sandbox:
+        both mask what the Read deny rules cover, enumerated again as the command starts, so a denied file made
+        between this check and the run is masked too. A denied directory that holds the project is not masked."""
+        engine = self.engine
+        if engine.denied_files is None or not engine.guarded():
+            return None
+        found = engine.denied_files()
+        if not found.complete:
+            return None
+        keep = engine.workspace.directories
+        directories = tuple(d for d in found.directories if not any(is_within(k, d) for k in keep))
+        return frozenset(found.files), directories
+
+    def _masked(self, real: Path) -> bool:
+        """The program opening `real` (a real path) gets a mask, not the file: a denied file, or a file in a denied
+        directory, that the masks cover (a hard link to a denied file is another name they do not cover)."""
+        masks = self._masks
+        if masks is None:
+            return False
+        files, directories = masks
+        return real in files or any(is_within(real, d) for d in directories)
 
     def _asked(self, path: Path) -> bool:
         return self.engine.find_rule("ask", "Read", path=path) is not None
@@ -546,6 +595,7 @@ class BashCheck:
         checks = WalkChecks(
             inside=(lambda p: True) if mode == "bypassPermissions" else self._may_read,
             denied=(lambda p: self.engine.read_denied(p)) if contents else None,
+            masked=self._masked,
             denied_inodes=self.engine.denied_inodes() if contents else (),
             split_names=step.names_from.split,
             reads=names.reads,
@@ -553,8 +603,40 @@ class BashCheck:
             files_only=names.files_only,
             asked=self._asked if contents else None,
         )
+        if names.tracked is not None:
+            why = self._listed_problem(Path(root.real), names.tracked, checks)
+            return [Need(f"`{step.text}` reads the files git lists, and {why}", hard=True)] if why else []
         why = walk_problem(Path(root.written), follow=names.follow, checks=checks)
         return [Need(f"`{step.text}` reads the files find lists, and {why}", hard=True)] if why else []
+
+    def _listed_problem(self, root: Path, options: tuple[str, ...], checks: WalkChecks) -> str | None:
+        """Why a name `git ls-files OPTIONS` lists in `root` must not be read unasked, or None. git is asked for the
+        names now, confined as agentui's own git calls are, and each is checked where the kernel takes it: the index
+        still names `docs/id_rsa` after `docs` became a link to a directory, and xargs opens it through the link."""
+        from agentui.core.permissions.git_repository import read_git
+
+        try:
+            listed = read_git(root, ["ls-files", "-z", *(o for o in options if o != "-z")])
+        except CannotCheck as exc:
+            return f"git could not be asked what it lists ({exc})"
+        if listed is None:
+            return "git could not be asked what it lists"
+        names = [os.fsdecode(raw) for raw in listed.split(b"\0") if raw]
+        if len(names) > WALK_LIMIT:
+            return f"it lists more than {WALK_LIMIT:,} files, too many to check one by one"
+        for name in names:
+            if checks.split_names and not xargs_keeps(name):
+                return f"xargs would split or unquote the name {name!r}"
+            real = Path(self._resolve(name, root).real)
+            if not checks.inside(real):
+                return f"{name} leads to {real}, outside what the command may read"
+            try:
+                info = os.stat(real)
+            except OSError:
+                continue
+            if why := file_problem(real, info, checks):
+                return why
+        return None
 
     def _git_needs(self, step: Step, mode: Mode) -> list[Need]:
         engine = self.engine

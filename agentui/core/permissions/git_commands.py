@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from agentui.core.permissions.bash_words import NotUnderstood
 from agentui.core.permissions.options import Arg, Table, parse, table
-from agentui.core.permissions.programs import Effects, GitUse
+from agentui.core.permissions.programs import Effects, GitUse, Tree
 
 _GLOBAL_FLAGS = {
     "--no-pager",
@@ -118,6 +118,9 @@ _LS_FILES = table(
      "error-unmatch", "with-tree=", "full-name", "abbrev?", "debug", "eol", "deduplicate", "sparse", "format="],
     paths=("X", "exclude-from"),
 )  # fmt: skip
+_NAMES_ONLY = {"-c", "--cached", "-m", "--modified", "-o", "--others", "-d", "--deleted", "--exclude-standard",
+               "--deduplicate", "-z"}  # fmt: skip
+"""ls-files options with which it prints only names, one per line (or NUL-ended), each relative to where it runs."""
 _LS_TREE = table(
     "drtlz", ["name-only", "name-status", "object-only", "full-name", "full-tree", "abbrev?", "format=", "long"]
 )  # fmt: skip
@@ -255,7 +258,13 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
         return use(any(f in ("-v", "--verbose") for f, _, _ in parsed.options))
     if sub == "ls-files":
         parsed = parse(name, rest, _LS_FILES)
-        return use(False, parsed.paths())
+        found = use(False, parsed.paths())
+        flags = {flag for flag, _, _ in parsed.options}
+        if directory is None and not parsed.operands and flags <= _NAMES_ONLY:
+            # (names relative to the directory it runs in, every one under it: what `| xargs` then receives)
+            found.names = Tree(Arg("."), contents=False, tracked=tuple(sorted(flags)))
+            found.names_null = bool(flags & {"-z"})
+        return found
     if sub == "ls-tree":
         parse(name, rest, _LS_TREE)
         return use(False)

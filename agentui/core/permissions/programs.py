@@ -44,6 +44,9 @@ class Tree:
     """Names starting with a dot below it are passed over (ripgrep without --hidden)."""
     files_only: bool = False
     """Only regular files are listed (find -type f, without -L): a link is not."""
+    tracked: tuple[str, ...] | None = None
+    """The names are what `git ls-files` with these options lists (git's index, not a walk): one may pass through a
+    link to a directory that replaced a tracked one, where no walk goes, so each is checked by itself."""
     hidden_matching: tuple[str, ...] | None = None
     """ripgrep's override globs and file types: a hidden file is read only where one of these matches its name
     (None: no such limit)."""
@@ -758,8 +761,10 @@ _FIND_LOOKS_AT = {"-samefile", "-newer", "-anewer", "-cnewer"}
 
 
 def _find(name: str, args: list[Arg], before: Effects | None) -> Effects:
-    """find walks trees and prints names and metadata; it reads no file's contents. Not -exec, -ok, -delete, the
-    -fprint family or -files0-from."""
+    """find walks trees and prints names and metadata; it reads no file's contents. Not -ok, -execdir, -delete, the
+    -fprint family or -files0-from. One `-exec CMD ARGS {} +` (or `{} ;`) with `{}` last is a command of its own
+    given the names of files under the one tree, as `find | xargs -0 CMD ARGS` would be (see `_find_exec`)."""
+    args, run = _find_exec(args)
     i = 0
     follow = False
     while i < len(args) and (
@@ -793,18 +798,44 @@ def _find(name: str, args: list[Arg], before: Effects | None) -> Effects:
     starts = starts or [Arg(".")]
     if null and any(a.value in ("-print", "-ls", "-printf") for a in args):
         raise NotUnderstood("`find` mixes -print0 with other output")
-    if not null and any(a.value in ("-ls", "-printf") for a in args):
-        names = None  # (its output is not one name per line)
+    files_only = _only_files(expression) and not follow
+    tree = Tree(starts[0], follow, False, all_names=_name_tests(expression), files_only=files_only)
+    inner: list[Inner] = []
+    if run is not None:
+        if len(starts) != 1:
+            raise NotUnderstood("`find -exec` walks more than one tree")
+        inner.append(Inner(run, tree))
+    if run is not None or (not null and any(a.value in ("-ls", "-printf") for a in args)):
+        names = None  # (its output is not one name per line, or is what the command it runs prints)
     else:
-        files_only = _only_files(expression) and not follow
-        tree = Tree(starts[0], follow, False, all_names=_name_tests(expression), files_only=files_only)
         names = tree if len(starts) == 1 else None
     return Effects(
         looks=[*starts, *looks],
         trees=[Tree(start, follow=follow, contents=False) for start in starts],
         names=names,
         names_null=null,
+        inner=inner,
     )
+
+
+def _find_exec(args: list[Arg]) -> tuple[list[Arg], list[Arg] | None]:
+    """find's arguments with its one `-exec CMD ARGS {} +|;` replaced by `-print` (the action, where the tests
+    before it filter the names as they filter what is printed), and CMD ARGS. find passes each name as an argument of
+    its own, never split, in place of a `{}` that ends the command; a `{}` anywhere else (`{}.bak`, `-exec mv {} x`)
+    is not understood."""
+    starts = [i for i, a in enumerate(args) if a.value in ("-exec", "-execdir", "-ok", "-okdir")]
+    if not starts:
+        return args, None
+    if len(starts) > 1 or args[starts[0]].value != "-exec":
+        raise NotUnderstood(f"`find {args[starts[0]].value}` is not an action agentui knows to be harmless")
+    at = starts[0]
+    end = next((j for j in range(at + 1, len(args)) if args[j].value in ("+", ";") and args[j].group is None), None)
+    if end is None or end < at + 3 or args[end - 1].value != "{}":
+        raise NotUnderstood("`find -exec` without `{}` just before its end")
+    run = args[at + 1 : end - 1]
+    if any("{}" in a.value or a.group is not None for a in run):
+        raise NotUnderstood("`find -exec` uses `{}` before the end of its command, or a glob bash expands")
+    return [*args[:at], Arg("-print"), *args[end + 1 :]], run
 
 
 _PLAIN_FIND = {"-type", "-maxdepth", "-mindepth", "-name", "-iname", "-print", "-print0", "-a", "-and", "-size",

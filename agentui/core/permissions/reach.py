@@ -86,6 +86,9 @@ class WalkChecks:
     """Only regular files are given to the program (find -type f): a link below the root is not."""
     asked: Callable[[Path], bool] | None = None
     """An ask rule covers reading this file: the command then asks (it is not refused)."""
+    masked: Callable[[Path], bool] = lambda real: False
+    """The program opening this file (real path) gets a mask instead (the guard's or the sandbox's): what the file
+    holds is out of its reach, so a deny rule on it needs no question."""
     kept: Callable[[Path], str | None] | None = None
     """Why this file (real path) must not be read unasked though no rule names it (git's objects holding a denied
     file's contents)."""
@@ -113,7 +116,7 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
             if not (follow or named):
                 # (a link below the root that the program does not follow: only its name is read, unless each
                 # name is opened by a program that follows it)
-                if why := _file_problem(path, info, checks):
+                if why := file_problem(path, info, checks):
                     return why
                 if checks.opens_links and not checks.files_only and checks.reads(path.name):
                     target = Path(os.path.realpath(path))
@@ -123,7 +126,7 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
                         target_info = os.stat(target)
                     except OSError:
                         continue
-                    if why := _file_problem(target, target_info, checks):
+                    if why := file_problem(target, target_info, checks):
                         return why
                 continue
             real = Path(os.path.realpath(path))
@@ -136,7 +139,7 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
         if stat.S_ISDIR(info.st_mode) and not named and not checks.enters(path.name):
             continue
         if (named or stat.S_ISDIR(info.st_mode) or checks.reads(path.name)) and (
-            why := _file_problem(path, info, checks)
+            why := file_problem(path, info, checks)
         ):
             return why
         if stat.S_ISDIR(info.st_mode):
@@ -152,15 +155,15 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
     return None
 
 
-def _file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str | None:
-    if checks.split_names and _SPLIT_BY_XARGS & set(path.name):
+def file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str | None:
+    if checks.split_names and not xargs_keeps(path.name):
         return f"the name {path.name!r} would be split by xargs"
     if checks.protected is not None and (why := checks.protected(path)):
         return why
     if not stat.S_ISREG(info.st_mode) or (checks.denied is None and checks.asked is None and checks.kept is None):
         return None
     real = Path(os.path.realpath(path))  # (once: each check below wants where the name leads)
-    if checks.denied is not None:
+    if checks.denied is not None and not checks.masked(real):
         if checks.denied(path) or checks.denied(real):
             return f"{path} is a file a deny rule covers"
         if (info.st_dev, info.st_ino) in checks.denied_inodes:
@@ -187,3 +190,9 @@ def links_below(root: Path, limit: int = WALK_LIMIT) -> Path | None:
             if seen > limit or os.path.islink(path):
                 return path
     return None
+
+
+def xargs_keeps(name: str) -> bool:
+    """xargs without -0 reads this name (one per line) as it is: no blank or quote it splits on, and nothing git would
+    quote in its listing without -z (a character outside printable ASCII)."""
+    return not _SPLIT_BY_XARGS & set(name) and name.isascii() and name.isprintable()
