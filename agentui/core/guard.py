@@ -79,6 +79,7 @@ class Guard:
         """The paths of the Edit-family deny rules: what exists of them is read-only under the guard."""
         self._finder = DeniedFinder()
         self._edit_finder = DeniedFinder()
+        self._nested_finder = DeniedFinder()
 
     @property
     def available(self) -> bool:
@@ -87,7 +88,13 @@ class Guard:
     def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
         """`argv` ready to run under the guard from `cwd`; call `ended()` on the result once the command has ended."""
         from agentui.core.git_config_paths import git_config_paths
-        from agentui.core.guarded_paths import Target, edit_denied_targets, home_targets, project_targets
+        from agentui.core.guarded_paths import (
+            Target,
+            edit_denied_targets,
+            home_targets,
+            nested_repository_targets,
+            project_targets,
+        )
         from agentui.core.sandbox_mounts import capability_args, pinned_program, plan_protection, protection_args
         from agentui.core.scratch_files import scratch_files
         from agentui.core.standin_excludes import excludes_env
@@ -101,6 +108,7 @@ class Guard:
         excludes: Path | None = None
         for root in self.workspace.directories:
             targets += project_targets(root, missing_memory=False)
+            targets += nested_repository_targets(root, self._nested_finder)
             git = git_config_paths(root, command_env)
             targets += [Target(path, True) for path in git.hooks]
             targets += [Target(path, False) for path in (*git.files, *git.includes)]

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentui.core.dirs import MACHINE_STATE, claude_config_dir, config_dir, data_dir, state_dir
+from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
-    from agentui.core.denied_files import DeniedFiles
+    from agentui.core.denied_files import DeniedFiles, DeniedFinder
 
 _MODULE_DEPTH = 4  # submodules of submodules: .git/modules/a/modules/b/...
 
@@ -120,6 +121,35 @@ def _subdirectories(directory: Path) -> list[Path]:
             return [Path(entry.path) for entry in scan if entry.is_dir(follow_symlinks=False)]
     except OSError:
         return []
+
+
+@dataclass(frozen=True)
+class _NestedGit:
+    """Every `.git` at or below a writable directory (a `DenyPattern` for the finder's cached walk, which does not
+    list what matches: git's own directories are not walked)."""
+
+    root: Path
+    pattern: str = ".git"
+
+    def matches(self, path: Path | str) -> bool:
+        return os.path.basename(path) == ".git"
+
+
+def nested_repository_targets(root: Path, finder: DeniedFinder) -> list[Target]:
+    """The same for each repository nested below `root` (a clone in vendor/, a submodule's checkout): git run there
+    later reads its config and runs its hooks. `finder` keeps the walk's listings between commands, so only the
+    directories that changed are listed again; past its limit, the repositories found so far."""
+    found = finder.find([_NestedGit(root)])
+    own = Path(os.path.realpath(root / ".git"))
+    kept = [own] + ([pointed] if own.is_file() and (pointed := _pointed_gitdir(own)) is not None else [])
+    gitdirs = [real for real in found.directories if real != own]
+    gitdirs += [pointed for real in found.files if real != own and (pointed := _pointed_gitdir(real)) is not None]
+    targets: list[Target] = []
+    for gitdir in dict.fromkeys(gitdirs):
+        # (a submodule's directory inside the project's own git directory is held already, with all of modules/)
+        if not any(is_within(gitdir, each) for each in kept):
+            targets += [Target(gitdir, True, pin=True), *git_dir_targets(gitdir)]
+    return targets
 
 
 def _pointed_gitdir(dot_git: Path) -> Path | None:

@@ -117,6 +117,7 @@ class Sandbox:
         """The paths of the Edit-family deny rules: what exists of them is read-only in the sandbox."""
         self._finder = DeniedFinder()
         self._edit_finder = DeniedFinder()
+        self._nested_finder = DeniedFinder()
 
     async def start_network(self, scratch: Path) -> None:
         """With allowed domains, the filtering proxy the sandbox reaches them through (started once)."""
@@ -226,7 +227,12 @@ class Sandbox:
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
         from agentui.core.environ import sandbox_environment
         from agentui.core.git_config_paths import git_config_paths
-        from agentui.core.guarded_paths import Target, edit_denied_targets, project_targets
+        from agentui.core.guarded_paths import (
+            Target,
+            edit_denied_targets,
+            nested_repository_targets,
+            project_targets,
+        )
         from agentui.core.sandbox_hidden import hidden
         from agentui.core.sandbox_mounts import (
             Masks,
@@ -252,6 +258,7 @@ class Sandbox:
         excludes: Path | None = None
         for root in self.workspace.directories:
             targets += project_targets(root)
+            targets += nested_repository_targets(root, self._nested_finder)
             git = git_config_paths(root, command_env)
             targets += [Target(path, True) for path in git.hooks]
             targets += [Target(path, False) for path in (*git.files, *git.includes)]

@@ -107,6 +107,29 @@ def test_no_new_submodule_directory_can_be_made_for_git_to_run_its_config(box: B
     assert not (box.project / ".git" / "modules" / "evil2").exists(), done.err
 
 
+@pytest.mark.parametrize("guard", [False, True])
+def test_a_nested_repositorys_git_directory_is_protected_as_the_projects_own(box: Box, guard: bool) -> None:
+    """A clone in vendor/ (and one that appears between two commands): git run there later reads its config and runs
+    its hooks, so neither can be written, and its .git cannot be moved aside; commits there still work."""
+    box.run("echo first", guard=guard)  # (the walk's listings are kept: the next clone is found all the same)
+    for name in ("lib", "later"):
+        nested = box.project / "vendor" / name
+        nested.mkdir(parents=True)
+        git(nested, "init", "-q")
+        config = (nested / ".git" / "config").read_text()
+        box.snapshot()
+        done = box.run(
+            f"cd vendor/{name} && printf '[core]\\n\\tfsmonitor = touch ../canary\\n' >> .git/config;"
+            " echo 'touch ../canary' > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout;"
+            " mv .git/hooks .git/h; mv .git .g; git -c user.name=t -c user.email=t@t commit -q --allow-empty -m x"
+            " && echo committed",
+            guard=guard,
+        )
+        assert (nested / ".git" / "config").read_text() == config, done.err
+        assert not (nested / ".git" / "hooks" / "post-checkout").exists() and not (nested / ".g").exists()
+        assert "committed" in done.out, done.err
+
+
 def test_the_guard_protects_the_repository_the_project_is_inside(tmp_path: Path) -> None:
     from tests.core.test_sandbox_setup import make_box
 
