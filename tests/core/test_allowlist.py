@@ -675,3 +675,11 @@ def test_system_files_outside_the_project_are_read_only_where_every_user_may_rea
             for child in private.iterdir():
                 child.unlink()
             private.rmdir()
+
+
+def test_the_read_tool_reads_installed_software_and_system_files_as_bash_does(project: Path) -> None:
+    engine = engine_for(project, "default")
+    assert check(engine, "Read", file_path="/etc/os-release").behavior == "allow"
+    assert check(engine, "Read", file_path="/etc/passwd").behavior == "ask"
+    assert check(engine, "Read", file_path=str(project.parent / "outside" / "secret.txt")).behavior == "ask"
+    assert check(engine, "Read", file_path=str(project.parent / "home" / ".ssh" / "id_rsa")).behavior == "deny"

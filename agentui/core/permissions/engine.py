@@ -22,6 +22,7 @@ from agentui.core.events import PermissionDecision, PermissionMode
 from agentui.core.messages import ToolUseBlock
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.protected import protected_reason
+from agentui.core.permissions.public_files import public_file
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand
 from agentui.core.permissions.web import is_private_host, url_host
@@ -449,6 +450,8 @@ class PermissionEngine:
             return Verdict("allow", "inside the project", path=real)
         if not inside and self.mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", path=real)
+        if name == "Read" and public_file(real, self.home):
+            return Verdict("allow", "installed software or a file naming the system, which every user may read")
         family = "Read" if name in READ_FAMILY else "Edit"
         shown = ws.display(real)
         if inside:
