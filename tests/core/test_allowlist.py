@@ -475,6 +475,8 @@ EVERYDAY = [
     "ls ~",
     "ls -la ~/",
     "ls /usr/bin | head",
+    "groups",
+    "tty",
 ]
 
 
@@ -683,3 +685,17 @@ def test_the_read_tool_reads_installed_software_and_system_files_as_bash_does(pr
     assert check(engine, "Read", file_path="/etc/passwd").behavior == "ask"
     assert check(engine, "Read", file_path=str(project.parent / "outside" / "secret.txt")).behavior == "ask"
     assert check(engine, "Read", file_path=str(project.parent / "home" / ".ssh" / "id_rsa")).behavior == "deny"
+
+
+def test_pip_is_asked_only_for_its_version(project: Path, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("pip", "pip3"):
+        (bin_dir / name).write_text("#!/bin/sh\necho pip 1.0\n")
+        (bin_dir / name).chmod(0o755)
+    engine = engine_for(project, "default")
+    engine.bash_environ = {**engine.bash_environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    for command in ("pip --version", "pip3 -V"):
+        assert verdict(engine, command) == "allow", command
+    for command in ("pip list", "pip install x", "pip --version --isolated", "pip3 -V -r req.txt"):
+        assert verdict(engine, command) == "ask", command

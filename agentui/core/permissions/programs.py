@@ -314,7 +314,7 @@ def _date(name: str, args: list[Arg], before: Effects | None) -> Effects:
 def _version_only(name: str, args: list[Arg], before: Effects | None) -> Effects:
     """Language tools asked only for their version (`python3 --version`, `node -v`). The check also wants the
     program to be the one asked about, not a version manager's shim (see `version_query`)."""
-    allowed = {"--version", "-V"} if name.startswith("python") else {"--version"}
+    allowed = {"--version", "-V"} if name.startswith(("python", "pip")) else {"--version"}
     if name == "node":
         allowed = {"--version", "-v"}
     if [a.value for a in args] not in ([v] for v in allowed):
@@ -1115,6 +1115,8 @@ PROGRAMS: dict[str, Program] = {
     "printf": Program(_printf),
     "pwd": Program(_no_paths(table("LP"), operands=False)),
     "whoami": Program(_no_paths(table("", _INFO), operands=False)),
+    "groups": Program(_no_paths(table("", _INFO))),  # (its operands are user names)
+    "tty": Program(_no_paths(table("s", ["silent", "quiet", *_INFO]), operands=False)),
     "ps": Program(_ps),
     "id": Program(_no_paths(table("agGnruzZ", ["group", "groups", "name", "real", "user", "zero", *_INFO]))),
     "uname": Program(_no_paths(_UNAME, operands=False)),
@@ -1210,9 +1212,10 @@ PROGRAMS: dict[str, Program] = {
 }
 # (not java: `java -version` starts the JVM, which writes /tmp/hsperfdata_$USER; not go: `go version` in a module
 # whose go.mod names a newer toolchain downloads that toolchain and runs it; not cargo or rustc: rustup's proxies,
-# wherever installed, run the toolchain a rust-toolchain.toml in the project names, from any directory)
-VERSION_ONLY = frozenset({"python", "python3", "node", "gcc", "cc", "g++", "clang", "make", "cmake", "ruby",
-                          "bash"})  # fmt: skip
+# wherever installed, run the toolchain a rust-toolchain.toml in the project names, from any directory; not npm: it
+# loads the project's .npmrc first)
+VERSION_ONLY = frozenset({"python", "python3", "pip", "pip3", "node", "gcc", "cc", "g++", "clang", "make", "cmake",
+                          "ruby", "bash"})  # fmt: skip
 for _language in VERSION_ONLY:
     PROGRAMS[_language] = Program(_version_only)
 
