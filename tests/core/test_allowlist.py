@@ -472,8 +472,6 @@ EVERYDAY = [
     "git ls-files -z | xargs -0 wc -l",
     "cat /etc/os-release",
     "head -5 /proc/cpuinfo",
-    "ls ~",
-    "ls -la ~/",
     "ls /usr/bin | head",
     "groups",
     "tty",
@@ -699,3 +697,42 @@ def test_pip_is_asked_only_for_its_version(project: Path, tmp_path: Path) -> Non
         assert verdict(engine, command) == "allow", command
     for command in ("pip list", "pip install x", "pip --version --isolated", "pip3 -V -r req.txt"):
         assert verdict(engine, command) == "ask", command
+
+
+def test_a_name_git_lists_is_never_taken_for_an_option(project: Path) -> None:
+    """find's names start with where it started (`./x`); git's are bare, so a tracked `-fevil.sed` or `-i` would be
+    an option of the program xargs runs (found by attacking the change that let `git ls-files | xargs` through)."""
+    (project / "evil.sed").write_text("1e touch ../canary\n")
+    for name in ("-fevil.sed", "-i", "-o..", "--files0-from=x"):
+        (project / name).write_text("x\n")
+    subprocess.run(["git", "-C", str(project), "add", "--", "evil.sed", "-fevil.sed"], check=True)
+    engine = engine_for(project, "default")
+    for command in ("git ls-files | xargs sed -n 1p", "git ls-files -z | xargs -0 file", "git ls-files | xargs sort"):
+        assert verdict(engine, command) == "ask", command
+    assert not (project.parent / "canary").exists()
+
+
+def test_a_listing_outside_the_project_is_of_installed_software_only(project: Path) -> None:
+    """`ls /usr/bin` lists installed software; the home is the person's (`ls ~` asks), and `git -C /usr status` or
+    `du -s /usr/bin` walk all below."""
+    home = project.parent / "home"
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    engine = engine_for(project, "default")
+    for command in ("ls /usr/bin", "ls -la /usr/share", "stat /usr"):
+        assert verdict(engine, command) == "allow", command
+    for command in ("ls ~", "ls -la ~/", "git -C ~ status", "git -C ~ ls-files -o", "git -C /usr status",
+                    "du -s /usr/bin", "ls /tmp"):  # fmt: skip
+        assert verdict(engine, command) == "ask", command
+
+
+def test_a_hard_link_into_a_denied_directory_too_large_to_list_is_still_another_name(project: Path) -> None:
+    secrets = project / "secrets"
+    (secrets / "z").mkdir(parents=True)
+    for n in range(10_001):
+        (secrets / f"f{n:05}").touch()
+    (secrets / "z" / "key").write_text("TOPSECRET\n")
+    os.link(secrets / "z" / "key", project / "notes2.txt")
+    engine = engine_for(project, "default", deny=("Read(./secrets/**)",))
+    for command in ("cat notes2.txt", "grep -rn SECRET ."):
+        assert verdict(engine, command) != "allow", command
+    assert check(engine, "Read", file_path=str(project / "notes2.txt")).behavior == "deny"

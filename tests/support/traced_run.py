@@ -487,9 +487,7 @@ class Judge:
     def _public(self, real: Path) -> bool:
         """What every user of the machine may read and the allowlist lets a command read outside the project (said
         again here, not taken from the checker): installed software under /usr and the files naming the system,
-        owned by root along the whole path and readable by all; and the names at the top of the home."""
-        if real == Path(os.path.realpath(self.world.home)):
-            return real.is_dir()
+        owned by root along the whole path and readable by all."""
         text = str(real)
         if text in _PUBLIC_PROC:
             return True

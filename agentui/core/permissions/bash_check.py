@@ -48,6 +48,10 @@ if TYPE_CHECKING:
     from agentui.core.permissions.history_secrets import Secret
 
 
+LISTERS = frozenset({"ls", "stat"})
+"""The programs whose look at a directory operand is one listing of it (`ls -R` makes the operand a tree's root)."""
+
+
 @dataclass(frozen=True)
 class Need:
     """One thing the command needs an answer for."""
@@ -446,7 +450,8 @@ class BashCheck:
                 if is_names(arg):
                     continue
                 resolved = self._operand(arg.value, here, effects.own_links)
-                listing = arg.value not in roots  # (`du -sh ~` and `find ~` look at everything below)
+                # (only what lists one directory: `du -sh ~`, `find ~` and `git -C ~ status` look at all below)
+                listing = step.program in LISTERS and arg.value not in roots
                 if need := self._read_need(resolved, mode, step=step, contents=False, listing=listing):
                     needs.append(need)
         for tree in effects.trees:
@@ -625,6 +630,9 @@ class BashCheck:
         if len(names) > WALK_LIMIT:
             return f"it lists more than {WALK_LIMIT:,} files, too many to check one by one"
         for name in names:
+            if name.startswith("-"):
+                # (find's names start with where it started; git's are bare: `-fevil.sed` would be an option)
+                return f"it lists {name!r}, which the program would take for an option"
             if checks.split_names and not xargs_keeps(name):
                 return f"xargs would split or unquote the name {name!r}"
             real = Path(self._resolve(name, root).real)

@@ -68,10 +68,12 @@ class PermissionEngine:
         """Whether Bash commands run outside the sandbox are guarded (agentui's and the person's configuration
         read-only); set by the project. Where they are not, bypassPermissions asks for what it cannot understand."""
         self.bash_environ: Mapping[str, str] = {**_default_bash_environ(), "HOME": str(self.home)}
+        """The environment Bash commands run with: their variables are expanded from it."""
         self.denied_files: Callable[[], DeniedFiles] | None = None
         """What the deny rules' patterns match now (the guard's enumeration); set by the project."""
         self._inode_cache: tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]] | None = None
-        """The environment Bash commands run with: their variables are expanded from it."""
+        self._inodes_cut: Rule | None = None
+        """A deny rule whose directory held more files than were listed for `_denied_by_inode`."""
         workspace.read_denied = self.read_denied
 
     @property
@@ -160,7 +162,10 @@ class PermissionEngine:
             return None
         if not stat.S_ISREG(info.st_mode):
             return None
-        return self._denied_by_inode().get((info.st_dev, info.st_ino))
+        found = self._denied_by_inode().get((info.st_dev, info.st_ino))
+        if found is None and info.st_nlink > 1 and self._inodes_cut is not None:
+            return self._inodes_cut  # (a denied directory too large to list whole: any file with two names may be one)
+        return found
 
     def denied_inodes(self) -> set[tuple[int, int]]:
         return set(self._denied_by_inode())
@@ -182,10 +187,14 @@ class PermissionEngine:
         rules = [r for r in self._rules if r.behavior == "deny" and r.tool in READ_FAMILY and r.path is not None]
         found: dict[tuple[int, int], Rule] = {}
         paths: dict[tuple[int, int], Path] = {}
+        self._inodes_cut = None
         if rules:
             for path in self._denied_paths(rules):
                 rule = next((r for r in rules if r.covers_path(path) or r.covers_path(path / "-")), rules[0])
-                for name, info in _regular_files(path):
+                files, whole = _regular_files(path)
+                if not whole:
+                    self._inodes_cut = self._inodes_cut or rule
+                for name, info in files:
                     found.setdefault((info.st_dev, info.st_ino), rule)
                     paths.setdefault((info.st_dev, info.st_ino), name)
         self._inode_cache = (now, found, tuple(paths.values()))
@@ -632,16 +641,17 @@ _INODE_SECONDS = 1.0
 _DENIED_DIRECTORY_LIMIT = 10_000
 
 
-def _regular_files(path: Path) -> list[tuple[Path, os.stat_result]]:
-    """`path` and its stat if it is a regular file, or the regular files below it (bounded) if a directory."""
+def _regular_files(path: Path) -> tuple[list[tuple[Path, os.stat_result]], bool]:
+    """`path` and its stat if it is a regular file, or the regular files below it (bounded) if a directory; and
+    whether that is all of them."""
     try:
         info = os.stat(path)
     except OSError:
-        return []
+        return [], True
     if stat.S_ISREG(info.st_mode):
-        return [(path, info)]
+        return [(path, info)], True
     if not stat.S_ISDIR(info.st_mode):
-        return []
+        return [], True
     out: list[tuple[Path, os.stat_result]] = []
     for directory, _dirs, files in os.walk(path):
         for name in files:
@@ -653,8 +663,8 @@ def _regular_files(path: Path) -> list[tuple[Path, os.stat_result]]:
             if stat.S_ISREG(found.st_mode):
                 out.append((file, found))
             if len(out) >= _DENIED_DIRECTORY_LIMIT:
-                return out
-    return out
+                return out, False
+    return out, True
 
 
 def _path_rule(family: str, path: Path, *, tree: bool = False) -> str:

@@ -1,7 +1,7 @@
 """What outside the project a command may read without a question because it describes the machine or its software
 and every user of the machine may read it: the installed software under /usr (headers, libraries' sources,
 documentation), the files naming the system (`cat /etc/os-release`, `head /proc/cpuinfo`), and, for a listing,
-the software's directories and the top of the person's home (`ls /usr/bin`, `ls ~`). Not the rest of /etc
+the software's directories (`ls /usr/bin`). Not the rest of /etc
 (accounts, services' configuration), /opt (applications' own configuration), the home, temporary files, devices, or
 what /proc and /sys say about processes.
 
@@ -47,10 +47,9 @@ def public_file(real: Path, home: Path) -> bool:
 
 
 def public_listing(real: Path, home: Path) -> bool:
-    """Listing the directory `real` shows the names at the top of the person's own home, or of installed software
-    (a directory under /usr every user may read and enter)."""
-    if real in (home, Path(os.path.realpath(home))):
-        return os.path.isdir(real)
+    """Listing the directory `real` shows the names of installed software (a directory under /usr every user may
+    read and enter). Not the home's: what the person keeps there, and where, is theirs (`ls ~` asks, as in Claude
+    Code)."""
     if not is_within(real, SOFTWARE) or is_within(real, home):
         return False
     try:
