@@ -30,8 +30,8 @@ from agentui.core.permissions.reach import (
     WALK_LIMIT,
     Resolved,
     WalkChecks,
-    file_problem,
     links_below,
+    opened_problem,
     resolve,
     walk_problem,
     xargs_keeps,
@@ -44,6 +44,7 @@ from agentui.core.permissions.version_query import picks_elsewhere
 from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
+    from agentui.core.denied_files import DeniedFiles
     from agentui.core.permissions.engine import Mode, PermissionEngine
     from agentui.core.permissions.history_secrets import Secret
 
@@ -97,7 +98,7 @@ class BashCheck:
         from agentui.core.permissions.history_secrets import Secret, history_secrets
 
         found = history_secrets(self.engine, self.repositories)
-        if self.engine.denied_files is not None and (unmasked := self.engine.denied_files()).reason:
+        if (unmasked := self._enumerated) is not None and unmasked.reason:
             # (the masks cover only what the enumeration found: a hard link it could not follow is readable)
             found.append(Secret(f"the masks cannot cover every file the deny rules cover ({unmasked.reason})", None))
         return found
@@ -504,7 +505,7 @@ class BashCheck:
             )
         if mode == "bypassPermissions" or engine.workspace.contains(resolved.real):
             return None
-        real = Path(resolved.real)
+        real = resolved.real
         if public_file(real, engine.home) or (listing and public_listing(real, engine.home)):
             return None
         if all(engine.find_rule("allow", "Read", path=p, specific=True) for p in (resolved.written, resolved.real)):
@@ -553,16 +554,19 @@ class BashCheck:
         return f"reads everything under {tree.path.value}, and {why}" if why else None
 
     @cached_property
+    def _enumerated(self) -> DeniedFiles | None:
+        """What the deny rules cover now, as the guard enumerates it (once per check: it walks the patterns' roots)."""
+        return self.engine.denied_files() if self.engine.denied_files is not None else None
+
+    @cached_property
     def _masks(self) -> tuple[frozenset[Path], tuple[Path, ...]] | None:
         """The denied files and directories every program the command starts sees masked, or None where no mask is
         sure to apply. Outside the sandbox the guard runs the command (it is available here), inside it the sandbox:
         both mask what the Read deny rules cover, enumerated again as the command starts, so a denied file made
         between this check and the run is masked too. A denied directory that holds the project is not masked."""
         engine = self.engine
-        if engine.denied_files is None or not engine.guarded():
-            return None
-        found = engine.denied_files()
-        if not found.complete:
+        found = self._enumerated
+        if found is None or not engine.guarded() or not found.complete:
             return None
         keep = engine.workspace.directories
         directories = tuple(d for d in found.directories if not any(is_within(k, d) for k in keep))
@@ -635,14 +639,7 @@ class BashCheck:
                 return f"it lists {name!r}, which the program would take for an option"
             if checks.split_names and not xargs_keeps(name):
                 return f"xargs would split or unquote the name {name!r}"
-            real = Path(self._resolve(name, root).real)
-            if not checks.inside(real):
-                return f"{name} leads to {real}, outside what the command may read"
-            try:
-                info = os.stat(real)
-            except OSError:
-                continue
-            if why := file_problem(real, info, checks):
+            if why := opened_problem(name, self._resolve(name, root).real, checks):
                 return why
         return None
 

@@ -263,7 +263,7 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
         if directory is None and not parsed.operands and flags <= _NAMES_ONLY:
             # (names relative to the directory it runs in, every one under it: what `| xargs` then receives)
             found.names = Tree(Arg("."), contents=False, tracked=tuple(sorted(flags)))
-            found.names_null = bool(flags & {"-z"})
+            found.names_null = "-z" in flags
         return found
     if sub == "ls-tree":
         parse(name, rest, _LS_TREE)

@@ -118,16 +118,9 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
                 # name is opened by a program that follows it)
                 if why := file_problem(path, info, checks):
                     return why
-                if checks.opens_links and not checks.files_only and checks.reads(path.name):
-                    target = Path(os.path.realpath(path))
-                    if not checks.inside(target):
-                        return f"{path} is a link to {target}, outside what the command may read"
-                    try:
-                        target_info = os.stat(target)
-                    except OSError:
-                        continue
-                    if why := file_problem(target, target_info, checks):
-                        return why
+                opened = checks.opens_links and not checks.files_only and checks.reads(path.name)
+                if opened and (why := opened_problem(path, Path(os.path.realpath(path)), checks)):
+                    return why
                 continue
             real = Path(os.path.realpath(path))
             if not checks.inside(real):
@@ -153,6 +146,18 @@ def walk_problem(root: Path, *, follow: bool, checks: WalkChecks, limit: int = W
                 continue
             stack.extend((path / name, False) for name in names)
     return None
+
+
+def opened_problem(name: Path | str, real: Path, checks: WalkChecks) -> str | None:
+    """Why a program opening `name`, which leads to `real`, needs a question: `real` is outside what it may read, or
+    the file there is one the checks stop at; None where nothing is there."""
+    if not checks.inside(real):
+        return f"{name} leads to {real}, outside what the command may read"
+    try:
+        info = os.stat(real)
+    except OSError:
+        return None
+    return file_problem(real, info, checks)
 
 
 def file_problem(path: Path, info: os.stat_result, checks: WalkChecks) -> str | None:
