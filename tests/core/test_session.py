@@ -583,3 +583,40 @@ def test_a_claude_code_compaction_keeps_its_preserved_turns_where_they_were_writ
     assert [m.text for m in kept] == ["SUMMARY", "second", "kept answer", "third"]
     broken = load_session(session({"headUuid": "u-99", "anchorUuid": "s-06", "tailUuid": "a-04"})).messages
     assert [m.text for m in broken] == ["SUMMARY", "third"]
+
+
+def test_writers_starting_at_once_in_a_new_project_directory_each_save_their_session(tmp_path: Path) -> None:
+    """Four agentui processes started together in a project with no session directory yet: each creates it as it
+    writes its first line, and none may take the other's mkdir for a failure (CI lost one session so)."""
+    import threading
+
+    from agentui.core.events import UserMessage
+    from agentui.core.session.writer import SessionWriter
+
+    for round_ in range(30):
+        directory = tmp_path / f"round{round_}" / "project"
+        errors: list[str] = []
+        writers = [
+            SessionWriter(
+                directory / f"{n:08d}-0000-4000-8000-000000000000.jsonl",
+                f"{n:08d}-0000-4000-8000-000000000000",
+                tmp_path,
+                on_error=errors.append,
+            )
+            for n in range(8)
+        ]
+        barrier = threading.Barrier(len(writers))
+
+        def first_line(writer: SessionWriter, barrier: threading.Barrier) -> None:
+            barrier.wait(timeout=60)
+            writer.handle(UserMessage(session_id=writer.session_id, message=Message.user("hi"), source="prompt"))
+
+        threads = [threading.Thread(target=first_line, args=(writer, barrier)) for writer in writers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        for writer in writers:
+            writer.close()
+        assert errors == []
+        assert sorted(path.name for path in directory.iterdir()) == sorted(writer.path.name for writer in writers)

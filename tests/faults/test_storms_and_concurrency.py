@@ -68,6 +68,7 @@ def test_four_processes_on_one_project_each_keep_their_own_session(
     outputs = [process.communicate(timeout=CEILING) for process in processes]
     for n, (process, (out, err)) in enumerate(zip(processes, outputs, strict=True)):
         assert process.returncode == 0 and out == f"Answer to question {n}.\n", err
+        assert err == ""  # (a session that could not be saved says so here, and the run goes on)
     found = sessions(env)
     assert len(found) == 4
     for session in found:

@@ -96,8 +96,7 @@ class FileHistory:
         if not path.is_file():
             return Backup(None, version, self._clock())
         name = backup_name(path, version)
-        if not self.directory.exists():
-            self.directory.mkdir(parents=True, mode=0o700)
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         target = self.directory / name
         target.unlink(missing_ok=True)  # (never written through: a fork's backups are links to its origin's)
         shutil.copyfile(path, target)

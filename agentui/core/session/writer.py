@@ -145,8 +145,7 @@ class SessionWriter:
     def _open(self) -> None:
         """Open (creating it with the first line of a new session, so an empty run leaves no file) and lock."""
         path, session_id = self.path, self.session_id
-        if not path.parent.exists():
-            path.parent.mkdir(parents=True, mode=0o700)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)  # (another agentui may make it as we look)
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel if this process dies
