@@ -205,6 +205,11 @@ OPTIONS = [
     "git reflog expire --all",
     "git cat-file --batch",
     "git help log",
+    "shuf -o out.txt README.md",
+    "shuf --output=out.txt README.md",
+    "shuf README.md out.txt",
+    "shuf --random-source=../canary README.md",
+    "lscpu --sysroot=.. -J",
     "date -s 2020-01-01",
     "date --set=2020-01-01",
     "date 010100002020",
@@ -475,6 +480,11 @@ EVERYDAY = [
     "ls /usr/bin | head",
     "groups",
     "tty",
+    "shuf README.md | head -1",
+    "shuf -e a b c",
+    "shuf -i 1-10 -n 3",
+    "lscpu",
+    "lscpu -J",
 ]
 
 

@@ -611,6 +611,22 @@ def _tac(name: str, args: list[Arg], before: Effects | None) -> Effects:
     return effects
 
 
+_SHUF = table("ei:n:rz", ["echo", "input-range=", "head-count=", "repeat", "zero-terminated", "random-source=",
+              *_INFO], paths=("random-source",), marks={"e": "words", "echo": "words", "i": "words",
+              "input-range": "words"})  # fmt: skip
+
+
+def _shuf(name: str, args: list[Arg], before: Effects | None) -> Effects:
+    """shuf's operands are lines to shuffle under -e (or none under -i), else the one file it reads; -o, which
+    writes, is not in the table."""
+    parsed = parse(name, args, _SHUF)
+    if parsed.has("words"):
+        return Effects(reads=parsed.paths())
+    if len(parsed.operands) > 1:
+        raise NotUnderstood("`shuf` reads one file")
+    return Effects(reads=[*parsed.operands, *parsed.paths()])
+
+
 def _uniq(name: str, args: list[Arg], before: Effects | None) -> Effects:
     return _readers(_UNIQ, at_most=1)(name, args, before)
 
@@ -1105,6 +1121,8 @@ _UNAME = table("asnrvmpio", ["all", "kernel-name", "nodename", "kernel-release",
                "processor", "hardware-platform", "operating-system", *_INFO])  # fmt: skip
 _FREE = table("bkmghltwv", ["bytes", "kibi", "mebi", "gibi", "kilo", "mega", "giga", "human", "si", "lohi", "total",
               "wide", *_INFO])  # fmt: skip
+_LSCPU = table("abBC::e::Jp::s:xy", ["all", "online", "offline", "bytes", "caches?", "extended?", "json", "parse?",
+               "sysroot=", "hex", "physical", "output-all", *_INFO], paths=("s", "sysroot"))  # fmt: skip
 
 PROGRAMS: dict[str, Program] = {
     # print what they are given, or facts about the system
@@ -1127,6 +1145,7 @@ PROGRAMS: dict[str, Program] = {
     "arch": Program(_no_paths(table("", _INFO), operands=False)),
     "uptime": Program(_no_paths(table("ps", ["pretty", "since", *_INFO]), operands=False)),
     "free": Program(_no_paths(_FREE, operands=False)),
+    "lscpu": Program(_no_paths(_LSCPU, operands=False)),
     "seq": Program(_no_paths(table("f:s:w", ["format=", "separator=", "equal-width", *_INFO], numbers="any"))),
     "sleep": Program(_no_paths(table("", _INFO))),
     "basename": Program(_no_paths(table("as:z", ["multiple", "suffix=", "zero", *_INFO]))),
@@ -1152,6 +1171,7 @@ PROGRAMS: dict[str, Program] = {
     "cut": Program(_readers(_CUT)),
     "sort": Program(_readers(_SORT)),
     "uniq": Program(_uniq),
+    "shuf": Program(_shuf),
     "tr": Program(_no_paths(_TR)),
     "comm": Program(_readers(_COMM, at_most=2)),
     "join": Program(_readers(_JOIN, at_most=2)),
