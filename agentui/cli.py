@@ -12,7 +12,7 @@ from agentui import __version__
 if TYPE_CHECKING:
     import argparse
 
-    from agentui.core.frontend import AttemptConfig
+    from agentui.api import AttemptConfig
 
 EXIT_USAGE = 2
 
@@ -259,7 +259,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _default_log() -> str:
-    from agentui.core.dirs import state_dir
+    from agentui.api import state_dir
 
     directory = state_dir()
     directory.mkdir(parents=True, exist_ok=True)
@@ -298,14 +298,14 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 def _run(argv: list[str]) -> int:
     import logging
 
-    from agentui.core.process_dir import end_cleanly_on_signals, prune_stale
+    from agentui.api import end_cleanly_on_signals, prune_stale
 
     end_cleanly_on_signals()  # (SIGTERM and SIGHUP remove this process's temporary files as an exit does)
     prune_stale()  # (what a killed agentui left)
 
     if argv and argv[0] == "eval":  # `agentui eval TASKS.jsonl ...`: its own flags
-        from agentui.core.environ import scrub_own_environment
-        from agentui.evaluation import main as evaluate
+        from agentui.api import scrub_own_environment
+        from agentui.frontends.eval.evaluation import main as evaluate
 
         scrub_own_environment()
         return evaluate(argv[1:])
@@ -315,7 +315,7 @@ def _run(argv: list[str]) -> int:
         os.getcwd()
     except FileNotFoundError:
         return _fail("the current directory no longer exists; cd to one that does and run agentui again.")
-    from agentui.core.environ import scrub_own_environment
+    from agentui.api import scrub_own_environment
 
     scrub_own_environment()  # before any child exists: none may read the keys through /proc/<agentui>/environ
     logger = logging.getLogger("agentui")
@@ -368,7 +368,7 @@ def _run(argv: list[str]) -> int:
     if args.print_mode and args.resume == "":  # a list needs no model
         from pathlib import Path
 
-        from agentui.headless import print_sessions
+        from agentui.frontends.print.mode import print_sessions
 
         return print_sessions(Path.cwd(), args.output_format or "text")
 
@@ -377,7 +377,7 @@ def _run(argv: list[str]) -> int:
     if not args.print_mode and not sdk:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
-        from agentui.tui import run_app
+        from agentui.frontends.tui import run_app
 
         # The app draws its first frame at once and resolves the rest (settings, engine) just after.
         return _guarded(
@@ -389,7 +389,7 @@ def _run(argv: list[str]) -> int:
             )
         )
 
-    from agentui.core.settings import ConfigError, resolve_settings
+    from agentui.api import ConfigError, resolve_settings
 
     try:
         settings = _with_thinking(resolve_settings(_overrides(args)), args)
@@ -400,7 +400,7 @@ def _run(argv: list[str]) -> int:
     if sdk:
         import asyncio
 
-        from agentui.headless import run_sdk
+        from agentui.frontends.print.mode import run_sdk
 
         return _guarded(
             lambda: asyncio.run(
@@ -428,7 +428,7 @@ def _run(argv: list[str]) -> int:
         prompt = "" if sys.stdin.isatty() else sys.stdin.read()
     if not prompt.strip() and not args.rewind:  # (a rewind alone, with nothing to ask after it, is fine)
         return _fail("the prompt is empty.")
-    from agentui.core.frontend import RewindRequest
+    from agentui.api import RewindRequest
 
     rewind = None
     if args.rewind:
@@ -437,8 +437,8 @@ def _run(argv: list[str]) -> int:
 
     import asyncio
 
-    from agentui.core.frontend import ConfigError
-    from agentui.headless import run_print
+    from agentui.api import ConfigError
+    from agentui.frontends.print.mode import run_print
 
     try:
         attempts = _attempt_configs(args)
@@ -472,7 +472,7 @@ def _run(argv: list[str]) -> int:
 
 def _attempt_configs(args: argparse.Namespace) -> list[AttemptConfig]:
     """--attempts N and --attempt-models: a configuration per attempt (none: an ordinary run)."""
-    from agentui.core.frontend import AttemptConfig, attempt_config
+    from agentui.api import AttemptConfig, attempt_config
 
     if args.attempt_configs is not None:
         return _parsed_attempt_configs(args.attempt_configs)
@@ -487,7 +487,7 @@ def _parsed_attempt_configs(text: str) -> list[AttemptConfig]:
     import json
     from dataclasses import replace
 
-    from agentui.core.frontend import AttemptConfig, ConfigError, attempt_config
+    from agentui.api import AttemptConfig, ConfigError, attempt_config
 
     try:
         given = json.loads(text)
@@ -518,9 +518,7 @@ def _guarded(run: Callable[[], int]) -> int:
         return 130
     except Exception as exc:
         # Imported only now: the app's first frame must not wait for the engine these live in.
-        from agentui.core.project import ProjectError
-        from agentui.core.providers.scripted import ScriptError
-        from agentui.core.session.store import SessionError
+        from agentui.api import ProjectError, ScriptError, SessionError
 
         if isinstance(exc, (ScriptError, ProjectError, SessionError)):  # bad usage or setup, found once started
             return _fail(str(exc))
@@ -533,7 +531,7 @@ def _guarded(run: Callable[[], int]) -> int:
 def _overrides(args: Any) -> Any:
     from pathlib import Path
 
-    from agentui.core.settings import Overrides
+    from agentui.api import Overrides
 
     return Overrides(
         provider=args.provider,
@@ -544,7 +542,7 @@ def _overrides(args: Any) -> Any:
 
 
 def _session_request(args: Any) -> Any:
-    from agentui.core.session.store import SessionRequest
+    from agentui.api import SessionRequest
 
     return SessionRequest(
         resume=args.resume,
@@ -559,7 +557,7 @@ def _session_request(args: Any) -> Any:
 def _permission_options(args: Any) -> Any:
     from pathlib import Path
 
-    from agentui.core.project import PermissionOptions
+    from agentui.api import PermissionOptions
 
     return PermissionOptions(
         mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
@@ -578,8 +576,7 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
     that just exits."""
     from pathlib import Path
 
-    from agentui.core.conversation import Launch
-    from agentui.core.settings import ConfigError, resolve_settings
+    from agentui.api import ConfigError, Launch, resolve_settings
 
     try:
         settings = resolve_settings(_overrides(args))
@@ -662,7 +659,7 @@ def _check_setting_sources(args: Any) -> str | None:
 def _serve_acp(args: Any) -> int:
     import asyncio
 
-    from agentui.core.settings import ConfigError, resolve_settings
+    from agentui.api import ConfigError, resolve_settings
 
     try:
         settings = _with_thinking(resolve_settings(_overrides(args)), args)
@@ -672,7 +669,7 @@ def _serve_acp(args: Any) -> int:
 
     if not all(stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode) for fd in (0, 1)):
         return _fail("agentui acp talks to an editor over pipes: start it from the editor (Zed, Toad), not a terminal.")
-    from agentui.acp_agent import serve
+    from agentui.frontends.acp.agent import serve
 
     return _guarded(lambda: asyncio.run(serve(settings)))
 
@@ -704,7 +701,7 @@ def _parse_json_schema(args: Any) -> str | None:
         schema = json.loads(args.json_schema)
     except ValueError as exc:
         return f"--json-schema was given JSON that does not parse ({exc})."
-    from agentui.core.tools.structured_output import check_schema
+    from agentui.api import check_schema
 
     if problem := check_schema(schema):
         return f"--json-schema cannot be used: {problem}."

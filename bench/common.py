@@ -163,7 +163,7 @@ def warm_bytecode() -> None:
     """Compile agentui and its dependencies once, as any second run of an installed program finds them."""
     env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(
-        [sys.executable, "-c", "import agentui.tui.app, agentui.cli, agentui.headless"],
+        [sys.executable, "-c", "import agentui.frontends.tui.app, agentui.cli, agentui.frontends.print.mode"],
         env=env,
         check=True,
         capture_output=True,

@@ -22,7 +22,7 @@ PAGES = 60
 
 
 def _sanitized(path: Path) -> str:
-    from agentui.core.frontend import canonical, sanitize
+    from agentui.api import canonical, sanitize
 
     return sanitize(canonical(path))
 

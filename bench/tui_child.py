@@ -115,7 +115,7 @@ def patch() -> None:
 
     scripted._play = timed_play
 
-    from agentui.tui.widgets.markdown_lines import MarkdownLines
+    from agentui.frontends.tui.widgets.markdown_lines import MarkdownLines
 
     append = MarkdownLines.append
 
@@ -154,7 +154,7 @@ def patch() -> None:
 
             setattr(Screen, method, timed)
 
-    from agentui.tui.widgets import answer
+    from agentui.frontends.tui.widgets import answer
 
     finish = answer.AssistantText.finish
 

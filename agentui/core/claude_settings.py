@@ -17,12 +17,13 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.errors import AgentuiError
 from agentui.core.jsonfile import read_json_model
 
 SourceName = Literal["managed", "user", "project", "local", "flag"]
 
 
-class SettingsError(Exception):
+class SettingsError(AgentuiError):
     """A settings file cannot be used; the message says which and why in one sentence."""
 
 

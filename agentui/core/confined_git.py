@@ -46,6 +46,8 @@ import subprocess
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from agentui.core.errors import AgentuiError
+
 FAILS = "false"
 """The program named wherever git wants an editor or a signature program: it does nothing and fails."""
 NEUTRAL: tuple[tuple[str, str], ...] = (
@@ -92,7 +94,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {
 descends into a submodule, where that submodule's own configuration would apply."""
 
 
-class GitError(Exception):
+class GitError(AgentuiError):
     """git was not run, or did not finish; the message says why in one sentence."""
 
 

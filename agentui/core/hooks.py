@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentui.core.claude_settings import SettingsSource
+from agentui.core.errors import AgentuiError
 from agentui.core.process_dir import current
 
 DEFAULT_TIMEOUT = 60.0
@@ -89,7 +90,7 @@ def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[Hook
     return specs
 
 
-class PromptBlocked(Exception):
+class PromptBlocked(AgentuiError):
     """A UserPromptSubmit hook refused the prompt; the message is its reason."""
 
 

@@ -7,13 +7,14 @@ import base64
 import os
 from pathlib import Path
 
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import ImageBlock
 from agentui.core.tools.files import image_type
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 
-class ImageError(ValueError):
+class ImageError(AgentuiError, ValueError):
     """Why something cannot go to the model as an image, in one sentence."""
 
 

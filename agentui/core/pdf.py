@@ -7,13 +7,15 @@ import io
 import re
 from dataclasses import dataclass
 
+from agentui.core.errors import AgentuiError
+
 MAX_PAGES = 20
 """Pages one Read returns; the model asks for more with `pages`."""
 MAX_PDF_BYTES = 32 * 1024 * 1024
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$")
 
 
-class PdfError(Exception):
+class PdfError(AgentuiError):
     """Why a PDF cannot be read, in one sentence."""
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_settings, load_sources
 from agentui.core.dirs import claude_config_dir, config_dir
+from agentui.core.errors import AgentuiError
 from agentui.core.hooks import Hooks, specs_from
 from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
 from agentui.core.permissions.rules import (
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 _PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
 
-class ProjectError(Exception):
+class ProjectError(AgentuiError):
     """The project's settings or the permission flags cannot be used; one sentence says why."""
 
 

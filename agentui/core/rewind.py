@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentui.core.errors import AgentuiError
 from agentui.core.session.file_history import (
     FileChange,
     RestoreError,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from agentui.core.conversation import Conversation
 
 
-class RewindError(Exception):
+class RewindError(AgentuiError):
     """A rewind that cannot be done, in one sentence; nothing was changed."""
 
 

@@ -14,6 +14,8 @@ import functools
 import os
 import platform
 
+from agentui.core.errors import AgentuiError
+
 AF_UNIX = 1
 _ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
@@ -27,7 +29,7 @@ _COMPAT_ARCHES = {"x86_64": ("x86", "x32"), "aarch64": ("arm",)}
 _REFUSED = ("io_uring_setup", "io_uring_enter", "io_uring_register")
 
 
-class SeccompError(Exception):
+class SeccompError(AgentuiError):
     """The filter cannot be built here; the message is one sentence."""
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentui.core.dirs import config_dir
+from agentui.core.errors import AgentuiError
 from agentui.core.openapi.config import OpenApiConfig
 
 ProviderName = Literal["anthropic", "openai", "scripted"]
@@ -41,7 +42,7 @@ ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge")
 """The kinds of model call a route can send elsewhere; "subagent:<type>" names one type of sub-agent."""
 
 
-class ConfigError(Exception):
+class ConfigError(AgentuiError):
     """The configuration cannot be used; the message is one sentence saying what to fix."""
 
 

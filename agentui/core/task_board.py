@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agentui.core.errors import AgentuiError
 from agentui.core.events import TaskItem
 from agentui.core.messages import Message, ToolResultBlock, ToolUseBlock
 
@@ -14,7 +15,7 @@ _STATUSES = ("pending", "in_progress", "completed")
 _CREATED = re.compile(r"Task #(\S+) created")
 
 
-class TaskError(ValueError):
+class TaskError(AgentuiError, ValueError):
     """A task call that cannot be done (an unknown id); its message is for the model."""
 
 

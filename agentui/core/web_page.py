@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
+from agentui.core.errors import AgentuiError
 from agentui.core.permissions.web import is_private_address, url_host
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "application/x-yaml")
 
 
-class FetchError(Exception):
+class FetchError(AgentuiError):
     """Why a page could not be had, in one sentence for the model."""
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentui.core.confined_git import GitError, GitMissing, complaint, run
+from agentui.core.errors import AgentuiError
 from agentui.core.process_dir import current
 
 COPY_LIMIT_BYTES = 200 * 1024 * 1024
@@ -24,7 +25,7 @@ IDENTITY = {"user.name": "agentui", "user.email": "agentui@localhost"}
 """For the copy's own commits: never the person's identity (and, as for every git agentui runs, never their hooks)."""
 
 
-class WorkingCopyError(Exception):
+class WorkingCopyError(AgentuiError):
     """The working copy cannot be made or its changes cannot be applied; the message says why in one sentence."""
 
 

@@ -20,7 +20,7 @@ from agentui.core.session.shell_snapshots import BeforeBash, ShellSnapshots, Sna
 from agentui.core.tools.globs import FileFilter
 from agentui.core.tools.search import Query, ripgrep_path, ripgrep_search
 from agentui.core.working_copy import WorkingCopy
-from agentui.evaluation import clone_task_repository
+from agentui.frontends.eval.evaluation import clone_task_repository
 from tests.core.test_file_history import use
 from tests.core.test_rewind import open_in
 

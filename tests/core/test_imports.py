@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 CORE_IS_UI_FREE = """
 import importlib, pkgutil, sys
 import agentui.core
 for module in pkgutil.walk_packages(agentui.core.__path__, "agentui.core."):
     importlib.import_module(module.name)
-import agentui.headless
+import agentui.frontends.print.mode
 ui = sorted(name for name in sys.modules if name.split(".")[0] in ("textual", "rich"))
 assert not ui, ui
 print(len([m for m in sys.modules if m.startswith("agentui.core")]))
@@ -45,36 +47,55 @@ def test_the_core_package_exports_what_it_lists() -> None:
         assert getattr(core, name) is getattr(importlib.import_module(module), name)
 
 
-SURFACE = {"agentui.core.frontend", "agentui.core.conversation", "agentui.core.events", "agentui.core.messages"}
-
-
-def test_the_front_ends_use_only_the_front_end_surface_of_the_core() -> None:
-    # DESIGN: a front end (the app, print mode) imports the surface (core.frontend, which includes the
-    # conversation), the events and the messages, and nothing else of the core; everything it does goes through them.
-    import ast
-    from pathlib import Path
-
-    import agentui.headless
-    import agentui.tui
-
-    front_ends = [*Path(agentui.tui.__file__).parent.rglob("*.py"), Path(agentui.headless.__file__)]
-    assert len(front_ends) > 20
+def imports_past_the_surface(paths: list[Path]) -> list[str]:
+    """Every import of agentui in these files that is not the front-end surface (`agentui.api` and its events and
+    messages), a front end, or the package's version."""
+    allowed = ("agentui.api", "agentui.frontends")
     beyond = []
-    for path in sorted(front_ends):
+    for path in sorted(paths):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("agentui.core"):
-                names = {alias.name for alias in node.names}
-                if node.module == "agentui.core" and names <= {"events", "messages"}:
-                    continue  # (the modules themselves)
-                if node.module not in SURFACE:
-                    beyond.append(f"{path.name}: from {node.module} import {', '.join(sorted(names))}")
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [alias.name for alias in node.names]
+                if node.module == "agentui" and names == ["__version__"]:
+                    continue
+                taken = [f"{node.module}.{name}" for name in names] if node.module == "agentui" else [node.module]
             elif isinstance(node, ast.Import):
-                beyond += [
-                    f"{path.name}: import {alias.name}"
-                    for alias in node.names
-                    if alias.name.startswith("agentui.core") and alias.name not in SURFACE
-                ]
-    assert beyond == []
+                taken = [alias.name for alias in node.names]
+            else:
+                continue
+            beyond += [
+                f"{path.name}: {name}"
+                for name in taken
+                if name.split(".")[0] == "agentui" and not any(name == a or name.startswith(a + ".") for a in allowed)
+            ]
+    return beyond
+
+
+def test_every_front_end_and_the_cli_use_only_the_front_end_surface() -> None:
+    # DESIGN: a front end imports agentui.api (with its events and messages) and nothing else of the core;
+    # everything it does goes through them. cli.py, which picks the front end, is held to the same.
+    import agentui.cli
+    import agentui.frontends
+
+    package = Path(agentui.frontends.__file__).parent
+    front_ends = [*package.rglob("*.py"), Path(agentui.cli.__file__)]
+    kinds = {path.relative_to(package).parts[0] for path in front_ends if path.is_relative_to(package)}
+    assert {"tui", "print", "claude_code", "acp", "eval"} <= kinds and len(front_ends) > 40
+    assert imports_past_the_surface(front_ends) == []
+
+
+def test_the_surface_check_finds_an_import_past_it(tmp_path: Path) -> None:
+    planted = tmp_path / "front.py"
+    planted.write_text(
+        "from agentui import __version__\nfrom agentui.api import Conversation\nfrom agentui.api.events import Event\n"
+        "def f():\n    from agentui.core.settings import Settings\n    import agentui.core.tools.bash\n"
+        "from agentui import core\n"
+    )
+    assert sorted(imports_past_the_surface([planted])) == [
+        "front.py: agentui.core",
+        "front.py: agentui.core.settings",
+        "front.py: agentui.core.tools.bash",
+    ]
 
 
 def test_the_app_class_stays_small() -> None:
@@ -83,8 +104,46 @@ def test_the_app_class_stays_small() -> None:
     import ast
     from pathlib import Path
 
-    import agentui.tui
+    import agentui.frontends.tui
 
-    tree = ast.parse((Path(agentui.tui.__file__).parent / "app.py").read_text())
+    tree = ast.parse((Path(agentui.frontends.tui.__file__).parent / "app.py").read_text())
     (app,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "AgentApp"]
     assert app.end_lineno is not None and app.end_lineno - app.lineno + 1 < 300
+
+
+def test_the_front_end_surface_exports_what_it_lists() -> None:
+    import importlib
+
+    import agentui.api as api
+
+    assert sorted(api.__all__) == sorted(api._EXPORTS)
+    for name, where in api._EXPORTS.items():  # each resolves, lazily, to the object its module defines
+        module, _, attribute = where.partition(":")
+        assert getattr(api, name) is getattr(importlib.import_module(module), attribute or name)
+    assert api.run_git is importlib.import_module("agentui.core.confined_git").run
+
+
+INTERNAL_ERRORS = {
+    "agentui.core.permissions.bash_words.NotUnderstood",  # (the allowlist's "ask": never reaches a front end)
+    "agentui.core.permissions.git_repository.CannotCheck",  # (a check that could not finish: it asks instead)
+}
+
+
+def test_every_error_the_core_raises_has_one_root() -> None:
+    import importlib
+    import inspect
+    import pkgutil
+
+    import agentui.core
+    from agentui.api import AgentuiError
+
+    found = {}
+    for info in pkgutil.walk_packages(agentui.core.__path__, "agentui.core."):
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            public = not name.startswith("_") and inspect.isclass(value) and value.__module__ == info.name
+            if public and issubclass(value, Exception):
+                found[f"{info.name}.{name}"] = value
+    assert len(found) > 25  # (the walk found the core's errors)
+    outside = sorted(name for name, error in found.items() if not issubclass(error, AgentuiError))
+    assert outside == sorted(INTERNAL_ERRORS)

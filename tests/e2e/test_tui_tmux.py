@@ -159,7 +159,7 @@ def test_a_person_asks_approves_an_edit_sees_the_answer_and_quits(
 CRASHING = """
 import sys
 from agentui import cli
-from agentui.tui.screens.main import MainScreen
+from agentui.frontends.tui.screens.main import MainScreen
 
 def clear_view(self):  # an internal error on a key, as a bug would make one
     raise ValueError("the view would not clear")

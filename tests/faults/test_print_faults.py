@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentui.headless import RESTARTED
+from agentui.frontends.print.mode import RESTARTED
 from tests.e2e.test_print_mode import anthropic_env, assert_one_clean_sentence, run
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream

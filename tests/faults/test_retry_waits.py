@@ -43,7 +43,7 @@ def test_agentui_max_retry_wait_sets_the_limit(
 
 
 async def test_esc_ends_a_retry_countdown_in_the_app(tmp_path: Path) -> None:
-    from agentui.tui.widgets.transcript import AssistantText
+    from agentui.frontends.tui.widgets.transcript import AssistantText
 
     overloaded = {"error": {"status": 529, "message": "Overloaded", "retry_after": 50}}
     harness = Harness(tmp_path, [overloaded, {"text": "Answered."}])

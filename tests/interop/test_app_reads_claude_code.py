@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentui.core.session.store import SessionRequest
-from agentui.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from tests.interop.test_round_trips import World, results_seen, text, tool
 from tests.support.loopback import LoopbackServer
 from tests.tui.test_app import Harness, ready, texts, until

@@ -22,12 +22,12 @@ from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
-from agentui.tui.app import AgentApp
-from agentui.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN
-from agentui.tui.screens.permission import PermissionScreen
-from agentui.tui.screens.picker import SessionPicker
-from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import AssistantText, Notice, UserPrompt
+from agentui.frontends.tui.app import AgentApp
+from agentui.frontends.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN
+from agentui.frontends.tui.screens.permission import PermissionScreen
+from agentui.frontends.tui.screens.picker import SessionPicker
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import AssistantText, Notice, UserPrompt
 from tests.support.chain import SessionChain
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
@@ -223,7 +223,7 @@ async def test_tab_denies_with_a_message_for_the_model(tmp_path: Path) -> None:
 
 
 async def test_results_show_without_asking_diffs_output_and_the_task_list(tmp_path: Path) -> None:
-    from agentui.tui.widgets.diff_view import DiffView
+    from agentui.frontends.tui.widgets.diff_view import DiffView
 
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
@@ -627,7 +627,7 @@ async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
 
 async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_into_a_summary(tmp_path: Path) -> None:
     from agentui.core.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
-    from agentui.tui.widgets.transcript import CompactionMark
+    from agentui.frontends.tui.widgets.transcript import CompactionMark
 
     harness = Harness(
         tmp_path,
@@ -725,7 +725,7 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
 
     from textual.widgets import Static
 
-    from agentui.tui.screens.mcp_approval import McpApprovalScreen
+    from agentui.frontends.tui.screens.mcp_approval import McpApprovalScreen
 
     server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
     harness = Harness(tmp_path, [])
@@ -982,7 +982,7 @@ async def test_pageup_and_pagedown_read_a_resumed_session_through_missing_nothin
 
 
 async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> None:
-    from agentui.tui.widgets.transcript import Transcript
+    from agentui.frontends.tui.widgets.transcript import Transcript
 
     removed: list[int] = []
 
@@ -1056,7 +1056,7 @@ async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_
 def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is_created(tmp_path: Path) -> None:
     from agentui.core.events import PermissionRequest
     from agentui.core.project import open_project
-    from agentui.tui.screens.permission import preview
+    from agentui.frontends.tui.screens.permission import preview
     from tests.support.permissions import check
 
     (tmp_path / "calc.py").write_text(
@@ -1075,7 +1075,7 @@ def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is
 
 
 def test_result_summaries_count_in_good_english() -> None:
-    from agentui.tui.widgets.tool_block import result_summary
+    from agentui.frontends.tui.widgets.tool_block import result_summary
 
     assert result_summary("Grep", "a.py", False, {"numFiles": 1}) == "1 file"
     assert result_summary("Glob", "", False, {"numFiles": 0}) == "0 files"
@@ -1092,7 +1092,7 @@ def test_result_summaries_count_in_good_english() -> None:
 async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentui.tui import clipboard
+    from agentui.frontends.tui import clipboard
 
     monkeypatch.setattr(clipboard, "AGAIN_SECONDS", 3600.0)  # "again" must not depend on how fast this machine is
     answer = "Run **this**:\n\n```sh\nmake test\n```\n\nA long line " + "word " * 60
@@ -1117,7 +1117,7 @@ async def test_ctrl_o_copies_the_last_answer_as_source_or_the_focused_block(
 
 
 async def test_notices_that_are_not_about_trust_are_said_without_a_trust_dialog(tmp_path: Path) -> None:
-    from agentui.tui.screens.trust import TrustScreen
+    from agentui.frontends.tui.screens.trust import TrustScreen
 
     harness = Harness(tmp_path, [])
     settings = harness.project / ".claude" / "settings.json"
@@ -1158,7 +1158,7 @@ async def test_a_question_or_a_finished_answer_calls_for_attention_only_when_the
 
 
 async def test_ctrl_r_searches_earlier_prompts_newest_first(tmp_path: Path) -> None:
-    from agentui.tui.screens.history_search import HistorySearch
+    from agentui.frontends.tui.screens.history_search import HistorySearch
 
     harness = Harness(tmp_path, [])
     app = harness.app()
@@ -1187,7 +1187,7 @@ async def test_ctrl_r_searches_earlier_prompts_newest_first(tmp_path: Path) -> N
 
 
 async def test_ctrl_f_finds_text_in_the_transcript_and_scrolls_to_it(tmp_path: Path) -> None:
-    from agentui.tui.screens.transcript_search import TranscriptSearch
+    from agentui.frontends.tui.screens.transcript_search import TranscriptSearch
 
     long = "\n\n".join(f"paragraph {n}" for n in range(60))
     harness = Harness(tmp_path, [{"text": "The NEEDLE is here.\n\n" + long}, {"text": long}, {"text": "needle again"}])
@@ -1213,7 +1213,7 @@ async def test_ctrl_f_finds_text_in_the_transcript_and_scrolls_to_it(tmp_path: P
 
 
 async def test_esc_twice_on_an_empty_prompt_rewinds_the_files_and_the_conversation(tmp_path: Path) -> None:
-    from agentui.tui.screens.rewind import RewindPicker
+    from agentui.frontends.tui.screens.rewind import RewindPicker
 
     def use(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
         return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}

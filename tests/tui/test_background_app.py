@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import OptionList, Static
 
-from agentui.tui.screens.background import BackgroundShellsScreen
-from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import AssistantText, Notice
+from agentui.frontends.tui.screens.background import BackgroundShellsScreen
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import AssistantText, Notice
 from tests.core.tools.test_bash import processes_with
 from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 

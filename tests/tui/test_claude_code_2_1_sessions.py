@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentui.core.frontend import SessionRequest, call_summary
+from agentui.api import SessionRequest, call_summary
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
 from agentui.core.session.reader import load_session
-from agentui.tui.widgets.tool_block import ToolBlock, result_summary
+from agentui.frontends.tui.widgets.tool_block import ToolBlock, result_summary
 from tests.tui.test_app import Harness, ready, texts, until
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-projects"

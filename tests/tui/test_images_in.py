@@ -12,7 +12,7 @@ from pathlib import Path
 from textual import events
 
 from agentui.core.messages import ImageBlock, TextBlock
-from agentui.tui.clipboard_image import dropped_path
+from agentui.frontends.tui.clipboard_image import dropped_path
 from tests.tui.test_app import Harness, idle, ready, until
 
 PIXEL = base64.b64decode(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
-from agentui.tui.widgets.markdown_lines import MarkdownLines, split_blocks
+from agentui.frontends.tui.widgets.markdown_lines import MarkdownLines, split_blocks
 
 ANSWER = """## Plan
 
@@ -135,7 +135,7 @@ def test_plain_prose_is_drawn_exactly_as_markdown_draws_it() -> None:
     from rich.console import Console
     from rich.markdown import Markdown
 
-    from agentui.tui.widgets.markdown_lines import _Block, _draw, _hard_breaks
+    from agentui.frontends.tui.widgets.markdown_lines import _Block, _draw, _hard_breaks
 
     console = Console(width=40, color_system="truecolor")
     samples = [

@@ -8,11 +8,11 @@ from typing import Any
 
 from textual.widgets import Markdown
 
-from agentui.tui.screens.plan_approval import PlanApproval
-from agentui.tui.screens.question import QuestionScreen
-from agentui.tui.widgets.status_bar import StatusBar
-from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import UserPrompt
+from agentui.frontends.tui.screens.plan_approval import PlanApproval
+from agentui.frontends.tui.screens.question import QuestionScreen
+from agentui.frontends.tui.widgets.status_bar import StatusBar
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import UserPrompt
 from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
 PLAN = "# Greeting plan\n\n1. Write **hello.txt**\n"
@@ -81,7 +81,7 @@ async def test_approving_with_2_asks_for_each_edit(tmp_path: Path) -> None:
         await type_and_send(pilot, "add a greeting")
         await until(pilot, lambda: isinstance(app.screen, PlanApproval))
         await pilot.press("2")
-        from agentui.tui.screens.permission import PermissionScreen
+        from agentui.frontends.tui.screens.permission import PermissionScreen
 
         await until(pilot, lambda: type(app.screen) is PermissionScreen)  # the Write asks
         assert app.conversation is not None and app.conversation.mode == "default"

@@ -11,10 +11,10 @@ from typing import Any
 from agentui.core.messages import Usage
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.providers.stream import BlockDelta, BlockStart, ProviderEvent, StreamStart
-from agentui.tui.screens.permission import PermissionScreen
-from agentui.tui.screens.picker import SessionPicker
-from agentui.tui.widgets.tool_block import ToolBlock
-from agentui.tui.widgets.transcript import AssistantText
+from agentui.frontends.tui.screens.permission import PermissionScreen
+from agentui.frontends.tui.screens.picker import SessionPicker
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import AssistantText
 from tests.tui.test_app import Harness, idle, texts, until
 
 SIZE = (100, 30)

@@ -22,12 +22,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentui.core.claude_json import claude_json_path, project_entry
+from agentui.core.errors import AgentuiError
 
 Scope = Literal["user", "project", "local", "flag"]
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-class McpConfigError(Exception):
+class McpConfigError(AgentuiError):
     """An MCP configuration file cannot be used; one sentence says which and why."""
 
 

@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from agentui.core.errors import AgentuiError
+
 MAX_SCHEMA_DEPTH = 12
 """How deep a schema is written out; a recursive one (a tree of nodes) is cut there."""
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 LOCATIONS = ("path", "query", "header")
 
 
-class OpenApiError(Exception):
+class OpenApiError(AgentuiError):
     """The spec cannot be used; the message is one sentence naming the API and what is wrong."""
 
 

@@ -18,6 +18,7 @@ from typing import Literal
 import pathspec
 import pathspec.util
 
+from agentui.core.errors import AgentuiError
 from agentui.core.workspace import relative_within
 
 Behavior = Literal["allow", "deny", "ask"]
@@ -31,7 +32,7 @@ RENAMED = {"Task": "Agent", "BashOutput": "TaskOutput", "KillShell": "TaskStop",
 _RULE = re.compile(r"^\s*([A-Za-z0-9_\-.*]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
 
-class RuleError(ValueError):
+class RuleError(AgentuiError, ValueError):
     """A rule string that cannot be understood."""
 
 

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message
 from agentui.core.providers.stream import ProviderEvent
 
@@ -51,7 +52,7 @@ class Provider(Protocol):
     async def aclose(self) -> None: ...
 
 
-class ProviderError(Exception):
+class ProviderError(AgentuiError):
     """A model call failed. `str(error)` is one sentence a person can act on."""
 
     retryable: bool = False

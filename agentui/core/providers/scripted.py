@@ -21,12 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import ContentBlock, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_status
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
 
 
-class ScriptError(Exception):
+class ScriptError(AgentuiError):
     """The script file cannot be used; the message says why in one sentence."""
 
 

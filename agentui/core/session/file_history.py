@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.errors import AgentuiError
 
 
 def file_history_dir(session_id: str, env: Mapping[str, str] | None = None) -> Path:
@@ -158,7 +159,7 @@ class FileChange:
 _LINK, _EXECUTABLE = 0o120000, 0o100755
 
 
-class RestoreError(Exception):
+class RestoreError(AgentuiError):
     """A snapshot or a backup that a restore needs is not there; one sentence, and nothing was changed."""
 
 

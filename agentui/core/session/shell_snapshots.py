@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.confined_git import GitError, GitRefused, complaint, run
+from agentui.core.errors import AgentuiError
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.process_dir import current
 from agentui.core.session.file_history import FileChange
@@ -33,7 +34,7 @@ _IDENTITY = {
 }
 
 
-class SnapshotError(Exception):
+class SnapshotError(AgentuiError):
     """git could not take or read a snapshot; one sentence."""
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message
 from agentui.core.process_dir import current
 from agentui.core.session.file_history import FileHistory, file_history_dir
@@ -25,7 +26,7 @@ from agentui.core.session.reader import LoadedSession, load_session, load_sessio
 from agentui.core.session.writer import SessionLockedError, SessionWriter, timestamp
 
 
-class SessionError(Exception):
+class SessionError(AgentuiError):
     """The session asked for cannot be used; the message says why in one sentence."""
 
 

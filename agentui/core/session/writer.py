@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agentui import __version__
+from agentui.core.errors import AgentuiError
 from agentui.core.escapes import scrub
 from agentui.core.events import (
     AgentEnd,
@@ -62,7 +63,7 @@ ENTRYPOINT = os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli"
 picker lists those), or what an Agent SDK program says of itself (sdk-py, sdk-ts: the picker hides those)."""
 
 
-class SessionLockedError(Exception):
+class SessionLockedError(AgentuiError):
     """Another agentui is writing this session."""
 
 

@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentui.core.errors import AgentuiError
 from agentui.core.process_dir import current
 
 SAMPLE_BYTES = 8192
@@ -27,7 +28,7 @@ IMAGE_TYPES = {
 }
 
 
-class BinaryFileError(Exception):
+class BinaryFileError(AgentuiError):
     """The file is not text."""
 
 

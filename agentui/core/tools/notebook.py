@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import atomic_write
@@ -19,7 +20,7 @@ OUTPUT_CHARS = 10_000
 """Per output: a cell that printed a megabyte is shown by its start."""
 
 
-class NotebookError(ValueError):
+class NotebookError(AgentuiError, ValueError):
     """Not a notebook this tool can work on; the message says why, in one sentence."""
 
 

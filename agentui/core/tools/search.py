@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agentui.core.errors import AgentuiError
 from agentui.core.tools.files import BinaryFileError, sniff
 from agentui.core.tools.globs import FileFilter
 from agentui.core.tools.walk import IgnoreChecker, walk_files
@@ -47,7 +48,7 @@ class FileHits:
     """(line number, text, is a match) in order; context lines have False."""
 
 
-class SearchError(Exception):
+class SearchError(AgentuiError):
     """The pattern or the search failed; the message is for the model."""
 
 

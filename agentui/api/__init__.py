@@ -1,0 +1,171 @@
+"""The front-end surface: everything a front end (the app, print mode, Claude Code's protocols, ACP, evaluation) and
+cli.py use of the core. Beside these names are the events (`agentui.api.events`) and the messages
+(`agentui.api.messages`). Names resolve on first use, so a front end can import this module before the engine has
+loaded (the app draws its first frame first). tests/core/test_imports.py holds every front end to this surface."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS = {
+    # the root of every error the core raises for a front end to show
+    "AgentuiError": "agentui.core.errors",
+    # a conversation: open it, then give it commands (its methods) and read its events
+    "Conversation": "agentui.core.conversation",
+    "Launch": "agentui.core.conversation",
+    "ShellOutcome": "agentui.core.conversation",
+    "Resumed": "agentui.core.conversation",
+    "McpStatus": "agentui.core.conversation",
+    "RunResult": "agentui.core.run",
+    "Settings": "agentui.core.settings",
+    "PermissionOptions": "agentui.core.project",
+    "Project": "agentui.core.project",
+    "ProjectError": "agentui.core.project",
+    "open_project": "agentui.core.project",
+    "RuleError": "agentui.core.permissions.rules",
+    "Provider": "agentui.core.providers.base",
+    # sessions: which to open, and the list to pick from
+    "SessionRequest": "agentui.core.session.store",
+    "SessionError": "agentui.core.session.store",
+    "preview_session": "agentui.core.session.store",
+    "LoadedSession": "agentui.core.session.reader",
+    "SessionInfo": "agentui.core.session.listing",
+    "list_sessions": "agentui.core.session.listing",
+    "project_dir": "agentui.core.session.paths",
+    "canonical": "agentui.core.session.paths",
+    "sanitize": "agentui.core.session.paths",
+    "PromptPoint": "agentui.core.rewind",
+    "Rewound": "agentui.core.rewind",
+    "Restore": "agentui.core.rewind",
+    "RewindError": "agentui.core.rewind",
+    "RewindRequest": "agentui.core.rewind",
+    "ChangedOutside": "agentui.core.rewind",
+    "FileChange": "agentui.core.session.file_history",
+    "ShellInfo": "agentui.core.background",
+    "AttemptConfig": "agentui.core.attempts",
+    "Attempts": "agentui.core.attempts",
+    "attempt_config": "agentui.core.attempts",
+    "Branch": "agentui.core.attempts",
+    "Verdict": "agentui.core.attempts",
+    "WorkingCopyError": "agentui.core.working_copy",
+    "limit_reached": "agentui.core.budget",
+    "is_summary": "agentui.core.compaction",
+    "SUMMARY_PREFIX": "agentui.core.compaction",
+    # the person's choices and files
+    "trust": "agentui.core.trust",
+    "save_config_value": "agentui.core.settings",
+    "ConfigError": "agentui.core.settings",
+    "Overrides": "agentui.core.settings",
+    "resolve_settings": "agentui.core.settings",
+    "config_dir": "agentui.core.dirs",
+    "data_dir": "agentui.core.dirs",
+    "claude_config_dir": "agentui.core.dirs",
+    "parse_front_matter": "agentui.core.frontmatter",
+    "add_memory_note": "agentui.core.memory",
+    "call_summary": "agentui.core.summary",
+    "structured_patch": "agentui.core.tools.diff",
+    "CustomCommand": "agentui.core.commands",
+    "load_custom_commands": "agentui.core.commands",
+    "image_from_file": "agentui.core.images",
+    "image_from_bytes": "agentui.core.images",
+    "ImageError": "agentui.core.images",
+    # the process: ending cleanly on SIGTERM and SIGHUP, its own directory, what a killed agentui left behind
+    "end_cleanly_on_signals": "agentui.core.process_dir",
+    "prune_stale": "agentui.core.process_dir",
+    "process_directory": "agentui.core.process_dir:current",
+    "scrub_own_environment": "agentui.core.environ",
+    "state_dir": "agentui.core.dirs",
+    # checking launch options before a conversation opens
+    "ScriptError": "agentui.core.providers.scripted",
+    "check_schema": "agentui.core.tools.structured_output",
+    # git confined (a task repository evaluation clones)
+    "GIT_TRANSPORTS": "agentui.core.confined_git:TRANSPORTS",
+    "GitError": "agentui.core.confined_git",
+    "git_complaint": "agentui.core.confined_git:complaint",
+    "run_git": "agentui.core.confined_git:run",
+}
+
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
+    from agentui.core.attempts import AttemptConfig as AttemptConfig
+    from agentui.core.attempts import Attempts as Attempts
+    from agentui.core.attempts import Branch as Branch
+    from agentui.core.attempts import Verdict as Verdict
+    from agentui.core.attempts import attempt_config as attempt_config
+    from agentui.core.background import ShellInfo as ShellInfo
+    from agentui.core.budget import limit_reached as limit_reached
+    from agentui.core.commands import CustomCommand as CustomCommand
+    from agentui.core.commands import load_custom_commands as load_custom_commands
+    from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
+    from agentui.core.compaction import is_summary as is_summary
+    from agentui.core.confined_git import TRANSPORTS, complaint, run
+    from agentui.core.confined_git import GitError as GitError
+    from agentui.core.conversation import Conversation as Conversation
+    from agentui.core.conversation import Launch as Launch
+    from agentui.core.conversation import McpStatus as McpStatus
+    from agentui.core.conversation import Resumed as Resumed
+    from agentui.core.conversation import ShellOutcome as ShellOutcome
+    from agentui.core.dirs import claude_config_dir as claude_config_dir
+    from agentui.core.dirs import config_dir as config_dir
+    from agentui.core.dirs import data_dir as data_dir
+    from agentui.core.dirs import state_dir as state_dir
+    from agentui.core.environ import scrub_own_environment as scrub_own_environment
+    from agentui.core.errors import AgentuiError as AgentuiError
+    from agentui.core.frontmatter import parse_front_matter as parse_front_matter
+    from agentui.core.images import ImageError as ImageError
+    from agentui.core.images import image_from_bytes as image_from_bytes
+    from agentui.core.images import image_from_file as image_from_file
+    from agentui.core.memory import add_memory_note as add_memory_note
+    from agentui.core.permissions.rules import RuleError as RuleError
+    from agentui.core.process_dir import current
+    from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
+    from agentui.core.process_dir import prune_stale as prune_stale
+    from agentui.core.project import PermissionOptions as PermissionOptions
+    from agentui.core.project import Project as Project
+    from agentui.core.project import ProjectError as ProjectError
+    from agentui.core.project import open_project as open_project
+    from agentui.core.providers.base import Provider as Provider
+    from agentui.core.providers.scripted import ScriptError as ScriptError
+    from agentui.core.rewind import ChangedOutside as ChangedOutside
+    from agentui.core.rewind import PromptPoint as PromptPoint
+    from agentui.core.rewind import Restore as Restore
+    from agentui.core.rewind import RewindError as RewindError
+    from agentui.core.rewind import RewindRequest as RewindRequest
+    from agentui.core.rewind import Rewound as Rewound
+    from agentui.core.run import RunResult as RunResult
+    from agentui.core.session.file_history import FileChange as FileChange
+    from agentui.core.session.listing import SessionInfo as SessionInfo
+    from agentui.core.session.listing import list_sessions as list_sessions
+    from agentui.core.session.paths import canonical as canonical
+    from agentui.core.session.paths import project_dir as project_dir
+    from agentui.core.session.paths import sanitize as sanitize
+    from agentui.core.session.reader import LoadedSession as LoadedSession
+    from agentui.core.session.store import SessionError as SessionError
+    from agentui.core.session.store import SessionRequest as SessionRequest
+    from agentui.core.session.store import preview_session as preview_session
+    from agentui.core.settings import ConfigError as ConfigError
+    from agentui.core.settings import Overrides as Overrides
+    from agentui.core.settings import Settings as Settings
+    from agentui.core.settings import resolve_settings as resolve_settings
+    from agentui.core.settings import save_config_value as save_config_value
+    from agentui.core.summary import call_summary as call_summary
+    from agentui.core.tools.diff import structured_patch as structured_patch
+    from agentui.core.tools.structured_output import check_schema as check_schema
+    from agentui.core.trust import trust as trust
+    from agentui.core.working_copy import WorkingCopyError as WorkingCopyError
+
+    # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)
+    GIT_TRANSPORTS = TRANSPORTS
+    git_complaint = complaint
+    run_git = run
+    process_directory = current
+
+
+def __getattr__(name: str) -> Any:
+    where = _EXPORTS.get(name)
+    if where is None:
+        raise AttributeError(f"module 'agentui.api' has no attribute {name!r}")
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute or name)

@@ -1,0 +1,36 @@
+"""The messages and content blocks of a conversation, as a front end reads and sends them.
+
+They are the core's own (`agentui.core.messages`), named here so that a front end imports only `agentui.api`.
+"""
+
+from agentui.core.messages import (
+    ContentBlock,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    RedactedThinkingBlock,
+    ResultBlock,
+    StopReason,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+    as_text,
+)
+
+__all__ = [
+    "ContentBlock",
+    "DocumentBlock",
+    "ImageBlock",
+    "Message",
+    "RedactedThinkingBlock",
+    "ResultBlock",
+    "StopReason",
+    "TextBlock",
+    "ThinkingBlock",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+    "as_text",
+]

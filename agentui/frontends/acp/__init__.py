@@ -1,0 +1,1 @@
+"""The Agent Client Protocol on stdio, for editors (Zed and others)."""

@@ -1,0 +1,325 @@
+"""`agentui acp`: the Agent Client Protocol (Zed's open protocol; Zed and Toad are clients) over stdio, on the same
+front-end surface as the app. Sessions are conversations (new, or loaded from their session files with their history
+replayed as updates); a prompt's events become session updates (message and thought chunks, tool calls with their
+status and output, the task list as the plan); permission questions go to the client; cancel interrupts. The wire
+types and the connection are the official `agent-client-protocol` package's."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp import schema
+
+from agentui import __version__
+from agentui.api import (
+    Conversation,
+    ImageError,
+    Launch,
+    PermissionOptions,
+    SessionError,
+    SessionRequest,
+    Settings,
+    call_summary,
+    image_from_bytes,
+)
+from agentui.api.events import (
+    AgentEnd,
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    TaskListUpdate,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+)
+from agentui.api.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
+
+log = logging.getLogger(__name__)
+
+MODES = {
+    "default": ("Default", "Edits and commands ask first"),
+    "acceptEdits": ("Accept edits", "File edits in the project go ahead; commands still ask"),
+    "plan": ("Plan", "Read-only: the agent looks and plans, and changes nothing"),
+    "bypassPermissions": ("Bypass permissions", "Everything runs but what deny rules forbid"),
+}
+_KINDS: dict[str, schema.ToolKind] = {
+    "Read": "read", "NotebookRead": "read", "Write": "edit", "Edit": "edit", "NotebookEdit": "edit",
+    "Grep": "search", "Glob": "search", "Bash": "execute", "WebFetch": "fetch", "WebSearch": "fetch",
+    "TaskCreate": "think", "TaskUpdate": "think", "TodoWrite": "think", "ExitPlanMode": "switch_mode",
+}  # fmt: skip
+_STOPS: dict[str, schema.StopReason] = {
+    "end_turn": "end_turn",
+    "max_turns": "max_turn_requests",
+    "max_budget": "max_turn_requests",
+    "max_total_tokens": "max_tokens",
+    "max_duration": "max_turn_requests",
+    "cancelled": "cancelled",
+    "interrupted": "cancelled",
+}
+
+
+class AcpAgent:
+    """The agent side of ACP (the `acp.Agent` protocol), one conversation per session."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.client: Any = None
+        self.sessions: dict[str, Conversation] = {}
+        self._updates: dict[str, asyncio.Queue[Any]] = {}
+        self._pumps: list[asyncio.Task[None]] = []
+
+    def on_connect(self, conn: Any) -> None:
+        self.client = conn
+
+    # Setting up
+
+    async def initialize(self, protocol_version: int, **_: Any) -> schema.InitializeResponse:
+        return schema.InitializeResponse(
+            protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True, prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True)
+            ),
+            agent_info=schema.Implementation(name="agentui", title="agentui", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **_: Any) -> schema.AuthenticateResponse:
+        return schema.AuthenticateResponse()
+
+    async def new_session(
+        self, cwd: str, additional_directories: list[str] | None = None, **_: Any
+    ) -> schema.NewSessionResponse:
+        conversation = self._open(cwd, additional_directories, SessionRequest())
+        return schema.NewSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
+
+    async def load_session(
+        self, cwd: str, session_id: str, additional_directories: list[str] | None = None, **_: Any
+    ) -> schema.LoadSessionResponse:
+        try:
+            conversation = self._open(cwd, additional_directories, SessionRequest(resume=session_id))
+        except SessionError as exc:
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
+        await self._replay(conversation)
+        return schema.LoadSessionResponse(modes=_modes(conversation.mode))
+
+    def _open(self, cwd: str, directories: list[str] | None, request: SessionRequest) -> Conversation:
+        permissions = PermissionOptions(add_dirs=tuple(Path(d) for d in directories or []))
+        launch = Launch(settings=self.settings, cwd=Path(cwd), permissions=permissions, session=request)
+        conversation = Conversation.open(launch)
+        session_id = conversation.session_id
+        self.sessions[session_id] = conversation
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._updates[session_id] = queue
+        self._pumps.append(asyncio.get_running_loop().create_task(self._pump(session_id, queue)))
+        conversation.on(lambda event: self._translate(session_id, event))
+        return conversation
+
+    async def _pump(self, session_id: str, queue: asyncio.Queue[Any]) -> None:
+        """Session updates go out one at a time, in the order the events came."""
+        while True:
+            update = await queue.get()
+            try:
+                await self.client.session_update(session_id=session_id, update=update)
+            except Exception:  # a client that cannot take an update must not stop the agent
+                log.exception("a session update could not be sent")
+            finally:
+                queue.task_done()
+
+    async def _flush(self, session_id: str) -> None:
+        await self._updates[session_id].join()
+
+    async def _replay(self, conversation: Conversation) -> None:
+        """A loaded session's history, as the updates that made it."""
+        queue = self._updates[conversation.session_id]
+        for message in conversation.messages:
+            for block in message.content:
+                if isinstance(block, TextBlock) and block.text.strip():
+                    chunk = acp.text_block(block.text)
+                    queue.put_nowait(
+                        acp.update_user_message(chunk) if message.role == "user" else acp.update_agent_message(chunk)
+                    )
+                elif isinstance(block, ToolUseBlock):
+                    queue.put_nowait(_tool_start(block.id, block.name, block.input, conversation.root, "completed"))
+                elif isinstance(block, ToolResultBlock):
+                    queue.put_nowait(_tool_done(block.tool_use_id, block.content, block.is_error))
+        await self._flush(conversation.session_id)
+
+    # Prompts
+
+    async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> schema.PromptResponse:
+        conversation = self._conversation(session_id)
+        text, images = _prompt(prompt)
+        result = await conversation.send(text, images)
+        if result.error and result.stop == "error":
+            self._updates[session_id].put_nowait(acp.update_agent_message_text(f"\n\nagentui: {result.error}"))
+        await self._flush(session_id)
+        return schema.PromptResponse(stop_reason=_STOPS.get(result.stop, "end_turn"))
+
+    async def cancel(self, session_id: str, **_: Any) -> None:
+        if (conversation := self.sessions.get(session_id)) is not None:
+            conversation.interrupt()
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> schema.SetSessionModeResponse:
+        if mode_id not in MODES:
+            raise acp.RequestError.invalid_params({"modeId": mode_id, "modes": list(MODES)})
+        self._conversation(session_id).set_mode(mode_id)  # type: ignore[arg-type]
+        return schema.SetSessionModeResponse()
+
+    def _conversation(self, session_id: str) -> Conversation:
+        conversation = self.sessions.get(session_id)
+        if conversation is None:
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": "no such session"})
+        return conversation
+
+    async def close(self) -> None:
+        for conversation in self.sessions.values():
+            await conversation.aclose()
+        for pump in self._pumps:
+            pump.cancel()
+
+    # Events into updates
+
+    def _translate(self, session_id: str, event: Event) -> None:
+        queue = self._updates[session_id]
+        conversation = self.sessions[session_id]
+        match event:
+            case TextDelta():
+                queue.put_nowait(acp.update_agent_message_text(event.text))
+            case ThinkingDelta():
+                queue.put_nowait(acp.update_agent_thought_text(event.text))
+            case ToolStart():
+                queue.put_nowait(_tool_start(event.tool_call_id, event.name, event.input, conversation.root))
+            case ToolProgress():
+                content = [acp.tool_content(acp.text_block(event.text))]
+                queue.put_nowait(acp.update_tool_call(event.tool_call_id, content=content))
+            case ToolEnd():
+                queue.put_nowait(_tool_done(event.tool_call_id, event.content, event.is_error, event.details or None))
+            case TaskListUpdate():
+                entries = [
+                    acp.plan_entry(task.subject, status=task.status if task.status != "deleted" else "completed")
+                    for task in event.tasks
+                ]
+                queue.put_nowait(acp.update_plan(entries))
+            case PermissionRequest():
+                asyncio.get_running_loop().create_task(self._ask(session_id, event))
+            case AgentEnd():
+                pass
+            case _:
+                pass
+
+    async def _ask(self, session_id: str, event: PermissionRequest) -> None:
+        """A permission question to the client, after the updates before it (the tool call it is about)."""
+        conversation = self.sessions[session_id]
+        await self._flush(session_id)
+        options = [schema.PermissionOption(option_id="allow_once", name="Yes, once", kind="allow_once")]
+        if event.suggestions:
+            rules = ", ".join(event.suggestions)
+            options.append(
+                schema.PermissionOption(
+                    option_id="allow_session", name=f"Yes, for this session ({rules})", kind="allow_always"
+                )
+            )
+        options.append(schema.PermissionOption(option_id="reject_once", name="No", kind="reject_once"))
+        title = f"{event.tool_name}: {call_summary(event.tool_name, event.input, conversation.root)}"
+        tool_call = schema.ToolCallUpdate(
+            tool_call_id=event.tool_call_id, title=title[:200], status="pending", raw_input=event.input
+        )
+        try:
+            response = await self.client.request_permission(session_id=session_id, tool_call=tool_call, options=options)
+            outcome = response.outcome
+            chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", "") == "selected" else None
+        except Exception:  # the client could not answer: no
+            log.exception("the permission request failed")
+            chosen = None
+        if chosen == "allow_once":
+            decision = PermissionDecision(behavior="allow")
+        elif chosen == "allow_session":
+            decision = PermissionDecision(behavior="allow", scope="session")
+        else:
+            decision = PermissionDecision(behavior="deny")
+        conversation.answer(event.request_id, decision)
+
+
+def _tool_done(call_id: str, content: Any, is_error: bool, raw_output: dict[str, Any] | None = None) -> Any:
+    """A tool call's end, as it happens or replayed from a loaded session: its result's text, failed or completed."""
+    text = content if isinstance(content, str) else "\n".join(b.text for b in content if isinstance(b, TextBlock))
+    return acp.update_tool_call(
+        call_id,
+        status="failed" if is_error else "completed",
+        content=[acp.tool_content(acp.text_block(text))],
+        raw_output=raw_output,
+    )
+
+
+def _tool_start(
+    call_id: str, name: str, arguments: dict[str, Any], root: Path, status: schema.ToolCallStatus = "in_progress"
+) -> Any:
+    title = f"{name} {call_summary(name, arguments, root)}".strip()
+    path = arguments.get("file_path") or arguments.get("notebook_path")
+    locations = [schema.ToolCallLocation(path=str(path))] if isinstance(path, str) and path else None
+    return acp.start_tool_call(
+        call_id,
+        title[:200],
+        kind=_KINDS.get(name, "other"),
+        status=status,
+        locations=locations,
+        raw_input=arguments,
+    )
+
+
+def _modes(current: str) -> schema.SessionModeState:
+    return schema.SessionModeState(
+        current_mode_id=current,
+        available_modes=[
+            schema.SessionMode(id=mode, name=name, description=about) for mode, (name, about) in MODES.items()
+        ],
+    )
+
+
+def _prompt(blocks: list[Any]) -> tuple[str, list[ImageBlock]]:
+    """A prompt's text (embedded resources as their text) and images."""
+    texts: list[str] = []
+    images: list[ImageBlock] = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            texts.append(block.text)
+        elif kind == "image":
+            try:
+                images.append(image_from_bytes(base64.b64decode(block.data), "an image of the prompt"))
+            except (ImageError, ValueError) as exc:
+                texts.append(f"[an image that could not be sent: {exc}]")
+        elif kind == "resource":
+            resource = block.resource
+            if getattr(resource, "text", None) is not None:
+                texts.append(f'<resource uri="{resource.uri}">\n{resource.text}\n</resource>')
+        elif kind == "resource_link":
+            texts.append(f"[{block.name}]({block.uri})")
+    return "\n\n".join(texts), images
+
+
+class _OneLine(logging.Formatter):
+    """What the protocol library logs (a line it could not parse, a failed handler) as one line, no traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        why = f": {record.exc_info[1]}" if record.exc_info and record.exc_info[1] else ""
+        return f"agentui acp: {record.getMessage()}{why}"
+
+
+async def serve(settings: Settings) -> int:
+    """Serve ACP on stdin and stdout until the client closes them."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    logging.basicConfig(handlers=[handler], level=logging.WARNING, force=True)
+    agent = AcpAgent(settings)
+    try:
+        await acp.run_agent(agent)  # type: ignore[arg-type]  # (it implements the methods of the protocol it uses)
+    finally:
+        await agent.close()
+    return 0

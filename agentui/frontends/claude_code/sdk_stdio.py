@@ -1,0 +1,358 @@
+"""`--input-format stream-json`: the Agent SDKs' side of Claude Code's headless interface. User messages arrive as
+JSON lines on stdin and each runs to a `result`; the control protocol goes both ways: the SDK's requests
+(initialize with hook callbacks, interrupt, set_permission_mode, set_model, mcp_status) are answered with
+`control_response`s, and agentui asks the SDK (`can_use_tool` with `--permission-prompt-tool stdio`, `hook_callback`
+for hooks it registered). A malformed line or a closed stdin ends the process cleanly with one sentence; an unknown
+request gets an error response. Output is Claude Code's stream-json (stream.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from typing import IO, Any, Literal
+
+from agentui.api import Conversation, Settings, image_from_bytes
+from agentui.api.events import Event, PermissionDecision, PermissionRequest
+from agentui.api.messages import ImageBlock
+from agentui.frontends.claude_code.stream import ClaudeStream
+
+GONE = "The SDK program closed its input, so no one can answer."
+CONTROL_TIMEOUT = 600.0
+"""How long a question to the SDK (a permission, a hook) may wait for its answer."""
+MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+_HOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"})
+
+
+class InputError(Exception):
+    """A line on stdin that is not a message of the protocol: the sentence says which and why."""
+
+
+class SdkSession:
+    def __init__(
+        self,
+        conversation: Conversation,
+        settings: Settings,
+        out: IO[str],
+        err: IO[str],
+        *,
+        partial: bool = False,
+        replay_user: bool = False,
+        hook_events: bool = False,
+        ask_over_stdio: bool = False,
+    ) -> None:
+        self.conversation = conversation
+        self.settings = settings
+        self.out, self.err = out, err
+        self.ask_over_stdio = ask_over_stdio
+        self.stream = ClaudeStream(
+            conversation, self.send, partial=partial, replay_user=replay_user, hook_events=hook_events
+        )
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._run: asyncio.Task[None] | None = None
+        self._started = False
+        self._mcp_started = False
+        self._initializing: asyncio.Task[Any] | None = None
+        self._closed = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.failed = False
+        conversation.on(self.stream)
+        conversation.on(self._permission)
+
+    # Writing
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.out.flush()
+
+    def note(self, sentence: str) -> None:
+        self.err.write(f"agentui: {sentence}\n")
+        self.err.flush()
+
+    # Reading
+
+    async def serve(self, lines: AsyncIterator[str]) -> int:
+        number = 0
+        try:
+            async for line in lines:
+                number += 1
+                if not line.strip():
+                    continue
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    raise InputError(f"line {number} of the input is not JSON: {line.strip()[:80]!r}") from None
+                if not isinstance(message, dict):
+                    raise InputError(f"line {number} of the input is not a JSON object")
+                await self._handle(message, number)
+        except InputError as exc:
+            self.note(f"{exc}; stopping.")
+            self.failed = True
+            self.conversation.interrupt()
+        self._closed = True
+        for future in self._pending.values():  # (no answer can come any more: each question is a no)
+            if not future.done():
+                future.set_exception(ConnectionError(GONE))
+        if self._run is not None:  # (the input ended: the message being answered is answered first)
+            await asyncio.gather(self._run, return_exceptions=True)
+        return 1 if self.failed else 0
+
+    async def _handle(self, message: dict[str, Any], number: int) -> None:
+        kind = message.get("type")
+        if kind == "user":
+            self._user(message, number)
+        elif kind == "control_request":
+            task = self._spawn(self._control(message))
+            if (message.get("request") or {}).get("subtype") == "initialize":
+                self._initializing = task  # (a message sent with it waits for it, as the SDK itself would)
+        elif kind == "control_response":
+            response = message.get("response") or {}
+            future = self._pending.get(str(response.get("request_id")))
+            if future is not None and not future.done():
+                future.set_result(response)
+        elif kind in ("control_cancel_request", "keep_alive", "update_environment_variables"):
+            pass  # (nothing of ours to cancel or refresh)
+        else:
+            raise InputError(f"line {number} of the input is a message of an unknown type ({kind!r})")
+
+    async def _start_mcp(self) -> None:
+        """The MCP servers (the SDK program's own among them), once: at initialize, or before the first message."""
+        if self._mcp_started:
+            return
+        self._mcp_started = True
+        for notice in await self.conversation.start_mcp(sdk_bridge=self._mcp_message):
+            self.note(notice)
+
+    async def _mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
+        response = await self.ask({"subtype": "mcp_message", "server_name": server, "message": message})
+        if response.get("subtype") == "error":
+            raise RuntimeError(str(response.get("error") or "the SDK could not deliver the message"))
+        answer = (response.get("response") or {}).get("mcp_response")
+        return answer if isinstance(answer, dict) else None
+
+    def _user(self, message: dict[str, Any], number: int) -> None:
+        body = message.get("message")
+        content = body.get("content") if isinstance(body, dict) else None
+        text, images = _prompt(content, number)
+        if self._run is not None and not self._run.done():
+            self.conversation.steer(text, images)
+            return
+        self._run = asyncio.get_running_loop().create_task(self._answer(text, images))
+
+    async def _answer(self, text: str, images: list[ImageBlock]) -> None:
+        if self._initializing is not None:
+            await asyncio.gather(self._initializing, return_exceptions=True)
+        await self._start_mcp()
+        if not self._started:
+            self._started = True
+            self.stream.init(self.settings)
+        if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
+            text, notices = expanded
+            for notice in notices:
+                self.note(notice)
+        result = await self.conversation.send(text, images)
+        self.send(self.stream.result(result))
+
+    def _spawn(self, work: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # Requests from the SDK
+
+    async def _control(self, message: dict[str, Any]) -> None:
+        request_id = message.get("request_id")
+        request = message.get("request") or {}
+        subtype = request.get("subtype")
+        try:
+            response = await self._answer_request(str(subtype), request)
+        except Exception as exc:  # one error response per request that cannot be done, never a hang
+            self.send(
+                {
+                    "type": "control_response",
+                    "response": {"subtype": "error", "request_id": request_id, "error": str(exc) or type(exc).__name__},
+                }
+            )
+            return
+        self.send(
+            {
+                "type": "control_response",
+                "response": {"subtype": "success", "request_id": request_id, "response": response},
+            }
+        )
+
+    async def _answer_request(self, subtype: str, request: dict[str, Any]) -> dict[str, Any]:
+        conversation = self.conversation
+        if subtype == "initialize":
+            self._register_hooks(request.get("hooks") or {})
+            for problem in conversation.add_agent_types(request.get("agents") or {}):
+                self.note(problem)
+            await self._start_mcp()
+            commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
+            return {
+                "commands": commands,
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [],
+                "account": {},
+                "pid": os.getpid(),
+            }
+        if subtype == "interrupt":
+            conversation.interrupt()
+            return {}
+        if subtype == "set_permission_mode":
+            mode = request.get("mode")
+            if mode not in MODES:
+                raise ValueError(f"{mode!r} is not a permission mode (default, acceptEdits, plan, bypassPermissions)")
+            conversation.set_mode(mode)
+            return {}
+        if subtype == "set_model":
+            model = request.get("model")
+            conversation.set_model(str(model) if model else self.settings.model)
+            return {}
+        if subtype == "mcp_status":
+            return {"mcpServers": [{"name": s.name, "status": s.state} for s in conversation.mcp_status()]}
+        raise ValueError(f"agentui does not handle the control request {subtype!r}")
+
+    def _register_hooks(self, hooks: dict[str, Any]) -> None:
+        for event, matchers in hooks.items():
+            if event not in _HOOK_EVENTS or not isinstance(matchers, list):
+                continue
+            for matcher in matchers:
+                for callback_id in matcher.get("hookCallbackIds") or []:
+                    timeout = float(matcher.get("timeout") or 60)
+                    self.conversation.add_hook(
+                        event, matcher.get("matcher") or "", self._hook(str(callback_id)), name=str(callback_id),
+                        timeout=timeout,
+                    )  # fmt: skip
+
+    def _hook(self, callback_id: str) -> Any:
+        async def run(hook_input: dict[str, Any]) -> dict[str, Any]:
+            response = await self.ask(
+                {"subtype": "hook_callback", "callback_id": callback_id, "input": hook_input,
+                 "tool_use_id": hook_input.get("tool_use_id")}
+            )  # fmt: skip
+            if response.get("subtype") == "error":
+                raise RuntimeError(str(response.get("error") or "the SDK's hook failed"))
+            output = response.get("response")
+            return output if isinstance(output, dict) else {}
+
+        return run
+
+    # Requests to the SDK
+
+    async def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send a control request to the SDK and wait for its response (the whole `response` object); once stdin
+        has closed, no answer can come, and the request is refused at once."""
+        if self._closed:
+            raise ConnectionError(GONE)
+        request_id = f"agentui_{uuid.uuid4().hex[:12]}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.send({"type": "control_request", "request_id": request_id, "request": request})
+        try:
+            return await asyncio.wait_for(future, CONTROL_TIMEOUT)
+        except (TimeoutError, ConnectionError, asyncio.CancelledError):
+            self.send({"type": "control_cancel_request", "request_id": request_id})
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _permission(self, event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            self._spawn(self._decide(event))
+
+    async def _decide(self, event: PermissionRequest) -> None:
+        if not self.ask_over_stdio:
+            message = (
+                "agentui is running for an SDK program without a permission callback (--permission-prompt-tool "
+                f"stdio), so this call was denied; it needed permission because {event.reason}."
+            )
+            self.conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
+            return
+        suggestions = [
+            {"type": "addRules", "rules": [_rule(text) for text in event.suggestions], "behavior": "allow",
+             "destination": "session"}
+        ] if event.suggestions else []  # fmt: skip
+        try:
+            response = await self.ask(
+                {"subtype": "can_use_tool", "tool_name": event.tool_name, "input": event.input,
+                 "permission_suggestions": suggestions, "tool_use_id": event.tool_call_id,
+                 "decision_reason": event.reason}
+            )  # fmt: skip
+        except (TimeoutError, ConnectionError, asyncio.CancelledError) as exc:
+            said = (
+                GONE if isinstance(exc, ConnectionError) else "The SDK program did not answer the permission question."
+            )
+            self.conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=said))
+            return
+        self.conversation.answer(event.request_id, _decision(response, event))
+
+
+def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionDecision:
+    """The SDK's answer to `can_use_tool` as a permission decision."""
+    if response.get("subtype") == "error":
+        return PermissionDecision(
+            behavior="deny", message=f"The SDK's permission callback failed: {response.get('error')}"
+        )
+    answer = response.get("response") or {}
+    if answer.get("behavior") != "allow":
+        return PermissionDecision(behavior="deny", message=str(answer.get("message") or "") or None)
+    updated = answer.get("updatedInput")
+    mode = None
+    scope: Literal["once", "session"] = "once"
+    for update in answer.get("updatedPermissions") or []:
+        if update.get("type") == "setMode" and update.get("mode") in (
+            "default",
+            "acceptEdits",
+            "plan",
+            "bypassPermissions",
+        ):
+            mode = update["mode"]
+        elif update.get("type") == "addRules" and update.get("behavior") == "allow":
+            scope = "session"
+    return PermissionDecision(
+        behavior="allow",
+        scope=scope,
+        updated_input=updated if isinstance(updated, dict) and updated != event.input else None,
+        mode=mode,
+    )
+
+
+def _rule(text: str) -> dict[str, str]:
+    name, _, rest = text.partition("(")
+    return {"toolName": name, "ruleContent": rest[:-1]} if rest else {"toolName": name}
+
+
+def _prompt(content: Any, number: int) -> tuple[str, list[ImageBlock]]:
+    """A user message's text and images."""
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        raise InputError(f"line {number} of the input is a user message without content")
+    texts, images = [], []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "image" and isinstance(block.get("source"), dict):
+            source = block["source"]
+            if source.get("type") == "base64":
+                import base64
+
+                images.append(image_from_bytes(base64.b64decode(str(source.get("data", ""))), "an image in the input"))
+    return "\n\n".join(texts), images
+
+
+async def stdin_lines() -> AsyncIterator[str]:
+    """The lines of stdin, as they come, without blocking the loop."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        yield line.decode("utf-8", errors="replace")

@@ -1,0 +1,341 @@
+"""Claude Code's stream-json, written from a conversation's events: `system`/`init`, an `assistant` message per
+finished content block, a `user` message per tool result (with its `tool_use_result`), `stream_event` lines with
+the Messages API's stream events when partial messages are asked for, and the `result` (also the whole of the
+json format). Scripts and the Agent SDKs parse this, so field names and order follow Claude Code 2.1's output."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from agentui import __version__
+from agentui.api import Conversation, RunResult, Settings, limit_reached
+from agentui.api.events import (
+    ContentBlockEnd,
+    Event,
+    MessageEnd,
+    MessageStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolStart,
+    ToolUseDelta,
+    UsageUpdate,
+    UserMessage,
+)
+from agentui.api.messages import Message, Usage
+
+CLAUDE_CODE_VERSION = "2.1.197"
+"""The Claude Code release whose headless interface this one follows (the Agent SDKs read it from `init`)."""
+WINDOWS = {"claude": 200_000}
+"""Context windows by model family, for `modelUsage` when the conversation does not know its model's."""
+
+
+def _id() -> str:
+    return str(uuid.uuid4())
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class ClaudeStream:
+    """Turns the events of a conversation's runs into Claude Code's stream-json messages, handed to `write` one at a
+    time (as dicts); also keeps what the final `result` reports."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        write: Callable[[dict[str, Any]], None],
+        *,
+        partial: bool = False,
+        replay_user: bool = False,
+        hook_events: bool = False,
+    ) -> None:
+        self.conversation = conversation
+        self.write = write
+        self.partial = partial
+        self.replay_user = replay_user
+        self.session_id = conversation.session_id
+        self.denials: list[dict[str, Any]] = []
+        self._inputs: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._message_id = ""
+        self._model = conversation.model
+        self._open: set[int] = set()
+        """Indexes of the content blocks whose `content_block_start` was written (partial messages)."""
+        self._by_model: dict[str, dict[str, Any]] = {}
+        self._cost = 0.0
+        if hook_events:
+            conversation.on_hook(self._hook)
+        conversation.on_subagent(self._subagent)
+
+    def _subagent(self, parent: str, event: Event) -> None:
+        """A sub-agent's messages, under the id of the Agent call that started it (as Claude Code writes them)."""
+        match event:
+            case ContentBlockEnd():
+                self._assistant(event, parent)
+            case ToolStart():
+                self._inputs[event.tool_call_id] = (event.name, event.input)
+            case ToolEnd():
+                self._tool_result(event, parent)
+            case _:
+                pass
+
+    def _hook(self, kind: str, fields: dict[str, Any]) -> None:
+        self.write({"type": "system", "subtype": kind, **fields, "uuid": _id(), "session_id": self.session_id})
+
+    # The messages
+
+    def init(self, settings: Settings) -> dict[str, Any]:
+        conversation = self.conversation
+        mcp = [{"name": status.name, "status": status.state} for status in conversation.mcp_status()]
+        message = {
+            "type": "system",
+            "subtype": "init",
+            "cwd": str(conversation.root),
+            "session_id": self.session_id,
+            "tools": conversation.tool_names,
+            "mcp_servers": mcp,
+            "model": conversation.model,
+            "permissionMode": conversation.mode,
+            "slash_commands": conversation.command_names(),
+            "apiKeySource": "none" if settings.provider == "scripted" else "environment",
+            "claude_code_version": CLAUDE_CODE_VERSION,
+            "output_style": "default",
+            "agents": conversation.agent_names(),
+            "skills": conversation.skill_names(),
+            "plugins": [],
+            "uuid": _id(),
+            "agentui_version": __version__,
+            "provider": settings.provider,
+        }
+        self.write(message)
+        return message
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TextDelta() | ThinkingDelta() | ToolUseDelta() if self.partial:
+                self._delta(event)
+            case MessageStart():
+                self._message_id, self._model = event.message_id, event.model or self._model
+                self._open.clear()
+                if self.partial:
+                    self._stream_event(
+                        {
+                            "type": "message_start",
+                            "message": {
+                                "id": event.message_id, "type": "message", "role": "assistant", "content": [],
+                                "model": event.model, "stop_reason": None, "stop_sequence": None,
+                                "usage": {"input_tokens": 0, "output_tokens": 0},
+                            },
+                        }
+                    )  # fmt: skip
+            case ContentBlockEnd():
+                self._assistant(event)
+            case MessageEnd() if self.partial:
+                self._message_end(event.message)
+            case ToolStart():
+                self._inputs[event.tool_call_id] = (event.name, event.input)
+            case ToolEnd():
+                self._tool_result(event)
+            case UsageUpdate():
+                self._count(event)
+            case UserMessage() if self.replay_user and event.source in ("prompt", "steer", "follow_up"):
+                self.write(self._user(_api_message(event.message), replay=True))
+            case _:
+                pass
+
+    def _assistant(self, event: ContentBlockEnd, parent: str | None = None) -> None:
+        self.write(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": event.message_id or self._message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": self._model,
+                    "content": [_block(event.block)],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                },
+                "parent_tool_use_id": parent,
+                "session_id": self.session_id,
+                "uuid": _id(),
+            }
+        )
+        if self.partial and parent is None:  # (after the block's message, as Claude Code writes them)
+            self._stream_event({"type": "content_block_stop", "index": event.index})
+
+    def _tool_result(self, event: ToolEnd, parent: str | None = None) -> None:
+        content: Any = event.content
+        if not isinstance(content, str):
+            content = [block.model_dump(exclude_none=True) for block in content]
+        result: dict[str, Any] = {"tool_use_id": event.tool_call_id, "type": "tool_result", "content": content}
+        if event.is_error:
+            result["is_error"] = True
+        message = self._user({"role": "user", "content": [result]}, parent=parent)
+        message["timestamp"] = _now()
+        text = content if isinstance(content, str) else ""
+        message["tool_use_result"] = f"Error: {text}" if event.is_error else (event.details or content)
+        self.write(message)
+        if event.details.get("denied"):
+            name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
+            self.denials.append({"tool_name": name, "tool_use_id": event.tool_call_id, "tool_input": given})
+
+    def _user(self, message: dict[str, Any], *, replay: bool = False, parent: str | None = None) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "type": "user",
+            "message": message,
+            "parent_tool_use_id": parent,
+            "session_id": self.session_id,
+            "uuid": _id(),
+        }
+        if replay:
+            line["timestamp"] = _now()
+            line["isReplay"] = True
+        return line
+
+    # Partial messages: the Messages API's stream events, from the deltas (any provider's)
+
+    def _delta(self, event: TextDelta | ThinkingDelta | ToolUseDelta) -> None:
+        if event.index not in self._open:
+            self._open.add(event.index)
+            match event:
+                case ToolUseDelta():
+                    start: dict[str, Any] = {
+                        "type": "tool_use",
+                        "id": event.tool_call_id,
+                        "name": event.name,
+                        "input": {},
+                    }
+                case ThinkingDelta():
+                    start = {"type": "thinking", "thinking": "", "signature": ""}
+                case _:
+                    start = {"type": "text", "text": ""}
+            self._stream_event({"type": "content_block_start", "index": event.index, "content_block": start})
+        match event:
+            case ToolUseDelta():
+                delta = {"type": "input_json_delta", "partial_json": event.partial_json}
+            case ThinkingDelta():
+                delta = {"type": "thinking_delta", "thinking": event.text}
+            case _:
+                delta = {"type": "text_delta", "text": event.text}
+        self._stream_event({"type": "content_block_delta", "index": event.index, "delta": delta})
+
+    def _message_end(self, message: Message) -> None:
+        usage = message.usage or Usage()
+        self._stream_event(
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": message.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": usage.output_tokens},
+            }
+        )
+        self._stream_event({"type": "message_stop"})
+
+    def _stream_event(self, event: dict[str, Any]) -> None:
+        self.write(
+            {
+                "type": "stream_event",
+                "event": event,
+                "session_id": self.session_id,
+                "parent_tool_use_id": None,
+                "uuid": _id(),
+            }
+        )
+
+    # The result
+
+    def _count(self, event: UsageUpdate) -> None:
+        model = event.model or self._model or self.conversation.model
+        entry = self._by_model.setdefault(
+            model,
+            {"inputTokens": 0, "outputTokens": 0, "cacheReadInputTokens": 0, "cacheCreationInputTokens": 0,
+             "webSearchRequests": 0, "costUSD": 0.0},
+        )  # fmt: skip
+        usage = event.usage
+        entry["inputTokens"] += usage.input_tokens
+        entry["outputTokens"] += usage.output_tokens
+        entry["cacheReadInputTokens"] += usage.cache_read_input_tokens
+        entry["cacheCreationInputTokens"] += usage.cache_creation_input_tokens
+        entry["costUSD"] = round(entry["costUSD"] + max(0.0, event.cost_usd - self._cost), 6)
+        self._cost = event.cost_usd
+
+    def result(self, result: RunResult, started: float | None = None) -> dict[str, Any]:
+        """The `result` message of a run, with every field Claude Code's has."""
+        subtype = {"end_turn": "success", "max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}.get(
+            result.stop, "error_during_execution"
+        )
+        window = self.conversation.window or WINDOWS["claude"]
+        model_usage = {
+            model: {**counts, "contextWindow": window, "maxOutputTokens": self.conversation.max_output_tokens}
+            for model, counts in self._by_model.items()
+        }
+        usage = result.usage
+        message: dict[str, Any] = {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": result.stop != "end_turn",
+            "api_error_status": None,
+            "duration_ms": result.duration_ms if started is None else round((time.monotonic() - started) * 1000),
+            "duration_api_ms": result.api_duration_ms,
+            "num_turns": result.num_turns,
+            "result": result.text,
+            "stop_reason": _stop_reason(result.stop),
+            "session_id": result.session_id,
+            "total_cost_usd": result.cost_usd,
+            "usage": {
+                "input_tokens": usage.input_tokens,
+                "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+                "cache_read_input_tokens": usage.cache_read_input_tokens,
+                "output_tokens": usage.output_tokens,
+                "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+                "service_tier": "standard",
+            },
+            "modelUsage": model_usage,
+            "permission_denials": list(self.denials),
+            "terminal_reason": _terminal_reason(result.stop),
+            "uuid": _id(),
+        }
+        if (structured := self.conversation.structured_output) is not None:
+            message["structured_output"] = structured
+        if result.error:
+            message["errors"] = [result.error]  # (Claude Code's)
+            message["error"] = result.error  # (agentui's, as before: one sentence)
+        elif result.stop in ("max_total_tokens", "max_duration"):  # (limits Claude Code has no subtype for)
+            message["errors"] = [limit_reached(result.stop)]
+        return message
+
+
+def _block(block: Any) -> dict[str, Any]:
+    """A content block as the Messages API gives it."""
+    data: dict[str, Any] = block.model_dump(exclude_none=True)
+    data.pop("input_error", None)
+    return data
+
+
+def _api_message(message: Message) -> dict[str, Any]:
+    content: Any = [_block(block) for block in message.content]
+    if len(content) == 1 and content[0].get("type") == "text":
+        content = content[0]["text"]
+    return {"role": message.role, "content": content}
+
+
+def _stop_reason(stop: str) -> str | None:
+    return {"end_turn": "end_turn", "max_turns": "max_turns"}.get(stop)
+
+
+def _terminal_reason(stop: str) -> str:
+    return {
+        "end_turn": "completed",
+        "max_turns": "max_turns",
+        "max_budget": "max_budget_usd",
+        "max_total_tokens": "max_total_tokens",
+        "max_duration": "max_duration",
+        "cancelled": "aborted_streaming",
+        "interrupted": "aborted_streaming",
+    }.get(stop, "error")

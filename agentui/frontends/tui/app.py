@@ -1,0 +1,354 @@
+"""The app a person works in: the screen, start-up, the prompt and the keys. The conversation on screen (events to
+widgets) is `ConversationView`, slash commands are `slash_commands`, permission questions `PermissionQueue`.
+
+What flows back to the engine goes through the conversation's commands (agentui.api): a prompt, a permission
+decision, an interrupt, a mode."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import io
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Console
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from agentui import __version__
+from agentui.frontends.tui.clipboard import Copier
+from agentui.frontends.tui.completions import completions
+from agentui.frontends.tui.conversation_view import ConversationView
+from agentui.frontends.tui.history import PromptHistory, history_file
+from agentui.frontends.tui.permission_queue import PermissionQueue
+from agentui.frontends.tui.screens.main import MainScreen
+from agentui.frontends.tui.screens.trust import TrustScreen
+from agentui.frontends.tui.slash_commands import no_model_help
+from agentui.frontends.tui.themes import apply_themes
+from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
+from agentui.frontends.tui.widgets.status_bar import StatusBar
+from agentui.frontends.tui.widgets.todo_panel import TodoPanel
+from agentui.frontends.tui.widgets.transcript import Notice, Transcript, UserPrompt
+
+if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
+    from agentui.api import (
+        Conversation,
+        CustomCommand,
+        Launch,
+        LoadedSession,
+        Project,
+        Provider,
+        SessionRequest,
+    )
+    from agentui.api.events import Subscription
+    from agentui.api.messages import ImageBlock
+
+log = logging.getLogger(__name__)
+
+Prepare = Callable[[], "tuple[Launch | None, str | None]"]
+"""Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
+
+QUIT_WINDOW = 2.0
+YOUNG_COLLECTION_EVERY = 10_000
+"""Allocations between collections of the youngest generation (CPython's default is 700)."""
+
+
+class AgentApp(App[None]):
+    TITLE = "agentui"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        launch: Launch | None,
+        *,
+        problem: str | None = None,
+        provider_factory: Callable[[], Provider] | None = None,
+        env: dict[str, str] | None = None,
+        first_prompt: str | None = None,
+        prepare: Prepare | None = None,
+        resuming: Callable[[], SessionRequest] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.launch = launch
+        self.problem = problem
+        self.env = env
+        self._prepare = prepare
+        self._resuming = resuming
+        """With `prepare`: the session the launch will ask for, known before the launch is resolved."""
+        self._cwd = launch.cwd if launch else (cwd or Path.cwd())
+        self._provider_factory = provider_factory
+        self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
+        self._starting = prepare is not None
+        """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
+        # An unhandled error ends the app through Textual's own handler (return code 1), which prints a traceback to
+        # `error_console` once the terminal is restored: it is kept here instead, for run_app to turn into one
+        # sentence and the log. (Under Pilot, Textual re-raises the error in the test, as it should.)
+        self._crash_report = io.StringIO()
+        self.error_console = Console(file=self._crash_report, width=120, color_system=None, highlight=False)
+        self._project: Project | None = None
+        self._previewed: LoadedSession | None = None
+        self._subscription: Subscription | None = None
+        self._quit_armed_at = 0.0
+        self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
+        self.ended_by: int | None = None
+        self.custom_commands: dict[str, CustomCommand] = {}
+        self.permissions = PermissionQueue(self)
+        self.history = PromptHistory(history_file(self._cwd, env))
+        # Widgets are held by reference, not queried: App.query_one searches the screen on top, and events keep
+        # arriving while a question is still showing.
+        self.transcript = Transcript(id="transcript")
+        self.status = StatusBar()
+        self.view = ConversationView(self, self.transcript, self.status, TodoPanel())
+        completion_list = CompletionList()
+        self.prompt_input = PromptInput(self.history, completion_list, self.completions)
+        others = (self.view.pending, self.view.todos, completion_list, self.status)
+        window = self.view.history
+        self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
+        self.transcript.on_moved = window.near
+
+    def get_default_screen(self) -> MainScreen:
+        return self.main
+
+    @property
+    def conversation(self) -> Conversation | None:
+        return self.view.conversation
+
+    def say(self, message: str, level: str = "info") -> None:
+        self.transcript.add(Notice(message, level))
+
+    def completions(self, before_cursor: str) -> list[Completion]:
+        return completions(before_cursor, self.custom_commands, self.conversation)
+
+    def on_mount(self) -> None:
+        if self.handles_signals:
+            from agentui.frontends.tui.signals import end_on_signals
+
+            end_on_signals(self)
+        for problem in apply_themes(self, self.env):
+            self.call_later(self.say, problem, "warning")
+        # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
+        # a key) go on being handled while start-up waits for the session and the engine.
+        self.call_after_refresh(lambda: self.run_worker(self._startup(), group="startup"))
+
+    async def _startup(self) -> None:
+        self.prompt_input.focus()
+        self.say(f"agentui {__version__} — type a request; /help for keys and commands.")
+        # The screen is up and takes input now; what is typed meanwhile waits for the conversation.
+        try:
+            # A resumed session's latest turns come first, before the settings and the engine have even loaded.
+            if self._resuming is not None:
+                request = await asyncio.to_thread(self._resuming)
+                self._previewed = await self.view.preview(request, self._cwd, self.env)
+            if self._prepare is not None:
+                self.launch, self.problem = await asyncio.to_thread(self._prepare)
+                self._prepare = None
+            if self.launch is not None and self._resuming is None:
+                self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
+            await asyncio.to_thread(self._load_engine)
+        except Exception as exc:  # a broken install or launch: one sentence, the app stays open
+            log.exception("start-up failed")
+            self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
+            return
+        finally:
+            self._starting = False
+        # What is loaded by now (modules, classes, the screen) lives as long as the app: out of the cyclic
+        # collector's sight, a full collection while an answer streams scans only what the conversation made.
+        # And the youngest generation is collected less often, so the short-lived lines of a streaming answer die
+        # young instead of being promoted into the generations whose collections stall the screen.
+        gc.freeze()
+        gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
+        if self.launch is None:
+            self.say(no_model_help(self), "error")
+            self.status.set(model="no model", provider="—")
+            waiting, self._waiting = self._waiting, []
+            for text in waiting:  # typed before this was known
+                await self.submit(text)
+            return
+        from agentui.api import ProjectError, open_project
+
+        try:
+            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
+        except ProjectError as exc:
+            self.say(str(exc), "error")
+            return
+        from agentui.api import load_custom_commands
+
+        self.custom_commands = load_custom_commands(self._project.root, self.env)
+        if not self._project.trusted and self._project.held_back:  # (other notices are not trust's business)
+            self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)
+            return
+        for notice in self._project.notices:  # a rule that was ignored, a sandbox that cannot run
+            self.say(notice, "warning")
+        await self._start(self.launch.session)
+
+    def _load_engine(self) -> None:
+        """On a worker thread, so the first frame never waits for it."""
+        # Imported for their cost, here and not when the first prompt or question needs them.
+        import agentui.frontends.tui.screens.permission
+        import agentui.frontends.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
+        from agentui.api import Conversation  # noqa: F401  (the engine: pydantic models, providers, tools)
+
+    async def _trusted(self, trusted: bool | None) -> None:
+        assert self.launch is not None and self._project is not None
+        from agentui.api import open_project, trust
+
+        if trusted:
+            trust(self._project.root, self.env)
+            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
+        for notice in self._project.notices:
+            self.say(notice, "warning")
+        await self._start(self.launch.session)
+
+    async def _start(self, request: SessionRequest) -> None:
+        if request.resume == "":
+            from agentui.frontends.tui.screens.picker import pick_session
+
+            pick_session(self, self._project.root if self._project else Path.cwd(), new_if_none=request)
+            return
+        await self.open_conversation(request)
+
+    # Conversations
+
+    async def open_conversation(self, request: SessionRequest) -> None:
+        from agentui.api import Conversation, ProjectError, SessionError, SessionRequest
+
+        assert self.launch is not None
+        await self._close()
+        previewed, self._previewed = self._previewed, None
+        previewed = previewed or await self.view.preview(request, self._cwd, self.env)
+        problems: list[str] = []
+        try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
+            conversation = await asyncio.to_thread(
+                Conversation.open,
+                replace(self.launch, session=request),
+                project=self._project,
+                provider=self._provider_factory() if self._provider_factory else None,
+                on_error=problems.append,
+                env=self.env,
+            )
+        except (SessionError, ProjectError) as exc:
+            self.view.drop_preview()  # (a session that is locked by another agentui, say: it is not the one open)
+            self.say(str(exc), "error")
+            if request != SessionRequest():
+                await self.open_conversation(SessionRequest())  # keep working, in a new session
+            return
+        for problem in problems:
+            self.say(problem, "warning")
+        self.view.conversation = conversation
+        self._subscription = conversation.subscribe()
+        self._consume(self._subscription)
+        self.view.start_mcp(conversation)
+        if (resumed := conversation.resumed) is not None:
+            same = previewed is not None and previewed.leaf_uuid == resumed.leaf_uuid
+            self.view.show_history(conversation.messages, resumed.tool_details, drawn=same)
+            self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
+        self.view.todos.show_tasks(conversation.tasks)
+        self.view.todos.show_tasks(conversation.tasks)
+        title = resumed.title if resumed and resumed.title else ""
+        self.status.set(
+            model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
+        )
+        waiting, self._waiting = self._waiting, []
+        for text in waiting:
+            await self.submit(text)
+
+    async def on_unmount(self) -> None:
+        await self._close()  # however the app ends, the session file is synced and released
+
+    async def _close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+        if (conversation := self.conversation) is not None:
+            self.view.reset()
+            await conversation.aclose()
+
+    @work(group="events", exclusive=True)
+    async def _consume(self, subscription: Subscription) -> None:
+        async for event in subscription:
+            try:
+                await self.view.route(event)
+            except Exception:  # one odd event must never take the screen down
+                log.exception("showing %s failed", event.type)
+
+    # The prompt
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        # Whatever was being read further up, what this prompt brings (its questions above all) is at the end.
+        self.main.action_scroll_transcript("end")
+        await self.submit(message.text, message.images)
+
+    async def submit(self, typed: str, images: Sequence[ImageBlock] = ()) -> None:
+        """What the person sent: a command, a shell command, a note, or a prompt."""
+        from agentui.frontends.tui.slash_commands import remember, run_command
+
+        text = typed.strip()
+        waits = text.startswith("!") or (text.startswith("/") and text.split()[0] not in ("/help", "/quit"))
+        if waits and self.conversation is None and (self._starting or self.launch is not None):
+            self._waiting.append(typed)  # typed during start-up: it runs once the conversation is open
+        elif text.startswith("/"):
+            await run_command(self, text)
+        elif text.startswith("!"):
+            if command := text[1:].strip():
+                await self.view.run_shell(command)
+        elif text.startswith("#"):
+            remember(self, text[1:].strip())
+        else:
+            self.send(typed, images)
+
+    def send(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
+        if (conversation := self.conversation) is None:
+            if self._starting or self.launch is not None:  # it goes out as soon as the conversation is open
+                self._waiting.append(text)
+            else:  # what was typed is shown, and why it went nowhere, in one line (the help is above)
+                self.transcript.add(UserPrompt(text))
+                self.say("Not sent: no model is configured (see above, or /model).", "error")
+        elif conversation.running:
+            conversation.steer(text, images)
+            self.view.steering(text)
+        else:
+            self.run_worker(conversation.send(text, images), group="run", exit_on_error=False)
+
+    # Keys
+
+    def action_interrupt(self) -> None:
+        """Esc: stop the run, if one is going, and bring the keys back to the prompt."""
+        if self.conversation is not None and self.conversation.running:
+            self.conversation.interrupt()
+        else:
+            self.main.escaped_when_idle()  # (twice on an empty prompt: rewind)
+        self.prompt_input.focus()
+
+    async def action_quit_twice(self) -> None:
+        now = time.monotonic()
+        if now - self._quit_armed_at <= QUIT_WINDOW:
+            await self.quit_now()
+            return
+        self._quit_armed_at = now
+        self.status.set(hint="Press Ctrl+C again to quit")
+        self.set_timer(QUIT_WINDOW, lambda: self.status.set(hint=""))
+
+    async def quit_now(self) -> None:
+        await self._close()
+        self.exit(return_code=0)
+
+    def action_cycle_mode(self) -> None:
+        if self.conversation is not None:
+            self.view.mode_changed(self.conversation.cycle_mode())
+
+    @property
+    def crash_report(self) -> str:
+        """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
+        return self._crash_report.getvalue()

@@ -1,0 +1,30 @@
+"""What the prompt offers to complete: `/` command names (built-in and custom), `@` the project's files."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from agentui.frontends.tui.slash_commands import COMMANDS
+from agentui.frontends.tui.widgets.prompt_input import Completion
+
+if TYPE_CHECKING:
+    from agentui.api import Conversation, CustomCommand
+
+
+def completions(
+    before_cursor: str, custom: Mapping[str, CustomCommand], conversation: Conversation | None
+) -> list[Completion]:
+    if before_cursor.startswith("/") and " " not in before_cursor:
+        typed = before_cursor[1:].lower()
+        names = {
+            **{name: command.description for name, command in COMMANDS.items()},
+            **{name: command.description or "custom command" for name, command in custom.items()},
+        }
+        return [
+            Completion(f"/{name}", description) for name, description in sorted(names.items()) if name.startswith(typed)
+        ]
+    word = before_cursor.split()[-1] if before_cursor.split() else ""
+    if word.startswith("@") and conversation is not None:
+        return [Completion(f"@{path}") for path in conversation.complete_path(word[1:])]
+    return []

@@ -1,0 +1,121 @@
+"""A resumed session as the blocks a live one shows: prompts, answers, tool calls with their results, `!command`s,
+compaction marks; only the latest parts, so that a session of thousands of turns opens as fast as a short one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import Notice, UserPrompt
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from agentui.api.messages import Message, ToolResultBlock
+
+HISTORY_SHOWN = 40
+"""How many parts (prompts, answers, tool calls) of a resumed session are drawn at first (every one costs layout
+time); more are drawn as the person scrolls up to them."""
+EARLIER_SHOWN = 12
+"""How many older parts one PageUp at the top draws: about a page, so that each key is answered at once."""
+INIT_PROMPT = (
+    "Please analyse this codebase and create a CLAUDE.md file at its root, for future sessions to read. Include "
+    "the commands to build, lint and test (and to run a single test), and the big-picture architecture that takes "
+    "reading several files to understand. Keep it short and specific to this project; if a CLAUDE.md exists, "
+    "improve it instead."
+)
+"""What /init sends; the transcript shows it as /init."""
+
+_SHELL_RECORD = re.compile(r"^<bash-input>(.*?)</bash-input>\s*(?:<bash-stdout>(.*?)</bash-stdout>)?", re.DOTALL)
+
+
+def shell_record(text: str) -> tuple[str, str] | None:
+    """A `!command` as the session holds it (Claude Code's `<bash-input>` and `<bash-stdout>` tags): the command and
+    its output, or None for any other text."""
+    found = _SHELL_RECORD.match(text)
+    return (found[1], found[2] or "") if found else None
+
+
+def is_reminder(text: str) -> bool:
+    """A note for the model in a user message (Claude Code's `<system-reminder>`s: plan mode's, nested CLAUDE.md
+    files), not something the person typed."""
+    return text.lstrip().startswith("<system-reminder>")
+
+
+def prompt_text(message: Message) -> str:
+    """What the person sent in a user message: its text without the reminders added for the model."""
+    from agentui.api.messages import TextBlock
+
+    return "".join(b.text for b in message.content if isinstance(b, TextBlock) and not is_reminder(b.text))
+
+
+def summary_text(text: str) -> str:
+    from agentui.api import SUMMARY_PREFIX
+
+    return text.removeprefix(SUMMARY_PREFIX)
+
+
+@dataclass
+class History:
+    """A resumed session's parts (prompts, answers, tool calls...) as cheap tuples, oldest first; widgets are made
+    only for the parts drawn, a chunk at a time."""
+
+    parts: list[tuple[str, Any]]
+    results: dict[str, ToolResultBlock]
+    details: dict[str, dict[str, Any]]
+
+
+def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) -> History:
+    from agentui.api import is_summary
+    from agentui.api.messages import TextBlock, ToolResultBlock, ToolUseBlock
+
+    parts: list[tuple[str, Any]] = []
+    results: dict[str, ToolResultBlock] = {}
+    for message in messages:
+        if is_summary(message):
+            parts.append(("summary", message.text))
+            continue
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                if message.role == "user" and is_reminder(block.text):
+                    continue
+                if message.role == "user" and block.text.startswith("[Request interrupted by user"):
+                    parts.append(("notice", "Interrupted."))
+                elif message.role == "user" and (record := shell_record(block.text)) is not None:
+                    parts.append(("shell", record))
+                else:
+                    parts.append(("prompt" if message.role == "user" else "answer", block.text))
+            elif isinstance(block, ToolUseBlock):
+                parts.append(("tool", block))
+            elif isinstance(block, ToolResultBlock):
+                results[block.tool_use_id] = block
+    return History(parts, results, details)
+
+
+def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:
+    """The widgets of one part of `history`, complete before they are mounted (one layout pass for them)."""
+    from agentui.frontends.tui.widgets.answer import AssistantText, CompactionMark
+
+    if kind == "summary":
+        return [CompactionMark(summary_text(item))]
+    if kind == "notice":
+        return [Notice(item)]
+    if kind == "prompt":
+        return [UserPrompt(item)]
+    if kind == "answer":
+        return [AssistantText(item)]
+    if kind == "shell":
+        command, output = item
+        own = ToolBlock(f"shell-{id(item)}", "Bash", cwd)
+        own.set_arguments({"command": command})
+        own.finish(output, False, {})
+        return [UserPrompt(f"! {command}", context=True), own]
+    tool = ToolBlock(item.id, item.name, cwd)
+    tool.set_arguments(item.input)
+    result: ToolResultBlock | None = history.results.get(item.id)
+    if result is not None:
+        tool.finish(result.content, result.is_error, history.details.get(item.id, {}))
+    return [tool]

@@ -1,0 +1,92 @@
+"""Permission questions, one at a time: each waits its turn, is shown as a dialog over the transcript, and its answer
+goes to the engine once the transcript is back on screen."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from agentui.frontends.tui.attention import call_attention
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from textual.screen import ModalScreen
+
+    from agentui.api.events import PermissionDecision, PermissionRequest
+    from agentui.frontends.tui.app import AgentApp
+
+
+def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionDecision]:
+    """The dialog that asks: the model's questions, its plan, or the permission question for any other call."""
+    if request.tool_name == "AskUserQuestion":
+        from agentui.frontends.tui.screens.question import QuestionScreen
+
+        return QuestionScreen(request)
+    if request.tool_name == "ExitPlanMode":
+        from agentui.frontends.tui.screens.plan_approval import PlanApproval
+
+        return PlanApproval(request, cwd)
+    from agentui.frontends.tui.screens.permission import PermissionScreen
+
+    return PermissionScreen(request, cwd)
+
+
+class PermissionQueue:
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+        self._questions: deque[PermissionRequest] = deque()
+        self._asking: ModalScreen[PermissionDecision] | None = None
+
+    def ask(self, request: PermissionRequest) -> None:
+        self._questions.append(request)
+        if self._asking is None:
+            self._next()
+
+    def cancel_all(self) -> None:
+        """The run was interrupted: what waits is dropped, and the question on screen is answered no."""
+        from agentui.api.events import PermissionDecision
+
+        self._questions.clear()
+        if self._asking is not None:
+            self._asking.dismiss(PermissionDecision(behavior="deny"))
+
+    def _next(self) -> None:
+        app = self.app
+        conversation = app.view.conversation
+        if not self._questions or conversation is None:
+            self._asking = None
+            app.prompt_input.focus()
+            return
+        request = self._questions.popleft()
+        tool = app.view.tool(request.tool_call_id)
+        if tool is not None:
+            tool.set_arguments(request.input)
+            tool.ask()
+        self._asking = dialog_for(request, conversation.root)
+        app.push_screen(self._asking, lambda decision: self._answered(request, decision))
+        said = {"AskUserQuestion": "the model has questions for you", "ExitPlanMode": "the plan is ready for you"}
+        call_attention(app, said.get(request.tool_name, f"{request.tool_name} is waiting for your answer"))
+
+    def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
+        # sets off (the tool's result, the next answer) must not update a screen that is still hidden.
+        self.app.call_after_refresh(self._deliver, request, decision)
+
+    def _deliver(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        from agentui.api.events import PermissionDecision
+
+        self._asking = None
+        view = self.app.view
+        tool = view.tool(request.tool_call_id)
+        if tool is not None and decision is not None and decision.behavior == "allow":
+            tool.start()
+        if view.conversation is not None:
+            view.conversation.answer(request.request_id, decision or PermissionDecision(behavior="deny"))
+            if decision is not None and decision.behavior == "allow" and decision.mode is not None:
+                view.mode_changed(view.conversation.mode)
+            if decision is not None and decision.scope == "always" and decision.behavior == "allow":
+                view.say(
+                    f"Saved to .claude/settings.local.json: {', '.join(request.suggestions) or request.tool_name}."
+                )
+        self._next()

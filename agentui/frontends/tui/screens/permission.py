@@ -1,0 +1,141 @@
+"""The permission question: what a tool call would do (the exact command or the diff) and why it asks, answered on
+single keys: y/1 once, s/2 this session, a/3 always, n/Esc no, Tab no with a message for the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from agentui.api.events import PermissionDecision, PermissionRequest
+from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
+from agentui.frontends.tui.widgets.tool_block import call_summary
+
+PREVIEW_BYTES = 1_000_000
+
+
+def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
+    """What exactly would happen: the command, the change as a diff, or the arguments."""
+    arguments = request.input
+    if request.tool_name == "Bash":
+        return Content(str(arguments.get("command", "")))
+    if request.tool_name == "Edit":
+        old, new = str(arguments.get("old_string", "")), str(arguments.get("new_string", ""))
+        existing = _current(arguments, cwd)
+        if existing is not None and old and old in existing:  # the change in the file, by the file's line numbers
+            count = -1 if arguments.get("replace_all") else 1
+            return render_patch(patch_from_strings(existing, existing.replace(old, new, count)), max_lines=60)
+        return render_patch(patch_from_strings(old, new), max_lines=60)
+    if request.tool_name == "Write":
+        existing = _current(arguments, cwd) or ""
+        return render_patch(patch_from_strings(existing, str(arguments.get("content", ""))), max_lines=60)
+    return Content(json.dumps(arguments, indent=2, ensure_ascii=False))
+
+
+def _current(arguments: dict[str, object], cwd: Path) -> str | None:
+    """The text of the file a call names, as it is now (None if it is missing, unreadable or too large)."""
+    target = Path(str(arguments.get("file_path", "")))
+    target = target if target.is_absolute() else cwd / target
+    try:
+        if target.is_file() and target.stat().st_size <= PREVIEW_BYTES:
+            return target.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        pass
+    return None
+
+
+class PermissionScreen(ModalScreen[PermissionDecision]):
+    CSS_PATH = "permission.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,1", "answer('once')", "Yes, once", show=False),
+        Binding("s,2", "answer('session')", "Yes, this session", show=False),
+        Binding("a,3", "answer('always')", "Yes, always", show=False),
+        Binding("n", "deny", "No", show=False),
+        Binding("escape", "deny_now", "No", show=False),
+        Binding("tab", "deny_with_message", "No, and say why", show=False, priority=True),
+    ]
+
+    def __init__(self, request: PermissionRequest, cwd: Path) -> None:
+        super().__init__()
+        self.request = request
+        self._cwd = cwd
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        rules = ", ".join(request.suggestions) or request.tool_name
+        with Vertical(id="dialog") as dialog:
+            branch = f"attempt {request.loop_id} · " if request.loop_id else ""  # (which of parallel attempts asks)
+            summary = call_summary(request.tool_name, request.input, self._cwd)
+            dialog.border_title = f"{branch}{request.tool_name}: {summary}"[:100]
+            yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
+            if request.tool_name == "Bash" and request.input.get("description"):
+                yield Static(Content(f"What it is for: {request.input['description']}"), classes="choice")
+            with VerticalScroll(id="preview"):
+                yield Static(preview(request, self._cwd))
+            yield Static(Text.assemble(("  y 1 ", "bold"), "Yes, once"), classes="choice")
+            yield Static(Text.assemble(("  s 2 ", "bold"), f"Yes, for this session ({rules})"), classes="choice")
+            yield Static(
+                Text.assemble(("  a 3 ", "bold"), f"Yes, always ({rules} in .claude/settings.local.json)"),
+                classes="choice",
+            )
+            yield Static(
+                Text.assemble(
+                    ("  n ⎋ ", "bold"), "No    ", ("Tab ", "bold"), "No, and tell the model what to do instead"
+                ),
+                classes="choice",
+            )
+            yield Input(
+                placeholder="What should the model do instead? (Enter sends)", id="message", select_on_focus=False
+            )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Once the reason is being typed, y, s, a and n are letters of it, not answers (even the ones typed before
+        # the box has taken the focus, which happens a moment after Tab).
+        return not (action in ("answer", "deny") and self._typing)
+
+    @property
+    def _typing(self) -> bool:
+        return self.query_one("#message").has_class("-visible")
+
+    def action_answer(self, scope: str) -> None:
+        self.dismiss(PermissionDecision(behavior="allow", scope=scope))
+
+    def action_deny(self) -> None:
+        self.dismiss(PermissionDecision(behavior="deny"))
+
+    def action_deny_now(self) -> None:
+        """Esc: no, also while the reason is being typed (when `deny`, the n key, is a letter of it)."""
+        self.action_deny()
+
+    def action_deny_with_message(self) -> None:
+        box = self.query_one("#message", Input)
+        box.add_class("-visible")
+        self.set_focus(box)  # now, not after the keys already on their way
+
+    def on_key(self, event: events.Key) -> None:
+        """What is typed between Tab and the box taking the focus belongs in the box."""
+        if self._typing:
+            catch_up(self.query_one("#message", Input), self.focused, event)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(PermissionDecision(behavior="deny", message=event.value.strip() or None))
+
+
+def catch_up(box: Input, focused: object, event: events.Key) -> None:
+    """A key typed after the box was opened but before it took the focus goes into the box (the focus moves a
+    moment after the key that opens it, and fast typing gets there first)."""
+    if focused is not box and event.is_printable and event.character:
+        event.stop()
+        event.prevent_default()
+        box.value += event.character
+        box.cursor_position = len(box.value)

@@ -1,0 +1,128 @@
+"""The session picker: this project's sessions, newest first, with title, last prompt, age and size; typing
+filters, Enter opens, Esc goes back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from agentui.api import SessionInfo
+
+if TYPE_CHECKING:
+    from agentui.api import SessionRequest
+    from agentui.frontends.tui.app import AgentApp
+
+
+def age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+def size(count: int) -> str:
+    return (
+        f"{count / 1_000_000:.1f} MB"
+        if count >= 1_000_000
+        else f"{count / 1000:.0f} KB"
+        if count >= 1000
+        else f"{count} B"
+    )
+
+
+class SessionPicker(ModalScreen[Path | None]):
+    CSS_PATH = "picker.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss_none", "Back", show=False),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("up", "move(-1)", show=False, priority=True),
+    ]
+
+    def __init__(self, sessions: list[SessionInfo]) -> None:
+        super().__init__()
+        self.sessions = sessions
+        self.shown: list[SessionInfo] = list(sessions)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="picker") as box:
+            box.border_title = "Resume a session"
+            yield Input(placeholder="Type to filter by title or prompt; Enter opens", id="filter")
+            yield OptionList(id="sessions", markup=False)
+            yield Static("No sessions yet for this project.", id="empty")
+
+    def on_mount(self) -> None:
+        self._fill("")
+        self.query_one("#filter", Input).focus()
+
+    def _fill(self, query: str) -> None:
+        words = query.lower().split()
+        self.shown = [s for s in self.sessions if all(w in f"{s.title} {s.last_prompt}".lower() for w in words)]
+        options = self.query_one("#sessions", OptionList)
+        options.clear_options()
+        now = time.time()
+        for info in self.shown:
+            line = Text()
+            line.append(info.title[:70], style="bold")
+            line.append(
+                f"\n  {info.last_prompt[:90]}" if info.last_prompt and info.last_prompt != info.title else "",
+                style="dim",
+            )
+            line.append(
+                f"\n  {age(now - info.modified)} · {size(info.size)} · "
+                f"{'~' if info.approximate else ''}{info.messages} messages"
+                f"{' · ' + info.git_branch if info.git_branch else ''}",
+                style="dim",
+            )
+            options.add_option(Option(line))
+        if self.shown:
+            options.highlighted = 0
+        self.query_one("#empty").display = not self.sessions
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._open(self.query_one("#sessions", OptionList).highlighted)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self._open(event.option_index)
+
+    def _open(self, index: int | None) -> None:
+        if index is not None and 0 <= index < len(self.shown):
+            self.dismiss(self.shown[index].path)
+
+    def action_move(self, delta: int) -> None:
+        options = self.query_one("#sessions", OptionList)
+        if self.shown:
+            options.highlighted = ((options.highlighted or 0) + delta) % len(self.shown)
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+def pick_session(app: AgentApp, root: Path, new_if_none: SessionRequest | None = None) -> None:
+    """/resume (and --resume without an id): the sessions of the project at `root`, newest first; the one picked
+    is opened, or, if none is and `new_if_none` is given, a new conversation as it asks."""
+    from dataclasses import replace
+
+    from agentui.api import SessionRequest, list_sessions, project_dir
+
+    async def chosen(path: Path | None) -> None:
+        if path is not None:
+            app.transcript.clear()
+            await app.open_conversation(SessionRequest(resume=str(path)))
+        elif new_if_none is not None:
+            await app.open_conversation(replace(new_if_none, resume=None))
+        app.prompt_input.focus()
+
+    app.push_screen(SessionPicker(list_sessions(project_dir(root, app.env))), chosen)

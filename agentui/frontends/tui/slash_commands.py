@@ -1,0 +1,406 @@
+"""The built-in slash commands, one object each, and `run_command`, which runs a typed `/name args` (a built-in, a
+custom command from `.claude/commands`, or a sentence saying there is none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from agentui.frontends.tui.history_view import INIT_PROMPT
+
+if TYPE_CHECKING:
+    from agentui.api import Conversation
+    from agentui.frontends.tui.app import AgentApp
+
+HELP = (
+    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "
+    "rewinds) · "
+    "Shift+Tab permission mode · Ctrl+B sends a running command to the background ·\n"
+    "PageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
+    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
+    "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
+    "!command runs a shell command · "
+    "#note adds to CLAUDE.md · @ completes files\nCommands: "
+)
+
+
+class SlashCommand:
+    name: ClassVar[str]
+    description: ClassVar[str]
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        raise NotImplementedError
+
+
+def idle_conversation(app: AgentApp, command: str) -> Conversation | None:
+    """The open conversation if it is not working (else a sentence says to wait), for a command that changes it."""
+    if (conversation := app.conversation) is not None and conversation.running:
+        app.say(f"The agent is working; /{command} once it has finished (or press Esc).", "warning")
+        return None
+    return conversation
+
+
+class Help(SlashCommand):
+    name, description = "help", "Show the keys and commands"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        app.say(HELP + " ".join(f"/{name}" for name in [*COMMANDS, *sorted(app.custom_commands)]))
+
+
+class Clear(SlashCommand):
+    name, description = "clear", "Start a new session (the current one stays saved)"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.api import SessionRequest
+
+        app.transcript.clear()
+        app.status.set(title="", tokens_in=0, tokens_out=0, cost_usd=0.0, context_percent=None)
+        if app.launch is not None:
+            await app.open_conversation(SessionRequest())
+            app.say("New session started; the previous one is saved (/resume brings it back).")
+
+
+class Compact(SlashCommand):
+    name, description = "compact", "Summarise the conversation so far to free context [instructions]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := idle_conversation(app, self.name)) is None:
+            return
+        app.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
+
+
+class Memory(SlashCommand):
+    name, description = "memory", "List the memory files (CLAUDE.md) the model reads"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        files = app.conversation.memory_files if app.conversation else []
+        if not files:
+            app.say(
+                "No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
+                "or to ~/.claude/CLAUDE.md for every project."
+            )
+            return
+        lines = [
+            f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
+            f"{len(f.text):,} characters)"
+            for f in files
+        ]
+        app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
+
+
+class Mcp(SlashCommand):
+    name, description = "mcp", "Show the MCP servers, whether each is connected, and their tools"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        servers = app.conversation.mcp_status() if app.conversation else []
+        if not servers:
+            app.say(
+                "No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
+                "~/.claude.json, or with --mcp-config."
+            )
+            return
+        lines = []
+        for server in servers:
+            where = f"- {server.name} ({server.scope}): {server.state}"
+            if server.state == "connected":
+                lines.append(f"{where}, {len(server.tools)} tools: {', '.join(server.tools) or 'no tools'}")
+            else:
+                log = f" (log: {server.log_path})" if server.log_path else ""
+                lines.append(f"{where}{' — ' + server.error if server.error else ''}{log}")
+        app.say("MCP servers:\n" + "\n".join(lines))
+
+
+class Resume(SlashCommand):
+    name, description = "resume", "Resume an earlier session of this project"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.api import SessionRequest
+
+        if arguments:
+            await app.open_conversation(SessionRequest(resume=arguments))
+        else:
+            from agentui.frontends.tui.screens.picker import pick_session
+
+            pick_session(app, app.conversation.root if app.conversation else Path.cwd())
+
+
+class Rewind(SlashCommand):
+    name, description = "rewind", "Go back to before an earlier prompt: the files, the conversation, or both"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.api import RewindError, RewindRequest
+        from agentui.frontends.tui.screens.rewind import RewindPicker
+
+        if (conversation := idle_conversation(app, self.name)) is None:
+            return
+        if not (points := conversation.prompts()):
+            app.say("There is no earlier prompt in this conversation to go back to.")
+            return
+
+        def chosen(choice: RewindRequest | None) -> None:
+            if choice is None or app.conversation is not conversation:
+                return
+            try:
+                rewound = conversation.rewind(
+                    choice.to, code=choice.code, conversation=choice.conversation, overwrite=choice.overwrite
+                )
+            except RewindError as exc:
+                app.say(str(exc), "error")
+                return
+            if choice.conversation:
+                app.view.show_rewound(conversation.messages, rewound.tool_details)
+            said = f"Rewound to before “{rewound.prompt.splitlines()[0][:80]}”"
+            if choice.code:
+                count = len(rewound.changes)
+                said += f": {count} file{'' if count == 1 else 's'} restored"
+            if choice.conversation:
+                said += "; the conversation goes on from there (the prompt is back in the input to edit)"
+                app.prompt_input.text = rewound.prompt
+                app.prompt_input.move_cursor(app.prompt_input.document.end)
+            app.prompt_input.focus()  # (the keys go back to the prompt, whatever the picker left focused)
+            app.say(" ".join([said + ".", *rewound.notes]))
+
+        app.push_screen(RewindPicker(points, conversation.changes_since, conversation.root), chosen)
+
+
+class Tasks(SlashCommand):
+    name, description = "tasks", "Show the background shells: their status and output, and stop one"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.frontends.tui.screens.background import BackgroundShellsScreen
+
+        conversation = app.conversation
+        if conversation is None or not conversation.background_shells():
+            app.say(
+                "No background shells. The model starts one with Bash run_in_background; Ctrl+B sends a running "
+                "command there."
+            )
+            return
+        app.push_screen(BackgroundShellsScreen(conversation))
+
+
+TRY_USAGE = (
+    "Say how many ways (2 to 9) and what to try: /try 3 fix the failing test (--models a,b,c for a model each; "
+    "--evaluate judge, tokens, first or elaborate)."
+)
+
+
+class Try(SlashCommand):
+    name, description = (
+        "try",
+        "Try N ways at once, each in its own worktree, and keep the best: N [--models a,b] prompt",
+    )
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        from agentui.api import AttemptConfig, ConfigError, attempt_config
+        from agentui.frontends.tui.screens.attempts import AttemptsScreen
+
+        if (conversation := idle_conversation(app, self.name)) is None:
+            app.say("/try needs a model; " + no_model_help(app), "warning")
+            return
+        words = arguments.split()
+        count = int(words.pop(0)) if words and words[0].isdigit() else 0
+        models: list[str] = []
+        evaluate = "judge"
+        while words and words[0] in ("--models", "--evaluate") and len(words) > 1:
+            flag, value = words.pop(0), words.pop(0)
+            if flag == "--models":
+                models = [m for m in value.split(",") if m]
+            else:
+                evaluate = value
+        prompt = " ".join(words)
+        count = count or len(models)
+        if not 2 <= count <= 9 or not prompt:
+            app.say(TRY_USAGE, "warning")
+            return
+        if evaluate not in ("judge", "tokens", "first", "elaborate"):
+            app.say(f"There is no evaluation {evaluate!r}; choose judge, tokens, first or elaborate.", "warning")
+            return
+        try:
+            configs = [attempt_config(models[n % len(models)]) if models else AttemptConfig() for n in range(count)]
+        except ConfigError as exc:
+            app.say(str(exc), "warning")
+            return
+
+        def done(said: str | None) -> None:
+            if said:
+                app.say(said)
+
+        app.push_screen(AttemptsScreen(conversation, prompt, configs, evaluate), done)
+
+
+class Model(SlashCommand):
+    name, description = "model", "Show or switch the model [name]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := app.conversation) is None:
+            app.say(no_model_help(app), "warning")
+        elif arguments:
+            conversation.set_model(arguments)
+            app.status.set(model=arguments)
+            app.say(f"Model set to {arguments} for the next requests.")
+        else:
+            routed = "; ".join(f"{kind} → {target}" for kind, target in conversation.routes.items())
+            app.say(f"Model: {conversation.model} ({conversation.launch.settings.provider}).")
+            if routed:
+                app.say(f"Routes: {routed}.")
+
+
+class Cost(SlashCommand):
+    name, description = "cost", "Show the tokens used and what they cost"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if app.conversation is None:
+            return
+        usage, cost = app.conversation.usage
+        app.say(
+            f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
+            f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
+            f"about ${cost:.4f} at list prices."
+        )
+        by_model = app.conversation.usage_by_model
+        if len(by_model) > 1:
+            app.say(
+                "By model: "
+                + "; ".join(
+                    f"{model} {spend.tokens:,} tokens, ${spend.cost_usd:.4f}" for model, spend in by_model.items()
+                )
+                + "."
+            )
+
+
+class Permissions(SlashCommand):
+    name, description = "permissions", "Show the permission rules and mode, or add one: allow|deny|ask <rule>"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if (conversation := app.conversation) is None:
+            return
+        behavior, _, rule = arguments.partition(" ")
+        if behavior in ("allow", "deny", "ask") and rule.strip():
+            try:
+                path = conversation.add_rule(behavior, rule.strip())  # type: ignore[arg-type]
+            except ValueError as exc:  # (RuleError: the rule does not parse)
+                app.say(f"{exc}.", "error")
+                return
+            app.say(f"Added {behavior} rule {rule.strip()} (saved to {path}).")
+            return
+        lines = [f"Mode: {conversation.mode} (Shift+Tab cycles)."]
+        for kind in ("deny", "ask", "allow"):
+            rules = [f"{text} [{source}]" for behavior_, text, source in conversation.rules() if behavior_ == kind]
+            lines.append(f"{kind}: " + (", ".join(rules) if rules else "none"))
+        lines.append("Add one with /permissions allow|deny|ask <rule>, e.g. /permissions allow Bash(npm test:*).")
+        app.say("\n".join(lines))
+
+
+class Theme(SlashCommand):
+    name, description = "theme", "Switch the theme [name]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if not arguments:
+            app.say("Themes: " + ", ".join(sorted(app.available_themes)) + f" (now {app.theme}).")
+            return
+        if arguments not in app.available_themes:
+            app.say(f"There is no theme {arguments!r}; /theme lists them.", "warning")
+            return
+        app.theme = arguments
+        from agentui.api import ConfigError, save_config_value
+
+        try:
+            save_config_value("theme", arguments, app.env)
+        except (ConfigError, OSError) as exc:
+            app.say(f"Theme set, but it could not be remembered: {exc}", "warning")
+            return
+        app.say(f"Theme set to {arguments}.")
+
+
+class Init(SlashCommand):
+    name, description = "init", "Ask the model to write a CLAUDE.md for this project"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        app.send(INIT_PROMPT + (f"\n\n{arguments}" if arguments else ""))
+
+
+class Export(SlashCommand):
+    name, description = "export", "Save the conversation as Markdown [file]"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        if app.conversation is None:
+            return
+        try:
+            path = app.conversation.export(arguments)
+        except ValueError as exc:  # nothing to export
+            app.say(str(exc), "warning")
+        except OSError as exc:
+            app.say(f"The conversation could not be exported ({exc.strerror or exc}).", "error")
+        else:
+            app.say(f"Exported to {path}.")
+
+
+class Quit(SlashCommand):
+    name, description = "quit", "Quit agentui"
+
+    async def run(self, app: AgentApp, arguments: str) -> None:
+        await app.quit_now()
+
+
+COMMANDS: dict[str, SlashCommand] = {
+    command.name: command()
+    for command in (
+        Help,
+        Clear,
+        Compact,
+        Memory,
+        Mcp,
+        Resume,
+        Rewind,
+        Tasks,
+        Try,
+        Model,
+        Cost,
+        Permissions,
+        Theme,
+        Init,
+        Export,
+        Quit,
+    )
+}
+
+
+async def run_command(app: AgentApp, text: str) -> None:
+    name, _, arguments = text[1:].partition(" ")
+    arguments = arguments.strip()
+    if (command := COMMANDS.get(name)) is not None:
+        await command.run(app, arguments)
+    elif app.conversation is not None and (expanded := app.conversation.expand_command(text)) is not None:
+        prompt, notices = expanded
+        for notice in notices:
+            app.say(notice, "warning")
+        app.send(prompt)
+    else:
+        app.say(f"There is no command /{name}; /help lists them.", "warning")
+
+
+def remember(app: AgentApp, note: str) -> None:
+    """`#note`: a line for the project's memory file."""
+    if not note:
+        return
+    from agentui.api import add_memory_note
+
+    root = app.conversation.root if app.conversation else (app.launch.cwd if app.launch else Path.cwd())
+    try:
+        path = add_memory_note(root, note)
+    except OSError as exc:
+        app.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
+        return
+    app.say(f"Added to {path}: {note}")
+
+
+def no_model_help(app: AgentApp) -> str:
+    from agentui.api import config_dir
+
+    config = config_dir(app.env) / "config.json"
+    example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
+    return (
+        f"{app.problem or 'No model is configured.'}\nOr write {config}, for example {example}, "
+        "and start agentui again."
+    )

@@ -1,0 +1,250 @@
+"""The prompt: multi-line input where Enter sends and Shift+Enter or Ctrl+J starts a new line, Up and Down walk the
+history at the first and last line, and a completion list offers slash commands and `@` project files. Ctrl+V pastes
+the clipboard's image, and a dropped image file is attached rather than typed: each shows as an `[Image #N]` chip in
+the text, and goes with the prompt while its chip is there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from agentui.frontends.tui.history import PromptHistory
+
+if TYPE_CHECKING:
+    from agentui.api.messages import ImageBlock
+
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+
+MAX_COMPLETIONS = 12
+
+
+@dataclass(frozen=True)
+class Completion:
+    value: str
+    description: str = ""
+
+
+class CompletionList(OptionList):
+    DEFAULT_CSS = """
+    CompletionList {
+        display: none;
+        height: auto;
+        max-height: 12;
+        margin: 0 1;
+        border: round $primary 50%;
+        background: $surface;
+    }
+    CompletionList.-visible { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(markup=False, compact=True)
+        self.items: list[Completion] = []
+        self.can_focus = False
+
+    @property
+    def showing(self) -> bool:
+        # (not `visible`: that is Textual's own, which it sets and reads)
+        return self.has_class("-visible")
+
+    def show(self, items: list[Completion]) -> None:
+        self.items = items[:MAX_COMPLETIONS]
+        self.clear_options()
+        if not self.items:
+            self.hide()
+            return
+        self.add_options([Option(f"{item.value}  {item.description}".rstrip()) for item in self.items])
+        self.highlighted = 0
+        self.add_class("-visible")
+
+    def hide(self) -> None:
+        self.remove_class("-visible")
+        self.items = []
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.highlighted = ((self.highlighted or 0) + delta) % len(self.items)
+
+    def chosen(self) -> Completion | None:
+        if not self.items or self.highlighted is None:
+            return None
+        return self.items[self.highlighted]
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        margin: 0 1;
+        border: round $primary 40%;
+        background: $surface;
+    }
+    PromptInput:focus { border: round $primary; }
+    """
+
+    class Submitted(Message):
+        def __init__(self, text: str, images: list[ImageBlock] | None = None) -> None:
+            super().__init__()
+            self.text = text
+            self.images = images or []
+
+    def __init__(
+        self,
+        history: PromptHistory,
+        completions: CompletionList,
+        complete: Callable[[str], list[Completion]],
+    ) -> None:
+        super().__init__(
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
+            placeholder="Ask for something — Enter sends, Ctrl+J for a new line, / for commands, @ for files",
+        )
+        self.prompt_history = history
+        self.completions = completions
+        self._complete = complete
+        self.images: dict[int, ImageBlock] = {}
+        """The images attached to the prompt being written, by the number their chip shows."""
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
+        calls it next unless the event's default is prevented)."""
+        key = event.key
+        exact: Completion | None = None
+        if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
+            row, column = self.cursor_location
+            before = self.document.get_line(row)[:column]
+            fresh = self._complete(before)
+            if not fresh:
+                # Typed on past what the menu was for (a paste, or keys faster than the menu's update): the
+                # key means what it means without a menu, and "/check 19 23" is sent as typed.
+                self.completions.hide()
+            elif [c.value for c in fresh] != [c.value for c in self.completions.items]:
+                self.completions.show(fresh)  # the menu lagged behind the keys: what was typed decides, not it
+            typed = before.split()[-1] if before.split() else ""
+            exact = next((c for c in fresh if c.value == typed), None)
+        if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
+            event.stop()
+            event.prevent_default()
+            if key in ("up", "down"):
+                self.completions.move(-1 if key == "up" else 1)
+            elif key == "escape":
+                self.completions.hide()
+            else:
+                choice = exact or self.completions.chosen()  # "/cost" typed in full is /cost, whatever is lit
+                self._accept(choice)
+                if key == "enter" and choice is not None and choice.value.startswith("/"):
+                    self.submit()  # Enter on a command runs it; Tab only completes it
+            return
+        if key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.submit()
+            return
+        if key in ("shift+enter", "ctrl+j"):
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if key == "up" and self.cursor_location[0] == 0:
+            recalled = self.prompt_history.previous(self.text)
+            if recalled is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace_all(recalled)
+                return
+        if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            recalled = self.prompt_history.next()
+            if recalled is not None:
+                event.stop()
+                event.prevent_default()
+                self._replace_all(recalled)
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        images = [image for number, image in sorted(self.images.items()) if chip(number) in text]
+        self.images.clear()
+        self.prompt_history.add(text)
+        self.completions.hide()
+        self.clear()
+        self.post_message(self.Submitted(text, images))
+
+    # Images
+
+    def attach(self, image: ImageBlock) -> int:
+        """Attach an image: its chip goes in at the cursor, and the image with the prompt."""
+        number = max(self.images, default=0) + 1
+        self.images[number] = image
+        self.insert(chip(number) + " ")
+        return number
+
+    def action_paste(self) -> None:
+        """Ctrl+V: the clipboard's image, if it holds one (else what Ctrl+O last copied, as TextArea pastes)."""
+        self.run_worker(self._paste_image(), group="paste", exclusive=True, exit_on_error=False)
+
+    async def _paste_image(self) -> None:
+        from agentui.api import ImageError, image_from_bytes
+        from agentui.frontends.tui.clipboard_image import clipboard_image
+
+        data = await clipboard_image(getattr(self.app, "env", None))
+        if data is None:
+            if self.app.clipboard:
+                super().action_paste()
+            else:
+                self.app.notify("The clipboard holds no image (paste text with the terminal's own paste).")
+            return
+        try:
+            self.attach(image_from_bytes(data, "The clipboard's image"))
+        except ImageError as exc:
+            self.app.notify(str(exc), severity="warning")
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A file dropped on the terminal arrives as its pasted path: an image is attached instead of typed."""
+        from agentui.api import ImageError, image_from_file
+        from agentui.frontends.tui.clipboard_image import dropped_path
+
+        path = dropped_path(event.text)
+        if path is None or not path.lower().endswith(tuple(IMAGE_SUFFIXES)):
+            return  # (TextArea's own handler pastes the text)
+        try:
+            image = image_from_file(path)
+        except ImageError as exc:
+            self.app.notify(str(exc), severity="warning")
+            return
+        event.prevent_default()  # (not typed as well)
+        self.attach(image)
+
+    def _replace_all(self, text: str) -> None:
+        self.text = text
+        self.move_cursor(self.document.end)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        self.completions.show(self._complete(before) if before.strip() else [])
+
+    def _accept(self, choice: Completion | None) -> None:
+        self.completions.hide()
+        if choice is None:
+            return
+        row, column = self.cursor_location
+        before = self.document.get_line(row)[:column]
+        start = max(before.rfind("@") if choice.value.startswith("@") else before.find("/"), 0)
+        self.replace(choice.value + " ", (row, start), (row, column))  # what follows the cursor stays
+        self.move_cursor((row, start + len(choice.value) + 1))
+
+
+def chip(number: int) -> str:
+    """How an attached image shows in the prompt's text."""
+    return f"[Image #{number}]"

@@ -1,0 +1,108 @@
+"""One line at the bottom: model and provider, permission mode, tokens in and out, cost, context used, the session's
+title, while the provider is being retried a countdown, and while a response sends nothing, how long it has been."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.timer import Timer
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from agentui.api.events import ModelSpend
+
+
+@dataclass(frozen=True)
+class Status:
+    model: str = ""
+    provider: str = ""
+    mode: str = "default"
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    context_percent: float | None = None
+    title: str = ""
+    busy: bool = False
+    retry_until: float | None = None
+    retry_reason: str = ""
+    hint: str = ""
+    """A transient line ("Press Ctrl+C again to quit")."""
+    shares: str = ""
+    """Each model's share of the tokens, when calls went to more than one ("sonnet 80% · qwen 20%")."""
+
+
+def model_shares(by_model: Mapping[str, ModelSpend]) -> str:
+    """ "claude-sonnet-4-5 82% · qwen2.5-coder 18%" of the tokens; empty while one model has had every call."""
+    total = sum(spend.tokens for spend in by_model.values())
+    if len(by_model) < 2 or not total:
+        return ""
+    ranked = sorted(by_model.items(), key=lambda item: -item[1].tokens)
+    return " · ".join(f"{model} {spend.tokens / total:.0%}" for model, spend in ranked)
+
+
+QUIET_AFTER = 3.0
+"""Seconds without a word from the model before the status bar starts counting them."""
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__("")
+        self.status = Status()
+        self._ticker: Timer | None = None
+        self.waiting_since: float | None = None
+        """When the model was last heard from while an answer is awaited; None while nothing is awaited. A plain
+        attribute, set on every streamed event without a redraw: the ticker reads it."""
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(0.5, self._tick, pause=True)
+
+    def set(self, **changes: object) -> None:
+        self.status = replace(self.status, **changes)  # type: ignore[arg-type]
+        if self._ticker is not None:
+            (self._ticker.resume if self.status.retry_until or self.status.busy else self._ticker.pause)()
+        self._render_status()
+
+    def _tick(self) -> None:
+        if self.status.retry_until and time.monotonic() >= self.status.retry_until:
+            self.status = replace(self.status, retry_until=None)
+        self._render_status()
+
+    def _render_status(self) -> None:
+        s = self.status
+        text = Text()
+        if s.hint:
+            text.append(s.hint, style="bold")
+            self.update(text)
+            return
+        mode_style = {"default": "", "acceptEdits": "green", "plan": "cyan", "bypassPermissions": "bold red"}
+        text.append(f"{s.model}", style="bold")
+        text.append(f" · {s.provider} · ")
+        text.append(s.mode, style=mode_style.get(s.mode, ""))
+        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
+        if s.shares:
+            text.append(f" ({s.shares})")
+        if s.context_percent is not None:
+            text.append(f" · context {s.context_percent:.0f}%")
+        quiet = time.monotonic() - self.waiting_since if self.waiting_since is not None else 0.0
+        if s.retry_until:
+            left = max(0.0, s.retry_until - time.monotonic())
+            text.append(f" · retrying in {left:.0f}s ({s.retry_reason[:40]})", style="yellow")
+        elif s.busy and quiet >= QUIET_AFTER:
+            text.append(f" · no word from the model for {quiet:.0f}s (Esc to interrupt)", style="yellow")
+        elif s.busy:
+            text.append(" · working (Esc to interrupt)", style="italic")
+        if s.title:
+            text.append(f" · {s.title[:40]}")
+        self.update(text)
