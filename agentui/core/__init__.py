@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
     "Agent": "agentui.core.agent",
-    "AgentConfig": "agentui.core.agent",
+    "AgentConfig": "agentui.core.agent_config",
     "Run": "agentui.core.run",
     "RunResult": "agentui.core.run",
     "Event": "agentui.core.events",
@@ -45,7 +45,8 @@ __all__ = [  # the names of _EXPORTS, written out so that linters and type check
 ]
 
 if TYPE_CHECKING:
-    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.agent import Agent
+    from agentui.core.agent_config import AgentConfig
     from agentui.core.events import Event, EventBus, PermissionDecision, parse_event
     from agentui.core.messages import Message, Usage
     from agentui.core.run import Run, RunResult

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import contextlib
 import os
 import secrets
 import signal
@@ -24,6 +23,7 @@ from typing import BinaryIO, Literal
 
 from agentui.core import standins
 from agentui.core.process_dir import current
+from agentui.core.process_groups import end_leftovers, signal_group
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
 READ_LIMIT = 30_000
@@ -211,8 +211,6 @@ class BackgroundShells:
         output: BinaryIO | None,
         on_end: Callable[[], object] | None,
     ) -> None:
-        from agentui.core.tools.bash import end_leftovers
-
         try:
             code = await shell.process.wait()
             await end_leftovers(shell.process.pid)  # what it left running in its group ends with it
@@ -276,9 +274,9 @@ class BackgroundShells:
         if shell.done.is_set():
             return
         shell.stopping = True
-        _signal_group(shell.process.pid, signal.SIGTERM)
+        signal_group(shell.process.pid, signal.SIGTERM)
         if not await self.wait(shell, grace):
-            _signal_group(shell.process.pid, signal.SIGKILL)
+            signal_group(shell.process.pid, signal.SIGKILL)
             await self.wait(shell, 10)
 
     async def stop_all(self) -> None:
@@ -291,7 +289,7 @@ class BackgroundShells:
         killed = []
         for shell in self._shells.values():
             if shell.status == "running" and shell.process.returncode is None:
-                _signal_group(shell.process.pid, signal.SIGKILL)
+                signal_group(shell.process.pid, signal.SIGKILL)
                 killed.append(shell.process.pid)
         return killed
 
@@ -303,8 +301,3 @@ def _running(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state not in ("Z", "X")
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)

@@ -33,7 +33,7 @@ from agentui.core.providers.retry import RetryPolicy
 from agentui.core.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentui.core.agent import AgentConfig
+    from agentui.core.agent_config import AgentConfig
     from agentui.core.hooks import Hooks
     from agentui.core.routing import Router
 

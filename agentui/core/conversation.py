@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentui.core.agent import Agent, AgentConfig
+from agentui.core.agent import Agent
+from agentui.core.agent_config import AgentConfig
 from agentui.core.context import TokenCounter
 from agentui.core.memory import MemoryLoader
 from agentui.core.project import PermissionOptions, Project, open_project

@@ -6,10 +6,11 @@ branch)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentui.core.errors import AgentuiError
 from agentui.core.session.file_history import (
@@ -24,7 +25,26 @@ from agentui.core.session.reader import branch_of, read_lines
 from agentui.core.session.shell_snapshots import ShellSnapshots, SnapshotError, where
 
 if TYPE_CHECKING:
-    from agentui.core.conversation import Conversation
+    from agentui.core.agent import Agent
+    from agentui.core.project import Project
+    from agentui.core.session.store import OpenSession
+
+
+class Rewindable(Protocol):
+    """What a rewind reads and rewrites of the conversation it goes back in."""
+
+    session: OpenSession
+    agent: Agent
+    project: Project
+    env: Mapping[str, str] | None
+    restored_at: float
+    """When a rewind last wrote files (what it wrote is agentui's doing, not someone else's)."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def root(self) -> Path: ...
 
 
 class RewindError(AgentuiError):
@@ -102,25 +122,25 @@ def prompt_points(entries: list[dict[str, Any]]) -> list[PromptPoint]:
     return points
 
 
-def branch_prompts(conversation: Conversation) -> list[PromptPoint]:
+def branch_prompts(conversation: Rewindable) -> list[PromptPoint]:
     writer = conversation.session.writer
     if writer.last_uuid is None or not writer.path.exists():
         return []
     return _branch_prompts(conversation, _read(conversation))
 
 
-def _branch_prompts(conversation: Conversation, read: Read) -> list[PromptPoint]:
+def _branch_prompts(conversation: Rewindable, read: Read) -> list[PromptPoint]:
     writer = conversation.session.writer
     return prompt_points(branch_of(writer.path, read, writer.last_uuid).chain) if writer.last_uuid else []
 
 
-def changes_since(conversation: Conversation, to: str) -> Restore:
+def changes_since(conversation: Rewindable, to: str) -> Restore:
     entries = _read(conversation)[0]
     return _plan(conversation, entries, _prompt(entries, to))
 
 
 def rewind(
-    conversation: Conversation, to: str, *, code: bool = True, history: bool = True, overwrite: bool = False
+    conversation: Rewindable, to: str, *, code: bool = True, history: bool = True, overwrite: bool = False
 ) -> Rewound:
     """Back to before the prompt whose line is `to`: its files (`code`) and the conversation (`history`). Files
     changed outside agentui since are overwritten only with `overwrite`."""
@@ -162,7 +182,7 @@ Read = tuple[list[dict[str, Any]], int, int]
 """A session file's lines, as `read_lines` returns them."""
 
 
-def _read(conversation: Conversation) -> Read:
+def _read(conversation: Rewindable) -> Read:
     try:
         return read_lines(conversation.session.writer.path)
     except OSError as exc:
@@ -176,7 +196,7 @@ def _prompt(entries: list[dict[str, Any]], to: str) -> dict[str, Any]:
     return prompt
 
 
-def _plan(conversation: Conversation, entries: list[dict[str, Any]], prompt: dict[str, Any]) -> Restore:
+def _plan(conversation: Rewindable, entries: list[dict[str, Any]], prompt: dict[str, Any]) -> Restore:
     """The file history restores the files its tools changed; the first work-tree snapshot taken since the prompt
     restores what Bash changed, except files the file history held from before that snapshot."""
     directory = file_history_dir(conversation.session_id, conversation.env)

@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from agentui.core.events import AgentEnd, Event, PermissionDecision, RunStop, Subscription
 from agentui.core.messages import Usage
 
-if TYPE_CHECKING:
-    from agentui.core.agent import Agent
+
+class RunControls(Protocol):
+    """What a run's handle steers: the agent running it."""
+
+    session_id: str
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool: ...
+
+    def inject(self, text: str) -> None: ...
+
+    def follow_up(self, text: str) -> None: ...
+
+    def cancel(self) -> None: ...
 
 
 class RunResult(BaseModel):
@@ -34,7 +45,7 @@ class RunResult(BaseModel):
 class Run:
     """A run in progress: an async iterator of its events (ending with AgentEnd) and the controls for it."""
 
-    def __init__(self, agent: Agent, task: asyncio.Task[RunResult], subscription: Subscription) -> None:
+    def __init__(self, agent: RunControls, task: asyncio.Task[RunResult], subscription: Subscription) -> None:
         self._agent = agent
         self._task = task
         self._subscription = subscription

@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentui.core.permissions.bash_words import NotUnderstood
+from agentui.core.permissions.effects import GitUse, Tree
 from agentui.core.permissions.gate import Verdict
 from agentui.core.permissions.git_commands import PLAIN_CONFIG_KEYS, config_key, writes_git_config
 from agentui.core.permissions.git_repository import CannotCheck
 from agentui.core.permissions.options import Arg
-from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY, GitUse, Tree
+from agentui.core.permissions.programs import PROGRAMS, VERSION_ONLY
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.public_files import public_file, public_listing
 from agentui.core.permissions.reach import (
@@ -45,8 +46,9 @@ from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.denied_files import DeniedFiles
-    from agentui.core.permissions.engine import Mode, PermissionEngine
+    from agentui.core.events import PermissionMode as Mode
     from agentui.core.permissions.history_secrets import Secret
+    from agentui.core.permissions.rule_book import RuleBook
 
 
 LISTERS = frozenset({"ls", "stat"})
@@ -66,7 +68,7 @@ class Need:
 
 
 class BashCheck:
-    def __init__(self, engine: PermissionEngine) -> None:
+    def __init__(self, engine: RuleBook) -> None:
         self.engine = engine
         self.repositories = engine.repositories()
         self._resolved: dict[tuple[str, Path], Resolved] = {}

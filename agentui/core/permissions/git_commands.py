@@ -12,8 +12,8 @@ import os
 from dataclasses import replace
 
 from agentui.core.permissions.bash_words import NotUnderstood
+from agentui.core.permissions.effects import Effects, GitUse, Tree
 from agentui.core.permissions.options import Arg, Table, parse, table
-from agentui.core.permissions.programs import Effects, GitUse, Tree
 
 _GLOBAL_FLAGS = {
     "--no-pager",

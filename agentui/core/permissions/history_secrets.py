@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from agentui.core.permissions.git_repository import CannotCheck
 
 if TYPE_CHECKING:
-    from agentui.core.permissions.engine import PermissionEngine
     from agentui.core.permissions.git_repository import GitRepositories, Repository
+    from agentui.core.permissions.rule_book import RuleBook
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Secret:
     """The object store holding it (real path), where known."""
 
 
-def history_secrets(engine: PermissionEngine, repositories: GitRepositories) -> list[Secret]:
+def history_secrets(engine: RuleBook, repositories: GitRepositories) -> list[Secret]:
     """Each of the project's repositories whose objects hold a file a deny rule covers (or that could not be
     looked into). Only repositories a deny rule reaches into are looked at."""
     found: list[Secret] = []
@@ -44,7 +44,7 @@ def history_secrets(engine: PermissionEngine, repositories: GitRepositories) -> 
     return found
 
 
-def _repository_secret(engine: PermissionEngine, repositories: GitRepositories, repository: Repository) -> str | None:
+def _repository_secret(engine: RuleBook, repositories: GitRepositories, repository: Repository) -> str | None:
     top = repository.top
     if top is None or not engine.deny_could_cover(top):
         return None

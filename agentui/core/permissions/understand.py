@@ -20,8 +20,9 @@ from agentui.core.environ import SHELL_CHANGING
 from agentui.core.permissions import bash_syntax, shfmt_check
 from agentui.core.permissions.bash_syntax import Redirect, SimpleCommand
 from agentui.core.permissions.bash_words import NotUnderstood, Scope, expand, glob, utf8_locale
+from agentui.core.permissions.effects import Effects, Inner
 from agentui.core.permissions.options import Arg
-from agentui.core.permissions.programs import BUILTINS, Effects, Inner, effects
+from agentui.core.permissions.programs import BUILTINS, effects
 
 _SHELL_STATE = frozenset(
     {

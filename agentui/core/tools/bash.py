@@ -18,7 +18,6 @@ import os
 import secrets
 import shlex
 import shutil
-import signal
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -30,6 +29,7 @@ from agentui.core.confined import Confined
 from agentui.core.environ import child_environment
 from agentui.core.guard import Guard
 from agentui.core.process_dir import current
+from agentui.core.process_groups import end_leftovers, stop_group
 from agentui.core.sandbox import Sandbox
 from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -376,34 +376,3 @@ def _background_details(shell_id: str, sandboxed: bool, *, by_user: bool = False
 def _recent(parts: list[str], size: int) -> str:
     text = "".join(parts)
     return text if size <= PROGRESS_MAX_CHARS else text[-PROGRESS_MAX_CHARS:]
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-async def stop_group(process: asyncio.subprocess.Process, grace: float) -> None:
-    """SIGTERM the command's group, give it `grace` seconds, then SIGKILL whatever is left (also if cancelled)."""
-    _signal_group(process.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(asyncio.shield(process.wait()), grace)
-    except TimeoutError:
-        pass
-    finally:
-        _signal_group(process.pid, signal.SIGKILL)
-
-
-async def end_leftovers(pgid: int, grace: float = 0.2) -> None:
-    """After the command ended: stop what it started in the background (same group), politely, then not."""
-    if not _signal_group(pgid, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + grace
-    while time.monotonic() < deadline:
-        if not _signal_group(pgid, 0):
-            return
-        await asyncio.sleep(0.02)
-    _signal_group(pgid, signal.SIGKILL)

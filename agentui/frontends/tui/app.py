@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
 from textual import work
-from textual.app import App
 from textual.binding import Binding, BindingType
 
 from agentui import __version__
@@ -26,6 +25,7 @@ from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.history import PromptHistory, history_file
+from agentui.frontends.tui.host import AppHost
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.screens.trust import TrustScreen
@@ -59,7 +59,7 @@ YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
 
 
-class AgentApp(App[None]):
+class AgentApp(AppHost):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -67,6 +67,8 @@ class AgentApp(App[None]):
         Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
     ]
+    view: ConversationView
+    permissions: PermissionQueue
 
     def __init__(
         self,

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 
 if TYPE_CHECKING:
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 AGAIN_SECONDS = 4.0
 
 
 class Copier:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self._targets: list[tuple[str, str]] = []
         self._at = 0

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from agentui.api.messages import Message
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
     from agentui.frontends.tui.widgets.answer import AssistantText, ThinkingView
 
 SETTLE_SECONDS = 0.3
@@ -46,7 +46,7 @@ MODE_MEANINGS = {
 
 
 class ConversationView:
-    def __init__(self, app: AgentApp, transcript: Transcript, status: StatusBar, todos: TodoPanel) -> None:
+    def __init__(self, app: AppHost, transcript: Transcript, status: StatusBar, todos: TodoPanel) -> None:
         self.app = app
         self.transcript = transcript
         self.status = status

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from textual.screen import ModalScreen
 
     from agentui.api.events import PermissionDecision, PermissionRequest
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 
 def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionDecision]:
@@ -33,7 +33,7 @@ def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionD
 
 
 class PermissionQueue:
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self._questions: deque[PermissionRequest] = deque()
         self._asking: ModalScreen[PermissionDecision] | None = None

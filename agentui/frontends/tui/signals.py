@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from agentui.api import end_cleanly_on_signals
 
 if TYPE_CHECKING:
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 
-def end_on_signals(app: AgentApp) -> None:
+def end_on_signals(app: AppHost) -> None:
     """From the app's own loop (its on_mount): the signal is handed to that loop, and ends the app there."""
     loop = asyncio.get_running_loop()
 

@@ -10,7 +10,7 @@ from agentui.frontends.tui.history_view import INIT_PROMPT
 
 if TYPE_CHECKING:
     from agentui.api import Conversation
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 HELP = (
     "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "
@@ -28,11 +28,11 @@ class SlashCommand:
     name: ClassVar[str]
     description: ClassVar[str]
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         raise NotImplementedError
 
 
-def idle_conversation(app: AgentApp, command: str) -> Conversation | None:
+def idle_conversation(app: AppHost, command: str) -> Conversation | None:
     """The open conversation if it is not working (else a sentence says to wait), for a command that changes it."""
     if (conversation := app.conversation) is not None and conversation.running:
         app.say(f"The agent is working; /{command} once it has finished (or press Esc).", "warning")
@@ -43,14 +43,14 @@ def idle_conversation(app: AgentApp, command: str) -> Conversation | None:
 class Help(SlashCommand):
     name, description = "help", "Show the keys and commands"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         app.say(HELP + " ".join(f"/{name}" for name in [*COMMANDS, *sorted(app.custom_commands)]))
 
 
 class Clear(SlashCommand):
     name, description = "clear", "Start a new session (the current one stays saved)"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.api import SessionRequest
 
         app.transcript.clear()
@@ -63,7 +63,7 @@ class Clear(SlashCommand):
 class Compact(SlashCommand):
     name, description = "compact", "Summarise the conversation so far to free context [instructions]"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if (conversation := idle_conversation(app, self.name)) is None:
             return
         app.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
@@ -72,7 +72,7 @@ class Compact(SlashCommand):
 class Memory(SlashCommand):
     name, description = "memory", "List the memory files (CLAUDE.md) the model reads"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         files = app.conversation.memory_files if app.conversation else []
         if not files:
             app.say(
@@ -91,7 +91,7 @@ class Memory(SlashCommand):
 class Mcp(SlashCommand):
     name, description = "mcp", "Show the MCP servers, whether each is connected, and their tools"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         servers = app.conversation.mcp_status() if app.conversation else []
         if not servers:
             app.say(
@@ -113,7 +113,7 @@ class Mcp(SlashCommand):
 class Resume(SlashCommand):
     name, description = "resume", "Resume an earlier session of this project"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.api import SessionRequest
 
         if arguments:
@@ -127,7 +127,7 @@ class Resume(SlashCommand):
 class Rewind(SlashCommand):
     name, description = "rewind", "Go back to before an earlier prompt: the files, the conversation, or both"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.api import RewindError, RewindRequest
         from agentui.frontends.tui.screens.rewind import RewindPicker
 
@@ -166,7 +166,7 @@ class Rewind(SlashCommand):
 class Tasks(SlashCommand):
     name, description = "tasks", "Show the background shells: their status and output, and stop one"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.frontends.tui.screens.background import BackgroundShellsScreen
 
         conversation = app.conversation
@@ -191,7 +191,7 @@ class Try(SlashCommand):
         "Try N ways at once, each in its own worktree, and keep the best: N [--models a,b] prompt",
     )
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.api import AttemptConfig, ConfigError, attempt_config
         from agentui.frontends.tui.screens.attempts import AttemptsScreen
 
@@ -232,7 +232,7 @@ class Try(SlashCommand):
 class Model(SlashCommand):
     name, description = "model", "Show or switch the model [name]"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if (conversation := app.conversation) is None:
             app.say(no_model_help(app), "warning")
         elif arguments:
@@ -249,7 +249,7 @@ class Model(SlashCommand):
 class Cost(SlashCommand):
     name, description = "cost", "Show the tokens used and what they cost"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if app.conversation is None:
             return
         usage, cost = app.conversation.usage
@@ -272,7 +272,7 @@ class Cost(SlashCommand):
 class Permissions(SlashCommand):
     name, description = "permissions", "Show the permission rules and mode, or add one: allow|deny|ask <rule>"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if (conversation := app.conversation) is None:
             return
         behavior, _, rule = arguments.partition(" ")
@@ -295,7 +295,7 @@ class Permissions(SlashCommand):
 class Theme(SlashCommand):
     name, description = "theme", "Switch the theme [name]"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if not arguments:
             app.say("Themes: " + ", ".join(sorted(app.available_themes)) + f" (now {app.theme}).")
             return
@@ -316,14 +316,14 @@ class Theme(SlashCommand):
 class Init(SlashCommand):
     name, description = "init", "Ask the model to write a CLAUDE.md for this project"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         app.send(INIT_PROMPT + (f"\n\n{arguments}" if arguments else ""))
 
 
 class Export(SlashCommand):
     name, description = "export", "Save the conversation as Markdown [file]"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         if app.conversation is None:
             return
         try:
@@ -339,7 +339,7 @@ class Export(SlashCommand):
 class Quit(SlashCommand):
     name, description = "quit", "Quit agentui"
 
-    async def run(self, app: AgentApp, arguments: str) -> None:
+    async def run(self, app: AppHost, arguments: str) -> None:
         await app.quit_now()
 
 
@@ -366,7 +366,7 @@ COMMANDS: dict[str, SlashCommand] = {
 }
 
 
-async def run_command(app: AgentApp, text: str) -> None:
+async def run_command(app: AppHost, text: str) -> None:
     name, _, arguments = text[1:].partition(" ")
     arguments = arguments.strip()
     if (command := COMMANDS.get(name)) is not None:
@@ -380,7 +380,7 @@ async def run_command(app: AgentApp, text: str) -> None:
         app.say(f"There is no command /{name}; /help lists them.", "warning")
 
 
-def remember(app: AgentApp, note: str) -> None:
+def remember(app: AppHost, note: str) -> None:
     """`#note`: a line for the project's memory file."""
     if not note:
         return
@@ -395,7 +395,7 @@ def remember(app: AgentApp, note: str) -> None:
     app.say(f"Added to {path}: {note}")
 
 
-def no_model_help(app: AgentApp) -> str:
+def no_model_help(app: AppHost) -> str:
     from agentui.api import config_dir
 
     config = config_dir(app.env) / "config.json"

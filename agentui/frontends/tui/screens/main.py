@@ -19,7 +19,7 @@ from agentui.frontends.tui.widgets.prompt_input import PromptInput
 from agentui.frontends.tui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 REWIND_WINDOW = 0.8
 """Seconds within which a second Esc on an empty prompt opens the rewind picker."""
@@ -74,7 +74,7 @@ class MainScreen(Screen[None]):
 
     def action_to_background(self) -> None:
         """Ctrl+B: the command running now goes on in the background (the model is told its id)."""
-        app = cast("AgentApp", self.app)
+        app = cast("AppHost", self.app)
         conversation = app.conversation
         if conversation is None or not conversation.background_foreground():
             app.say("No command is running to send to the background (Ctrl+B does that for a running Bash command).")
@@ -104,7 +104,7 @@ class MainScreen(Screen[None]):
             from agentui.frontends.tui.slash_commands import run_command
 
             self._escaped_at = 0.0
-            self.run_worker(run_command(cast("AgentApp", self.app), "/rewind"), exit_on_error=False)
+            self.run_worker(run_command(cast("AppHost", self.app), "/rewind"), exit_on_error=False)
         else:
             self._escaped_at = now if empty else 0.0
 

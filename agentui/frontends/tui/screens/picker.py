@@ -19,7 +19,7 @@ from agentui.api import SessionInfo
 
 if TYPE_CHECKING:
     from agentui.api import SessionRequest
-    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.host import AppHost
 
 
 def age(seconds: float) -> str:
@@ -110,7 +110,7 @@ class SessionPicker(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
-def pick_session(app: AgentApp, root: Path, new_if_none: SessionRequest | None = None) -> None:
+def pick_session(app: AppHost, root: Path, new_if_none: SessionRequest | None = None) -> None:
     """/resume (and --resume without an id): the sessions of the project at `root`, newest first; the one picked
     is opened, or, if none is and `new_if_none` is given, a new conversation as it asks."""
     from dataclasses import replace

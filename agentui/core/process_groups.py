@@ -1,0 +1,40 @@
+"""Ending a command's process group: SIGTERM, a grace period, then SIGKILL for whatever is left."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to the group; False if it is gone (or no longer ours to signal)."""
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def stop_group(process: asyncio.subprocess.Process, grace: float) -> None:
+    """SIGTERM the command's group, give it `grace` seconds, then SIGKILL whatever is left (also if cancelled)."""
+    signal_group(process.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(asyncio.shield(process.wait()), grace)
+    except TimeoutError:
+        pass
+    finally:
+        signal_group(process.pid, signal.SIGKILL)
+
+
+async def end_leftovers(pgid: int, grace: float = 0.2) -> None:
+    """After the command ended: stop what it started in the background (same group), politely, then not."""
+    if not signal_group(pgid, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not signal_group(pgid, 0):
+            return
+        await asyncio.sleep(0.02)
+    signal_group(pgid, signal.SIGKILL)
