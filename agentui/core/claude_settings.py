@@ -193,7 +193,7 @@ def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> li
 def add_rule(project_root: Path, behavior: str, rule: str) -> Path:
     """Append `rule` to `permissions.<behavior>` in the project's settings.local.json, creating it with the right
     shape and keeping everything else in it. Written atomically; returns the file's path."""
-    from agentui.core.tools.files import atomic_write
+    from agentui.core.atomic_write import atomic_write
 
     path = local_settings_path(project_root)
     data: dict[str, Any] = {}

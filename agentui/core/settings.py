@@ -184,7 +184,7 @@ def save_config_value(key: str, value: object, env: Mapping[str, str] | None = N
     """Set one key in agentui's config file, keeping the rest as it is (written atomically)."""
     import json
 
-    from agentui.core.tools.files import atomic_write
+    from agentui.core.atomic_write import atomic_write
 
     if key not in ConfigFile.model_fields:
         raise ConfigError(f"{key!r} is not a setting of agentui's config file.")

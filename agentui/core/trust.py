@@ -40,7 +40,7 @@ def is_trusted(project_root: Path, env: Mapping[str, str] | None = None) -> bool
 def trust(project_root: Path, env: Mapping[str, str] | None = None) -> None:
     from datetime import datetime
 
-    from agentui.core.tools.files import atomic_write
+    from agentui.core.atomic_write import atomic_write
 
     path = trust_file(env)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -169,7 +169,7 @@ def _read_or_none(path: Path) -> Any:
 
 
 def remember_approval(root: Path, name: str, enabled: bool, env: Mapping[str, str]) -> None:
-    from agentui.core.tools.files import atomic_write
+    from agentui.core.atomic_write import atomic_write
 
     path = approvals_file(env)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -16,20 +16,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentui.core.events import PermissionDecision, PermissionMode
 from agentui.core.messages import ToolUseBlock
-from agentui.core.permissions.gate import Verdict
+from agentui.core.permissions.gate import CheckedTool, Verdict
 from agentui.core.permissions.protected import protected_reason
 from agentui.core.permissions.public_files import public_file
 from agentui.core.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.permissions.shell import SimpleCommand
 from agentui.core.permissions.web import is_private_host, url_host
-from agentui.core.tools.base import Tool, ToolArgs
 from agentui.core.workspace import Workspace, relative_within
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from agentui.core.denied_files import DeniedFiles
     from agentui.core.permissions.git_repository import GitRepositories
     from agentui.core.sandbox import Sandbox
@@ -112,7 +113,7 @@ class PermissionEngine:
 
     # The gate
 
-    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
+    def check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict:
         if tool.name == "Bash":
             command = str(getattr(args, "command", ""))
             disable = bool(getattr(args, "dangerouslyDisableSandbox", False))
@@ -130,7 +131,7 @@ class PermissionEngine:
             return self._path_tool(tool, raw)
         return self._plain_tool(tool)
 
-    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
+    def remember(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock, decision: PermissionDecision) -> None:
         if decision.behavior == "allow" and decision.mode is not None:
             self.mode = decision.mode  # (an approved plan: the edits come next)
         if decision.behavior != "allow" or decision.scope == "once":
@@ -353,7 +354,7 @@ class PermissionEngine:
 
     # Tools without paths
 
-    def _plain_tool(self, tool: Tool[Any]) -> Verdict:
+    def _plain_tool(self, tool: CheckedTool) -> Verdict:
         name = tool.name
         if rule := self._find("deny", name):
             return Verdict("deny", f"the rule {rule.text} denies it")
@@ -422,7 +423,7 @@ class PermissionEngine:
 
     # Tools with a path
 
-    def _path_tool(self, tool: Tool[Any], raw: str) -> Verdict:
+    def _path_tool(self, tool: CheckedTool, raw: str) -> Verdict:
         ws, name = self.workspace, tool.name
         lexical = ws.absolute(raw)
         real = Path(os.path.realpath(lexical))

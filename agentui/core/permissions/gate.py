@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from agentui.core.events import PermissionDecision
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from agentui.core.messages import ToolUseBlock
-    from agentui.core.tools.base import Tool, ToolArgs
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,10 +36,29 @@ class Verdict:
     lets this one command write it, past the guard Bash commands otherwise run under."""
 
 
-class PermissionGate(Protocol):
-    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict: ...
+class CheckedTool(Protocol):
+    """What the check reads of a tool (`tools.base.Tool` is one): the permissions know no tool, only these."""
 
-    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None: ...
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str:
+        """ "read", "write" or "execute"."""
+        ...
+
+    @property
+    def offered(self) -> bool: ...
+
+    def permission_path(self, args: Any) -> str | None: ...
+
+
+class PermissionGate(Protocol):
+    def check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict: ...
+
+    def remember(
+        self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock, decision: PermissionDecision
+    ) -> None: ...
 
 
 class KindGate:
@@ -48,7 +68,7 @@ class KindGate:
     def __init__(self) -> None:
         self._allowed_tools: set[str] = set()
 
-    def check(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock) -> Verdict:
+    def check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict:
         if tool.kind == "read":
             return Verdict("allow", "read-only tool")
         if tool.name in self._allowed_tools:
@@ -56,6 +76,6 @@ class KindGate:
         verb = "modify files" if tool.kind == "write" else "run commands"
         return Verdict("ask", f"{tool.name} can {verb}")
 
-    def remember(self, tool: Tool[Any], args: ToolArgs, call: ToolUseBlock, decision: PermissionDecision) -> None:
+    def remember(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock, decision: PermissionDecision) -> None:
         if decision.behavior == "allow" and decision.scope != "once":
             self._allowed_tools.add(tool.name)

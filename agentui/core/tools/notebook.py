@@ -9,10 +9,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agentui.core.atomic_write import atomic_write
 from agentui.core.errors import AgentuiError
 from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.files import atomic_write
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
-from agentui.core.tools.files import BinaryFileError, TextFormat, atomic_write, decode, for_display
+from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
 from agentui.core.workspace import Workspace
 
 

@@ -1,0 +1,40 @@
+"""The house's import rules hold: no circles among agentui's modules, nothing imports a layer above its own (the
+core never a front end or the surface; the surface never a front end), tools never import the loop and guards never
+import tools. CONTRIBUTING.md, "The layers", says why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.support.layers import circles, imports, wrong_arrows
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_agentui_has_no_circles_and_no_arrow_against_the_layers() -> None:
+    graph = imports(ROOT)
+    assert len(graph) > 150 and sum(map(len, graph.values())) > 500  # (the whole package was read)
+    assert circles(graph) == []
+    assert wrong_arrows(graph) == []
+
+
+def test_a_planted_circle_and_planted_wrong_imports_are_found(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "agentui", tmp_path / "agentui", ignore=shutil.ignore_patterns("__pycache__"))
+    plant = {
+        "agentui/core/tools/read.py": "from agentui.core.agent import Agent\n",  # a tool imports the loop
+        "agentui/core/permissions/rules.py": "from agentui.core import tools\n",  # a guard imports a tool
+        "agentui/core/events.py": "def f():\n    from agentui.frontends.tui.app import AgentApp\n",  # up
+        "agentui/core/dirs.py": "from agentui.core.errors import AgentuiError\n",
+        "agentui/core/errors.py": "if False:\n    import agentui.core.dirs\n",  # a circle, however hidden
+    }
+    for name, text in plant.items():
+        path = tmp_path / name
+        path.write_text(path.read_text() + "\n" + text)
+    graph = imports(tmp_path)
+    assert ["agentui.core.dirs", "agentui.core.errors"] in circles(graph)
+    wrong = wrong_arrows(graph)
+    assert "agentui.core.tools.read -> agentui.core.agent: a tool imports the loop" in wrong
+    assert "agentui.core.permissions.rules -> agentui.core.tools: a guard imports a tool" in wrong
+    assert "agentui.core.events -> agentui.frontends.tui.app: core import front ends" in wrong
+    assert len(wrong) == 3
