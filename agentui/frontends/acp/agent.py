@@ -201,10 +201,7 @@ class AcpAgent:
             case ToolEnd():
                 queue.put_nowait(_tool_done(event.tool_call_id, event.content, event.is_error, event.details or None))
             case TaskListUpdate():
-                entries = [
-                    acp.plan_entry(task.subject, status=task.status if task.status != "deleted" else "completed")
-                    for task in event.tasks
-                ]
+                entries = [acp.plan_entry(task.subject, status=task.status) for task in event.tasks]
                 queue.put_nowait(acp.update_plan(entries))
             case PermissionRequest():
                 asyncio.get_running_loop().create_task(self._ask(session_id, event))

@@ -270,7 +270,9 @@ class OnCluster:
         except ImportError:
             raise EvalError("--cluster needs Dask's distributed package: pip install 'agentui[cluster]'.") from None
         _route_logs()  # (distributed gave its loggers their own handler on stderr as it was imported)
-        client = Client(self.address, asynchronous=True, timeout=30, set_as_default=False)
+        client = Client(  # type: ignore[no-untyped-call]  # (distributed's Client is not annotated)
+            self.address, asynchronous=True, timeout=30, set_as_default=False
+        )
         try:
             self.client = await client
         except Exception as exc:  # (refused, timed out, not an address, TLS not set up...)

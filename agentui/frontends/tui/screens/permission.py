@@ -16,9 +16,9 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from agentui.api import call_summary
 from agentui.api.events import PermissionDecision, PermissionRequest
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
-from agentui.frontends.tui.widgets.tool_block import call_summary
 
 PREVIEW_BYTES = 1_000_000
 
