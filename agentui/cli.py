@@ -66,9 +66,10 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--input-format",
-        choices=("text", "stream-json"),
+        choices=("text", "stream-json", "commands"),
         default="text",
-        help="stream-json: serve an Agent SDK program, reading its messages and control requests on stdin",
+        help="stream-json: serve an Agent SDK program, reading its messages and control requests on stdin; "
+        "commands: agentui's own commands, one JSON line each, answered by its events (see README)",
     )
     parser.add_argument(
         "--permission-prompt-tool",
@@ -346,13 +347,16 @@ def _run(argv: list[str]) -> int:
     if acp:
         return _serve_acp(args)
     sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
+    commands = args.input_format == "commands"
+    if commands and (args.output_format or "events") != "events":
+        return _fail("--input-format commands needs --output-format events.")
     if sdk and (args.output_format or "stream-json") != "stream-json":
         return _fail("--input-format stream-json needs --output-format stream-json.")
     if args.permission_prompt_tool not in (None, "stdio"):
         return _fail("--permission-prompt-tool takes only 'stdio' (an MCP tool as the prompt is not supported yet).")
     if args.permission_prompt_tool and not sdk:
         return _fail("--permission-prompt-tool needs --input-format stream-json.")
-    if not args.print_mode and args.output_format is not None and not sdk:
+    if not args.print_mode and args.output_format is not None and not (sdk or commands):
         return _fail("--output-format only works with -p.")
     if args.resume_session_at and not args.resume:
         return _fail("--resume-session-at needs --resume with the session's id.")
@@ -374,7 +378,7 @@ def _run(argv: list[str]) -> int:
 
     from pathlib import Path
 
-    if not args.print_mode and not sdk:
+    if not args.print_mode and not (sdk or commands):
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
         from agentui.frontends.tui import run_app
@@ -397,6 +401,25 @@ def _run(argv: list[str]) -> int:
         return _fail(str(exc))
     cwd = Path.cwd()
     session, permissions = _session_request(args), _permission_options(args)
+    if commands:
+        import asyncio
+
+        from agentui.frontends.commands.stdio import run_commands
+
+        return _guarded(
+            lambda: asyncio.run(
+                run_commands(
+                    settings,
+                    max_turns=args.max_turns,
+                    system_prompt=args.system_prompt,
+                    append_system_prompt=args.append_system_prompt,
+                    permissions=permissions,
+                    session=session,
+                    mcp_configs=tuple(args.mcp_configs),
+                    extras=_launch_extras(args),
+                )
+            )
+        )
     if sdk:
         import asyncio
 

@@ -8,7 +8,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from agentui.core.agent import Agent
 from agentui.core.agent_config import AgentConfig
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentui.core.attempts import AttemptConfig, Attempts, Verdict
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
+    from agentui.core.control import Command
     from agentui.core.events import Event, ModelSpend, PermissionDecision, Subscription, TaskItem
     from agentui.core.hooks import HookCallback
     from agentui.core.mcp.client import SdkBridge
@@ -400,6 +401,75 @@ class Conversation:
         if answered and decision.behavior == "allow" and decision.mode is not None:
             self.set_mode(decision.mode)
         return answered
+
+    async def handle(self, command: Command) -> object:
+        """Do what `command` says (a command of `core.control`, as data); what the method it stands for returns."""
+        from agentui.core.control import (
+            AddRule,
+            Answer,
+            CommandError,
+            Compact,
+            CompletePath,
+            CycleMode,
+            EndGrants,
+            Export,
+            FollowUp,
+            GrantForRun,
+            Interrupt,
+            Prompts,
+            Rewind,
+            RunShell,
+            Send,
+            SetMode,
+            SetModel,
+            Steer,
+            StopBackground,
+        )
+
+        if isinstance(command, Send | Compact) and self.running:
+            raise CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
+        match command:
+            case Send(text=text, images=images):
+                return await self.send(text, images)
+            case Steer(text=text, images=images):
+                self.steer(text, images)
+            case FollowUp(text=text):
+                if not self.running:
+                    return await self.send(text)
+                self.agent.follow_up(text)
+            case Interrupt():
+                self.interrupt()
+            case Answer(request_id=request_id, decision=decision):
+                return self.answer(request_id, decision)
+            case SetMode(mode=mode):
+                self.set_mode(mode)
+            case CycleMode():
+                return self.cycle_mode()
+            case SetModel(model=model):
+                self.set_model(model)
+            case Compact(instructions=instructions):
+                return await self.compact(instructions)
+            case Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
+                return self.rewind(to, code=code, conversation=history, overwrite=overwrite)
+            case RunShell(command=shell_command):
+                return await self.run_shell(shell_command)
+            case GrantForRun(rules=rules, source=source):
+                return self.grant_for_run(list(rules), source)
+            case EndGrants():
+                self.end_grants()
+            case AddRule(behavior=behavior, rule=rule):
+                return self.add_rule(behavior, rule)
+            case Export(name=name):
+                return self.export(name)
+            case CompletePath(typed=typed):
+                return self.complete_path(typed)
+            case Prompts():
+                return self.prompts()
+            case StopBackground(shell_id=shell_id):
+                return await self.stop_background(shell_id)
+            case _:
+                assert_never(command)
+        return None
 
     async def attempt(
         self, prompt: str, configs: Sequence[AttemptConfig], evaluate: str = "judge"

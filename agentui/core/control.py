@@ -1,0 +1,209 @@
+"""The commands a front end gives a conversation, as data: one union of frozen pydantic models, each with its `type`,
+mirroring the event union, so that a command arrives as a JSON line as readily as a method call.
+
+`Conversation.handle(command)` does what the command says and returns what the method it stands for returns;
+`outcome_json` turns that into JSON for a protocol.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from agentui.core.errors import AgentuiError
+from agentui.core.events import PermissionDecision, PermissionMode
+from agentui.core.messages import ImageBlock
+
+
+class CommandError(AgentuiError):
+    """A command that is not one: not JSON, an unknown type, a missing or wrong field."""
+
+
+class _Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: str  # narrowed to a Literal by each command; declared here so it leads every JSON line
+    id: str | None = None
+    """The caller's name for this command, given back with its outcome."""
+
+
+class Send(_Command):
+    """A prompt: runs until the model has answered and its tool calls are done. Outcome: the run's result."""
+
+    type: Literal["send"] = "send"
+    text: str
+    images: tuple[ImageBlock, ...] = ()
+
+
+class Steer(_Command):
+    """A message for the run going on: the model sees it after the current tool calls."""
+
+    type: Literal["steer"] = "steer"
+    text: str
+    images: tuple[ImageBlock, ...] = ()
+
+
+class FollowUp(_Command):
+    """The next prompt, once the model ends its turn (a prompt at once if nothing runs). Outcome: the run's result
+    when it started one, else nothing."""
+
+    type: Literal["follow_up"] = "follow_up"
+    text: str
+
+
+class Interrupt(_Command):
+    """Stop the running step now: the run ends "cancelled"."""
+
+    type: Literal["interrupt"] = "interrupt"
+
+
+class Answer(_Command):
+    """The answer to a permission request. Outcome: whether anything was waiting for it."""
+
+    type: Literal["answer"] = "answer"
+    request_id: str
+    decision: PermissionDecision
+
+
+class SetMode(_Command):
+    type: Literal["set_mode"] = "set_mode"
+    mode: PermissionMode
+
+
+class CycleMode(_Command):
+    """Shift+Tab: the next permission mode. Outcome: the mode now."""
+
+    type: Literal["cycle_mode"] = "cycle_mode"
+
+
+class SetModel(_Command):
+    type: Literal["set_model"] = "set_model"
+    model: str
+
+
+class Compact(_Command):
+    """Summarise all but the recent turns now. Outcome: the run's result."""
+
+    type: Literal["compact"] = "compact"
+    instructions: str | None = None
+
+
+class Rewind(_Command):
+    """Back to before a prompt (a `prompts` point's uuid): the files changed since and the conversation."""
+
+    type: Literal["rewind"] = "rewind"
+    to: str
+    code: bool = True
+    conversation: bool = True
+    overwrite: bool = False
+
+
+class RunShell(_Command):
+    """The person's own `!command`. Outcome: what it printed, whether it failed, its details."""
+
+    type: Literal["run_shell"] = "run_shell"
+    command: str
+
+
+class GrantForRun(_Command):
+    """Allow these rules until the next run ends. Outcome: a sentence for each rule that could not be parsed."""
+
+    type: Literal["grant_for_run"] = "grant_for_run"
+    rules: tuple[str, ...]
+    source: str = "command"
+
+
+class EndGrants(_Command):
+    type: Literal["end_grants"] = "end_grants"
+
+
+class AddRule(_Command):
+    """A permission rule, in force now and saved to the project's local settings. Outcome: that file."""
+
+    type: Literal["add_rule"] = "add_rule"
+    behavior: Literal["allow", "deny", "ask"]
+    rule: str
+
+
+class Export(_Command):
+    """The conversation as text in a file. Outcome: the file."""
+
+    type: Literal["export"] = "export"
+    name: str = ""
+
+
+class CompletePath(_Command):
+    """What a typed path may go on as. Outcome: the candidates."""
+
+    type: Literal["complete_path"] = "complete_path"
+    typed: str
+
+
+class Prompts(_Command):
+    """The prompts of this branch, oldest first: the points a rewind can go back to."""
+
+    type: Literal["prompts"] = "prompts"
+
+
+class StopBackground(_Command):
+    """Stop a background shell. Outcome: whether it was running."""
+
+    type: Literal["stop_background"] = "stop_background"
+    shell_id: str
+
+
+Command = Annotated[
+    Send
+    | Steer
+    | FollowUp
+    | Interrupt
+    | Answer
+    | SetMode
+    | CycleMode
+    | SetModel
+    | Compact
+    | Rewind
+    | RunShell
+    | GrantForRun
+    | EndGrants
+    | AddRule
+    | Export
+    | CompletePath
+    | Prompts
+    | StopBackground,
+    Field(discriminator="type"),
+]
+
+
+@cache
+def _command_adapter() -> TypeAdapter[Command]:
+    return TypeAdapter(Command)
+
+
+def parse_command(line: str | bytes) -> Command:
+    """A command from its JSON form; CommandError, in one sentence, for anything else."""
+    try:
+        return _command_adapter().validate_json(line)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise CommandError(f"not a command: {first['msg']}" + (f" at {where}" if where else "") + ".") from None
+
+
+def outcome_json(outcome: object) -> Any:
+    """A command's outcome as JSON: models and dataclasses as objects, paths as strings."""
+    if isinstance(outcome, BaseModel):
+        return outcome.model_dump(mode="json", exclude_none=True)
+    if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
+        return {field.name: outcome_json(getattr(outcome, field.name)) for field in dataclasses.fields(outcome)}
+    if isinstance(outcome, Path):
+        return str(outcome)
+    if isinstance(outcome, list | tuple):
+        return [outcome_json(item) for item in outcome]
+    if isinstance(outcome, dict):
+        return {str(key): outcome_json(value) for key, value in outcome.items()}
+    return outcome

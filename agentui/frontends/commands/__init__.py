@@ -1,0 +1,1 @@
+"""agentui's own protocol on stdio: commands in (`agentui.api.control`, one JSON line each), events out."""
