@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
@@ -358,6 +358,14 @@ class Conversation:
             return None
         lines = sum(1 for entry in loaded.chain if entry.get("type") in ("user", "assistant"))
         return Resumed(loaded.session_id, loaded.title, lines, loaded.tool_details, loaded.leaf_uuid)
+
+    def replay(self) -> Iterator[Event]:
+        """The history this conversation resumed, as the events a live run emits (see `core.replay`), for a front end
+        to draw with its live handlers; nothing for a new conversation. Call it before the first prompt."""
+        from agentui.core.replay import replay
+
+        loaded = self.session.resumed_from
+        return replay(self.agent.messages, loaded.tool_details, self.session_id) if loaded is not None else iter(())
 
     @property
     def messages(self) -> list[Message]:

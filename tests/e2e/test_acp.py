@@ -108,6 +108,10 @@ async def test_a_session_prompts_asks_cancels_and_loads_again(
         replayed = again.kinds()
         assert replayed[0] == "user_message_chunk" and "tool_call" in replayed
         assert "Done: hello.txt." in again.text()
+        # (drawn from the session's replayed events, as a live run: the Write's end carries its recorded details)
+        [ended] = [u for u in again.updates if u.session_update == "tool_call_update" and u.tool_call_id == "w1"]
+        assert ended.status == "completed" and ended.raw_output["type"] == "create"
+        assert ended.raw_output["filePath"].endswith("hello.txt")
 
 
 def test_bad_lines_and_a_closed_input_end_cleanly(agentui_bin: str, clean_env: dict[str, str], tmp_path: Path) -> None:

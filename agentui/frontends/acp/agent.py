@@ -38,8 +38,9 @@ from agentui.api.events import (
     ToolEnd,
     ToolProgress,
     ToolStart,
+    UserMessage,
 )
-from agentui.api.messages import ImageBlock, TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.api.messages import ImageBlock, TextBlock
 
 log = logging.getLogger(__name__)
 
@@ -135,19 +136,9 @@ class AcpAgent:
         await self._updates[session_id].join()
 
     async def _replay(self, conversation: Conversation) -> None:
-        """A loaded session's history, as the updates that made it."""
-        queue = self._updates[conversation.session_id]
-        for message in conversation.messages:
-            for block in message.content:
-                if isinstance(block, TextBlock) and block.text.strip():
-                    chunk = acp.text_block(block.text)
-                    queue.put_nowait(
-                        acp.update_user_message(chunk) if message.role == "user" else acp.update_agent_message(chunk)
-                    )
-                elif isinstance(block, ToolUseBlock):
-                    queue.put_nowait(_tool_start(block.id, block.name, block.input, conversation.root, "completed"))
-                elif isinstance(block, ToolResultBlock):
-                    queue.put_nowait(_tool_done(block.tool_use_id, block.content, block.is_error))
+        """A loaded session's history, as the updates that made it: its events go through the live translation."""
+        for event in conversation.replay():
+            self._translate(conversation.session_id, event, replaying=True)
         await self._flush(conversation.session_id)
 
     # Prompts
@@ -185,10 +176,14 @@ class AcpAgent:
 
     # Events into updates
 
-    def _translate(self, session_id: str, event: Event) -> None:
+    def _translate(self, session_id: str, event: Event, *, replaying: bool = False) -> None:
         queue = self._updates[session_id]
         conversation = self.sessions[session_id]
         match event:
+            case UserMessage() if replaying:  # (live, the client shows what it sent itself)
+                for block in event.message.content:
+                    if isinstance(block, TextBlock) and block.text.strip():
+                        queue.put_nowait(acp.update_user_message(acp.text_block(block.text)))
             case TextDelta():
                 queue.put_nowait(acp.update_agent_message_text(event.text))
             case ThinkingDelta():
