@@ -736,6 +736,10 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
         assert "This project's .mcp.json starts it with:" in str(app.screen.query_one(Static).render())
+        box = app.screen.query_one("#question")  # (drawn as every yes-or-no question is: a framed box, centred)
+        assert box.border_title == "Use the MCP server tiny?" and box.styles.border_top[0] == "thick"
+        await until(pilot, lambda: box.region.width > 0)
+        assert box.region.width == 96 and box.region.x == 12  # (80% of 120 columns, in the middle)
         await pilot.press("y")
         await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(app, Notice)))
     assert not (harness.project / ".claude").exists()  # nothing written into the repository

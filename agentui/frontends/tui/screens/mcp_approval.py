@@ -5,27 +5,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.content import Content
-from textual.screen import ModalScreen
-from textual.widgets import Static
+
+from agentui.frontends.tui.screens.yes_or_no import YesOrNoScreen
 
 
-class McpApprovalScreen(ModalScreen[bool | None]):
-    DEFAULT_CSS = """
-    McpApprovalScreen { align: center middle; background: $background 60%; }
-    McpApprovalScreen #approval {
-        width: 80%;
-        max-width: 100;
-        height: auto;
-        padding: 1 2;
-        border: thick $warning;
-        background: $panel;
-    }
-    McpApprovalScreen .choice { color: $text-muted; margin-top: 1; }
-    """
+class McpApprovalScreen(YesOrNoScreen[bool | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", show=False),
         Binding("n", "answer(False)", show=False),
@@ -33,18 +18,11 @@ class McpApprovalScreen(ModalScreen[bool | None]):
     ]
 
     def __init__(self, name: str, what: str) -> None:
-        super().__init__()
+        super().__init__(
+            f"Use the MCP server {name}?",
+            f"This project's .mcp.json starts it with: {what}",
+            [],
+            "y  Use it (remembered for this project)      n  Never for this project      Esc  Not now",
+        )
         self.server_name = name
         self.what = what
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="approval") as box:
-            box.border_title = f"Use the MCP server {self.server_name}?"
-            yield Static(Content(f"This project's .mcp.json starts it with: {self.what}"))
-            yield Static(
-                Content("y  Use it (remembered for this project)      n  Never for this project      Esc  Not now"),
-                classes="choice",
-            )
-
-    def action_answer(self, answer: bool | None) -> None:
-        self.dismiss(answer)
