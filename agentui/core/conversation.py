@@ -169,7 +169,7 @@ class Conversation:
         if provider is None:
             from agentui.core.providers import create_provider
 
-            provider = create_provider(launch.settings)
+            provider = create_provider(launch.settings.provider_config())
         settings = launch.settings
         config = AgentConfig(
             model=settings.model,
@@ -526,7 +526,7 @@ class Conversation:
         if config.settings is not None:  # (a branch on another provider: its own client, closed after its run)
             from agentui.core.providers import create_provider
 
-            provider = create_provider(config.settings)
+            provider = create_provider(config.settings.provider_config())
             agent_config = agent_config.model_copy(update={"model": config.settings.model})
         branch = Agent(
             provider,

@@ -57,7 +57,7 @@ class Router:
         if key not in self._providers:
             from agentui.core.providers import create_provider
 
-            self._providers[key] = create_provider(self._resolved[key])
+            self._providers[key] = create_provider(self._resolved[key].provider_config())
         return Target(self._providers[key], route.model)
 
     def routes(self, kind: str) -> bool:

@@ -10,15 +10,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.openapi.config import OpenApiConfig
+from agentui.core.providers import ProviderConfig, ProviderName
 
-ProviderName = Literal["anthropic", "openai", "scripted"]
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
@@ -158,6 +157,10 @@ class Settings(BaseModel):
     routes: dict[str, Route] = Field(default_factory=dict)
     """The config file's routes, "main" already applied to the provider and model above."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
+
+    def provider_config(self) -> ProviderConfig:
+        """What `create_provider` makes the provider from."""
+        return ProviderConfig(self.provider, self.base_url, self.api_key, self.auth_token, self.betas, self.script)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,11 @@ NEVER: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
         re.compile(r"agentui\.core\.(permissions(\.|$)|sandbox|guard|standin|denied_files$|trust$)"),
         re.compile(r"agentui\.core\.tools(\.|$)"),
     ),
+    (
+        "a provider imports the settings",  # (a provider is made from its own ProviderConfig)
+        re.compile(r"agentui\.core\.providers(\.|$)"),
+        re.compile(r"agentui\.core\.(settings|claude_settings)$"),
+    ),
 ]
 
 

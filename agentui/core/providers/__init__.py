@@ -2,26 +2,42 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from agentui.core.providers.base import Provider
-    from agentui.core.settings import Settings
+
+ProviderName = Literal["anthropic", "openai", "scripted"]
 
 
-def create_provider(settings: Settings) -> Provider:
-    """The provider `settings` name, configured from them (the key, the base URL, the script file)."""
-    if settings.provider == "anthropic":
+@dataclass(frozen=True)
+class ProviderConfig:
+    """What a provider is made from: which one, and how to reach it (`Settings.provider_config()` gives it)."""
+
+    name: ProviderName
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    auth_token: str | None = field(default=None, repr=False)
+    betas: tuple[str, ...] = ()
+    script: Path | None = None
+    """The scripted provider's script file."""
+
+
+def create_provider(config: ProviderConfig) -> Provider:
+    """The provider `config` names, configured from it (the key, the base URL, the script file)."""
+    if config.name == "anthropic":
         from agentui.core.providers.anthropic import AnthropicProvider
 
         return AnthropicProvider(
-            api_key=settings.api_key, auth_token=settings.auth_token, base_url=settings.base_url, betas=settings.betas
+            api_key=config.api_key, auth_token=config.auth_token, base_url=config.base_url, betas=config.betas
         )
-    if settings.provider == "openai":
+    if config.name == "openai":
         from agentui.core.providers.openai import OpenAIProvider
 
-        return OpenAIProvider(api_key=settings.api_key, base_url=settings.base_url)
+        return OpenAIProvider(api_key=config.api_key, base_url=config.base_url)
     from agentui.core.providers.scripted import ScriptedProvider
 
-    assert settings.script is not None, "settings validation requires a script for the scripted provider"
-    return ScriptedProvider.from_file(settings.script)
+    assert config.script is not None, "settings validation requires a script for the scripted provider"
+    return ScriptedProvider.from_file(config.script)
