@@ -17,7 +17,7 @@ REPOSITORY_FILES = 10_000
 
 
 def branch_overhead() -> Iterator[Result]:
-    from agentui.core.working_copy import WorkingCopy
+    from agentui.core.parallel.working_copy import WorkingCopy
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-C", str(project), *args], check=True, capture_output=True)

@@ -20,7 +20,7 @@ FIRST_COUNT = """
 import socket, sys, time
 socket.socket.connect = socket.create_connection = socket.getaddrinfo = lambda *a, **k: (_ for _ in ()).throw(OSError())
 started = time.perf_counter()
-from agentui.core import context
+from agentui.core.context import window as context
 context._bundled_encoding = lambda: None
 imported = time.perf_counter()
 context.TokenCounter().count("def main():\\n    return 1\\n" * 100)
@@ -50,8 +50,8 @@ def first_count() -> Result:
 
 
 def counting() -> Iterator[Result]:
-    from agentui.core import context
-    from agentui.core.context import ENCODINGS, TokenCounter
+    from agentui.core.context import window as context
+    from agentui.core.context.window import ENCODINGS, TokenCounter
 
     text = Path(__file__).read_text() * 20
     with tempfile.TemporaryDirectory() as empty:
@@ -86,8 +86,8 @@ def counting() -> Iterator[Result]:
 
 
 def meter_and_compaction() -> Iterator[Result]:
-    from agentui.core import compaction
-    from agentui.core.context import ContextMeter, TokenCounter
+    from agentui.core.context import compaction
+    from agentui.core.context.window import ContextMeter, TokenCounter
     from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
     counter = TokenCounter.estimating()

@@ -52,8 +52,8 @@ class Pipeline:
     """A project with 50 rules, a bus with a session writer on it, and a dispatcher, as an agent run has them."""
 
     def __init__(self, scratch: Path) -> None:
-        from agentui.core.dispatch import ToolDispatcher
         from agentui.core.events import EventBus
+        from agentui.core.loop.dispatch import ToolDispatcher
         from agentui.core.project import open_project
         from agentui.core.session.writer import SessionWriter
 

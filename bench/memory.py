@@ -51,7 +51,7 @@ class PlayedModel:
         self.samples: dict[int, float] = {}
 
     def __call__(self, request) -> Any:  # type: ignore[no-untyped-def]
-        from agentui.core.compaction import SUMMARY_SYSTEM
+        from agentui.core.context.compaction import SUMMARY_SYSTEM
         from tests.support.loopback import Reply
         from tests.support.sse import anthropic_stream
 

@@ -86,7 +86,7 @@ def _timed(name: str, text: str, *, target: float) -> Iterator[Result]:
             scale=1000,
             note=f"{len(text):,} characters; verdict {verdict.behavior}",
         )
-        from agentui.core.permissions.shell import analyze
+        from agentui.core.safety.permissions.shell import analyze
 
         parsed = analyze(text)
         assert len(parsed.commands) == SUBCOMMANDS, len(parsed.commands)

@@ -23,8 +23,8 @@ RUNS = 60
 
 
 async def _timings(directory: Path, domains: tuple[str, ...] = ()) -> dict[str, list[float]]:
-    from agentui.core.guard import Guard
-    from agentui.core.sandbox import Sandbox, SandboxConfig
+    from agentui.core.safety.guard import Guard
+    from agentui.core.safety.sandbox import Sandbox, SandboxConfig
     from agentui.core.tools.base import ToolContext
     from agentui.core.tools.bash import Bash, BashArgs
     from agentui.core.workspace import Workspace

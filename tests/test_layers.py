@@ -22,8 +22,8 @@ def test_agentui_has_no_circles_and_no_arrow_against_the_layers() -> None:
 def test_a_planted_circle_and_planted_wrong_imports_are_found(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "agentui", tmp_path / "agentui", ignore=shutil.ignore_patterns("__pycache__"))
     plant = {
-        "agentui/core/tools/read.py": "from agentui.core.agent import Agent\n",  # a tool imports the loop
-        "agentui/core/permissions/rules.py": "from agentui.core import tools\n",  # a guard imports a tool
+        "agentui/core/tools/read.py": "from agentui.core.loop.agent import Agent\n",  # a tool imports the loop
+        "agentui/core/safety/permissions/rules.py": "from agentui.core import tools\n",  # a guard imports a tool
         "agentui/core/events.py": "def f():\n    from agentui.frontends.tui.app import AgentApp\n",  # up
         "agentui/core/dirs.py": "from agentui.core.errors import AgentuiError\n",
         "agentui/core/errors.py": "if False:\n    import agentui.core.dirs\n",  # a circle, however hidden
@@ -34,7 +34,7 @@ def test_a_planted_circle_and_planted_wrong_imports_are_found(tmp_path: Path) ->
     graph = imports(tmp_path)
     assert ["agentui.core.dirs", "agentui.core.errors"] in circles(graph)
     wrong = wrong_arrows(graph)
-    assert "agentui.core.tools.read -> agentui.core.agent: a tool imports the loop" in wrong
-    assert "agentui.core.permissions.rules -> agentui.core.tools: a guard imports a tool" in wrong
+    assert "agentui.core.tools.read -> agentui.core.loop.agent: a tool imports the loop" in wrong
+    assert "agentui.core.safety.permissions.rules -> agentui.core.tools: a guard imports a tool" in wrong
     assert "agentui.core.events -> agentui.frontends.tui.app: core import front ends" in wrong
     assert len(wrong) == 3

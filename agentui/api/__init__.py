@@ -17,13 +17,13 @@ _EXPORTS = {
     "ShellOutcome": "agentui.core.conversation",
     "Resumed": "agentui.core.conversation",
     "McpStatus": "agentui.core.conversation",
-    "RunResult": "agentui.core.run",
+    "RunResult": "agentui.core.loop.run",
     "Settings": "agentui.core.settings",
     "PermissionOptions": "agentui.core.project",
     "Project": "agentui.core.project",
     "ProjectError": "agentui.core.project",
     "open_project": "agentui.core.project",
-    "RuleError": "agentui.core.permissions.rules",
+    "RuleError": "agentui.core.safety.permissions.rules",
     "Provider": "agentui.core.providers.base",
     # sessions: which to open, and the list to pick from
     "SessionRequest": "agentui.core.session.store",
@@ -43,17 +43,17 @@ _EXPORTS = {
     "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "ShellInfo": "agentui.core.background",
-    "AttemptConfig": "agentui.core.attempts",
-    "Attempts": "agentui.core.attempts",
-    "attempt_config": "agentui.core.attempts",
-    "Branch": "agentui.core.attempts",
-    "Verdict": "agentui.core.attempts",
-    "WorkingCopyError": "agentui.core.working_copy",
-    "limit_reached": "agentui.core.budget",
-    "is_summary": "agentui.core.compaction",
-    "SUMMARY_PREFIX": "agentui.core.compaction",
+    "AttemptConfig": "agentui.core.parallel.attempts",
+    "Attempts": "agentui.core.parallel.attempts",
+    "attempt_config": "agentui.core.parallel.attempts",
+    "Branch": "agentui.core.parallel.attempts",
+    "Verdict": "agentui.core.parallel.attempts",
+    "WorkingCopyError": "agentui.core.parallel.working_copy",
+    "limit_reached": "agentui.core.loop.budget",
+    "is_summary": "agentui.core.context.compaction",
+    "SUMMARY_PREFIX": "agentui.core.context.compaction",
     # the person's choices and files
-    "trust": "agentui.core.trust",
+    "trust": "agentui.core.safety.trust",
     "save_config_value": "agentui.core.settings",
     "ConfigError": "agentui.core.settings",
     "Overrides": "agentui.core.settings",
@@ -62,11 +62,11 @@ _EXPORTS = {
     "data_dir": "agentui.core.dirs",
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
-    "add_memory_note": "agentui.core.memory",
-    "call_summary": "agentui.core.summary",
+    "add_memory_note": "agentui.core.context.memory",
+    "call_summary": "agentui.core.context.summary",
     "structured_patch": "agentui.core.tools.diff",
-    "CustomCommand": "agentui.core.commands",
-    "load_custom_commands": "agentui.core.commands",
+    "CustomCommand": "agentui.core.extend.commands",
+    "load_custom_commands": "agentui.core.extend.commands",
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
@@ -74,34 +74,26 @@ _EXPORTS = {
     "end_cleanly_on_signals": "agentui.core.process_dir",
     "prune_stale": "agentui.core.process_dir",
     "process_directory": "agentui.core.process_dir:current",
-    "scrub_own_environment": "agentui.core.environ",
+    "scrub_own_environment": "agentui.core.safety.environ",
     "state_dir": "agentui.core.dirs",
     # checking launch options before a conversation opens
     "ScriptError": "agentui.core.providers.scripted",
     "check_schema": "agentui.core.tools.structured_output",
     # git confined (a task repository evaluation clones)
-    "GIT_TRANSPORTS": "agentui.core.confined_git:TRANSPORTS",
-    "GitError": "agentui.core.confined_git",
-    "git_complaint": "agentui.core.confined_git:complaint",
-    "run_git": "agentui.core.confined_git:run",
+    "GIT_TRANSPORTS": "agentui.core.safety.confined_git:TRANSPORTS",
+    "GitError": "agentui.core.safety.confined_git",
+    "git_complaint": "agentui.core.safety.confined_git:complaint",
+    "run_git": "agentui.core.safety.confined_git:run",
 }
 
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
-    from agentui.core.attempts import AttemptConfig as AttemptConfig
-    from agentui.core.attempts import Attempts as Attempts
-    from agentui.core.attempts import Branch as Branch
-    from agentui.core.attempts import Verdict as Verdict
-    from agentui.core.attempts import attempt_config as attempt_config
     from agentui.core.background import ShellInfo as ShellInfo
-    from agentui.core.budget import limit_reached as limit_reached
-    from agentui.core.commands import CustomCommand as CustomCommand
-    from agentui.core.commands import load_custom_commands as load_custom_commands
-    from agentui.core.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
-    from agentui.core.compaction import is_summary as is_summary
-    from agentui.core.confined_git import TRANSPORTS, complaint, run
-    from agentui.core.confined_git import GitError as GitError
+    from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
+    from agentui.core.context.compaction import is_summary as is_summary
+    from agentui.core.context.memory import add_memory_note as add_memory_note
+    from agentui.core.context.summary import call_summary as call_summary
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import McpStatus as McpStatus
@@ -111,14 +103,21 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.dirs import config_dir as config_dir
     from agentui.core.dirs import data_dir as data_dir
     from agentui.core.dirs import state_dir as state_dir
-    from agentui.core.environ import scrub_own_environment as scrub_own_environment
     from agentui.core.errors import AgentuiError as AgentuiError
+    from agentui.core.extend.commands import CustomCommand as CustomCommand
+    from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
-    from agentui.core.memory import add_memory_note as add_memory_note
-    from agentui.core.permissions.rules import RuleError as RuleError
+    from agentui.core.loop.budget import limit_reached as limit_reached
+    from agentui.core.loop.run import RunResult as RunResult
+    from agentui.core.parallel.attempts import AttemptConfig as AttemptConfig
+    from agentui.core.parallel.attempts import Attempts as Attempts
+    from agentui.core.parallel.attempts import Branch as Branch
+    from agentui.core.parallel.attempts import Verdict as Verdict
+    from agentui.core.parallel.attempts import attempt_config as attempt_config
+    from agentui.core.parallel.working_copy import WorkingCopyError as WorkingCopyError
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale
@@ -134,7 +133,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.rewind import RewindError as RewindError
     from agentui.core.rewind import RewindRequest as RewindRequest
     from agentui.core.rewind import Rewound as Rewound
-    from agentui.core.run import RunResult as RunResult
+    from agentui.core.safety.confined_git import TRANSPORTS, complaint, run
+    from agentui.core.safety.confined_git import GitError as GitError
+    from agentui.core.safety.environ import scrub_own_environment as scrub_own_environment
+    from agentui.core.safety.permissions.rules import RuleError as RuleError
+    from agentui.core.safety.trust import trust as trust
     from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions
@@ -150,11 +153,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import Settings as Settings
     from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
-    from agentui.core.summary import call_summary as call_summary
     from agentui.core.tools.diff import structured_patch as structured_patch
     from agentui.core.tools.structured_output import check_schema as check_schema
-    from agentui.core.trust import trust as trust
-    from agentui.core.working_copy import WorkingCopyError as WorkingCopyError
 
     # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)
     GIT_TRANSPORTS = TRANSPORTS

@@ -9,10 +9,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "Agent": "agentui.core.agent",
-    "AgentConfig": "agentui.core.agent_config",
-    "Run": "agentui.core.run",
-    "RunResult": "agentui.core.run",
+    "Agent": "agentui.core.loop.agent",
+    "AgentConfig": "agentui.core.loop.agent_config",
+    "Run": "agentui.core.loop.run",
+    "RunResult": "agentui.core.loop.run",
     "Event": "agentui.core.events",
     "EventBus": "agentui.core.events",
     "PermissionDecision": "agentui.core.events",
@@ -45,11 +45,11 @@ __all__ = [  # the names of _EXPORTS, written out so that linters and type check
 ]
 
 if TYPE_CHECKING:
-    from agentui.core.agent import Agent
-    from agentui.core.agent_config import AgentConfig
     from agentui.core.events import Event, EventBus, PermissionDecision, parse_event
+    from agentui.core.loop.agent import Agent
+    from agentui.core.loop.agent_config import AgentConfig
+    from agentui.core.loop.run import Run, RunResult
     from agentui.core.messages import Message, Usage
-    from agentui.core.run import Run, RunResult
     from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
 
 

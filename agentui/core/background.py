@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from agentui.core import standins
 from agentui.core.process_dir import current
 from agentui.core.process_groups import end_leftovers, signal_group
+from agentui.core.safety import standins
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
 READ_LIMIT = 30_000

@@ -10,36 +10,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
-from agentui.core.agent import Agent
-from agentui.core.agent_config import AgentConfig
-from agentui.core.context import TokenCounter
-from agentui.core.memory import MemoryLoader
+from agentui.core.context.memory import MemoryLoader
+from agentui.core.context.prompt import build_system_prompt
+from agentui.core.context.window import TokenCounter
+from agentui.core.extend.skills import load_skills
+from agentui.core.loop.agent import Agent
+from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.project import PermissionOptions, Project, open_project
-from agentui.core.prompt import build_system_prompt
 from agentui.core.providers.base import Provider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.settings import Settings
-from agentui.core.skills import load_skills
 
 if TYPE_CHECKING:
-    from agentui.core.attempts import AttemptConfig, Attempts, Verdict
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
+    from agentui.core.context.memory import MemoryFile
     from agentui.core.control import Command
     from agentui.core.events import Event, ModelSpend, PermissionDecision, Subscription, TaskItem
-    from agentui.core.hooks import HookCallback
-    from agentui.core.mcp.client import SdkBridge
-    from agentui.core.mcp.tools import McpHub
-    from agentui.core.memory import MemoryFile
+    from agentui.core.extend.hooks import HookCallback
+    from agentui.core.extend.mcp.client import SdkBridge
+    from agentui.core.extend.mcp.tools import McpHub
+    from agentui.core.extend.openapi.hub import OpenApiHub
+    from agentui.core.loop.run import RunResult
     from agentui.core.messages import ImageBlock, Message, Usage
-    from agentui.core.openapi.hub import OpenApiHub
-    from agentui.core.permissions.engine import Mode
-    from agentui.core.permissions.rules import Behavior, Rule
+    from agentui.core.parallel.attempts import AttemptConfig, Attempts, Verdict
+    from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.rewind import PromptPoint, Restore, Rewound
-    from agentui.core.run import RunResult
+    from agentui.core.safety.permissions.engine import Mode
+    from agentui.core.safety.permissions.rules import Behavior, Rule
     from agentui.core.telemetry import Telemetry
-    from agentui.core.working_copy import WorkingCopy
 
 TITLE_WAIT = 10.0
 """Seconds closing waits for a model's title on its way (then the session keeps the prompt's first line)."""
@@ -207,7 +207,7 @@ class Conversation:
         if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
             agent.bus.on(telemetry.on_event)
         if settings.routes:
-            from agentui.core.routing import Router
+            from agentui.core.loop.routing import Router
 
             agent.router = Router(provider, settings, env, on_error)
         session.writer.attach(agent.bus)
@@ -223,7 +223,7 @@ class Conversation:
         from agentui.core.tools.plan import plan_mode_reminders
 
         agent.reminders = plan_mode_reminders(project.engine)
-        from agentui.core.subagents import Task, load_agent_types
+        from agentui.core.extend.subagents import Task, load_agent_types
 
         project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
         project.tools.register(
@@ -279,7 +279,7 @@ class Conversation:
     def add_hook(self, event: str, matcher: str, callback: HookCallback, *, name: str, timeout: float = 60.0) -> None:
         """A hook run by the front end (an Agent SDK program's callback), as a settings file's hook for `event`
         whose `matcher` names the tools (for tool events)."""
-        from agentui.core.hooks import HookSpec
+        from agentui.core.extend.hooks import HookSpec
 
         hooks = self.project.hooks
         hooks.specs.append(HookSpec(event, matcher or "", name, timeout, "sdk", callback))
@@ -287,7 +287,7 @@ class Conversation:
 
     def on_subagent(self, watcher: Callable[[str, Event], None]) -> None:
         """Call `watcher` with each event of each sub-agent, and the id of the Agent call that started it."""
-        from agentui.core.subagents import Task
+        from agentui.core.extend.subagents import Task
 
         task = self.project.tools.get(Task.name)
         if isinstance(task, Task):
@@ -302,7 +302,7 @@ class Conversation:
         """Sub-agent types from a front end (--agents, an SDK's initialize): by name, each with `description` and
         `prompt`, and optionally `tools` and `model`, as Claude Code takes them. A sentence for each one that is not
         usable (it is left out)."""
-        from agentui.core.subagents import AgentType, Task
+        from agentui.core.extend.subagents import AgentType, Task
 
         task = self.project.tools.get(Task.name)
         problems = []
@@ -325,13 +325,13 @@ class Conversation:
 
     def command_names(self) -> list[str]:
         """The slash commands a prompt may start with: the custom ones of this project and of the person."""
-        from agentui.core.commands import load_custom_commands
+        from agentui.core.extend.commands import load_custom_commands
 
         return sorted(load_custom_commands(self.root, self.env))
 
     def agent_names(self) -> list[str]:
         """The sub-agent types the model may start."""
-        from agentui.core.subagents import Task
+        from agentui.core.extend.subagents import Task
 
         task = self.project.tools.get(Task.name)
         return list(task.types) if isinstance(task, Task) else []
@@ -385,7 +385,7 @@ class Conversation:
         return result
 
     async def _title(self, prompt: str, answer: str) -> None:
-        from agentui.core.titles import model_title
+        from agentui.core.context.titles import model_title
 
         if (title := await model_title(self.agent, prompt, answer)) is not None:
             self.session.writer.ai_title(title)
@@ -486,7 +486,7 @@ class Conversation:
         choice of the strategy named `evaluate` (first, tokens, elaborate or judge). Then `attempts.apply(id)` writes
         the chosen one's changes and goes on with its conversation; `attempts.close()` removes the copies either
         way. Raises WorkingCopyError (one sentence) when the copies cannot be made."""
-        from agentui.core.attempts import STRATEGIES, Attempts
+        from agentui.core.parallel.attempts import STRATEGIES, Attempts
         from agentui.core.process_dir import current
 
         if evaluate not in STRATEGIES:
@@ -631,7 +631,7 @@ class Conversation:
     def grant_for_run(self, rules: list[str], source: str) -> list[str]:
         """Allow `rules` until the next run ends (a custom command's `allowed-tools`); a sentence for each rule that
         could not be parsed."""
-        from agentui.core.permissions.rules import RuleError
+        from agentui.core.safety.permissions.rules import RuleError
 
         problems = []
         for text in rules:
@@ -645,7 +645,7 @@ class Conversation:
         """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
         `allowed-tools` granted until the run ends (a project's command only once the project is trusted, like its
         settings), and a sentence for each thing not granted; None if no custom command has that name."""
-        from agentui.core.commands import load_custom_commands
+        from agentui.core.extend.commands import load_custom_commands
 
         name, _, arguments = text.strip()[1:].partition(" ")
         command = load_custom_commands(self.root, self.env).get(name) if text.strip().startswith("/") else None
@@ -699,7 +699,7 @@ class Conversation:
         """/export: the conversation as Markdown, to `name` (relative to the project) or a dated file in the data
         directory; returns the file. Raises ValueError when there is nothing to export, OSError when it cannot be
         written."""
-        from agentui.core.export import conversation_markdown, export_path
+        from agentui.core.session.export import conversation_markdown, export_path
 
         if not self.messages:
             raise ValueError("There is nothing to export yet: this conversation is empty.")
@@ -744,7 +744,7 @@ class Conversation:
         if not apis:
             return []
         from agentui.core.dirs import config_dir
-        from agentui.core.openapi.hub import OpenApiHub
+        from agentui.core.extend.openapi.hub import OpenApiHub
 
         self.openapi = OpenApiHub(apis, self.project.tools, config_dir(env))
         return await self.openapi.start(env)
@@ -755,7 +755,7 @@ class Conversation:
         approve: Callable[[str, str], Awaitable[bool | None]] | None,
         sdk_bridge: SdkBridge | None,
     ) -> list[str]:
-        from agentui.core.mcp.config import (
+        from agentui.core.extend.mcp.config import (
             McpConfigError,
             load_servers,
             project_server_approved,
@@ -807,7 +807,7 @@ class Conversation:
         if not chosen:
             return notices
         from agentui.core.dirs import cache_dir
-        from agentui.core.mcp.tools import McpHub
+        from agentui.core.extend.mcp.tools import McpHub
 
         self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
         return notices + await self.mcp.start()
@@ -901,9 +901,9 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
 def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
     """WebFetch, answering over a page with the small model, and WebSearch where the provider searches (on the
     conversation's provider, in its cost)."""
-    from agentui.core.side_call import SearchOutcome, side_call, side_search
+    from agentui.core.loop.side_call import side_call, side_search
     from agentui.core.tools.web_fetch import ANSWER_SYSTEM, WebFetch
-    from agentui.core.tools.web_search import WebSearch
+    from agentui.core.tools.web_search import SearchOutcome, WebSearch
 
     model = settings.small_model or settings.model
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_settings, load_sources
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.errors import AgentuiError
-from agentui.core.hooks import Hooks, specs_from
-from agentui.core.permissions.engine import MODES, Mode, PermissionEngine
-from agentui.core.permissions.rules import (
+from agentui.core.extend.hooks import Hooks, specs_from
+from agentui.core.safety.permissions.engine import MODES, Mode, PermissionEngine
+from agentui.core.safety.permissions.rules import (
     EDIT_FAMILY,
     READ_FAMILY,
     Behavior,
@@ -24,13 +24,13 @@ from agentui.core.permissions.rules import (
     RuleError,
     parse_rule,
 )
+from agentui.core.safety.trust import is_trusted
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
-from agentui.core.trust import is_trusted
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
-    from agentui.core.sandbox import Sandbox
+    from agentui.core.safety.sandbox import Sandbox
 
 _PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
 
@@ -191,7 +191,7 @@ def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
     """An "always" answer: the rule goes to the project's local settings, and the project counts as trusted from
     now on. The person chose, working in it, to let the project keep a rule; holding that rule back at the next
     start as an untrusted project's setting (and asking to trust it) would be asking twice."""
-    from agentui.core.trust import trust
+    from agentui.core.safety.trust import trust
 
     add_allow_rule(root, rule)
     trust(root, env)
@@ -207,7 +207,7 @@ def _sandbox(
 ) -> Sandbox | None:
     """The sandbox the settings ask for. An untrusted project's own settings may turn it on, never loosen it; and no
     project's settings, trusted or not, may open Unix sockets (`network.allowAllUnixSockets`: the person's own only)."""
-    from agentui.core.sandbox import Sandbox, SandboxConfig
+    from agentui.core.safety.sandbox import Sandbox, SandboxConfig
 
     blocks = []
     for source in sources:
@@ -245,8 +245,8 @@ def _confine(
     person's home and environment, and the engine whether it can run here; stand-ins a crashed agentui left behind
     are removed."""
     from agentui.core.dirs import state_dir
-    from agentui.core.guard import Guard
-    from agentui.core.standins import recover, registry_in
+    from agentui.core.safety.guard import Guard
+    from agentui.core.safety.standins import recover, registry_in
     from agentui.core.tools.bash import Bash
 
     if sandbox is not None:

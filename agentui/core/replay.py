@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from agentui.core.compaction import SUMMARY_PREFIX, is_summary
+from agentui.core.context.compaction import SUMMARY_PREFIX, is_summary
 from agentui.core.events import (
     CompactionEnd,
     ContentBlockEnd,

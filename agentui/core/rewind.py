@@ -25,7 +25,7 @@ from agentui.core.session.reader import branch_of, read_lines
 from agentui.core.session.shell_snapshots import ShellSnapshots, SnapshotError, where
 
 if TYPE_CHECKING:
-    from agentui.core.agent import Agent
+    from agentui.core.loop.agent import Agent
     from agentui.core.project import Project
     from agentui.core.session.store import OpenSession
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
-from agentui.core.openapi.config import OpenApiConfig
+from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.providers import ProviderConfig, ProviderName
 
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")

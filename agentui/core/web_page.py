@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from agentui.core.errors import AgentuiError
-from agentui.core.permissions.web import is_private_address, url_host
+from agentui.core.safety.permissions.web import is_private_address, url_host
 
 if TYPE_CHECKING:
     import httpx
 
-    from agentui.core.permissions.gate import Verdict
+    from agentui.core.safety.permissions.gate import Verdict
 
 MAX_BYTES = 10 * 1024 * 1024
 FETCH_SECONDS = 60.0

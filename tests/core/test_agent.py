@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from agentui.core.agent import INTERRUPTED_BY_USER, INTERRUPTED_FOR_TOOL_USE, Agent, AgentConfig
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, TextDelta, ToolStart
+from agentui.core.loop.agent import INTERRUPTED_BY_USER, INTERRUPTED_FOR_TOOL_USE, Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.retry import RetryPolicy

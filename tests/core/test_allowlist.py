@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.engine import PermissionEngine
-from agentui.core.permissions.rules import parse_rule
+from agentui.core.safety.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
 from tests.support.permissions import PREFIX_RULES, check
 

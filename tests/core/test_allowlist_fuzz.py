@@ -30,9 +30,9 @@ from hypothesis import HealthCheck, event, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from agentui.core.permissions.bash_words import NotUnderstood
-from agentui.core.permissions.engine import PermissionEngine
-from agentui.core.permissions.understand import resolve_program, understand
+from agentui.core.safety.permissions.bash_words import NotUnderstood
+from agentui.core.safety.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.understand import resolve_program, understand
 from tests.core.test_allowlist import EVERYDAY, engine_for
 from tests.support.bash_grammar import commands_excluding
 from tests.support.permissions import check

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.engine import PermissionEngine
-from agentui.core.permissions.rules import parse_rule
+from agentui.core.safety.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
 from tests.core.test_allowlist import MODES, engine_for, project, verdict
 from tests.support.permissions import check
@@ -415,8 +415,8 @@ def test_a_deny_rule_on_a_link_keeps_the_file_it_leads_to(project: Path) -> None
 def test_bypass_asks_before_what_it_cannot_read_exactly_where_a_denied_file_has_a_hard_link(project: Path) -> None:
     # The masks cover the denied file's name; a hard link made before (src/hl) is the same file under a name no
     # enumeration finds: only the person can let an opaque program run.
-    from agentui.core.denied_files import DeniedFinder
-    from agentui.core.permissions.rules import READ_FAMILY
+    from agentui.core.safety.denied_files import DeniedFinder
+    from agentui.core.safety.permissions.rules import READ_FAMILY
 
     engine = bypass_engine(project)
     finder = DeniedFinder()

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from agentui.core.attempts import JUDGE_SYSTEM, AttemptConfig
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import AgentEnd, Event
+from agentui.core.parallel.attempts import JUDGE_SYSTEM, AttemptConfig
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.session.store import SessionRequest
@@ -250,10 +250,10 @@ async def test_interrupting_the_conversation_stops_every_attempt_and_chooses_non
 
 
 def test_the_judge_reads_every_attempt_within_its_budget(tmp_path: Path) -> None:
-    from agentui.core.agent import Agent, AgentConfig
-    from agentui.core.attempts import Branch, Judge
-    from agentui.core.context import TokenCounter
+    from agentui.core.context.window import TokenCounter
+    from agentui.core.loop.agent import Agent, AgentConfig
     from agentui.core.messages import Message
+    from agentui.core.parallel.attempts import Branch, Judge
     from agentui.core.providers.scripted import ScriptedProvider
 
     parent = Agent(ScriptedProvider([]), AgentConfig(model="judge"))

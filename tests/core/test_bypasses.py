@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.engine import Mode, PermissionEngine
-from agentui.core.permissions.rules import parse_rule
+from agentui.core.safety.permissions.engine import Mode, PermissionEngine
+from agentui.core.safety.permissions.rules import parse_rule
 from agentui.core.workspace import Workspace
 from tests.support.permissions import check
 
@@ -184,7 +184,7 @@ def test_harmless_commands_run_without_a_question(project: Path, command: str) -
 
 
 def test_relative_path_entries_never_reach_a_command(tmp_path: Path) -> None:
-    from agentui.core.environ import child_environment
+    from agentui.core.safety.environ import child_environment
 
     env = child_environment({"PATH": "node_modules/.bin:/usr/bin::.:/bin:bin"})
     assert env["PATH"] == "/usr/bin:/bin"

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from agentui.core import compaction
-from agentui.core.agent import Agent, AgentConfig
-from agentui.core.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
-from agentui.core.context import TokenCounter
+from agentui.core.context import compaction
+from agentui.core.context.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
+from agentui.core.context.window import TokenCounter
 from agentui.core.events import CompactionEnd, CompactionStart, Event, Notice
+from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.providers.base import ContextOverflowError
 from agentui.core.providers.retry import RetryPolicy

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.confined_git import GitRefused, run
+from agentui.core.context.prompt import git_facts
 from agentui.core.events import Notice
-from agentui.core.prompt import git_facts
+from agentui.core.parallel.working_copy import WorkingCopy
+from agentui.core.safety.confined_git import GitRefused, run
 from agentui.core.session.file_history import restore
 from agentui.core.session.shell_snapshots import BeforeBash, ShellSnapshots, SnapshotError
 from agentui.core.tools.globs import FileFilter
 from agentui.core.tools.search import Query, ripgrep_path, ripgrep_search
-from agentui.core.working_copy import WorkingCopy
 from agentui.frontends.eval.evaluation import clone_task_repository
 from tests.core.test_file_history import use
 from tests.core.test_rewind import open_in

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.rules import parse_rule
 from agentui.core.project import PermissionOptions, open_project
-from agentui.core.sandbox import SandboxConfig
+from agentui.core.safety.permissions.rules import parse_rule
+from agentui.core.safety.sandbox import SandboxConfig
 from tests.core.test_sandbox_setup import Box, boxed
 from tests.support.permissions import check
 

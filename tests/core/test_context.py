@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentui.core.context import ContextMeter, TokenCounter, context_window
+from agentui.core.context.window import ContextMeter, TokenCounter, context_window
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 
 OFFLINE_COUNT = """
@@ -21,7 +21,7 @@ def refuse(*args, **kwargs):
 socket.socket.connect = refuse
 socket.create_connection = refuse
 socket.getaddrinfo = refuse
-from agentui.core import context
+from agentui.core.context import window as context
 if sys.argv[1] == "no-package":
     context._bundled_encoding = lambda: None  # as on a machine without bpe-openai
 counter = context.TokenCounter()
@@ -113,7 +113,7 @@ def test_the_meter_takes_the_provider_s_count_and_estimates_only_what_came_after
 
 
 def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_last_answer() -> None:
-    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import Agent, AgentConfig
     from agentui.core.messages import Message, TextBlock, Usage
     from agentui.core.providers.scripted import ScriptedProvider
 
@@ -133,7 +133,7 @@ def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_l
 
 
 def test_a_resumed_history_larger_than_its_recorded_usage_is_counted_as_it_will_be_sent() -> None:
-    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import Agent, AgentConfig
     from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
     from agentui.core.providers.scripted import ScriptedProvider
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentui.core.conversation import Conversation, Launch
-from agentui.core.permissions.rules import RuleError
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.safety.permissions.rules import RuleError
 from agentui.core.settings import Settings
 
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from agentui.core.agent import Agent, AgentConfig
 from agentui.core.claude_settings import SettingsFile, SettingsSource
 from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
-from agentui.core.hooks import Hooks, HookSpec, specs_from
+from agentui.core.extend.hooks import Hooks, HookSpec, specs_from
+from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.messages import TextBlock, ToolResultBlock
-from agentui.core.permissions.engine import PermissionEngine
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.safety.permissions.engine import PermissionEngine
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.workspace import Workspace
 from tests.support.tools import Echo, WriteNote

@@ -120,12 +120,12 @@ def test_the_front_end_surface_exports_what_it_lists() -> None:
     for name, where in api._EXPORTS.items():  # each resolves, lazily, to the object its module defines
         module, _, attribute = where.partition(":")
         assert getattr(api, name) is getattr(importlib.import_module(module), attribute or name)
-    assert api.run_git is importlib.import_module("agentui.core.confined_git").run
+    assert api.run_git is importlib.import_module("agentui.core.safety.confined_git").run
 
 
 INTERNAL_ERRORS = {
-    "agentui.core.permissions.bash_words.NotUnderstood",  # (the allowlist's "ask": never reaches a front end)
-    "agentui.core.permissions.git_repository.CannotCheck",  # (a check that could not finish: it asks instead)
+    "agentui.core.safety.permissions.bash_words.NotUnderstood",  # (the allowlist's "ask": never reaches a front end)
+    "agentui.core.safety.permissions.git_repository.CannotCheck",  # (a check that could not finish: it asks instead)
 }
 
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.mcp.config import (
+from agentui.core.extend.mcp.config import (
     McpConfigError,
     ServerConfig,
     load_servers,
     project_server_approved,
 )
-from agentui.core.mcp.tools import tool_name
+from agentui.core.extend.mcp.tools import tool_name
 
 
 def write(path: Path, data: object) -> str:

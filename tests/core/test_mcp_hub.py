@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentui.core.mcp.config import ServerConfig
-from agentui.core.mcp.tools import McpHub
+from agentui.core.extend.mcp.config import ServerConfig
+from agentui.core.extend.mcp.tools import McpHub
 from agentui.core.tools.base import ToolContext, ToolRegistry
 from tests.support.waiting import eventually
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentui.core.agent import Agent, AgentConfig
-from agentui.core.memory import MAX_FILE_CHARS, MAX_TOTAL_CHARS, MemoryLoader, imports_in, render_memory
+from agentui.core.context.memory import MAX_FILE_CHARS, MAX_TOTAL_CHARS, MemoryLoader, imports_in, render_memory
+from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.messages import ToolResultBlock
-from agentui.core.permissions import KindGate
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.safety.permissions import KindGate
 from agentui.core.tools import builtin_tools
 from agentui.core.workspace import Workspace
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentui.core.agent import Agent, AgentConfig
+from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.providers import base as errors
 from agentui.core.providers.base import ProviderRequest, ToolSpec

@@ -9,7 +9,7 @@ import pytest
 
 from agentui.core.events import PermissionDecision
 from agentui.core.messages import ToolUseBlock
-from agentui.core.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.engine import PermissionEngine
 from agentui.core.tools import builtin_tools
 from agentui.core.workspace import Workspace
 from tests.support.permissions import check

@@ -9,7 +9,7 @@ import pytest
 
 from agentui.core.claude_settings import add_allow_rule, load_sources, read_settings_file
 from agentui.core.project import PermissionOptions, ProjectError, open_project, split_tool_list
-from agentui.core.trust import is_trusted, trust
+from agentui.core.safety.trust import is_trusted, trust
 from tests.support.permissions import check
 
 

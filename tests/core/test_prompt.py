@@ -6,9 +6,9 @@ import datetime
 import subprocess
 from pathlib import Path
 
-from agentui.core.memory import MemoryLoader
+from agentui.core.context.memory import MemoryLoader
+from agentui.core.context.prompt import BASE_INSTRUCTIONS, build_system_prompt, git_facts
 from agentui.core.messages import Message
-from agentui.core.prompt import BASE_INSTRUCTIONS, build_system_prompt, git_facts
 from agentui.core.providers.anthropic import build_body as anthropic_body
 from agentui.core.providers.base import ProviderRequest, ToolSpec
 from agentui.core.providers.openai import build_body as openai_body

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.denied_files import DeniedFinder
-from agentui.core.permissions.engine import Mode, PermissionEngine
-from agentui.core.permissions.gate import Verdict
-from agentui.core.permissions.rules import READ_FAMILY, parse_rule
+from agentui.core.safety.denied_files import DeniedFinder
+from agentui.core.safety.permissions.engine import Mode, PermissionEngine
+from agentui.core.safety.permissions.gate import Verdict
+from agentui.core.safety.permissions.rules import READ_FAMILY, parse_rule
 from agentui.core.workspace import Workspace
 from tests.support.permissions import PREFIX_RULES, check
 

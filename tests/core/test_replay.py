@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.compaction import SUMMARY_PREFIX
+from agentui.core.context.compaction import SUMMARY_PREFIX
 from agentui.core.events import (
     CompactionEnd,
     MessageEnd,

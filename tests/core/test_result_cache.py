@@ -9,9 +9,9 @@ from typing import Any
 
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, ToolEnd
+from agentui.core.loop.result_cache import FILE_UNCHANGED
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.result_cache import FILE_UNCHANGED
 from agentui.core.settings import Settings
 from tests.core.test_file_history import use
 from tests.support.sessions import lines

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from agentui.core.attempts import AttemptConfig, Branch, Judge
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, Notice
+from agentui.core.loop.run import RunResult
 from agentui.core.messages import Usage
+from agentui.core.parallel.attempts import AttemptConfig, Branch, Judge
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
-from agentui.core.run import RunResult
 from agentui.core.session.listing import list_sessions
 from agentui.core.session.reader import load_session
 from agentui.core.settings import (

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.mcp.config import approvals_file
-from agentui.core.trust import trust, trust_file
+from agentui.core.extend.mcp.config import approvals_file
+from agentui.core.safety.trust import trust, trust_file
 from tests.core.test_sandbox_setup import Box, boxed
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.denied_files import DeniedFinder
-from agentui.core.permissions.rules import PathPattern, path_pattern
+from agentui.core.safety.denied_files import DeniedFinder
+from agentui.core.safety.permissions.rules import PathPattern, path_pattern
 from tests.core.test_sandbox_setup import Box, boxed
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from agentui.core.safety.trust import trust_file
 from agentui.core.tools.base import ToolContext
 from agentui.core.tools.bash import Bash, BashArgs
-from agentui.core.trust import trust_file
 from tests.core.test_sandbox_setup import Box, boxed, git
 from tests.support.loopback import LoopbackServer, Reply
 
@@ -147,7 +147,7 @@ def test_the_stand_ins_registry_cannot_be_written(box: Box) -> None:
     """agentui removes at its next start what a registry lists (a crashed agentui's stand-ins): a command that could
     list the person's file there could have it removed. As root the registry is the machine's, outside the state
     directory; the guard holds it too, and /etc's start-up files."""
-    from agentui.core.standins import registry_in
+    from agentui.core.safety.standins import registry_in
 
     registry = registry_in(box.env)
     registry.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentui.core.dirs import MACHINE_STATE
-from agentui.core.standins import StandIn, recover, registry_in, standins_for
+from agentui.core.safety.standins import StandIn, recover, registry_in, standins_for
 from tests.core.test_sandbox_setup import Box, boxed, git
 
 
@@ -273,7 +273,7 @@ def test_a_stand_in_another_agentui_made_is_borrowed_not_removed_under_it(tmp_pa
     assert lease.present == {project / ".claude"}
     # another process's view: it finds ours registered and alive, shares it, and leaves it when done
     script = (
-        "import sys; from pathlib import Path; from agentui.core.standins import StandIn, standins_for\n"
+        "import sys; from pathlib import Path; from agentui.core.safety.standins import StandIn, standins_for\n"
         "s = standins_for(Path(sys.argv[1])); lease = s.acquire([StandIn(Path(sys.argv[2]), True)])\n"
         "print(sorted(map(str, lease.present))); print(s.release(lease))"
     )
@@ -314,7 +314,7 @@ def test_no_other_agentui_makes_or_removes_a_stand_in_while_a_command_is_planned
     project.mkdir()
     mine = standins_for(registry)
     script = (
-        "import sys; from pathlib import Path; from agentui.core.standins import StandIn, standins_for\n"
+        "import sys; from pathlib import Path; from agentui.core.safety.standins import StandIn, standins_for\n"
         "s = standins_for(Path(sys.argv[1])); lease = s.acquire([StandIn(Path(sys.argv[2]), False)])\n"
         "print(sorted(map(str, lease.present)), flush=True); s.release(lease)"
     )
@@ -337,7 +337,7 @@ def test_no_other_agentui_makes_or_removes_a_stand_in_while_a_command_is_planned
 
 @pytest.mark.parametrize("guard", [False, True])
 def test_what_an_edit_deny_rule_covers_cannot_be_changed_by_any_program(box: Box, guard: bool) -> None:
-    from agentui.core.permissions.rules import parse_rule
+    from agentui.core.safety.permissions.rules import parse_rule
 
     (box.project / "src").mkdir()
     (box.project / "src" / "app.py").write_text("mine\n")

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.confined import Confined
-from agentui.core.guard import Guard
-from agentui.core.guarded_paths import home_targets, project_targets
-from agentui.core.sandbox import Sandbox, SandboxConfig
-from agentui.core.standins import standins_in
+from agentui.core.safety.confined import Confined
+from agentui.core.safety.guard import Guard
+from agentui.core.safety.guarded_paths import home_targets, project_targets
+from agentui.core.safety.sandbox import Sandbox, SandboxConfig
+from agentui.core.safety.standins import standins_in
 from agentui.core.workspace import Workspace
 
 

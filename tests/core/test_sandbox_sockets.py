@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.environ import sandbox_environment
 from agentui.core.project import open_project
+from agentui.core.safety.environ import sandbox_environment
 from tests.core.test_sandbox_setup import Box, boxed, make_box
 
 
@@ -130,7 +130,7 @@ def test_without_libseccomp_the_sandbox_says_so_in_one_sentence_and_is_not_activ
     assert found, ctypes.util.find_library("seccomp")
     hide = [arg for library in found for arg in ("--ro-bind", "/dev/null", str(library))]
     script = (
-        "from pathlib import Path; from agentui.core.sandbox import Sandbox, SandboxConfig;"
+        "from pathlib import Path; from agentui.core.safety.sandbox import Sandbox, SandboxConfig;"
         "from agentui.core.workspace import Workspace;"
         f"s = Sandbox(SandboxConfig(enabled=True), Workspace(root=Path({str(tmp_path)!r})));"
         "print(s.problem()); print(s.active)"

@@ -454,7 +454,7 @@ async def test_compaction_lines_start_a_new_root_that_resume_honours(cwd: Path, 
 
 
 async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Path, env: dict[str, str]) -> None:
-    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import Agent, AgentConfig
     from agentui.core.providers.scripted import ScriptedProvider
     from agentui.core.tools.base import ToolRegistry
 

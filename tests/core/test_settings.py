@@ -102,7 +102,7 @@ def test_config_dir_follows_the_environment(tmp_path: Path) -> None:
 
 
 def test_claude_codes_autocompact_percentage_sets_the_threshold_down_to_one_percent() -> None:
-    from agentui.core.agent import AgentConfig
+    from agentui.core.loop.agent import AgentConfig
 
     for given, threshold in (("80", 0.8), ("10", 0.1), ("0.5", 0.01), ("150", 1.0)):
         settings = resolve_settings(

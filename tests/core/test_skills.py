@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentui.core.conversation import Conversation, Launch
+from agentui.core.extend.skills import load_skills
 from agentui.core.messages import ToolUseBlock
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.settings import Settings
-from agentui.core.skills import load_skills
 
 
 def skill(directory: Path, name: str, text: str) -> Path:

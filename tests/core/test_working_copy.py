@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core import working_copy
-from agentui.core.working_copy import WorkingCopy, WorkingCopyError
+from agentui.core.parallel import working_copy
+from agentui.core.parallel.working_copy import WorkingCopy, WorkingCopyError
 from tests.support.work_tree import committed, git
 
 

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agentui.core.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
+from agentui.core.context.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.messages import Message, ToolUseBlock
 from agentui.core.session.store import SessionRequest

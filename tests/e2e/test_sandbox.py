@@ -158,7 +158,7 @@ def test_where_bubblewrap_is_missing_it_says_so_once_and_asks_instead_of_running
 
 
 async def test_a_sandboxed_commands_background_children_end_with_it(tmp_path: Path) -> None:
-    from agentui.core.sandbox import Sandbox, SandboxConfig
+    from agentui.core.safety.sandbox import Sandbox, SandboxConfig
     from agentui.core.tools.base import ToolContext
     from agentui.core.tools.bash import Bash, BashArgs
     from agentui.core.workspace import Workspace

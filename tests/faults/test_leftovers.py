@@ -71,7 +71,7 @@ def leftovers(world: dict[str, Any], marker: str) -> list[str]:
         ["git", "-C", str(world["project"]), "worktree", "list", "--porcelain"], capture_output=True, text=True
     ).stdout
     found += [f"worktree: {line}" for line in listed.splitlines()[1:] if line.startswith("worktree ")]
-    from agentui.core.standins import _alive, _registries, registry_in
+    from agentui.core.safety.standins import _alive, _registries, registry_in
 
     registry = registry_in(world["env"])
     found += [f"stand-ins of a dead agentui: {owner}" for owner, _ in _registries(registry) if not _alive(owner)]

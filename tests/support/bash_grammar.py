@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agentui.core.permissions import git_commands, programs
-from agentui.core.permissions.options import Table
+from agentui.core.safety.permissions import git_commands, programs
+from agentui.core.safety.permissions.options import Table
 from tests.support.traced_run import WEIRD_NAMES
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]

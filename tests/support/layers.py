@@ -18,17 +18,21 @@ NEVER: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     (
         "a tool imports the loop",
         re.compile(r"agentui\.core\.tools(\.|$)"),
-        re.compile(r"agentui\.core\.(agent|run|dispatch|model_call|compaction|conversation|subagents|attempts)$"),
+        re.compile(
+            r"agentui\.core\.(loop|context|extend|parallel)(\.|$)|agentui\.core\.(conversation|project|rewind)$"
+        ),
     ),
     (
         "a guard imports a tool",
-        re.compile(r"agentui\.core\.(permissions(\.|$)|sandbox|guard|standin|denied_files$|trust$)"),
-        re.compile(r"agentui\.core\.tools(\.|$)"),
+        re.compile(r"agentui\.core\.safety(\.|$)"),
+        re.compile(r"agentui\.core\.(tools|loop|context|extend|parallel)(\.|$)"),
     ),
     (
         "a provider imports the settings",  # (a provider is made from its own ProviderConfig)
         re.compile(r"agentui\.core\.providers(\.|$)"),
-        re.compile(r"agentui\.core\.(settings|claude_settings)$"),
+        re.compile(
+            r"agentui\.core\.(settings|claude_settings)$|agentui\.core\.(safety|tools|loop|context|extend)(\.|$)"
+        ),
     ),
 ]
 

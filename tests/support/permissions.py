@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
-from agentui.core.permissions.engine import PermissionEngine
-from agentui.core.permissions.gate import Verdict
+from agentui.core.safety.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.gate import Verdict
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
 
@@ -47,7 +47,7 @@ async def answer_to_one_call(
     the result the model is sent. The run must go on to the model's next answer."""
     import asyncio
 
-    from agentui.core.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import Agent, AgentConfig
     from agentui.core.providers.retry import RetryPolicy
     from agentui.core.providers.scripted import ScriptedProvider
     from agentui.core.workspace import Workspace

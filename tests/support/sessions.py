@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentui.core.agent import Agent, AgentConfig
 from agentui.core.events import PermissionDecision, PermissionRequest
+from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.tools.base import ToolRegistry

@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentui.core.permissions.programs import PROGRAMS
-from agentui.core.permissions.protected import protected_reason
+from agentui.core.safety.permissions.programs import PROGRAMS
+from agentui.core.safety.permissions.protected import protected_reason
 from agentui.core.workspace import is_within
 from tests.support.strace_log import NAME_ONLY, Event, Trace, read_trace, real_path, strace_argv
 

@@ -626,7 +626,7 @@ async def test_retries_show_a_countdown_and_a_notice(tmp_path: Path) -> None:
 
 
 async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_into_a_summary(tmp_path: Path) -> None:
-    from agentui.core.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
+    from agentui.core.context.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
     from agentui.frontends.tui.widgets.transcript import CompactionMark
 
     harness = Harness(

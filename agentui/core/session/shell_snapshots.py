@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentui.core.confined_git import GitError, GitRefused, complaint, run
 from agentui.core.errors import AgentuiError
-from agentui.core.permissions.protected import protected_reason
 from agentui.core.process_dir import current
+from agentui.core.safety.confined_git import GitError, GitRefused, complaint, run
+from agentui.core.safety.permissions.protected import protected_reason
 from agentui.core.session.file_history import FileChange
 from agentui.core.workspace import is_within
 
@@ -272,7 +272,7 @@ class BeforeBash:
         self._off = False
 
     async def __call__(self, tool_call_id: str, command: str) -> None:
-        from agentui.core.permissions.readonly import only_reads
+        from agentui.core.safety.permissions.readonly import only_reads
 
         if self._off or only_reads(command):
             return

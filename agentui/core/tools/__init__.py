@@ -11,7 +11,7 @@ from agentui.core.workspace import Workspace
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from agentui.core.sandbox import Sandbox
+    from agentui.core.safety.sandbox import Sandbox
     from agentui.core.tools.plan import ModeHolder
 
 __all__ = ["Tool", "ToolArgs", "ToolContext", "ToolKind", "ToolRegistry", "ToolResult", "builtin_tools"]

@@ -59,7 +59,7 @@ class ToolContext:
     """The resolved path the permission check approved; file tools act on it and nothing else."""
     protection_lifted: bool = False
     """The person answered a question that named this call's write to a protected path; the guard does not hold
-    this call (`agentui.core.guard`)."""
+    this call (`agentui.core.safety.guard`)."""
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

@@ -6,7 +6,7 @@ SIGKILL), so `sleep 100 & sleep 100` leaves nothing behind. Provider keys and ot
 environment.
 
 Every command is confined: in the sandbox when it is on and the command runs inside it; otherwise under the guard
-(`agentui.core.guard`), unless the person lifted it for this call (`ToolContext.protection_lifted`) or bubblewrap
+(`agentui.core.safety.guard`), unless the person lifted it for this call (`ToolContext.protection_lifted`) or bubblewrap
 cannot run here (the permission engine then asks first).
 """
 
@@ -25,12 +25,12 @@ from typing import Any, BinaryIO
 
 from pydantic import Field
 
-from agentui.core.confined import Confined
-from agentui.core.environ import child_environment
-from agentui.core.guard import Guard
 from agentui.core.process_dir import current
 from agentui.core.process_groups import end_leftovers, stop_group
-from agentui.core.sandbox import Sandbox
+from agentui.core.safety.confined import Confined
+from agentui.core.safety.environ import child_environment
+from agentui.core.safety.guard import Guard
+from agentui.core.safety.sandbox import Sandbox
 from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field, field_validator
 
-from agentui.core.permissions.web import url_host
+from agentui.core.safety.permissions.web import url_host
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 
 if TYPE_CHECKING:
-    from agentui.core.permissions.gate import Verdict
+    from agentui.core.safety.permissions.gate import Verdict
 
 CONTENT_BUDGET = 100_000
 """Characters of a page the answering call reads."""

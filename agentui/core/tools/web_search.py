@@ -6,16 +6,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import Field, model_validator
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 
-if TYPE_CHECKING:
-    from agentui.core.side_call import SearchOutcome
 
-Searcher = Callable[[str, list[str] | None, list[str] | None], Awaitable["SearchOutcome"]]
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What a search found, as the searcher the tool is given returns it."""
+
+    text: str
+    """The model's account of what it found."""
+    links: list[dict[str, str]]
+    """Each result's title and URL, in the order found."""
+    error: str | None = None
+    """The search's own error code, when it found nothing because it failed."""
+
+
+Searcher = Callable[[str, list[str] | None, list[str] | None], Awaitable[SearchOutcome]]
 """Searches for a query (with the domains to keep to or leave out); raises ProviderError."""
 REMINDER = "REMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks."
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.permissions.engine import PermissionEngine
-from agentui.core.permissions.rules import RuleError, parse_rule
 from agentui.core.providers.base import ProviderError
+from agentui.core.safety.permissions.engine import PermissionEngine
+from agentui.core.safety.permissions.rules import RuleError, parse_rule
 from agentui.core.tools.base import ToolContext
 from agentui.core.tools.web_fetch import WebFetch, WebFetchArgs
 from agentui.core.workspace import Workspace
@@ -157,7 +157,7 @@ async def test_each_way_a_fetch_fails_is_one_sentence(
 
 
 async def test_a_name_resolving_to_a_private_address_is_refused_before_connecting(web: WebServer) -> None:
-    from agentui.core.permissions.gate import Verdict
+    from agentui.core.safety.permissions.gate import Verdict
     from agentui.core.web_page import FetchError, fetch_page
 
     # The check passes (as for a public name) but no rule names the host: what it resolves to decides.

@@ -1,0 +1,1 @@
+"""What a person adds: MCP servers, OpenAPI tools, skills, custom commands, hooks, sub-agent types."""

@@ -1,0 +1,117 @@
+"""MCP tools as agent tools: `mcp__<server>__<tool>`, described by the server's own schema, checked by the same
+permission rules as every tool (`mcp__github__*` allows a whole server), and run by a call to the server. The hub
+starts the configured servers and keeps the registry in step with what each offers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ConfigDict
+
+from agentui.core.extend.mcp.client import McpServer, RemoteTool, SdkBridge
+from agentui.core.extend.mcp.config import ServerConfig
+from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
+from agentui.core.providers.base import ToolSpec
+from agentui.core.tools.base import (
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+    external_tool_name,
+)
+
+
+class McpArgs(ToolArgs):
+    """Whatever the server's schema asks for: the server validates its own arguments."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def tool_name(server: str, tool: str) -> str:
+    return external_tool_name("mcp", server, tool)
+
+
+class McpTool(Tool[McpArgs]):
+    Args = McpArgs
+    kind = "execute"  # another program acts: asked for unless a rule allows it
+
+    def __init__(self, server: McpServer, remote: RemoteTool) -> None:
+        self.server = server
+        self.remote = remote
+        self.name = tool_name(server.name, remote.name)  # type: ignore[misc]
+        self.description = remote.description or f"{remote.name} (from the MCP server {server.name})"  # type: ignore[misc]
+
+    @property
+    def spec(self) -> ToolSpec:
+        schema = dict(self.remote.input_schema)
+        schema.setdefault("type", "object")
+        return ToolSpec(self.name, self.description, schema)
+
+    async def run(self, args: McpArgs, ctx: ToolContext) -> ToolResult:
+        outcome = await self.server.call(self.remote.name, dict(args.model_extra or {}))
+        blocks: list[ResultBlock] = []
+        for block in outcome.content:
+            if block["type"] == "image":
+                blocks.append(ImageBlock(source=block["source"]))
+            else:
+                blocks.append(TextBlock(text=block["text"]))
+        if all(isinstance(block, TextBlock) for block in blocks):
+            text = "\n".join(block.text for block in blocks if isinstance(block, TextBlock))
+            return ToolResult(
+                content=text or "(no output)", details={"server": self.server.name}, is_error=outcome.is_error
+            )
+        return ToolResult(content=blocks, details={"server": self.server.name}, is_error=outcome.is_error)
+
+
+class McpHub:
+    """The servers of one conversation and their tools in its registry."""
+
+    def __init__(
+        self,
+        configs: list[ServerConfig],
+        tools: ToolRegistry,
+        log_dir: Path,
+        env: Mapping[str, str] | None = None,
+        sdk_bridge: SdkBridge | None = None,
+    ) -> None:
+        import os
+
+        self.tools = tools
+        self.servers = [
+            McpServer(
+                config,
+                log_dir,
+                env=os.environ if env is None else env,
+                on_tools_changed=self._refresh,
+                bridge=sdk_bridge,
+            )
+            for config in configs
+        ]
+
+    async def start(self) -> list[str]:
+        """Start every server at once; one sentence for each that failed."""
+        await asyncio.gather(*(server.start() for server in self.servers))
+        for server in self.servers:
+            self._refresh(server)
+        return [
+            f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available"
+            + (f" (log: {server.log_path})." if server.config.type == "stdio" else ".")
+            for server in self.servers
+            if server.state == "failed"
+        ]
+
+    def _refresh(self, server: McpServer) -> None:
+        prefix = tool_name(server.name, "")
+        for name in [name for name in self.tools.names() if name.startswith(prefix)]:
+            self.tools.unregister(name)
+        if server.state == "connected":
+            for remote in server.tools:
+                tool = McpTool(server, remote)
+                if self.tools.get(tool.name) is None:
+                    self.tools.register(tool)
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(server.close() for server in self.servers), return_exceptions=True)

@@ -1,0 +1,297 @@
+"""Sub-agents: the `Task` tool runs a child agent loop on a task of its own, with its own context, a restricted tool
+set and the parent's permission engine (rules, and the answers given this session), and returns its final answer.
+
+Agent types come from `.claude/agents/*.md` and `~/.claude/agents/*.md` (front matter: name, description, tools,
+model; the body is the child's instructions), plus the built-in `general-purpose`. The child's transcript is
+written as Claude Code writes it, `<session>/subagents/agent-<id>.jsonl` with `isSidechain: true`. Its permission
+questions reach the front end through the parent's bus, and the answers find their way back; cancelling the parent
+cancels the child.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from agentui.core.dirs import claude_config_dir
+from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
+from agentui.core.frontmatter import parse_front_matter
+from agentui.core.tools.base import (
+    Tool,
+    ToolArgs,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+)
+
+if TYPE_CHECKING:
+    from agentui.core.loop.agent import Agent
+
+GENERAL_PURPOSE = (
+    "You are a sub-agent: another agent has given you one task. Work on it with the tools you have, then reply with "
+    "a concise report of what you found or did. Your final message is all the other agent sees, so include the "
+    "facts, file paths and conclusions it needs."
+)
+MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit")
+"""Front-matter model names that mean "the parent's model" here (agentui does not map families to model ids)."""
+WRAP_UP_AT = 0.8
+"""Of a sub-agent's time limit, when it is asked to wrap up."""
+WRAP_UP = (
+    "<system-reminder>Your time is nearly up: stop starting new work, and answer now with what you found and what "
+    "is left.</system-reminder>"
+)
+
+
+@dataclass(frozen=True)
+class AgentType:
+    name: str
+    description: str
+    instructions: str
+    tools: tuple[str, ...] | None = None
+    """The tools it may use; None for all of the parent's (but Task)."""
+    model: str | None = None
+    path: Path | None = None
+
+
+def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, AgentType]:
+    types = {
+        "general-purpose": AgentType(
+            "general-purpose",
+            "General-purpose agent for researching questions, searching code and doing multi-step tasks on its own.",
+            GENERAL_PURPOSE,
+        )
+    }
+    for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
+        for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
+            try:
+                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+            name = meta.get("name") or path.stem
+            tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip()) or None
+            model = meta.get("model") or None
+            types[name] = AgentType(
+                name,
+                meta.get("description", ""),
+                body.strip() or GENERAL_PURPOSE,
+                tools,
+                None if model in MODEL_ALIASES else model,
+                path,
+            )
+    return types
+
+
+class TaskArgs(ToolArgs):
+    description: str = Field(description="A short (3-5 word) description of the task")
+    prompt: str = Field(description="The task for the agent to perform, with everything it needs to know")
+    subagent_type: str = Field(default="general-purpose", description="The type of agent to use")
+    model: str | None = Field(
+        default=None,
+        description="A model for this agent; sonnet, opus and haiku (Claude Code's names) keep the current model",
+    )
+
+
+class Task(Tool[TaskArgs]):
+    """Claude Code 2.1 calls it Agent; 2.0 called it Task, which sessions and some models still use."""
+
+    name = "Agent"
+    aliases = ("Task",)
+    Args = TaskArgs
+    kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
+
+    def __init__(
+        self,
+        parent: Agent,
+        types: dict[str, AgentType],
+        *,
+        transcript_dir: Path | None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.parent = parent
+        self.types = types
+        self.transcript_dir = transcript_dir
+        """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
+        self.env = env
+        self.watchers: list[Callable[[str, Event], None]] = []
+        """Told of every event of every sub-agent, with the id of the call that started it (stream-json shows a
+        sub-agent's messages under that id)."""
+        self._describe()
+
+    def add_type(self, kind: AgentType) -> None:
+        """One more agent type (a front end's): the model is offered it from its next request."""
+        self.types[kind.name] = kind
+        self._describe()
+
+    def _describe(self) -> None:
+        listed = "\n".join(
+            f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
+            for t in self.types.values()
+        )
+        self.description = (  # type: ignore[misc]
+            "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
+            "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
+            f"at the same time. Agent types:\n{listed}"
+        )
+        self.__dict__.pop("spec", None)  # (the spec the model sees is made again from the new description)
+
+    async def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
+        kind = self.types.get(args.subagent_type)
+        if kind is None:
+            return ToolResult.error(
+                f"There is no agent type {args.subagent_type!r}; the types are: {', '.join(self.types)}."
+            )
+        child, writer, agent_id = self._child(kind, ctx, args.model)
+        self.parent.children.append(child)
+        forward = child.bus.on(self._forward)
+        report = child.bus.on(lambda event: _report(event, ctx.progress))
+        watched = child.bus.on(partial(self._watch, ctx.tool_call_id))
+        limit = self.parent.config.subagent_seconds
+        timed_out: list[bool] = []
+        timer = asyncio.ensure_future(self._time_limit(child, kind.name, limit, timed_out)) if limit else None
+        try:
+            run = asyncio.ensure_future(child.prompt(args.prompt))
+            try:
+                result = await asyncio.shield(run)
+            except asyncio.CancelledError:
+                child.cancel()  # the parent was cancelled: so is the child, which ends its run cleanly first
+                await asyncio.wait([run], timeout=5)
+                raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            forward()
+            report()
+            watched()
+            self.parent.children.remove(child)
+            if self.parent.hooks is not None:
+                self.parent.hooks.notify = self.parent.warn  # (the child took the hooks' warnings while it ran)
+            if writer is not None:
+                writer.close()
+        usage = result.usage
+        details: dict[str, Any] = {  # Claude Code's shape, then agentui's own
+            "status": "completed" if result.stop == "end_turn" else "failed",
+            "prompt": args.prompt,
+            "agentId": agent_id,
+            "agentType": kind.name,
+            "content": [{"type": "text", "text": result.text}] if result.text else [],
+            "resolvedModel": child.config.model,
+            "totalDurationMs": result.duration_ms,
+            "totalTokens": usage.total_tokens,
+            "totalToolUseCount": sum(len(m.tool_uses) for m in child.messages if m.role == "assistant"),
+            "usage": usage.model_dump(),
+            "subagentType": kind.name,
+            "turns": result.num_turns,
+            "stop": result.stop,
+        }
+        if timed_out:
+            said = f" Its last words: {result.text}" if result.text else ""
+            return ToolResult.error(
+                f"The {kind.name} agent was stopped at its time limit ({limit:g} s).{said}", **details
+            )
+        if result.error:
+            return ToolResult.error(f"The {kind.name} agent stopped: {result.error}", **details)
+        return ToolResult(content=result.text or "(the agent gave no final answer)", details=details)
+
+    async def _time_limit(self, child: Agent, name: str, seconds: float, timed_out: list[bool]) -> None:
+        """A sub-agent's own wall-clock limit: asked to wrap up at 80% of it, stopped at it."""
+        await asyncio.sleep(seconds * WRAP_UP_AT)
+        child.inject(WRAP_UP)
+        self.parent.warn(f"The {name} agent is near its time limit ({seconds:g} s) and was asked to wrap up.")
+        await asyncio.sleep(seconds * (1 - WRAP_UP_AT))
+        timed_out.append(True)
+        child.cancel()
+
+    def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None) -> tuple[Agent, Any, str]:
+        from agentui.core.loop.agent import Agent
+
+        parent = self.parent
+        allowed = kind.tools
+        tools = ToolRegistry(
+            tool
+            for tool in parent.tools
+            if tool.name != self.name
+            and not tool.main_only
+            and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+        )
+        model = None if requested in MODEL_ALIASES else requested
+        # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's.
+        provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
+        if model or kind.model:
+            provider, routed = parent.provider, model or kind.model or routed
+        config = parent.config.model_copy(
+            update={
+                "model": routed,
+                "system_prompt": kind.instructions,
+                "max_turns": None,
+                # (a fallback is a model of the parent's provider: not one to ask another provider for)
+                "fallback_model": parent.config.fallback_model if provider is parent.provider else None,
+            }
+        )
+        agent_id = uuid.uuid4().hex[:17]
+        # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
+        child = Agent(
+            provider,
+            config,
+            tools=tools,
+            gate=parent.gate,
+            session_id=parent.session_id,
+            retry=parent.retry,
+            memory=None,
+            hooks=parent.hooks,
+        )
+        child.back_up_into(parent)
+        child.router = parent.router
+        child.ledger.parent = parent.ledger  # (the session's cost is every agent's)
+        child.shared_budget = parent.budget  # (its spending counts against the parent's limits: one pool)
+        child.inherited_prompt_id = parent.prompt_id  # (as Claude Code: a sub-agent's lines carry its parent's prompt)
+        writer = None
+        if self.transcript_dir is not None:
+            from agentui.core.session.writer import SessionWriter
+
+            writer = SessionWriter(
+                self.transcript_dir / f"agent-{agent_id}.jsonl",
+                parent.session_id,
+                config.cwd,
+                sidechain=True,
+                agent_id=agent_id,
+            )
+            writer.attach(child.bus)
+        return child, writer, agent_id
+
+    def _watch(self, call_id: str, event: Event) -> None:
+        for watcher in self.watchers:
+            watcher(call_id, event)
+
+    def _forward(self, event: Event) -> None:
+        """The child's permission questions (and their answers) go to whoever watches the parent."""
+        match event:
+            case PermissionRequest() | PermissionResolved():
+                self.parent.bus.emit(event)
+            case _:
+                pass
+
+
+def _report(event: Event, progress: Callable[[str], None]) -> None:
+    """The child's tool calls as the Task call's live output: the app shows them in the Task's block."""
+    match event:
+        case ToolStart():
+            progress(f"{event.name} {_brief(event.input)}\n")
+        case ToolEnd(is_error=True):
+            content = event.content if isinstance(event.content, str) else "an error"
+            progress(f"  ✗ {content.splitlines()[0][:120] if content else 'an error'}\n")
+        case _:
+            pass
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    for key in ("file_path", "command", "pattern", "path", "url", "description"):
+        if isinstance(arguments.get(key), str):
+            return " ".join(arguments[key].split())[:100]
+    return ""

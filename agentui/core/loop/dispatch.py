@@ -1,0 +1,322 @@
+"""Tool dispatch, the one seam every tool call passes: look up, validate, permission, run, report.
+
+Hooks (PreToolUse / PostToolUse) plug in around `tool.run`; a front end answers permission requests through
+`respond_permission`, resolving the future the call is waiting on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentui.core.context.memory import MemoryLoader, render_memory
+from agentui.core.escapes import scrub, visible
+from agentui.core.events import (
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    PermissionResolved,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+)
+from agentui.core.extend.hooks import Hooks
+from agentui.core.loop.result_cache import ResultCache
+from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.safety.permissions import PermissionGate, Verdict
+from agentui.core.safety.permissions.readonly import only_reads
+from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+INTERRUPTED = "Interrupted by user: the tool call was stopped before it finished."
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (nothing was written or run)."
+)
+_WAIT = " Stop and wait for the user to say how to proceed."
+
+
+class ToolDispatcher:
+    def __init__(
+        self,
+        tools: ToolRegistry,
+        gate: PermissionGate,
+        emit: Callable[[Event], None],
+        *,
+        session_id: str,
+        cwd: Path,
+        hooks: Hooks | None = None,
+        memory: MemoryLoader | None = None,
+        cache: ResultCache | None = None,
+    ) -> None:
+        self.tools = tools
+        self.cache = cache
+        self.gate = gate
+        self.hooks = hooks
+        self.memory = memory
+        self._emit = emit
+        self._session_id = session_id
+        self._cwd = cwd
+        self._asks: dict[str, asyncio.Future[PermissionDecision]] = {}
+        self._running: dict[str, str] = {}  # tool_call_id -> tool name, between ToolStart and ToolEnd
+        self.finished: dict[str, ToolResultBlock] = {}
+        """Results of the current batch so far, so a cancel keeps the results that did arrive."""
+        self.before_write: Callable[[str, Path], None] | None = None
+        """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
+        self.before_shell: Callable[[str, str], Awaitable[None]] | None = None
+        """Awaited with the call's id and the command before a tool that runs commands runs (once allowed)."""
+
+    # Answers from a front end
+
+    def respond_permission(self, request_id: str, decision: PermissionDecision) -> bool:
+        """Resolve a pending permission request; False if it is unknown or already answered."""
+        future = self._asks.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_result(decision)
+        return True
+
+    def pending_permissions(self) -> list[str]:
+        return [request_id for request_id, future in self._asks.items() if not future.done()]
+
+    # Running calls
+
+    async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
+        """Run one response's calls: consecutive read-only calls together, anything else alone and in order."""
+        self.finished.clear()
+        for batch in self._batches(calls):
+            if len(batch) == 1:
+                await self.run(batch[0])
+            else:
+                await asyncio.gather(*(self.run(call) for call in batch))
+        return [self.finished[call.id] for call in calls]
+
+    def _batches(self, calls: Sequence[ToolUseBlock]) -> list[list[ToolUseBlock]]:
+        batches: list[list[ToolUseBlock]] = []
+        previous_read = False
+        for call in calls:
+            tool = self.tools.get(call.name)
+            is_read = tool is not None and tool.kind == "read"
+            if is_read and previous_read:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            previous_read = is_read
+        return batches
+
+    async def run(self, call: ToolUseBlock) -> ToolResultBlock:
+        self._running[call.id] = call.name
+        self._emit(ToolStart(session_id=self._session_id, tool_call_id=call.id, name=call.name, input=call.input))
+        try:
+            result = await self._execute(call)
+        except Exception as exc:  # (anything around the tool: every tool_use still gets its tool_result)
+            log.exception("tool call %s (%s) failed", call.id, call.name)
+            result = ToolResult.error(_failure(call.name, exc))
+        return self._finish(call.id, call.name, result)
+
+    def interrupt(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
+        """After a cancel: end every call still running with an 'interrupted' result, and return a result for each
+        of `calls` (the batch that was running), so the history stays valid."""
+        for tool_call_id, name in list(self._running.items()):
+            self._finish(tool_call_id, name, ToolResult.error(INTERRUPTED, interrupted=True))
+        return [self.finished.get(call.id) or not_run(call.id, INTERRUPTED) for call in calls]
+
+    def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
+        self._running.pop(tool_call_id, None)
+        result = _visible(result)
+        block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
+        self.finished[tool_call_id] = block
+        self._emit(
+            ToolEnd(
+                session_id=self._session_id,
+                tool_call_id=tool_call_id,
+                name=name,
+                content=result.content,
+                is_error=result.is_error,
+                details=result.details,
+                cached=result.cached,
+            )
+        )
+        return block
+
+    async def _execute(self, call: ToolUseBlock) -> ToolResult:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.tools.names()) or "none"
+            return ToolResult.error(f"There is no tool named {call.name!r}; the available tools are: {available}.")
+        if call.input_error:
+            return ToolResult.error(
+                f"{call.name} was not run: {call.input_error}. Send the arguments as a JSON object."
+            )
+        try:
+            args = tool.Args.model_validate(call.input)
+        except ValidationError as exc:
+            return ToolResult.error(f"{call.name} was not run: {_describe(exc)}.")
+
+        verdict = self.gate.check(tool, args, call)
+        if self.hooks:  # (before a deny rule refuses the call, as Claude Code runs them; a hook cannot undo a deny)
+            outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
+            if verdict.behavior == "deny":
+                return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+            if outcome.decision in ("deny", "block"):
+                return ToolResult.error(f"A PreToolUse hook blocked {call.name}: {outcome.reason}", denied=True)
+            if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
+                verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
+            elif outcome.decision == "ask" and verdict.behavior == "allow":
+                verdict = replace(
+                    verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}"
+                )
+        if verdict.behavior == "deny":
+            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+        lifted = False
+        if verdict.behavior == "ask":
+            decision = await self._ask(tool, call, verdict)
+            self.gate.remember(tool, args, call, decision)
+            if decision.behavior == "deny":
+                said = f" The user said: {decision.message}" if decision.message else _WAIT
+                return ToolResult.error(_REJECTED + said, denied=True)
+            lifted = verdict.protected  # (the person said yes to a question that named the protected write)
+            if decision.updated_input is not None:  # (the person's answer, for a tool that asks one)
+                try:
+                    args = tool.Args.model_validate(decision.updated_input)
+                except ValidationError as exc:
+                    return ToolResult.error(f"{call.name} was not run: the answer had {_describe(exc)}.")
+
+        raw = tool.permission_path(args)
+        path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
+        if path is not None and tool.kind == "write" and self.before_write is not None:
+            self.before_write(call.id, _real(path))  # (as the permission check resolves a path)
+        command = getattr(args, "command", None)  # (the validated arguments, as the tool will run them)
+        if tool.kind == "execute" and self.before_shell is not None and isinstance(command, str):
+            await self.before_shell(call.id, command)
+        ctx = ToolContext(
+            cwd=self._cwd,
+            session_id=self._session_id,
+            tool_call_id=call.id,
+            progress=self._progress(call.id),
+            checked_path=verdict.path,
+            protection_lifted=lifted,
+        )
+        result = await self._run_or_recall(tool, args, ctx, _real(path) if path is not None else None)
+        if self.hooks:
+            response = result.details or (result.content if isinstance(result.content, str) else "")
+            outcome = await self.hooks.post_tool_use(self._session_id, call.name, call.input, call.id, response)
+            notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
+            if notes and isinstance(result.content, str):
+                result = replace(result, content="\n\n".join([result.content, *notes]))
+        if self.memory is not None and not result.is_error and path is not None:
+            result = self._with_nested_memory(result, path)
+        return result
+
+    async def _run_or_recall(self, tool: Tool[Any], args: Any, ctx: ToolContext, path: Path | None) -> ToolResult:
+        """Run the tool, unless the model holds its result already (a repeated read-only call); and forget what a
+        call that may have changed files makes stale."""
+        arguments = args.model_dump()
+        if self.cache is not None and tool.kind == "read":
+            cached = self.cache.answer(tool.name, arguments, path)
+            if cached is not None:
+                return replace(cached, cached=True)
+        try:
+            result = await tool.run(args, ctx)
+        except Exception as exc:  # a tool's bug must not end the run; the model sees what happened
+            log.exception("tool %s failed", tool.name)
+            result = ToolResult.error(_failure(tool.name, exc))
+        if self.cache is not None:
+            command = arguments.get("command")
+            if tool.kind == "read":
+                self.cache.remember(tool.name, arguments, path, result)
+            elif not (
+                tool.kind == "execute"
+                and isinstance(command, str)
+                and not arguments.get("run_in_background")
+                and only_reads(command)
+            ):
+                self.cache.wrote()
+        return result
+
+    def _with_nested_memory(self, result: ToolResult, path: Path) -> ToolResult:
+        """The first time a tool reaches into a subdirectory, its CLAUDE.md files join the result, as in Claude Code."""
+        assert self.memory is not None
+        found = self.memory.touch(path)
+        if not found:
+            return result
+        note = f"<system-reminder>\n{render_memory(found)}\n</system-reminder>"
+        if isinstance(result.content, str):
+            return replace(result, content=f"{result.content}\n\n{note}")
+        return replace(result, content=[*result.content, TextBlock(text=note)])
+
+    async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
+        request_id = uuid.uuid4().hex
+        future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
+        # Registered before the request goes out, so a front end may answer from inside its event callback.
+        self._asks[request_id] = future
+        try:
+            self._emit(
+                PermissionRequest(
+                    session_id=self._session_id,
+                    request_id=request_id,
+                    tool_call_id=call.id,
+                    tool_name=tool.name,
+                    input=call.input,
+                    reason=verdict.reason,
+                    suggestions=list(verdict.suggestions),
+                )
+            )
+            decision = await future
+        finally:
+            del self._asks[request_id]
+        self._emit(
+            PermissionResolved(
+                session_id=self._session_id, request_id=request_id, tool_call_id=call.id, decision=decision
+            )
+        )
+        return decision
+
+    def _progress(self, tool_call_id: str) -> Callable[[str], None]:
+        def progress(text: str) -> None:
+            self._emit(ToolProgress(session_id=self._session_id, tool_call_id=tool_call_id, text=text))
+
+        return progress
+
+
+def _visible(result: ToolResult) -> ToolResult:
+    """The result with file names that are not UTF-8 written as `\\xNN`: shown, sent and stored as valid text."""
+    content = result.content
+    if isinstance(content, str):
+        content = visible(content)
+    else:
+        content = [b.model_copy(update={"text": visible(b.text)}) if isinstance(b, TextBlock) else b for b in content]
+    return replace(result, content=content, details=scrub(result.details) if result.details else result.details)
+
+
+def _failure(name: str, exc: Exception) -> str:
+    """One sentence for an exception a tool call raised (its first line: a traceback's worth of text helps nobody)."""
+    said = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{name} failed: {type(exc).__name__}" + (f": {said}" if said else "") + "."
+
+
+def _real(path: Path) -> Path:
+    """Where `path` leads; a link loop leaves it as named (`Path.resolve` raises RuntimeError there)."""
+    return Path(os.path.realpath(path))
+
+
+def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:
+    """The result of a call that did not run (or did not finish): an error saying why."""
+    return ToolResultBlock(tool_use_id=tool_use_id, content=reason, is_error=True)
+
+
+def _describe(error: ValidationError) -> str:
+    """Pydantic's errors as one line the model can act on: `file_path: Field required; limit: ...`."""
+    problems = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        problems.append(f"{where}: {item['msg']}")
+    return "invalid arguments (" + "; ".join(problems) + ")"

@@ -1,0 +1,1 @@
+"""Parallel attempts at one prompt, each in a working copy of its own."""

@@ -1,0 +1,334 @@
+"""The operating-system sandbox for Bash, as Claude Code's `sandbox` settings describe it. On Linux every command
+runs inside bubblewrap, and the sandbox enforces what the rules say, not only a file-system layout:
+
+- writes go only to the project, the additional directories and a private temporary directory, and even there the
+  protected paths (`guarded_paths.py`: the .git directory and what in it runs code, agent and editor configuration,
+  memory files) cannot be written, created, renamed or replaced, existing or not (stand-ins, `standins.py`);
+- files the Read deny rules cover are masked (`denied_files.py`), and credentials hidden wherever they live
+  (`sandbox_hidden.py`);
+- no Unix socket outside can be reached (a seccomp filter, `sandbox_seccomp.py`; socket variables are not passed
+  in), no network but the allowed domains (through agentui's filtering proxy, `sandbox_proxy.py`), and its own
+  process namespace (agentui's environment, with the provider keys, cannot be read through /proc).
+
+macOS would do the same with Seatbelt (`sandbox-exec` and a generated profile); see CONTRIBUTING.md. Elsewhere, or
+where bubblewrap cannot create its namespaces, the sandbox says so once and Bash falls back to asking before each
+command.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentui.core.safety.confined import Confined
+from agentui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentui.core.safety.denied_files import DeniedFiles, DenyPattern
+    from agentui.core.safety.sandbox_proxy import DomainProxy
+
+PROXY_PORT = 3128
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """Claude Code's `sandbox` settings block (the keys it has that agentui uses)."""
+
+    enabled: bool = False
+    auto_allow: bool = True
+    """`autoAllowBashIfSandboxed`: a sandboxed command runs without a question unless a deny or ask rule matches."""
+    excluded_commands: tuple[str, ...] = ()
+    """`excludedCommands`: programs that run outside the sandbox (through the usual permission checks)."""
+    allow_unsandboxed: bool = True
+    """`allowUnsandboxedCommands`: whether `dangerouslyDisableSandbox` may take a command out (it always asks)."""
+    allowed_domains: tuple[str, ...] = ()
+    """`network.allowedDomains`: hosts reachable through agentui's filtering proxy; none means no network."""
+    allow_all_unix_sockets: bool = False
+    """`network.allowAllUnixSockets`: no seccomp filter on Unix sockets (taken from the person's own settings only)."""
+
+    @classmethod
+    def merged(cls, blocks: Sequence[Any]) -> SandboxConfig:
+        """From the `sandbox` blocks of the settings files, lowest precedence first; a later key wins."""
+        values: dict[str, Any] = {}
+        network: dict[str, Any] = {}
+        for block in blocks:
+            if isinstance(block, dict):
+                values.update(block)
+                if isinstance(block.get("network"), dict):
+                    network.update(block["network"])
+        excluded = values.get("excludedCommands")
+        domains = network.get("allowedDomains")
+        return cls(
+            allowed_domains=tuple(d for d in domains if isinstance(d, str)) if isinstance(domains, list) else (),
+            enabled=values.get("enabled") is True,
+            auto_allow=values.get("autoAllowBashIfSandboxed", True) is not False,
+            excluded_commands=tuple(c for c in excluded if isinstance(c, str)) if isinstance(excluded, list) else (),
+            allow_unsandboxed=values.get("allowUnsandboxedCommands", True) is not False,
+            allow_all_unix_sockets=network.get("allowAllUnixSockets") is True,
+        )
+
+
+@functools.cache
+def _probe(bwrap: str) -> str | None:
+    """None if bubblewrap can make its namespaces here, else why not (one sentence)."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "/bin/true"],
+            capture_output=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap could not be started ({exc})"
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bubblewrap cannot create its namespaces here ({said[-1] if said else 'exit ' + str(done.returncode)})"
+    return None
+
+
+class Sandbox:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        workspace: Workspace,
+        *,
+        home: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        from agentui.core.safety.denied_files import DeniedFinder
+
+        self.config = config
+        self.workspace = workspace
+        self.home = home or Path.home()
+        self.env: Mapping[str, str] = os.environ if env is None else env
+        """agentui's own environment: where credentials are (the variables naming them are kept from commands)."""
+        self._bwrap = shutil.which("bwrap")
+        self.proxy: DomainProxy | None = None
+        self.read_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """Set when the project is opened: the paths of the Read-family deny rules, asked again before each command
+        (a rule added during the session counts)."""
+        self.edit_denials: Callable[[], Sequence[DenyPattern]] = lambda: ()
+        """The paths of the Edit-family deny rules: what exists of them is read-only in the sandbox."""
+        self._finder = DeniedFinder()
+        self._edit_finder = DeniedFinder()
+        self._nested_finder = DeniedFinder()
+
+    async def start_network(self, scratch: Path) -> None:
+        """With allowed domains, the filtering proxy the sandbox reaches them through (started once)."""
+        if self.config.allowed_domains and self.proxy is None:
+            from agentui.core.safety.sandbox_proxy import DomainProxy
+
+            proxy = DomainProxy(self.config.allowed_domains, scratch / "proxy.sock")
+            await proxy.start()
+            self.proxy = proxy
+
+    @property
+    def enabled(self) -> bool:
+        return self.config.enabled
+
+    def problem(self) -> str | None:
+        """Why the sandbox, though enabled, cannot run commands here; None if it can (or is off)."""
+        if not self.config.enabled:
+            return None
+        if not sys.platform.startswith("linux"):
+            return f"the sandbox is not available on {sys.platform} yet"
+        if self._bwrap is None:
+            return "bubblewrap (bwrap) is not installed; install it (apt install bubblewrap) to use the sandbox"
+        if not self.config.allow_all_unix_sockets:
+            from agentui.core.safety.sandbox_seccomp import problem
+
+            if (why := problem()) is not None:
+                return why
+        return _probe(self._bwrap)
+
+    @property
+    def active(self) -> bool:
+        """Commands run sandboxed: enabled, and it works here."""
+        return self.config.enabled and self.problem() is None
+
+    def excluded(self, command: str) -> bool:
+        """The command is one that `excludedCommands` takes out of the sandbox: exactly one program, with plain
+        arguments, whose words begin with an entry's (`docker` covers `docker ps`; `npm run build` only that). A
+        command chained, piped, redirected or substituted around it runs sandboxed (or asks), so an excluded
+        program cannot carry anything else out with it."""
+        if not self.config.excluded_commands:
+            return False
+        from agentui.core.safety.permissions.understand import plain_command
+
+        words = plain_command(command)
+        if not words:
+            return False
+        for entry in self.config.excluded_commands:
+            wanted = entry.removesuffix(":*").removesuffix(" *").split()
+            if wanted and words[: len(wanted)] == wanted:
+                return True
+        return False
+
+    def runs_inside(self, command: str, *, disable: bool = False) -> bool:
+        """Whether this command runs sandboxed: the sandbox works here, the command is not excluded, and it did not
+        ask (with `dangerouslyDisableSandbox`, where the settings let it) to run outside."""
+        if not self.active or (disable and self.config.allow_unsandboxed):
+            return False
+        return not self.excluded(command)
+
+    # What the deny rules cover
+
+    def denied(self) -> DeniedFiles:
+        """The existing files and directories the Read deny rules cover now (masked in each command)."""
+        from dataclasses import replace
+
+        from agentui.core.safety.sandbox_mounts import holds_any
+
+        found = self._finder.find(self.read_denials())
+        roots = [str(directory) for directory in self.workspace.directories]
+        holding = next((d for d in found.directories if holds_any(d, roots)), None)
+        if holding is not None and found.complete:
+            found = replace(
+                found,
+                complete=False,
+                reason=f"a deny rule covers {holding}, which holds the project the sandbox must leave readable",
+            )
+        return found
+
+    @property
+    def enforces_denies(self) -> bool:
+        """Every file the Read deny rules cover is masked in the sandbox (the enumeration was complete)."""
+        return self.denied().complete
+
+    def denies_problem(self) -> str | None:
+        """When not every denied file can be masked: why, in one sentence (None when they all are)."""
+        found = self.denied()
+        if found.complete:
+            return None
+        return f"The sandbox cannot mask every file the deny rules cover: {found.reason}."
+
+    @property
+    def denied_inodes(self) -> frozenset[tuple[int, int]]:
+        """(st_dev, st_ino) of every denied regular file: a hard link to one is the same file under another name."""
+        return self.denied().inodes
+
+    @property
+    def guard_available(self) -> bool:
+        """Commands outside the sandbox can run under the guard here (see `agentui.core.safety.guard`)."""
+        from agentui.core.safety.guard import guard_available
+
+        return guard_available()
+
+    # The command line
+
+    def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
+        """`argv` ready to run in the sandbox from `cwd`, with the command environment `env`. Stand-ins are made
+        now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
+        from agentui.core.safety.environ import sandbox_environment
+        from agentui.core.safety.git_config_paths import git_config_paths
+        from agentui.core.safety.guarded_paths import (
+            Target,
+            edit_denied_targets,
+            nested_repository_targets,
+            project_targets,
+        )
+        from agentui.core.safety.sandbox_hidden import hidden
+        from agentui.core.safety.sandbox_mounts import (
+            Masks,
+            capability_args,
+            pinned_program,
+            plan_protection,
+            protection_args,
+            split_masks,
+            within_any,
+        )
+        from agentui.core.safety.standin_excludes import excludes_env
+        from agentui.core.safety.standins import standins_in
+        from agentui.core.scratch_files import scratch_files
+
+        assert self._bwrap is not None
+        command_env = dict(os.environ if env is None else env)
+        files = scratch_files(scratch)
+        commands = files.commands_dir()
+        roots = [str(directory) for directory in self.workspace.directories]
+        writable = [*roots, str(commands)]
+
+        targets: list[Target] = []
+        excludes: Path | None = None
+        for root in self.workspace.directories:
+            targets += project_targets(root)
+            targets += nested_repository_targets(root, self._nested_finder)
+            git = git_config_paths(root, command_env)
+            targets += [Target(path, True) for path in git.hooks]
+            targets += [Target(path, False) for path in (*git.files, *git.includes)]
+            excludes = excludes or git.excludes_file
+        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
+        standins = standins_in(self.env)
+        with standins.locked():  # (see `locked`)
+            plan = plan_protection(
+                targets,
+                can_replace=lambda path: within_any(os.path.dirname(path), writable),
+                can_write=lambda path: within_any(path, writable),
+                standins=standins.in_place(),
+            )
+            lease = standins.acquire(plan.standins)
+        confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
+        try:
+            args = [self._bwrap, "--die-with-parent", "--unshare-all"]
+            args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+            before, after = Masks(), Masks()
+            secrets = hidden(self.home, {**self.env, **command_env})
+            denied = self.denied()
+            first, then = split_masks([*secrets.paths, *denied.directories], writable)
+            for real in first:
+                before.hide(real)
+            for real in then:
+                after.hide(real)
+            for path in secrets.exposed:
+                after.expose(path)
+            for path in [*secrets.paths_after, *denied.files]:
+                after.hide(path)
+            args += before.args
+            for directory in writable:
+                args += ["--bind", directory, directory]
+            args += protection_args(plan, lease.present)
+            args += after.args
+            args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
+
+            program = list(argv)
+            filtered = not self.config.allow_all_unix_sockets
+            if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
+                from agentui.core.safety.sandbox_seccomp import unix_socket_filter
+
+                bridge = Path(__file__).with_name("sandbox_bridge.py")
+                seccomp = unix_socket_filter().hex() if filtered else "-"
+                program = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT)]
+                program += [seccomp, *argv]
+            elif filtered:
+                from agentui.core.safety.sandbox_seccomp import filter_fd
+
+                fd = filter_fd()
+                confined.pass_fds = (fd,)
+                args += ["--seccomp", str(fd)]
+            args += capability_args(list(plan.links), drop_all=True, own_dev=True)
+            program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
+            args += ["--chdir", str(cwd), "--", *program]
+
+            out_env = sandbox_environment(command_env)
+            out_env["TMPDIR"] = str(commands)
+            if self.proxy is not None:
+                address = f"http://127.0.0.1:{PROXY_PORT}"
+                for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                    out_env[name] = address
+                out_env["NO_PROXY"] = out_env["no_proxy"] = ""
+            standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
+            added, private = excludes_env(standin_files, excludes, files, command_env)
+            out_env.update(added)
+            if private is not None:
+                confined.cleanups.append(lambda: private.unlink(missing_ok=True))
+        except BaseException:
+            confined.ended()
+            raise
+        confined.argv, confined.env = args, out_env
+        return confined

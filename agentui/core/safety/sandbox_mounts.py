@@ -1,0 +1,237 @@
+"""From what must stay unwritten and unread to bubblewrap's mount options: protected paths followed through their
+links (each link a command could re-point is pinned, each directory on the way it could rename is made a mount
+point), stand-ins where they are missing, and masks over what is hidden or denied."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentui.core.safety.guarded_paths import Target
+from agentui.core.safety.standins import StandIn
+
+_MAX_LINKS = 40  # as the kernel: a longer chain is a loop
+
+
+@dataclass
+class Protection:
+    pins: dict[str, None] = field(default_factory=dict)
+    """Existing directories made mount points of their own, still writable inside (they cannot be renamed)."""
+    read_only: dict[str, None] = field(default_factory=dict)
+    """Existing paths bound read-only over themselves."""
+    links: dict[str, None] = field(default_factory=dict)
+    """Symbolic links a command could replace, pinned from inside the sandbox (`sandbox_pin.py`)."""
+    standins: list[StandIn] = field(default_factory=list)
+    """Missing paths to make before the command starts (read-only ones, and the writable parents they need)."""
+
+
+def plan_protection(
+    targets: Iterable[Target],
+    can_replace: Callable[[str], bool],
+    can_write: Callable[[str], bool],
+    standins: frozenset[str] = frozenset(),
+) -> Protection:
+    """`can_replace(path)`: a command could remove, rename or create an entry at `path` (its directory is writable
+    to it); `can_write(path)`: it could change the existing file or directory itself. `standins`: paths that exist
+    only as stand-ins (of a command still running): planned as missing, so that this command holds them too."""
+    plan = Protection()
+    seen: set[str] = set()
+    for target in targets:
+        _follow(target, plan, seen, can_replace, can_write, standins)
+    read_only = list(plan.read_only)
+    plan.pins = {  # a pin inside what is read-only anyway would make it writable again
+        pin: None for pin in plan.pins if not any(_within(pin, ro) for ro in read_only)
+    }
+    return plan
+
+
+def _follow(
+    target: Target,
+    plan: Protection,
+    seen: set[str],
+    can_replace: Callable[[str], bool],
+    can_write: Callable[[str], bool],
+    standins: frozenset[str],
+) -> None:
+    remaining = [part for part in str(target.path).split("/") if part]
+    current = "/"
+    hops = 0
+    while remaining:
+        name = remaining.pop(0)
+        if name == ".":
+            continue
+        if name == "..":
+            current = os.path.dirname(current)
+            continue
+        path = os.path.join(current, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            info = None
+        if info is None or path in standins:
+            _stand_in(target, path, remaining, plan, seen, can_replace)
+            return
+        if stat.S_ISLNK(info.st_mode):
+            if can_replace(path):
+                plan.links[path] = None
+            hops += 1
+            try:
+                pointed = os.readlink(path)
+            except OSError:
+                return
+            if hops > _MAX_LINKS:
+                return
+            if pointed.startswith("/"):
+                current = "/"
+            remaining = [part for part in pointed.split("/") if part] + remaining
+            continue
+        if remaining:
+            if not stat.S_ISDIR(info.st_mode):
+                return  # (nothing can exist below a file)
+            if can_replace(path):
+                plan.pins[path] = None  # a writable directory on the way: renaming it would move the protection
+            current = path
+            continue
+        if not (can_replace(path) or can_write(path)):
+            return
+        if target.pin and stat.S_ISDIR(info.st_mode):
+            plan.pins[path] = None
+        else:
+            plan.read_only[path] = None
+
+
+def _stand_in(
+    target: Target,
+    first_missing: str,
+    remaining: list[str],
+    plan: Protection,
+    seen: set[str],
+    can_replace: Callable[[str], bool],
+) -> None:
+    """The first missing component: made by agentui, so that bubblewrap does not leave one of its own behind. Missing
+    directories on the way are plain writable directories (pinned); the protected path itself is the stand-in."""
+    if not can_replace(first_missing) or any(part in (".", "..") for part in remaining):
+        return
+    chain = [first_missing]
+    for part in remaining:
+        chain.append(os.path.join(chain[-1], part))
+    for parent in chain[:-1]:
+        if parent not in seen:
+            seen.add(parent)
+            plan.standins.append(StandIn(Path(parent), True, writable=True))
+    last = chain[-1]
+    if last not in seen:
+        seen.add(last)
+        plan.standins.append(StandIn(Path(last), target.directory, target.content))
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def protection_args(plan: Protection, present: set[Path]) -> list[str]:
+    """The mounts, shallowest first (a pin before what is inside it), pins before read-only binds at one depth."""
+    operations: list[tuple[int, int, str, str]] = []
+    for path in plan.pins:
+        operations.append((path.count("/"), 0, "--bind", path))
+    for path in plan.read_only:
+        operations.append((path.count("/"), 1, "--ro-bind", path))
+    for standin in plan.standins:
+        if standin.path in present:
+            path = str(standin.path)
+            operations.append(
+                (path.count("/"), 0 if standin.writable else 1, "--bind" if standin.writable else "--ro-bind", path)
+            )
+    args: list[str] = []
+    for _, _, option, path in sorted(set(operations)):
+        args += [option, path, path]
+    return args
+
+
+@dataclass
+class Masks:
+    """Mounts that hide: /dev/null over files, an empty tmpfs over directories (the caller makes each `tmpfs` read-only
+    once everything inside is bound). Paths are resolved first (a hidden link hides where it leads); what does not
+    exist is passed over."""
+
+    args: list[str] = field(default_factory=list)
+    tmpfs: list[str] = field(default_factory=list)
+
+    def hide(self, path: Path | str) -> None:
+        real = _existing_real(path)
+        if real is None:
+            return
+        if os.path.isdir(real):
+            self.args += ["--tmpfs", real]
+            self.tmpfs.append(real)
+        else:
+            self.args += ["--ro-bind", "/dev/null", real]
+
+    def expose(self, path: Path | str) -> None:
+        """Bind an existing path back, read-only, inside something hidden."""
+        real = _existing_real(path)
+        if real is not None:
+            self.args += ["--ro-bind", real, real]
+
+
+def _existing_real(path: Path | str) -> str | None:
+    if not os.path.lexists(path):  # (most hidden paths do not exist: one lstat, no resolving)
+        return None
+    real = os.path.realpath(path)
+    return real if os.path.exists(real) else None
+
+
+def split_masks(paths: Iterable[Path | str], directories: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The existing paths, resolved, in two lists: those that hold one of `directories` (to hide before those are
+    bound, so their binds go over the mask) and the rest (hidden after)."""
+    before: list[str] = []
+    after: list[str] = []
+    for path in paths:
+        real = _existing_real(path)
+        if real is not None:
+            (before if any(_within(d, real) for d in directories) else after).append(real)
+    return before, after
+
+
+def holds_any(path: Path | str, directories: Sequence[str]) -> bool:
+    """`path` (resolved) is one of `directories` or an ancestor of one."""
+    real = os.path.realpath(path)
+    return any(_within(directory, real) for directory in directories)
+
+
+def within_any(path: str, directories: Sequence[str]) -> bool:
+    return any(_within(path, directory) for directory in directories)
+
+
+def capability_args(
+    links: Sequence[str], *, drop_all: bool, escapes: Sequence[str] = (), own_dev: bool = False
+) -> list[str]:
+    """bubblewrap's capability options. A root agentui's commands would keep root's capabilities, with which a mount
+    can be undone: the sandbox drops them all, the guard the `escapes`. Pinning links needs two of them for a moment
+    (`sandbox_pin.py` gives them up before the command runs); with a /dev of its own (`own_dev`), and not as root, it
+    also needs bubblewrap to leave the command in the user namespace that owns the mounts (`--uid 0`)."""
+    args: list[str] = []
+    if os.geteuid() == 0:
+        if drop_all:
+            args += ["--cap-drop", "ALL"]
+        else:
+            for name in escapes:
+                args += ["--cap-drop", name]
+    if links:
+        args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
+        if own_dev and os.geteuid() != 0:  # (mapping uid 0 back needs CAP_SETFCAP: Linux 5.12 and later)
+            args += ["--uid", "0", "--gid", "0", "--cap-add", "CAP_SETFCAP"]
+    return args
+
+
+def pinned_program(links: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False) -> list[str]:
+    """`program`, run through `sandbox_pin.py` when there are links to pin."""
+    if not links:
+        return program
+    helper = Path(__file__).with_name("sandbox_pin.py")
+    user = ["--user", f"{os.getuid()}:{os.getgid()}"] if own_dev and os.geteuid() != 0 else []
+    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *user, *links, "--", *program]

@@ -1,0 +1,30 @@
+"""A conversation as Markdown (/export): prompts, answers, and each tool call as a line; and where an export goes
+when no name is given (the data directory: in the project it would be committed by accident)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+
+from agentui.core.context.summary import call_summary
+from agentui.core.dirs import data_dir
+from agentui.core.messages import Message, TextBlock, ToolUseBlock
+
+
+def conversation_markdown(messages: list[Message]) -> str:
+    parts = []
+    for message in messages:
+        for block in message.content:
+            if isinstance(block, TextBlock) and block.text.strip():
+                parts.append(f"## {'You' if message.role == 'user' else 'Assistant'}\n\n{block.text}\n")
+            elif isinstance(block, ToolUseBlock):
+                parts.append(f"> **{block.name}** `{call_summary(block.name, block.input)}`\n")
+    return "\n".join(parts)
+
+
+def export_path(name: str, root: Path, session_id: str, env: Mapping[str, str] | None = None) -> Path:
+    """A name given is relative to the project, as typed; with none, a dated file in the data directory."""
+    if name:
+        return Path(name) if Path(name).is_absolute() else root / name
+    return data_dir(env) / "exports" / f"{root.name}-{datetime.now():%Y%m%d-%H%M%S}-{session_id[:8]}.md"
