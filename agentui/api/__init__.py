@@ -13,6 +13,7 @@ _EXPORTS = {
     "AgentuiError": "agentui.core.errors",
     # a conversation: open it, then give it commands (its methods) and read its events
     "Conversation": "agentui.core.conversation",
+    "open_conversation": "agentui.core.assembly",
     "Launch": "agentui.core.conversation",
     "ShellOutcome": "agentui.core.conversation",
     "Resumed": "agentui.core.conversation",
@@ -89,6 +90,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
+    from agentui.core.assembly import open_conversation as open_conversation
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.context.compaction import is_summary as is_summary

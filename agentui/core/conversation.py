@@ -10,16 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
-from agentui.core.context.memory import MemoryLoader
 from agentui.core.context.prompt import build_system_prompt
-from agentui.core.context.window import TokenCounter
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
-from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.project import PermissionOptions, Project, open_project
 from agentui.core.providers.base import Provider
-from agentui.core.providers.retry import RetryPolicy
-from agentui.core.session.store import OpenSession, SessionRequest, open_session
+from agentui.core.session.store import OpenSession, SessionRequest
 from agentui.core.settings import Settings
 
 if TYPE_CHECKING:
@@ -140,118 +136,6 @@ class Conversation:
         self._completer: PathCompleter | None = None
         self._titling: asyncio.Future[None] | None = None
         """The model naming the session (the "title" route), after the first answer."""
-
-    @classmethod
-    def open(
-        cls,
-        launch: Launch,
-        *,
-        project: Project | None = None,
-        provider: Provider | None = None,
-        on_error: Callable[[str], object] = lambda message: None,
-        env: Mapping[str, str] | None = None,
-    ) -> Conversation:
-        """Open the project (unless given), the session the launch asks for, and an agent on them."""
-        project = project or open_project(launch.cwd, launch.permissions, env=env)
-        session = open_session(launch.session, project.root, env=env, on_error=on_error)
-        project.hooks.transcript_path = lambda: str(session.path)
-        memory = MemoryLoader(project.root, env, trusted=project.trusted, denied=project.engine.read_denied)
-        skills = load_skills(project.root, env)
-        for directory in {skill.path.parent.parent for skill in skills}:
-            # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
-            project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-        memory_files = memory.load()
-        for notice in memory.notices:
-            on_error(notice)
-        prompt = build_system_prompt(
-            project.root, memory_files, skills=skills, base=launch.system_prompt, append=_appended(launch)
-        )
-        if provider is None:
-            from agentui.core.providers import create_provider
-
-            provider = create_provider(launch.settings.provider_config())
-        settings = launch.settings
-        config = AgentConfig(
-            model=settings.model,
-            system_prompt=prompt.stable,
-            environment=prompt.volatile,
-            max_turns=launch.max_turns,
-            max_budget_usd=launch.max_budget_usd or settings.max_budget_usd,
-            max_total_tokens=launch.max_total_tokens or settings.max_total_tokens,
-            max_seconds=launch.max_seconds or settings.max_duration,
-            subagent_seconds=launch.subagent_seconds or settings.subagent_timeout,
-            fallback_model=launch.fallback_model,
-            max_tokens=settings.max_tokens,
-            thinking_budget=settings.thinking_budget,
-            context_window=settings.context_window,
-            auto_compact=settings.auto_compact,
-            auto_compact_window=settings.auto_compact_window,
-            compact_threshold=settings.compact_threshold,
-            cwd=project.root,
-        )
-        agent = Agent(
-            provider,
-            config,
-            tools=project.tools,
-            gate=project.engine,
-            hooks=project.hooks,
-            retry=RetryPolicy(max_attempts=settings.max_attempts, max_retry_after=settings.max_retry_wait),
-            session_id=session.session_id,
-            messages=session.messages,
-            memory=memory,
-            counter=TokenCounter(env, exact=False),
-        )
-        from agentui.core.telemetry import start as start_telemetry
-
-        telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
-        if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
-            agent.bus.on(telemetry.on_event)
-        if settings.routes:
-            from agentui.core.loop.routing import Router
-
-            agent.router = Router(provider, settings, env, on_error)
-        session.writer.attach(agent.bus)
-        agent.on_write(session.writer.before_change)
-        session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
-        from agentui.core.session.shell_snapshots import BeforeBash
-        from agentui.core.session.writer import timestamp
-
-        agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
-        _wire_task_state(project, agent, session.messages)
-        shells = project.workspace.shells
-        agent.results.quiet = lambda: not shells.running()  # (a background command may write at any time)
-        from agentui.core.tools.plan import plan_mode_reminders
-
-        agent.reminders = plan_mode_reminders(project.engine)
-        from agentui.core.extend.subagents import Task, load_agent_types
-
-        project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
-        project.tools.register(
-            Task(
-                agent,
-                load_agent_types(project.root, env),
-                transcript_dir=session.path.parent / session.session_id / "subagents",
-                env=env,
-            )
-        )
-        _register_web_tools(project, agent, settings)
-        if launch.tools is not None:
-            _keep_tools(project, launch.tools)
-        if launch.name:
-            session.writer.rename(launch.name)
-        project.workspace.reads_documents = provider.name == "anthropic"
-        if launch.json_schema is not None:
-            from agentui.core.tools.structured_output import StructuredOutput
-
-            project.tools.unregister(StructuredOutput.name)
-            project.tools.register(StructuredOutput(launch.json_schema))
-        conversation = cls(launch, project, session, provider, agent, env)
-        conversation.telemetry = telemetry
-        if telemetry is not None:
-            conversation.on_subagent(telemetry.on_subagent_event)
-        for problem in conversation.add_agent_types(launch.agents or {}):
-            on_error(f"--agents: {problem}")
-        return conversation
 
     @property
     def session_id(self) -> str:
@@ -865,74 +749,3 @@ class Conversation:
         if self.telemetry is not None:  # (the last spans and metrics go out, within a few seconds at most)
             await asyncio.to_thread(self.telemetry.close)
             self.telemetry = None
-
-
-def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
-    """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
-    background shells. A session that kept its list with TodoWrite goes on being offered TodoWrite."""
-    from agentui.core.events import BackgroundShellUpdate, TaskListUpdate
-    from agentui.core.tools.tasks import TASK_LIST_TOOLS
-
-    workspace, session_id = project.workspace, agent.session_id
-    workspace.new_conversation()
-    board = workspace.tasks
-    board.replay(history)
-    used = {block.name for message in history for block in message.tool_uses}
-    todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}  # (the calls that keep a list)
-    for tool in project.tools:
-        if tool.name == "TodoWrite":
-            tool.offered = todo_write
-        elif tool.name in TASK_LIST_TOOLS:
-            tool.offered = not todo_write
-    board.on_change = lambda tasks: agent.bus.emit(TaskListUpdate(session_id=session_id, tasks=tasks))
-    workspace.shells.on_change = lambda info: agent.bus.emit(
-        BackgroundShellUpdate(
-            session_id=session_id,
-            shell_id=info.id,
-            command=info.command,
-            description=info.description,
-            status=info.status,
-            exit_code=info.exit_code,
-            output_path=str(info.output_path),
-        )
-    )
-
-
-def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
-    """WebFetch, answering over a page with the small model, and WebSearch where the provider searches (on the
-    conversation's provider, in its cost)."""
-    from agentui.core.loop.side_call import side_call, side_search
-    from agentui.core.tools.web_fetch import ANSWER_SYSTEM, WebFetch
-    from agentui.core.tools.web_search import SearchOutcome, WebSearch
-
-    model = settings.small_model or settings.model
-
-    async def answer(text: str) -> str:
-        return await side_call(agent, "webfetch", model, ANSWER_SYSTEM, text)
-
-    async def search(query: str, allowed: list[str] | None, blocked: list[str] | None) -> SearchOutcome:
-        return await side_search(agent, agent.config.model, query, allowed, blocked)
-
-    searches = agent.provider.name == "anthropic"  # (the Messages API's server-side search; no other has one)
-    for tool in (WebFetch(project.engine, answer), WebSearch(search if searches else None, agent.provider.name)):
-        project.tools.unregister(tool.name)  # (a project reopened for a new conversation had the old one's)
-        project.tools.register(tool)
-
-
-def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
-    """--tools: only these built-in tools (by either of their names) stay; "default" keeps them all."""
-    if "default" in names:
-        return
-    wanted = set(names)
-    for tool in list(project.tools):
-        if not tool.name.startswith(("mcp__", "openapi__")) and not ({tool.name, *tool.aliases} & wanted):
-            project.tools.unregister(tool.name)
-
-
-def _appended(launch: Launch) -> str | None:
-    """What goes at the end of the system prompt: --append-system-prompt, and how to answer with --json-schema."""
-    if launch.json_schema is None:
-        return launch.append_system_prompt
-    from agentui.core.tools.structured_output import INSTRUCTIONS
-
-    return "\n\n".join(part for part in (launch.append_system_prompt, INSTRUCTIONS) if part)

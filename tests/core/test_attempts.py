@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import AgentEnd, Event
 from agentui.core.parallel.attempts import JUDGE_SYSTEM, AttemptConfig
@@ -99,7 +100,7 @@ def conversation(tmp_path: Path, server: LoopbackServer) -> Iterator[Conversatio
         permissions=PermissionOptions(mode="acceptEdits"),
         session=SessionRequest(),
     )
-    yield Conversation.open(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
+    yield open_conversation(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
 
 
 def worktrees(root: Path) -> int:
@@ -277,7 +278,7 @@ async def test_the_branches_share_one_budget(tmp_path: Path, server: LoopbackSer
         cwd=root, permissions=PermissionOptions(mode="acceptEdits"), max_total_tokens=150,
     )  # fmt: skip
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    conversation = Conversation.open(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
+    conversation = open_conversation(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
     try:
         attempts, _ = await conversation.attempt("Write the answer.", CONFIGS, "tokens")
         try:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, Notice, ToolEnd
 from agentui.core.project import PermissionOptions
@@ -22,7 +23,7 @@ def conversation(tmp_path: Path, server: LoopbackServer, **launch: Any) -> tuple
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    opened = Conversation.open(
+    opened = open_conversation(
         Launch(Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x"), cwd=root,
                permissions=PermissionOptions(mode="bypassPermissions"), **launch),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,

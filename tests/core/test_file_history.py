@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agentui.core.assembly import open_conversation as assemble
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
@@ -38,7 +39,7 @@ def open_conversation(
         permissions=PermissionOptions(mode="acceptEdits"),
         session=session,
     )
-    return Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+    return assemble(launch, provider=ScriptedProvider(script), env=env)
 
 
 async def one_edit(tmp_path: Path) -> Conversation:

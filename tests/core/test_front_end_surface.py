@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
@@ -23,7 +24,7 @@ def conversation(tmp_path: Path) -> Conversation:
         cwd=tmp_path / "project",
         permissions=PermissionOptions(mode="bypassPermissions"),
     )
-    return Conversation.open(launch, provider=ScriptedProvider([]), env=env)
+    return open_conversation(launch, provider=ScriptedProvider([]), env=env)
 
 
 async def test_mode_model_and_rules_are_set_through_commands(conversation: Conversation) -> None:

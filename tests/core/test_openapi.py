@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, ToolEnd
 from agentui.core.project import PermissionOptions
@@ -170,7 +171,7 @@ async def open_with_api(
     )
     settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
                         openapi=config.openapi or {})  # fmt: skip
-    conversation = Conversation.open(
+    conversation = open_conversation(
         Launch(settings, cwd=root, permissions=permissions),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
     )  # fmt: skip

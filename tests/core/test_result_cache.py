@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.assembly import open_conversation
+from agentui.core.conversation import Launch
 from agentui.core.events import Event, ToolEnd
 from agentui.core.loop.result_cache import FILE_UNCHANGED
 from agentui.core.project import PermissionOptions
@@ -27,7 +28,7 @@ def run(tmp_path: Path, calls: list[dict[str, Any]], between: dict[str, Any] | N
     script = [use(call["name"], call["id"], **call["input"]) for call in calls] + [{"text": "Done."}]
     launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
                     permissions=PermissionOptions(mode="bypassPermissions"))  # fmt: skip
-    conversation = Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+    conversation = open_conversation(launch, provider=ScriptedProvider(script), env=env)
     ended: dict[str, ToolEnd] = {}
 
     def seen(event: Event) -> None:
@@ -116,7 +117,7 @@ async def test_after_a_compaction_the_model_is_sent_the_file_again(tmp_path: Pat
     launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root,
                     permissions=PermissionOptions(mode="bypassPermissions"))  # fmt: skip
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    conversation = Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+    conversation = open_conversation(launch, provider=ScriptedProvider(script), env=env)
     ended: list[ToolEnd] = []
     conversation.on(lambda event: ended.append(event) if isinstance(event, ToolEnd) else None)
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Notice
 from agentui.core.project import PermissionOptions
@@ -28,7 +29,7 @@ def open_in(root: Path, tmp_path: Path, script: list[dict[str, Any]]) -> Convers
         cwd=root,
         permissions=PermissionOptions(mode="bypassPermissions"),
     )
-    return Conversation.open(launch, provider=ScriptedProvider(script), env=env)
+    return open_conversation(launch, provider=ScriptedProvider(script), env=env)
 
 
 @pytest.fixture

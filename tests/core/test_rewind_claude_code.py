@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
@@ -114,7 +115,7 @@ def setup(tmp_path: Path) -> tuple[Conversation, Path, dict[str, dict[Path, str 
         permissions=PermissionOptions(mode="acceptEdits"),
         session=SessionRequest(resume=SESSION_ID),
     )
-    conversation = Conversation.open(launch, provider=ScriptedProvider([]), env=env)
+    conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
     expected = {prefix: {move(path): content for path, content in files.items()} for prefix, files in at_prompt.items()}
     return conversation, root, expected
 

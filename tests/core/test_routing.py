@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, Notice
 from agentui.core.loop.run import RunResult
@@ -87,7 +88,7 @@ def opened(
                         max_attempts=max_attempts, routes=config.routes or {})  # fmt: skip
     said: list[Event] = []
     errors: list[str] = []
-    conversation = Conversation.open(
+    conversation = open_conversation(
         Launch(settings, cwd=root, permissions=permissions, **launch),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env, on_error=errors.append,
     )  # fmt: skip
@@ -250,7 +251,7 @@ async def test_the_main_route_puts_the_loop_on_its_provider(
     root = tmp_path / "project"
     root.mkdir()
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    conversation = Conversation.open(Launch(settings, cwd=root), env=env)  # (its provider made from the settings)
+    conversation = open_conversation(Launch(settings, cwd=root), env=env)  # (its provider made from the settings)
     try:
         result = await conversation.send("hello")
     finally:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.assembly import open_conversation
+from agentui.core.conversation import Launch
 from agentui.core.extend.skills import load_skills
 from agentui.core.messages import ToolUseBlock
 from agentui.core.project import PermissionOptions
@@ -44,7 +45,7 @@ def test_the_model_is_told_of_skills_and_reads_one_without_asking(tmp_path: Path
         cwd=root,
         permissions=PermissionOptions(disallowed_tools=(f"Read(//{str(secret).lstrip('/')})",)),
     )
-    conversation = Conversation.open(launch, provider=ScriptedProvider([]), env=env)
+    conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
     assert f"- pdf: Fill in PDF forms. ({path})" in conversation.agent.config.system_prompt
     engine, tools = conversation.project.engine, conversation.project.tools
     read = tools.get("Read")

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentui.core.assembly import open_conversation as assemble
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Notice, PermissionDecision, PermissionRequest
 from agentui.core.extend.subagents import load_agent_types
@@ -41,7 +42,7 @@ def open_conversation(
         permissions=PermissionOptions(**permissions),
         session=session or SessionRequest(),
     )
-    return Conversation.open(launch, provider=provider, env=env), provider
+    return assemble(launch, provider=provider, env=env), provider
 
 
 def test_agent_types_come_from_agents_directories(tmp_path: Path) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.assembly import open_conversation
+from agentui.core.conversation import Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.settings import Settings
@@ -120,7 +121,7 @@ async def test_spans_and_metrics_reach_an_otlp_receiver_without_prompt_or_file_t
            "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_TRACES_EXPORTER": "otlp", "OTEL_METRICS_EXPORTER": "otlp",
            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_METRIC_EXPORT_INTERVAL": "600000"}  # fmt: skip
     settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x")
-    conversation = Conversation.open(
+    conversation = open_conversation(
         Launch(settings, cwd=root, permissions=PermissionOptions(disallowed_tools=("Write",))),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
     )  # fmt: skip
@@ -170,7 +171,7 @@ from agentui.core.settings import Settings
 async def main():
     settings = Settings(provider="scripted", model="scripted", script=Path({str(script)!r}))
     env = {{"HOME": {str(tmp_path / "home")!r}, "CLAUDE_CONFIG_DIR": {str(tmp_path / "claude")!r}}}
-    conversation = Conversation.open(Launch(settings, cwd=Path({str(tmp_path)!r})), env=env)
+    conversation = open_conversation(Launch(settings, cwd=Path({str(tmp_path)!r})), env=env)
     result = await conversation.send("hello")
     await conversation.aclose()
     print(result.text, sorted(m for m in sys.modules if m.startswith("opentelemetry")))
@@ -197,7 +198,7 @@ async def test_prompts_and_tool_inputs_are_exported_only_when_the_person_opts_in
            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": f"{receiver.url}/v1/traces",
            "OTEL_LOG_USER_PROMPTS": "1", "OTEL_LOG_TOOL_DETAILS": "1"}  # fmt: skip
     settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x")
-    conversation = Conversation.open(
+    conversation = open_conversation(
         Launch(settings, cwd=root), provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env
     )
     try:
@@ -251,7 +252,7 @@ async def test_a_sub_agents_calls_are_spans_under_its_agent_call(
            "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_TRACES_EXPORTER": "otlp",
            "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}  # fmt: skip
     settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x")
-    conversation = Conversation.open(
+    conversation = open_conversation(
         Launch(settings, cwd=root, permissions=PermissionOptions(mode="bypassPermissions")),
         provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
     )  # fmt: skip

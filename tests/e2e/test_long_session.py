@@ -10,8 +10,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from agentui.core.assembly import open_conversation
 from agentui.core.context.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.conversation import Launch
 from agentui.core.messages import Message, ToolUseBlock
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
@@ -129,7 +130,7 @@ async def test_500_turns_with_large_tool_outputs_never_exceed_the_window_and_res
     model = PlayedModel()
     server.responder = model
 
-    conversation = Conversation.open(launch(root, server))
+    conversation = open_conversation(launch(root, server))
     try:
         for prompt in range(PROMPTS):
             result = await conversation.agent.prompt(f"Read the data files, round {prompt + 1}.")
@@ -169,7 +170,7 @@ async def test_500_turns_with_large_tool_outputs_never_exceed_the_window_and_res
     claude_code_log_reads(path)
 
     server.requests.clear()
-    resumed = Conversation.open(launch(root, server, SessionRequest(resume=conversation.session_id)))
+    resumed = open_conversation(launch(root, server, SessionRequest(resume=conversation.session_id)))
     try:
         history = resumed.agent.messages
         assert shape(history) == shape(live) and history[0].text.startswith(SUMMARY_PREFIX)

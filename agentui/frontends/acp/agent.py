@@ -26,6 +26,7 @@ from agentui.api import (
     Settings,
     call_summary,
     image_from_bytes,
+    open_conversation,
 )
 from agentui.api.events import (
     AgentEnd,
@@ -112,7 +113,7 @@ class AcpAgent:
     def _open(self, cwd: str, directories: list[str] | None, request: SessionRequest) -> Conversation:
         permissions = PermissionOptions(add_dirs=tuple(Path(d) for d in directories or []))
         launch = Launch(settings=self.settings, cwd=Path(cwd), permissions=permissions, session=request)
-        conversation = Conversation.open(launch)
+        conversation = open_conversation(launch)
         session_id = conversation.session_id
         self.sessions[session_id] = conversation
         queue: asyncio.Queue[Any] = asyncio.Queue()

@@ -115,14 +115,14 @@ async def run_commands(
 ) -> int:
     """`--input-format commands`: serve the commands on stdin until it closes; 1 if any command failed."""
     from agentui.frontends.claude_code.sdk_stdio import stdin_lines
-    from agentui.frontends.print.mode import open_conversation
+    from agentui.frontends.print.mode import headless_conversation
 
     def note(sentence: str) -> None:
         sys.stderr.write(f"agentui: {sentence}\n")
 
     launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
                   max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
-    conversation = open_conversation(settings, Path.cwd(), permissions, launch, note)
+    conversation = headless_conversation(settings, Path.cwd(), permissions, launch, note)
     try:
         for notice in await conversation.start_mcp():
             note(notice)

@@ -192,7 +192,7 @@ class Evaluation:
         return Outcome(task.id, name, "error", 0, 0.0, took, self.retries + 1, error=error, ran_on=HERE)
 
     async def _run_once(self, task: Task, name: str, started: float, attempt: int) -> Outcome:
-        from agentui.api import Conversation, Launch, PermissionOptions, SessionRequest, process_directory
+        from agentui.api import Launch, PermissionOptions, SessionRequest, open_conversation, process_directory
 
         workdir = process_directory().temporary("agentui-eval-")  # (removed with the process, however it ends)
         try:
@@ -206,7 +206,7 @@ class Evaluation:
                 session=SessionRequest(),
                 max_turns=self.max_turns,
             )
-            conversation = Conversation.open(launch, env=env)
+            conversation = open_conversation(launch, env=env)
             try:
                 result = await conversation.send(task.prompt)
             finally:

@@ -28,6 +28,7 @@ from agentui.api import (
     Settings,
     limit_reached,
     list_sessions,
+    open_conversation,
     open_project,
     project_dir,
 )
@@ -270,7 +271,7 @@ async def run_print(
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
     launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
                   max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
-    conversation = open_conversation(settings, cwd or Path.cwd(), permissions, launch, printer.note)
+    conversation = headless_conversation(settings, cwd or Path.cwd(), permissions, launch, printer.note)
     if rewind is not None:
         done = _rewound(conversation, rewind, printer)
         if not done or not prompt.strip():  # (a failed rewind runs nothing; a rewind alone is all that was asked)
@@ -509,7 +510,7 @@ async def run_sdk(
 
     launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
                   max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
-    conversation = open_conversation(
+    conversation = headless_conversation(
         settings, Path.cwd(), permissions, launch, lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
     )
     try:
@@ -528,7 +529,7 @@ async def run_sdk(
         await conversation.aclose()
 
 
-def open_conversation(
+def headless_conversation(
     settings: Settings,
     cwd: Path,
     permissions: PermissionOptions | None,
@@ -543,4 +544,4 @@ def open_conversation(
         note(notice)
     fields = {**launch, "session": launch.get("session") or SessionRequest()}
     chosen = Launch(settings=settings, cwd=project.root, permissions=permissions, **fields)
-    return Conversation.open(chosen, project=project, on_error=note)
+    return open_conversation(chosen, project=project, on_error=note)

@@ -224,7 +224,8 @@ class AgentApp(AppHost):
     # Conversations
 
     async def open_conversation(self, request: SessionRequest) -> None:
-        from agentui.api import Conversation, ProjectError, SessionError, SessionRequest
+        from agentui.api import ProjectError, SessionError, SessionRequest
+        from agentui.api import open_conversation as open_one
 
         assert self.launch is not None
         await self._close()
@@ -233,7 +234,7 @@ class AgentApp(AppHost):
         problems: list[str] = []
         try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
             conversation = await asyncio.to_thread(
-                Conversation.open,
+                open_one,
                 replace(self.launch, session=request),
                 project=self._project,
                 provider=self._provider_factory() if self._provider_factory else None,

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentui.core.assembly import open_conversation as assemble
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, ToolEnd
 from agentui.core.project import PermissionOptions
@@ -71,7 +72,7 @@ def anthropic_conversation(tmp_path: Path, server: LoopbackServer) -> tuple[Conv
         permissions=PermissionOptions(),
         session=SessionRequest(),
     )
-    conversation = Conversation.open(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
+    conversation = assemble(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
     events: list[Event] = []
     conversation.on(events.append)
     return conversation, events
