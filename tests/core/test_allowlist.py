@@ -209,7 +209,7 @@ OPTIONS = [
     "shuf --output=out.txt README.md",
     "shuf README.md out.txt",
     "shuf --random-source=../canary README.md",
-    "lscpu --sysroot=.. -J",
+    "lscpu",  # (it reads /sys and /proc files no rule makes public)
     "date -s 2020-01-01",
     "date --set=2020-01-01",
     "date 010100002020",
@@ -483,8 +483,6 @@ EVERYDAY = [
     "shuf README.md | head -1",
     "shuf -e a b c",
     "shuf -i 1-10 -n 3",
-    "lscpu",
-    "lscpu -J",
 ]
 
 

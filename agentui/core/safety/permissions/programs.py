@@ -976,9 +976,6 @@ _UNAME = table("asnrvmpio", ["all", "kernel-name", "nodename", "kernel-release",
                "processor", "hardware-platform", "operating-system", *_INFO])  # fmt: skip
 _FREE = table("bkmghltwv", ["bytes", "kibi", "mebi", "gibi", "kilo", "mega", "giga", "human", "si", "lohi", "total",
               "wide", *_INFO])  # fmt: skip
-_LSCPU = table("abBC::e::Jp::s:xy", ["all", "online", "offline", "bytes", "caches?", "extended?", "json", "parse?",
-               "sysroot=", "hex", "physical", "output-all", *_INFO], paths=("s", "sysroot"))  # fmt: skip
-
 PROGRAMS: dict[str, Program] = {
     # print what they are given, or facts about the system
     "echo": Program(_anything),
@@ -1000,7 +997,6 @@ PROGRAMS: dict[str, Program] = {
     "arch": Program(_no_paths(table("", _INFO), operands=False)),
     "uptime": Program(_no_paths(table("ps", ["pretty", "since", *_INFO]), operands=False)),
     "free": Program(_no_paths(_FREE, operands=False)),
-    "lscpu": Program(_no_paths(_LSCPU, operands=False)),
     "seq": Program(_no_paths(table("f:s:w", ["format=", "separator=", "equal-width", *_INFO], numbers="any"))),
     "sleep": Program(_no_paths(table("", _INFO))),
     "basename": Program(_no_paths(table("as:z", ["multiple", "suffix=", "zero", *_INFO]))),
