@@ -17,7 +17,7 @@ _EXPORTS = {
     "Launch": "agentui.core.conversation",
     "ShellOutcome": "agentui.core.conversation",
     "Resumed": "agentui.core.conversation",
-    "McpStatus": "agentui.core.conversation",
+    "McpStatus": "agentui.core.extend.servers",
     "RunResult": "agentui.core.loop.run",
     "Settings": "agentui.core.settings",
     "PermissionOptions": "agentui.core.project",
@@ -98,7 +98,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.summary import call_summary as call_summary
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
-    from agentui.core.conversation import McpStatus as McpStatus
     from agentui.core.conversation import Resumed as Resumed
     from agentui.core.conversation import ShellOutcome as ShellOutcome
     from agentui.core.dirs import claude_config_dir as claude_config_dir
@@ -108,6 +107,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.errors import AgentuiError as AgentuiError
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
+    from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes

@@ -20,6 +20,8 @@ from agentui.core.session.store import open_session
 
 if TYPE_CHECKING:
     from agentui.core.messages import Message
+    from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
+    from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.providers.base import Provider
     from agentui.core.settings import Settings
 
@@ -127,7 +129,8 @@ def open_conversation(
 
         project.tools.unregister(StructuredOutput.name)
         project.tools.register(StructuredOutput(launch.json_schema))
-    conversation = Conversation(launch, project, session, provider, agent, env)
+    branches = _branch_maker(launch, project, agent, provider, env)
+    conversation = Conversation(launch, project, session, provider, agent, env, branches)
     conversation.telemetry = telemetry
     if telemetry is not None:
         conversation.on_subagent(telemetry.on_subagent_event)
@@ -205,3 +208,46 @@ def _appended(launch: Launch) -> str | None:
     from agentui.core.tools.structured_output import INSTRUCTIONS
 
     return "\n\n".join(part for part in (launch.append_system_prompt, INSTRUCTIONS) if part)
+
+
+def _branch_maker(
+    launch: Launch, project: Project, agent: Agent, provider: Provider, env: Mapping[str, str] | None
+) -> BranchMaker:
+    """What makes each branch of the conversation's parallel attempts: the conversation so far (as it is when the
+    branch is made), under the same rules, working in the branch's copy."""
+
+    def branch(branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
+        own = open_project(copy.root, launch.permissions, env=env, trusted=project.trusted)
+        own.engine.mode = project.engine.mode  # (as the conversation is now, not as it was launched)
+        parent = agent.config
+        system = parent.system_prompt + (f"\n\n{config.system_append}" if config.system_append else "")
+        agent_config = parent.model_copy(
+            update={
+                "model": config.model or parent.model,
+                "system_prompt": system,
+                "environment": build_system_prompt(own.root).volatile,  # (its working directory is the copy)
+                "thinking_budget": config.thinking_budget or parent.thinking_budget,
+                "cwd": own.root,
+            }
+        )
+        chosen = provider
+        if config.settings is not None:  # (a branch on another provider: its own client, closed after its run)
+            from agentui.core.providers import create_provider
+
+            chosen = create_provider(config.settings.provider_config())
+            agent_config = agent_config.model_copy(update={"model": config.settings.model})
+        made = Agent(
+            chosen,
+            agent_config,
+            tools=own.tools,
+            gate=own.engine,
+            hooks=own.hooks,
+            retry=agent.retry,
+            session_id=agent.session_id,
+            messages=list(agent.messages),
+        )
+        made.router = agent.router  # (its summaries, sub-agents and side calls go where the conversation's do)
+        made.shared_budget = agent.budget  # (the attempts' one pool)
+        return made
+
+    return branch

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
-from agentui.core.context.prompt import build_system_prompt
+from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
-from agentui.core.project import PermissionOptions, Project, open_project
+from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
 from agentui.core.session.store import OpenSession, SessionRequest
 from agentui.core.settings import Settings
@@ -27,10 +27,9 @@ if TYPE_CHECKING:
     from agentui.core.extend.hooks import HookCallback
     from agentui.core.extend.mcp.client import SdkBridge
     from agentui.core.extend.mcp.tools import McpHub
-    from agentui.core.extend.openapi.hub import OpenApiHub
     from agentui.core.loop.run import RunResult
     from agentui.core.messages import ImageBlock, Message, Usage
-    from agentui.core.parallel.attempts import AttemptConfig, Attempts, Verdict
+    from agentui.core.parallel.attempts import AttemptConfig, Attempts, BranchMaker, Verdict
     from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.safety.permissions.engine import Mode
@@ -92,16 +91,6 @@ class Resumed:
 
 
 @dataclass(frozen=True)
-class McpStatus:
-    name: str
-    scope: str
-    state: str
-    tools: list[str]
-    error: str | None
-    log_path: Path | None
-
-
-@dataclass(frozen=True)
 class ShellOutcome:
     """What a person's own `!command` printed, whether it failed, and its details (exit code, ...)."""
 
@@ -119,8 +108,11 @@ class Conversation:
         provider: Provider,
         agent: Agent,
         env: Mapping[str, str] | None = None,
+        branches: BranchMaker | None = None,
     ) -> None:
         self.launch = launch
+        self._branches = branches or _no_branches
+        """Makes the agent of each branch of parallel attempts (the assembly gives it)."""
         self.env = env
         self.restored_at = 0.0
         """When a rewind last wrote files (what it wrote is agentui's doing, not someone else's)."""
@@ -128,8 +120,7 @@ class Conversation:
         self.session = session
         self.provider = provider
         self.agent = agent
-        self.mcp: McpHub | None = None
-        self.openapi: OpenApiHub | None = None
+        self.servers = ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi)
         self.telemetry: Telemetry | None = None
         self._granted: list[Rule] = []
         self._attempting: Attempts | None = None
@@ -296,68 +287,48 @@ class Conversation:
 
     async def handle(self, command: Command) -> object:
         """Do what `command` says (a command of `core.control`, as data); what the method it stands for returns."""
-        from agentui.core.control import (
-            AddRule,
-            Answer,
-            CommandError,
-            Compact,
-            CompletePath,
-            CycleMode,
-            EndGrants,
-            Export,
-            FollowUp,
-            GrantForRun,
-            Interrupt,
-            Prompts,
-            Rewind,
-            RunShell,
-            Send,
-            SetMode,
-            SetModel,
-            Steer,
-            StopBackground,
-        )
+        from agentui.core import control as c
 
-        if isinstance(command, Send | Compact) and self.running:
-            raise CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
+        if isinstance(command, c.Send | c.Compact) and self.running:
+            raise c.CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
         match command:
-            case Send(text=text, images=images):
+            case c.Send(text=text, images=images):
                 return await self.send(text, images)
-            case Steer(text=text, images=images):
+            case c.Steer(text=text, images=images):
                 self.steer(text, images)
-            case FollowUp(text=text):
+            case c.FollowUp(text=text):
                 if not self.running:
                     return await self.send(text)
                 self.agent.follow_up(text)
-            case Interrupt():
+            case c.Interrupt():
                 self.interrupt()
-            case Answer(request_id=request_id, decision=decision):
+            case c.Answer(request_id=request_id, decision=decision):
                 return self.answer(request_id, decision)
-            case SetMode(mode=mode):
+            case c.SetMode(mode=mode):
                 self.set_mode(mode)
-            case CycleMode():
+            case c.CycleMode():
                 return self.cycle_mode()
-            case SetModel(model=model):
+            case c.SetModel(model=model):
                 self.set_model(model)
-            case Compact(instructions=instructions):
+            case c.Compact(instructions=instructions):
                 return await self.compact(instructions)
-            case Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
+            case c.Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
                 return self.rewind(to, code=code, conversation=history, overwrite=overwrite)
-            case RunShell(command=shell_command):
+            case c.RunShell(command=shell_command):
                 return await self.run_shell(shell_command)
-            case GrantForRun(rules=rules, source=source):
+            case c.GrantForRun(rules=rules, source=source):
                 return self.grant_for_run(list(rules), source)
-            case EndGrants():
+            case c.EndGrants():
                 self.end_grants()
-            case AddRule(behavior=behavior, rule=rule):
+            case c.AddRule(behavior=behavior, rule=rule):
                 return self.add_rule(behavior, rule)
-            case Export(name=name):
+            case c.Export(name=name):
                 return self.export(name)
-            case CompletePath(typed=typed):
+            case c.CompletePath(typed=typed):
                 return self.complete_path(typed)
-            case Prompts():
+            case c.Prompts():
                 return self.prompts()
-            case StopBackground(shell_id=shell_id):
+            case c.StopBackground(shell_id=shell_id):
                 return await self.stop_background(shell_id)
             case _:
                 assert_never(command)
@@ -378,7 +349,7 @@ class Conversation:
         self.agent.budget = self.agent.new_budget()  # (one pool for every branch and the judge)
         scratch = current().temporary("agentui-attempts-")
         sidechains = self.session.path.parent / self.session_id / "subagents"
-        attempts = Attempts(self.agent, self.root, scratch, self._branch_agent, transcript_dir=sidechains)
+        attempts = Attempts(self.agent, self.root, scratch, self._branches, transcript_dir=sidechains)
         if self.running:
             raise RuntimeError("The conversation is working; try once it has finished.")
         self._attempting = attempts
@@ -390,41 +361,6 @@ class Conversation:
         finally:
             self._attempting = None
         return attempts, verdict
-
-    def _branch_agent(self, branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
-        """A branch of parallel attempts: the conversation so far, under the same rules, working in `copy`."""
-        project = open_project(copy.root, self.launch.permissions, env=self.env, trusted=self.project.trusted)
-        project.engine.mode = self.project.engine.mode  # (as the conversation is now, not as it was launched)
-        parent = self.agent.config
-        system = parent.system_prompt + (f"\n\n{config.system_append}" if config.system_append else "")
-        agent_config = parent.model_copy(
-            update={
-                "model": config.model or parent.model,
-                "system_prompt": system,
-                "environment": build_system_prompt(project.root).volatile,  # (its working directory is the copy)
-                "thinking_budget": config.thinking_budget or parent.thinking_budget,
-                "cwd": project.root,
-            }
-        )
-        provider = self.provider
-        if config.settings is not None:  # (a branch on another provider: its own client, closed after its run)
-            from agentui.core.providers import create_provider
-
-            provider = create_provider(config.settings.provider_config())
-            agent_config = agent_config.model_copy(update={"model": config.settings.model})
-        branch = Agent(
-            provider,
-            agent_config,
-            tools=project.tools,
-            gate=project.engine,
-            hooks=project.hooks,
-            retry=self.agent.retry,
-            session_id=self.session_id,
-            messages=list(self.agent.messages),
-        )
-        branch.router = self.agent.router  # (its summaries, sub-agents and side calls go where the conversation's do)
-        branch.shared_budget = self.agent.budget  # (the attempts' one pool)
-        return branch
 
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""
@@ -594,19 +530,7 @@ class Conversation:
 
     def mcp_status(self) -> list[McpStatus]:
         """Each configured MCP server: its state, its tools, and what went wrong."""
-        if self.mcp is None:
-            return []
-        return [
-            McpStatus(
-                server.name,
-                server.config.scope,
-                server.state,
-                [tool.name for tool in server.tools],
-                server.error,
-                server.log_path if server.config.type == "stdio" else None,
-            )
-            for server in self.mcp.servers
-        ]
+        return self.servers.mcp_status()
 
     async def start_mcp(
         self,
@@ -614,87 +538,13 @@ class Conversation:
         approve: Callable[[str, str], Awaitable[bool | None]] | None = None,
         sdk_bridge: SdkBridge | None = None,
     ) -> list[str]:
-        """Start the configured MCP servers and register their tools; a sentence for each that did not start or
-        is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
-        setting decides (True or False is remembered for this project, outside it; None is "not now"). An Agent SDK
-        front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers. Nothing is
-        imported or started when no server is configured. The APIs of the config's `openapi` load here too."""
-        env = os.environ if env is None else env
-        notices = await self._start_openapi(env)
-        return notices + await self._start_mcp_servers(env, approve, sdk_bridge)
+        """Start the configured MCP servers and the config's OpenAPI APIs, and register their tools; a sentence for
+        each that did not start or is waiting for approval (see `ToolServers.start`)."""
+        return await self.servers.start(os.environ if env is None else env, approve, sdk_bridge)
 
-    async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
-        apis = self.launch.settings.openapi
-        if not apis:
-            return []
-        from agentui.core.dirs import config_dir
-        from agentui.core.extend.openapi.hub import OpenApiHub
-
-        self.openapi = OpenApiHub(apis, self.project.tools, config_dir(env))
-        return await self.openapi.start(env)
-
-    async def _start_mcp_servers(
-        self,
-        env: Mapping[str, str],
-        approve: Callable[[str, str], Awaitable[bool | None]] | None,
-        sdk_bridge: SdkBridge | None,
-    ) -> list[str]:
-        from agentui.core.extend.mcp.config import (
-            McpConfigError,
-            load_servers,
-            project_server_approved,
-            remember_approval,
-            stored_approvals,
-        )
-
-        try:
-            configs = load_servers(self.project.root, env, self.launch.mcp_configs)
-            if self.launch.strict_mcp:
-                configs = [config for config in configs if config.scope == "flag"]
-        except McpConfigError as exc:
-            return [f"{exc} No MCP servers were started."]
-        # Approvals count from the person's own settings, and from the project's only once it is trusted: a
-        # repository must not be able to approve its own servers.
-        approvals: dict[str, Any] = dict(stored_approvals(self.project.root, env))
-        for source in self.project.sources:
-            if not source.from_project or self.project.trusted:
-                settings = source.settings
-                approvals["enableAllProjectMcpServers"] = (
-                    approvals.get("enableAllProjectMcpServers") or settings.enableAllProjectMcpServers
-                )
-                approvals["enabledMcpjsonServers"] = [
-                    *approvals.get("enabledMcpjsonServers", []),
-                    *settings.enabledMcpjsonServers,
-                ]
-                approvals["disabledMcpjsonServers"] = [
-                    *approvals.get("disabledMcpjsonServers", []),
-                    *settings.disabledMcpjsonServers,
-                ]
-        chosen, notices = [], []
-        for config in configs:
-            if config.scope == "project":
-                approved = project_server_approved(config, approvals)
-                if approved is None and approve is not None:
-                    what = " ".join([config.command, *config.args]) if config.type == "stdio" else config.url
-                    approved = await approve(config.name, what)
-                    if approved is not None:
-                        remember_approval(self.project.root, config.name, approved, env)
-                if approved is None:
-                    notices.append(
-                        f"The MCP server {config.name} from this project's .mcp.json is not started: "
-                        "approve it in the app, or add its name to enabledMcpjsonServers in your "
-                        "settings."
-                    )
-                if not approved:
-                    continue
-            chosen.append(config)
-        if not chosen:
-            return notices
-        from agentui.core.dirs import cache_dir
-        from agentui.core.extend.mcp.tools import McpHub
-
-        self.mcp = McpHub(chosen, self.project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
-        return notices + await self.mcp.start()
+    @property
+    def mcp(self) -> McpHub | None:
+        return self.servers.mcp
 
     # Tasks and background shells
 
@@ -740,12 +590,13 @@ class Conversation:
             import shutil
 
             shutil.rmtree(self.session.path.parent, ignore_errors=True)
-        if self.mcp is not None:
-            await self.mcp.aclose()
-        if self.openapi is not None:
-            await self.openapi.aclose()
+        await self.servers.aclose()
         await self.provider.aclose()
         await self.agent.router.aclose()
         if self.telemetry is not None:  # (the last spans and metrics go out, within a few seconds at most)
             await asyncio.to_thread(self.telemetry.close)
             self.telemetry = None
+
+
+def _no_branches(branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:
+    raise RuntimeError("this conversation was not opened to make parallel attempts")

@@ -1,0 +1,153 @@
+"""The servers a conversation's tools come from besides its own: MCP servers (those a project's .mcp.json brings
+start only once approved) and the OpenAPI APIs of the config; started on request, closed with the conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentui.core.extend.mcp.client import SdkBridge
+    from agentui.core.extend.mcp.tools import McpHub
+    from agentui.core.extend.openapi.config import OpenApiConfig
+    from agentui.core.extend.openapi.hub import OpenApiHub
+    from agentui.core.project import Project
+
+
+@dataclass(frozen=True)
+class McpStatus:
+    name: str
+    scope: str
+    state: str
+    tools: list[str]
+    error: str | None
+    log_path: Path | None
+
+
+class ToolServers:
+    def __init__(
+        self,
+        project: Project,
+        mcp_configs: tuple[str, ...],
+        strict: bool,
+        openapi: Mapping[str, OpenApiConfig],
+    ) -> None:
+        self._project = project
+        self._mcp_configs = mcp_configs
+        """--mcp-config: files or JSON of servers besides the configured ones."""
+        self._strict = strict
+        """--strict-mcp-config: only those."""
+        self._openapi_configs = openapi
+        self.mcp: McpHub | None = None
+        self.openapi: OpenApiHub | None = None
+
+    def mcp_status(self) -> list[McpStatus]:
+        """Each configured MCP server: its state, its tools, and what went wrong."""
+        if self.mcp is None:
+            return []
+        return [
+            McpStatus(
+                server.name,
+                server.config.scope,
+                server.state,
+                [tool.name for tool in server.tools],
+                server.error,
+                server.log_path if server.config.type == "stdio" else None,
+            )
+            for server in self.mcp.servers
+        ]
+
+    async def start(
+        self,
+        env: Mapping[str, str],
+        approve: Callable[[str, str], Awaitable[bool | None]] | None = None,
+        sdk_bridge: SdkBridge | None = None,
+    ) -> list[str]:
+        """Start the configured MCP servers and register their tools; a sentence for each that did not start or
+        is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
+        setting decides (True or False is remembered for this project, outside it; None is "not now"). An Agent SDK
+        front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers. Nothing is
+        imported or started when no server is configured. The APIs of the config's `openapi` load here too."""
+        notices = await self._start_openapi(env)
+        return notices + await self._start_mcp_servers(env, approve, sdk_bridge)
+
+    async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
+        apis = self._openapi_configs
+        if not apis:
+            return []
+        from agentui.core.dirs import config_dir
+        from agentui.core.extend.openapi.hub import OpenApiHub
+
+        self.openapi = OpenApiHub(apis, self._project.tools, config_dir(env))
+        return await self.openapi.start(env)
+
+    async def _start_mcp_servers(
+        self,
+        env: Mapping[str, str],
+        approve: Callable[[str, str], Awaitable[bool | None]] | None,
+        sdk_bridge: SdkBridge | None,
+    ) -> list[str]:
+        from agentui.core.extend.mcp.config import (
+            McpConfigError,
+            load_servers,
+            project_server_approved,
+            remember_approval,
+            stored_approvals,
+        )
+
+        try:
+            configs = load_servers(self._project.root, env, self._mcp_configs)
+            if self._strict:
+                configs = [config for config in configs if config.scope == "flag"]
+        except McpConfigError as exc:
+            return [f"{exc} No MCP servers were started."]
+        # Approvals count from the person's own settings, and from the project's only once it is trusted: a
+        # repository must not be able to approve its own servers.
+        approvals: dict[str, Any] = dict(stored_approvals(self._project.root, env))
+        for source in self._project.sources:
+            if not source.from_project or self._project.trusted:
+                settings = source.settings
+                approvals["enableAllProjectMcpServers"] = (
+                    approvals.get("enableAllProjectMcpServers") or settings.enableAllProjectMcpServers
+                )
+                approvals["enabledMcpjsonServers"] = [
+                    *approvals.get("enabledMcpjsonServers", []),
+                    *settings.enabledMcpjsonServers,
+                ]
+                approvals["disabledMcpjsonServers"] = [
+                    *approvals.get("disabledMcpjsonServers", []),
+                    *settings.disabledMcpjsonServers,
+                ]
+        chosen, notices = [], []
+        for config in configs:
+            if config.scope == "project":
+                approved = project_server_approved(config, approvals)
+                if approved is None and approve is not None:
+                    what = " ".join([config.command, *config.args]) if config.type == "stdio" else config.url
+                    approved = await approve(config.name, what)
+                    if approved is not None:
+                        remember_approval(self._project.root, config.name, approved, env)
+                if approved is None:
+                    notices.append(
+                        f"The MCP server {config.name} from this project's .mcp.json is not started: "
+                        "approve it in the app, or add its name to enabledMcpjsonServers in your "
+                        "settings."
+                    )
+                if not approved:
+                    continue
+            chosen.append(config)
+        if not chosen:
+            return notices
+        from agentui.core.dirs import cache_dir
+        from agentui.core.extend.mcp.tools import McpHub
+
+        self.mcp = McpHub(chosen, self._project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
+        return notices + await self.mcp.start()
+
+    async def aclose(self) -> None:
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        if self.openapi is not None:
+            await self.openapi.aclose()
