@@ -11,8 +11,9 @@ from agentui import __version__
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
-    from agentui.api import AttemptConfig
+    from agentui.api import AttemptConfig, PermissionOptions, SessionRequest, Settings
 
 EXIT_USAGE = 2
 
@@ -44,6 +45,16 @@ def _build_parser() -> argparse.ArgumentParser:
         prog="agentui",
         description="A terminal coding assistant. Run it in a project directory, or use -p for one answer.",
     )
+    _add_mode_and_output_flags(parser)
+    _add_model_flags(parser)
+    _add_limit_flags(parser)
+    _add_permission_flags(parser)
+    _add_session_flags(parser)
+    return parser
+
+
+def _add_mode_and_output_flags(parser: argparse.ArgumentParser) -> None:
+    """What kind of run it is and what it prints."""
     parser.add_argument("prompt", nargs="?", help="what to ask; with -p, read from standard input when omitted")
     parser.add_argument(
         "-p",
@@ -82,6 +93,10 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--replay-user-messages", action="store_true", help="with stream-json: echo the user's messages back"
     )
+
+
+def _add_model_flags(parser: argparse.ArgumentParser) -> None:
+    """The model, its provider and what it is told."""
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="with -p: stop after N model calls")
     parser.add_argument("--model", help="the model to use (default: per provider, or the config file's)")
     parser.add_argument(
@@ -112,6 +127,12 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
     )
+
+
+def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
+    """Limits, thinking and parallel attempts."""
+    import argparse
+
     parser.add_argument(
         "--max-budget-usd", type=_positive_float, metavar="USD", help="stop a run once it has spent this much"
     )
@@ -163,6 +184,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
     )
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
+
+
+def _add_permission_flags(parser: argparse.ArgumentParser) -> None:
+    """Permissions, extra directories and MCP servers."""
     parser.add_argument(
         "--permission-mode",
         dest="permission_mode",
@@ -210,6 +235,10 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="CONFIG",
         help='MCP servers from JSON files or JSON strings ({"mcpServers": ...})',
     )
+
+
+def _add_session_flags(parser: argparse.ArgumentParser) -> None:
+    """Which session: resumed, continued, forked, rewound or named, and what is reported."""
     parser.add_argument(
         "-r",
         "--resume",
@@ -256,7 +285,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--verbose", action="store_true", help="with -p: report tool calls on standard error")
     parser.add_argument("--debug", action="store_true", help="log the engine's internals to standard error")
     parser.add_argument("-v", "--version", action="version", version=f"{__version__} (agentui)")
-    return parser
 
 
 def _default_log() -> str:
@@ -297,8 +325,6 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    import logging
-
     from agentui.api import end_cleanly_on_signals, prune_stale
 
     end_cleanly_on_signals()  # (SIGTERM and SIGHUP remove this process's temporary files as an exit does)
@@ -319,6 +345,29 @@ def _run(argv: list[str]) -> int:
     from agentui.api import scrub_own_environment
 
     scrub_own_environment()  # before any child exists: none may read the keys through /proc/<agentui>/environ
+    _set_up_logging(args)
+    if problem := _flag_problem(args):
+        return _fail(problem)
+    if acp:
+        return _serve_acp(args)
+    if problem := _mode_problem(args):
+        return _fail(problem)
+    if args.print_mode and args.resume == "":  # a list needs no model
+        from pathlib import Path
+
+        from agentui.frontends.print.mode import print_sessions
+
+        return print_sessions(Path.cwd(), args.output_format or "text")
+    if not args.print_mode and args.input_format == "text":
+        return _run_app(args)
+    return _run_headless(args)
+
+
+def _set_up_logging(args: argparse.Namespace) -> None:
+    """Where agentui's log goes: AGENTUI_LOG's file (or, for the app with --debug, a file of its own), stderr with
+    --debug, else nowhere."""
+    import logging
+
     logger = logging.getLogger("agentui")
     log_file = os.environ.get("AGENTUI_LOG") or (_default_log() if args.debug and not args.print_mode else None)
     if log_file:  # the app owns the screen: its log goes to a file
@@ -337,61 +386,68 @@ def _run(argv: list[str]) -> int:
         logger.propagate = False
         logging.getLogger().addHandler(logging.NullHandler())
 
+
+def _flag_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the flags whatever the mode, in one sentence; None if nothing is."""
     if problem := (
         _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args) or _parse_json_schema(args)
     ):
-        return _fail(problem)
+        return problem
     for flag, why in UNSUPPORTED.items():
         if getattr(args, flag.replace("-", "_")) is not None:
-            return _fail(f"--{flag} is not supported: {why}.")
-    if acp:
-        return _serve_acp(args)
+            return f"--{flag} is not supported: {why}."
+    return None
+
+
+def _mode_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the flags of the mode asked for (formats, the SDK's, a rewind's), in one sentence."""
     sdk = args.input_format == "stream-json"  # (an Agent SDK program: print mode, as Claude Code takes it)
     commands = args.input_format == "commands"
     if commands and (args.output_format or "events") != "events":
-        return _fail("--input-format commands needs --output-format events.")
+        return "--input-format commands needs --output-format events."
     if sdk and (args.output_format or "stream-json") != "stream-json":
-        return _fail("--input-format stream-json needs --output-format stream-json.")
+        return "--input-format stream-json needs --output-format stream-json."
     if args.permission_prompt_tool not in (None, "stdio"):
-        return _fail("--permission-prompt-tool takes only 'stdio' (an MCP tool as the prompt is not supported yet).")
+        return "--permission-prompt-tool takes only 'stdio' (an MCP tool as the prompt is not supported yet)."
     if args.permission_prompt_tool and not sdk:
-        return _fail("--permission-prompt-tool needs --input-format stream-json.")
+        return "--permission-prompt-tool needs --input-format stream-json."
     if not args.print_mode and args.output_format is not None and not (sdk or commands):
-        return _fail("--output-format only works with -p.")
+        return "--output-format only works with -p."
     if args.resume_session_at and not args.resume:
-        return _fail("--resume-session-at needs --resume with the session's id.")
+        return "--resume-session-at needs --resume with the session's id."
     if args.fork_session and args.resume is None and not args.continue_last:
-        return _fail("--fork-session needs --resume or --continue.")
+        return "--fork-session needs --resume or --continue."
     if (args.rewind_only or args.rewind_overwrite) and not args.rewind:
-        return _fail("--rewind-only and --rewind-overwrite need --rewind.")
+        return "--rewind-only and --rewind-overwrite need --rewind."
     if args.rewind and not (args.print_mode and (args.resume or args.continue_last)):
-        return _fail(
+        return (
             "--rewind needs -p and a session to rewind (--resume ID or --continue); in the app, press Esc "
             "twice or type /rewind."
         )
-    if args.print_mode and args.resume == "":  # a list needs no model
-        from pathlib import Path
+    return None
 
-        from agentui.frontends.print.mode import print_sessions
 
-        return print_sessions(Path.cwd(), args.output_format or "text")
-
+def _run_app(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    if not args.print_mode and not (sdk or commands):
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
-        from agentui.frontends.tui import run_app
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
+    from agentui.frontends.tui import run_app
 
-        # The app draws its first frame at once and resolves the rest (settings, engine) just after.
-        return _guarded(
-            lambda: run_app(
-                prepare=lambda: _interactive_launch(args),
-                resuming=lambda: _session_request(args),
-                first_prompt=args.prompt,
-                cwd=Path.cwd(),
-            )
+    # The app draws its first frame at once and resolves the rest (settings, engine) just after.
+    return _guarded(
+        lambda: run_app(
+            prepare=lambda: _interactive_launch(args),
+            resuming=lambda: _session_request(args),
+            first_prompt=args.prompt,
+            cwd=Path.cwd(),
         )
+    )
+
+
+def _run_headless(args: argparse.Namespace) -> int:
+    """Print mode and the stdio protocols: the settings resolved, then the mode run."""
+    from pathlib import Path
 
     from agentui.api import ConfigError, resolve_settings
 
@@ -401,7 +457,7 @@ def _run(argv: list[str]) -> int:
         return _fail(str(exc))
     cwd = Path.cwd()
     session, permissions = _session_request(args), _permission_options(args)
-    if commands:
+    if args.input_format == "commands":
         import asyncio
 
         from agentui.frontends.commands.stdio import run_commands
@@ -420,7 +476,7 @@ def _run(argv: list[str]) -> int:
                 )
             )
         )
-    if sdk:
+    if args.input_format == "stream-json":
         import asyncio
 
         from agentui.frontends.print.mode import run_sdk
@@ -443,7 +499,12 @@ def _run(argv: list[str]) -> int:
                 )
             )
         )
+    return _run_print(args, settings, cwd, session, permissions)
 
+
+def _run_print(
+    args: argparse.Namespace, settings: Settings, cwd: Path, session: SessionRequest, permissions: PermissionOptions
+) -> int:
     prompt = args.prompt
     if prompt is None:
         if sys.stdin.isatty() and not args.rewind:
