@@ -19,10 +19,13 @@ from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import open_session
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
     from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.providers.base import Provider
+    from agentui.core.session.store import OpenSession
     from agentui.core.settings import Settings
 
 
@@ -55,24 +58,7 @@ def open_conversation(
 
         provider = create_provider(launch.settings.provider_config())
     settings = launch.settings
-    config = AgentConfig(
-        model=settings.model,
-        system_prompt=prompt.stable,
-        environment=prompt.volatile,
-        max_turns=launch.max_turns,
-        max_budget_usd=launch.max_budget_usd or settings.max_budget_usd,
-        max_total_tokens=launch.max_total_tokens or settings.max_total_tokens,
-        max_seconds=launch.max_seconds or settings.max_duration,
-        subagent_seconds=launch.subagent_seconds or settings.subagent_timeout,
-        fallback_model=launch.fallback_model,
-        max_tokens=settings.max_tokens,
-        thinking_budget=settings.thinking_budget,
-        context_window=settings.context_window,
-        auto_compact=settings.auto_compact,
-        auto_compact_window=settings.auto_compact_window,
-        compact_threshold=settings.compact_threshold,
-        cwd=project.root,
-    )
+    config = _agent_config(launch, prompt.stable, prompt.volatile, project.root)
     agent = Agent(
         provider,
         config,
@@ -104,31 +90,7 @@ def open_conversation(
     _wire_task_state(project, agent, session.messages)
     shells = project.workspace.shells
     agent.results.quiet = lambda: not shells.running()  # (a background command may write at any time)
-    from agentui.core.tools.plan import plan_mode_reminders
-
-    agent.reminders = plan_mode_reminders(project.engine)
-    from agentui.core.extend.subagents import Task, load_agent_types
-
-    project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
-    project.tools.register(
-        Task(
-            agent,
-            load_agent_types(project.root, env),
-            transcript_dir=session.path.parent / session.session_id / "subagents",
-            env=env,
-        )
-    )
-    _register_web_tools(project, agent, settings)
-    if launch.tools is not None:
-        _keep_tools(project, launch.tools)
-    if launch.name:
-        session.writer.rename(launch.name)
-    project.workspace.reads_documents = provider.name == "anthropic"
-    if launch.json_schema is not None:
-        from agentui.core.tools.structured_output import StructuredOutput
-
-        project.tools.unregister(StructuredOutput.name)
-        project.tools.register(StructuredOutput(launch.json_schema))
+    _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
     conversation = Conversation(launch, project, session, provider, agent, env, branches)
     conversation.telemetry = telemetry
@@ -251,3 +213,64 @@ def _branch_maker(
         return made
 
     return branch
+
+
+def _agent_config(launch: Launch, stable: str, volatile: str, root: Path) -> AgentConfig:
+    """The agent's configuration: the model and its limits from the settings, each limit the command line gives
+    taking the place of the settings' own."""
+    settings = launch.settings
+    return AgentConfig(
+        model=settings.model,
+        system_prompt=stable,
+        environment=volatile,
+        max_turns=launch.max_turns,
+        max_budget_usd=launch.max_budget_usd or settings.max_budget_usd,
+        max_total_tokens=launch.max_total_tokens or settings.max_total_tokens,
+        max_seconds=launch.max_seconds or settings.max_duration,
+        subagent_seconds=launch.subagent_seconds or settings.subagent_timeout,
+        fallback_model=launch.fallback_model,
+        max_tokens=settings.max_tokens,
+        thinking_budget=settings.thinking_budget,
+        context_window=settings.context_window,
+        auto_compact=settings.auto_compact,
+        auto_compact_window=settings.auto_compact_window,
+        compact_threshold=settings.compact_threshold,
+        cwd=root,
+    )
+
+
+def _wire_tools(
+    launch: Launch,
+    project: Project,
+    session: OpenSession,
+    agent: Agent,
+    provider: Provider,
+    env: Mapping[str, str] | None,
+) -> None:
+    """The tools that need the agent or the launch: plan mode's reminders, sub-agents (Task), the web tools, the
+    launch's choice of tools, structured output; and the session's name."""
+    from agentui.core.tools.plan import plan_mode_reminders
+
+    agent.reminders = plan_mode_reminders(project.engine)
+    from agentui.core.extend.subagents import Task, load_agent_types
+
+    project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
+    project.tools.register(
+        Task(
+            agent,
+            load_agent_types(project.root, env),
+            transcript_dir=session.path.parent / session.session_id / "subagents",
+            env=env,
+        )
+    )
+    _register_web_tools(project, agent, launch.settings)
+    if launch.tools is not None:
+        _keep_tools(project, launch.tools)
+    if launch.name:
+        session.writer.rename(launch.name)
+    project.workspace.reads_documents = provider.name == "anthropic"
+    if launch.json_schema is not None:
+        from agentui.core.tools.structured_output import StructuredOutput
+
+        project.tools.unregister(StructuredOutput.name)
+        project.tools.register(StructuredOutput(launch.json_schema))

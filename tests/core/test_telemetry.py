@@ -165,7 +165,8 @@ def test_with_telemetry_off_no_opentelemetry_module_is_imported(tmp_path: Path) 
     code = f"""
 import asyncio, sys
 from pathlib import Path
-from agentui.core.conversation import Conversation, Launch
+from agentui.core.assembly import open_conversation
+from agentui.core.conversation import Launch
 from agentui.core.settings import Settings
 
 async def main():
