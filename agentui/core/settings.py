@@ -7,9 +7,10 @@ The config file is `config.json` in the platformdirs user config directory (or `
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -18,6 +19,7 @@ from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.providers import ProviderConfig, ProviderName
 
+NumberT = TypeVar("NumberT", int, float)
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
@@ -238,45 +240,27 @@ def resolve_settings(
     if provider != "scripted" and not (api_key or auth_token or base_url):
         raise ConfigError(NO_CREDENTIALS)
 
-    max_attempts = config.max_attempts or 10
-    if env.get("AGENTUI_MAX_ATTEMPTS"):
-        try:
-            max_attempts = max(1, int(env["AGENTUI_MAX_ATTEMPTS"]))
-        except ValueError:
-            raise ConfigError("AGENTUI_MAX_ATTEMPTS must be a whole number, such as 3.") from None
-
-    max_retry_wait = 60.0
-    if env.get("AGENTUI_MAX_RETRY_WAIT"):
-        try:
-            max_retry_wait = max(0.0, float(env["AGENTUI_MAX_RETRY_WAIT"]))
-        except ValueError:
-            raise ConfigError("AGENTUI_MAX_RETRY_WAIT must be a number of seconds, such as 300.") from None
-
-    compact_threshold = config.compact_threshold or 0.9
-    if env.get("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"):  # Claude Code's knob, in percent
-        try:
-            compact_threshold = min(1.0, max(0.01, float(env["CLAUDE_AUTOCOMPACT_PCT_OVERRIDE"]) / 100))
-        except ValueError:
-            raise ConfigError("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE must be a percentage, such as 80.") from None
-
-    auto_compact_window = config.auto_compact_window
-    if env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW"):  # Claude Code's knob: out-of-range values are brought in range
-        try:
-            given = int(env["CLAUDE_CODE_AUTO_COMPACT_WINDOW"])
-        except ValueError:
-            raise ConfigError("CLAUDE_CODE_AUTO_COMPACT_WINDOW must be a number of tokens, such as 200000.") from None
-        auto_compact_window = min(MAX_AUTO_COMPACT_WINDOW, max(MIN_AUTO_COMPACT_WINDOW, given))
-
-    small_model = (
-        env.get("AGENTUI_SMALL_MODEL")
-        or (
-            env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL") or env.get("ANTHROPIC_SMALL_FAST_MODEL")
-            if prefix == "ANTHROPIC"
-            else None
-        )
-        or (config.small_model if config_applies else None)
-        or (SMALL_ANTHROPIC_MODEL if provider == "anthropic" and base_url is None else None)
+    attempts = _env_number(env, "AGENTUI_MAX_ATTEMPTS", lambda v: max(1, int(v)), "a whole number, such as 3")
+    retry_wait = _env_number(
+        env, "AGENTUI_MAX_RETRY_WAIT", lambda v: max(0.0, float(v)), "a number of seconds, such as 300"
     )
+    percent = _env_number(  # (Claude Code's knob, in percent)
+        env,
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        lambda v: min(1.0, max(0.01, float(v) / 100)),
+        "a percentage, such as 80",
+    )
+    window = _env_number(  # (Claude Code's knob: out-of-range values are brought in range)
+        env,
+        "CLAUDE_CODE_AUTO_COMPACT_WINDOW",
+        lambda v: min(MAX_AUTO_COMPACT_WINDOW, max(MIN_AUTO_COMPACT_WINDOW, int(v))),
+        "a number of tokens, such as 200000",
+    )
+    max_attempts = attempts if attempts is not None else config.max_attempts or 10
+    max_retry_wait = retry_wait if retry_wait is not None else 60.0
+    compact_threshold = percent if percent is not None else config.compact_threshold or 0.9
+    auto_compact_window = window if window is not None else config.auto_compact_window
+    small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
     return Settings(
         provider=provider,
         model=model,
@@ -299,6 +283,34 @@ def resolve_settings(
         subagent_timeout=config.subagent_timeout,
         routes=routes,
         openapi=config.openapi or {},
+    )
+
+
+def _env_number(env: Mapping[str, str], name: str, convert: Callable[[str], NumberT], what: str) -> NumberT | None:
+    """The number the environment variable `name` gives, converted; None if it is unset or empty. ConfigError, in one
+    sentence, if it is not `what` it must be."""
+    if not env.get(name):
+        return None
+    try:
+        return convert(env[name])
+    except ValueError:
+        raise ConfigError(f"{name} must be {what}.") from None
+
+
+def _small_model(
+    env: Mapping[str, str], provider: ProviderName, prefix: str | None, base_url: str | None, configured: str | None
+) -> str | None:
+    """The model for small calls: AGENTUI_SMALL_MODEL, Claude Code's variables for it, the config file's, or
+    Anthropic's small model when the Messages API is Anthropic's own."""
+    return (
+        env.get("AGENTUI_SMALL_MODEL")
+        or (
+            env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL") or env.get("ANTHROPIC_SMALL_FAST_MODEL")
+            if prefix == "ANTHROPIC"
+            else None
+        )
+        or configured
+        or (SMALL_ANTHROPIC_MODEL if provider == "anthropic" and base_url is None else None)
     )
 
 
