@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from agentui import __version__
 from agentui.api import (
@@ -45,6 +45,9 @@ from agentui.api.events import (
     ToolStart,
 )
 from agentui.api.messages import Usage
+
+if TYPE_CHECKING:
+    from agentui.frontends.claude_code.stream import ClaudeStream
 
 OutputFormat = Literal["text", "json", "stream-json", "events"]
 """Plain text; Claude Code's json result or its stream-json messages; or agentui's own events (the bus)."""
@@ -280,6 +283,44 @@ async def run_print(
     for notice in await conversation.start_mcp():
         printer.note(notice)
 
+    stream = _listen(conversation, printer, settings, output_format, partial, replay_user, hook_events)
+
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
+        loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
+    if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
+        prompt, notices = expanded
+        for notice in notices:
+            printer.note(notice)
+    compact = prompt.strip() == "/compact" or prompt.strip().startswith("/compact ")
+    outcome: dict[str, Any] = {}
+    try:
+        if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
+            result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
+        elif attempts:
+            result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
+        else:
+            result = await conversation.send(prompt)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        await conversation.aclose()
+
+    _report(result, outcome, printer, stream, output_format)
+    return exit_code(result)
+
+
+def _listen(
+    conversation: Conversation,
+    printer: Printer,
+    settings: Settings,
+    output_format: OutputFormat,
+    partial: bool,
+    replay_user: bool,
+    hook_events: bool,
+) -> ClaudeStream:
+    """What print mode does with the conversation's events: questions answered no (no one is there to answer),
+    the printer, and Claude Code's stream-json messages (written only in that format, their result kept)."""
+
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
             fallback = f"{CANNOT_ASK} It needed permission because {event.reason}."
@@ -303,27 +344,13 @@ async def run_print(
         stream.init(settings)
     elif output_format == "events":
         printer.line(_compact(_init_line(conversation, settings)))
+    return stream
 
-    loop = asyncio.get_running_loop()
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
-        loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
-    if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
-        prompt, notices = expanded
-        for notice in notices:
-            printer.note(notice)
-    compact = prompt.strip() == "/compact" or prompt.strip().startswith("/compact ")
-    outcome: dict[str, Any] = {}
-    try:
-        if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
-            result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
-        elif attempts:
-            result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
-        else:
-            result = await conversation.send(prompt)
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-        await conversation.aclose()
 
+def _report(
+    result: RunResult, outcome: dict[str, Any], printer: Printer, stream: ClaudeStream, output_format: OutputFormat
+) -> None:
+    """The run's end as the format has it, and on stderr why it stopped early."""
     if result.error and output_format == "text":
         printer.finish(result, {})
         printer.note(result.error)
@@ -338,7 +365,6 @@ async def run_print(
         printer.note(f"stopped after spending ${result.cost_usd:.4f} (--max-budget-usd).")
     if result.stop in ("max_total_tokens", "max_duration") and output_format == "text":
         printer.note(limit_reached(result.stop) or "")
-    return exit_code(result)
 
 
 def _own(listener: Callable[[Event], object]) -> Callable[[Event], None]:
