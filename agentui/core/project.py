@@ -99,65 +99,14 @@ def open_project(
     env = os.environ if env is None else env
     root = Path(os.path.realpath(root))
     home = Path(env.get("HOME") or Path.home())
-    from agentui.core.claude_settings import SettingsError
-
-    try:
-        sources = load_sources(root, env)
-        if options.setting_sources is not None:
-            sources = [s for s in sources if s.name == "managed" or s.name in options.setting_sources]
-        if options.settings_flag is not None:
-            sources.insert(len([s for s in sources if s.name != "managed"]), flag_settings(options.settings_flag))
-    except SettingsError as exc:
-        raise ProjectError(str(exc)) from None
+    sources = _sources(root, env, options)
     trusted = is_trusted(root, env) if trusted is None else trusted
     notices: list[str] = []
     held_back: list[str] = []
 
-    rules: list[Rule] = []
-    for source in sources:
-        settings_root = root if source.from_project else home
-        for behavior in ("deny", "ask", "allow"):
-            texts = getattr(source.settings.permissions, behavior)
-            if behavior == "allow" and source.from_project and not trusted:
-                if texts:
-                    held_back.append(f"{len(texts)} allow rule{'s' if len(texts) > 1 else ''}")
-                continue
-            for text in texts:
-                try:
-                    rules.append(
-                        parse_rule(
-                            text, behavior, source.name, project_root=root, home=home, settings_root=settings_root
-                        )
-                    )
-                except RuleError as exc:
-                    notices.append(f"{source.path}: {exc}; that rule is ignored.")
-    for behavior, values in (("deny", options.disallowed_tools), ("allow", options.allowed_tools)):
-        for text in split_tool_list(values):
-            rules.append(_flag_rule(text, behavior, root, home))  # type: ignore[arg-type]
-
+    rules = _rules(sources, options, root, home, trusted, notices, held_back)
     mode = options.mode or _settings_mode(sources, trusted, notices, held_back)
-    directories = list(options.add_dirs)
-    settings_env: dict[str, str] = {}
-    for source in sources:
-        granted = trusted or not source.from_project
-        if source.settings.permissions.additionalDirectories:
-            if granted:
-                base = root if source.from_project else home
-                directories += [
-                    base / Path(os.path.expanduser(d)) for d in source.settings.permissions.additionalDirectories
-                ]
-            else:
-                held_back.append("additional directories")
-        if coerced := source.settings.coerced_env():
-            notices.append(
-                f"{source.path} gives {', '.join(coerced)} as {'a value' if len(coerced) == 1 else 'values'} that "
-                "should be text; used as the text shown, as Claude Code does."
-            )
-        if source.settings.env:
-            if granted:
-                settings_env.update(source.settings.env)
-            else:
-                held_back.append("environment variables")
+    directories, settings_env = _granted(sources, options, root, home, trusted, notices, held_back)
     if not trusted and any(source.from_project and source.settings.hooks for source in sources):
         held_back.append("hooks")
     if held_back:
@@ -185,6 +134,92 @@ def open_project(
     )
     _confine(engine, sandbox, tools, workspace, home, env)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
+
+
+def _sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
+    """The settings files in force, as --setting-sources and --settings say; ProjectError for one that is broken."""
+    from agentui.core.claude_settings import SettingsError
+
+    try:
+        sources = load_sources(root, env)
+        if options.setting_sources is not None:
+            sources = [s for s in sources if s.name == "managed" or s.name in options.setting_sources]
+        if options.settings_flag is not None:
+            sources.insert(len([s for s in sources if s.name != "managed"]), flag_settings(options.settings_flag))
+    except SettingsError as exc:
+        raise ProjectError(str(exc)) from None
+    return sources
+
+
+def _rules(
+    sources: list[SettingsSource],
+    options: PermissionOptions,
+    root: Path,
+    home: Path,
+    trusted: bool,
+    notices: list[str],
+    held_back: list[str],
+) -> list[Rule]:
+    """The permission rules of the settings and the flags. An untrusted project's allow rules are held back (said in
+    `held_back`), a rule that cannot be parsed is ignored (said in `notices`)."""
+    rules: list[Rule] = []
+    for source in sources:
+        settings_root = root if source.from_project else home
+        for behavior in ("deny", "ask", "allow"):
+            texts = getattr(source.settings.permissions, behavior)
+            if behavior == "allow" and source.from_project and not trusted:
+                if texts:
+                    held_back.append(f"{len(texts)} allow rule{'s' if len(texts) > 1 else ''}")
+                continue
+            for text in texts:
+                try:
+                    rules.append(
+                        parse_rule(
+                            text, behavior, source.name, project_root=root, home=home, settings_root=settings_root
+                        )
+                    )
+                except RuleError as exc:
+                    notices.append(f"{source.path}: {exc}; that rule is ignored.")
+    for behavior, values in (("deny", options.disallowed_tools), ("allow", options.allowed_tools)):
+        for text in split_tool_list(values):
+            rules.append(_flag_rule(text, behavior, root, home))  # type: ignore[arg-type]
+    return rules
+
+
+def _granted(
+    sources: list[SettingsSource],
+    options: PermissionOptions,
+    root: Path,
+    home: Path,
+    trusted: bool,
+    notices: list[str],
+    held_back: list[str],
+) -> tuple[list[Path], dict[str, str]]:
+    """The directories the tools may also work in, and the environment the settings give; an untrusted project's
+    are held back (said in `held_back`)."""
+    directories = list(options.add_dirs)
+    settings_env: dict[str, str] = {}
+    for source in sources:
+        granted = trusted or not source.from_project
+        if source.settings.permissions.additionalDirectories:
+            if granted:
+                base = root if source.from_project else home
+                directories += [
+                    base / Path(os.path.expanduser(d)) for d in source.settings.permissions.additionalDirectories
+                ]
+            else:
+                held_back.append("additional directories")
+        if coerced := source.settings.coerced_env():
+            notices.append(
+                f"{source.path} gives {', '.join(coerced)} as {'a value' if len(coerced) == 1 else 'values'} that "
+                "should be text; used as the text shown, as Claude Code does."
+            )
+        if source.settings.env:
+            if granted:
+                settings_env.update(source.settings.env)
+            else:
+                held_back.append("environment variables")
+    return directories, settings_env
 
 
 def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
