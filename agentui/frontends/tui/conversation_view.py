@@ -30,6 +30,9 @@ if TYPE_CHECKING:
         CompactionEnd,
         ContentBlockEnd,
         Event,
+        MessageEnd,
+        Retry,
+        ToolStart,
         UserMessage,
     )
     from agentui.api.messages import Message
@@ -115,7 +118,6 @@ class ConversationView:
 
     async def route(self, event: Event) -> None:
         from agentui.api import events as ev  # (loaded with the engine, after the first frame)
-        from agentui.api.messages import TextBlock
 
         status = self.status
         if event.loop_id is not None:  # a parallel attempt's: its own screen shows it; the person answers its asks
@@ -146,20 +148,11 @@ class ConversationView:
                 self._message += 1
             case ev.MessageEnd():
                 status.waiting_since = None
-                for index, part in enumerate(event.message.content):  # (text that arrived whole: a chosen attempt's)
-                    if isinstance(part, TextBlock) and part.text and (self._message, index) not in self._texts:
-                        self._text(index).add(part.text)
-                for (message_id, _), widget in list(self._texts.items()):
-                    if message_id == self._message:
-                        await widget.finish()
+                await self._message_end(event)
             case ev.UserMessage():
                 self._user_message(event)
             case ev.ToolStart():
-                block = self._tool(event.tool_call_id, event.name)
-                if not block.arguments:
-                    block.set_arguments(event.input)
-                if block.state != "asking":  # a call that asks starts once the answer is yes
-                    block.start()
+                self._tool_start(event)
             case ev.ToolProgress():
                 self._tool(event.tool_call_id, "").progress(event.text)
             case ev.ToolEnd():
@@ -179,12 +172,7 @@ class ConversationView:
                     shares=model_shares(event.by_model),
                 )
             case ev.Retry():
-                status.waiting_since = time.monotonic() + event.delay
-                for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
-                    widget.remove()
-                status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)
-                attempt = f"attempt {event.attempt} of {event.max_attempts}"
-                self.say(f"Retrying in {event.delay:.1f} s ({attempt}): {event.reason}", "warning")
+                self._retry(event)
             case ev.Error():
                 self.say(event.message, "error")
             case ev.Notice():
@@ -204,6 +192,31 @@ class ConversationView:
                 pass  # nothing on screen changes: the blocks and questions around them say it
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
+
+    async def _message_end(self, event: MessageEnd) -> None:
+        from agentui.api.messages import TextBlock
+
+        for index, part in enumerate(event.message.content):  # (text that arrived whole: a chosen attempt's)
+            if isinstance(part, TextBlock) and part.text and (self._message, index) not in self._texts:
+                self._text(index).add(part.text)
+        for (message_id, _), widget in list(self._texts.items()):
+            if message_id == self._message:
+                await widget.finish()
+
+    def _tool_start(self, event: ToolStart) -> None:
+        block = self._tool(event.tool_call_id, event.name)
+        if not block.arguments:
+            block.set_arguments(event.input)
+        if block.state != "asking":  # a call that asks starts once the answer is yes
+            block.start()
+
+    def _retry(self, event: Retry) -> None:
+        self.status.waiting_since = time.monotonic() + event.delay
+        for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
+            widget.remove()
+        self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)
+        attempt = f"attempt {event.attempt} of {event.max_attempts}"
+        self.say(f"Retrying in {event.delay:.1f} s ({attempt}): {event.reason}", "warning")
 
     def _track(self, widget: Any) -> Any:
         self._message_widgets.setdefault(self._message, []).append(widget)
