@@ -386,100 +386,122 @@ def _usage(message: dict[str, Any]) -> Usage | None:
 
 
 def _rebuild(entries: list[dict[str, Any]], path: list[int], sidechain: bool) -> tuple[list[Message], set[int]]:
-    parsed: dict[int, list[ContentBlock]] = {}
+    """The messages of the chain `path` (line numbers, root first), and every line they were read from."""
+    return _Rebuild(entries, sidechain).run(path)
 
-    def blocks_of(index: int) -> list[ContentBlock]:  # each line's content is validated once
-        if index not in parsed:
-            parsed[index] = _blocks(_content(entries[index]))
-        return parsed[index]
 
-    lines_of: dict[str, list[int]] = {}
-    result_of: dict[str, tuple[ToolResultBlock, int]] = {}
-    first = path[0] if path else 0  # lines before the chain's root (a compact boundary) are history it replaced
-    for index, entry in enumerate(entries[first:], start=first):
-        if bool(entry.get("isSidechain")) != sidechain:
-            continue
-        kind = entry.get("type")
-        if kind == "assistant" and isinstance(entry.get("message"), dict):
-            lines_of.setdefault(str(entry["message"].get("id") or entry.get("uuid")), []).append(index)
-        elif (
-            kind == "user"
-            and isinstance(_content(entry), list)
-            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _content(entry))
-        ):
-            for block in blocks_of(index):
-                if isinstance(block, ToolResultBlock):
-                    result_of.setdefault(block.tool_use_id, (block, index))
+class _Rebuild:
+    """One chain's messages from its lines: an assistant message written over several lines (one per block) is
+    joined again, and each tool call gets its result from wherever it was written (a parallel call's may come
+    later, or on a line beside the chain); a call that never got one is dropped."""
 
-    messages: list[Message] = []
-    used: set[int] = set(path)
-    pending: list[str] = []
-    answered: dict[str, tuple[ToolResultBlock, int]] = {}
-    emitted: set[str] = set()
-    open_assistant: int | None = None
+    def __init__(self, entries: list[dict[str, Any]], sidechain: bool) -> None:
+        self.entries, self.sidechain = entries, sidechain
+        self.parsed: dict[int, list[ContentBlock]] = {}
+        self.lines_of: dict[str, list[int]] = {}
+        """An assistant message's lines, by its id."""
+        self.result_of: dict[str, tuple[ToolResultBlock, int]] = {}
+        """Every tool result written, and its line, by the call's id."""
+        self.messages: list[Message] = []
+        self.used: set[int] = set()
+        self.pending: list[str] = []
+        """The calls of the open assistant message, waiting for their results."""
+        self.answered: dict[str, tuple[ToolResultBlock, int]] = {}
+        self.emitted: set[str] = set()
+        self.open_assistant: int | None = None
 
-    def flush() -> None:
-        nonlocal open_assistant
-        if open_assistant is None:
+    def blocks_of(self, index: int) -> list[ContentBlock]:  # each line's content is validated once
+        if index not in self.parsed:
+            self.parsed[index] = _blocks(_content(self.entries[index]))
+        return self.parsed[index]
+
+    def run(self, path: list[int]) -> tuple[list[Message], set[int]]:
+        self.used = set(path)
+        self._index(path[0] if path else 0)  # (lines before the chain's root, a compact boundary, it replaced)
+        for index in path:
+            entry = self.entries[index]
+            kind = entry.get("type")
+            if kind == "assistant" and isinstance(entry.get("message"), dict):
+                self._assistant(index, entry)
+            elif kind == "user":
+                self._user(index)
+        self._flush()
+        return _tidy(self.messages), self.used
+
+    def _index(self, first: int) -> None:
+        for index, entry in enumerate(self.entries[first:], start=first):
+            if bool(entry.get("isSidechain")) != self.sidechain:
+                continue
+            kind = entry.get("type")
+            if kind == "assistant" and isinstance(entry.get("message"), dict):
+                self.lines_of.setdefault(str(entry["message"].get("id") or entry.get("uuid")), []).append(index)
+            elif (
+                kind == "user"
+                and isinstance(_content(entry), list)
+                and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in _content(entry))
+            ):
+                for block in self.blocks_of(index):
+                    if isinstance(block, ToolResultBlock):
+                        self.result_of.setdefault(block.tool_use_id, (block, index))
+
+    def _assistant(self, index: int, entry: dict[str, Any]) -> None:
+        message_id = str(entry["message"].get("id") or entry.get("uuid"))
+        if message_id in self.emitted:
+            return
+        self._flush()
+        self.emitted.add(message_id)
+        lines = self.lines_of.get(message_id, [index])
+        self.used.update(lines)
+        blocks: list[ContentBlock] = []
+        seen_calls: set[str] = set()
+        for line in lines:
+            for block in self.blocks_of(line):
+                if isinstance(block, ToolUseBlock):
+                    if block.id in seen_calls:
+                        continue
+                    seen_calls.add(block.id)
+                blocks.append(block)
+        last = self.entries[lines[-1]]["message"]
+        self.messages.append(
+            Message(role="assistant", content=blocks, id=message_id, model=last.get("model"), usage=_usage(last))
+        )
+        self.open_assistant = len(self.messages) - 1
+        self.pending[:] = [b.id for b in blocks if isinstance(b, ToolUseBlock)]
+
+    def _user(self, index: int) -> None:
+        blocks = self.blocks_of(index)
+        for block in blocks:
+            if isinstance(block, ToolResultBlock) and block.tool_use_id in self.pending:
+                self.answered.setdefault(block.tool_use_id, (block, index))
+        rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
+        if rest:
+            self._flush()
+            self.messages.append(Message(role="user", content=rest))
+
+    def _flush(self) -> None:
+        """The open assistant message is complete: its calls' results follow it, and calls without one go."""
+        if self.open_assistant is None:
             return
         placed: list[tuple[int, ToolResultBlock]] = []
         dangling = set()
-        for call_id in pending:
-            found = answered.get(call_id) or result_of.get(call_id)
+        for call_id in self.pending:
+            found = self.answered.get(call_id) or self.result_of.get(call_id)
             if found is None:
                 dangling.add(call_id)
             else:
-                used.add(found[1])
+                self.used.add(found[1])
                 placed.append((found[1], found[0]))
         # (in the order they were written, as Claude Code reads them: parallel calls end in any order)
         results = [block for _, block in sorted(placed, key=lambda item: item[0])]
         if dangling:
-            old = messages[open_assistant]
+            old = self.messages[self.open_assistant]
             kept = [b for b in old.content if not (isinstance(b, ToolUseBlock) and b.id in dangling)]
-            messages[open_assistant] = old.model_copy(update={"content": kept})
+            self.messages[self.open_assistant] = old.model_copy(update={"content": kept})
         if results:
-            messages.append(Message(role="user", content=results))
-        pending.clear()
-        answered.clear()
-        open_assistant = None
-
-    for index in path:
-        entry = entries[index]
-        kind = entry.get("type")
-        if kind == "assistant" and isinstance(entry.get("message"), dict):
-            message_id = str(entry["message"].get("id") or entry.get("uuid"))
-            if message_id in emitted:
-                continue
-            flush()
-            emitted.add(message_id)
-            lines = lines_of.get(message_id, [index])
-            used.update(lines)
-            blocks: list[ContentBlock] = []
-            seen_calls: set[str] = set()
-            for line in lines:
-                for block in blocks_of(line):
-                    if isinstance(block, ToolUseBlock):
-                        if block.id in seen_calls:
-                            continue
-                        seen_calls.add(block.id)
-                    blocks.append(block)
-            last = entries[lines[-1]]["message"]
-            messages.append(
-                Message(role="assistant", content=blocks, id=message_id, model=last.get("model"), usage=_usage(last))
-            )
-            open_assistant = len(messages) - 1
-            pending[:] = [b.id for b in blocks if isinstance(b, ToolUseBlock)]
-        elif kind == "user":
-            blocks = blocks_of(index)
-            for block in blocks:
-                if isinstance(block, ToolResultBlock) and block.tool_use_id in pending:
-                    answered.setdefault(block.tool_use_id, (block, index))
-            rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
-            if rest:
-                flush()
-                messages.append(Message(role="user", content=rest))
-    flush()
-    return _tidy(messages), used
+            self.messages.append(Message(role="user", content=results))
+        self.pending.clear()
+        self.answered.clear()
+        self.open_assistant = None
 
 
 def _tidy(messages: list[Message]) -> list[Message]:
