@@ -38,3 +38,24 @@ def test_a_planted_circle_and_planted_wrong_imports_are_found(tmp_path: Path) ->
     assert "agentui.core.safety.permissions.rules -> agentui.core.tools: a guard imports a tool" in wrong
     assert "agentui.core.events -> agentui.frontends.tui.app: core import front ends" in wrong
     assert len(wrong) == 3
+
+
+def test_agents_are_made_in_two_places_and_given_their_services_at_construction() -> None:
+    """The assembly makes the conversation's agent; spawn() makes every agent that works for another (a sub-agent,
+    a branch of attempts). Neither is wired afterwards by setting what it shares on it."""
+    import ast
+
+    made, wired = set(), []
+    shared = {"router", "shared_budget", "inherited_prompt_id", "reminders", "quiet", "parent", "telemetry"}
+    for path in sorted((ROOT / "agentui").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Agent":
+                made.add(path.relative_to(ROOT / "agentui").as_posix())
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr in shared:
+                        owner = target.value
+                        if not (isinstance(owner, ast.Name) and owner.id == "self"):
+                            wired.append(f"{path.name}:{node.lineno} {ast.unparse(target)}")
+    assert made == {"core/assembly.py", "core/loop/spawn.py"}
+    assert wired == []

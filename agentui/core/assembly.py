@@ -14,6 +14,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
 from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.loop.spawn import spawn
 from agentui.core.project import Project, open_project
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import open_session
@@ -59,6 +60,16 @@ def open_conversation(
         provider = create_provider(launch.settings.provider_config())
     settings = launch.settings
     config = _agent_config(launch, prompt.stable, prompt.volatile, project.root)
+    from agentui.core.telemetry import start as start_telemetry
+    from agentui.core.tools.plan import plan_mode_reminders
+
+    telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
+    router = None
+    if settings.routes:
+        from agentui.core.loop.routing import Router
+
+        router = Router(provider, settings, env, on_error)
+    shells = project.workspace.shells
     agent = Agent(
         provider,
         config,
@@ -70,16 +81,12 @@ def open_conversation(
         messages=session.messages,
         memory=memory,
         counter=TokenCounter(env, exact=False),
+        router=router,
+        reminders=plan_mode_reminders(project.engine),
+        quiet=lambda: not shells.running(),  # (a background command may write at any time)
     )
-    from agentui.core.telemetry import start as start_telemetry
-
-    telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
-    if settings.routes:
-        from agentui.core.loop.routing import Router
-
-        agent.router = Router(provider, settings, env, on_error)
     session.writer.attach(agent.bus)
     agent.on_write(session.writer.before_change)
     session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
@@ -88,12 +95,9 @@ def open_conversation(
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
     _wire_task_state(project, agent, session.messages)
-    shells = project.workspace.shells
-    agent.results.quiet = lambda: not shells.running()  # (a background command may write at any time)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
-    conversation = Conversation(launch, project, session, provider, agent, env, branches)
-    conversation.telemetry = telemetry
+    conversation = Conversation(launch, project, session, provider, agent, env, branches, telemetry)
     if telemetry is not None:
         conversation.on_subagent(telemetry.on_subagent_event)
     for problem in conversation.add_agent_types(launch.agents or {}):
@@ -198,19 +202,16 @@ def _branch_maker(
 
             chosen = create_provider(config.settings.provider_config())
             agent_config = agent_config.model_copy(update={"model": config.settings.model})
-        made = Agent(
+        return spawn(
+            agent,
             chosen,
             agent_config,
             tools=own.tools,
             gate=own.engine,
             hooks=own.hooks,
-            retry=agent.retry,
-            session_id=agent.session_id,
+            sub_agent=False,
             messages=list(agent.messages),
         )
-        made.router = agent.router  # (its summaries, sub-agents and side calls go where the conversation's do)
-        made.shared_budget = agent.budget  # (the attempts' one pool)
-        return made
 
     return branch
 
@@ -249,9 +250,6 @@ def _wire_tools(
 ) -> None:
     """The tools that need the agent or the launch: plan mode's reminders, sub-agents (Task), the web tools, the
     launch's choice of tools, structured output; and the session's name."""
-    from agentui.core.tools.plan import plan_mode_reminders
-
-    agent.reminders = plan_mode_reminders(project.engine)
     from agentui.core.extend.subagents import Task, load_agent_types
 
     project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)

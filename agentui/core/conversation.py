@@ -109,6 +109,7 @@ class Conversation:
         agent: Agent,
         env: Mapping[str, str] | None = None,
         branches: BranchMaker | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self.launch = launch
         self._branches = branches or _no_branches
@@ -121,7 +122,7 @@ class Conversation:
         self.provider = provider
         self.agent = agent
         self.servers = ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi)
-        self.telemetry: Telemetry | None = None
+        self.telemetry = telemetry
         self._granted: list[Rule] = []
         self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None

@@ -209,7 +209,7 @@ class Task(Tool[TaskArgs]):
         child.cancel()
 
     def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None) -> tuple[Agent, Any, str]:
-        from agentui.core.loop.agent import Agent
+        from agentui.core.loop.spawn import spawn
 
         parent = self.parent
         allowed = kind.tools
@@ -236,21 +236,8 @@ class Task(Tool[TaskArgs]):
         )
         agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
-        child = Agent(
-            provider,
-            config,
-            tools=tools,
-            gate=parent.gate,
-            session_id=parent.session_id,
-            retry=parent.retry,
-            memory=None,
-            hooks=parent.hooks,
-        )
+        child = spawn(parent, provider, config, tools=tools, gate=parent.gate, hooks=parent.hooks, sub_agent=True)
         child.back_up_into(parent)
-        child.router = parent.router
-        child.ledger.parent = parent.ledger  # (the session's cost is every agent's)
-        child.shared_budget = parent.budget  # (its spending counts against the parent's limits: one pool)
-        child.inherited_prompt_id = parent.prompt_id  # (as Claude Code: a sub-agent's lines carry its parent's prompt)
         writer = None
         if self.transcript_dir is not None:
             from agentui.core.session.writer import SessionWriter

@@ -13,7 +13,7 @@ from agentui.core.pricing import cost_usd
 
 
 class Ledger:
-    def __init__(self, session_id: str, emit: Callable[[Event], None]) -> None:
+    def __init__(self, session_id: str, emit: Callable[[Event], None], parent: Ledger | None = None) -> None:
         self.session_id = session_id
         self._emit = emit
         self.usage = Usage()
@@ -26,7 +26,7 @@ class Ledger:
         """Time this run spent in model calls, retries included."""
         self.by_model: dict[str, ModelSpend] = {}
         """Each model's share of the session (calls routed to several models, a fallback)."""
-        self.parent: Ledger | None = None
+        self.parent = parent
         """A sub-agent's: its parent's, which counts its calls too (Claude Code's cost counts every agent's)."""
         self._context: tuple[int, int | None] = (0, None)
         self.on_spend: Callable[[Usage, float], None] | None = None

@@ -12,6 +12,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -69,6 +70,16 @@ class _Cancelled(Exception):
     """The person cancelled; raised out of the step that was running."""
 
 
+@dataclass(frozen=True)
+class Lineage:
+    """What a spawned agent shares with the one it came from: the budget its spending counts against (one pool),
+    and for a sub-agent the ledger that counts its calls too and the prompt its lines carry."""
+
+    budget: Budget
+    ledger: Ledger | None = None
+    prompt_id: str | None = None
+
+
 class Agent:
     """Runs conversations with one provider and one tool set. One run at a time; the history persists across runs."""
 
@@ -86,6 +97,10 @@ class Agent:
         hooks: Hooks | None = None,
         memory: MemoryLoader | None = None,
         counter: TokenCounter | None = None,
+        router: Router | None = None,
+        reminders: Callable[[], list[str]] = list,
+        quiet: Callable[[], bool] = lambda: True,
+        lineage: Lineage | None = None,
     ) -> None:
         self.provider, self.config, self.memory = provider, config, memory
         self.tools = tools or ToolRegistry()
@@ -99,22 +114,22 @@ class Agent:
         self.gate = gate or KindGate()
         self.children: list[Agent] = []
         """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
-        self.router = Router(provider)
+        self.router = router or Router(provider)
         """Where each kind of model call besides the loop's goes (the config's routes; none by default)."""
         self.budget = Budget()
         """This run's spending against its limits; a sub-agent's is its parent's (one pool)."""
-        self.shared_budget: Budget | None = None
+        self.shared_budget = lineage.budget if lineage is not None else None
         """Set on a sub-agent: the parent's budget, which its spending counts against."""
         self.prompt_id: str | None = None
         """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
-        self.inherited_prompt_id: str | None = None
+        self.inherited_prompt_id = lineage.prompt_id if lineage is not None else None
         """A sub-agent's: its parent's prompt id, which its lines and hooks carry instead of one of their own."""
-        self.ledger = Ledger(self.session_id, self.bus.emit)
+        self.ledger = Ledger(self.session_id, self.bus.emit, lineage.ledger if lineage is not None else None)
         self.ledger.on_spend = lambda usage, cost: self.budget.spend(usage, cost)
         self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
         self.compactor.recount()
         self._seed_meter()
-        self.results = ResultCache(lambda: self.compactor.generation)
+        self.results = ResultCache(lambda: self.compactor.generation, quiet)
         """Repeated read-only calls answered from results the model already holds."""
         self._dispatcher = ToolDispatcher(
             self.tools,
@@ -126,7 +141,7 @@ class Agent:
             memory=memory,
             cache=self.results,
         )
-        self.reminders: Callable[[], list[str]] = list
+        self.reminders = reminders
         """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
         self._session_started = False
         self._steering: list[str] = []

@@ -1,0 +1,46 @@
+"""spawn(): an agent made from another, a sub-agent or a branch of parallel attempts, with every service it shares
+with it given at construction (the router, the retry policy, the session, the budget pool; a sub-agent's ledger and
+prompt too), so nothing is set on it afterwards."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentui.core.loop.agent import Agent, Lineage
+
+if TYPE_CHECKING:
+    from agentui.core.extend.hooks import Hooks
+    from agentui.core.loop.agent_config import AgentConfig
+    from agentui.core.messages import Message
+    from agentui.core.providers.base import Provider
+    from agentui.core.safety.permissions.gate import PermissionGate
+    from agentui.core.tools.base import ToolRegistry
+
+
+def spawn(
+    parent: Agent,
+    provider: Provider,
+    config: AgentConfig,
+    *,
+    tools: ToolRegistry,
+    gate: PermissionGate,
+    hooks: Hooks | None,
+    sub_agent: bool,
+    messages: list[Message] | None = None,
+) -> Agent:
+    """An agent working for `parent`: its summaries, sub-agents and side calls go where the parent's do, and its
+    spending counts against the parent's budget. A sub-agent's calls count in the parent's ledger too, and its lines
+    carry the parent's prompt (as Claude Code's); a branch of attempts starts from `messages`."""
+    lineage = Lineage(parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None)
+    return Agent(
+        provider,
+        config,
+        tools=tools,
+        gate=gate,
+        hooks=hooks,
+        session_id=parent.session_id,
+        retry=parent.retry,
+        messages=messages,
+        router=parent.router,
+        lineage=lineage,
+    )
