@@ -32,7 +32,10 @@ from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentui.core.safety.denied_files import DeniedFiles, DenyPattern
+    from agentui.core.safety.guarded_paths import Target
+    from agentui.core.safety.sandbox_mounts import Protection
     from agentui.core.safety.sandbox_proxy import DomainProxy
+    from agentui.core.scratch_files import ScratchFiles
 
 PROXY_PORT = 3128
 
@@ -225,25 +228,7 @@ class Sandbox:
     def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
         """`argv` ready to run in the sandbox from `cwd`, with the command environment `env`. Stand-ins are made
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
-        from agentui.core.safety.environ import sandbox_environment
-        from agentui.core.safety.git_config_paths import git_config_paths
-        from agentui.core.safety.guarded_paths import (
-            Target,
-            edit_denied_targets,
-            nested_repository_targets,
-            project_targets,
-        )
-        from agentui.core.safety.sandbox_hidden import hidden
-        from agentui.core.safety.sandbox_mounts import (
-            Masks,
-            capability_args,
-            pinned_program,
-            plan_protection,
-            protection_args,
-            split_masks,
-            within_any,
-        )
-        from agentui.core.safety.standin_excludes import excludes_env
+        from agentui.core.safety.sandbox_mounts import capability_args, pinned_program, plan_protection, within_any
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
 
@@ -251,19 +236,8 @@ class Sandbox:
         command_env = dict(os.environ if env is None else env)
         files = scratch_files(scratch)
         commands = files.commands_dir()
-        roots = [str(directory) for directory in self.workspace.directories]
-        writable = [*roots, str(commands)]
-
-        targets: list[Target] = []
-        excludes: Path | None = None
-        for root in self.workspace.directories:
-            targets += project_targets(root)
-            targets += nested_repository_targets(root, self._nested_finder)
-            git = git_config_paths(root, command_env)
-            targets += [Target(path, True) for path in git.hooks]
-            targets += [Target(path, False) for path in (*git.files, *git.includes)]
-            excludes = excludes or git.excludes_file
-        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
+        writable = [*(str(directory) for directory in self.workspace.directories), str(commands)]
+        targets, excludes = self._protected_targets(command_env)
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(
@@ -277,58 +251,114 @@ class Sandbox:
         try:
             args = [self._bwrap, "--die-with-parent", "--unshare-all"]
             args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-            before, after = Masks(), Masks()
-            secrets = hidden(self.home, {**self.env, **command_env})
-            denied = self.denied()
-            first, then = split_masks([*secrets.paths, *denied.directories], writable)
-            for real in first:
-                before.hide(real)
-            for real in then:
-                after.hide(real)
-            for path in secrets.exposed:
-                after.expose(path)
-            for path in [*secrets.paths_after, *denied.files]:
-                after.hide(path)
-            args += before.args
-            for directory in writable:
-                args += ["--bind", directory, directory]
-            args += protection_args(plan, lease.present)
-            args += after.args
-            args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
-
-            program = list(argv)
-            filtered = not self.config.allow_all_unix_sockets
-            if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
-                from agentui.core.safety.sandbox_seccomp import unix_socket_filter
-
-                bridge = Path(__file__).with_name("sandbox_bridge.py")
-                seccomp = unix_socket_filter().hex() if filtered else "-"
-                program = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT)]
-                program += [seccomp, *argv]
-            elif filtered:
-                from agentui.core.safety.sandbox_seccomp import filter_fd
-
-                fd = filter_fd()
-                confined.pass_fds = (fd,)
-                args += ["--seccomp", str(fd)]
+            args += self._mount_args(command_env, writable, plan, lease.present)
+            program = self._filtered(argv, confined, args)
             args += capability_args(list(plan.links), drop_all=True, own_dev=True)
             program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
             args += ["--chdir", str(cwd), "--", *program]
-
-            out_env = sandbox_environment(command_env)
-            out_env["TMPDIR"] = str(commands)
-            if self.proxy is not None:
-                address = f"http://127.0.0.1:{PROXY_PORT}"
-                for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
-                    out_env[name] = address
-                out_env["NO_PROXY"] = out_env["no_proxy"] = ""
-            standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
-            added, private = excludes_env(standin_files, excludes, files, command_env)
-            out_env.update(added)
-            if private is not None:
-                confined.cleanups.append(lambda: private.unlink(missing_ok=True))
+            out_env = self._environment(command_env, commands, plan, lease.present, excludes, files, confined)
         except BaseException:
             confined.ended()
             raise
         confined.argv, confined.env = args, out_env
         return confined
+
+    def _protected_targets(self, command_env: Mapping[str, str]) -> tuple[list[Target], Path | None]:
+        """What cannot be written in the sandbox: each project's (and each nested repository's) protected paths,
+        git's hooks and configuration files, and the files edit deny rules name; and git's excludes file."""
+        from agentui.core.safety.git_config_paths import git_config_paths
+        from agentui.core.safety.guarded_paths import (
+            Target,
+            edit_denied_targets,
+            nested_repository_targets,
+            project_targets,
+        )
+
+        targets: list[Target] = []
+        excludes: Path | None = None
+        for root in self.workspace.directories:
+            targets += project_targets(root)
+            targets += nested_repository_targets(root, self._nested_finder)
+            git = git_config_paths(root, command_env)
+            targets += [Target(path, True) for path in git.hooks]
+            targets += [Target(path, False) for path in (*git.files, *git.includes)]
+            excludes = excludes or git.excludes_file
+        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
+        return targets, excludes
+
+    def _mount_args(
+        self, command_env: Mapping[str, str], writable: list[str], plan: Protection, present: set[Path]
+    ) -> list[str]:
+        """The mounts over the read-only root: secrets and denied files masked (those inside a writable directory
+        after it is bound, so that its bind cannot uncover them), the writable directories, the protections."""
+        from agentui.core.safety.sandbox_hidden import hidden
+        from agentui.core.safety.sandbox_mounts import Masks, protection_args, split_masks
+
+        before, after = Masks(), Masks()
+        secrets = hidden(self.home, {**self.env, **command_env})
+        denied = self.denied()
+        first, then = split_masks([*secrets.paths, *denied.directories], writable)
+        for real in first:
+            before.hide(real)
+        for real in then:
+            after.hide(real)
+        for path in secrets.exposed:
+            after.expose(path)
+        for path in [*secrets.paths_after, *denied.files]:
+            after.hide(path)
+        args = list(before.args)
+        for directory in writable:
+            args += ["--bind", directory, directory]
+        args += protection_args(plan, present)
+        args += after.args
+        args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
+        return args
+
+    def _filtered(self, argv: Sequence[str], confined: Confined, args: list[str]) -> list[str]:
+        """The program to run: behind the proxy's bridge when the network goes through it, with the seccomp filter
+        that refuses Unix sockets outside (the bridge loads it, or bwrap does from a descriptor added to `args`)."""
+        program = list(argv)
+        filtered = not self.config.allow_all_unix_sockets
+        if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
+            from agentui.core.safety.sandbox_seccomp import unix_socket_filter
+
+            bridge = Path(__file__).with_name("sandbox_bridge.py")
+            seccomp = unix_socket_filter().hex() if filtered else "-"
+            program = [sys.executable, "-I", "-S", str(bridge), str(self.proxy.socket_path), str(PROXY_PORT)]
+            program += [seccomp, *argv]
+        elif filtered:
+            from agentui.core.safety.sandbox_seccomp import filter_fd
+
+            fd = filter_fd()
+            confined.pass_fds = (fd,)
+            args += ["--seccomp", str(fd)]
+        return program
+
+    def _environment(
+        self,
+        command_env: Mapping[str, str],
+        commands: Path,
+        plan: Protection,
+        present: set[Path],
+        excludes: Path | None,
+        files: ScratchFiles,
+        confined: Confined,
+    ) -> dict[str, str]:
+        """The command's environment: without secrets, its TMPDIR agentui's own, the proxy's address, and git told
+        to pass over the stand-ins."""
+        from agentui.core.safety.environ import sandbox_environment
+        from agentui.core.safety.standin_excludes import excludes_env
+
+        out_env = sandbox_environment(command_env)
+        out_env["TMPDIR"] = str(commands)
+        if self.proxy is not None:
+            address = f"http://127.0.0.1:{PROXY_PORT}"
+            for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+                out_env[name] = address
+            out_env["NO_PROXY"] = out_env["no_proxy"] = ""
+        standin_files = [s.path for s in plan.standins if not s.directory and s.path in present]
+        added, private = excludes_env(standin_files, excludes, files, command_env)
+        out_env.update(added)
+        if private is not None:
+            confined.cleanups.append(lambda: private.unlink(missing_ok=True))
+        return out_env
