@@ -105,29 +105,7 @@ class Bash(Tool[BashArgs]):
         capture = OutputCapture(ws.scratch / f"bash-{secrets.token_hex(6)}.log", OUTPUT_LIMIT)
         script = f"trap 'pwd -P >| {shlex.quote(str(cwd_file))}' EXIT\n{args.command}\n"
         confined = await self._prepare(script, args, cwd, ctx)
-        sandboxed = confined.how == "sandbox"
-        # Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
-        # so a background job still holding stdout would stall it.
-        read_end, write_end = os.pipe()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *confined.argv,
-                cwd=cwd,
-                env=confined.env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=write_end,
-                stderr=write_end,
-                start_new_session=True,
-                pass_fds=confined.pass_fds,
-            )
-        except BaseException:
-            os.close(read_end)
-            confined.ended()
-            raise
-        finally:
-            os.close(write_end)
-            confined.started()
-        current().own_group(process.pid)
+        process, read_end = await _spawn(confined, cwd)
         stream, transport = await _open_reader(read_end)
         route = _Route(capture, ctx.progress)
         reader = asyncio.create_task(_pump(stream, route))
@@ -164,11 +142,17 @@ class Bash(Tool[BashArgs]):
             if not detached:  # (a detached command's shell undoes its set-up when it ends)
                 confined.ended()
 
-        output = capture.finish()
-        code = process.returncode
         notes = self._follow_cwd(cwd_file, cwd)
-        if timed_out:
-            notes.insert(0, f"Command timed out after {timeout:g} s and was stopped.")
+        return self._result(capture, process.returncode, notes, timeout if timed_out else None, confined.how)
+
+    def _result(
+        self, capture: OutputCapture, code: int | None, notes: list[str], timed_out: float | None, how: str
+    ) -> ToolResult:
+        """What the model and the session are told: the output, then why it ended (a timeout of `timed_out`
+        seconds, or its exit code) and where the shell is now."""
+        output = capture.finish()
+        if timed_out is not None:
+            notes.insert(0, f"Command timed out after {timed_out:g} s and was stopped.")
         elif code:
             notes.insert(0, f"Exit code {code}")
         text = output.rstrip("\n") or ("(no output)" if not notes else "")
@@ -176,17 +160,17 @@ class Bash(Tool[BashArgs]):
         details = {  # Claude Code's fields first (its stdout has no final line break), then agentui's
             "stdout": output.rstrip("\n"),
             "stderr": "",
-            "interrupted": timed_out,
+            "interrupted": timed_out is not None,
             "isImage": False,
             "noOutputExpected": False,
             "exitCode": code,
             "truncated": capture.truncated,
             "outputFile": str(capture.spill_path) if capture.truncated else None,
-            "cwd": str(ws.shell_cwd),
-            "sandboxed": sandboxed,
-            "guarded": confined.how == "guard",
+            "cwd": str(self.workspace.shell_cwd),
+            "sandboxed": how == "sandbox",
+            "guarded": how == "guard",
         }
-        return ToolResult(content=content, details=details, is_error=timed_out or bool(code))
+        return ToolResult(content=content, details=details, is_error=timed_out is not None or bool(code))
 
     def _cwd(self) -> Path:
         ws = self.workspace
@@ -280,6 +264,33 @@ class Bash(Tool[BashArgs]):
         if recorded != previous:
             return [f"Shell cwd was reset to {ws.root} (the command left the project)."]
         return []
+
+
+async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Process, int]:
+    """The confined command started in a session of its own, and the read end of the one pipe its stdout and stderr
+    share. Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
+    so a background job still holding stdout would stall it."""
+    read_end, write_end = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *confined.argv,
+            cwd=cwd,
+            env=confined.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=write_end,
+            start_new_session=True,
+            pass_fds=confined.pass_fds,
+        )
+    except BaseException:
+        os.close(read_end)
+        confined.ended()
+        raise
+    finally:
+        os.close(write_end)
+        confined.started()
+    current().own_group(process.pid)
+    return process, read_end
 
 
 async def _open_reader(fd: int) -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
