@@ -395,24 +395,7 @@ class BashCheck:
         effects = step.effects
         allowed_by_rule = mode != "plan" and engine.text_rule("allow", step.text, step.program) is not None
 
-        if step.names_from is not None and (not step.unknown or allowed_by_rule):
-            needs.extend(self._names_needs(step, mode))  # (an allow rule says what it runs, not on which files)
-        if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
-            target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
-            if not ws.contains(self._resolve(target, here).real):
-                needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
-
-        for directory in step.listed:  # (bash lists them to expand a glob, even for `echo ~/.ssh/*`)
-            if need := self._read_need(self._resolve(directory, here), mode, step=step, contents=False, listing=True):
-                needs.append(need)
-        for redirect, target in step.redirects:
-            if target in HARMLESS_TARGETS:
-                continue
-            resolved = self._resolve(target, here)
-            if redirect.writes and (why := self._write_need(resolved, mode)):
-                needs.append(Need(why, suggestion=path_rule("Edit", resolved.real)))
-            if redirect.reads and (need := self._read_need(resolved, mode)):
-                needs.append(need)
+        needs += self._place_needs(step, mode, here, allowed_by_rule)
 
         if step.unknown:
             opaque = self._opaque_need(step)
@@ -433,6 +416,47 @@ class BashCheck:
             why = f"{step.program} is not on PATH" if program is None else picks_elsewhere(program, engine.home)
             if why:
                 needs.append(Need(f"`{step.text}`: {why}"))
+        needs += self._write_needs(step, mode, here, allowed_by_rule)
+        needs += self._read_needs(step, mode, here)
+        if effects.git is not None:
+            try:
+                needs.extend(self._git_needs(step, mode))
+            except CannotCheck as exc:
+                needs.append(Need(f"`{step.text}` runs git, and agentui could not check the repository ({exc})"))
+        return needs
+
+    def _place_needs(self, step: Step, mode: Mode, here: Path, allowed_by_rule: bool) -> list[Need]:
+        """What the command's place asks: the names it is fed, a `cd` out of the project, the directories bash lists
+        to expand a glob, and its redirections."""
+        engine = self.engine
+        ws = engine.workspace
+        effects = step.effects
+        needs: list[Need] = []
+        if step.names_from is not None and (not step.unknown or allowed_by_rule):
+            needs.extend(self._names_needs(step, mode))  # (an allow rule says what it runs, not on which files)
+        if (effects.cd is not None or effects.cd_home) and mode != "bypassPermissions":
+            target = effects.cd.value if effects.cd is not None else str(self.environ.get("HOME", ""))
+            if not ws.contains(self._resolve(target, here).real):
+                needs.append(Need(f"`{step.text}` leaves the project", suggestion=None))
+
+        for directory in step.listed:  # (bash lists them to expand a glob, even for `echo ~/.ssh/*`)
+            if need := self._read_need(self._resolve(directory, here), mode, step=step, contents=False, listing=True):
+                needs.append(need)
+        for redirect, target in step.redirects:
+            if target in HARMLESS_TARGETS:
+                continue
+            resolved = self._resolve(target, here)
+            if redirect.writes and (why := self._write_need(resolved, mode)):
+                needs.append(Need(why, suggestion=path_rule("Edit", resolved.real)))
+            if redirect.reads and (need := self._read_need(resolved, mode)):
+                needs.append(need)
+        return needs
+
+    def _write_needs(self, step: Step, mode: Mode, here: Path, allowed_by_rule: bool) -> list[Need]:
+        """What a program's writes ask: a file command's (or one an allow rule lets run) each checked as an edit of
+        the file it writes or removes; any other program that writes asks."""
+        effects = step.effects
+        needs: list[Need] = []
         write_mode: Mode = "acceptEdits" if allowed_by_rule and mode == "default" else mode
         if effects.edits or allowed_by_rule:
             for arg in [*effects.writes, *(Arg(v) for v in self._created(step))]:
@@ -448,6 +472,13 @@ class BashCheck:
                     needs.append(Need(f"`{step.text}` would write through {link}, a link already where it copies"))
         elif effects.writes or effects.removes:
             needs.append(Need(f"`{step.text}` writes files", suggestion=bash_rule_text(step)))
+        return needs
+
+    def _read_needs(self, step: Step, mode: Mode, here: Path) -> list[Need]:
+        """What a program's reads ask: each file it reads, each it looks at (a listing of one directory, or what is
+        below it), and each tree it walks."""
+        effects = step.effects
+        needs: list[Need] = []
         for arg in effects.reads:
             if is_names(arg) or arg.value == "/dev/null":
                 continue
@@ -467,11 +498,6 @@ class BashCheck:
         for tree in effects.trees:
             if why := self._tree_need(tree, here, mode):
                 needs.append(Need(f"`{step.text}` {why}", hard=True))
-        if effects.git is not None:
-            try:
-                needs.extend(self._git_needs(step, mode))
-            except CannotCheck as exc:
-                needs.append(Need(f"`{step.text}` runs git, and agentui could not check the repository ({exc})"))
         return needs
 
     def _ruled_unknown_needs(self, step: Step, mode: Mode) -> list[Need]:
