@@ -9,6 +9,7 @@ history) is `git_repository.py`'s question; this module only reads the command l
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 
 from agentui.core.safety.permissions.bash_words import NotUnderstood
@@ -237,54 +238,47 @@ def _under(directory: Arg, arg: Arg) -> Arg:
     return Arg(os.path.join(directory.value, arg.value), group=arg.group)
 
 
+_SIMPLE = {
+    "cherry": _CHERRY,
+    "shortlog": _SHORTLOG,
+    "ls-tree": _LS_TREE,
+    "rev-parse": _REV_PARSE,
+    "describe": _DESCRIBE,
+    "show-ref": _SHOW_REF,
+    "for-each-ref": _FOR_EACH_REF,
+    "merge-base": _MERGE_BASE,
+    "name-rev": _NAME_REV,
+    "count-objects": _COUNT_OBJECTS,
+    "check-ignore": _CHECK_IGNORE,
+    "check-attr": _CHECK_ATTR,
+}
+"""Subcommands that print names and metadata only, with the options of their tables."""
+
+
 def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
     def use(content: bool, reads: list[Arg] | None = None, work_tree: bool = False) -> Effects:
         reads = reads or []
         return Effects(git=GitUse(sub, directory, content, reads, work_tree), reads=list(reads))
 
     name = f"git {sub}"
-    if sub == "cherry":
-        parse(name, rest, _CHERRY)
+    if sub in _SIMPLE:
+        parse(name, rest, _SIMPLE[sub])
         return use(False)
     if sub in ("log", "whatchanged", "rev-list"):
         return _revision_walk(sub, rest, directory, default_content=False)
     if sub in ("show", "diff", "diff-tree", "diff-index", "diff-files"):
         return _revision_walk(sub, rest, directory, default_content=True)
-    if sub == "shortlog":
-        parse(name, rest, _SHORTLOG)
-        return use(False)
     if sub == "status":
         parsed = parse(name, rest, _STATUS)
         return use(any(f in ("-v", "--verbose") for f, _, _ in parsed.options))
     if sub == "ls-files":
-        parsed = parse(name, rest, _LS_FILES)
-        found = use(False, parsed.paths())
-        flags = {flag for flag, _, _ in parsed.options}
-        if directory is None and not parsed.operands and flags <= _NAMES_ONLY:
-            # (names relative to the directory it runs in, every one under it: what `| xargs` then receives)
-            found.names = Tree(Arg("."), contents=False, tracked=tuple(sorted(flags)))
-            found.names_null = "-z" in flags
-        return found
-    if sub == "ls-tree":
-        parse(name, rest, _LS_TREE)
-        return use(False)
-    if sub == "rev-parse":
-        parse(name, rest, _REV_PARSE)
-        return use(False)
-    if sub == "describe":
-        parse(name, rest, _DESCRIBE)
-        return use(False)
-    if sub == "branch":
-        parsed = parse(name, rest, _BRANCH)
-        if parsed.has("delete"):
+        return _ls_files(rest, directory, use)
+    if sub in ("branch", "tag"):
+        parsed = parse(name, rest, _BRANCH if sub == "branch" else _TAG)
+        if sub == "branch" and parsed.has("delete"):
             raise NotUnderstood("`git branch -d` deletes a branch")
         if parsed.operands and not parsed.has("list"):
-            raise NotUnderstood("`git branch NAME` creates a branch")
-        return use(False)
-    if sub == "tag":
-        parsed = parse(name, rest, _TAG)
-        if parsed.operands and not parsed.has("list"):
-            raise NotUnderstood("`git tag NAME` creates a tag")
+            raise NotUnderstood(f"`git {sub} NAME` creates a {sub}")
         return use(False)
     if sub == "remote":
         return _remote(rest, use)
@@ -293,9 +287,8 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
     if sub == "reflog":
         if rest and rest[0].value not in ("show",) and not rest[0].value.startswith("-"):
             raise NotUnderstood(f"`git reflog {rest[0].value}` changes the reflog")
-        walked = _revision_walk("log", rest[1:] if rest and rest[0].value == "show" else rest, directory,
-                                default_content=False)  # fmt: skip
-        return walked
+        shown = rest[1:] if rest and rest[0].value == "show" else rest
+        return _revision_walk("log", shown, directory, default_content=False)
     if sub == "grep":
         return _grep(rest, use)
     if sub == "blame" or sub == "annotate":
@@ -303,41 +296,49 @@ def _subcommand(sub: str, rest: list[Arg], directory: Arg | None) -> Effects:
         # (the file is read from the work tree when it has uncommitted changes)
         return use(True, [*parsed.paths(), *[op for op in parsed.operands if op.group is None]])
     if sub == "cat-file":
-        parsed = parse(name, rest, _CAT_FILE)
-        if len(parsed.operands) > 2:
-            raise NotUnderstood("`git cat-file` is given more than a type and an object")
-        metadata = any(f in ("-t", "-s", "-e") for f, _, _ in parsed.options)
-        return Effects(git=GitUse(sub, directory, not metadata, revisions=list(parsed.operands[-1:])))
+        return _cat_file(rest, directory)
     if sub == "config":
-        parsed = parse(name, rest, _CONFIG)
-        if not parsed.has("get"):
-            if len(parsed.operands) != 1:
-                raise NotUnderstood("`git config` with a value sets it")
-        elif parsed.has("get") and len(parsed.operands) > 2:
-            raise NotUnderstood("`git config --get` is given too many operands")
-        flags = {flag.lstrip("-") for flag, _, _ in parsed.options}
-        listing = bool(flags & {"list", "l", "get-regexp", "get-urlmatch"}) or not parsed.operands
-        printed = None if listing else (config_key(parsed.operands[0].value),)
-        scopes = tuple(s for s in ("local", "global", "system", "worktree") if s in flags)
-        return Effects(git=GitUse(sub, directory, False, printed=printed, scopes=scopes))
-    simple = {
-        "show-ref": _SHOW_REF,
-        "for-each-ref": _FOR_EACH_REF,
-        "merge-base": _MERGE_BASE,
-        "name-rev": _NAME_REV,
-        "count-objects": _COUNT_OBJECTS,
-        "check-ignore": _CHECK_IGNORE,
-        "check-attr": _CHECK_ATTR,
-    }
-    if sub in simple:
-        parse(name, rest, simple[sub])
-        return use(False)
+        return _config(rest, directory)
     if sub == "worktree" and rest and rest[0].value == "list":
         parse(name, rest[1:], _WORKTREE_LIST)
         return use(False)
     if sub == "version":
         return Effects()
     raise NotUnderstood(f"`git {sub}` is not a git subcommand agentui knows to be read-only")
+
+
+def _ls_files(rest: list[Arg], directory: Arg | None, use: Callable[..., Effects]) -> Effects:
+    parsed = parse("git ls-files", rest, _LS_FILES)
+    found = use(False, parsed.paths())
+    flags = {flag for flag, _, _ in parsed.options}
+    if directory is None and not parsed.operands and flags <= _NAMES_ONLY:
+        # (names relative to the directory it runs in, every one under it: what `| xargs` then receives)
+        found.names = Tree(Arg("."), contents=False, tracked=tuple(sorted(flags)))
+        found.names_null = "-z" in flags
+    return found
+
+
+def _cat_file(rest: list[Arg], directory: Arg | None) -> Effects:
+    parsed = parse("git cat-file", rest, _CAT_FILE)
+    if len(parsed.operands) > 2:
+        raise NotUnderstood("`git cat-file` is given more than a type and an object")
+    metadata = any(f in ("-t", "-s", "-e") for f, _, _ in parsed.options)
+    return Effects(git=GitUse("cat-file", directory, not metadata, revisions=list(parsed.operands[-1:])))
+
+
+def _config(rest: list[Arg], directory: Arg | None) -> Effects:
+    """`git config` that reads: one key, or a listing (whose every value is printed)."""
+    parsed = parse("git config", rest, _CONFIG)
+    if not parsed.has("get"):
+        if len(parsed.operands) != 1:
+            raise NotUnderstood("`git config` with a value sets it")
+    elif parsed.has("get") and len(parsed.operands) > 2:
+        raise NotUnderstood("`git config --get` is given too many operands")
+    flags = {flag.lstrip("-") for flag, _, _ in parsed.options}
+    listing = bool(flags & {"list", "l", "get-regexp", "get-urlmatch"}) or not parsed.operands
+    printed = None if listing else (config_key(parsed.operands[0].value),)
+    scopes = tuple(s for s in ("local", "global", "system", "worktree") if s in flags)
+    return Effects(git=GitUse("config", directory, False, printed=printed, scopes=scopes))
 
 
 def _remote(rest: list[Arg], use: object) -> Effects:
