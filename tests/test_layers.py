@@ -59,3 +59,17 @@ def test_agents_are_made_in_two_places_and_given_their_services_at_construction(
                             wired.append(f"{path.name}:{node.lineno} {ast.unparse(target)}")
     assert made == {"core/assembly.py", "core/loop/spawn.py"}
     assert wired == []
+
+
+def test_no_function_in_agentui_is_over_80_lines() -> None:
+    import ast
+
+    long = [
+        f"{path.relative_to(ROOT)}: {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for path in sorted((ROOT / "agentui").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > 80
+    ]
+    assert long == []

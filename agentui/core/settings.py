@@ -208,10 +208,7 @@ def resolve_settings(
     env = os.environ if env is None else env
     config = config if config is not None else load_config_file(config_dir(env) / "config.json")
     routes = config.routes or {}
-    if (main := routes.get("main")) is not None and not (overrides.provider or overrides.model):
-        # (the main loop's route is the default model; --model and --provider still choose for one run)
-        provider_name = main.provider or overrides.provider
-        overrides = Overrides(provider_name, main.model, main.base_url or overrides.base_url, overrides.script)
+    overrides = _with_main_route(overrides, routes)
 
     provider = overrides.provider or _provider_from_env(env) or config.provider or _inferred_provider(env, overrides)
     if provider is None:
@@ -283,6 +280,15 @@ def resolve_settings(
         subagent_timeout=config.subagent_timeout,
         routes=routes,
         openapi=config.openapi or {},
+    )
+
+
+def _with_main_route(overrides: Overrides, routes: Mapping[str, Route]) -> Overrides:
+    """The main loop's route is the default model; --model and --provider still choose for one run."""
+    if (main := routes.get("main")) is None or overrides.provider or overrides.model:
+        return overrides
+    return Overrides(
+        main.provider or overrides.provider, main.model, main.base_url or overrides.base_url, overrides.script
     )
 
 
