@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-    from agentui.api import AttemptConfig, PermissionOptions, SessionRequest, Settings
+    from agentui.api import AttemptConfig, PermissionOptions, Settings
 
 EXIT_USAGE = 2
 
@@ -456,7 +456,8 @@ def _run_headless(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     cwd = Path.cwd()
-    session, permissions = _session_request(args), _permission_options(args)
+    permissions = _permission_options(args)
+    launch = {**_launch_fields(args), "session": _session_request(args), "max_turns": args.max_turns}
     if args.input_format == "commands":
         import asyncio
 
@@ -466,13 +467,8 @@ def _run_headless(args: argparse.Namespace) -> int:
             lambda: asyncio.run(
                 run_commands(
                     settings,
-                    max_turns=args.max_turns,
-                    system_prompt=args.system_prompt,
-                    append_system_prompt=args.append_system_prompt,
                     permissions=permissions,
-                    session=session,
-                    mcp_configs=tuple(args.mcp_configs),
-                    extras=_launch_extras(args),
+                    launch=launch,
                 )
             )
         )
@@ -485,25 +481,20 @@ def _run_headless(args: argparse.Namespace) -> int:
             lambda: asyncio.run(
                 run_sdk(
                     settings,
-                    max_turns=args.max_turns,
-                    system_prompt=args.system_prompt,
-                    append_system_prompt=args.append_system_prompt,
                     permissions=permissions,
-                    session=session,
-                    mcp_configs=tuple(args.mcp_configs),
+                    launch=launch,
                     partial=args.include_partial_messages,
                     replay_user=args.replay_user_messages,
                     hook_events=args.include_hook_events,
                     ask_over_stdio=args.permission_prompt_tool == "stdio",
-                    extras=_launch_extras(args),
                 )
             )
         )
-    return _run_print(args, settings, cwd, session, permissions)
+    return _run_print(args, settings, cwd, permissions, launch)
 
 
 def _run_print(
-    args: argparse.Namespace, settings: Settings, cwd: Path, session: SessionRequest, permissions: PermissionOptions
+    args: argparse.Namespace, settings: Settings, cwd: Path, permissions: PermissionOptions, launch: dict[str, Any]
 ) -> int:
     prompt = args.prompt
     if prompt is None:
@@ -534,16 +525,11 @@ def _run_print(
                 settings,
                 prompt,
                 output_format=args.output_format or "text",
-                max_turns=args.max_turns,
-                system_prompt=args.system_prompt,
-                append_system_prompt=args.append_system_prompt,
                 cwd=cwd,
                 permissions=permissions,
-                session=session,
-                mcp_configs=tuple(args.mcp_configs),
+                launch=launch,
                 verbose=args.verbose,
                 rewind=rewind,
-                extras=_launch_extras(args),
                 partial=args.include_partial_messages,
                 replay_user=args.replay_user_messages,
                 hook_events=args.include_hook_events,
@@ -669,19 +655,20 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
     return Launch(
         settings=_with_thinking(settings, args),
         cwd=Path.cwd(),
-        system_prompt=args.system_prompt,
-        append_system_prompt=args.append_system_prompt,
         permissions=_permission_options(args),
         session=_session_request(args),
-        mcp_configs=tuple(args.mcp_configs),
-        **_launch_extras(args),
+        **_launch_fields(args),
     ), None
 
 
-def _launch_extras(args: Any) -> dict[str, Any]:
-    """What the command line says of the launch besides the settings, permissions and session."""
+def _launch_fields(args: Any) -> dict[str, Any]:
+    """What the command line says of the launch besides the settings, the place, the permissions and the session:
+    given once, to the app and to every headless mode alike."""
     tools = None if args.tools is None else tuple(t.strip() for t in args.tools.replace(",", " ").split())
     return {
+        "system_prompt": args.system_prompt,
+        "append_system_prompt": args.append_system_prompt,
+        "mcp_configs": tuple(args.mcp_configs),
         "strict_mcp": args.strict_mcp_config,
         "tools": tools,
         "name": args.name,

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from agentui.api import AgentuiError, Conversation, PermissionOptions, SessionRequest, Settings
+from agentui.api import AgentuiError, Conversation, PermissionOptions, Settings
 from agentui.api.control import Command, CommandError, outcome_json, parse_command
 from agentui.api.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
 
@@ -105,13 +105,8 @@ class CommandsOnStdio:
 async def run_commands(
     settings: Settings,
     *,
-    max_turns: int | None = None,
-    system_prompt: str | None = None,
-    append_system_prompt: str | None = None,
     permissions: PermissionOptions | None = None,
-    session: SessionRequest | None = None,
-    mcp_configs: tuple[str, ...] = (),
-    extras: Mapping[str, Any] | None = None,
+    launch: Mapping[str, Any] | None = None,
 ) -> int:
     """`--input-format commands`: serve the commands on stdin until it closes; 1 if any command failed."""
     from agentui.frontends.claude_code.sdk_stdio import stdin_lines
@@ -120,9 +115,7 @@ async def run_commands(
     def note(sentence: str) -> None:
         sys.stderr.write(f"agentui: {sentence}\n")
 
-    launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
-                  max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
-    conversation = headless_conversation(settings, Path.cwd(), permissions, launch, note)
+    conversation = headless_conversation(settings, Path.cwd(), permissions, launch or {}, note)
     try:
         for notice in await conversation.start_mcp():
             note(notice)

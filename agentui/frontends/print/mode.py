@@ -250,13 +250,9 @@ async def run_print(
     prompt: str,
     *,
     output_format: OutputFormat = "text",
-    max_turns: int | None = None,
-    system_prompt: str | None = None,
-    append_system_prompt: str | None = None,
     cwd: Path | None = None,
     permissions: PermissionOptions | None = None,
-    session: SessionRequest | None = None,
-    mcp_configs: tuple[str, ...] = (),
+    launch: Mapping[str, Any] | None = None,
     verbose: bool = False,
     out: IO[str] | None = None,
     err: IO[str] | None = None,
@@ -264,7 +260,6 @@ async def run_print(
     partial: bool = False,
     replay_user: bool = False,
     hook_events: bool = False,
-    extras: Mapping[str, Any] | None = None,
     attempts: Sequence[AttemptConfig] = (),
     evaluate: str = "judge",
 ) -> int:
@@ -272,9 +267,7 @@ async def run_print(
     first go back to before a prompt; with that and no prompt, only that. With `attempts`, run it as parallel
     attempts, chosen among as `evaluate` says, and apply the chosen one's changes."""
     printer = Printer(output_format, out or sys.stdout, err or sys.stderr, verbose=verbose)
-    launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
-                  max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
-    conversation = headless_conversation(settings, cwd or Path.cwd(), permissions, launch, printer.note)
+    conversation = headless_conversation(settings, cwd or Path.cwd(), permissions, launch or {}, printer.note)
     if rewind is not None:
         done = _rewound(conversation, rewind, printer)
         if not done or not prompt.strip():  # (a failed rewind runs nothing; a rewind alone is all that was asked)
@@ -519,25 +512,18 @@ def print_sessions(cwd: Path, output_format: OutputFormat, out: IO[str] | None =
 async def run_sdk(
     settings: Settings,
     *,
-    max_turns: int | None = None,
-    system_prompt: str | None = None,
-    append_system_prompt: str | None = None,
     permissions: PermissionOptions | None = None,
-    session: SessionRequest | None = None,
-    mcp_configs: tuple[str, ...] = (),
+    launch: Mapping[str, Any] | None = None,
     partial: bool = False,
     replay_user: bool = False,
     hook_events: bool = False,
     ask_over_stdio: bool = False,
-    extras: Mapping[str, Any] | None = None,
 ) -> int:
     """`--input-format stream-json`: serve an Agent SDK program on stdin and stdout until stdin closes."""
     from agentui.frontends.claude_code.sdk_stdio import SdkSession, stdin_lines
 
-    launch = dict(system_prompt=system_prompt, append_system_prompt=append_system_prompt, session=session,
-                  max_turns=max_turns, mcp_configs=mcp_configs, **(extras or {}))  # fmt: skip
     conversation = headless_conversation(
-        settings, Path.cwd(), permissions, launch, lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
+        settings, Path.cwd(), permissions, launch or {}, lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
     )
     try:
         sdk = SdkSession(
