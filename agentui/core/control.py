@@ -149,6 +149,12 @@ class Prompts(_Command):
     type: Literal["prompts"] = "prompts"
 
 
+class Replay(_Command):
+    """The history a resumed conversation continues, as the events a live run emits. Outcome: those events."""
+
+    type: Literal["replay"] = "replay"
+
+
 class StopBackground(_Command):
     """Stop a background shell. Outcome: whether it was running."""
 
@@ -174,6 +180,7 @@ Command = Annotated[
     | Export
     | CompletePath
     | Prompts
+    | Replay
     | StopBackground,
     Field(discriminator="type"),
 ]

@@ -329,6 +329,8 @@ class Conversation:
                 return self.complete_path(typed)
             case c.Prompts():
                 return self.prompts()
+            case c.Replay():
+                return list(self.replay())
             case c.StopBackground(shell_id=shell_id):
                 return await self.stop_background(shell_id)
             case _:

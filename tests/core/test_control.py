@@ -30,6 +30,7 @@ EXAMPLES = [
     {"type": "export", "name": "notes.txt"},
     {"type": "complete_path", "typed": "sr"},
     {"type": "prompts"},
+    {"type": "replay"},
     {"type": "stop_background", "shell_id": "b1"},
 ]
 
