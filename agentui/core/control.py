@@ -8,9 +8,10 @@ mirroring the event union, so that a command arrives as a JSON line as readily a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -214,3 +215,99 @@ def outcome_json(outcome: object) -> Any:
     if isinstance(outcome, dict):
         return {str(key): outcome_json(value) for key, value in outcome.items()}
     return outcome
+
+
+class Controllable(Protocol):
+    """What the commands act on: a conversation (`Conversation` is one). What each returns is the command's outcome."""
+
+    @property
+    def running(self) -> bool: ...
+
+    async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> object: ...
+
+    def steer(self, text: str, images: Sequence[ImageBlock] = ()) -> None: ...
+
+    def follow_up(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def answer(self, request_id: str, decision: PermissionDecision) -> bool: ...
+
+    def set_mode(self, mode: PermissionMode) -> None: ...
+
+    def cycle_mode(self) -> object: ...
+
+    def set_model(self, model: str) -> None: ...
+
+    async def compact(self, instructions: str | None = None) -> object: ...
+
+    def rewind(self, to: str, *, code: bool = True, conversation: bool = True, overwrite: bool = False) -> object: ...
+
+    async def run_shell(self, command: str) -> object: ...
+
+    def grant_for_run(self, rules: list[str], source: str) -> list[str]: ...
+
+    def end_grants(self) -> None: ...
+
+    def add_rule(self, behavior: Literal["allow", "deny", "ask"], rule: str) -> object: ...
+
+    def export(self, name: str = "") -> object: ...
+
+    def complete_path(self, typed: str) -> list[str]: ...
+
+    def prompts(self) -> Sequence[object]: ...
+
+    def replay(self) -> Iterable[object]: ...
+
+    async def stop_background(self, shell_id: str) -> bool: ...
+
+
+async def handle(target: Controllable, command: Command) -> object:
+    """Do what `command` says to `target`; what the method it stands for returns. A run cannot start while one goes
+    on (CommandError): steer or follow it up instead."""
+    if isinstance(command, Send | Compact) and target.running:
+        raise CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
+    match command:
+        case Send(text=text, images=images):
+            return await target.send(text, images)
+        case Steer(text=text, images=images):
+            target.steer(text, images)
+        case FollowUp(text=text):
+            if not target.running:
+                return await target.send(text)
+            target.follow_up(text)
+        case Interrupt():
+            target.interrupt()
+        case Answer(request_id=request_id, decision=decision):
+            return target.answer(request_id, decision)
+        case SetMode(mode=mode):
+            target.set_mode(mode)
+        case CycleMode():
+            return target.cycle_mode()
+        case SetModel(model=model):
+            target.set_model(model)
+        case Compact(instructions=instructions):
+            return await target.compact(instructions)
+        case Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
+            return target.rewind(to, code=code, conversation=history, overwrite=overwrite)
+        case RunShell(command=shell_command):
+            return await target.run_shell(shell_command)
+        case GrantForRun(rules=rules, source=source):
+            return target.grant_for_run(list(rules), source)
+        case EndGrants():
+            target.end_grants()
+        case AddRule(behavior=behavior, rule=rule):
+            return target.add_rule(behavior, rule)
+        case Export(name=name):
+            return target.export(name)
+        case CompletePath(typed=typed):
+            return target.complete_path(typed)
+        case Prompts():
+            return target.prompts()
+        case Replay():
+            return list(target.replay())
+        case StopBackground(shell_id=shell_id):
+            return await target.stop_background(shell_id)
+        case _:
+            assert_never(command)
+    return None

@@ -8,7 +8,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
@@ -175,27 +175,13 @@ class Conversation:
         self.project.hooks.observer = observer
 
     def add_agent_types(self, definitions: Mapping[str, Any]) -> list[str]:
-        """Sub-agent types from a front end (--agents, an SDK's initialize): by name, each with `description` and
-        `prompt`, and optionally `tools` and `model`, as Claude Code takes them. A sentence for each one that is not
-        usable (it is left out)."""
-        from agentui.core.extend.subagents import AgentType, Task
+        """Sub-agent types from a front end (--agents, an SDK's initialize), as Claude Code takes them (see
+        `agent_types_from`); a sentence for each one that is not usable (it is left out)."""
+        from agentui.core.extend.subagents import Task, agent_types_from
 
-        task = self.project.tools.get(Task.name)
-        problems = []
-        for name, spec in definitions.items():
-            if not isinstance(spec, Mapping) or not isinstance(spec.get("prompt"), str):
-                problems.append(f"the agent {name!r} needs a prompt (its instructions); it is left out.")
-                continue
-            tools = spec.get("tools")
-            model = spec.get("model")
-            kind = AgentType(
-                name,
-                str(spec.get("description") or ""),
-                spec["prompt"],
-                tuple(str(t) for t in tools) if isinstance(tools, list) else None,
-                None if model in (None, "inherit") else str(model),
-            )
-            if isinstance(task, Task):
+        kinds, problems = agent_types_from(definitions)
+        if isinstance(task := self.project.tools.get(Task.name), Task):
+            for kind in kinds:
                 task.add_type(kind)
         return problems
 
@@ -288,54 +274,13 @@ class Conversation:
 
     async def handle(self, command: Command) -> object:
         """Do what `command` says (a command of `core.control`, as data); what the method it stands for returns."""
-        from agentui.core import control as c
+        from agentui.core.control import handle
 
-        if isinstance(command, c.Send | c.Compact) and self.running:
-            raise c.CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
-        match command:
-            case c.Send(text=text, images=images):
-                return await self.send(text, images)
-            case c.Steer(text=text, images=images):
-                self.steer(text, images)
-            case c.FollowUp(text=text):
-                if not self.running:
-                    return await self.send(text)
-                self.agent.follow_up(text)
-            case c.Interrupt():
-                self.interrupt()
-            case c.Answer(request_id=request_id, decision=decision):
-                return self.answer(request_id, decision)
-            case c.SetMode(mode=mode):
-                self.set_mode(mode)
-            case c.CycleMode():
-                return self.cycle_mode()
-            case c.SetModel(model=model):
-                self.set_model(model)
-            case c.Compact(instructions=instructions):
-                return await self.compact(instructions)
-            case c.Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
-                return self.rewind(to, code=code, conversation=history, overwrite=overwrite)
-            case c.RunShell(command=shell_command):
-                return await self.run_shell(shell_command)
-            case c.GrantForRun(rules=rules, source=source):
-                return self.grant_for_run(list(rules), source)
-            case c.EndGrants():
-                self.end_grants()
-            case c.AddRule(behavior=behavior, rule=rule):
-                return self.add_rule(behavior, rule)
-            case c.Export(name=name):
-                return self.export(name)
-            case c.CompletePath(typed=typed):
-                return self.complete_path(typed)
-            case c.Prompts():
-                return self.prompts()
-            case c.Replay():
-                return list(self.replay())
-            case c.StopBackground(shell_id=shell_id):
-                return await self.stop_background(shell_id)
-            case _:
-                assert_never(command)
-        return None
+        return await handle(self, command)
+
+    def follow_up(self, text: str) -> None:
+        """The next prompt, once the model ends its turn."""
+        self.agent.follow_up(text)
 
     async def attempt(
         self, prompt: str, configs: Sequence[AttemptConfig], evaluate: str = "judge"
@@ -465,27 +410,12 @@ class Conversation:
         return problems
 
     def expand_command(self, text: str) -> tuple[str, list[str]] | None:
-        """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
-        `allowed-tools` granted until the run ends (a project's command only once the project is trusted, like its
-        settings), and a sentence for each thing not granted; None if no custom command has that name."""
-        from agentui.core.extend.commands import load_custom_commands
+        """A prompt that starts with a custom command (`/name arguments`): its prompt, with its `allowed-tools`
+        granted until the run ends (see `expand_custom_command`); None if no custom command has that name."""
+        from agentui.core.extend.commands import expand_custom_command
 
-        name, _, arguments = text.strip()[1:].partition(" ")
-        command = load_custom_commands(self.root, self.env).get(name) if text.strip().startswith("/") else None
-        if command is None:
-            return None
-        notices: list[str] = []
-        if command.allowed_tools and not self.running:
-            from_project = command.path is not None and self.root in command.path.parents
-            if from_project and not self.project.trusted:
-                notices.append(
-                    f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
-                    "so they are asked for as usual."
-                )
-            else:
-                problems = self.grant_for_run(list(command.allowed_tools), f"command /{command.name}")
-                notices += [f"/{command.name}: {problem}" for problem in problems]
-        return command.expand(arguments.strip()), notices
+        trusted, running = self.project.trusted, self.running
+        return expand_custom_command(text, self.root, self.env, trusted, running, self.grant_for_run)
 
     def end_grants(self) -> None:
         """Take back what `grant_for_run` allowed (when the run it was for has ended)."""
@@ -520,16 +450,11 @@ class Conversation:
 
     def export(self, name: str = "") -> Path:
         """/export: the conversation as Markdown, to `name` (relative to the project) or a dated file in the data
-        directory; returns the file. Raises ValueError when there is nothing to export, OSError when it cannot be
-        written."""
-        from agentui.core.session.export import conversation_markdown, export_path
+        directory; returns the file. Raises ExportError (a ValueError) when there is nothing to export, OSError when
+        it cannot be written."""
+        from agentui.core.session.export import export_conversation
 
-        if not self.messages:
-            raise ValueError("There is nothing to export yet: this conversation is empty.")
-        path = export_path(name, self.root, self.session_id, self.env)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(conversation_markdown(self.messages), encoding="utf-8")
-        return path
+        return export_conversation(self.messages, name, self.root, self.session_id, self.env)
 
     def mcp_status(self) -> list[McpStatus]:
         """Each configured MCP server: its state, its tools, and what went wrong."""

@@ -5,7 +5,7 @@ prompt, with `$ARGUMENTS` and `$1`..`$9` filled in)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,3 +43,32 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
                 name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path
             )
     return commands
+
+
+def expand_custom_command(
+    text: str,
+    root: Path,
+    env: Mapping[str, str] | None,
+    trusted: bool,
+    running: bool,
+    grant: Callable[[list[str], str], list[str]],
+) -> tuple[str, list[str]] | None:
+    """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
+    `allowed-tools` granted (by `grant`) until the run ends, a project's command's only once the project is trusted,
+    like its settings; and a sentence for each thing not granted. None if no custom command has that name."""
+    name, _, arguments = text.strip()[1:].partition(" ")
+    command = load_custom_commands(root, env).get(name) if text.strip().startswith("/") else None
+    if command is None:
+        return None
+    notices: list[str] = []
+    if command.allowed_tools and not running:
+        from_project = command.path is not None and root in command.path.parents
+        if from_project and not trusted:
+            notices.append(
+                f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
+                "so they are asked for as usual."
+            )
+        else:
+            problems = grant(list(command.allowed_tools), f"command /{command.name}")
+            notices += [f"/{command.name}: {problem}" for problem in problems]
+    return command.expand(arguments.strip()), notices

@@ -60,6 +60,28 @@ class AgentType:
     path: Path | None = None
 
 
+def agent_types_from(definitions: Mapping[str, Any]) -> tuple[list[AgentType], list[str]]:
+    """Sub-agent types by name, each with `description` and `prompt`, and optionally `tools` and `model`, as Claude
+    Code takes them from --agents or an SDK's initialize; and a sentence for each one that is not usable."""
+    kinds, problems = [], []
+    for name, spec in definitions.items():
+        if not isinstance(spec, Mapping) or not isinstance(spec.get("prompt"), str):
+            problems.append(f"the agent {name!r} needs a prompt (its instructions); it is left out.")
+            continue
+        tools = spec.get("tools")
+        model = spec.get("model")
+        kinds.append(
+            AgentType(
+                name,
+                str(spec.get("description") or ""),
+                spec["prompt"],
+                tuple(str(t) for t in tools) if isinstance(tools, list) else None,
+                None if model in (None, "inherit") else str(model),
+            )
+        )
+    return kinds, problems
+
+
 def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, AgentType]:
     types = {
         "general-purpose": AgentType(

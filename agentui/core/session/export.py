@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agentui.core.context.summary import call_summary
 from agentui.core.dirs import data_dir
+from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message, TextBlock, ToolUseBlock
 
 
@@ -28,3 +29,20 @@ def export_path(name: str, root: Path, session_id: str, env: Mapping[str, str] |
     if name:
         return Path(name) if Path(name).is_absolute() else root / name
     return data_dir(env) / "exports" / f"{root.name}-{datetime.now():%Y%m%d-%H%M%S}-{session_id[:8]}.md"
+
+
+class ExportError(AgentuiError, ValueError):
+    """Nothing to export yet."""
+
+
+def export_conversation(
+    messages: list[Message], name: str, root: Path, session_id: str, env: Mapping[str, str] | None = None
+) -> Path:
+    """The conversation as Markdown, written to `name` (relative to the project) or a dated file in the data
+    directory; the file. ExportError when there is nothing to export; OSError when it cannot be written."""
+    if not messages:
+        raise ExportError("There is nothing to export yet: this conversation is empty.")
+    path = export_path(name, root, session_id, env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(conversation_markdown(messages), encoding="utf-8")
+    return path
