@@ -4,6 +4,9 @@ They are the core's own (`agentui.core.messages`), named here so that a front en
 """
 
 from agentui.core.messages import (
+    INTERRUPTED,
+    INTERRUPTED_BY_USER,
+    INTERRUPTED_FOR_TOOL_USE,
     ContentBlock,
     DocumentBlock,
     ImageBlock,
@@ -20,6 +23,9 @@ from agentui.core.messages import (
 )
 
 __all__ = [
+    "INTERRUPTED",
+    "INTERRUPTED_BY_USER",
+    "INTERRUPTED_FOR_TOOL_USE",
     "ContentBlock",
     "DocumentBlock",
     "ImageBlock",

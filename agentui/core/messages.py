@@ -6,6 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+INTERRUPTED = "[Request interrupted by user"
+"""How an interrupt is written into the history as a user message (Claude Code's words), whichever kind it was."""
+INTERRUPTED_BY_USER = INTERRUPTED + "]"
+INTERRUPTED_FOR_TOOL_USE = INTERRUPTED + " for tool use]"
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")

@@ -28,10 +28,7 @@ from agentui.core.events import (
     UserMessage,
     UserSource,
 )
-from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
-
-INTERRUPT_MARKS = ("[Request interrupted by user",)
-"""How the session writes an interrupt (Claude Code's words): such a user message replays with source "interrupt"."""
+from agentui.core.messages import INTERRUPTED, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 
 
 def replay(messages: Sequence[Message], tool_details: Mapping[str, dict[str, Any]], session_id: str) -> Iterator[Event]:
@@ -65,7 +62,7 @@ def _user(
             rest.append(block)
     if rest:
         text = "".join(block.text for block in rest if isinstance(block, TextBlock))
-        source: UserSource = "interrupt" if text.startswith(INTERRUPT_MARKS) else "prompt"
+        source: UserSource = "interrupt" if text.startswith(INTERRUPTED) else "prompt"
         yield UserMessage(session_id=session_id, message=message.model_copy(update={"content": rest}), source=source)
 
 

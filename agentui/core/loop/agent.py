@@ -42,7 +42,14 @@ from agentui.core.loop.model_call import ModelCall
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.loop.routing import Router
 from agentui.core.loop.run import Run, RunResult
-from agentui.core.messages import ImageBlock, Message, TextBlock, ToolUseBlock
+from agentui.core.messages import (
+    INTERRUPTED_BY_USER,
+    INTERRUPTED_FOR_TOOL_USE,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ToolUseBlock,
+)
 from agentui.core.providers.base import (
     ContextOverflowError,
     Provider,
@@ -55,8 +62,6 @@ from agentui.core.tools.base import ToolRegistry
 
 T = TypeVar("T")
 
-INTERRUPTED_BY_USER = "[Request interrupted by user]"
-INTERRUPTED_FOR_TOOL_USE = "[Request interrupted by user for tool use]"
 MAX_STOP_HOOK_CONTINUATIONS = 8
 """A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
 

@@ -70,7 +70,7 @@ class History:
 
 def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) -> History:
     from agentui.api import is_summary
-    from agentui.api.messages import TextBlock, ToolResultBlock, ToolUseBlock
+    from agentui.api.messages import INTERRUPTED, TextBlock, ToolResultBlock, ToolUseBlock
 
     parts: list[tuple[str, Any]] = []
     results: dict[str, ToolResultBlock] = {}
@@ -82,7 +82,7 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
             if isinstance(block, TextBlock) and block.text.strip():
                 if message.role == "user" and is_reminder(block.text):
                     continue
-                if message.role == "user" and block.text.startswith("[Request interrupted by user"):
+                if message.role == "user" and block.text.startswith(INTERRUPTED):
                     parts.append(("notice", "Interrupted."))
                 elif message.role == "user" and (record := shell_record(block.text)) is not None:
                     parts.append(("shell", record))
