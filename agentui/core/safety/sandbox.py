@@ -252,7 +252,8 @@ class Sandbox:
             args = [self._bwrap, "--die-with-parent", "--unshare-all"]
             args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
             args += self._mount_args(command_env, writable, plan, lease.present)
-            program = self._filtered(argv, confined, args)
+            program, filter_args = self._filtered(argv, confined)
+            args += filter_args
             args += capability_args(list(plan.links), drop_all=True, own_dev=True)
             program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
             args += ["--chdir", str(cwd), "--", *program]
@@ -314,10 +315,11 @@ class Sandbox:
         args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
         return args
 
-    def _filtered(self, argv: Sequence[str], confined: Confined, args: list[str]) -> list[str]:
-        """The program to run: behind the proxy's bridge when the network goes through it, with the seccomp filter
-        that refuses Unix sockets outside (the bridge loads it, or bwrap does from a descriptor added to `args`)."""
-        program = list(argv)
+    def _filtered(self, argv: Sequence[str], confined: Confined) -> tuple[list[str], list[str]]:
+        """The program to run, and bwrap's arguments for it: behind the proxy's bridge when the network goes through
+        it, with the seccomp filter that refuses Unix sockets outside (the bridge loads it, or bwrap does from a
+        descriptor passed to it)."""
+        program, args = list(argv), []
         filtered = not self.config.allow_all_unix_sockets
         if self.proxy is not None:  # the command's loopback port leads to the proxy, and only there
             from agentui.core.safety.sandbox_seccomp import unix_socket_filter
@@ -332,7 +334,7 @@ class Sandbox:
             fd = filter_fd()
             confined.pass_fds = (fd,)
             args += ["--seccomp", str(fd)]
-        return program
+        return program, args
 
     def _environment(
         self,

@@ -16,7 +16,8 @@ from agentui.core.safety.permissions.bash_words import NotUnderstood
 from agentui.core.safety.permissions.effects import Effects, GitUse, Tree
 from agentui.core.safety.permissions.options import Arg, Table, parse, table
 
-_GLOBAL_FLAGS = {
+SAFE_GLOBAL_FLAGS = {
+    # (options before the subcommand that change nothing it reads or runs: the see-through parse's too)
     "--no-pager",
     "-P",
     "--no-optional-locks",
@@ -204,7 +205,7 @@ def git_effects(args: list[Arg]) -> Effects:
     directory: Arg | None = None
     while i < len(args):
         word = args[i].value
-        if word in _GLOBAL_FLAGS:
+        if word in SAFE_GLOBAL_FLAGS:
             i += 1
         elif word == "-C":
             if i + 1 >= len(args) or directory is not None:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentui.core.safety.permissions.git_commands import SAFE_GLOBAL_FLAGS
 from agentui.core.safety.permissions.shell import SimpleCommand
 
 HARMLESS_TARGETS = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"}
@@ -309,23 +310,13 @@ def _positional(values: list[str]) -> list[str]:
     return out
 
 
-_GIT_SAFE_GLOBALS = {
-    "--no-pager",
-    "-P",
-    "--no-optional-locks",
-    "--literal-pathspecs",
-    "--glob-pathspecs",
-    "--noglob-pathspecs",
-    "--icase-pathspecs",
-    "--no-replace-objects",
-}
 _GIT_DANGEROUS = _Flags(
     with_value="", short="O", long=("--output", "--exec", "--ext-diff", "--open-files-in-pager", "--upload-pack")
 )
 
 
 def _git(values: list[str]) -> list[str] | None:
-    while values and values[0] in _GIT_SAFE_GLOBALS:
+    while values and values[0] in SAFE_GLOBAL_FLAGS:
         values = values[1:]
     if not values or values[0].startswith("-"):
         return None  # other global options (-c, -C, --exec-path, ...) can run or redirect anything
