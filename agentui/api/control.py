@@ -10,6 +10,7 @@ from agentui.core.control import (
     CommandError,
     Compact,
     CompletePath,
+    Controllable,
     CycleMode,
     EndGrants,
     Export,
@@ -25,6 +26,7 @@ from agentui.core.control import (
     SetModel,
     Steer,
     StopBackground,
+    handle,
     outcome_json,
     parse_command,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "CommandError",
     "Compact",
     "CompletePath",
+    "Controllable",
     "CycleMode",
     "EndGrants",
     "Export",
@@ -51,6 +54,7 @@ __all__ = [
     "SetModel",
     "Steer",
     "StopBackground",
+    "handle",
     "outcome_json",
     "parse_command",
 ]

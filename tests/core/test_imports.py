@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 CORE_IS_UI_FREE = """
 import importlib, pkgutil, sys
 import agentui.core
@@ -147,3 +149,21 @@ def test_every_error_the_core_raises_has_one_root() -> None:
     assert len(found) > 25  # (the walk found the core's errors)
     outside = sorted(name for name, error in found.items() if not issubclass(error, AgentuiError))
     assert outside == sorted(INTERNAL_ERRORS)
+
+
+@pytest.mark.parametrize("name", ["events", "messages", "control"])
+def test_the_surface_names_every_public_name_of_the_core_modules_it_stands_for(name: str) -> None:
+    # (a new event, block or command is a front end's without an edit here being forgotten)
+    import importlib
+
+    core = importlib.import_module(f"agentui.core.{name}")
+    api = importlib.import_module(f"agentui.api.{name}")
+    defined = {
+        key
+        for key, value in vars(core).items()
+        if not key.startswith("_")
+        and getattr(value, "__module__", core.__name__) == core.__name__
+        and not isinstance(value, type(importlib))
+    }
+    assert defined - {"annotations"} <= set(api.__all__)
+    assert all(getattr(api, key) is getattr(core, key) for key in api.__all__)
