@@ -160,6 +160,7 @@ class BackgroundShells:
         `on_end` runs once it and what it left running have ended."""
         shell_id = self.new_id()
         path, output = self._create_output(shell_id)
+        mark, env = current().about_to_start(env)
         with output:
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -171,7 +172,7 @@ class BackgroundShells:
                 start_new_session=True,
                 pass_fds=pass_fds,
             )
-        current().own_group(process.pid)
+        current().own_group(process.pid, mark)
         return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None, on_end)
 
     def adopt(

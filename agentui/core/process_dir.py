@@ -22,7 +22,7 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -36,6 +36,8 @@ SIGNAL_GRACE = 5.0
 UNLOCKED_GRACE = 60.0
 """A directory with no lock file yet is being made (or its maker died at once): left alone while this young."""
 _JOURNAL_LIMIT = 1 << 20
+SPAWN_MARK = "AGENTUI_SPAWN"
+"""The variable that carries a started program's mark in its environment (and its children's)."""
 
 
 class ProcessDir:
@@ -94,14 +96,26 @@ class ProcessDir:
         with contextlib.suppress(OSError):
             self._journal("worktrees", f"{repository}\0{worktree}")
 
-    def own_group(self, leader: int) -> None:
-        """A process group (and session) this process started, led by `leader`: whatever is left of it when the
-        directory is cleaned is ended (a command whose bubblewrap lost its parent at the wrong moment outlives a
-        SIGKILL; the next start ends it)."""
+    def about_to_start(self, env: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+        """A program is about to be started in a session of its own: a mark for it, journalled before it exists, and
+        its environment carrying the mark. Its group is journalled only once it has started (own_group), which is a
+        few turns of the event loop later; if this process dies between the two, the next start ends the session of
+        whatever carries an unmatched mark."""
+        mark = os.urandom(8).hex()
+        with contextlib.suppress(OSError):
+            self._journal("marks", mark)
+        return mark, {**env, SPAWN_MARK: mark}
+
+    def own_group(self, leader: int, mark: str | None = None) -> None:
+        """A process group (and session) this process started, led by `leader` (and given `mark` by
+        about_to_start): whatever is left of it when the directory is cleaned is ended (a command whose bubblewrap
+        lost its parent at the wrong moment outlives a SIGKILL; the next start ends it)."""
         start = start_ticks(leader)
-        if start is not None:
-            with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):
+            if start is not None:
                 self._journal("groups", f"{leader} {start}")
+            if mark is not None:
+                self._journal("started", mark)
 
     def _journal(self, name: str, line: str) -> None:
         if "\n" in line:
@@ -124,6 +138,7 @@ class ProcessDir:
                 with contextlib.suppress(OSError):
                     os.unlink(line)
         _end_groups(self._read(path, "groups"))
+        _end_marked(set(self._read(path, "marks")) - set(self._read(path, "started")))
         for line in self._read(path, "worktrees"):
             repository, _, worktree = line.partition("\0")
             if worktree and _within(Path(worktree), path):
@@ -168,6 +183,38 @@ def _end_groups(lines: list[str]) -> None:
             recorded[leader] = start
     if not recorded:
         return
+    for session, pids in _sessions().items():
+        if session not in recorded:
+            continue
+        leader_start = start_ticks(session)
+        if leader_start is not None and leader_start != recorded[session]:
+            continue  # (the id belongs to another process now)
+        _kill(pids)
+
+
+def _end_marked(marks: set[str]) -> None:
+    """SIGKILL to the sessions of the processes whose environment carries one of `marks` (programs started just
+    before this process died, whose groups it never journalled), and to those processes. Never this process's own
+    session: an agentui started by such a program keeps its own."""
+    if not marks:
+        return
+    wanted = {f"{SPAWN_MARK}={mark}".encode() for mark in marks}
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for name in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError), open(f"/proc/{name}/environ", "rb") as environ:
+                if wanted.intersection(environ.read(_JOURNAL_LIMIT).split(b"\0")):
+                    found.add(int(name))
+    own = {os.getpid(), os.getsid(0)}
+    sessions = _sessions()
+    for pid in found - own:
+        with contextlib.suppress(OSError):
+            session = os.getsid(pid)
+            _kill(sessions.get(session, [pid]) if session not in own else [pid])
+
+
+def _sessions() -> dict[int, list[int]]:
+    """The live (not zombie) processes of each session, by session id."""
     members: dict[int, list[int]] = {}
     with contextlib.suppress(OSError):
         for name in filter(str.isdigit, os.listdir("/proc")):
@@ -175,16 +222,15 @@ def _end_groups(lines: list[str]) -> None:
             if fields is None or len(fields) < 4 or fields[0] == "Z":
                 continue
             with contextlib.suppress(ValueError):
-                session = int(fields[3])
-                if session in recorded:
-                    members.setdefault(session, []).append(int(name))
-    for session, pids in members.items():
-        leader_start = start_ticks(session)
-        if leader_start is not None and leader_start != recorded[session]:
-            continue  # (the id belongs to another process now)
-        for member in pids:
+                members.setdefault(int(fields[3]), []).append(int(name))
+    return members
+
+
+def _kill(pids: list[int]) -> None:
+    for pid in pids:
+        if pid != os.getpid():
             with contextlib.suppress(OSError):
-                os.kill(member, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
 
 
 def _our_directory(path: Path) -> os.stat_result | None:

@@ -173,3 +173,38 @@ def test_what_is_left_of_a_journalled_group_ends_and_an_id_given_again_is_spared
         other.wait()
         with contextlib.suppress(ProcessLookupError):
             os.kill(member, signal.SIGKILL)
+
+
+def test_a_program_started_just_before_a_kill_and_never_journalled_is_ended_by_its_mark(tmp_path: Path) -> None:
+    """Between starting a program and journalling its group there are a few turns of the event loop; a SIGKILL there
+    leaves a session no journal names. Its mark, journalled before it started and carried in its environment, finds
+    it and what it started; programs with a mark that was matched, or that is not this directory's, are spared."""
+    from agentui.core.process_dir import SPAWN_MARK
+
+    ready = tmp_path / "member"
+    spared = []
+    with ProcessDir.for_test(tmp_path) as dead:
+        _, env = dead.about_to_start(os.environ)
+        script = f"sleep 600 & echo $! > {ready}; wait"
+        unjournalled = subprocess.Popen(["sh", "-c", script], env=env, start_new_session=True)
+        matched, matched_env = dead.about_to_start(os.environ)
+        spared.append(subprocess.Popen(["sleep", "600"], env=matched_env, start_new_session=True))
+        finished = subprocess.Popen(["true"])
+        finished.wait()
+        dead.own_group(finished.pid, matched)  # (its group is gone: only the mark's match is journalled)
+    spared.append(subprocess.Popen(["sleep", "600"], env={**os.environ, SPAWN_MARK: "0" * 16}, start_new_session=True))
+    member = int(wait_for(ready))
+    try:
+        prune_stale(tmp_path)
+        assert unjournalled.wait(timeout=CEILING) == -signal.SIGKILL
+        deadline = time.monotonic() + CEILING
+        while Path(f"/proc/{member}").exists() and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
+            assert time.monotonic() < deadline, "what the unjournalled program started was not ended"
+            time.sleep(0.05)
+        assert [process.poll() for process in spared] == [None, None]
+    finally:
+        for process in [unjournalled, *spared]:
+            process.kill()
+            process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(member, signal.SIGKILL)

@@ -215,13 +215,14 @@ class Hooks:
             except TimeoutError:
                 return None, "", ""
             return 0, json.dumps(output, default=str), ""
+        mark, env = current().about_to_start(self._env)
         try:
             process = await asyncio.create_subprocess_exec(
                 "bash",
                 "-c",
                 spec.command,
                 cwd=self.cwd,
-                env=self._env,
+                env=env,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -229,7 +230,7 @@ class Hooks:
             )
         except OSError as exc:
             return 127, "", str(exc)
-        current().own_group(process.pid)
+        current().own_group(process.pid, mark)
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:

@@ -271,11 +271,12 @@ async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Proc
     share. Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
     so a background job still holding stdout would stall it."""
     read_end, write_end = os.pipe()
+    mark, env = current().about_to_start(confined.env)
     try:
         process = await asyncio.create_subprocess_exec(
             *confined.argv,
             cwd=cwd,
-            env=confined.env,
+            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_end,
             stderr=write_end,
@@ -289,7 +290,7 @@ async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Proc
     finally:
         os.close(write_end)
         confined.started()
-    current().own_group(process.pid)
+    current().own_group(process.pid, mark)
     return process, read_end
 
 
