@@ -46,7 +46,7 @@ def test_agents_are_made_in_two_places_and_given_their_services_at_construction(
     import ast
 
     made, wired = set(), []
-    shared = {"router", "shared_budget", "inherited_prompt_id", "reminders", "quiet", "parent", "telemetry"}
+    shared = {"services", "lineage", "router", "reminders", "quiet", "parent", "telemetry"}
     for path in sorted((ROOT / "agentui").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Agent":
@@ -59,6 +59,20 @@ def test_agents_are_made_in_two_places_and_given_their_services_at_construction(
                             wired.append(f"{path.name}:{node.lineno} {ast.unparse(target)}")
     assert made == {"core/assembly.py", "core/loop/spawn.py"}
     assert wired == []
+
+
+def test_the_loop_and_the_conversation_stay_small() -> None:
+    """What is not the loop lives beside it (history, inbox, steps, compaction, the ledger), and what is not the
+    conversation's own in the assembly, the commands' dispatch and the tool servers."""
+    import ast
+
+    sizes = {}
+    for path, name in (("core/loop/agent.py", "Agent"), ("core/conversation.py", "Conversation")):
+        tree = ast.parse((ROOT / "agentui" / path).read_text())
+        node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+        assert node.end_lineno is not None
+        sizes[name] = node.end_lineno - node.lineno + 1
+    assert sizes["Agent"] < 300 and sizes["Conversation"] < 400, sizes
 
 
 def test_no_function_in_agentui_is_over_80_lines() -> None:

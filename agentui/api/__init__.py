@@ -15,7 +15,7 @@ _EXPORTS = {
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
     "Launch": "agentui.core.conversation",
-    "ShellOutcome": "agentui.core.conversation",
+    "ShellOutcome": "agentui.core.tools.person_command",
     "Resumed": "agentui.core.conversation",
     "McpStatus": "agentui.core.extend.servers",
     "RunResult": "agentui.core.loop.run",
@@ -99,7 +99,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
-    from agentui.core.conversation import ShellOutcome as ShellOutcome
     from agentui.core.dirs import claude_config_dir as claude_config_dir
     from agentui.core.dirs import config_dir as config_dir
     from agentui.core.dirs import data_dir as data_dir
@@ -156,6 +155,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
     from agentui.core.tools.diff import structured_patch as structured_patch
+    from agentui.core.tools.person_command import ShellOutcome as ShellOutcome
     from agentui.core.tools.structured_output import check_schema as check_schema
 
     # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)

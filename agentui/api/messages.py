@@ -20,6 +20,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
     as_text,
+    not_run,
 )
 
 __all__ = [
@@ -39,4 +40,5 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "as_text",
+    "not_run",
 ]

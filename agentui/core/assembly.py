@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from agentui.core.context.history import History
 from agentui.core.context.memory import MemoryLoader
 from agentui.core.context.prompt import build_system_prompt
 from agentui.core.context.window import TokenCounter
@@ -14,6 +15,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
 from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.loop.services import Services
 from agentui.core.loop.spawn import spawn
 from agentui.core.project import Project, open_project
 from agentui.core.providers.retry import RetryPolicy
@@ -70,21 +72,19 @@ def open_conversation(
 
         router = Router(provider, settings, env, on_error)
     shells = project.workspace.shells
-    agent = Agent(
+    services = Services(
         provider,
-        config,
-        tools=project.tools,
-        gate=project.engine,
-        hooks=project.hooks,
+        project.tools,
+        project.engine,
         retry=RetryPolicy(max_attempts=settings.max_attempts, max_retry_after=settings.max_retry_wait),
-        session_id=session.session_id,
-        messages=session.messages,
-        memory=memory,
-        counter=TokenCounter(env, exact=False),
         router=router,
+        hooks=project.hooks,
+        memory=memory,
         reminders=plan_mode_reminders(project.engine),
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
     )
+    history = History(session.messages, TokenCounter(env, exact=False))
+    agent = Agent(config, services, history, session_id=session.session_id)
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
     session.writer.attach(agent.bus)
@@ -151,8 +151,11 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
     async def search(query: str, allowed: list[str] | None, blocked: list[str] | None) -> SearchOutcome:
         return await side_search(agent, agent.config.model, query, allowed, blocked)
 
-    searches = agent.provider.name == "anthropic"  # (the Messages API's server-side search; no other has one)
-    for tool in (WebFetch(project.engine, answer), WebSearch(search if searches else None, agent.provider.name)):
+    searches = agent.services.provider.name == "anthropic"  # (the Messages API's server-side search; no other has one)
+    for tool in (
+        WebFetch(project.engine, answer),
+        WebSearch(search if searches else None, agent.services.provider.name),
+    ):
         project.tools.unregister(tool.name)  # (a project reopened for a new conversation had the old one's)
         project.tools.register(tool)
 

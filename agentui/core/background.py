@@ -256,6 +256,11 @@ class BackgroundShells:
     def get(self, shell_id: str) -> BackgroundShell | None:
         return self._shells.get(shell_id)
 
+    def tail(self, shell_id: str, chars: int) -> str:
+        """The last `chars` characters a shell printed ("" for an unknown id)."""
+        shell = self._shells.get(shell_id)
+        return shell.tail(chars) if shell is not None else ""
+
     def all(self) -> list[ShellInfo]:
         return [shell.info() for shell in self._shells.values()]
 
@@ -279,6 +284,14 @@ class BackgroundShells:
         if not await self.wait(shell, grace):
             signal_group(shell.process.pid, signal.SIGKILL)
             await self.wait(shell, 10)
+
+    async def stop_by_id(self, shell_id: str) -> bool:
+        """Stop the shell `shell_id` and what it started; False if there is no such shell running."""
+        shell = self._shells.get(shell_id)
+        if shell is None or shell.status != "running":
+            return False
+        await self.stop(shell)
+        return True
 
     async def stop_all(self) -> None:
         """Stop every shell still running (the next conversation on this workspace may start new ones, which the

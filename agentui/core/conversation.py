@@ -15,6 +15,7 @@ from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
 from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
+from agentui.core.safety.permissions.grants import RunGrants
 from agentui.core.session.store import OpenSession, SessionRequest
 from agentui.core.settings import Settings
 
@@ -33,8 +34,9 @@ if TYPE_CHECKING:
     from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.rewind import PromptPoint, Restore, Rewound
     from agentui.core.safety.permissions.engine import Mode
-    from agentui.core.safety.permissions.rules import Behavior, Rule
+    from agentui.core.safety.permissions.rules import Behavior
     from agentui.core.telemetry import Telemetry
+    from agentui.core.tools.person_command import ShellOutcome
 
 TITLE_WAIT = 10.0
 """Seconds closing waits for a model's title on its way (then the session keeps the prompt's first line)."""
@@ -90,15 +92,6 @@ class Resumed:
     """The line the conversation continues from (a preview of the file's end shows the same branch if it has it)."""
 
 
-@dataclass(frozen=True)
-class ShellOutcome:
-    """What a person's own `!command` printed, whether it failed, and its details (exit code, ...)."""
-
-    output: str
-    is_error: bool
-    details: dict[str, Any]
-
-
 class Conversation:
     def __init__(
         self,
@@ -123,7 +116,7 @@ class Conversation:
         self.agent = agent
         self.servers = ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi)
         self.telemetry = telemetry
-        self._granted: list[Rule] = []
+        self._grants = RunGrants(project.engine)
         self._attempting: Attempts | None = None
         self._completer: PathCompleter | None = None
         self._titling: asyncio.Future[None] | None = None
@@ -150,7 +143,7 @@ class Conversation:
 
     @property
     def tool_names(self) -> list[str]:
-        return self.agent.tools.names()
+        return self.agent.services.tools.names()
 
     def add_hook(self, event: str, matcher: str, callback: HookCallback, *, name: str, timeout: float = 60.0) -> None:
         """A hook run by the front end (an Agent SDK program's callback), as a settings file's hook for `event`
@@ -159,7 +152,6 @@ class Conversation:
 
         hooks = self.project.hooks
         hooks.specs.append(HookSpec(event, matcher or "", name, timeout, "sdk", callback))
-        self.agent.use_hooks(hooks)
 
     def on_subagent(self, watcher: Callable[[str, Event], None]) -> None:
         """Call `watcher` with each event of each sub-agent, and the id of the Agent call that started it."""
@@ -294,7 +286,7 @@ class Conversation:
 
         if evaluate not in STRATEGIES:
             raise ValueError(f"There is no evaluation {evaluate!r}; choose one of {', '.join(STRATEGIES)}.")
-        self.agent.budget = self.agent.new_budget()  # (one pool for every branch and the judge)
+        self.agent.budget = self.agent.config.budget()  # (one pool for every branch and the judge)
         scratch = current().temporary("agentui-attempts-")
         sidechains = self.session.path.parent / self.session_id / "subagents"
         attempts = Attempts(self.agent, self.root, scratch, self._branches, transcript_dir=sidechains)
@@ -343,7 +335,7 @@ class Conversation:
     @property
     def memory_files(self) -> list[MemoryFile]:
         """The CLAUDE.md files the model reads, in order (those below the project once a tool reached them)."""
-        return list(self.agent.memory.files) if self.agent.memory is not None else []
+        return list(self.agent.services.memory.files) if self.agent.services.memory is not None else []
 
     @property
     def usage(self) -> tuple[Usage, float]:
@@ -399,15 +391,7 @@ class Conversation:
     def grant_for_run(self, rules: list[str], source: str) -> list[str]:
         """Allow `rules` until the next run ends (a custom command's `allowed-tools`); a sentence for each rule that
         could not be parsed."""
-        from agentui.core.safety.permissions.rules import RuleError
-
-        problems = []
-        for text in rules:
-            try:
-                self._granted.append(self.project.engine.add_rule(text, "allow", source))
-            except RuleError as exc:
-                problems.append(f"{exc}; that rule is ignored.")
-        return problems
+        return self._grants.grant(rules, source)
 
     def expand_command(self, text: str) -> tuple[str, list[str]] | None:
         """A prompt that starts with a custom command (`/name arguments`): its prompt, with its `allowed-tools`
@@ -419,26 +403,16 @@ class Conversation:
 
     def end_grants(self) -> None:
         """Take back what `grant_for_run` allowed (when the run it was for has ended)."""
-        for rule in self._granted:
-            self.project.engine.remove_rule(rule)
-        self._granted.clear()
+        self._grants.end()
 
     async def run_shell(self, command: str, progress: Callable[[str], None] = lambda text: None) -> ShellOutcome:
         """`!command`: the person's own command, run now in the project (their command: no permission question);
         its output joins the conversation as context, as Claude Code records it."""
-        from agentui.core.tools.base import ToolContext
+        from agentui.core.tools.person_command import run_person_command
 
-        bash = self.project.tools.get("Bash")
-        if bash is None:
-            return ShellOutcome("there is no Bash tool", True, {})
-        # (the person's own command, typed at the prompt: nothing stands between them and their files)
-        ctx = ToolContext(
-            cwd=self.root, session_id=self.session_id, tool_call_id="shell", progress=progress, protection_lifted=True
-        )
-        result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
-        output = result.content if isinstance(result.content, str) else ""
-        self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>")
-        return ShellOutcome(output, result.is_error, result.details)
+        outcome = await run_person_command(self.project.tools, self.root, self.session_id, command, progress)
+        self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{outcome.output}</bash-stdout>")
+        return outcome
 
     def complete_path(self, typed: str) -> list[str]:
         """`@` completion: the project's files containing `typed`, best first (the tree is walked once)."""
@@ -487,17 +461,11 @@ class Conversation:
 
     def background_output(self, shell_id: str, chars: int = 4000) -> str:
         """The last `chars` characters a background shell printed ("" for an unknown id)."""
-        shell = self.project.workspace.shells.get(shell_id)
-        return shell.tail(chars) if shell is not None else ""
+        return self.project.workspace.shells.tail(shell_id, chars)
 
     async def stop_background(self, shell_id: str) -> bool:
         """Stop a background shell and what it started; False if there is no such shell running."""
-        shells = self.project.workspace.shells
-        shell = shells.get(shell_id)
-        if shell is None or shell.status != "running":
-            return False
-        await shells.stop(shell)
-        return True
+        return await self.project.workspace.shells.stop_by_id(shell_id)
 
     def background_foreground(self) -> bool:
         """Ctrl+B: the Bash command running now goes on in the background, and the model is told its id; False
@@ -513,11 +481,7 @@ class Conversation:
             await asyncio.wait([self._titling], timeout=TITLE_WAIT)
             self._titling.cancel()
         await self.project.workspace.shells.stop_all()
-        self.session.writer.close()
-        if not self.launch.session.persist:  # (--no-session-persistence: its scratch directory goes)
-            import shutil
-
-            shutil.rmtree(self.session.path.parent, ignore_errors=True)
+        self.session.close(keep=self.launch.session.persist)
         await self.servers.aclose()
         await self.provider.aclose()
         await self.agent.router.aclose()

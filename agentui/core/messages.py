@@ -64,6 +64,11 @@ class ToolResultBlock(_Frozen):
     is_error: bool = False
 
 
+def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:
+    """The result of a call that did not run (or did not finish): an error saying why."""
+    return ToolResultBlock(tool_use_id=tool_use_id, content=reason, is_error=True)
+
+
 ResultBlock = TextBlock | ImageBlock | DocumentBlock
 """What a tool result's content may hold besides plain text."""
 

@@ -171,8 +171,7 @@ def rewind(
         loaded = branch_of(writer.path, read, parent) if isinstance(parent, str) else None
         messages = loaded.messages if loaded is not None else []
         rewound.tool_details = loaded.tool_details if loaded is not None else {}
-        conversation.agent.messages[:] = messages
-        conversation.agent.compactor.recount()
+        conversation.agent.history.replace(messages)
         conversation.project.workspace.tasks.rebuild(messages)  # (the task list as it stood then)
         writer.rewound_to(parent if isinstance(parent, str) else None)
     return rewound

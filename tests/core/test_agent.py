@@ -15,6 +15,7 @@ from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
+from tests.support.agents import new_agent
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 from tests.support.tools import Echo, Explode, Meet, Sleep, WriteNote
@@ -26,7 +27,7 @@ def tool_call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
 
 def make_agent(script: list[dict[str, Any]], *tools: Any, **config: Any) -> tuple[Agent, ScriptedProvider, list[Event]]:
     provider = ScriptedProvider(script)
-    agent = Agent(
+    agent = new_agent(
         provider,
         AgentConfig(model="scripted", system_prompt="sys", **config),
         tools=ToolRegistry(tools),
@@ -201,7 +202,7 @@ async def test_arguments_that_are_not_json_become_an_error_result() -> None:
                     yield event
 
     provider = BrokenJSON([{"text": "retrying properly"}])
-    agent = Agent(provider, AgentConfig(model="x"), tools=ToolRegistry([Echo()]))
+    agent = new_agent(provider, AgentConfig(model="x"), tools=ToolRegistry([Echo()]))
     await agent.prompt("go")
     answer = results_of(provider.requests[1].messages[-1])["t1"]
     assert answer.is_error and answer.content.startswith("Echo was not run: the arguments were not valid JSON")
@@ -361,7 +362,7 @@ async def test_cost_follows_the_model_the_server_reports(server: LoopbackServer)
     provider = AnthropicProvider(api_key="x", base_url=server.url)
     # Asked for sonnet, served by haiku then by an unpriced local model: billed as what actually ran. (A million
     # tokens would fill the window: compaction is off, so the second prompt goes straight to the server.)
-    agent = Agent(provider, AgentConfig(model="claude-sonnet-4-5", auto_compact=False))
+    agent = new_agent(provider, AgentConfig(model="claude-sonnet-4-5", auto_compact=False))
     assert (await agent.prompt("one")).cost_usd == 1.0
     assert (await agent.prompt("two")).cost_usd == 0.0
     assert agent.ledger.cost_usd == 1.0

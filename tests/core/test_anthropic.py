@@ -7,13 +7,14 @@ import json
 import pytest
 
 from agentui.core.events import Retry
-from agentui.core.loop.agent import Agent, AgentConfig
+from agentui.core.loop.agent import AgentConfig
 from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.providers import base as errors
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.base import ProviderRequest, ToolSpec
 from agentui.core.providers.retry import RetryPolicy
 from tests.conftest import assert_valid_history
+from tests.support.agents import new_agent
 from tests.support.collect import collect
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream, event, recorded, recorded_events
@@ -142,7 +143,7 @@ async def test_401_is_one_sentence_and_not_retried(server: LoopbackServer, provi
     server.enqueue(
         Reply.error(401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}})
     )
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.stop == "error" and result.error_kind == "authentication"
     assert result.error == "The Anthropic API rejected the API key (401); check ANTHROPIC_API_KEY: invalid x-api-key."
@@ -154,7 +155,7 @@ async def test_529_then_success_is_retried_with_an_event(server: LoopbackServer,
         Reply.error(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         Reply(chunks=recorded("anthropic_text.sse")),
     )
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     retries: list[Retry] = []
     agent.bus.on(lambda e: retries.append(e) if isinstance(e, Retry) else None)
     result = await agent.prompt("hi")
@@ -173,7 +174,7 @@ async def test_429_honours_retry_after(server: LoopbackServer, provider: Anthrop
         ),
         Reply(chunks=anthropic_stream([{"type": "text", "text": "done"}])),
     )
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     retries: list[Retry] = []
     agent.bus.on(lambda e: retries.append(e) if isinstance(e, Retry) else None)
     result = await agent.prompt("hi")
@@ -184,7 +185,7 @@ async def test_429_honours_retry_after(server: LoopbackServer, provider: Anthrop
 async def test_gives_up_after_max_attempts(server: LoopbackServer, provider: AnthropicProvider) -> None:
     overloaded = Reply.error(529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
     server.enqueue(*[overloaded] * 4)
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=RetryPolicy(max_attempts=3, base_delay=0.01))
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=RetryPolicy(max_attempts=3, base_delay=0.01))
     result = await agent.prompt("hi")
     assert result.stop == "error" and result.error_kind == "overloaded"
     assert len(server.requests) == 3
@@ -201,7 +202,7 @@ async def test_cut_after_a_completed_block_keeps_it_and_is_not_resent(
     )
     first_stop = next(i for i, c in enumerate(chunks) if b"content_block_stop" in c)
     server.enqueue(Reply(chunks=chunks, cut_after=first_stop + 2))  # dies inside the second block
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.stop == "interrupted" and result.error_kind == "interrupted"
     assert result.error.startswith("The response was cut off: the connection to the Anthropic API dropped: ")
@@ -214,7 +215,7 @@ async def test_cut_after_a_completed_block_keeps_it_and_is_not_resent(
 async def test_cut_before_any_block_completed_is_retried(server: LoopbackServer, provider: AnthropicProvider) -> None:
     chunks = anthropic_stream([{"type": "text", "text": "Complete answer."}], pieces=3)
     server.enqueue(Reply(chunks=chunks, cut_after=4), Reply(chunks=chunks))
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     deltas: list[str] = []
     agent.bus.on(lambda e: deltas.append(e.type))
     result = await agent.prompt("hi")
@@ -229,7 +230,7 @@ async def test_malformed_sse_is_a_clear_error_and_not_retried(
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
     chunks.insert(3, b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delt\n\n')
     server.enqueue(Reply(chunks=chunks))
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.stop == "error" and result.error_kind == "protocol"
     assert result.error.startswith("The Anthropic API sent a malformed stream event (content_block_delta:")
@@ -240,7 +241,7 @@ async def test_llama_cpp_error_event_mid_stream_is_retried(server: LoopbackServe
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
     broken = [*chunks[:3], event("error", {"code": 500, "message": "slot unavailable", "type": "server_error"})]
     server.enqueue(Reply(chunks=broken), Reply(chunks=chunks))
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.text == "abc"
     assert len(server.requests) == 2
@@ -252,7 +253,7 @@ async def test_overloaded_error_event_mid_stream_is_retried(
     chunks = anthropic_stream([{"type": "text", "text": "abc"}])
     overloaded = event("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
     server.enqueue(Reply(chunks=[*chunks[:2], overloaded]), Reply(chunks=chunks))
-    agent = Agent(provider, AgentConfig(model="claude-test"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="claude-test"), retry=FAST)
     assert (await agent.prompt("hi")).text == "abc"
 
 
@@ -289,7 +290,7 @@ async def test_prompt_too_long_is_context_overflow(server: LoopbackServer, provi
 async def test_unreachable_server_is_retried_briefly_then_named(provider: AnthropicProvider) -> None:
     closed = LoopbackServer()
     closed.close()  # nothing listens on this port any more
-    agent = Agent(AnthropicProvider(api_key="x", base_url=closed.url), AgentConfig(model="m"), retry=FAST)
+    agent = new_agent(AnthropicProvider(api_key="x", base_url=closed.url), AgentConfig(model="m"), retry=FAST)
     attempts: list[int] = []
     agent.bus.on(lambda e: attempts.append(e.attempt) if isinstance(e, Retry) else None)
     result = await agent.prompt("hi")

@@ -21,6 +21,7 @@ from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
+from tests.support.agents import new_agent
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sessions import claude_code_log_reads, lines
 from tests.support.sse import anthropic_stream
@@ -252,16 +253,16 @@ async def test_interrupting_the_conversation_stops_every_attempt_and_chooses_non
 
 def test_the_judge_reads_every_attempt_within_its_budget(tmp_path: Path) -> None:
     from agentui.core.context.window import TokenCounter
-    from agentui.core.loop.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import AgentConfig
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import Branch, Judge
     from agentui.core.providers.scripted import ScriptedProvider
 
-    parent = Agent(ScriptedProvider([]), AgentConfig(model="judge"))
+    parent = new_agent(ScriptedProvider([]), AgentConfig(model="judge"))
     prior = [Message.user(f"old question {n} " + "words " * 400) for n in range(30)]
     branches = []
     for number in (1, 2, 3):
-        agent = Agent(ScriptedProvider([]), AgentConfig(model="m"), messages=[Message.user("try " + "x" * 50_000)])
+        agent = new_agent(ScriptedProvider([]), AgentConfig(model="m"), messages=[Message.user("try " + "x" * 50_000)])
         branches.append(Branch(f"b{number}", AttemptConfig(), agent, None, patch="+" + "y" * 80_000))  # type: ignore[arg-type]
     request = Judge(parent, budget=8_000).request(prior, branches)
     text = request.messages[0].text

@@ -18,6 +18,7 @@ from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
+from tests.support.agents import new_agent
 from tests.support.tools import Echo
 
 COUNTER = TokenCounter.estimating()
@@ -52,7 +53,7 @@ def make_agent(
     script: list[dict[str, Any]], messages: list[Message] | None = None, **config: Any
 ) -> tuple[Agent, ScriptedProvider, list[Event]]:
     provider = ScriptedProvider(script)
-    agent = Agent(
+    agent = new_agent(
         provider,
         AgentConfig(model="scripted", **config),
         tools=ToolRegistry([Echo()]),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from agentui.core.context.window import ContextMeter, TokenCounter, context_window
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from tests.support.agents import new_agent
 
 OFFLINE_COUNT = """
 import json, socket, sys, time
@@ -113,7 +114,7 @@ def test_the_meter_takes_the_provider_s_count_and_estimates_only_what_came_after
 
 
 def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_last_answer() -> None:
-    from agentui.core.loop.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import AgentConfig
     from agentui.core.messages import Message, TextBlock, Usage
     from agentui.core.providers.scripted import ScriptedProvider
 
@@ -123,17 +124,19 @@ def test_a_resumed_history_counts_its_context_from_the_usage_recorded_with_its_l
         usage=Usage(input_tokens=2_000, cache_read_input_tokens=48_000, output_tokens=100),
     )
     history = [Message.user("do it"), answer]
-    resumed = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=history)
+    resumed = new_agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=history)
     assert resumed.context_tokens == 50_100  # as Claude Code counts it, not an estimate of the few words above
-    later = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[*history, Message.user("more")])
+    later = new_agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[*history, Message.user("more")])
     assert 50_100 < later.context_tokens < 50_200  # what came after the answer is estimated on top
     kept = answer.model_copy(update={"usage": Usage()})  # (a compaction's kept answer records no usage)
-    estimated = Agent(ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("do it"), kept])
+    estimated = new_agent(
+        ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("do it"), kept]
+    )
     assert estimated.context_tokens < 1_000
 
 
 def test_a_resumed_history_larger_than_its_recorded_usage_is_counted_as_it_will_be_sent() -> None:
-    from agentui.core.loop.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import AgentConfig
     from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
     from agentui.core.providers.scripted import ScriptedProvider
 
@@ -143,7 +146,7 @@ def test_a_resumed_history_larger_than_its_recorded_usage_is_counted_as_it_will_
     answer = Message(
         role="assistant", content=[TextBlock(text="Read.")], usage=Usage(input_tokens=300, output_tokens=5)
     )
-    agent = Agent(
+    agent = new_agent(
         ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("go"), call, result, answer]
     )
     assert agent.context_tokens > 10_000  # the whole result goes with the next request, and is counted

@@ -11,12 +11,13 @@ import pytest
 from agentui.core.claude_settings import SettingsFile, SettingsSource
 from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
 from agentui.core.extend.hooks import Hooks, HookSpec, specs_from
-from agentui.core.loop.agent import Agent, AgentConfig
+from agentui.core.loop.agent import AgentConfig
 from agentui.core.messages import TextBlock, ToolResultBlock
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.safety.permissions.engine import PermissionEngine
 from agentui.core.tools.base import ToolRegistry
 from agentui.core.workspace import Workspace
+from tests.support.agents import new_agent
 from tests.support.tools import Echo, WriteNote
 
 
@@ -31,7 +32,7 @@ def call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
 def make(tmp_path: Path, script: list[dict[str, Any]], specs: list[HookSpec], *tools: Any, gate: Any = None):  # type: ignore[no-untyped-def]
     provider = ScriptedProvider(script)
     hooks = Hooks(specs, cwd=tmp_path)
-    agent = Agent(provider, AgentConfig(model="m", cwd=tmp_path), tools=ToolRegistry(tools), hooks=hooks, gate=gate)
+    agent = new_agent(provider, AgentConfig(model="m", cwd=tmp_path), tools=ToolRegistry(tools), hooks=hooks, gate=gate)
     seen: list[Event] = []
     agent.bus.on(seen.append)
     return agent, provider, seen

@@ -128,6 +128,7 @@ def test_the_front_end_surface_exports_what_it_lists() -> None:
 INTERNAL_ERRORS = {
     "agentui.core.safety.permissions.bash_words.NotUnderstood",  # (the allowlist's "ask": never reaches a front end)
     "agentui.core.safety.permissions.git_repository.CannotCheck",  # (a check that could not finish: it asks instead)
+    "agentui.core.loop.steps.Cancelled",  # (out of a cancelled step to the loop, which ends the run "cancelled")
 }
 
 

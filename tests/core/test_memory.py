@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentui.core.context.memory import MAX_FILE_CHARS, MAX_TOTAL_CHARS, MemoryLoader, imports_in, render_memory
-from agentui.core.loop.agent import Agent, AgentConfig
+from agentui.core.loop.agent import AgentConfig
 from agentui.core.messages import ToolResultBlock
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.safety.permissions import KindGate
 from agentui.core.tools import builtin_tools
 from agentui.core.workspace import Workspace
+from tests.support.agents import new_agent
 
 
 def write(path: Path, text: str) -> Path:
@@ -135,7 +136,7 @@ async def test_a_read_below_the_project_brings_that_directory_s_claude_md_to_the
     call = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": str(cwd / "pkg" / "mod.py")}}
     call2 = {**call, "id": "r2"}
     provider = ScriptedProvider([{"content": [call]}, {"content": [call2]}, {"text": "done"}])
-    agent = Agent(
+    agent = new_agent(
         provider,
         AgentConfig(model="scripted", cwd=cwd),
         tools=builtin_tools(Workspace(cwd)),

@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from agentui.core.loop.agent import Agent, AgentConfig
+from agentui.core.loop.agent import AgentConfig
 from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.providers import base as errors
 from agentui.core.providers.base import ProviderRequest, ToolSpec
 from agentui.core.providers.openai import OpenAIProvider
 from agentui.core.providers.retry import RetryPolicy
+from tests.support.agents import new_agent
 from tests.support.collect import collect
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import data_line, event, openai_chunk, recorded, recorded_events
@@ -167,7 +168,7 @@ async def test_401_names_the_openai_key(server: LoopbackServer, provider: OpenAI
     server.enqueue(
         Reply.error(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
     )
-    agent = Agent(provider, AgentConfig(model="local"), retry=FAST)
+    agent = new_agent(provider, AgentConfig(model="local"), retry=FAST)
     result = await agent.prompt("hi")
     assert result.error == (
         "The OpenAI-compatible server rejected the API key (401); check OPENAI_API_KEY: Incorrect API key provided."

@@ -16,6 +16,7 @@ from agentui.core.session.paths import MAX_SANITIZED_LENGTH, project_dir, saniti
 from agentui.core.session.reader import RESUME_PLACEHOLDER, load_session
 from agentui.core.session.store import SessionError, SessionRequest, open_session
 from tests.conftest import assert_valid_history
+from tests.support.agents import new_agent
 from tests.support.sessions import claude_code_log_reads, lines, run_session
 from tests.support.tools import Echo, WriteNote
 
@@ -454,7 +455,7 @@ async def test_compaction_lines_start_a_new_root_that_resume_honours(cwd: Path, 
 
 
 async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Path, env: dict[str, str]) -> None:
-    from agentui.core.loop.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import AgentConfig
     from agentui.core.providers.scripted import ScriptedProvider
     from agentui.core.tools.base import ToolRegistry
 
@@ -472,7 +473,7 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
         {"text": "After."},
     ]
     opened = open_session(SessionRequest(), cwd, env=env)
-    agent = Agent(
+    agent = new_agent(
         ScriptedProvider(script),
         AgentConfig(model="claude-test", cwd=cwd, context_window=60_000),
         tools=ToolRegistry([Echo()]),

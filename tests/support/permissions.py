@@ -9,6 +9,7 @@ from agentui.core.safety.permissions.engine import PermissionEngine
 from agentui.core.safety.permissions.gate import Verdict
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
+from tests.support.agents import new_agent
 
 PREFIX_RULES = (
     "Bash(echo:*)",
@@ -47,14 +48,14 @@ async def answer_to_one_call(
     the result the model is sent. The run must go on to the model's next answer."""
     import asyncio
 
-    from agentui.core.loop.agent import Agent, AgentConfig
+    from agentui.core.loop.agent import AgentConfig
     from agentui.core.providers.retry import RetryPolicy
     from agentui.core.providers.scripted import ScriptedProvider
     from agentui.core.workspace import Workspace
 
     call = {"type": "tool_use", "id": "c1", "name": name, "input": arguments}
     provider = ScriptedProvider([{"content": [call]}, {"text": "Noted."}])
-    agent = Agent(
+    agent = new_agent(
         provider,
         AgentConfig(model="scripted", system_prompt="sys"),
         tools=tools if tools is not None else builtin_tools(Workspace(root=root)),

@@ -13,6 +13,7 @@ from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.store import OpenSession, SessionRequest, open_session
 from agentui.core.tools.base import ToolRegistry
+from tests.support.agents import new_agent
 
 
 async def run_session(
@@ -25,7 +26,7 @@ async def run_session(
 ) -> tuple[OpenSession, Agent]:
     """Run `prompts` one after another in a session opened for `request`, writing it as agentui does."""
     opened = open_session(request, cwd, env=env)
-    agent = Agent(
+    agent = new_agent(
         ScriptedProvider(script),
         AgentConfig(model="claude-test", cwd=cwd),
         tools=ToolRegistry(tools),

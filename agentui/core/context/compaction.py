@@ -14,8 +14,8 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from agentui.core.context.window import ContextMeter, TokenCounter, context_window
-from agentui.core.events import CompactionEnd, CompactionStart, EventBus, Notice
+from agentui.core.context.window import TokenCounter, context_window
+from agentui.core.events import CompactionEnd, CompactionStart, Notice
 from agentui.core.loop.accounting import Ledger
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.messages import (
@@ -30,12 +30,12 @@ from agentui.core.messages import (
 )
 from agentui.core.providers.base import ContextOverflowError, Provider, ProviderRequest
 from agentui.core.providers.retry import RetryPolicy
-from agentui.core.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
-    from agentui.core.extend.hooks import Hooks
+    from agentui.core.context.history import History
     from agentui.core.loop.agent_config import AgentConfig
     from agentui.core.loop.routing import Router
+    from agentui.core.loop.services import Services
 
 Trigger = Literal["auto", "manual"]
 
@@ -292,31 +292,26 @@ UNKNOWN_WINDOW = 128_000
 
 
 class CompactorHost(Protocol):
-    """What a compactor reads of the agent it serves (read afresh each time: the model can change between runs)."""
+    """What a compactor reads of the agent it serves besides the history (read afresh each time: the model can
+    change between runs)."""
 
     session_id: str
     config: AgentConfig
-    messages: list[Message]
-    """Rewritten in place."""
-    provider: Provider
-    retry: RetryPolicy
-    tools: ToolRegistry
-    hooks: Hooks | None
-    bus: EventBus
+    services: Services
+    """Its bus, hooks, tools and retry policy."""
     ledger: Ledger
     router: Router
     """Where the summary is asked for (the "compaction" route)."""
 
 
 class Compactor:
-    """Keeps one agent's history inside its model's window. The loop calls `fit` before every model call and
-    `recover` once after a request overflowed; /compact calls `compact`."""
+    """Keeps one history inside its model's window. The loop calls `fit` before every model call and `recover` once
+    after a request overflowed; /compact calls `compact`."""
 
-    def __init__(self, agent: CompactorHost, meter: ContextMeter) -> None:
+    def __init__(self, history: History, agent: CompactorHost) -> None:
+        self.history = history
         self.agent = agent
-        self.meter = meter
-        self.generation = 0
-        """Bumped whenever the history is rewritten: results cached before are no longer all in the context."""
+        self.meter = history.meter
 
     def window(self) -> int | None:
         """The model's context window in tokens, if known."""
@@ -324,17 +319,15 @@ class Compactor:
 
     def tokens(self) -> int:
         """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
-        return self.meter.tokens(self.agent.messages)
+        return self.history.tokens()
 
     def recount(self) -> None:
-        """Estimate the whole context afresh: at the start, and after the history was rewritten."""
-        self.generation += 1
-        agent, counter = self.agent, self.meter.counter
-        tools = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in agent.tools.specs()
-        ]
-        overhead = sum(map(counter.count, [agent.config.system_prompt, agent.config.environment, json.dumps(tools)]))
-        self.meter.recount(agent.messages, overhead)
+        """Estimate the whole context afresh, the system prompt and the tools too: at the start, and after the history
+        was rewritten."""
+        config, counter = self.agent.config, self.meter.counter
+        specs = self.agent.services.tools.specs()
+        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in specs]
+        self.history.recount(sum(map(counter.count, [config.system_prompt, config.environment, json.dumps(tools)])))
 
     def auto_window(self) -> int | None:
         """The window automatic compaction counts against: the model's, or the configured auto-compact window where
@@ -361,20 +354,21 @@ class Compactor:
 
     async def compact(self, trigger: Trigger, instructions: str | None = None, *, window: int | None = None) -> bool:
         """Summarise all but the recent turns; False if there was nothing to summarise."""
-        agent, counter = self.agent, self.meter.counter
+        agent, counter, messages = self.agent, self.meter.counter, self.history.messages
         window = window or self.window() or UNKNOWN_WINDOW
         keep = int(window * (KEEP_SHARE if trigger == "auto" else MANUAL_KEEP_SHARE))
-        split = split_index(agent.messages, keep, counter)
+        split = split_index(messages, keep, counter)
         if split is None:
             if self._clip_to_window(window):
                 return True
             if trigger == "manual":
                 self._notice("warning", "There is nothing to compact yet.")
             return False
-        agent.bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=self.tokens()))
-        if agent.hooks:
-            await agent.hooks.pre_compact(agent.session_id, trigger, instructions)
-        older, kept = agent.messages[:split], agent.messages[split:]
+        bus, hooks = agent.services.bus, agent.services.hooks
+        bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=self.tokens()))
+        if hooks:
+            await hooks.pre_compact(agent.session_id, trigger, instructions)
+        older, kept = messages[:split], messages[split:]
         max_tokens = max(256, min(agent.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
         target = agent.router.route("compaction", agent.config.model)
         request, included = summary_request(
@@ -389,15 +383,15 @@ class Compactor:
         if included:  # else not even one message fits in a summary request
             try:
                 with agent.ledger.waiting():
-                    summary, usage = await summarise(target.provider, request, agent.retry)
+                    summary, usage = await summarise(target.provider, request, agent.services.retry)
             except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
                 pass
         first = summary_message(summary) if summary else dropped_message(len(older))
-        agent.messages[:] = [first, *kept]
+        messages[:] = [first, *kept]
         self.recount()
         self._clip_to_window(window, start=1)
         post = self.tokens()
-        agent.bus.emit(CompactionEnd(session_id=agent.session_id, summary=first.text, post_tokens=post, kept=kept))
+        bus.emit(CompactionEnd(session_id=agent.session_id, summary=first.text, post_tokens=post, kept=kept))
         if usage is not None:
             agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
         return True
@@ -406,16 +400,16 @@ class Compactor:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is
         not enough whole older turns are dropped, until the next request fits the window with room for the answer.
         Says what it did; False if nothing needed doing."""
-        agent, counter = self.agent, self.meter.counter
-        limit = int(window * 0.9) - min(agent.config.max_tokens, window // 4)
+        counter, messages = self.meter.counter, self.history.messages
+        limit = int(window * 0.9) - min(self.agent.config.max_tokens, window // 4)
         excess = self.tokens() - limit
         if excess <= 0:
             return False
-        clipped = clip_to_fit(agent.messages, excess, counter, start=start)
+        clipped = clip_to_fit(messages, excess, counter, start=start)
         self.recount()
         dropped = 0
         if (excess := self.tokens() - limit) > 0:
-            dropped = drop_oldest_turns(agent.messages, excess, counter, start=start)
+            dropped = drop_oldest_turns(messages, excess, counter, start=start)
             self.recount()
         said = [f"{clipped} oversized message parts were clipped"] if clipped else []
         said += [f"{dropped} older messages were dropped"] if dropped else []
@@ -432,15 +426,15 @@ class Compactor:
     def _shorten(self, window: int | None = None) -> int:
         """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""
         window = window or self.window() or UNKNOWN_WINDOW
-        messages = self.agent.messages
+        messages = self.history.messages
         latest = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), 0)
         changed = shorten_tool_results(messages, int(window * TOOL_RESULTS_SHARE), self.meter.counter, before=latest)
         for index, freed in changed:
             self.meter.shrunk(index, freed)
         if changed:
-            self.generation += 1
+            self.history.generation += 1
             self._notice("info", f"Older tool results in {len(changed)} messages were shortened to save context.")
         return len(changed)
 
     def _notice(self, level: Literal["info", "warning"], message: str) -> None:
-        self.agent.bus.emit(Notice(session_id=self.agent.session_id, level=level, message=message))
+        self.agent.services.bus.emit(Notice(session_id=self.agent.session_id, level=level, message=message))

@@ -192,8 +192,10 @@ class Task(Tool[TaskArgs]):
             report()
             watched()
             self.parent.children.remove(child)
-            if self.parent.hooks is not None:
-                self.parent.hooks.notify = self.parent.warn  # (the child took the hooks' warnings while it ran)
+            if self.parent.services.hooks is not None:
+                self.parent.services.hooks.notify = (
+                    self.parent.warn
+                )  # (the child took the hooks' warnings while it ran)
             if writer is not None:
                 writer.close()
         usage = result.usage
@@ -237,7 +239,7 @@ class Task(Tool[TaskArgs]):
         allowed = kind.tools
         tools = ToolRegistry(
             tool
-            for tool in parent.tools
+            for tool in parent.services.tools
             if tool.name != self.name
             and not tool.main_only
             and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
@@ -246,19 +248,27 @@ class Task(Tool[TaskArgs]):
         # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's.
         provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
         if model or kind.model:
-            provider, routed = parent.provider, model or kind.model or routed
+            provider, routed = parent.services.provider, model or kind.model or routed
         config = parent.config.model_copy(
             update={
                 "model": routed,
                 "system_prompt": kind.instructions,
                 "max_turns": None,
                 # (a fallback is a model of the parent's provider: not one to ask another provider for)
-                "fallback_model": parent.config.fallback_model if provider is parent.provider else None,
+                "fallback_model": parent.config.fallback_model if provider is parent.services.provider else None,
             }
         )
         agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
-        child = spawn(parent, provider, config, tools=tools, gate=parent.gate, hooks=parent.hooks, sub_agent=True)
+        child = spawn(
+            parent,
+            provider,
+            config,
+            tools=tools,
+            gate=parent.services.gate,
+            hooks=parent.services.hooks,
+            sub_agent=True,
+        )
         child.back_up_into(parent)
         writer = None
         if self.transcript_dir is not None:

@@ -14,16 +14,14 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from agentui.core.context.compaction import Compactor
-from agentui.core.context.memory import MemoryLoader
-from agentui.core.context.window import ContextMeter, TokenCounter
+from agentui.core.context.history import History
 from agentui.core.events import (
     AgentEnd,
     AgentStart,
     Error,
-    EventBus,
     MessageEnd,
     Notice,
     PermissionDecision,
@@ -33,15 +31,18 @@ from agentui.core.events import (
     UserMessage,
     UserSource,
 )
-from agentui.core.extend.hooks import Hooks, PromptBlocked
+from agentui.core.extend.hooks import PromptBlocked
 from agentui.core.loop.accounting import Ledger
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.budget import Budget
-from agentui.core.loop.dispatch import INTERRUPTED, ToolDispatcher, not_run
+from agentui.core.loop.dispatch import INTERRUPTED, ToolDispatcher
+from agentui.core.loop.inbox import Inbox
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.loop.routing import Router
 from agentui.core.loop.run import Run, RunResult
+from agentui.core.loop.services import Services
+from agentui.core.loop.steps import Cancelled, Steps
 from agentui.core.messages import (
     INTERRUPTED_BY_USER,
     INTERRUPTED_FOR_TOOL_USE,
@@ -50,29 +51,10 @@ from agentui.core.messages import (
     TextBlock,
     ToolUseBlock,
 )
-from agentui.core.providers.base import (
-    ContextOverflowError,
-    Provider,
-    ProviderError,
-    StreamInterruptedError,
-)
-from agentui.core.providers.retry import RetryPolicy
-from agentui.core.safety.permissions import KindGate, PermissionGate
-from agentui.core.tools.base import ToolRegistry
-
-T = TypeVar("T")
+from agentui.core.providers.base import ContextOverflowError, ProviderError, StreamInterruptedError
 
 MAX_STOP_HOOK_CONTINUATIONS = 8
 """A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
-
-
-SEED_TOLERANCE = 1.5
-"""How much larger than its recorded usage a resumed history may estimate and still be counted from that usage
-(estimates are rough; more than this, and the history holds what the model did not see)."""
-
-
-class _Cancelled(Exception):
-    """The person cancelled; raised out of the step that was running."""
 
 
 @dataclass(frozen=True)
@@ -90,77 +72,56 @@ class Agent:
 
     def __init__(
         self,
-        provider: Provider,
         config: AgentConfig,
+        services: Services,
+        history: History | None = None,
         *,
-        tools: ToolRegistry | None = None,
-        gate: PermissionGate | None = None,
-        bus: EventBus | None = None,
         session_id: str | None = None,
-        messages: list[Message] | None = None,
-        retry: RetryPolicy | None = None,
-        hooks: Hooks | None = None,
-        memory: MemoryLoader | None = None,
-        counter: TokenCounter | None = None,
-        router: Router | None = None,
-        reminders: Callable[[], list[str]] = list,
-        quiet: Callable[[], bool] = lambda: True,
         lineage: Lineage | None = None,
     ) -> None:
-        self.provider, self.config, self.memory = provider, config, memory
-        self.tools = tools or ToolRegistry()
-        self.bus = bus or EventBus()
+        self.config, self.services = config, services
+        self.history = history or History()
+        self.bus = services.bus
         self.session_id = session_id or str(uuid.uuid4())
-        self.messages: list[Message] = list(messages or [])
-        self.retry = retry or RetryPolicy()
-        self.hooks = hooks if hooks else None
-        if self.hooks is not None:
-            self.hooks.notify = self.warn
-        self.gate = gate or KindGate()
+        if services.hooks is not None:
+            services.hooks.notify = self.warn
         self.children: list[Agent] = []
         """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
-        self.router = router or Router(provider)
-        """Where each kind of model call besides the loop's goes (the config's routes; none by default)."""
+        self.router = services.router or Router(services.provider)
         self.budget = Budget()
         """This run's spending against its limits; a sub-agent's is its parent's (one pool)."""
-        self.shared_budget = lineage.budget if lineage is not None else None
-        """Set on a sub-agent: the parent's budget, which its spending counts against."""
+        self.lineage = lineage
+        """Set on a spawned agent: the budget pool it spends from, and a sub-agent's parent ledger and prompt."""
         self.prompt_id: str | None = None
         """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
-        self.inherited_prompt_id = lineage.prompt_id if lineage is not None else None
-        """A sub-agent's: its parent's prompt id, which its lines and hooks carry instead of one of their own."""
         self.ledger = Ledger(self.session_id, self.bus.emit, lineage.ledger if lineage is not None else None)
         self.ledger.on_spend = lambda usage, cost: self.budget.spend(usage, cost)
-        self.compactor = Compactor(self, ContextMeter(counter or TokenCounter()))
+        self.compactor = Compactor(self.history, self)
         self.compactor.recount()
-        self._seed_meter()
-        self.results = ResultCache(lambda: self.compactor.generation, quiet)
+        self.history.seed()
+        self.results = ResultCache(lambda: self.history.generation, services.quiet)
         """Repeated read-only calls answered from results the model already holds."""
         self._dispatcher = ToolDispatcher(
-            self.tools,
-            self.gate,
+            services.tools,
+            services.gate,
             self.bus.emit,
             session_id=self.session_id,
             cwd=config.cwd,
-            hooks=self.hooks,
-            memory=memory,
+            hooks=services.hooks,
+            memory=services.memory,
             cache=self.results,
         )
-        self.reminders = reminders
-        """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
+        self.inbox = Inbox()
         self._session_started = False
-        self._steering: list[str] = []
-        self._steering_images: list[ImageBlock] = []
-        """Images pasted into steering messages: they go with the next of them delivered."""
-        self._follow_ups: list[str] = []
         self._task: asyncio.Task[RunResult] | None = None
-        self._step_task: asyncio.Task[Any] | None = None
-        self._cancel_requested = False
-        self._time_up = False
-        """The run's time budget ran out: its cancel ends it "max_duration", not "cancelled"."""
+        self._steps = Steps()
         self._call: ModelCall | None = None
         self._calls_in_flight: list[ToolUseBlock] = []
         self._turns = 0
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.history.messages
 
     def on_write(self, callback: Callable[[str, Path], None]) -> None:
         """`callback(tool_call_id, path)` before a tool changes a file, once its call is allowed (the file
@@ -172,28 +133,6 @@ class Agent:
         parent's prompt undoes what the sub-agent did for it."""
         self._dispatcher.before_write = parent._dispatcher.before_write
         self._dispatcher.before_shell = parent._dispatcher.before_shell
-
-    def _seed_meter(self) -> None:
-        """A resumed history's context, as Claude Code counts it: the usage recorded with its last answer (and an
-        estimate of what came after), not an estimate of the whole. Unless the history estimates far larger than
-        that usage: then it holds what the model did not see (results a session shortened in memory and wrote in
-        full), and it is counted as it will be sent."""
-        for index in range(len(self.messages) - 1, -1, -1):
-            usage = self.messages[index].usage
-            tokens = usage.total_tokens if usage is not None else 0
-            if self.messages[index].role == "assistant" and tokens > 0:
-                meter = self.compactor.meter
-                estimated = meter.tokens(self.messages) - meter.counter.messages(self.messages[index + 1 :])
-                if estimated <= tokens * SEED_TOLERANCE:
-                    meter.reported(tokens, index + 1)
-                return
-
-    def use_hooks(self, hooks: Hooks) -> None:
-        """Hooks added after the agent was made (an SDK program's callbacks): its calls and prompts run them now."""
-        self.hooks = hooks if hooks else None
-        if self.hooks is not None:
-            self.hooks.notify = self.warn
-        self._dispatcher.hooks = self.hooks
 
     def on_shell(self, callback: Callable[[str, str], Awaitable[None]]) -> None:
         """`await callback(tool_call_id, command)` before a shell command runs, once its call is allowed (the work
@@ -221,12 +160,11 @@ class Agent:
 
     def inject(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         """Steer: deliver `text` (and `images`) after the current tool calls, before the model is called again."""
-        self._steering.append(text)
-        self._steering_images.extend(images)
+        self.inbox.steer(text, images)
 
     def follow_up(self, text: str) -> None:
         """Queue `text` as the next prompt once the model ends its turn."""
-        self._follow_ups.append(text)
+        self.inbox.follow_up(text)
 
     def add_context(self, text: str) -> None:
         """Add a user message between runs (a shell command's output, a note): the model sees it with the next
@@ -241,18 +179,11 @@ class Agent:
             return True
         return any(child.respond_permission(request_id, decision) for child in list(self.children))
 
-    def new_budget(self) -> Budget:
-        """A fresh pool with this agent's limits, for a run (and the sub-agents or attempts it shares with)."""
-        config = self.config
-        return Budget(config.max_budget_usd, config.max_total_tokens, config.max_seconds)
-
-    def cancel(self) -> None:
-        """Stop the running step (stream or tools) now; the run ends with stop "cancelled"."""
-        if not self.running:
-            return
-        self._cancel_requested = True
-        if self._step_task is not None:
-            self._step_task.cancel()
+    def cancel(self, *, time_up: bool = False) -> None:
+        """Stop the running step (stream or tools) now; the run ends with stop "cancelled" ("max_duration" when
+        its time limit is `time_up`)."""
+        if self.running:
+            self._steps.cancel(time_up=time_up)
 
     def warn(self, message: str) -> None:
         self.bus.emit(Notice(session_id=self.session_id, level="warning", message=message))
@@ -264,7 +195,7 @@ class Agent:
 
     @property
     def context_tokens(self) -> int:
-        return self.compactor.tokens()
+        return self.history.tokens()
 
     # The loop
 
@@ -281,24 +212,24 @@ class Agent:
         """A run: answer `prompt`, or (when it is None) compact with `instructions` and then answer whatever was
         sent meanwhile."""
         started = time.monotonic()
-        self._cancel_requested, self._turns = False, 0
+        self._steps.begin()
+        self._turns = 0
         self.ledger.start_run()
-        self.budget = self.shared_budget or self.new_budget()
-        self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=self.provider.name))
+        self.budget = self.lineage.budget if self.lineage is not None else self.config.budget()
+        provider = self.services.provider.name
+        self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=provider))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
-        self._time_up = False
-        deadline = self._arm_deadline()
+        deadline = self.budget.deadline(lambda: self.cancel(time_up=True))
         try:
             if prompt is None:  # /compact, then whatever was sent meanwhile (if anything)
-                await self._step(self.compactor.compact("manual", instructions))
-                images = [*images, *self._steering_images]
-                self._steering_images.clear()
-                prompt = "\n\n".join([*self._drain(self._steering), *self._drain(self._follow_ups)]) or None
+                await self._steps.run(self.compactor.compact("manual", instructions))
+                prompt, sent_images = self.inbox.everything()
+                images = [*images, *sent_images]
             if prompt is not None:
                 stop = await self._loop(prompt, images)
-        except _Cancelled:
-            stop = "max_duration" if self._time_up else "cancelled"
+        except Cancelled:
+            stop = "max_duration" if self._steps.time_up else "cancelled"
             self._settle_cancel()
         except PromptBlocked as exc:
             stop, error = "error", (f"A UserPromptSubmit hook blocked the prompt: {exc}", "hook_blocked")
@@ -313,84 +244,48 @@ class Agent:
                 deadline.cancel()
         return self._finish(stop, error, started)
 
-    def _arm_deadline(self) -> asyncio.TimerHandle | None:
-        """A time budget is a deadline, not only a check before each call: when it passes, whatever runs (a long
-        command, a slow answer) is stopped as Esc stops it, and the run ends "max_duration"."""
-        budget = self.budget
-        if budget.max_seconds is None:
-            return None
-
-        def time_up() -> None:
-            self._time_up = True
-            self.cancel()
-
-        loop = asyncio.get_running_loop()
-        return loop.call_at(loop.time() + budget.max_seconds - (time.monotonic() - budget.started), time_up)
-
     async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:
         first, self._session_started = not self._session_started, True
-        self.prompt_id = self.inherited_prompt_id or str(uuid.uuid4())
-        if self.hooks:
-            self.hooks.prompt_id = self.prompt_id  # (each hook of this prompt's run tells it, as Claude Code's)
-        context = await self._step(self.hooks.before_prompt(self.session_id, prompt, first=first)) if self.hooks else []
-        self._add_user(
-            Message(
-                role="user",
-                content=[
-                    *images,  # (before the text that speaks of them, as the Messages API advises)
-                    TextBlock(text=prompt),
-                    *(TextBlock(text=text) for text in [*context, *self.reminders()]),
-                ],
-            ),
-            "prompt",
-        )
+        inherited = self.lineage.prompt_id if self.lineage is not None else None
+        self.prompt_id = inherited or str(uuid.uuid4())
+        hooks = self.services.hooks
+        if hooks:
+            hooks.prompt_id = self.prompt_id  # (each hook of this prompt's run tells it, as Claude Code's)
+        context = await self._steps.run(hooks.before_prompt(self.session_id, prompt, first=first)) if hooks else []
+        notes = [TextBlock(text=text) for text in [*context, *self.services.reminders()]]
+        # (images before the text that speaks of them, as the Messages API advises)
+        self._add_user(Message(role="user", content=[*images, TextBlock(text=prompt), *notes]), "prompt")
         stop_hook_active, continuations = False, 0
         while True:
             if self.config.max_turns is not None and self._turns >= self.config.max_turns:
                 return "max_turns"
             if (exhausted := self.budget.exhausted()) is not None:
                 return exhausted
-            if (advice := self.budget.advisory()) is not None:
-                self._advise(advice)
+            if (advice := self.budget.advisory()) is not None:  # (for the model, and the person as a notice)
+                self.history.remind(advice)
+                self.warn(advice.removeprefix("<system-reminder>").removesuffix("</system-reminder>"))
             self._turns += 1
             self.bus.emit(TurnStart(session_id=self.session_id, turn=self._turns))
-            message = await self._step(self._answer())
+            message = await self._steps.run(self._answer())
             self._add_assistant(message)
             if calls := message.tool_uses:
                 self._calls_in_flight = calls
                 self._dispatcher.finished.clear()
-                results = await self._step(self._dispatcher.run_all(calls))
+                results = await self._steps.run(self._dispatcher.run_all(calls))
                 self._calls_in_flight = []
                 self.messages.append(Message(role="user", content=list(results)))
             self.bus.emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
-            if self._deliver(self._steering, "steer") or message.tool_uses:
+            if self._deliver(self.inbox.steering(), "steer") or message.tool_uses:
                 continue
-            if self._deliver(self._follow_ups, "follow_up"):
+            if self._deliver(self.inbox.follow_ups(), "follow_up"):
                 continue
-            if self.hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
-                outcome = await self._step(self.hooks.stop(self.session_id, stop_hook_active))
+            if hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
+                outcome = await self._steps.run(hooks.stop(self.session_id, stop_hook_active))
                 if outcome.decision == "block" and outcome.reason:
                     stop_hook_active, continuations = True, continuations + 1
                     self._add_user(Message.user(f"Stop hook feedback: {outcome.reason}"), "hook")
                     continue
             return "end_turn"
-
-    async def _step(self, work: Coroutine[Any, Any, T]) -> T:
-        """Run one step as its own task so cancel() can stop it without cancelling the loop itself."""
-        if self._cancel_requested:
-            work.close()
-            raise _Cancelled
-        task = asyncio.get_running_loop().create_task(work)
-        self._step_task = task
-        try:
-            return await task
-        except asyncio.CancelledError:
-            if self._cancel_requested and task.cancelled():
-                raise _Cancelled from None
-            task.cancel()  # the loop itself is being cancelled: take the step down with it
-            raise
-        finally:
-            self._step_task = None
 
     async def _answer(self) -> Message:
         """One model call, with the context made to fit first, and once more if the provider says it overflowed."""
@@ -408,7 +303,9 @@ class Agent:
             try:
                 with self.ledger.waiting():
                     return await self._call.run(
-                        self.provider, self.config.request(self.messages, self.tools), self.retry
+                        self.services.provider,
+                        self.config.request(self.messages, self.services.tools),
+                        self.services.retry,
                     )
             except ProviderError as exc:
                 fallback = self.config.fallback_model
@@ -422,32 +319,11 @@ class Agent:
         message, kind = error or (None, None)
         if message is not None:
             self.bus.emit(Error(session_id=self.session_id, message=message, kind=kind or ""))
-        usage = self.ledger.run_usage
-        self.bus.emit(
-            AgentEnd(session_id=self.session_id, stop=stop, num_turns=self._turns, usage=usage, error=message)
+        end = AgentEnd(
+            session_id=self.session_id, stop=stop, num_turns=self._turns, usage=self.ledger.run_usage, error=message
         )
-        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
-        return RunResult(
-            session_id=self.session_id,
-            stop=stop,
-            text=last.text if last else "",
-            num_turns=self._turns,
-            usage=usage,
-            cost_usd=round(self.ledger.run_cost, 6),
-            error=message,
-            error_kind=kind,
-            duration_ms=round((time.monotonic() - started) * 1000),
-            api_duration_ms=round(self.ledger.api_seconds * 1000),
-        )
-
-    def _advise(self, advice: str) -> None:
-        """A budget advisory, for the model with the next request (after the newest user message's content), and
-        for the person as a notice."""
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role == "user":
-            self.messages[-1] = last.model_copy(update={"content": [*last.content, TextBlock(text=advice)]})
-        plain = advice.removeprefix("<system-reminder>").removesuffix("</system-reminder>")
-        self.bus.emit(Notice(session_id=self.session_id, level="warning", message=plain))
+        self.bus.emit(end)
+        return RunResult.of(end, self.history.last_answer(), kind, self.ledger, started)
 
     # History
 
@@ -459,34 +335,23 @@ class Agent:
         self._call = None
         if not message.content:
             return  # nothing to keep (an empty answer, or a cancel before any text)
-        self.messages.append(message)
+        self.history.answered(message)
         self.bus.emit(MessageEnd(session_id=self.session_id, message=message))
         if (usage := message.usage) is not None:
-            self.compactor.meter.reported(usage.total_tokens, len(self.messages))
             model = message.model or self.config.model
             self.ledger.record(usage, model, context_tokens=self.context_tokens, window=self.window)
 
-    def _deliver(self, queue: list[str], source: UserSource) -> bool:
-        texts = self._drain(queue)
-        images = self._steering_images[:] if queue is self._steering else []
-        for text in texts:
-            self._add_user(Message(role="user", content=[*images, TextBlock(text=text)]), source)
-            images = []
-        if queue is self._steering:
-            self._steering_images.clear()
-        return bool(texts)
-
-    @staticmethod
-    def _drain(queue: list[str]) -> list[str]:
-        texts, queue[:] = list(queue), []
-        return texts
+    def _deliver(self, messages: list[Message], source: UserSource) -> bool:
+        for message in messages:
+            self._add_user(message, source)
+        return bool(messages)
 
     def _settle_cancel(self) -> None:
         """After a cancel: keep what streamed, answer every tool call, and tell the model it was interrupted."""
         if self._call is not None:  # cancelled while the model was answering
             partial = self._call.partial("cancelled", keep_partial_text=True)
             self._add_assistant(partial)
-            self._answer_calls(partial, INTERRUPTED)
+            self.history.not_run(partial, INTERRUPTED)
             self._add_user(Message.user(INTERRUPTED_BY_USER), "interrupt")
         elif self._calls_in_flight:  # cancelled while tools ran
             results = self._dispatcher.interrupt(self._calls_in_flight)
@@ -499,9 +364,4 @@ class Agent:
         if self._call is not None:
             partial = self._call.partial("interrupted")
             self._add_assistant(partial)
-            self._answer_calls(partial, "Not run: the response was cut off before this call could run.")
-
-    def _answer_calls(self, partial: Message, reason: str) -> None:
-        """Give each tool call of a message that will not run an error result, so the history stays valid."""
-        if partial.tool_uses:
-            self.messages.append(Message(role="user", content=[not_run(c.id, reason) for c in partial.tool_uses]))
+            self.history.not_run(partial, "Not run: the response was cut off before this call could run.")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentui.core.loop.budget import Budget
 from agentui.core.messages import Message
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.tools.base import ToolRegistry
@@ -42,6 +43,10 @@ class AgentConfig(BaseModel):
     compact_threshold: float = Field(default=0.9, ge=0.01, le=1.0)
     """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
     cwd: Path = Field(default_factory=Path.cwd)
+
+    def budget(self) -> Budget:
+        """A fresh pool with these limits, for a run (and the sub-agents or attempts it shares with)."""
+        return Budget(self.max_budget_usd, self.max_total_tokens, self.max_seconds)
 
     def request(self, messages: Sequence[Message], tools: ToolRegistry) -> ProviderRequest:
         """The model call this configuration makes for `messages`."""

@@ -4,7 +4,9 @@ at 60% and at 80% the model is told, once each, so it can wrap up before it is s
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -57,6 +59,14 @@ class Budget:
         if self.max_seconds is not None:
             found["max_duration"] = (time.monotonic() - self.started) / self.max_seconds
         return found
+
+    def deadline(self, time_up: Callable[[], object]) -> asyncio.TimerHandle | None:
+        """A time limit is a deadline, not only a check before each call: `time_up` is called when it passes, to
+        stop whatever runs (a long command, a slow answer) as Esc stops it. None without a time limit."""
+        if self.max_seconds is None:
+            return None
+        loop = asyncio.get_running_loop()
+        return loop.call_at(loop.time() + self.max_seconds - (time.monotonic() - self.started), time_up)
 
     def exhausted(self) -> Exhausted | None:
         """The limit that is reached, if one is: the run stops before its next model call."""

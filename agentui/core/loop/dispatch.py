@@ -30,7 +30,7 @@ from agentui.core.events import (
 )
 from agentui.core.extend.hooks import Hooks
 from agentui.core.loop.result_cache import ResultCache
-from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock, not_run
 from agentui.core.safety.permissions import PermissionGate, Verdict
 from agentui.core.safety.permissions.readonly import only_reads
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
@@ -306,11 +306,6 @@ def _failure(name: str, exc: Exception) -> str:
 def _real(path: Path) -> Path:
     """Where `path` leads; a link loop leaves it as named (`Path.resolve` raises RuntimeError there)."""
     return Path(os.path.realpath(path))
-
-
-def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:
-    """The result of a call that did not run (or did not finish): an error saying why."""
-    return ToolResultBlock(tool_use_id=tool_use_id, content=reason, is_error=True)
 
 
 def _describe(error: ValidationError) -> str:

@@ -4,13 +4,17 @@ outcome."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
 from agentui.core.events import AgentEnd, Event, PermissionDecision, RunStop, Subscription
 from agentui.core.messages import Usage
+
+if TYPE_CHECKING:
+    from agentui.core.loop.accounting import Ledger
 
 
 class RunControls(Protocol):
@@ -40,6 +44,23 @@ class RunResult(BaseModel):
     error_kind: str | None = None
     duration_ms: int
     api_duration_ms: int
+
+    @classmethod
+    def of(cls, end: AgentEnd, text: str, error_kind: str | None, ledger: Ledger, started: float) -> RunResult:
+        """A run's outcome: what its AgentEnd says, its answer's `text`, and its costs from `ledger` (a run that
+        began at monotonic time `started`)."""
+        return cls(
+            session_id=end.session_id,
+            stop=end.stop,
+            text=text,
+            num_turns=end.num_turns,
+            usage=end.usage,
+            cost_usd=round(ledger.run_cost, 6),
+            error=end.error,
+            error_kind=error_kind,
+            duration_ms=round((time.monotonic() - started) * 1000),
+            api_duration_ms=round(ledger.api_seconds * 1000),
+        )
 
 
 class Run:

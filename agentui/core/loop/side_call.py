@@ -25,7 +25,7 @@ async def side_call(agent: Agent, kind: str, model: str, system: str, text: str)
     provider, model = agent.router.route(kind, model)
     request = ProviderRequest(model=model, system=system, messages=(Message.user(text),), max_tokens=SIDE_MAX_TOKENS)
     with agent.ledger.waiting():
-        answer = await ModelCall(agent.session_id).run(provider, request, agent.retry)
+        answer = await ModelCall(agent.session_id).run(provider, request, agent.services.retry)
     if answer.usage is not None:
         agent.ledger.record(answer.usage, model, context_tokens=agent.context_tokens, window=agent.window)
     return answer.text.strip()
@@ -50,7 +50,7 @@ async def side_search(
     answer = MessageAccumulator()
     found: tuple[dict[str, Any], ...] = ()
     with agent.ledger.waiting():
-        async with aclosing(stream_with_retry(agent.provider, request, agent.retry)) as stream:
+        async with aclosing(stream_with_retry(agent.services.provider, request, agent.services.retry)) as stream:
             async for event in stream:
                 if isinstance(event, RetryNotice):  # (a new attempt starts the answer again)
                     answer, found = MessageAccumulator(), ()

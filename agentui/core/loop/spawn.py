@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agentui.core.context.history import History
 from agentui.core.loop.agent import Agent, Lineage
+from agentui.core.loop.services import Services
 
 if TYPE_CHECKING:
     from agentui.core.extend.hooks import Hooks
@@ -32,15 +34,5 @@ def spawn(
     spending counts against the parent's budget. A sub-agent's calls count in the parent's ledger too, and its lines
     carry the parent's prompt (as Claude Code's); a branch of attempts starts from `messages`."""
     lineage = Lineage(parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None)
-    return Agent(
-        provider,
-        config,
-        tools=tools,
-        gate=gate,
-        hooks=hooks,
-        session_id=parent.session_id,
-        retry=parent.retry,
-        messages=messages,
-        router=parent.router,
-        lineage=lineage,
-    )
+    services = Services(provider, tools, gate, retry=parent.services.retry, router=parent.router, hooks=hooks)
+    return Agent(config, services, History(messages or ()), session_id=parent.session_id, lineage=lineage)

@@ -166,7 +166,7 @@ class Judge:
     def __init__(self, parent: Agent, model: str | None = None, budget: int = JUDGE_BUDGET_TOKENS) -> None:
         # (a model named for this judge; else the "judge" route's, else the conversation's)
         self.provider, self.model = (
-            (parent.provider, model) if model else parent.router.route("judge", parent.config.model)
+            (parent.services.provider, model) if model else parent.router.route("judge", parent.config.model)
         )
         self.parent, self.budget = parent, budget
         self.counter = TokenCounter()
@@ -205,7 +205,7 @@ class Judge:
         request = self.request(prior, candidates)
         parent = self.parent
         with parent.ledger.waiting():
-            answer = await ModelCall(parent.session_id).run(self.provider, request, parent.retry)
+            answer = await ModelCall(parent.session_id).run(self.provider, request, parent.services.retry)
         if answer.usage is not None:
             parent.ledger.record(answer.usage, self.model, context_tokens=parent.context_tokens, window=parent.window)
         return _read_verdict(answer.text, {b.id for b in candidates}, answer.usage)
@@ -289,8 +289,10 @@ class Attempts:
             for branch in self.branches:
                 if branch.agent in self.parent.children:
                     self.parent.children.remove(branch.agent)
-                if branch.agent.provider is not self.parent.provider:  # (a branch on a provider of its own)
-                    await branch.agent.provider.aclose()
+                if (
+                    branch.agent.services.provider is not self.parent.services.provider
+                ):  # (a branch on a provider of its own)
+                    await branch.agent.services.provider.aclose()
         if self.stopped:
             self.verdict = Verdict(None, reasons="The attempts were stopped before they finished.")
         else:
@@ -367,8 +369,7 @@ class Attempts:
         on with its conversation."""
         chosen = self.branch(branch_id)
         chosen.copy.apply()
-        self.parent.messages[:] = chosen.agent.messages
-        self.parent.compactor.recount()
+        self.parent.history.replace(chosen.agent.messages)
         for event in chosen.kept:  # (as if the parent had said it: the session's main chain gets the branch's work)
             self.parent.bus.emit(event)
 

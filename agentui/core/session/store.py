@@ -53,6 +53,15 @@ class OpenSession:
     messages: list[Message] = field(default_factory=list)
     resumed_from: LoadedSession | None = None
 
+    def close(self, *, keep: bool = True) -> None:
+        """Close the session file (its last lines synced); without `keep` (--no-session-persistence), remove the
+        scratch directory it was written in."""
+        self.writer.close()
+        if not keep:
+            import shutil
+
+            shutil.rmtree(self.path.parent, ignore_errors=True)
+
 
 def find_session(reference: str, cwd: Path, env: Mapping[str, str] | None = None) -> Path:
     """A session id (this project first, then every project) or a path to a .jsonl file."""

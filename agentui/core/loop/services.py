@@ -1,0 +1,42 @@
+"""What an agent works with, given whole when it is made: its provider, tools, permission gate, event bus, retry
+policy, router, hooks and memory. Frozen: nothing is swapped in afterwards (hooks an SDK program adds later join the
+one Hooks object's specs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentui.core.events import EventBus
+from agentui.core.providers.retry import RetryPolicy
+from agentui.core.safety.permissions import KindGate, PermissionGate
+from agentui.core.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    from agentui.core.context.memory import MemoryLoader
+    from agentui.core.extend.hooks import Hooks
+    from agentui.core.loop.routing import Router
+    from agentui.core.providers.base import Provider
+
+
+def _always() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Services:
+    provider: Provider
+    tools: ToolRegistry = field(default_factory=ToolRegistry)
+    gate: PermissionGate = field(default_factory=KindGate)
+    bus: EventBus = field(default_factory=EventBus)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    router: Router | None = None
+    """Where each kind of model call besides the loop's goes (the config's routes); None: all to `provider`."""
+    hooks: Hooks | None = None
+    memory: MemoryLoader | None = None
+    """Nested CLAUDE.md files, loaded as the tools reach their directories."""
+    reminders: Callable[[], list[str]] = list
+    """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
+    quiet: Callable[[], bool] = _always
+    """False while something may write files on its own (a background command): cached search results do not hold."""
