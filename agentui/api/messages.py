@@ -7,6 +7,7 @@ from agentui.core.messages import (
     INTERRUPTED,
     INTERRUPTED_BY_USER,
     INTERRUPTED_FOR_TOOL_USE,
+    REFUSED,
     ContentBlock,
     DocumentBlock,
     ImageBlock,
@@ -21,12 +22,14 @@ from agentui.core.messages import (
     Usage,
     as_text,
     not_run,
+    was_refused,
 )
 
 __all__ = [
     "INTERRUPTED",
     "INTERRUPTED_BY_USER",
     "INTERRUPTED_FOR_TOOL_USE",
+    "REFUSED",
     "ContentBlock",
     "DocumentBlock",
     "ImageBlock",
@@ -41,4 +44,5 @@ __all__ = [
     "Usage",
     "as_text",
     "not_run",
+    "was_refused",
 ]

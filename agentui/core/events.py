@@ -154,6 +154,9 @@ class ToolEnd(_Event):
     details: dict[str, Any] = Field(default_factory=dict)
     cached: bool = False
     """Not run: the model was told its earlier, identical call's result is still current."""
+    denied: bool = False
+    """Refused (a deny rule, the person, a hook): the tool did not run. (`details` says so too, as `denied`, for
+    the session's toolUseResult and the programs that read agentui's events.)"""
 
 
 class PermissionRequest(_Event):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,6 +63,17 @@ class ToolResultBlock(_Frozen):
     tool_use_id: str
     content: str | list[Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]]
     is_error: bool = False
+
+
+REFUSED = "The user doesn't want to proceed with this tool use."
+"""How the result of a call the person refused begins (Claude Code's words, which agentui writes too)."""
+
+
+def was_refused(content: object, details: Mapping[str, Any]) -> bool:
+    """Whether a recorded tool result was a refusal (a deny rule, the person, a hook): agentui records it in the
+    result's details; a Claude Code session says so only in the result's text."""
+    text = content if isinstance(content, str) else ""
+    return bool(details.get("denied")) or text.startswith(REFUSED)
 
 
 def not_run(tool_use_id: str, reason: str) -> ToolResultBlock:

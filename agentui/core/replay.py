@@ -28,7 +28,15 @@ from agentui.core.events import (
     UserMessage,
     UserSource,
 )
-from agentui.core.messages import INTERRUPTED, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.messages import (
+    INTERRUPTED,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    was_refused,
+)
 
 
 def replay(messages: Sequence[Message], tool_details: Mapping[str, dict[str, Any]], session_id: str) -> Iterator[Event]:
@@ -50,13 +58,15 @@ def _user(
     rest = []
     for block in message.content:
         if isinstance(block, ToolResultBlock):
+            details = tool_details.get(block.tool_use_id, {})
             yield ToolEnd(
                 session_id=session_id,
                 tool_call_id=block.tool_use_id,
                 name=names.get(block.tool_use_id, ""),
                 content=block.content,
                 is_error=block.is_error,
-                details=tool_details.get(block.tool_use_id, {}),
+                details=details,
+                denied=was_refused(block.content, details),
             )
         else:
             rest.append(block)

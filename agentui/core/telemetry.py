@@ -216,7 +216,7 @@ class Telemetry:
         self.cost.add(event.call_cost_usd, {"model": model, "session.id": self.session_id})
 
     def _tool_end(self, event: ToolEnd) -> None:
-        decision = "reject" if event.details.get("denied") else "accept"
+        decision = "reject" if event.denied else "accept"
         source = "user" if event.tool_call_id in self._asked else "config"
         self._asked.discard(event.tool_call_id)
         labels = {"tool_name": event.name, "decision": decision, "source": source, "session.id": self.session_id}

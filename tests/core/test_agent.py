@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentui.core.events import Event, PermissionDecision, PermissionRequest, TextDelta, ToolStart
+from agentui.core.events import Event, PermissionDecision, PermissionRequest, TextDelta, ToolEnd, ToolStart
 from agentui.core.loop.agent import INTERRUPTED_BY_USER, INTERRUPTED_FOR_TOOL_USE, Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
 from agentui.core.providers.anthropic import AnthropicProvider
@@ -141,7 +141,7 @@ async def test_allow_for_the_session_stops_further_asks() -> None:
 
 async def test_a_denied_call_tells_the_model_why_and_writes_nothing() -> None:
     writer = WriteNote()
-    agent, provider, _ = make_agent(
+    agent, provider, seen = make_agent(
         [{"content": [tool_call("WriteNote", "w1", note="x")]}, {"text": "Understood."}], writer
     )
     agent.bus.on(
@@ -153,6 +153,8 @@ async def test_a_denied_call_tells_the_model_why_and_writes_nothing() -> None:
     )
     result = await agent.prompt("write")
     assert result.text == "Understood." and writer.written == []
+    (end,) = [e for e in seen if isinstance(e, ToolEnd)]
+    assert end.denied and end.details["denied"]  # (a field; the details keep it for the session and the wire)
     denied = results_of(provider.requests[1].messages[-1])["w1"]
     assert (
         denied.is_error

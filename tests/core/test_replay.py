@@ -65,3 +65,15 @@ def test_summaries_interrupts_and_details_replay_as_they_happened() -> None:
     assert isinstance(events[0], CompactionEnd) and events[0].summary == "Earlier we did X."
     assert isinstance(events[6], ToolEnd) and events[6].details == {"structuredPatch": [1]} and events[6].name == "Edit"
     assert isinstance(events[7], UserMessage) and events[7].source == "interrupt"
+
+
+def test_a_call_the_person_refused_in_claude_code_replays_as_denied() -> None:
+    """Claude Code records a refusal only in the result's text; its replay says so as a field, as a live one does."""
+    from agentui.core.messages import REFUSED
+
+    path = FIXTURES / "-src-deep-manifest" / "a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl"
+    loaded = load_session(path)
+    ends = [e for e in replay(loaded.messages, loaded.tool_details, "s") if isinstance(e, ToolEnd)]
+    refused = [e for e in ends if isinstance(e.content, str) and e.content.startswith(REFUSED)]
+    assert refused and all(e.denied for e in refused)
+    assert any(not e.denied for e in ends)

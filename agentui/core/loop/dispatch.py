@@ -30,7 +30,7 @@ from agentui.core.events import (
 )
 from agentui.core.extend.hooks import Hooks
 from agentui.core.loop.result_cache import ResultCache
-from agentui.core.messages import TextBlock, ToolResultBlock, ToolUseBlock, not_run
+from agentui.core.messages import REFUSED, TextBlock, ToolResultBlock, ToolUseBlock, not_run
 from agentui.core.safety.permissions import PermissionGate, Verdict
 from agentui.core.safety.permissions.readonly import only_reads
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
@@ -38,9 +38,7 @@ from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 log = logging.getLogger(__name__)
 
 INTERRUPTED = "Interrupted by user: the tool call was stopped before it finished."
-_REJECTED = (
-    "The user doesn't want to proceed with this tool use. The tool use was rejected (nothing was written or run)."
-)
+_REJECTED = REFUSED + " The tool use was rejected (nothing was written or run)."
 _WAIT = " Stop and wait for the user to say how to proceed."
 
 
@@ -141,8 +139,9 @@ class ToolDispatcher:
                 name=name,
                 content=result.content,
                 is_error=result.is_error,
-                details=result.details,
+                details={**result.details, "denied": True} if result.denied else result.details,
                 cached=result.cached,
+                denied=result.denied,
             )
         )
         return block

@@ -40,10 +40,12 @@ class ToolResult:
     is_error: bool = False
     cached: bool = False
     """Answered from the results the model already holds, without running the tool."""
+    denied: bool = False
+    """Refused (a deny rule, the person, a hook): the tool did not run."""
 
     @classmethod
-    def error(cls, message: str, **details: Any) -> ToolResult:
-        return cls(content=message, details=details, is_error=True)
+    def error(cls, message: str, *, denied: bool = False, **details: Any) -> ToolResult:
+        return cls(content=message, details=details, is_error=True, denied=denied)
 
 
 @dataclass

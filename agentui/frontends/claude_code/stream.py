@@ -182,7 +182,7 @@ class ClaudeStream:
         text = content if isinstance(content, str) else ""
         message["tool_use_result"] = f"Error: {text}" if event.is_error else (event.details or content)
         self.write(message)
-        if event.details.get("denied"):
+        if event.denied:
             name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
             self.denials.append({"tool_name": name, "tool_use_id": event.tool_call_id, "tool_input": given})
 

@@ -137,7 +137,7 @@ class Printer:
             case ToolStart() if self.verbose:
                 self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
             case ToolEnd(is_error=True) if self.verbose:
-                verb = "was denied" if event.details.get("denied") else "failed"
+                verb = "was denied" if event.denied else "failed"
                 self.note(f"{event.name} {verb}: {str(event.content)[:200]}")
             case _:  # the rest is for the other formats; text mode shows the answer and what went wrong
                 pass

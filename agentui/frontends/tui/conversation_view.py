@@ -156,7 +156,9 @@ class ConversationView:
             case ev.ToolProgress():
                 self._tool(event.tool_call_id, "").progress(event.text)
             case ev.ToolEnd():
-                self._tool(event.tool_call_id, event.name).finish(event.content, event.is_error, event.details)
+                self._tool(event.tool_call_id, event.name).finish(
+                    event.content, event.is_error, event.details, event.denied
+                )
             case ev.TaskListUpdate():
                 self.todos.show_tasks(event.tasks)
             case ev.BackgroundShellUpdate():

@@ -97,6 +97,7 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
 
 def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:
     """The widgets of one part of `history`, complete before they are mounted (one layout pass for them)."""
+    from agentui.api.messages import was_refused
     from agentui.frontends.tui.widgets.answer import AssistantText, CompactionMark
 
     if kind == "summary":
@@ -117,5 +118,6 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
     tool.set_arguments(item.input)
     result: ToolResultBlock | None = history.results.get(item.id)
     if result is not None:
-        tool.finish(result.content, result.is_error, history.details.get(item.id, {}))
+        details = history.details.get(item.id, {})
+        tool.finish(result.content, result.is_error, details, was_refused(result.content, details))
     return [tool]

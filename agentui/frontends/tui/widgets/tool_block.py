@@ -30,15 +30,15 @@ def _text_of(content: Any) -> str:
     return content if isinstance(content, str) else "\n".join(getattr(b, "text", "[image]") for b in content or [])
 
 
-def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any]) -> str:
+def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any], denied: bool = False) -> str:
+    from agentui.api.messages import REFUSED
+
     text = _text_of(content)
-    if details.get("denied") or text.startswith("The user doesn't want to proceed"):
-        # (the person's own words in full, not the sentence written for the model; a resumed session's result has
-        # only its text to say it was a denial)
+    if denied:  # (the person's own words in full, not the sentence written for the model)
         said = text.partition("The user said: ")[2].strip()
         if said:
             return f"denied — you said: {said}"
-        return "denied" if text.startswith("The user doesn't want") else f"denied: {text.strip()}"
+        return "denied" if text.startswith(REFUSED) else f"denied: {text.strip()}"
     if is_error and text.startswith("Interrupted by user"):
         return "stopped (Esc)"  # the run's own "Interrupted." line says the rest
     if is_error:
@@ -196,17 +196,16 @@ class ToolBlock(Vertical):
             self.expanded = True  # live output is worth seeing while it comes
         self._log.write(text)
 
-    def finish(self, content: Any, is_error: bool, details: dict[str, Any]) -> None:
+    def finish(self, content: Any, is_error: bool, details: dict[str, Any], denied: bool = False) -> None:
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        denied = bool(details.get("denied"))
         patch = display_patch(details)
         self.copy_text = (
             "\n".join(line for hunk in patch for line in hunk.get("lines", [])) if patch else _text_of(content)
         )
         self.state = "denied" if denied else ("error" if is_error else "done")
-        self._result = result_summary(self.tool_name, content, is_error, details)
+        self._result = result_summary(self.tool_name, content, is_error, details, denied)
         if details.get("interrupted") and self._log is not None:
             self.expanded = True  # the output so far stays where it was, under "interrupted" once
             self._refresh_header()
