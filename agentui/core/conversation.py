@@ -408,9 +408,11 @@ class Conversation:
     async def run_shell(self, command: str, progress: Callable[[str], None] = lambda text: None) -> ShellOutcome:
         """`!command`: the person's own command, run now in the project (their command: no permission question);
         its output joins the conversation as context, as Claude Code records it."""
-        from agentui.core.tools.person_command import run_person_command
+        from agentui.core.tools.person_command import ShellOutcome, run_person_command
 
         outcome = await run_person_command(self.project.tools, self.root, self.session_id, command, progress)
+        if outcome is None:
+            return ShellOutcome("there is no Bash tool", True, {})
         self.agent.add_context(f"<bash-input>{command}</bash-input>\n<bash-stdout>{outcome.output}</bash-stdout>")
         return outcome
 

@@ -193,24 +193,31 @@ def _end_groups(lines: list[str]) -> None:
 
 
 def _end_marked(marks: set[str]) -> None:
-    """SIGKILL to the sessions of the processes whose environment carries one of `marks` (programs started just
-    before this process died, whose groups it never journalled), and to those processes. Never this process's own
-    session: an agentui started by such a program keeps its own."""
+    """SIGKILL to the processes whose environment carries one of `marks` (programs started just before this process
+    died, whose groups it never journalled), and to the whole session of each whose leader carries it too (or is
+    gone): what the program started there. A session whose leader does not carry the mark (a daemon the program fed
+    its environment to) loses only its marked processes. Never this process's own session, and never a process that
+    is not the one found (its start time is checked again before the signal)."""
     if not marks:
         return
     wanted = {f"{SPAWN_MARK}={mark}".encode() for mark in marks}
-    found: set[int] = set()
+    own = os.getsid(0)
+    found: dict[int, tuple[int, int]] = {}  # (pid -> its start time and session)
     with contextlib.suppress(OSError):
         for name in filter(str.isdigit, os.listdir("/proc")):
             with contextlib.suppress(OSError), open(f"/proc/{name}/environ", "rb") as environ:
                 if wanted.intersection(environ.read(_JOURNAL_LIMIT).split(b"\0")):
-                    found.add(int(name))
-    own = {os.getpid(), os.getsid(0)}
+                    fields = _stat_fields(name)
+                    if fields is not None and len(fields) > 19 and int(fields[3]) != own:
+                        found[int(name)] = (int(fields[19]), int(fields[3]))
     sessions = _sessions()
-    for pid in found - own:
-        with contextlib.suppress(OSError):
-            session = os.getsid(pid)
-            _kill(sessions.get(session, [pid]) if session not in own else [pid])
+    for session in {session for _, session in found.values()}:
+        leader = start_ticks(session)
+        if leader is None or (session in found and found[session][0] == leader):
+            _kill(sessions.get(session, []))
+    for pid, (started, _) in found.items():
+        if start_ticks(pid) == started:
+            _kill([pid])
 
 
 def _sessions() -> dict[int, list[int]]:
@@ -298,6 +305,7 @@ def current() -> ProcessDir:
 def prune_stale(root: Path | None = None) -> list[Path]:
     """At start: remove the directories (and what their journals name) of agentui processes that are gone. Never
     fails: a missing or unreadable TMPDIR is nothing to prune."""
+    os.environ.pop(SPAWN_MARK, None)  # (an agentui started by a marked program: its own children get their own marks)
     try:
         root = root or Path(tempfile.gettempdir())
         names = [entry.name for entry in os.scandir(root) if entry.name.startswith(PREFIX)]

@@ -150,3 +150,21 @@ def test_a_resumed_history_larger_than_its_recorded_usage_is_counted_as_it_will_
         ScriptedProvider([]), AgentConfig(model="claude-test"), messages=[Message.user("go"), call, result, answer]
     )
     assert agent.context_tokens > 10_000  # the whole result goes with the next request, and is counted
+
+
+def test_a_rewound_history_is_counted_with_the_tools_there_are_now() -> None:
+    """Tools join after the agent is made (web tools, MCP servers): a history replaced later (a rewind, an attempt
+    chosen) is counted with their specs, not with the tools of the start."""
+    from agentui.core.loop.agent_config import AgentConfig
+    from agentui.core.providers.scripted import ScriptedProvider
+    from agentui.core.tools.base import ToolRegistry
+    from tests.support.tools import Echo, Explode
+
+    tools = ToolRegistry([Echo()])
+    agent = new_agent(ScriptedProvider([]), AgentConfig(model="claude-test"), tools=tools)
+    messages = [Message.user("hello")]
+    agent.history.replace(messages)
+    before = agent.context_tokens
+    tools.register(Explode())
+    agent.history.replace(messages)
+    assert agent.context_tokens > before

@@ -208,3 +208,26 @@ def test_a_program_started_just_before_a_kill_and_never_journalled_is_ended_by_i
             process.wait()
         with contextlib.suppress(ProcessLookupError):
             os.kill(member, signal.SIGKILL)
+
+
+def test_a_marked_process_in_a_session_it_does_not_lead_is_ended_alone(tmp_path: Path) -> None:
+    """A daemon an unjournalled program fed its environment to keeps its session: only what carries the mark ends."""
+    from agentui.core.process_dir import SPAWN_MARK
+
+    ready = tmp_path / "marked"
+    with ProcessDir.for_test(tmp_path) as dead:
+        mark, _ = dead.about_to_start(os.environ)
+    clean = {key: value for key, value in os.environ.items() if key != SPAWN_MARK}
+    script = f"{SPAWN_MARK}={mark} sleep 600 & echo $! > {ready}; wait; exec sleep 600"
+    leader = subprocess.Popen(["sh", "-c", script], env=clean, start_new_session=True)
+    marked = int(wait_for(ready))
+    try:
+        prune_stale(tmp_path)
+        deadline = time.monotonic() + CEILING
+        while Path(f"/proc/{marked}").exists() and Path(f"/proc/{marked}/stat").read_text().split()[2] != "Z":
+            assert time.monotonic() < deadline, "the marked process was not ended"
+            time.sleep(0.05)
+        assert leader.poll() is None  # (its session's leader, which does not carry the mark, is spared)
+    finally:
+        leader.kill()
+        leader.wait()

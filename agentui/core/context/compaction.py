@@ -312,6 +312,7 @@ class Compactor:
         self.history = history
         self.agent = agent
         self.meter = history.meter
+        history.count_overhead_with(self._overhead)
 
     def window(self) -> int | None:
         """The model's context window in tokens, if known."""
@@ -324,10 +325,14 @@ class Compactor:
     def recount(self) -> None:
         """Estimate the whole context afresh, the system prompt and the tools too: at the start, and after the history
         was rewritten."""
+        self.history.recount()
+
+    def _overhead(self) -> int:
+        """The tokens of the system prompt and the tools' specs, as they are now."""
         config, counter = self.agent.config, self.meter.counter
         specs = self.agent.services.tools.specs()
         tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in specs]
-        self.history.recount(sum(map(counter.count, [config.system_prompt, config.environment, json.dumps(tools)])))
+        return sum(map(counter.count, [config.system_prompt, config.environment, json.dumps(tools)]))
 
     def auto_window(self) -> int | None:
         """The window automatic compaction counts against: the model's, or the configured auto-compact window where

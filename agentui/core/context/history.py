@@ -3,7 +3,7 @@ loop adds to it; compaction, rewinds and parallel attempts rewrite it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from agentui.core.context.window import ContextMeter, TokenCounter
 from agentui.core.messages import Message, TextBlock, not_run
@@ -20,19 +20,22 @@ class History:
         self.generation = 0
         """Bumped whenever messages the model was sent are rewritten (compacted, shortened, rewound, replaced by an
         attempt's): results cached before are no longer all in the context as they were."""
-        self._overhead = 0
+        self._overhead: Callable[[], int] = lambda: 0
 
     def tokens(self) -> int:
         """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
         return self.meter.tokens(self.messages)
 
-    def recount(self, overhead: int | None = None) -> None:
-        """Estimate the whole afresh, with `overhead` tokens for the system prompt and the tools (the last one given
-        when None; the provider's next count corrects it): at the start, and after the messages were rewritten."""
+    def count_overhead_with(self, overhead: Callable[[], int]) -> None:
+        """How many tokens the system prompt and the tools take now (they change: MCP tools join late); the
+        compactor of the agent this history is given to knows."""
+        self._overhead = overhead
+
+    def recount(self) -> None:
+        """Estimate the whole afresh, the system prompt and the tools as they are now: at the start, and after the
+        messages were rewritten."""
         self.generation += 1
-        if overhead is not None:
-            self._overhead = overhead
-        self.meter.recount(self.messages, self._overhead)
+        self.meter.recount(self.messages, self._overhead())
 
     def replace(self, messages: Iterable[Message]) -> None:
         """The messages from now on are `messages` (a rewind, an attempt's branch chosen)."""

@@ -22,10 +22,11 @@ class ShellOutcome:
 
 async def run_person_command(
     tools: ToolRegistry, root: Path, session_id: str, command: str, progress: Callable[[str], None]
-) -> ShellOutcome:
+) -> ShellOutcome | None:
+    """What the command printed; None when there is no Bash tool to run it with (nothing ran)."""
     bash = tools.get("Bash")
     if bash is None:
-        return ShellOutcome("there is no Bash tool", True, {})
+        return None
     ctx = ToolContext(cwd=root, session_id=session_id, tool_call_id="shell", progress=progress, protection_lifted=True)
     result = await bash.run(bash.Args.model_validate({"command": command}), ctx)
     output = result.content if isinstance(result.content, str) else ""
