@@ -237,18 +237,6 @@ class PermissionEngine:
                 return rule
         return None
 
-    def find_rule(
-        self,
-        behavior: Behavior,
-        tool: str,
-        *,
-        command: str | None = None,
-        path: Path | None = None,
-        specific: bool = False,
-        bare: bool = False,
-    ) -> Rule | None:
-        return self._find(behavior, tool, command=command, path=path, specific=specific, bare=bare)
-
     def command_rule(self, behavior: Behavior, sub: SimpleCommand, *, with_assignments: bool = False) -> Rule | None:
         """A Bash rule covering a command of the see-through parse. Deny and ask rules also see it with quotes
         removed, without its VAR=value prefix, by the program's base name, and (git) without global options; one
@@ -262,7 +250,7 @@ class PermissionEngine:
         for text in texts:
             if gate is not None and gate.fullmatch(text) is None:
                 continue  # (the common case, without a call)
-            if rule := self._find(behavior, "Bash", command=text):
+            if rule := self.find_rule(behavior, "Bash", command=text):
                 return rule
         if behavior == "allow":
             return None
@@ -277,12 +265,12 @@ class PermissionEngine:
         ask rules also with its words' values (quotes removed), and a git command as it reads without its global
         options (`git --no-pager push` is `git push` to `Bash(git push:*)`)."""
         written = " ".join(text.split())
-        if rule := self._find(behavior, "Bash", command=written):
+        if rule := self.find_rule(behavior, "Bash", command=written):
             return rule
         if behavior == "allow":
             return None
         for form in dict.fromkeys((written, values or written)):
-            if form != written and (rule := self._find(behavior, "Bash", command=form)):
+            if form != written and (rule := self.find_rule(behavior, "Bash", command=form)):
                 return rule
             if program == "git" and (rule := self._git_rule(behavior, form)):
                 return rule
@@ -291,7 +279,7 @@ class PermissionEngine:
     def _git_rule(self, behavior: Behavior, text: str) -> Rule | None:
         """A deny or ask rule for a git command: without its global options; and where the command line defines an
         alias (`git -c alias.p=push p`), any rule for git at all (the alias can stand for anything)."""
-        if rule := self._find(behavior, "Bash", command=_without_git_globals(text)):
+        if rule := self.find_rule(behavior, "Bash", command=_without_git_globals(text)):
             return rule
         if re.search(r"(^| )(-c ?|--config-env[= ])alias\.", text, re.IGNORECASE):
             return self._grown_into(behavior, "git")
@@ -317,7 +305,7 @@ class PermissionEngine:
             )
         return candidates
 
-    def _find(
+    def find_rule(
         self,
         behavior: Behavior,
         tool: str,
@@ -356,11 +344,11 @@ class PermissionEngine:
 
     def _plain_tool(self, tool: CheckedTool) -> Verdict:
         name = tool.name
-        if rule := self._find("deny", name):
+        if rule := self.find_rule("deny", name):
             return Verdict("deny", f"the rule {rule.text} denies it")
-        if rule := self._find("ask", name):
+        if rule := self.find_rule("ask", name):
             return Verdict("ask", f"the rule {rule.text} asks for it", suggestions=(name,))
-        if self._find("allow", name) or tool.kind == "read" or self.mode == "bypassPermissions":
+        if self.find_rule("allow", name) or tool.kind == "read" or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         if self.mode == "plan":
             return Verdict("deny", "plan mode allows only tools that change nothing")
@@ -371,11 +359,11 @@ class PermissionEngine:
     def _person_tool(self, name: str) -> Verdict:
         """The tools whose question is the call itself: a deny rule refuses them, and otherwise the person answers
         (a question always; a plan unless a rule or bypassPermissions approves it)."""
-        if rule := self._find("deny", name):
+        if rule := self.find_rule("deny", name):
             return Verdict("deny", f"the rule {rule.text} denies it")
         if name == "AskUserQuestion":
             return Verdict("ask", "the model has questions for you", hard=True)
-        if self._find("allow", name) or self.mode == "bypassPermissions":
+        if self.find_rule("allow", name) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", "the plan needs the user's approval before anything is changed")
 
@@ -388,10 +376,10 @@ class PermissionEngine:
         host = url_host(url)
         if host is None:
             return Verdict("deny", f"{url} is not an http or https URL with a host")
-        if rule := self._find("deny", "WebFetch", domain=host):
+        if rule := self.find_rule("deny", "WebFetch", domain=host):
             return Verdict("deny", f"the rule {rule.text} denies {host}")
         suggestion = (f"WebFetch(domain:{host})",)
-        if rule := self._find("ask", "WebFetch", domain=host):
+        if rule := self.find_rule("ask", "WebFetch", domain=host):
             return Verdict("ask", f"the rule {rule.text} asks for {host}", suggestions=suggestion)
         if self.names_host("WebFetch", host):
             return Verdict("allow", f"a rule allows {host}")
@@ -401,24 +389,24 @@ class PermissionEngine:
                 f"{host} is a private or loopback address, which WebFetch reaches only when a rule names it: "
                 f"WebFetch(domain:{host})",
             )
-        if self._find("allow", "WebFetch", domain=host) or self.mode == "bypassPermissions":
+        if self.find_rule("allow", "WebFetch", domain=host) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", f"WebFetch wants to fetch a page from {host}", suggestions=suggestion)
 
     def _asked_tool(self, name: str, reason: str) -> Verdict:
         """A tool that asks unless a rule or bypassPermissions lets it run (plan mode too: it changes nothing)."""
-        if rule := self._find("deny", name):
+        if rule := self.find_rule("deny", name):
             return Verdict("deny", f"the rule {rule.text} denies it")
-        if rule := self._find("ask", name):
+        if rule := self.find_rule("ask", name):
             return Verdict("ask", f"the rule {rule.text} asks for it", suggestions=(name,))
-        if self._find("allow", name) or self.mode == "bypassPermissions":
+        if self.find_rule("allow", name) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", reason, suggestions=(name,))
 
     def names_host(self, tool: str, host: str) -> bool:
         """An allow rule names this host itself (not a bare rule for every host), and no deny rule covers it."""
-        return self._find("deny", tool, domain=host) is None and (
-            self._find("allow", tool, domain=host, specific=True) is not None
+        return self.find_rule("deny", tool, domain=host) is None and (
+            self.find_rule("allow", tool, domain=host, specific=True) is not None
         )
 
     # Tools with a path
@@ -429,7 +417,7 @@ class PermissionEngine:
         real = Path(os.path.realpath(lexical))
         both = (lexical, real) if lexical != real else (real,)
         for path in both:
-            if rule := self._find("deny", name, path=path):
+            if rule := self.find_rule("deny", name, path=path):
                 return Verdict("deny", f"the rule {rule.text} denies {ws.display(real)}", path=real)
         if name in READ_FAMILY and (rule := self.hard_link_rule(real)):
             return Verdict(
@@ -449,13 +437,13 @@ class PermissionEngine:
                 suggestions=(_path_rule("Edit", real),),
             )
         for path in both:
-            if rule := self._find("ask", name, path=path):
+            if rule := self.find_rule("ask", name, path=path):
                 return Verdict("ask", f"the rule {rule.text} asks for {ws.display(real)}", path=real)
-        if all(self._find("allow", name, path=path, specific=True) for path in both):
+        if all(self.find_rule("allow", name, path=path, specific=True) for path in both):
             return Verdict("allow", "an allow rule covers it", path=real)
         inside = ws.contains(real)
         if inside and (
-            not writes or self.mode in ("acceptEdits", "bypassPermissions") or self._find("allow", name, bare=True)
+            not writes or self.mode in ("acceptEdits", "bypassPermissions") or self.find_rule("allow", name, bare=True)
         ):
             return Verdict("allow", "inside the project", path=real)
         if not inside and self.mode == "bypassPermissions":
