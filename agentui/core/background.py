@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from agentui.core.process_dir import current
-from agentui.core.process_groups import end_leftovers, signal_group
+from agentui.core.process_groups import end_leftovers, signal_group, start_group
 from agentui.core.safety import standins
 
 ShellStatus = Literal["running", "completed", "failed", "killed"]
@@ -160,19 +159,16 @@ class BackgroundShells:
         `on_end` runs once it and what it left running have ended."""
         shell_id = self.new_id()
         path, output = self._create_output(shell_id)
-        mark, env = current().about_to_start(env)
         with output:
-            process = await asyncio.create_subprocess_exec(
+            process = await start_group(
                 *argv,
-                cwd=cwd,
                 env=env,
+                cwd=cwd,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=output,
                 stderr=output,
-                start_new_session=True,
                 pass_fds=pass_fds,
             )
-        current().own_group(process.pid, mark)
         return self._adopt(BackgroundShell(shell_id, command, description, path, process), None, None, on_end)
 
     def adopt(

@@ -1,4 +1,5 @@
-"""Ending a command's process group: SIGTERM, a grace period, then SIGKILL for whatever is left."""
+"""A command's process group: started in a session of its own and journalled, so that whatever is left of it is
+ended if agentui dies; ended with SIGTERM, a grace period, then SIGKILL for whatever is left."""
 
 from __future__ import annotations
 
@@ -6,6 +7,21 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Mapping
+from typing import Any
+
+from agentui.core.process_dir import current
+
+
+async def start_group(*argv: str, env: Mapping[str, str], **options: Any) -> asyncio.subprocess.Process:
+    """`argv` started in a session (and process group) of its own, marked before it exists and journalled once it
+    does (ProcessDir.about_to_start, own_group): the next start ends what is left of it if this process dies.
+    `options` are create_subprocess_exec's."""
+    directory = current()
+    mark, marked = directory.about_to_start(env)
+    process = await asyncio.create_subprocess_exec(*argv, env=marked, start_new_session=True, **options)
+    directory.own_group(process.pid, mark)
+    return process
 
 
 def signal_group(pgid: int, sig: int) -> bool:

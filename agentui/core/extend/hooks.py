@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from agentui.core.claude_settings import SettingsSource
 from agentui.core.errors import AgentuiError
-from agentui.core.process_dir import current
+from agentui.core.process_groups import start_group
 
 DEFAULT_TIMEOUT = 60.0
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
@@ -215,22 +215,19 @@ class Hooks:
             except TimeoutError:
                 return None, "", ""
             return 0, json.dumps(output, default=str), ""
-        mark, env = current().about_to_start(self._env)
         try:
-            process = await asyncio.create_subprocess_exec(
+            process = await start_group(
                 "bash",
                 "-c",
                 spec.command,
+                env=self._env,
                 cwd=self.cwd,
-                env=env,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
             )
         except OSError as exc:
             return 127, "", str(exc)
-        current().own_group(process.pid, mark)
         try:
             stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:

@@ -25,8 +25,7 @@ from typing import Any, BinaryIO
 
 from pydantic import Field
 
-from agentui.core.process_dir import current
-from agentui.core.process_groups import end_leftovers, stop_group
+from agentui.core.process_groups import end_leftovers, start_group, stop_group
 from agentui.core.safety.confined import Confined
 from agentui.core.safety.environ import child_environment
 from agentui.core.safety.guard import Guard
@@ -271,16 +270,14 @@ async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Proc
     share. Our own pipe, not asyncio's: Process.wait() waits for the pipes it owns to close as well as for the exit,
     so a background job still holding stdout would stall it."""
     read_end, write_end = os.pipe()
-    mark, env = current().about_to_start(confined.env)
     try:
-        process = await asyncio.create_subprocess_exec(
+        process = await start_group(
             *confined.argv,
+            env=confined.env,
             cwd=cwd,
-            env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_end,
             stderr=write_end,
-            start_new_session=True,
             pass_fds=confined.pass_fds,
         )
     except BaseException:
@@ -290,7 +287,6 @@ async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Proc
     finally:
         os.close(write_end)
         confined.started()
-    current().own_group(process.pid, mark)
     return process, read_end
 
 
