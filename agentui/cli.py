@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentui import __version__
@@ -459,35 +459,21 @@ def _run_headless(args: argparse.Namespace) -> int:
     permissions = _permission_options(args)
     launch = {**_launch_fields(args), "session": _session_request(args), "max_turns": args.max_turns}
     if args.input_format == "commands":
-        import asyncio
-
         from agentui.frontends.commands.stdio import run_commands
 
-        return _guarded(
-            lambda: asyncio.run(
-                run_commands(
-                    settings,
-                    permissions=permissions,
-                    launch=launch,
-                )
-            )
-        )
+        return _served(run_commands(settings, permissions=permissions, launch=launch))
     if args.input_format == "stream-json":
-        import asyncio
-
         from agentui.frontends.print.mode import run_sdk
 
-        return _guarded(
-            lambda: asyncio.run(
-                run_sdk(
-                    settings,
-                    permissions=permissions,
-                    launch=launch,
-                    partial=args.include_partial_messages,
-                    replay_user=args.replay_user_messages,
-                    hook_events=args.include_hook_events,
-                    ask_over_stdio=args.permission_prompt_tool == "stdio",
-                )
+        return _served(
+            run_sdk(
+                settings,
+                permissions=permissions,
+                launch=launch,
+                partial=args.include_partial_messages,
+                replay_user=args.replay_user_messages,
+                hook_events=args.include_hook_events,
+                ask_over_stdio=args.permission_prompt_tool == "stdio",
             )
         )
     return _run_print(args, settings, cwd, permissions, launch)
@@ -510,8 +496,6 @@ def _run_print(
         only = args.rewind_only
         rewind = RewindRequest(args.rewind, only != "conversation", only != "files", args.rewind_overwrite)
 
-    import asyncio
-
     from agentui.api import ConfigError
     from agentui.frontends.print.mode import run_print
 
@@ -519,23 +503,21 @@ def _run_print(
         attempts = _attempt_configs(args)
     except ConfigError as exc:
         return _fail(f"--attempt-configs/--attempt-models: {exc}")
-    return _guarded(
-        lambda: asyncio.run(
-            run_print(
-                settings,
-                prompt,
-                output_format=args.output_format or "text",
-                cwd=cwd,
-                permissions=permissions,
-                launch=launch,
-                verbose=args.verbose,
-                rewind=rewind,
-                partial=args.include_partial_messages,
-                replay_user=args.replay_user_messages,
-                hook_events=args.include_hook_events,
-                attempts=attempts,
-                evaluate=args.evaluate,
-            )
+    return _served(
+        run_print(
+            settings,
+            prompt,
+            output_format=args.output_format or "text",
+            cwd=cwd,
+            permissions=permissions,
+            launch=launch,
+            verbose=args.verbose,
+            rewind=rewind,
+            partial=args.include_partial_messages,
+            replay_user=args.replay_user_messages,
+            hook_events=args.include_hook_events,
+            attempts=attempts,
+            evaluate=args.evaluate,
         )
     )
 
@@ -578,6 +560,13 @@ def _parsed_attempt_configs(text: str) -> list[AttemptConfig]:
         config = attempt_config(str(item["model"])) if item.get("model") else AttemptConfig()
         configs.append(replace(config, system_append=item.get("system_append"), thinking_budget=budget))
     return configs
+
+
+def _served(run: Coroutine[Any, Any, int]) -> int:
+    """A front end that runs on an event loop, run to its end (see `_guarded`)."""
+    import asyncio
+
+    return _guarded(lambda: asyncio.run(run))
 
 
 def _guarded(run: Callable[[], int]) -> int:
@@ -728,7 +717,6 @@ def _check_setting_sources(args: Any) -> str | None:
 
 
 def _serve_acp(args: Any) -> int:
-    import asyncio
 
     from agentui.api import ConfigError, resolve_settings
 
@@ -742,7 +730,7 @@ def _serve_acp(args: Any) -> int:
         return _fail("agentui acp talks to an editor over pipes: start it from the editor (Zed, Toad), not a terminal.")
     from agentui.frontends.acp.agent import serve
 
-    return _guarded(lambda: asyncio.run(serve(settings)))
+    return _served(serve(settings))
 
 
 def _parse_agents(args: Any) -> str | None:
