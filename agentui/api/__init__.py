@@ -16,6 +16,7 @@ _EXPORTS = {
     "open_conversation": "agentui.core.assembly",
     "Launch": "agentui.core.conversation",
     "ShellOutcome": "agentui.core.tools.person_command",
+    "SHELL_TOOL": "agentui.core.tools.person_command",
     "Resumed": "agentui.core.conversation",
     "McpStatus": "agentui.core.extend.servers",
     "RunResult": "agentui.core.loop.run",
@@ -64,7 +65,13 @@ _EXPORTS = {
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
     "add_memory_note": "agentui.core.context.memory",
-    "call_summary": "agentui.core.context.summary",
+    "call_summary": "agentui.core.tool_views",
+    "describe_call": "agentui.core.tool_views",
+    "describe_result": "agentui.core.tool_views",
+    "proposed_change": "agentui.core.tool_views",
+    "result_text": "agentui.core.tool_views",
+    "CallView": "agentui.core.tools.views",
+    "ResultView": "agentui.core.tools.views",
     "structured_patch": "agentui.core.tools.diff",
     "CustomCommand": "agentui.core.extend.commands",
     "load_custom_commands": "agentui.core.extend.commands",
@@ -95,7 +102,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.context.compaction import is_summary as is_summary
     from agentui.core.context.memory import add_memory_note as add_memory_note
-    from agentui.core.context.summary import call_summary as call_summary
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
@@ -154,9 +160,17 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import Settings as Settings
     from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
+    from agentui.core.tool_views import call_summary as call_summary
+    from agentui.core.tool_views import describe_call as describe_call
+    from agentui.core.tool_views import describe_result as describe_result
+    from agentui.core.tool_views import proposed_change as proposed_change
+    from agentui.core.tool_views import result_text as result_text
     from agentui.core.tools.diff import structured_patch as structured_patch
+    from agentui.core.tools.person_command import SHELL_TOOL as SHELL_TOOL
     from agentui.core.tools.person_command import ShellOutcome as ShellOutcome
     from agentui.core.tools.structured_output import check_schema as check_schema
+    from agentui.core.tools.views import CallView as CallView
+    from agentui.core.tools.views import ResultView as ResultView
 
     # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)
     GIT_TRANSPORTS = TRANSPORTS

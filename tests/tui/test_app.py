@@ -1079,7 +1079,10 @@ def test_the_permission_preview_numbers_lines_as_the_file_does_and_a_new_file_is
 
 
 def test_result_summaries_count_in_good_english() -> None:
-    from agentui.frontends.tui.widgets.tool_block import result_summary
+    from agentui.api import describe_result
+
+    def result_summary(name: str, content: str, is_error: bool, details: dict[str, Any]) -> str:
+        return describe_result(name, content, is_error, details).summary
 
     assert result_summary("Grep", "a.py", False, {"numFiles": 1}) == "1 file"
     assert result_summary("Glob", "", False, {"numFiles": 0}) == "0 files"

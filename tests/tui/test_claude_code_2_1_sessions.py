@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentui.api import SessionRequest, call_summary
+from agentui.api import SessionRequest, call_summary, describe_result
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
 from agentui.core.session.reader import load_session
-from agentui.frontends.tui.widgets.tool_block import ToolBlock, result_summary
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from tests.tui.test_app import Harness, ready, texts, until
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-projects"
@@ -30,7 +30,8 @@ def test_every_call_by_the_new_names_says_what_it_did() -> None:
                 assert summary and not summary.startswith("{"), (call.name, summary)
                 result = results.get(call.id)
                 if result is not None and not result.is_error:
-                    said = result_summary(call.name, result.content, False, loaded.tool_details.get(call.id, {}))
+                    details = loaded.tool_details.get(call.id, {})
+                    said = describe_result(call.name, result.content, False, details).summary
                     assert said != "done" or call.name in ("Agent", "Task", "TaskUpdate"), (call.name, said)
     # (2.0's Task calls load as 2.1's Agent, as Claude Code sends them back)
     assert seen >= {"Agent", "TaskCreate", "TaskUpdate", "TaskList", "BashOutput", "KillShell"}

@@ -128,6 +128,10 @@ class Task(Tool[TaskArgs]):
     Args = TaskArgs
     kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
 
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return str(arguments.get("description") or "")
+
     def __init__(
         self,
         parent: Agent,

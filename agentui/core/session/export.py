@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
-from agentui.core.context.summary import call_summary
 from agentui.core.dirs import data_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message, TextBlock, ToolUseBlock
+from agentui.core.tool_views import call_summary
 
 
 def conversation_markdown(messages: list[Message]) -> str:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from agentui.core.background import BackgroundShell, BackgroundShells
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 MAX_WAIT_MS = 600_000
@@ -40,6 +43,10 @@ class KillShellArgs(ToolArgs):
 class _ShellTool(Tool[Any]):
     kind = "read"  # reads or ends what the model itself started: nothing new runs or is written
 
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return str(arguments.get("task_id") or arguments.get("shell_id") or arguments.get("bash_id") or "")
+
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
 
@@ -62,6 +69,13 @@ class TaskOutput(_ShellTool):
         "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
     )
     Args = TaskOutputArgs
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        task = details.get("task") or details
+        status = task.get("status")
+        lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
+        return ResultView(f"{status} · {plural(lines, 'new line')}" if status else "done")
 
     async def run(self, args: TaskOutputArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.task_id)
@@ -106,6 +120,10 @@ class TaskStop(_ShellTool):
     description = "Stop a background task (a Bash command run with run_in_background) and everything it started."
     Args = TaskStopArgs
 
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView("stopped")
+
     async def run(self, args: TaskStopArgs, ctx: ToolContext) -> ToolResult:
         shell_id = args.task_id or args.shell_id
         if not shell_id:
@@ -128,6 +146,13 @@ class BashOutput(_ShellTool):
     description = "Read new output of a background Bash shell (Claude Code 2.0's name; prefer TaskOutput)."
     Args = BashOutputArgs
     offered = False
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        task = details.get("task") or details
+        status = task.get("status")
+        lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
+        return ResultView(f"{status} · {plural(lines, 'new line')}" if status else "done")
 
     async def run(self, args: BashOutputArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.bash_id)
@@ -169,6 +194,10 @@ class KillShell(_ShellTool):
     description = "Stop a background Bash shell (Claude Code 2.0's name; prefer TaskStop)."
     Args = KillShellArgs
     offered = False
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView("stopped")
 
     async def run(self, args: KillShellArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.shell_id)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
+from agentui.core.tools.views import Asks, ResultView, Shown, compact
 
 ToolKind = Literal["read", "write", "execute"]
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -80,6 +81,36 @@ class Tool(Generic[ArgsT]):
     """True for tools that put something to the person (questions, plans): sub-agents are not given them."""
     offered: bool = True
     """False: the tool runs when called, but the model is not offered it (TodoWrite beside the task tools)."""
+
+    # How its calls are shown (`agentui.core.tool_views` reads these by the tool's name, for live and resumed calls)
+    shown: ClassVar[Shown] = "other"
+    asks: ClassVar[Asks] = "permission"
+    opens: ClassVar[bool] = False
+    """Its result is worth seeing without asking (a change, a command's output, the task list)."""
+    tail: ClassVar[bool] = False
+    """The end of its output matters most."""
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        """The one line that says what a call does (paths shown relative to `cwd`)."""
+        return compact(arguments)
+
+    @classmethod
+    def locations(cls, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """The files a call reads or changes, as given (by default its `file_path` or `notebook_path`)."""
+        path = arguments.get("file_path") or arguments.get("notebook_path")
+        return (path,) if isinstance(path, str) and path else ()
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        """What a successful call did, from its result's text and details: one line, and what to draw under it."""
+        return ResultView("done")
+
+    @classmethod
+    def change(cls, arguments: Mapping[str, Any], current: str | None) -> tuple[str, str] | None:
+        """For a call that would change a file whose text is now `current` (None: missing or unreadable): the text
+        before and after, to show when it asks. None for a call that changes no file's text."""
+        return None
 
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

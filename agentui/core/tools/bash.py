@@ -33,6 +33,7 @@ from agentui.core.safety.sandbox import Sandbox
 from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture
+from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -74,6 +75,24 @@ class Bash(Tool[BashArgs]):
     )
     Args = BashArgs
     kind = "execute"
+    shown = "execute"
+    opens = True
+    tail = True
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        command = str(arguments.get("command", "")).strip()
+        first = command.splitlines()[0] if command else ""
+        return first + (" …" if "\n" in command else "")
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        if details.get("backgroundTaskId"):
+            moved = "sent to the background" if details.get("backgroundedByUser") else "running in the background"
+            return ResultView(f"{moved} as {details['backgroundTaskId']}")
+        code = details.get("exitCode")
+        lines = plural(len(str(details.get("stdout") or text).splitlines()), "line")
+        return ResultView(f"exit {code} · {lines}" if code else f"{lines} of output")
 
     def __init__(
         self,

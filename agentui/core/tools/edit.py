@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -12,6 +14,7 @@ from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
+from agentui.core.tools.views import ResultView, change_result, shown_path
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
 
@@ -34,6 +37,23 @@ class Edit(Tool[EditArgs]):
     )
     Args = EditArgs
     kind = "write"
+    shown = "edit"
+    opens = True
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return shown_path(arguments.get("file_path"), cwd)
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return change_result(details)
+
+    @classmethod
+    def change(cls, arguments: Mapping[str, Any], current: str | None) -> tuple[str, str] | None:
+        old, new = str(arguments.get("old_string", "")), str(arguments.get("new_string", ""))
+        if current is not None and old and old in current:  # the change in the file, by the file's line numbers
+            return current, current.replace(old, new, -1 if arguments.get("replace_all") else 1)
+        return old, new
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

@@ -139,6 +139,8 @@ class NotebookEdit(Tool[NotebookEditArgs]):
     )
     Args = NotebookEditArgs
     kind = "write"
+    shown = "edit"
+    opens = True
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

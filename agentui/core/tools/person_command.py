@@ -10,6 +10,9 @@ from typing import Any
 
 from agentui.core.tools.base import ToolContext, ToolRegistry
 
+SHELL_TOOL = "Bash"
+"""The tool that runs a person's `!command`, and whose block shows it."""
+
 
 @dataclass(frozen=True)
 class ShellOutcome:
@@ -24,7 +27,7 @@ async def run_person_command(
     tools: ToolRegistry, root: Path, session_id: str, command: str, progress: Callable[[str], None]
 ) -> ShellOutcome | None:
     """What the command printed; None when there is no Bash tool to run it with (nothing ran)."""
-    bash = tools.get("Bash")
+    bash = tools.get(SHELL_TOOL)
     if bash is None:
         return None
     ctx = ToolContext(cwd=root, session_id=session_id, tool_call_id="shell", progress=progress, protection_lifted=True)

@@ -5,7 +5,7 @@ approved, saves it where Claude Code keeps plans, and tells the model to start."
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -13,6 +13,7 @@ from pydantic import Field
 
 from agentui.core.events import PermissionMode
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,18 @@ class ExitPlanMode(Tool[Any]):
     )
     Args = ExitPlanModeArgs
     kind = "read"
+    shown = "switch_mode"
+    asks = "plan"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        plan = str(arguments.get("plan") or "").strip()
+        return plan.splitlines()[0].lstrip("# ") if plan else "the plan"
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView("plan approved")
+
     main_only = True
 
     def __init__(self, modes: ModeHolder, plans_dir: Path | None) -> None:

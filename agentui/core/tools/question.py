@@ -4,11 +4,14 @@ filled in, and the result tells the model what was chosen."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView
 
 OTHER = "Other"
 """The choice every question has besides its options: the person types an answer of their own."""
@@ -44,6 +47,21 @@ class AskUserQuestion(Tool[Any]):
     )
     Args = AskUserQuestionArgs
     kind = "read"
+    asks = "questions"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        asked = arguments.get("questions")
+        questions: list[Any] = asked if isinstance(asked, list) else []
+        first = questions[0].get("question", "") if questions and isinstance(questions[0], dict) else ""
+        more = f" (+{len(questions) - 1} more)" if len(questions) > 1 else ""
+        return f"{first}{more}"
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        answers = details.get("answers") or {}
+        return ResultView("; ".join(str(a) for a in answers.values())[:200] or "answered")
+
     main_only = True
 
     async def run(self, args: AskUserQuestionArgs, ctx: ToolContext) -> ToolResult:

@@ -9,7 +9,7 @@ import difflib
 import io
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,6 +19,7 @@ from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
 from agentui.core.pdf import MAX_PAGES
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
+from agentui.core.tools.views import ResultView, plural, shown_path
 from agentui.core.workspace import Workspace
 
 DEFAULT_LIMIT = 2000
@@ -57,6 +58,24 @@ class Read(Tool[ReadArgs]):
     )
     Args = ReadArgs
     kind = "read"
+    shown = "read"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return shown_path(arguments.get("file_path"), cwd)
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        if details.get("type") == "image":
+            return ResultView("image")
+        found = details.get("file")
+        read: Mapping[str, Any] = found if isinstance(found, dict) else {}
+        if details.get("type") == "notebook" and isinstance(read.get("cells"), list):
+            return ResultView(plural(len(read["cells"]), "cell"))
+        if isinstance(read.get("content"), str):  # (Claude Code's shape: the lines as they are in the file)
+            return ResultView(f"{len(read['content'].splitlines())} lines")
+        lines = details.get("numLines") or read.get("numLines")
+        return ResultView(f"{lines if lines is not None else len(text.splitlines())} lines")
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

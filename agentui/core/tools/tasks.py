@@ -3,6 +3,8 @@ and its `toolUseResult`s. They change nothing outside the session, so they need 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -10,6 +12,7 @@ from pydantic import Field
 from agentui.core.events import TaskItem
 from agentui.core.task_board import TaskError
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 TASK_LIST_TOOLS = ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
@@ -60,6 +63,15 @@ class TaskCreate(_TaskTool):
         "to see where things stand."
     )
     Args = TaskCreateArgs
+    shown = "think"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return str(arguments.get("subject") or "")
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView(f"task #{(details.get('task') or {}).get('id', '?')} created")
 
     async def run(self, args: TaskCreateArgs, ctx: ToolContext) -> ToolResult:
         task = self.workspace.tasks.create(args.subject, args.description, args.activeForm)
@@ -76,6 +88,12 @@ class TaskUpdate(_TaskTool):
         "description, activeForm, owner, or its dependencies (addBlocks, addBlockedBy). Give only what changes."
     )
     Args = TaskUpdateArgs
+    shown = "think"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        change = f" → {arguments['status']}" if arguments.get("status") else ""
+        return f"#{arguments.get('taskId', '?')}{change}"
 
     async def run(self, args: TaskUpdateArgs, ctx: ToolContext) -> ToolResult:
         try:
@@ -95,6 +113,14 @@ class TaskList(_TaskTool):
     name = "TaskList"
     description = "List every task with its id, status, owner and what blocks it."
     Args = TaskListArgs
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return "all tasks"
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView(plural(len(details.get("tasks") or []), "task"))
 
     async def run(self, args: TaskListArgs, ctx: ToolContext) -> ToolResult:
         board = self.workspace.tasks
@@ -118,6 +144,11 @@ class TaskGet(_TaskTool):
     name = "TaskGet"
     description = "Everything about one task: its description, status, owner and dependencies."
     Args = TaskGetArgs
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        change = f" → {arguments['status']}" if arguments.get("status") else ""
+        return f"#{arguments.get('taskId', '?')}{change}"
 
     async def run(self, args: TaskGetArgs, ctx: ToolContext) -> ToolResult:
         try:

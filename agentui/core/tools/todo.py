@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView
 from agentui.core.workspace import Workspace
 
 
@@ -32,6 +35,17 @@ class TodoWrite(Tool[TodoWriteArgs]):
     )
     Args = TodoWriteArgs
     kind = "read"  # changes nothing outside the session, so it needs no permission
+    shown = "think"
+    opens = True
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return f"{len(arguments.get('todos') or [])} tasks"
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView("task list updated", todos=list(details.get("newTodos") or []))
+
     offered = False  # the task tools replace it (Claude Code 2.1); offered again to a session that used it
 
     def __init__(self, workspace: Workspace) -> None:

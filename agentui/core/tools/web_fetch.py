@@ -5,13 +5,15 @@ costs the conversation only the answer. Results and `toolUseResult` as Claude Co
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field, field_validator
 
 from agentui.core.safety.permissions.web import url_host
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.views import ResultView
 
 if TYPE_CHECKING:
     from agentui.core.safety.permissions.gate import Verdict
@@ -61,6 +63,20 @@ class WebFetch(Tool[Any]):
     )
     Args = WebFetchArgs
     kind = "read"
+    shown = "fetch"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return str(arguments.get("url") or "")
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        if details.get("redirect"):
+            return ResultView(f"redirects to {details['redirect']}")
+        size = details.get("bytes")
+        if size is None:
+            return ResultView("done")
+        return ResultView(f"{details.get('code', '')} · {size / 1024:,.1f} KB read".strip(" ·"))
 
     def __init__(self, gate: WebGate, answer: Answerer | None) -> None:
         self.gate = gate

@@ -5,8 +5,9 @@ such search: the tool is not offered there, and a call says so in one sentence."
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -53,6 +54,11 @@ class WebSearch(Tool[Any]):
     )
     Args = WebSearchArgs
     kind = "read"
+    shown = "fetch"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return str(arguments.get("query") or "")
 
     def __init__(self, search: Searcher | None, provider: str) -> None:
         self.search = search

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -10,6 +12,7 @@ from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
+from agentui.core.tools.views import ResultView, change_result, shown_path
 from agentui.core.workspace import Workspace
 
 
@@ -26,6 +29,20 @@ class Write(Tool[WriteArgs]):
     )
     Args = WriteArgs
     kind = "write"
+    shown = "edit"
+    opens = True
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return shown_path(arguments.get("file_path"), cwd)
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return change_result(details)
+
+    @classmethod
+    def change(cls, arguments: Mapping[str, Any], current: str | None) -> tuple[str, str] | None:
+        return current or "", str(arguments.get("content", ""))
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

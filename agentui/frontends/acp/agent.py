@@ -24,7 +24,7 @@ from agentui.api import (
     SessionError,
     SessionRequest,
     Settings,
-    call_summary,
+    describe_call,
     image_from_bytes,
     open_conversation,
 )
@@ -51,11 +51,6 @@ MODES = {
     "plan": ("Plan", "Read-only: the agent looks and plans, and changes nothing"),
     "bypassPermissions": ("Bypass permissions", "Everything runs but what deny rules forbid"),
 }
-_KINDS: dict[str, schema.ToolKind] = {
-    "Read": "read", "NotebookRead": "read", "Write": "edit", "Edit": "edit", "NotebookEdit": "edit",
-    "Grep": "search", "Glob": "search", "Bash": "execute", "WebFetch": "fetch", "WebSearch": "fetch",
-    "TaskCreate": "think", "TaskUpdate": "think", "TodoWrite": "think", "ExitPlanMode": "switch_mode",
-}  # fmt: skip
 _STOPS: dict[str, schema.StopReason] = {
     "end_turn": "end_turn",
     "max_turns": "max_turn_requests",
@@ -219,7 +214,7 @@ class AcpAgent:
                 )
             )
         options.append(schema.PermissionOption(option_id="reject_once", name="No", kind="reject_once"))
-        title = f"{event.tool_name}: {call_summary(event.tool_name, event.input, conversation.root)}"
+        title = f"{event.tool_name}: {describe_call(event.tool_name, event.input, conversation.root).title}"
         tool_call = schema.ToolCallUpdate(
             tool_call_id=event.tool_call_id, title=title[:200], status="pending", raw_input=event.input
         )
@@ -253,13 +248,13 @@ def _tool_done(call_id: str, content: Any, is_error: bool, raw_output: dict[str,
 def _tool_start(
     call_id: str, name: str, arguments: dict[str, Any], root: Path, status: schema.ToolCallStatus = "in_progress"
 ) -> Any:
-    title = f"{name} {call_summary(name, arguments, root)}".strip()
-    path = arguments.get("file_path") or arguments.get("notebook_path")
-    locations = [schema.ToolCallLocation(path=str(path))] if isinstance(path, str) and path else None
+    view = describe_call(name, arguments, root)
+    title = f"{name} {view.title}".strip()
+    locations = [schema.ToolCallLocation(path=path) for path in view.locations] or None
     return acp.start_tool_call(
         call_id,
         title[:200],
-        kind=_KINDS.get(name, "other"),
+        kind=view.shown,
         status=status,
         locations=locations,
         raw_input=arguments,

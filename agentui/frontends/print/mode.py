@@ -26,6 +26,7 @@ from agentui.api import (
     RunResult,
     SessionRequest,
     Settings,
+    describe_call,
     limit_reached,
     list_sessions,
     open_conversation,
@@ -58,17 +59,17 @@ CANNOT_ASK = (
 )
 
 NO_ONE_ANSWERS = {
-    "AskUserQuestion": (
+    "questions": (
         "agentui is running without a screen (-p), so no one can answer questions; go on with your best judgment and "
         "say what you assumed."
     ),
-    "ExitPlanMode": (
+    "plan": (
         "agentui is running without a screen (-p), so no one can approve the plan and nothing may be changed: end "
         "with the plan as your answer. The user can let plans go ahead with --allowedTools ExitPlanMode or another "
         "--permission-mode."
     ),
 }
-"""What the model is told when print mode cannot put a question or a plan to anyone."""
+"""What the model is told when print mode cannot put a question or a plan to anyone (by what the call asks)."""
 
 RESTARTED = "[agentui: the answer above was cut off and is given again in full below]"
 
@@ -317,7 +318,7 @@ def _listen(
     def deny_asks(event: Event) -> None:
         if isinstance(event, PermissionRequest):
             fallback = f"{CANNOT_ASK} It needed permission because {event.reason}."
-            message = NO_ONE_ANSWERS.get(event.tool_name, fallback)
+            message = NO_ONE_ANSWERS.get(describe_call(event.tool_name, event.input).asks, fallback)
             conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
 
     conversation.on(deny_asks)

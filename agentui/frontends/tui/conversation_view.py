@@ -327,10 +327,12 @@ class ConversationView:
 
     async def run_shell(self, command: str) -> None:
         """`!command`: the person's own command, run at once; its output joins the conversation as context."""
+        from agentui.api import SHELL_TOOL
+
         if self.conversation is None:
             return
         self.transcript.add(UserPrompt(f"! {command}", context=True))
-        block = self.transcript.add(ToolBlock("shell", "Bash", self.conversation.root))
+        block = self.transcript.add(ToolBlock("shell", SHELL_TOOL, self.conversation.root))
         block.set_arguments({"command": command})
         block.start()
         outcome = await self.conversation.run_shell(command, block.progress)

@@ -97,6 +97,7 @@ def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) ->
 
 def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:
     """The widgets of one part of `history`, complete before they are mounted (one layout pass for them)."""
+    from agentui.api import SHELL_TOOL
     from agentui.api.messages import was_refused
     from agentui.frontends.tui.widgets.answer import AssistantText, CompactionMark
 
@@ -110,7 +111,7 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
         return [AssistantText(item)]
     if kind == "shell":
         command, output = item
-        own = ToolBlock(f"shell-{id(item)}", "Bash", cwd)
+        own = ToolBlock(f"shell-{id(item)}", SHELL_TOOL, cwd)
         own.set_arguments({"command": command})
         own.finish(output, False, {})
         return [UserPrompt(f"! {command}", context=True), own]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
+from agentui.api import describe_call
 from agentui.frontends.tui.attention import call_attention
 
 if TYPE_CHECKING:
@@ -19,11 +20,12 @@ if TYPE_CHECKING:
 
 def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionDecision]:
     """The dialog that asks: the model's questions, its plan, or the permission question for any other call."""
-    if request.tool_name == "AskUserQuestion":
+    asks = describe_call(request.tool_name, request.input, cwd).asks
+    if asks == "questions":
         from agentui.frontends.tui.screens.question import QuestionScreen
 
         return QuestionScreen(request)
-    if request.tool_name == "ExitPlanMode":
+    if asks == "plan":
         from agentui.frontends.tui.screens.plan_approval import PlanApproval
 
         return PlanApproval(request, cwd)
@@ -65,8 +67,9 @@ class PermissionQueue:
             tool.ask()
         self._asking = dialog_for(request, conversation.root)
         app.push_screen(self._asking, lambda decision: self._answered(request, decision))
-        said = {"AskUserQuestion": "the model has questions for you", "ExitPlanMode": "the plan is ready for you"}
-        call_attention(app, said.get(request.tool_name, f"{request.tool_name} is waiting for your answer"))
+        said = {"questions": "the model has questions for you", "plan": "the plan is ready for you"}
+        asks = describe_call(request.tool_name, request.input).asks
+        call_attention(app, said.get(asks, f"{request.tool_name} is waiting for your answer"))
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer

@@ -16,41 +16,20 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from agentui.api import call_summary
+from agentui.api import describe_call, proposed_change
 from agentui.api.events import PermissionDecision, PermissionRequest
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
-
-PREVIEW_BYTES = 1_000_000
 
 
 def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
     """What exactly would happen: the command, the change as a diff, or the arguments."""
-    arguments = request.input
-    if request.tool_name == "Bash":
-        return Content(str(arguments.get("command", "")))
-    if request.tool_name == "Edit":
-        old, new = str(arguments.get("old_string", "")), str(arguments.get("new_string", ""))
-        existing = _current(arguments, cwd)
-        if existing is not None and old and old in existing:  # the change in the file, by the file's line numbers
-            count = -1 if arguments.get("replace_all") else 1
-            return render_patch(patch_from_strings(existing, existing.replace(old, new, count)), max_lines=60)
-        return render_patch(patch_from_strings(old, new), max_lines=60)
-    if request.tool_name == "Write":
-        existing = _current(arguments, cwd) or ""
-        return render_patch(patch_from_strings(existing, str(arguments.get("content", ""))), max_lines=60)
-    return Content(json.dumps(arguments, indent=2, ensure_ascii=False))
-
-
-def _current(arguments: dict[str, object], cwd: Path) -> str | None:
-    """The text of the file a call names, as it is now (None if it is missing, unreadable or too large)."""
-    target = Path(str(arguments.get("file_path", "")))
-    target = target if target.is_absolute() else cwd / target
-    try:
-        if target.is_file() and target.stat().st_size <= PREVIEW_BYTES:
-            return target.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        pass
-    return None
+    view = describe_call(request.tool_name, request.input, cwd)
+    if view.command is not None:
+        return Content(view.command)
+    change = proposed_change(request.tool_name, request.input, cwd)
+    if change is not None:
+        return render_patch(patch_from_strings(*change), max_lines=60)
+    return Content(json.dumps(request.input, indent=2, ensure_ascii=False))
 
 
 class PermissionScreen(ModalScreen[PermissionDecision]):
@@ -74,11 +53,11 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         rules = ", ".join(request.suggestions) or request.tool_name
         with Vertical(id="dialog") as dialog:
             branch = f"attempt {request.loop_id} · " if request.loop_id else ""  # (which of parallel attempts asks)
-            summary = call_summary(request.tool_name, request.input, self._cwd)
-            dialog.border_title = f"{branch}{request.tool_name}: {summary}"[:100]
+            view = describe_call(request.tool_name, request.input, self._cwd)
+            dialog.border_title = f"{branch}{request.tool_name}: {view.title}"[:100]
             yield Static(Content(request.reason[:1].upper() + request.reason[1:] + "."), id="reason")
-            if request.tool_name == "Bash" and request.input.get("description"):
-                yield Static(Content(f"What it is for: {request.input['description']}"), classes="choice")
+            if view.purpose:
+                yield Static(Content(f"What it is for: {view.purpose}"), classes="choice")
             with VerticalScroll(id="preview"):
                 yield Static(preview(request, self._cwd))
             yield Static(Text.assemble(("  y 1 ", "bold"), "Yes, once"), classes="choice")

@@ -1,6 +1,7 @@
 """A tool call on screen, updated in place: name and a one-line summary, a spinner while it runs, live output
-(Bash), then the result: a diff for Edit and Write, counts for Read, Grep and Glob, the list for TodoWrite.
-Collapsed by default, expanded on error; Enter or a click toggles it. Output is plain text, never Markdown."""
+(a command's), then the result as the tool describes it (`agentui.api.describe_result`): its one line, and under
+it the change as a diff, the task list, or the output. Collapsed by default, open where the tool says its result
+is worth seeing, expanded on error; Enter or a click toggles it. Output is plain text, never Markdown."""
 
 from __future__ import annotations
 
@@ -16,101 +17,13 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Log, Static
 
-from agentui.api import call_summary
-from agentui.frontends.tui.widgets.diff_view import DiffView, count_changes
+from agentui.api import CallView, ResultView, describe_call, describe_result, result_text
+from agentui.frontends.tui.widgets.diff_view import DiffView
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_RESULT_LINES = 60
-BASH_SHOWN_LINES = 12
-SHOWN_OPEN = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "Bash", "TodoWrite"})
+TAIL_LINES = 12
 _STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", "denied": "⊘"}
-
-
-def _text_of(content: Any) -> str:
-    return content if isinstance(content, str) else "\n".join(getattr(b, "text", "[image]") for b in content or [])
-
-
-def result_summary(name: str, content: Any, is_error: bool, details: dict[str, Any], denied: bool = False) -> str:
-    from agentui.api.messages import REFUSED
-
-    text = _text_of(content)
-    if denied:  # (the person's own words in full, not the sentence written for the model)
-        said = text.partition("The user said: ")[2].strip()
-        if said:
-            return f"denied — you said: {said}"
-        return "denied" if text.startswith(REFUSED) else f"denied: {text.strip()}"
-    if is_error and text.startswith("Interrupted by user"):
-        return "stopped (Esc)"  # the run's own "Interrupted." line says the rest
-    if is_error:
-        return text.splitlines()[0][:200] if text.strip() else "failed"
-    if details.get("type") == "file_unchanged":  # (not sent again: the model has it)
-        return "unchanged since last read"
-    if details.get("type") == "unchanged":
-        return "same as the earlier search"
-    if name == "Read":
-        if details.get("type") == "image":
-            return "image"
-        found = details.get("file")
-        read: dict[str, Any] = found if isinstance(found, dict) else {}
-        if details.get("type") == "notebook" and isinstance(read.get("cells"), list):
-            count = len(read["cells"])
-            return f"{count} cell{'' if count == 1 else 's'}"
-        if isinstance(read.get("content"), str):  # (Claude Code's shape: the lines as they are in the file)
-            return f"{len(read['content'].splitlines())} lines"
-        lines = details.get("numLines") or read.get("numLines")
-        return f"{lines if lines is not None else len(text.splitlines())} lines"
-    if name in ("Edit", "Write"):
-        if "structuredPatch" not in details:
-            return "done"
-        added, removed = count_changes(display_patch(details))
-        verb = "created" if details.get("type") == "create" else "changed"
-        return f"{verb}: +{added} −{removed}"
-    if name in ("Grep", "Glob"):
-        count = details.get("numFiles", 0)
-        return f"{count} file{'' if count == 1 else 's'}"
-    if name == "Bash" and details.get("backgroundTaskId"):
-        moved = "sent to the background" if details.get("backgroundedByUser") else "running in the background"
-        return f"{moved} as {details['backgroundTaskId']}"
-    if name in ("TaskOutput", "BashOutput"):
-        task = details.get("task") or details
-        status = task.get("status")
-        lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
-        return f"{status} · {lines} new line{'' if lines == 1 else 's'}" if status else "done"
-    if name in ("TaskStop", "KillShell", "KillBash"):
-        return "stopped"
-    if name == "TaskCreate":
-        return f"task #{(details.get('task') or {}).get('id', '?')} created"
-    if name == "TaskList":
-        count = len(details.get("tasks") or [])
-        return f"{count} task{'' if count == 1 else 's'}"
-    if name == "Bash":
-        code = details.get("exitCode")
-        lines = len(str(details.get("stdout") or text).splitlines())
-        plural = "" if lines == 1 else "s"
-        return f"exit {code} · {lines} line{plural}" if code else f"{lines} line{plural} of output"
-    if name == "TodoWrite":
-        return "task list updated"
-    if name == "WebFetch":
-        if details.get("redirect"):
-            return f"redirects to {details['redirect']}"
-        size = details.get("bytes")
-        return f"{details.get('code', '')} · {size / 1024:,.1f} KB read".strip(" ·") if size is not None else "done"
-    if name == "ExitPlanMode":
-        return "plan approved"
-    if name == "AskUserQuestion":
-        answers = details.get("answers") or {}
-        return "; ".join(str(a) for a in answers.values())[:200] or "answered"
-    return "done"
-
-
-def display_patch(details: dict[str, Any]) -> list[dict[str, Any]]:
-    """The change a Write or Edit made, to show: its structured patch, or for a new file (which Claude Code 2.1
-    records with an empty patch) all of its content as added lines."""
-    patch = details.get("structuredPatch") or []
-    if patch or details.get("type") != "create":
-        return list(patch)
-    lines = str(details.get("content") or "").splitlines()
-    return [{"oldStart": 0, "oldLines": 0, "newStart": 1, "newLines": len(lines), "lines": [f"+{x}" for x in lines]}]
 
 
 TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
@@ -149,6 +62,7 @@ class ToolBlock(Vertical):
         self.tool_name = name
         self.arguments: dict[str, Any] = {}
         self._cwd = cwd
+        self.view: CallView = describe_call(name, {}, cwd)
         self._summary = ""
         self._result = ""
         self._frame = 0
@@ -175,7 +89,8 @@ class ToolBlock(Vertical):
 
     def set_arguments(self, arguments: dict[str, Any]) -> None:
         self.arguments = arguments
-        self._summary = call_summary(self.tool_name, arguments, self._cwd)
+        self.view = describe_call(self.tool_name, arguments, self._cwd)
+        self._summary = self.view.title
         self._refresh_header()
 
     def ask(self) -> None:
@@ -200,17 +115,16 @@ class ToolBlock(Vertical):
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        patch = display_patch(details)
-        self.copy_text = (
-            "\n".join(line for hunk in patch for line in hunk.get("lines", [])) if patch else _text_of(content)
-        )
+        shown = describe_result(self.tool_name, content, is_error, details, denied)
+        text = result_text(content)
+        self.copy_text = "\n".join(line for hunk in shown.patch for line in hunk.get("lines", [])) or text
         self.state = "denied" if denied else ("error" if is_error else "done")
-        self._result = result_summary(self.tool_name, content, is_error, details, denied)
+        self._result = shown.summary
         if details.get("interrupted") and self._log is not None:
             self.expanded = True  # the output so far stays where it was, under "interrupted" once
             self._refresh_header()
             return
-        widgets = self._result_widgets(content, is_error, details)
+        widgets = self._result_widgets(shown, text, is_error)
         if self._composed:
             self._body.remove_children()
             self._body.mount_all(widgets)
@@ -219,22 +133,20 @@ class ToolBlock(Vertical):
         self._log = None
         # What a person wants to see without asking: the change an edit made, a command's output, the task list,
         # an error in full. Reads and searches stay one line (Enter opens them).
-        text = _text_of(content).strip()
-        shows = self.tool_name in SHOWN_OPEN and bool(text or display_patch(details))
-        more = is_error and text != self._result  # an error longer than its one line in the header
+        shows = self.view.opens and bool(text.strip() or shown.patch)
+        more = is_error and text.strip() != self._result  # an error longer than its one line in the header
         self.expanded = not denied and (more or (shows and not is_error))
         self._refresh_header()
 
-    def _result_widgets(self, content: Any, is_error: bool, details: dict[str, Any]) -> list[Any]:
-        patch = display_patch(details)
-        if patch and not is_error:
-            return [DiffView(patch)]
-        if self.tool_name == "TodoWrite" and not is_error:
-            return [Static(todo_text(details.get("newTodos") or []))]
-        lines = _text_of(content).splitlines()
-        if self.tool_name == "Bash" and not is_error and len(lines) > BASH_SHOWN_LINES:
+    def _result_widgets(self, shown: ResultView, text: str, is_error: bool) -> list[Any]:
+        if shown.patch and not is_error:
+            return [DiffView(shown.patch)]
+        if shown.todos is not None and not is_error:
+            return [Static(todo_text(shown.todos))]
+        lines = text.splitlines()
+        if self.view.tail and not is_error and len(lines) > TAIL_LINES:
             # the end of a command's output is what matters (the test summary, the error)
-            lines = [f"… {len(lines) - BASH_SHOWN_LINES} earlier lines", *lines[-BASH_SHOWN_LINES:]]
+            lines = [f"… {len(lines) - TAIL_LINES} earlier lines", *lines[-TAIL_LINES:]]
         elif len(lines) > MAX_RESULT_LINES:
             lines = [*lines[:MAX_RESULT_LINES], f"… {len(lines) - MAX_RESULT_LINES} more lines"]
         return [Static(Content("\n".join(lines)))]
