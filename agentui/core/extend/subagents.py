@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
@@ -120,12 +121,31 @@ class TaskArgs(ToolArgs):
     )
 
 
+class AgentDetails(TypedDict):
+    """Claude Code's shape, then agentui's own (the child's turns and why it stopped)."""
+
+    status: str
+    prompt: str
+    agentId: str
+    agentType: str
+    content: list[dict[str, str]]
+    resolvedModel: str
+    totalDurationMs: int
+    totalTokens: int
+    totalToolUseCount: int
+    usage: dict[str, Any]
+    subagentType: str
+    turns: int
+    stop: str
+
+
 class Task(Tool[TaskArgs]):
     """Claude Code 2.1 calls it Agent; 2.0 called it Task, which sessions and some models still use."""
 
     name = "Agent"
     aliases = ("Task",)
     Args = TaskArgs
+    Details = AgentDetails
     kind = "read"  # the Task call itself changes nothing: every tool call the child makes is checked on its own
 
     @classmethod
@@ -203,7 +223,7 @@ class Task(Tool[TaskArgs]):
             if writer is not None:
                 writer.close()
         usage = result.usage
-        details: dict[str, Any] = {  # Claude Code's shape, then agentui's own
+        details: AgentDetails = {
             "status": "completed" if result.stop == "end_turn" else "failed",
             "prompt": args.prompt,
             "agentId": agent_id,

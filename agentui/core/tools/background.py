@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.background import BackgroundShell, BackgroundShells
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -37,6 +38,45 @@ class BashOutputArgs(ToolArgs):
 
 
 class KillShellArgs(ToolArgs):
+    shell_id: str
+
+
+class BackgroundTask(TypedDict):
+    task_id: str
+    task_type: str
+    status: str
+    description: str
+    output: str
+    """What it printed since the last read."""
+    exitCode: int | None
+
+
+class TaskOutputDetails(TypedDict):
+    retrieval_status: str
+    task: BackgroundTask
+
+
+class TaskStopDetails(TypedDict):
+    message: str
+    task_id: str
+    task_type: str
+    command: str
+
+
+class BashOutputDetails(TypedDict):
+    shellId: str
+    command: str
+    status: str
+    exitCode: int | None
+    stdout: str
+    stderr: str
+    stdoutLines: int
+    stderrLines: int
+    timestamp: str
+
+
+class KillShellDetails(TypedDict):
+    message: str
     shell_id: str
 
 
@@ -69,6 +109,7 @@ class TaskOutput(_ShellTool):
         "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
     )
     Args = TaskOutputArgs
+    Details = TaskOutputDetails
 
     @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
@@ -101,7 +142,7 @@ class TaskOutput(_ShellTool):
         if new.skipped:
             output = f"[{new.skipped:,} earlier bytes of new output are in {shell.output_path}]\n{output}"
         parts.append(f"<output>\n{output}\n</output>" if output else "<output>(no new output)</output>")
-        details = {
+        details: TaskOutputDetails = {
             "retrieval_status": retrieval,
             "task": {
                 "task_id": shell.id,
@@ -119,6 +160,7 @@ class TaskStop(_ShellTool):
     name = "TaskStop"
     description = "Stop a background task (a Bash command run with run_in_background) and everything it started."
     Args = TaskStopArgs
+    Details = TaskStopDetails
 
     @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
@@ -135,7 +177,7 @@ class TaskStop(_ShellTool):
             return ToolResult.error(f"Task {shell.id} is not running (status: {shell.status}), so it cannot be stopped")
         await self.shells.stop(shell)
         message = f"Successfully stopped task: {shell.id} ({shell.command})"
-        details = {"message": message, "task_id": shell.id, "task_type": "local_bash", "command": shell.command}
+        details = TaskStopDetails(message=message, task_id=shell.id, task_type="local_bash", command=shell.command)
         return ToolResult(json.dumps(details, separators=(",", ":")), details)  # (Claude Code's model reads the JSON)
 
 
@@ -145,6 +187,7 @@ class BashOutput(_ShellTool):
     name = "BashOutput"
     description = "Read new output of a background Bash shell (Claude Code 2.0's name; prefer TaskOutput)."
     Args = BashOutputArgs
+    Details = BashOutputDetails
     offered = False
 
     @classmethod
@@ -172,7 +215,7 @@ class BashOutput(_ShellTool):
         if text:
             parts.append(f"<stdout>\n{text}\n</stdout>")
         parts.append(f"<timestamp>{now}</timestamp>")
-        details = {
+        details: BashOutputDetails = {
             "shellId": shell.id,
             "command": shell.command,
             "status": shell.status,
@@ -193,6 +236,7 @@ class KillShell(_ShellTool):
     aliases = ("KillBash",)
     description = "Stop a background Bash shell (Claude Code 2.0's name; prefer TaskStop)."
     Args = KillShellArgs
+    Details = KillShellDetails
     offered = False
 
     @classmethod
@@ -206,5 +250,7 @@ class KillShell(_ShellTool):
         if shell.status != "running":
             return ToolResult.error(f"Shell {shell.id} is not running, so cannot be killed (status: {shell.status})")
         await self.shells.stop(shell)
-        details = {"message": f"Successfully killed shell: {shell.id} ({shell.command})", "shell_id": shell.id}
+        details = KillShellDetails(
+            message=f"Successfully killed shell: {shell.id} ({shell.command})", shell_id=shell.id
+        )
         return ToolResult(json.dumps(details), details)

@@ -37,7 +37,7 @@ class ToolResult:
     """`content` goes to the model; `details` goes to the UI and the session's `toolUseResult`, never the model."""
 
     content: str | list[ResultBlock]
-    details: dict[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
     is_error: bool = False
     cached: bool = False
     """Answered from the results the model already holds, without running the tool."""
@@ -74,6 +74,9 @@ class Tool(Generic[ArgsT]):
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[ToolArgs]]
+    Details: ClassVar[Any] = dict[str, Any]
+    """The shape of its successful results' `details` (a TypedDict, or a union of them by kind of result), which the
+    session records as the call's `toolUseResult`: Claude Code's shape where it has one, then agentui's own keys."""
     kind: ClassVar[ToolKind]
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other names the tool answers to (Claude Code 2.0's, in sessions and from models that learned them)."""

@@ -21,9 +21,10 @@ import shutil
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NotRequired
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.process_groups import end_leftovers, start_group, stop_group
 from agentui.core.safety.confined import Confined
@@ -64,6 +65,26 @@ class BashArgs(ToolArgs):
     )
 
 
+class BashDetails(TypedDict):
+    """Claude Code's fields (its stdout has no final line break), then agentui's; a background command's have only
+    the first five and `backgroundTaskId`."""
+
+    stdout: str
+    stderr: str
+    interrupted: bool
+    isImage: bool
+    noOutputExpected: bool
+    exitCode: NotRequired[int | None]
+    truncated: NotRequired[bool]
+    outputFile: NotRequired[str | None]
+    """Where the whole output is, when what the model was given was cut."""
+    cwd: NotRequired[str]
+    sandboxed: NotRequired[bool]
+    guarded: NotRequired[bool]
+    backgroundTaskId: NotRequired[str]
+    backgroundedByUser: NotRequired[bool]
+
+
 class Bash(Tool[BashArgs]):
     name = "Bash"
     description = (
@@ -74,6 +95,7 @@ class Bash(Tool[BashArgs]):
         "run_in_background and read its output with TaskOutput. Prefer Read, Grep and Glob to cat, grep and find."
     )
     Args = BashArgs
+    Details = BashDetails
     kind = "execute"
     shown = "execute"
     opens = True
@@ -175,7 +197,7 @@ class Bash(Tool[BashArgs]):
             notes.insert(0, f"Exit code {code}")
         text = output.rstrip("\n") or ("(no output)" if not notes else "")
         content = "\n".join(part for part in [text, *notes] if part)
-        details = {  # Claude Code's fields first (its stdout has no final line break), then agentui's
+        details: BashDetails = {
             "stdout": output.rstrip("\n"),
             "stderr": "",
             "interrupted": timed_out is not None,
@@ -383,9 +405,9 @@ async def _exits_or_detaches(process: asyncio.subprocess.Process, detach: asynci
     raise TimeoutError
 
 
-def _background_details(shell_id: str, sandboxed: bool, *, by_user: bool = False) -> dict[str, Any]:
+def _background_details(shell_id: str, sandboxed: bool, *, by_user: bool = False) -> BashDetails:
     """toolUseResult as Claude Code writes it for a background command."""
-    details: dict[str, Any] = {
+    details: BashDetails = {
         "stdout": "",
         "stderr": "",
         "interrupted": False,

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
-from agentui.core.tools.views import ResultView, change_result, shown_path
+from agentui.core.tools.views import Hunk, ResultView, change_result, shown_path
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
 
@@ -28,6 +29,16 @@ class EditArgs(ToolArgs):
     replace_all: bool = Field(default=False, description="Replace every occurrence of old_string (default false)")
 
 
+class EditDetails(TypedDict):
+    filePath: str
+    oldString: str
+    newString: str
+    originalFile: str
+    structuredPatch: list[Hunk]
+    replaceAll: bool
+    userModified: bool
+
+
 class Edit(Tool[EditArgs]):
     name = "Edit"
     description = (
@@ -36,6 +47,7 @@ class Edit(Tool[EditArgs]):
         "An empty old_string on a file that does not exist creates it."
     )
     Args = EditArgs
+    Details = EditDetails
     kind = "write"
     shown = "edit"
     opens = True
@@ -111,17 +123,17 @@ class Edit(Tool[EditArgs]):
         return ToolResult(content=f"{summary}\n{snippet}", details=_details(path, args, text, updated))
 
 
-def _details(path: Path, args: EditArgs, before: str, after: str) -> dict[str, object]:
+def _details(path: Path, args: EditArgs, before: str, after: str) -> EditDetails:
     before, after = for_display(before), for_display(after)
-    return {
-        "filePath": str(path),
-        "oldString": args.old_string,
-        "newString": args.new_string,
-        "originalFile": before,
-        "structuredPatch": structured_patch(before, after),
-        "replaceAll": args.replace_all,
-        "userModified": False,
-    }
+    return EditDetails(
+        filePath=str(path),
+        oldString=args.old_string,
+        newString=args.new_string,
+        originalFile=before,
+        structuredPatch=structured_patch(before, after),
+        replaceAll=args.replace_all,
+        userModified=False,
+    )
 
 
 def _occurrences(text: str, needle: str) -> list[int]:

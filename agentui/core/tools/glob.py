@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import glob_spec
@@ -25,6 +26,15 @@ class GlobArgs(ToolArgs):
     path: str | None = Field(default=None, description="The directory to search in (default: the project root)")
 
 
+class GlobDetails(TypedDict):
+    filenames: list[str]
+    durationMs: int
+    numFiles: int
+    truncated: bool
+    totalMatches: int
+    countIsComplete: bool
+
+
 class Glob(Tool[GlobArgs]):
     name = "Glob"
     description = (
@@ -32,6 +42,7 @@ class Glob(Tool[GlobArgs]):
         "Respects .gitignore. Use it to find files by name; use Grep to search their contents."
     )
     Args = GlobArgs
+    Details = GlobDetails
     kind = "read"
     shown = "search"
 
@@ -65,7 +76,7 @@ class Glob(Tool[GlobArgs]):
                 if spec.match_file(p.relative_to(start).as_posix()) and not ws.hidden(p)
             )
         )
-        details = {  # (Claude Code's shape)
+        details: GlobDetails = {  # (Claude Code's shape)
             "filenames": [ws.display(path) for path in matches[:MAX_RESULTS]],
             "durationMs": round((time.monotonic() - started) * 1000),
             "numFiles": len(matches),

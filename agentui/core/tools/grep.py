@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import ConfigDict, Field
+from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import FileFilter, type_globs
@@ -50,6 +51,17 @@ class GrepArgs(ToolArgs):
     head_limit: int | None = Field(default=None, ge=1, description="Show only the first N lines or entries")
 
 
+class GrepDetails(TypedDict):
+    """Claude Code's shape (the lines themselves in content mode), and which engine searched."""
+
+    mode: str
+    numFiles: int
+    filenames: list[str]
+    content: NotRequired[str]
+    numLines: NotRequired[int]
+    backend: str
+
+
 class Grep(Tool[GrepArgs]):
     name = "Grep"
     description = (
@@ -57,6 +69,7 @@ class Grep(Tool[GrepArgs]):
         "files. Narrow with glob or type; output_mode chooses matching lines, file paths (default) or counts."
     )
     Args = GrepArgs
+    Details = GrepDetails
     kind = "read"
     shown = "search"
 
@@ -117,7 +130,7 @@ class Grep(Tool[GrepArgs]):
         return ToolResult(content=text, details=_details(args.output_mode, hits, text, ws, self.backend))
 
 
-def _details(mode: str, hits: list[FileHits], text: str, ws: Workspace, backend: str) -> dict[str, Any]:
+def _details(mode: str, hits: list[FileHits], text: str, ws: Workspace, backend: str) -> GrepDetails:
     """Claude Code's `toolUseResult` of a Grep (and which engine searched, for agentui's own readers)."""
     if mode == "content":
         return {"mode": mode, "numFiles": 0, "filenames": [], "content": text, "numLines": len(text.splitlines()),

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.atomic_write import atomic_write
 from agentui.core.errors import AgentuiError
@@ -131,6 +132,20 @@ class NotebookEditArgs(ToolArgs):
     edit_mode: Literal["replace", "insert", "delete"] = Field(default="replace")
 
 
+class NotebookEditDetails(TypedDict):
+    new_source: str
+    old_source: NotRequired[str]
+    """The cell's source before (not for an inserted cell)."""
+    cell_type: str
+    language: str
+    edit_mode: Literal["replace", "insert", "delete"]
+    cell_id: str
+    error: str
+    notebook_path: str
+    original_file: str
+    updated_file: str
+
+
 class NotebookEdit(Tool[NotebookEditArgs]):
     name = "NotebookEdit"
     description = (
@@ -138,6 +153,7 @@ class NotebookEdit(Tool[NotebookEditArgs]):
         "code cell clears its outputs. Read the notebook first."
     )
     Args = NotebookEditArgs
+    Details = NotebookEditDetails
     kind = "write"
     shown = "edit"
     opens = True
@@ -172,17 +188,19 @@ class NotebookEdit(Tool[NotebookEditArgs]):
         atomic_write(path, updated.encode())
         ws.record_read(path)
         verb = {"replace": "Updated", "insert": "Inserted", "delete": "Deleted"}[args.edit_mode]
-        details = {"new_source": args.new_source} | ({"old_source": old_source} if old_source is not None else {})
-        details |= {
-            "cell_type": cell_type,
-            "language": language_of(notebook),
-            "edit_mode": args.edit_mode,
-            "cell_id": changed_id,
-            "error": "",
-            "notebook_path": str(path),
-            "original_file": raw.decode("utf-8", errors="replace"),
-            "updated_file": updated,
-        }
+        details = NotebookEditDetails(
+            new_source=args.new_source,
+            cell_type=cell_type,
+            language=language_of(notebook),
+            edit_mode=args.edit_mode,
+            cell_id=changed_id,
+            error="",
+            notebook_path=str(path),
+            original_file=raw.decode("utf-8", errors="replace"),
+            updated_file=updated,
+        )
+        if old_source is not None:
+            details["old_source"] = old_source
         return ToolResult(f"{verb} cell {changed_id} of {shown}.", details)
 
 

@@ -3,7 +3,7 @@ with no permission question and no protection between them and their files (it i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ class ShellOutcome:
 
     output: str
     is_error: bool
-    details: dict[str, Any]
+    details: Mapping[str, Any]
 
 
 async def run_person_command(

@@ -7,9 +7,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.events import PermissionMode
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -46,6 +47,13 @@ class ExitPlanModeArgs(ToolArgs):
     )
 
 
+class ExitPlanModeDetails(TypedDict):
+    plan: str
+    isAgent: bool
+    filePath: NotRequired[str]
+    """Where the approved plan was saved."""
+
+
 class ExitPlanMode(Tool[Any]):
     name = "ExitPlanMode"
     description = (
@@ -55,6 +63,7 @@ class ExitPlanMode(Tool[Any]):
         "in any other way: this tool is how the user approves it."
     )
     Args = ExitPlanModeArgs
+    Details = ExitPlanModeDetails
     kind = "read"
     shown = "switch_mode"
     asks = "plan"
@@ -84,7 +93,7 @@ class ExitPlanMode(Tool[Any]):
             if saved
             else ""
         )
-        details: dict[str, Any] = {"plan": args.plan, "isAgent": False}
+        details = ExitPlanModeDetails(plan=args.plan, isAgent=False)
         if saved:
             details["filePath"] = str(saved)
         return ToolResult(

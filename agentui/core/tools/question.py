@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.views import ResultView
@@ -36,6 +37,12 @@ class AskUserQuestionArgs(ToolArgs):
     answers: dict[str, str] | None = Field(default=None, description="Filled in by the user's answers; leave it out")
 
 
+class AskUserQuestionDetails(TypedDict):
+    questions: list[dict[str, Any]]
+    answers: dict[str, str]
+    """The person's answer to each question, by the question."""
+
+
 class AskUserQuestion(Tool[Any]):
     name = "AskUserQuestion"
     description = (
@@ -46,6 +53,7 @@ class AskUserQuestion(Tool[Any]):
         "presenting the plan, and not to approve the plan itself (ExitPlanMode does that)."
     )
     Args = AskUserQuestionArgs
+    Details = AskUserQuestionDetails
     kind = "read"
     asks = "questions"
 
@@ -74,5 +82,5 @@ class AskUserQuestion(Tool[Any]):
         said = ", ".join(f'"{question}"="{answer}"' for question, answer in answered)
         return ToolResult(
             f"User has answered your questions: {said}. You can now continue with the user's answers in mind.",
-            details={"questions": [q.model_dump(exclude_defaults=False) for q in args.questions], "answers": answers},
+            details=AskUserQuestionDetails(questions=[q.model_dump() for q in args.questions], answers=answers),
         )

@@ -11,9 +11,10 @@ import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
 from agentui.core.pdf import MAX_PAGES
@@ -48,6 +49,48 @@ class ReadArgs(ToolArgs):
     )
 
 
+class ReadFile(TypedDict):
+    filePath: str
+    content: str
+    """The lines read, as they are in the file."""
+    numLines: int
+    startLine: int
+    totalLines: int
+
+
+class TextRead(TypedDict):
+    type: Literal["text"]
+    file: ReadFile
+
+
+class NotebookFile(TypedDict):
+    filePath: str
+    cells: list[dict[str, Any]]
+
+
+class NotebookCells(TypedDict):
+    type: Literal["notebook"]
+    file: NotebookFile
+
+
+class PdfRead(TypedDict):
+    type: Literal["pdf"]
+    filePath: str
+    pages: str
+    numPages: int
+    size: int
+
+
+class ImageRead(TypedDict):
+    type: Literal["image"]
+    filePath: str
+    size: int
+
+
+ReadDetails = TextRead | NotebookCells | PdfRead | ImageRead
+"""A Read's `toolUseResult`, in Claude Code's shapes (by the kind of file)."""
+
+
 class Read(Tool[ReadArgs]):
     name = "Read"
     description = (
@@ -57,6 +100,7 @@ class Read(Tool[ReadArgs]):
         f"(up to {MAX_PAGES} at a time; choose them with pages). Read a file before editing or overwriting it."
     )
     Args = ReadArgs
+    Details = ReadDetails
     kind = "read"
     shown = "read"
 
@@ -149,7 +193,7 @@ class Read(Tool[ReadArgs]):
         except NotebookError:
             return None
         self.workspace.record_read(path, info)
-        details = {"type": "notebook", "file": {"filePath": str(path), "cells": recorded_cells(notebook)}}
+        details = NotebookCells(type="notebook", file={"filePath": str(path), "cells": recorded_cells(notebook)})
         return ToolResult(content=render_notebook(notebook), details=details)
 
     def _pdf(self, path: Path, data: bytes, pages: str | None, info: os.stat_result) -> ToolResult:
@@ -162,13 +206,7 @@ class Read(Tool[ReadArgs]):
         except PdfError as exc:
             return ToolResult.error(str(exc))
         self.workspace.record_read(path, info)
-        details = {
-            "type": "pdf",
-            "filePath": str(path),
-            "pages": found.span,
-            "numPages": found.total,
-            "size": info.st_size,
-        }
+        details = PdfRead(type="pdf", filePath=str(path), pages=found.span, numPages=found.total, size=info.st_size)
         following, until = found.last + 1, min(found.total, found.last + MAX_PAGES)
         after = str(following) if following == until else f"{following}-{until}"
         more = f" It has {found.total} pages; read others with pages (such as {after})." if following <= until else ""
@@ -185,10 +223,10 @@ class Read(Tool[ReadArgs]):
         data = base64.b64encode(path.read_bytes()).decode()
         self.workspace.record_read(path)
         block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
-        return ToolResult(content=[block], details={"filePath": str(path), "type": "image", "size": size})
+        return ToolResult(content=[block], details=ImageRead(type="image", filePath=str(path), size=size))
 
 
-def _file_details(path: Path, lines: list[str], start: int, more: bool, last: int, whole: str | None) -> dict[str, Any]:
+def _file_details(path: Path, lines: list[str], start: int, more: bool, last: int, whole: str | None) -> TextRead:
     """Claude Code's `toolUseResult` of a text Read: the lines read as they are in the file, and how many (counted as
     Claude Code counts them: a final line break ends an empty last line)."""
     content = "\n".join(line.split("\t", 1)[1] if "\t" in line else line for line in lines)
@@ -196,16 +234,9 @@ def _file_details(path: Path, lines: list[str], start: int, more: bool, last: in
     if ends:
         content += "\n"
     total = whole.count("\n") + 1 if whole is not None else last
-    return {
-        "type": "text",
-        "file": {
-            "filePath": str(path),
-            "content": content,
-            "numLines": len(content.split("\n")) if lines else 0,
-            "startLine": start,
-            "totalLines": total,
-        },
-    }
+    numbered = len(content.split("\n")) if lines else 0
+    read = ReadFile(filePath=str(path), content=content, numLines=numbered, startLine=start, totalLines=total)
+    return TextRead(type="text", file=read)
 
 
 def _stream_codec(codec: str, bom: bytes) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ConfigDict
+from typing_extensions import TypedDict
 
 from agentui.core.providers.base import ToolSpec
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -20,12 +21,18 @@ class AnyArgs(ToolArgs):
     model_config = ConfigDict(extra="allow")
 
 
+class StructuredOutputDetails(TypedDict):
+    structured_output: Any
+    """The answer, as the program's schema shapes it."""
+
+
 class StructuredOutput(Tool[Any]):
     name = "StructuredOutput"
     description = (
         "Return the final answer in the structured form the user's program asked for. Call it once, at the end."
     )
     Args = AnyArgs
+    Details = StructuredOutputDetails
     kind = "read"
     main_only = True
 
@@ -48,7 +55,9 @@ class StructuredOutput(Tool[Any]):
             where = ".".join(str(part) for part in exc.absolute_path) or "the output"
             return ToolResult.error(f"The output does not match the schema ({where}: {exc.message}); call it again.")
         self.value = value
-        return ToolResult("Structured output provided successfully", details={"structured_output": value})
+        return ToolResult(
+            "Structured output provided successfully", details=StructuredOutputDetails(structured_output=value)
+        )
 
 
 def check_schema(schema: Any) -> str | None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.events import TaskItem
 from agentui.core.task_board import TaskError
@@ -48,6 +49,27 @@ class TaskListArgs(ToolArgs):
     pass
 
 
+class TaskCreateDetails(TypedDict):
+    task: dict[str, str]
+    """Its id and subject."""
+
+
+class TaskUpdateDetails(TypedDict):
+    success: bool
+    taskId: str
+    updatedFields: list[str]
+    statusChange: NotRequired[dict[str, str]]
+    """The status before and after ("from", "to"), when it changed."""
+
+
+class TaskListDetails(TypedDict):
+    tasks: list[dict[str, Any]]
+
+
+class TaskGetDetails(TypedDict):
+    task: dict[str, Any]
+
+
 class _TaskTool(Tool[Any]):
     kind = "read"
 
@@ -63,6 +85,7 @@ class TaskCreate(_TaskTool):
         "to see where things stand."
     )
     Args = TaskCreateArgs
+    Details = TaskCreateDetails
     shown = "think"
 
     @classmethod
@@ -77,7 +100,7 @@ class TaskCreate(_TaskTool):
         task = self.workspace.tasks.create(args.subject, args.description, args.activeForm)
         return ToolResult(
             f"Task #{task.id} created successfully: {task.subject}",
-            details={"task": {"id": task.id, "subject": task.subject}},
+            details=TaskCreateDetails(task={"id": task.id, "subject": task.subject}),
         )
 
 
@@ -88,6 +111,7 @@ class TaskUpdate(_TaskTool):
         "description, activeForm, owner, or its dependencies (addBlocks, addBlockedBy). Give only what changes."
     )
     Args = TaskUpdateArgs
+    Details = TaskUpdateDetails
     shown = "think"
 
     @classmethod
@@ -101,7 +125,7 @@ class TaskUpdate(_TaskTool):
         except TaskError as exc:
             return ToolResult.error(str(exc), success=False, taskId=args.taskId)
         task_id = args.taskId.lstrip("#")
-        details: dict[str, Any] = {"success": True, "taskId": task_id, "updatedFields": fields}
+        details = TaskUpdateDetails(success=True, taskId=task_id, updatedFields=fields)
         if status_change:
             details["statusChange"] = status_change
         if task is None:
@@ -113,6 +137,7 @@ class TaskList(_TaskTool):
     name = "TaskList"
     description = "List every task with its id, status, owner and what blocks it."
     Args = TaskListArgs
+    Details = TaskListDetails
 
     @classmethod
     def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
@@ -126,7 +151,7 @@ class TaskList(_TaskTool):
         board = self.workspace.tasks
         tasks = board.tasks()
         if not tasks:
-            return ToolResult("No tasks found", {"tasks": []})
+            return ToolResult("No tasks found", TaskListDetails(tasks=[]))
         lines = []
         for task in tasks:
             line = f"#{task.id} [{task.status}] {task.subject}"
@@ -137,13 +162,14 @@ class TaskList(_TaskTool):
                 line += " [blocked by " + ", ".join(f"#{i}" for i in blockers) + "]"
             lines.append(line)
         listed = [_summary(task, board.open_blockers(task)) for task in tasks]
-        return ToolResult("\n".join(lines), {"tasks": listed})
+        return ToolResult("\n".join(lines), TaskListDetails(tasks=listed))
 
 
 class TaskGet(_TaskTool):
     name = "TaskGet"
     description = "Everything about one task: its description, status, owner and dependencies."
     Args = TaskGetArgs
+    Details = TaskGetDetails
 
     @classmethod
     def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
@@ -164,7 +190,7 @@ class TaskGet(_TaskTool):
             lines.append("Blocked by: " + ", ".join(f"#{i}" for i in task.blocked_by))
         if task.blocks:
             lines.append("Blocks: " + ", ".join(f"#{i}" for i in task.blocks))
-        details = {
+        details: TaskGetDetails = {
             "task": {
                 "id": task.id,
                 "subject": task.subject,

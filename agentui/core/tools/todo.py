@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.views import ResultView
@@ -27,6 +28,11 @@ class TodoWriteArgs(ToolArgs):
     todos: list[Todo] = Field(description="The whole updated task list")
 
 
+class TodoWriteDetails(TypedDict):
+    oldTodos: list[dict[str, Any]]
+    newTodos: list[dict[str, Any]]
+
+
 class TodoWrite(Tool[TodoWriteArgs]):
     name = "TodoWrite"
     description = (
@@ -34,6 +40,7 @@ class TodoWrite(Tool[TodoWriteArgs]):
         "before starting it (one at a time) and completed as soon as it is done."
     )
     Args = TodoWriteArgs
+    Details = TodoWriteDetails
     kind = "read"  # changes nothing outside the session, so it needs no permission
     shown = "think"
     opens = True
@@ -63,4 +70,4 @@ class TodoWrite(Tool[TodoWriteArgs]):
             f"Todo list updated: {counts['pending']} pending, {counts['in_progress']} in progress, "
             f"{counts['completed']} completed."
         )
-        return ToolResult(content=summary, details={"oldTodos": old, "newTodos": new})
+        return ToolResult(content=summary, details=TodoWriteDetails(oldTodos=old, newTodos=new))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import Field, field_validator
+from typing_extensions import TypedDict
 
 from agentui.core.safety.permissions.web import url_host
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -52,6 +53,19 @@ class WebFetchArgs(ToolArgs):
         return url.strip()
 
 
+class WebFetchDetails(TypedDict, total=False):
+    """The page's size and status and the answer; or, for a redirect to another host, where it leads."""
+
+    bytes: int
+    code: int
+    codeText: str
+    url: str
+    finalUrl: str
+    result: str
+    durationMs: int
+    redirect: str
+
+
 class WebFetch(Tool[Any]):
     name = "WebFetch"
     description = (
@@ -62,6 +76,7 @@ class WebFetch(Tool[Any]):
         "Prefer a more specific tool (an MCP server's) where one is available."
     )
     Args = WebFetchArgs
+    Details = WebFetchDetails
     kind = "read"
     shown = "fetch"
 
@@ -82,7 +97,7 @@ class WebFetch(Tool[Any]):
         self.gate = gate
         self.answer = answer
         """None: the page itself is the result (no model to ask, as in a bare tool registry)."""
-        self._cache: dict[str, tuple[float, str, dict[str, Any]]] = {}
+        self._cache: dict[str, tuple[float, str, WebFetchDetails]] = {}
 
     async def run(self, args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
         from agentui.core.web_page import FetchError
@@ -99,20 +114,20 @@ class WebFetch(Tool[Any]):
                 f"Original URL: {moved.url}\nRedirect URL: {moved.target}\nStatus: {moved.status}\n\n"
                 "To complete your request, fetch the content from the redirected URL with WebFetch again, with:\n"
                 f'- url: "{moved.target}"\n- prompt: "{args.prompt}"',
-                details={"code": moved.status, "url": moved.url, "redirect": moved.target},
+                details=WebFetchDetails(code=moved.status, url=moved.url, redirect=moved.target),
             )
         result = await self._answer(text, args.prompt)
         duration = round((time.monotonic() - started) * 1000)
-        return ToolResult(result, details={**details, "result": result, "durationMs": duration})
+        return ToolResult(result, details=WebFetchDetails(**details, result=result, durationMs=duration))
 
-    def _cached(self, url: str) -> tuple[str, dict[str, Any]] | None:
+    def _cached(self, url: str) -> tuple[str, WebFetchDetails] | None:
         found = self._cache.get(url)
         if found is None or time.monotonic() - found[0] > CACHE_SECONDS:
             self._cache.pop(url, None)
             return None
         return found[1], found[2]
 
-    async def _fetch(self, url: str) -> tuple[str, dict[str, Any]]:
+    async def _fetch(self, url: str) -> tuple[str, WebFetchDetails]:
         from agentui.core.web_page import Redirected, fetch_page, page_text
 
         page = await fetch_page(
@@ -121,7 +136,7 @@ class WebFetch(Tool[Any]):
         if isinstance(page, Redirected):
             raise _Redirect(page)
         text = page_text(page)
-        details = {"bytes": len(page.body), "code": page.status, "codeText": page.reason, "url": url}
+        details = WebFetchDetails(bytes=len(page.body), code=page.status, codeText=page.reason, url=url)
         if page.url != url:
             details["finalUrl"] = page.url
         self._cache[url] = (time.monotonic(), text, details)

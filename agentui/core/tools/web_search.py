@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field, model_validator
+from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 
@@ -44,6 +45,11 @@ class WebSearchArgs(ToolArgs):
         return self
 
 
+class WebSearchDetails(TypedDict):
+    query: str
+    results: list[dict[str, str]]
+
+
 class WebSearch(Tool[Any]):
     name = "WebSearch"
     description = (
@@ -53,6 +59,7 @@ class WebSearch(Tool[Any]):
         "things."
     )
     Args = WebSearchArgs
+    Details = WebSearchDetails
     kind = "read"
     shown = "fetch"
 
@@ -81,4 +88,4 @@ class WebSearch(Tool[Any]):
             return ToolResult.error(f"The web search failed ({found.error}).")
         links = json.dumps(found.links, ensure_ascii=False, separators=(",", ":"))
         text = f'Web search results for query: "{args.query}"\n\nLinks: {links}\n\n{found.text}\n\n\n{REMINDER}'
-        return ToolResult(text, details={"query": args.query, "results": found.links})
+        return ToolResult(text, details=WebSearchDetails(query=args.query, results=found.links))

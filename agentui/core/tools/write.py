@@ -4,21 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
-from agentui.core.tools.views import ResultView, change_result, shown_path
+from agentui.core.tools.views import Hunk, ResultView, change_result, shown_path
 from agentui.core.workspace import Workspace
 
 
 class WriteArgs(ToolArgs):
     file_path: str = Field(description="The path of the file to write (absolute, or relative to the project root)")
     content: str = Field(description="The complete new content of the file")
+
+
+class WriteDetails(TypedDict):
+    """Claude Code's shape: a new file's patch is empty (readers show its content instead)."""
+
+    type: Literal["create", "update"]
+    filePath: str
+    content: str
+    structuredPatch: list[Hunk]
+    originalFile: str | None
+    userModified: bool
 
 
 class Write(Tool[WriteArgs]):
@@ -28,6 +40,7 @@ class Write(Tool[WriteArgs]):
         "it first in this session. Prefer Edit for changes to existing files; it sends only the change."
     )
     Args = WriteArgs
+    Details = WriteDetails
     kind = "write"
     shown = "edit"
     opens = True
@@ -71,15 +84,14 @@ class Write(Tool[WriteArgs]):
         ws.record_read(path)
         lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
         before = for_display(original.replace("\r\n", "\n")) if original is not None else ""
-        details = {
-            "type": "update" if original is not None else "create",
-            "filePath": str(path),
-            "content": args.content,
-            # (Claude Code's shape: a new file's patch is empty; readers show its content instead)
-            "structuredPatch": structured_patch(before, args.content) if original is not None else [],
-            "originalFile": before if original is not None else None,
-            "userModified": False,
-        }
+        details = WriteDetails(
+            type="update" if original is not None else "create",
+            filePath=str(path),
+            content=args.content,
+            structuredPatch=structured_patch(before, args.content) if original is not None else [],
+            originalFile=before if original is not None else None,
+            userModified=False,
+        )
         if original is None:
             return ToolResult(content=f"Created {shown} ({lines} lines).", details=details)
         return ToolResult(content=f"Overwrote {shown} ({lines} lines).", details=details)

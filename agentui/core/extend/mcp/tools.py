@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import ConfigDict
+from typing_extensions import TypedDict
 
 from agentui.core.extend.mcp.client import McpServer, RemoteTool, SdkBridge
 from agentui.core.extend.mcp.config import ServerConfig
@@ -34,8 +35,13 @@ def tool_name(server: str, tool: str) -> str:
     return external_tool_name("mcp", server, tool)
 
 
+class McpDetails(TypedDict):
+    server: str
+
+
 class McpTool(Tool[McpArgs]):
     Args = McpArgs
+    Details = McpDetails
     kind = "execute"  # another program acts: asked for unless a rule allows it
 
     def __init__(self, server: McpServer, remote: RemoteTool) -> None:
@@ -61,9 +67,9 @@ class McpTool(Tool[McpArgs]):
         if all(isinstance(block, TextBlock) for block in blocks):
             text = "\n".join(block.text for block in blocks if isinstance(block, TextBlock))
             return ToolResult(
-                content=text or "(no output)", details={"server": self.server.name}, is_error=outcome.is_error
+                content=text or "(no output)", details=McpDetails(server=self.server.name), is_error=outcome.is_error
             )
-        return ToolResult(content=blocks, details={"server": self.server.name}, is_error=outcome.is_error)
+        return ToolResult(content=blocks, details=McpDetails(server=self.server.name), is_error=outcome.is_error)
 
 
 class McpHub:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import base64
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired
 from urllib.parse import quote
 
 from pydantic import ConfigDict
+from typing_extensions import TypedDict
 
 from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.extend.openapi.spec import Operation, Spec
@@ -76,8 +77,19 @@ def credentials(api: str, config: OpenApiConfig, spec: Spec, env: Mapping[str, s
     raise ValueError(f"The API {api}'s spec names no bearer, basic or API-key scheme: say its auth type in config.")
 
 
+class OpenApiDetails(TypedDict):
+    api: str
+    operation: str
+    method: str
+    path: str
+    status: NotRequired[int]
+    bytes: NotRequired[int]
+    """The response's size."""
+
+
 class OpenApiTool(Tool[OpenApiArgs]):
     Args = OpenApiArgs
+    Details = OpenApiDetails
     kind = "execute"  # another system acts: asked for unless a rule allows it
 
     def __init__(
@@ -120,8 +132,8 @@ class OpenApiTool(Tool[OpenApiArgs]):
                 params.extend((parameter.name, _text(item)) for item in (value if isinstance(value, list) else [value]))
             else:
                 headers[parameter.name] = _text(value)
-        details: dict[str, Any] = {"api": self.api, "operation": self.operation.operation_id,
-                                   "method": self.operation.method, "path": path}  # fmt: skip
+        details = OpenApiDetails(api=self.api, operation=self.operation.operation_id, method=self.operation.method,
+                                 path=path)  # fmt: skip
         if self.creds is not None:
             self.creds.apply(headers, params)
         limit = self.max_chars * 4 + 4096  # (bytes: enough for max_chars of any UTF-8 text, and the key to cut)
@@ -155,7 +167,7 @@ class OpenApiTool(Tool[OpenApiArgs]):
         if more or cut:
             whole = f"{size:,} bytes" if size > len(body) else f"more than {len(body):,} bytes"
             shown += f"\n[… the response was {whole}; the rest is cut]"
-        details.update(status=response.status_code, bytes=size)
+        details["status"], details["bytes"] = response.status_code, size
         head = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
         kind = response.headers.get("content-type", "")
         return ToolResult(

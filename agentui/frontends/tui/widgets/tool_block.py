@@ -5,6 +5,7 @@ is worth seeing, expanded on error; Enter or a click toggles it. Output is plain
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -111,7 +112,7 @@ class ToolBlock(Vertical):
             self.expanded = True  # live output is worth seeing while it comes
         self._log.write(text)
 
-    def finish(self, content: Any, is_error: bool, details: dict[str, Any], denied: bool = False) -> None:
+    def finish(self, content: Any, is_error: bool, details: Mapping[str, Any], denied: bool = False) -> None:
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
