@@ -81,7 +81,7 @@ def test_claude_code_lists_and_shows_agentui_sessions_as_its_own(world: World) -
 
 async def test_claude_code_lists_a_session_of_agentui_s_app(world: World, tmp_path: Path) -> None:
     from agentui.frontends.tui.widgets.transcript import AssistantText
-    from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+    from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
     harness = Harness(tmp_path, [{"text": "Answered in the app."}])  # (the same project as the world's)
     harness.env.update(HOME=str(world.home), CLAUDE_CONFIG_DIR=str(world.home / ".claude"))

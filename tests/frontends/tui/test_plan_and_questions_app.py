@@ -13,7 +13,7 @@ from agentui.frontends.tui.screens.question import QuestionScreen
 from agentui.frontends.tui.widgets.status_bar import StatusBar
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import UserPrompt
-from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
 PLAN = "# Greeting plan\n\n1. Write **hello.txt**\n"
 QUESTIONS = [

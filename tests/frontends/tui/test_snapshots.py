@@ -15,7 +15,7 @@ from agentui.frontends.tui.screens.permission import PermissionScreen
 from agentui.frontends.tui.screens.picker import SessionPicker
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import AssistantText
-from tests.tui.test_app import Harness, idle, texts, until
+from tests.frontends.tui.test_app import Harness, idle, texts, until
 
 SIZE = (100, 30)
 

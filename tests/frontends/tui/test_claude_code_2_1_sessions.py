@@ -9,9 +9,9 @@ from agentui.api import SessionRequest, call_summary, describe_result
 from agentui.core.messages import ToolResultBlock, ToolUseBlock
 from agentui.core.session.reader import load_session
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
-from tests.tui.test_app import Harness, ready, texts, until
+from tests.frontends.tui.test_app import Harness, ready, texts, until
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-projects"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "claude-projects"
 TEAMMATES = FIXTURES / "-experiments-worktrees" / "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"  # 2.1.114
 NEW_NAMES = {"Agent", "TaskCreate", "TaskUpdate", "TaskList", "BashOutput", "KillShell", "KillBash", "Task"}
 

@@ -13,7 +13,7 @@ from textual import events
 
 from agentui.core.messages import ImageBlock, TextBlock
 from agentui.frontends.tui.clipboard_image import dropped_path
-from tests.tui.test_app import Harness, idle, ready, until
+from tests.frontends.tui.test_app import Harness, idle, ready, until
 
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="

@@ -11,7 +11,7 @@ from agentui.frontends.tui.screens.background import BackgroundShellsScreen
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import AssistantText, Notice
 from tests.core.tools.test_bash import processes_with
-from tests.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
 
 async def test_ctrl_b_backgrounds_the_running_command_and_tasks_stops_it(tmp_path: Path) -> None:

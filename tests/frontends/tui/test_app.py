@@ -671,7 +671,7 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
 async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path: Path) -> None:
     import sys
 
-    server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+    server = str(Path(__file__).resolve().parents[2] / "support" / "mcp_server.py")
     harness = Harness(
         tmp_path,
         [
@@ -727,7 +727,7 @@ async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_out
 
     from agentui.frontends.tui.screens.mcp_approval import McpApprovalScreen
 
-    server = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+    server = str(Path(__file__).resolve().parents[2] / "support" / "mcp_server.py")
     harness = Harness(tmp_path, [])
     (harness.project / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"tiny": {"command": sys.executable, "args": [server]}}})
