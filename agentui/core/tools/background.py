@@ -102,14 +102,8 @@ class _ShellTool(Tool[Any]):
         return ToolResult.error(f"No background task found with ID: {shell_id} (the tasks are: {known})")
 
 
-class TaskOutput(_ShellTool):
-    name = "TaskOutput"
-    description = (
-        "Read what a background task (a Bash command run with run_in_background) printed since the last read, "
-        "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
-    )
-    Args = TaskOutputArgs
-    Details = TaskOutputDetails
+class _Reads(_ShellTool):
+    """A read of a background shell's new output (TaskOutput, 2.0's BashOutput)."""
 
     @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
@@ -117,6 +111,24 @@ class TaskOutput(_ShellTool):
         status = task.get("status")
         lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
         return ResultView(f"{status} · {plural(lines, 'new line')}" if status else "done")
+
+
+class _Stops(_ShellTool):
+    """The end of a background shell (TaskStop, 2.0's KillShell)."""
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView("stopped")
+
+
+class TaskOutput(_Reads):
+    name = "TaskOutput"
+    description = (
+        "Read what a background task (a Bash command run with run_in_background) printed since the last read, "
+        "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
+    )
+    Args = TaskOutputArgs
+    Details = TaskOutputDetails
 
     async def run(self, args: TaskOutputArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.task_id)
@@ -156,15 +168,11 @@ class TaskOutput(_ShellTool):
         return ToolResult("\n\n".join(parts), details)
 
 
-class TaskStop(_ShellTool):
+class TaskStop(_Stops):
     name = "TaskStop"
     description = "Stop a background task (a Bash command run with run_in_background) and everything it started."
     Args = TaskStopArgs
     Details = TaskStopDetails
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return ResultView("stopped")
 
     async def run(self, args: TaskStopArgs, ctx: ToolContext) -> ToolResult:
         shell_id = args.task_id or args.shell_id
@@ -181,7 +189,7 @@ class TaskStop(_ShellTool):
         return ToolResult(json.dumps(details, separators=(",", ":")), details)  # (Claude Code's model reads the JSON)
 
 
-class BashOutput(_ShellTool):
+class BashOutput(_Reads):
     """Claude Code 2.0's TaskOutput: new output of a background shell, at once, optionally filtered by a regex."""
 
     name = "BashOutput"
@@ -189,13 +197,6 @@ class BashOutput(_ShellTool):
     Args = BashOutputArgs
     Details = BashOutputDetails
     offered = False
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        task = details.get("task") or details
-        status = task.get("status")
-        lines = len(str(task.get("output") or task.get("stdout") or "").splitlines())
-        return ResultView(f"{status} · {plural(lines, 'new line')}" if status else "done")
 
     async def run(self, args: BashOutputArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.bash_id)
@@ -229,7 +230,7 @@ class BashOutput(_ShellTool):
         return ToolResult("\n\n".join(parts), details)
 
 
-class KillShell(_ShellTool):
+class KillShell(_Stops):
     """Claude Code 2.0's TaskStop (1.0 called it KillBash)."""
 
     name = "KillShell"
@@ -238,10 +239,6 @@ class KillShell(_ShellTool):
     Args = KillShellArgs
     Details = KillShellDetails
     offered = False
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return ResultView("stopped")
 
     async def run(self, args: KillShellArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.shell_id)

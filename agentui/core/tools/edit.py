@@ -15,7 +15,7 @@ from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
-from agentui.core.tools.views import Hunk, ResultView, change_result, shown_path
+from agentui.core.tools.views import ChangesAFile, Hunk
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
 
@@ -39,7 +39,7 @@ class EditDetails(TypedDict):
     userModified: bool
 
 
-class Edit(Tool[EditArgs]):
+class Edit(ChangesAFile, Tool[EditArgs]):
     name = "Edit"
     description = (
         "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, unless "
@@ -49,16 +49,6 @@ class Edit(Tool[EditArgs]):
     Args = EditArgs
     Details = EditDetails
     kind = "write"
-    shown = "edit"
-    opens = True
-
-    @classmethod
-    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
-        return shown_path(arguments.get("file_path"), cwd)
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return change_result(details)
 
     @classmethod
     def change(cls, arguments: Mapping[str, Any], current: str | None) -> tuple[str, str] | None:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import glob_spec
-from agentui.core.tools.views import ResultView, plural, shown_path
+from agentui.core.tools.views import SearchesFiles
 from agentui.core.tools.walk import newest_first, walk_files
 from agentui.core.workspace import Workspace
 
@@ -35,7 +33,7 @@ class GlobDetails(TypedDict):
     countIsComplete: bool
 
 
-class Glob(Tool[GlobArgs]):
+class Glob(SearchesFiles, Tool[GlobArgs]):
     name = "Glob"
     description = (
         "Find files whose paths match a glob pattern (** crosses directories), newest first, up to 100. "
@@ -44,16 +42,6 @@ class Glob(Tool[GlobArgs]):
     Args = GlobArgs
     Details = GlobDetails
     kind = "read"
-    shown = "search"
-
-    @classmethod
-    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
-        where = f" in {shown_path(arguments['path'], cwd)}" if arguments.get("path") else ""
-        return f"{arguments.get('pattern', '')}{where}"
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return ResultView(plural(details.get("numFiles", 0), "file"))
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Literal, NotRequired
+from typing import Literal, NotRequired
 
 from pydantic import ConfigDict, Field
 from typing_extensions import TypedDict
@@ -13,7 +11,7 @@ from typing_extensions import TypedDict
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import FileFilter, type_globs
 from agentui.core.tools.search import FileHits, Query, SearchError, python_search, ripgrep_path, ripgrep_search
-from agentui.core.tools.views import ResultView, plural, shown_path
+from agentui.core.tools.views import SearchesFiles
 from agentui.core.tools.walk import newest_first
 from agentui.core.workspace import Workspace
 
@@ -62,7 +60,7 @@ class GrepDetails(TypedDict):
     backend: str
 
 
-class Grep(Tool[GrepArgs]):
+class Grep(SearchesFiles, Tool[GrepArgs]):
     name = "Grep"
     description = (
         "Search file contents with a regular expression (ripgrep syntax). Respects .gitignore and skips binary "
@@ -71,16 +69,6 @@ class Grep(Tool[GrepArgs]):
     Args = GrepArgs
     Details = GrepDetails
     kind = "read"
-    shown = "search"
-
-    @classmethod
-    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
-        where = f" in {shown_path(arguments['path'], cwd)}" if arguments.get("path") else ""
-        return f"{arguments.get('pattern', '')}{where}"
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return ResultView(plural(details.get("numFiles", 0), "file"))
 
     def __init__(self, workspace: Workspace, *, use_ripgrep: bool | None = None) -> None:
         self.workspace = workspace

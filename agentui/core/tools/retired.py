@@ -3,24 +3,17 @@ Claude Code showed them: MultiEdit (several Edits to one file) and NotebookRead 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from agentui.core.tools.base import Tool, ToolArgs
-from agentui.core.tools.views import ResultView, change_result
+from agentui.core.tools.views import ChangesAFile
 
 
-class MultiEdit(Tool[ToolArgs]):
+class MultiEdit(ChangesAFile, Tool[ToolArgs]):
     name = "MultiEdit"
     description = "Several replacements in one file (Claude Code 1.0's; agentui's model uses Edit)."
     Args = ToolArgs
     kind = "write"
-    shown = "edit"
-    opens = True
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return change_result(details)
 
 
 class NotebookRead(Tool[ToolArgs]):

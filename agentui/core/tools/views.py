@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 Shown = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"]
 """What sort of call it is, to pick an icon or a group by (the Agent Client Protocol's tool kinds)."""
@@ -95,3 +95,34 @@ def change_result(details: Mapping[str, Any]) -> ResultView:
     added, removed = changed_lines(patch)
     verb = "created" if details.get("type") == "create" else "changed"
     return ResultView(f"{verb}: +{added} −{removed}", patch=patch)
+
+
+class ChangesAFile:
+    """How a call that changes one file's text is shown (Write, Edit, Claude Code's MultiEdit): by the file, opened
+    on the change it made."""
+
+    shown: ClassVar[Shown] = "edit"
+    opens: ClassVar[bool] = True
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        return shown_path(arguments.get("file_path"), cwd)
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return change_result(details)
+
+
+class SearchesFiles:
+    """How a search of the files is shown (Grep, Glob): the pattern and where, and how many files it found."""
+
+    shown: ClassVar[Shown] = "search"
+
+    @classmethod
+    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
+        where = f" in {shown_path(arguments['path'], cwd)}" if arguments.get("path") else ""
+        return f"{arguments.get('pattern', '')}{where}"
+
+    @classmethod
+    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        return ResultView(plural(details.get("numFiles", 0), "file"))

@@ -13,7 +13,7 @@ from agentui.core.atomic_write import atomic_write
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
-from agentui.core.tools.views import Hunk, ResultView, change_result, shown_path
+from agentui.core.tools.views import ChangesAFile, Hunk
 from agentui.core.workspace import Workspace
 
 
@@ -33,7 +33,7 @@ class WriteDetails(TypedDict):
     userModified: bool
 
 
-class Write(Tool[WriteArgs]):
+class Write(ChangesAFile, Tool[WriteArgs]):
     name = "Write"
     description = (
         "Write a file, creating parent directories as needed. Overwriting an existing file requires having Read "
@@ -42,16 +42,6 @@ class Write(Tool[WriteArgs]):
     Args = WriteArgs
     Details = WriteDetails
     kind = "write"
-    shown = "edit"
-    opens = True
-
-    @classmethod
-    def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
-        return shown_path(arguments.get("file_path"), cwd)
-
-    @classmethod
-    def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
-        return change_result(details)
 
     @classmethod
     def change(cls, arguments: Mapping[str, Any], current: str | None) -> tuple[str, str] | None:
