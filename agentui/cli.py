@@ -653,6 +653,8 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
 def _launch_fields(args: Any) -> dict[str, Any]:
     """What the command line says of the launch besides the settings, the place, the permissions and the session:
     given once, to the app and to every headless mode alike."""
+    from agentui.api import RunLimits
+
     tools = None if args.tools is None else tuple(t.strip() for t in args.tools.replace(",", " ").split())
     return {
         "system_prompt": args.system_prompt,
@@ -661,10 +663,12 @@ def _launch_fields(args: Any) -> dict[str, Any]:
         "strict_mcp": args.strict_mcp_config,
         "tools": tools,
         "name": args.name,
-        "max_budget_usd": args.max_budget_usd,
-        "max_total_tokens": args.max_total_tokens,
-        "max_seconds": args.max_duration,
-        "subagent_seconds": args.subagent_timeout,
+        "limits": RunLimits(
+            max_budget_usd=args.max_budget_usd,
+            max_total_tokens=args.max_total_tokens,
+            max_seconds=args.max_duration,
+            subagent_seconds=args.subagent_timeout,
+        ),
         "fallback_model": args.fallback_model,
         "agents": args.agents_json,
         "json_schema": args.json_schema_value,
@@ -676,18 +680,14 @@ def _with_thinking(settings: Any, args: Any) -> Any:
     if args.betas:
         settings = settings.model_copy(update={"betas": tuple(b.strip() for b in args.betas.split(",") if b.strip())})
     if args.thinking == "disabled":
-        return settings.model_copy(update={"thinking_budget": None})
-    if args.thinking and not args.max_thinking_tokens and not settings.thinking_budget:
-        return settings.model_copy(update={"thinking_budget": DEFAULT_THINKING_TOKENS})
+        return settings.with_thinking(None)
+    if args.thinking and not args.max_thinking_tokens and not settings.options.thinking_budget:
+        return settings.with_thinking(DEFAULT_THINKING_TOKENS)
     return _with_thinking_tokens(settings, args)
 
 
 def _with_thinking_tokens(settings: Any, args: Any) -> Any:
-    return (
-        settings.model_copy(update={"thinking_budget": args.max_thinking_tokens})
-        if args.max_thinking_tokens
-        else settings
-    )
+    return settings.with_thinking(args.max_thinking_tokens) if args.max_thinking_tokens else settings
 
 
 def _read_prompt_files(args: Any) -> str | None:

@@ -21,6 +21,8 @@ _EXPORTS = {
     "McpStatus": "agentui.core.extend.servers",
     "RunResult": "agentui.core.loop.run",
     "Settings": "agentui.core.settings",
+    "RunLimits": "agentui.core.run_options",
+    "ModelOptions": "agentui.core.run_options",
     "PermissionOptions": "agentui.core.project",
     "Project": "agentui.core.project",
     "ProjectError": "agentui.core.project",
@@ -140,6 +142,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.rewind import RewindError as RewindError
     from agentui.core.rewind import RewindRequest as RewindRequest
     from agentui.core.rewind import Rewound as Rewound
+    from agentui.core.run_options import ModelOptions as ModelOptions
+    from agentui.core.run_options import RunLimits as RunLimits
     from agentui.core.safety.confined_git import TRANSPORTS, complaint, run
     from agentui.core.safety.confined_git import GitError as GitError
     from agentui.core.safety.environ import scrub_own_environment as scrub_own_environment

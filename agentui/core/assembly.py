@@ -195,7 +195,9 @@ def _branch_maker(
                 "model": config.model or parent.model,
                 "system_prompt": system,
                 "environment": build_system_prompt(own.root).volatile,  # (its working directory is the copy)
-                "thinking_budget": config.thinking_budget or parent.thinking_budget,
+                "options": parent.options.model_copy(
+                    update={"thinking_budget": config.thinking_budget or parent.options.thinking_budget}
+                ),
                 "cwd": own.root,
             }
         )
@@ -228,17 +230,9 @@ def _agent_config(launch: Launch, stable: str, volatile: str, root: Path) -> Age
         system_prompt=stable,
         environment=volatile,
         max_turns=launch.max_turns,
-        max_budget_usd=launch.max_budget_usd or settings.max_budget_usd,
-        max_total_tokens=launch.max_total_tokens or settings.max_total_tokens,
-        max_seconds=launch.max_seconds or settings.max_duration,
-        subagent_seconds=launch.subagent_seconds or settings.subagent_timeout,
+        limits=launch.limits.over(settings.limits),
         fallback_model=launch.fallback_model,
-        max_tokens=settings.max_tokens,
-        thinking_budget=settings.thinking_budget,
-        context_window=settings.context_window,
-        auto_compact=settings.auto_compact,
-        auto_compact_window=settings.auto_compact_window,
-        compact_threshold=settings.compact_threshold,
+        options=settings.options,
         cwd=root,
     )
 

@@ -15,6 +15,7 @@ from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
 from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
+from agentui.core.run_options import RunLimits
 from agentui.core.safety.permissions.grants import RunGrants
 from agentui.core.session.store import OpenSession, SessionRequest
 from agentui.core.settings import Settings
@@ -62,14 +63,8 @@ class Launch:
     """--tools: the built-in tools the model may use (None: all of them)."""
     name: str | None = None
     """-n/--name: the session's title."""
-    max_budget_usd: float | None = None
-    """--max-budget-usd: what a run may spend before it stops."""
-    max_total_tokens: int | None = None
-    """--max-total-tokens: the tokens a run (with its sub-agents) may use before it stops."""
-    max_seconds: float | None = None
-    """--max-duration: the wall-clock seconds a run may take before it stops."""
-    subagent_seconds: float | None = None
-    """--subagent-timeout: each sub-agent's wall-clock seconds: asked to wrap up, then stopped."""
+    limits: RunLimits = field(default_factory=RunLimits)
+    """--max-budget-usd, --max-total-tokens, --max-duration and --subagent-timeout: in place of the settings'."""
     fallback_model: str | None = None
     """--fallback-model: the model to go on with when the model stays overloaded."""
     agents: Mapping[str, Any] | None = None
@@ -203,7 +198,7 @@ class Conversation:
 
     @property
     def max_output_tokens(self) -> int:
-        return self.agent.config.max_tokens
+        return self.agent.config.options.max_tokens
 
     @property
     def resumed(self) -> Resumed | None:

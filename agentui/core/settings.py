@@ -18,6 +18,7 @@ from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.providers import ProviderConfig, ProviderName
+from agentui.core.run_options import ModelOptions, RunLimits
 
 NumberT = TypeVar("NumberT", int, float)
 PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
@@ -131,7 +132,7 @@ class ConfigFile(BaseModel):
 class Settings(BaseModel):
     """Everything resolved: what the provider, the agent and the retry policy are built from."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     provider: ProviderName
     model: str
@@ -143,22 +144,20 @@ class Settings(BaseModel):
     betas: tuple[str, ...] = ()
     """Messages API beta features to ask for (--betas), sent as `anthropic-beta`."""
     script: Path | None = None
-    max_tokens: int = 8192
     max_attempts: int = 10
     max_retry_wait: float = 60.0
     """The longest retry-after a server may ask for that is waited out (AGENTUI_MAX_RETRY_WAIT, seconds)."""
-    thinking_budget: int | None = None
-    context_window: int | None = None
-    compact_threshold: float = 0.9
-    auto_compact: bool = True
-    auto_compact_window: int | None = None
-    max_budget_usd: float | None = None
-    max_total_tokens: int | None = None
-    max_duration: float | None = None
-    subagent_timeout: float | None = None
+    options: ModelOptions = ModelOptions()
+    """How each model call is made and when the context is compacted: passed to the agent as it is."""
+    limits: RunLimits = RunLimits()
+    """What a run may use, from the config file (the command line's limits take their place)."""
     routes: dict[str, Route] = Field(default_factory=dict)
     """The config file's routes, "main" already applied to the provider and model above."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
+
+    def with_thinking(self, budget: int | None) -> Settings:
+        """The same settings with `budget` tokens to think with (None: no thinking)."""
+        return self.model_copy(update={"options": self.options.model_copy(update={"thinking_budget": budget})})
 
     def provider_config(self) -> ProviderConfig:
         """What `create_provider` makes the provider from."""
@@ -255,8 +254,20 @@ def resolve_settings(
     )
     max_attempts = attempts if attempts is not None else config.max_attempts or 10
     max_retry_wait = retry_wait if retry_wait is not None else 60.0
-    compact_threshold = percent if percent is not None else config.compact_threshold or 0.9
-    auto_compact_window = window if window is not None else config.auto_compact_window
+    options = ModelOptions(
+        max_tokens=config.max_tokens or 8192,
+        thinking_budget=config.thinking_budget,
+        context_window=config.context_window,
+        compact_threshold=percent if percent is not None else config.compact_threshold or 0.9,
+        auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
+        auto_compact_window=window if window is not None else config.auto_compact_window,
+    )
+    limits = RunLimits(
+        max_budget_usd=config.max_budget_usd,
+        max_total_tokens=config.max_total_tokens,
+        max_seconds=config.max_duration,
+        subagent_seconds=config.subagent_timeout,
+    )
     small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
     return Settings(
         provider=provider,
@@ -266,18 +277,10 @@ def resolve_settings(
         api_key=api_key or None,
         auth_token=auth_token or None,
         script=script,
-        max_tokens=config.max_tokens or 8192,
         max_attempts=max_attempts,
         max_retry_wait=max_retry_wait,
-        thinking_budget=config.thinking_budget,
-        context_window=config.context_window,
-        compact_threshold=compact_threshold,
-        auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
-        auto_compact_window=auto_compact_window,
-        max_budget_usd=config.max_budget_usd,
-        max_total_tokens=config.max_total_tokens,
-        max_duration=config.max_duration,
-        subagent_timeout=config.subagent_timeout,
+        options=options,
+        limits=limits,
         routes=routes,
         openapi=config.openapi or {},
     )

@@ -13,6 +13,7 @@ from agentui.core.messages import Message, TextBlock, ToolResultBlock
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.run_options import ModelOptions
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
 from tests.support.agents import new_agent
@@ -25,11 +26,19 @@ def tool_call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
 
 
+
+def _split(config: dict[str, Any]) -> dict[str, Any]:
+    """AgentConfig's own fields, and the rest as its ModelOptions."""
+    own = {key: value for key, value in config.items() if key in AgentConfig.model_fields}
+    options = {key: value for key, value in config.items() if key not in own}
+    return {**own, "options": ModelOptions(**options)}
+
+
 def make_agent(script: list[dict[str, Any]], *tools: Any, **config: Any) -> tuple[Agent, ScriptedProvider, list[Event]]:
     provider = ScriptedProvider(script)
     agent = new_agent(
         provider,
-        AgentConfig(model="scripted", system_prompt="sys", **config),
+        AgentConfig(model="scripted", system_prompt="sys", **_split(config)),
         tools=ToolRegistry(tools),
         retry=RetryPolicy(base_delay=0.01),
     )
@@ -364,7 +373,7 @@ async def test_cost_follows_the_model_the_server_reports(server: LoopbackServer)
     provider = AnthropicProvider(api_key="x", base_url=server.url)
     # Asked for sonnet, served by haiku then by an unpriced local model: billed as what actually ran. (A million
     # tokens would fill the window: compaction is off, so the second prompt goes straight to the server.)
-    agent = new_agent(provider, AgentConfig(model="claude-sonnet-4-5", auto_compact=False))
+    agent = new_agent(provider, AgentConfig(model="claude-sonnet-4-5", options=ModelOptions(auto_compact=False)))
     assert (await agent.prompt("one")).cost_usd == 1.0
     assert (await agent.prompt("two")).cost_usd == 0.0
     assert agent.ledger.cost_usd == 1.0

@@ -19,6 +19,7 @@ from agentui.core.events import AgentEnd, Event
 from agentui.core.parallel.attempts import JUDGE_SYSTEM, AttemptConfig
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.run_options import RunLimits
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.agents import new_agent
@@ -276,7 +277,8 @@ async def test_the_branches_share_one_budget(tmp_path: Path, server: LoopbackSer
     committed(root, {"calc.py": "x = 1\n"})
     launch = Launch(
         Settings(provider="anthropic", model="main", base_url=server.url, api_key="x"),
-        cwd=root, permissions=PermissionOptions(mode="acceptEdits"), max_total_tokens=150,
+        cwd=root, permissions=PermissionOptions(mode="acceptEdits"),
+        limits=RunLimits(max_total_tokens=150),
     )  # fmt: skip
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     conversation = open_conversation(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)

@@ -14,6 +14,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, Notice, ToolEnd
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.run_options import RunLimits
 from agentui.core.settings import Settings
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
@@ -53,7 +54,7 @@ async def test_a_token_budget_advises_at_60_and_80_percent_then_stops_the_run(
     tmp_path: Path, server: LoopbackServer
 ) -> None:
     answering(server, lambda body: ([bash(f"b{len(body['messages'])}", "true")], 200))  # 210 tokens a call
-    opened, events = conversation(tmp_path, server, max_total_tokens=1000)
+    opened, events = conversation(tmp_path, server, limits=RunLimits(max_total_tokens=1000))
     try:
         result = await opened.send("keep going")
     finally:
@@ -84,7 +85,7 @@ async def test_a_sub_agents_spending_counts_against_the_parents_money_budget(
         return ([{"type": "text", "text": "Nothing here."}] if done else [bash("c1", "true")]), 60_000  # 18 cents
 
     answering(server, answer)
-    opened, _ = conversation(tmp_path, server, max_budget_usd=0.3)
+    opened, _ = conversation(tmp_path, server, limits=RunLimits(max_budget_usd=0.3))
     try:
         result = await opened.send("delegate it")
     finally:
@@ -101,7 +102,7 @@ async def test_a_time_budget_is_a_deadline_that_stops_even_a_running_command(
 ) -> None:
     answering(server, lambda body: ([bash(f"s{len(body['messages'])}", "sleep 60")], 10))
     # (generous: the first answer must come well inside it even on a slow, busy machine; the command never ends)
-    opened, events = conversation(tmp_path, server, max_seconds=5.0)
+    opened, events = conversation(tmp_path, server, limits=RunLimits(max_seconds=5.0))
     try:
         result = await opened.send("wait")
     finally:
@@ -124,7 +125,7 @@ async def test_a_sub_agent_is_asked_to_wrap_up_then_stopped_at_its_time_limit(
         return [bash("w1", "sleep 30.4193")], 10
 
     answering(server, answer)
-    opened, events = conversation(tmp_path, server, subagent_seconds=1.0)
+    opened, events = conversation(tmp_path, server, limits=RunLimits(subagent_seconds=1.0))
     try:
         result = await opened.send("delegate a long wait")
     finally:

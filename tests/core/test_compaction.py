@@ -16,6 +16,7 @@ from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBl
 from agentui.core.providers.base import ContextOverflowError
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.run_options import ModelOptions
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
 from tests.support.agents import new_agent
@@ -49,13 +50,21 @@ def history(turns: int, size: int = 400, talk: int = 0) -> list[Message]:
     return messages
 
 
+
+def _split(config: dict[str, Any]) -> dict[str, Any]:
+    """AgentConfig's own fields, and the rest as its ModelOptions."""
+    own = {key: value for key, value in config.items() if key in AgentConfig.model_fields}
+    options = {key: value for key, value in config.items() if key not in own}
+    return {**own, "options": ModelOptions(**options)}
+
+
 def make_agent(
     script: list[dict[str, Any]], messages: list[Message] | None = None, **config: Any
 ) -> tuple[Agent, ScriptedProvider, list[Event]]:
     provider = ScriptedProvider(script)
     agent = new_agent(
         provider,
-        AgentConfig(model="scripted", **config),
+        AgentConfig(model="scripted", **_split(config)),
         tools=ToolRegistry([Echo()]),
         retry=RetryPolicy(base_delay=0.01),
         messages=messages,

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
+from agentui.core.run_options import ModelOptions
 from agentui.core.session.listing import describe, list_sessions
 from agentui.core.session.paths import MAX_SANITIZED_LENGTH, project_dir, sanitize
 from agentui.core.session.reader import RESUME_PLACEHOLDER, load_session
@@ -475,7 +476,7 @@ async def test_a_compacted_session_resumes_to_exactly_what_the_model_saw(cwd: Pa
     opened = open_session(SessionRequest(), cwd, env=env)
     agent = new_agent(
         ScriptedProvider(script),
-        AgentConfig(model="claude-test", cwd=cwd, context_window=60_000),
+        AgentConfig(model="claude-test", cwd=cwd, options=ModelOptions(context_window=60_000)),
         tools=ToolRegistry([Echo()]),
         session_id=opened.session_id,
     )

@@ -52,7 +52,7 @@ def test_flags_beat_the_environment_which_beats_the_config_file() -> None:
     assert resolve_settings(Overrides(), env=env, config=config).model == "from-env"
     assert resolve_settings(Overrides(), env={"ANTHROPIC_API_KEY": "k"}, config=config).model == "from-config"
     flagged = resolve_settings(Overrides(model="from-flag", base_url="http://flag"), env=env, config=config)
-    assert (flagged.model, flagged.base_url, flagged.max_tokens) == ("from-flag", "http://flag", 1000)
+    assert (flagged.model, flagged.base_url, flagged.options.max_tokens) == ("from-flag", "http://flag", 1000)
 
 
 def test_the_config_files_model_applies_only_to_its_own_provider() -> None:
@@ -110,16 +110,18 @@ def test_claude_codes_autocompact_percentage_sets_the_threshold_down_to_one_perc
             {"CLAUDE_AUTOCOMPACT_PCT_OVERRIDE": given},
             ConfigFile(),
         )
-        assert settings.compact_threshold == threshold
-        AgentConfig(model="m", compact_threshold=settings.compact_threshold)  # (the engine takes it as given)
+        assert settings.options.compact_threshold == threshold
+        AgentConfig(model="m", options=settings.options)  # (the engine takes it as given)
 
 
 def test_claude_codes_auto_compact_window_is_read_and_kept_within_its_bounds() -> None:
     scripted = Overrides(provider="scripted", script=Path("s.json"))
     for given, window in (("200000", 200_000), ("5000", 100_000), ("3000000", 1_000_000)):
         settings = resolve_settings(scripted, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": given}, ConfigFile())
-        assert settings.auto_compact_window == window
-    assert resolve_settings(scripted, {}, ConfigFile(auto_compact_window=300_000)).auto_compact_window == 300_000
-    assert resolve_settings(scripted, {}, ConfigFile()).auto_compact_window is None
+        assert settings.options.auto_compact_window == window
+    assert (
+        resolve_settings(scripted, {}, ConfigFile(auto_compact_window=300_000)).options.auto_compact_window == 300_000
+    )
+    assert resolve_settings(scripted, {}, ConfigFile()).options.auto_compact_window is None
     with pytest.raises(ConfigError, match="CLAUDE_CODE_AUTO_COMPACT_WINDOW must be a number"):
         resolve_settings(scripted, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200k"}, ConfigFile())

@@ -14,6 +14,7 @@ from agentui.core.assembly import open_conversation
 from agentui.core.context.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, SUMMARY_SYSTEM
 from agentui.core.conversation import Launch
 from agentui.core.messages import Message, ToolUseBlock
+from agentui.core.run_options import ModelOptions
 from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from tests.conftest import assert_valid_history
@@ -110,7 +111,7 @@ def launch(root: Path, server: LoopbackServer, session: SessionRequest = Session
         model="claude-test",
         base_url=server.url,
         api_key="x",
-        context_window=WINDOW,
+        options=ModelOptions(context_window=WINDOW),
         max_attempts=1,
     )
     return Launch(settings=settings, cwd=root, session=session)

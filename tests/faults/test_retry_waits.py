@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.e2e.test_print_mode import anthropic_env, assert_one_clean_sentence, run
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
-from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
 RATE_LIMITED = {"type": "error", "error": {"type": "rate_limit_error", "message": "Too many requests"}}
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from agentui.core.session.store import SessionRequest
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from tests.frontends.tui.test_app import Harness, ready, texts, until
 from tests.interop.test_round_trips import World, results_seen, text, tool
 from tests.support.loopback import LoopbackServer
-from tests.frontends.tui.test_app import Harness, ready, texts, until
 
 
 async def test_the_app_shows_a_claude_code_session_s_tool_results(

@@ -316,7 +316,7 @@ class Compactor:
 
     def window(self) -> int | None:
         """The model's context window in tokens, if known."""
-        return context_window(self.agent.config.model, self.agent.config.context_window)
+        return context_window(self.agent.config.model, self.agent.config.options.context_window)
 
     def tokens(self) -> int:
         """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
@@ -337,13 +337,13 @@ class Compactor:
     def auto_window(self) -> int | None:
         """The window automatic compaction counts against: the model's, or the configured auto-compact window where
         that is smaller or the model's is unknown."""
-        window, cap = self.window(), self.agent.config.auto_compact_window
+        window, cap = self.window(), self.agent.config.options.auto_compact_window
         return min(window, cap) if window and cap else window or cap
 
     async def fit(self) -> None:
         """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
         window = self.auto_window()
-        if not self.agent.config.auto_compact or not window or not self._full(window):
+        if not self.agent.config.options.auto_compact or not window or not self._full(window):
             return
         if self._shorten(window) and not self._full(window):
             return
@@ -374,7 +374,7 @@ class Compactor:
         if hooks:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = messages[:split], messages[split:]
-        max_tokens = max(256, min(agent.config.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        max_tokens = max(256, min(agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
         target = agent.router.route("compaction", agent.config.model)
         request, included = summary_request(
             target.model,
@@ -406,7 +406,7 @@ class Compactor:
         not enough whole older turns are dropped, until the next request fits the window with room for the answer.
         Says what it did; False if nothing needed doing."""
         counter, messages = self.meter.counter, self.history.messages
-        limit = int(window * 0.9) - min(self.agent.config.max_tokens, window // 4)
+        limit = int(window * 0.9) - min(self.agent.config.options.max_tokens, window // 4)
         excess = self.tokens() - limit
         if excess <= 0:
             return False
@@ -426,7 +426,7 @@ class Compactor:
         tokens = self.tokens()
         if tokens >= EXACT_COUNT_SHARE * window:
             self.meter.counter.want_exact()  # from here on, estimates decide when to compact: make them exact
-        return tokens >= self.agent.config.compact_threshold * window
+        return tokens >= self.agent.config.options.compact_threshold * window
 
     def _shorten(self, window: int | None = None) -> int:
         """Replace tool results older than the budget (never the latest turn's) with placeholders; how many were."""

@@ -198,7 +198,7 @@ class Task(Tool[TaskArgs]):
         forward = child.bus.on(self._forward)
         report = child.bus.on(lambda event: _report(event, ctx.progress))
         watched = child.bus.on(partial(self._watch, ctx.tool_call_id))
-        limit = self.parent.config.subagent_seconds
+        limit = self.parent.config.limits.subagent_seconds
         timed_out: list[bool] = []
         timer = asyncio.ensure_future(self._time_limit(child, kind.name, limit, timed_out)) if limit else None
         try:

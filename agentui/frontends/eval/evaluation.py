@@ -453,8 +453,11 @@ def main(argv: Sequence[str]) -> int:
               "max_duration": args.max_duration}  # fmt: skip
     if any(value is not None and value <= 0 for value in limits.values()):
         return _fail("--max-budget-usd, --max-total-tokens and --max-duration take a number above 0.")
-    limits = {key: value for key, value in limits.items() if value is not None}
-    from agentui.api import ConfigError, Overrides, resolve_settings
+    from agentui.api import ConfigError, Overrides, RunLimits, resolve_settings
+
+    given = RunLimits(
+        max_budget_usd=args.max_budget_usd, max_total_tokens=args.max_total_tokens, max_seconds=args.max_duration
+    )
 
     try:
         tasks = load_tasks(args.tasks)
@@ -464,7 +467,7 @@ def main(argv: Sequence[str]) -> int:
         return _fail(str(exc))
     models = [m.strip() for m in (args.models or base.model).split(",") if m.strip()]
     # (each run's limits travel in its settings: to a cluster's workers too)
-    configs = {model: base.model_copy(update={"model": model, **limits}) for model in models}
+    configs = {model: base.model_copy(update={"model": model, "limits": given.over(base.limits)}) for model in models}
     out = args.out or args.tasks.with_name(f"{args.tasks.stem}-eval")
     evaluation = Evaluation(
         tasks, configs, out, jobs=args.jobs, retries=args.retries, max_turns=args.max_turns,
