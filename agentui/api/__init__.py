@@ -55,6 +55,7 @@ _EXPORTS = {
     "WorkingCopyError": "agentui.core.parallel.working_copy",
     "limit_reached": "agentui.core.loop.budget",
     "is_summary": "agentui.core.context.compaction",
+    "replay": "agentui.core.replay",
     "SUMMARY_PREFIX": "agentui.core.context.compaction",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
@@ -136,6 +137,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.project import open_project as open_project
     from agentui.core.providers.base import Provider as Provider
     from agentui.core.providers.scripted import ScriptError as ScriptError
+    from agentui.core.replay import replay as replay
     from agentui.core.rewind import ChangedOutside as ChangedOutside
     from agentui.core.rewind import PromptPoint as PromptPoint
     from agentui.core.rewind import Restore as Restore

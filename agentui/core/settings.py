@@ -240,6 +240,34 @@ def resolve_settings(
     retry_wait = _env_number(
         env, "AGENTUI_MAX_RETRY_WAIT", lambda v: max(0.0, float(v)), "a number of seconds, such as 300"
     )
+    max_attempts = attempts if attempts is not None else config.max_attempts or 10
+    max_retry_wait = retry_wait if retry_wait is not None else 60.0
+    small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
+    return Settings(
+        provider=provider,
+        model=model,
+        small_model=small_model,
+        base_url=base_url,
+        api_key=api_key or None,
+        auth_token=auth_token or None,
+        script=script,
+        max_attempts=max_attempts,
+        max_retry_wait=max_retry_wait,
+        options=_model_options(config, env),
+        limits=RunLimits(
+            max_budget_usd=config.max_budget_usd,
+            max_total_tokens=config.max_total_tokens,
+            max_seconds=config.max_duration,
+            subagent_seconds=config.subagent_timeout,
+        ),
+        routes=routes,
+        openapi=config.openapi or {},
+    )
+
+
+def _model_options(config: ConfigFile, env: Mapping[str, str]) -> ModelOptions:
+    """The model calls' and compaction's options: the config file's, with Claude Code's environment variables over
+    them."""
     percent = _env_number(  # (Claude Code's knob, in percent)
         env,
         "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
@@ -252,37 +280,13 @@ def resolve_settings(
         lambda v: min(MAX_AUTO_COMPACT_WINDOW, max(MIN_AUTO_COMPACT_WINDOW, int(v))),
         "a number of tokens, such as 200000",
     )
-    max_attempts = attempts if attempts is not None else config.max_attempts or 10
-    max_retry_wait = retry_wait if retry_wait is not None else 60.0
-    options = ModelOptions(
+    return ModelOptions(
         max_tokens=config.max_tokens or 8192,
         thinking_budget=config.thinking_budget,
         context_window=config.context_window,
         compact_threshold=percent if percent is not None else config.compact_threshold or 0.9,
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
         auto_compact_window=window if window is not None else config.auto_compact_window,
-    )
-    limits = RunLimits(
-        max_budget_usd=config.max_budget_usd,
-        max_total_tokens=config.max_total_tokens,
-        max_seconds=config.max_duration,
-        subagent_seconds=config.subagent_timeout,
-    )
-    small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
-    return Settings(
-        provider=provider,
-        model=model,
-        small_model=small_model,
-        base_url=base_url,
-        api_key=api_key or None,
-        auth_token=auth_token or None,
-        script=script,
-        max_attempts=max_attempts,
-        max_retry_wait=max_retry_wait,
-        options=options,
-        limits=limits,
-        routes=routes,
-        openapi=config.openapi or {},
     )
 
 

@@ -255,7 +255,7 @@ class AgentApp(AppHost):
         self.view.start_mcp(conversation)
         if (resumed := conversation.resumed) is not None:
             same = previewed is not None and previewed.leaf_uuid == resumed.leaf_uuid
-            self.view.show_history(conversation.messages, resumed.tool_details, drawn=same)
+            await self.view.show_resumed(conversation, drawn=same)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
         self.view.todos.show_tasks(conversation.tasks)
         self.view.todos.show_tasks(conversation.tasks)

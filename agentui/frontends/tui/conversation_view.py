@@ -12,7 +12,14 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agentui.frontends.tui.attention import call_attention
-from agentui.frontends.tui.history_view import INIT_PROMPT, prompt_text, read_history, shell_record, summary_text
+from agentui.frontends.tui.history_view import (
+    INIT_PROMPT,
+    History,
+    prompt_text,
+    read_history,
+    shell_record,
+    summary_text,
+)
 from agentui.frontends.tui.history_window import HistoryWindow
 from agentui.frontends.tui.widgets.status_bar import StatusBar, model_shares
 from agentui.frontends.tui.widgets.todo_panel import TodoPanel
@@ -341,12 +348,17 @@ class ConversationView:
     async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:
         """Draw the latest turns of the session `request` resumes, read from the end of its file: at once, however
         long the session is, and before the whole of it has loaded (then `show_history(..., drawn=True)`)."""
-        from agentui.api import preview_session
+        from agentui.api import preview_session, replay
 
-        previewed = await asyncio.to_thread(preview_session, request, cwd, env)
+        def read() -> tuple[LoadedSession, History] | None:
+            found = preview_session(request, cwd, env)
+            return None if found is None else (found, read_history(replay(found.messages, found.tool_details, "")))
+
+        read_in = await asyncio.to_thread(read)
         self._previewed_in = cwd
-        if previewed is not None:
-            self.show_history(previewed.messages, previewed.tool_details, preview=True)
+        previewed = read_in[0] if read_in is not None else None
+        if read_in is not None:
+            self.show_history(read_in[1], preview=True)
             # On screen before the rest is loaded: the loading would take turns with the drawing otherwise. (Through
             # the transcript: this may run in a handler of the app's, whose own queue waits for it.)
             painted = asyncio.get_running_loop().create_future()
@@ -354,13 +366,16 @@ class ConversationView:
             await painted
         return previewed
 
-    def show_history(
-        self, messages: list[Message], details: dict[str, dict[str, Any]], *, preview: bool = False, drawn: bool = False
-    ) -> None:
+    async def show_resumed(self, conversation: Conversation, *, drawn: bool) -> None:
+        """The history `conversation` resumed, read from its replay on a worker thread (a long session's is tens of
+        thousands of events), then drawn (`drawn`: the preview drew its latest parts already)."""
+        history = await asyncio.to_thread(lambda: read_history(conversation.replay()))
+        self.show_history(history, drawn=drawn)
+
+    def show_history(self, history: History, *, preview: bool = False, drawn: bool = False) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older
         parts are drawn as the person scrolls up to them. `preview`: only the end of the file was read. `drawn`:
         the preview drew the latest parts of this same branch already; the rest is only made ready to draw."""
-        history = read_history(messages, details)
         if drawn and self.history.shown:
             self.history.adopt(history)
         else:
@@ -375,7 +390,9 @@ class ConversationView:
         self.transcript.clear()
         self.history.forget()
         self._forget_message()
-        self.show_history(messages, details)
+        from agentui.api import replay
+
+        self.show_history(read_history(replay(messages, details, "")))
 
     def drop_preview(self) -> None:
         """The session previewed could not be opened after all: its parts go."""

@@ -1,5 +1,7 @@
-"""A resumed session as the blocks a live one shows: prompts, answers, tool calls with their results, `!command`s,
-compaction marks; only the latest parts, so that a session of thousands of turns opens as fast as a short one."""
+"""A resumed session as the blocks a live one shows: read from the events its history replays as (`replay()`, the
+same a live run emits), as prompts, answers, tool calls with their results, `!command`s and compaction marks, each
+drawn by the widget that draws it live; only the latest parts at first, so that a session of thousands of turns
+opens as fast as a short one."""
 
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import Notice, UserPrompt
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from textual.widget import Widget
 
-    from agentui.api.messages import Message, ToolResultBlock
+    from agentui.api.events import Event, ToolEnd
+    from agentui.api.messages import Message
 
 HISTORY_SHOWN = 40
 """How many parts (prompts, answers, tool calls) of a resumed session are drawn at first (every one costs layout
@@ -64,41 +69,45 @@ class History:
     only for the parts drawn, a chunk at a time."""
 
     parts: list[tuple[str, Any]]
-    results: dict[str, ToolResultBlock]
-    details: dict[str, dict[str, Any]]
+    results: dict[str, ToolEnd]
 
 
-def read_history(messages: list[Message], details: dict[str, dict[str, Any]]) -> History:
-    from agentui.api import is_summary
-    from agentui.api.messages import INTERRUPTED, TextBlock, ToolResultBlock, ToolUseBlock
+def read_history(events: Iterable[Event]) -> History:
+    """The parts of a history given as the events a live run emits (`Conversation.replay()`, or `replay()` of a
+    session's end for a preview): each drawn later by the widgets that draw the same events live."""
+    from agentui.api.events import CompactionEnd, ContentBlockEnd, TextDelta, ToolEnd, UserMessage
+    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock
 
     parts: list[tuple[str, Any]] = []
-    results: dict[str, ToolResultBlock] = {}
-    for message in messages:
-        if is_summary(message):
-            parts.append(("summary", message.text))
-            continue
-        for block in message.content:
-            if isinstance(block, TextBlock) and block.text.strip():
-                if message.role == "user" and is_reminder(block.text):
-                    continue
-                if message.role == "user" and block.text.startswith(INTERRUPTED):
-                    parts.append(("notice", "Interrupted."))
-                elif message.role == "user" and (record := shell_record(block.text)) is not None:
-                    parts.append(("shell", record))
-                else:
-                    parts.append(("prompt" if message.role == "user" else "answer", block.text))
-            elif isinstance(block, ToolUseBlock):
-                parts.append(("tool", block))
-            elif isinstance(block, ToolResultBlock):
-                results[block.tool_use_id] = block
-    return History(parts, results, details)
+    results: dict[str, ToolEnd] = {}
+    for event in events:
+        match event:
+            case TextDelta() if event.text.strip():
+                parts.append(("answer", event.text))
+            case ContentBlockEnd() if isinstance(event.block, ToolUseBlock):
+                parts.append(("tool", event.block))
+            case ToolEnd():
+                results[event.tool_call_id] = event
+            case UserMessage():
+                for block in event.message.content:
+                    if not isinstance(block, TextBlock) or not block.text.strip() or is_reminder(block.text):
+                        continue
+                    if block.text.startswith(INTERRUPTED):
+                        parts.append(("notice", "Interrupted."))
+                    elif (record := shell_record(block.text)) is not None:
+                        parts.append(("shell", record))
+                    else:
+                        parts.append(("prompt", block.text))
+            case CompactionEnd():
+                parts.append(("summary", event.summary))
+            case _:
+                pass
+    return History(parts, results)
 
 
 def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> list[Widget]:
     """The widgets of one part of `history`, complete before they are mounted (one layout pass for them)."""
     from agentui.api import SHELL_TOOL
-    from agentui.api.messages import was_refused
     from agentui.frontends.tui.widgets.answer import AssistantText, CompactionMark
 
     if kind == "summary":
@@ -117,8 +126,7 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
         return [UserPrompt(f"! {command}", context=True), own]
     tool = ToolBlock(item.id, item.name, cwd)
     tool.set_arguments(item.input)
-    result: ToolResultBlock | None = history.results.get(item.id)
+    result = history.results.get(item.id)
     if result is not None:
-        details = history.details.get(item.id, {})
-        tool.finish(result.content, result.is_error, details, was_refused(result.content, details))
+        tool.finish(result.content, result.is_error, result.details, result.denied)
     return [tool]
