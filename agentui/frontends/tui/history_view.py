@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import Notice, UserPrompt
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from textual.widget import Widget
 
-    from agentui.api.events import Event, ToolEnd
+    from agentui.api.events import Event
     from agentui.api.messages import Message
 
 HISTORY_SHOWN = 40
@@ -63,13 +63,22 @@ def summary_text(text: str) -> str:
     return text.removeprefix(SUMMARY_PREFIX)
 
 
+class Result(NamedTuple):
+    """What a call's ToolEnd says, kept without the event (a long session has thousands)."""
+
+    content: Any
+    is_error: bool
+    details: dict[str, Any]
+    denied: bool
+
+
 @dataclass
 class History:
     """A resumed session's parts (prompts, answers, tool calls...) as cheap tuples, oldest first; widgets are made
     only for the parts drawn, a chunk at a time."""
 
     parts: list[tuple[str, Any]]
-    results: dict[str, ToolEnd]
+    results: dict[str, Result]
 
 
 def read_history(events: Iterable[Event]) -> History:
@@ -79,7 +88,7 @@ def read_history(events: Iterable[Event]) -> History:
     from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock
 
     parts: list[tuple[str, Any]] = []
-    results: dict[str, ToolEnd] = {}
+    results: dict[str, Result] = {}
     for event in events:
         match event:
             case TextDelta() if event.text.strip():
@@ -87,7 +96,7 @@ def read_history(events: Iterable[Event]) -> History:
             case ContentBlockEnd() if isinstance(event.block, ToolUseBlock):
                 parts.append(("tool", event.block))
             case ToolEnd():
-                results[event.tool_call_id] = event
+                results[event.tool_call_id] = Result(event.content, event.is_error, event.details, event.denied)
             case UserMessage():
                 for block in event.message.content:
                     if not isinstance(block, TextBlock) or not block.text.strip() or is_reminder(block.text):
