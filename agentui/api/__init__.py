@@ -73,8 +73,8 @@ _EXPORTS = {
     "describe_result": "agentui.core.tool_views",
     "proposed_change": "agentui.core.tool_views",
     "result_text": "agentui.core.tool_views",
-    "CallView": "agentui.core.tools.views",
-    "ResultView": "agentui.core.tools.views",
+    "CallView": "agentui.core.call_views",
+    "ResultView": "agentui.core.call_views",
     "structured_patch": "agentui.core.tools.diff",
     "CustomCommand": "agentui.core.extend.commands",
     "load_custom_commands": "agentui.core.extend.commands",
@@ -102,6 +102,8 @@ __all__ = sorted(_EXPORTS)
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
     from agentui.core.assembly import open_conversation as open_conversation
     from agentui.core.background import ShellInfo as ShellInfo
+    from agentui.core.call_views import CallView as CallView
+    from agentui.core.call_views import ResultView as ResultView
     from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.context.compaction import is_summary as is_summary
     from agentui.core.context.memory import add_memory_note as add_memory_note
@@ -175,8 +177,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.tools.person_command import SHELL_TOOL as SHELL_TOOL
     from agentui.core.tools.person_command import ShellOutcome as ShellOutcome
     from agentui.core.tools.structured_output import check_schema as check_schema
-    from agentui.core.tools.views import CallView as CallView
-    from agentui.core.tools.views import ResultView as ResultView
 
     # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)
     GIT_TRANSPORTS = TRANSPORTS

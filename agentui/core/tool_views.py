@@ -7,11 +7,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentui.core.messages import ResultBlock
-from agentui.core.tools.base import Tool
-from agentui.core.tools.views import CallView, ResultView
+from agentui.core.call_views import CallView, ResultView
+
+if TYPE_CHECKING:  # (the tools load on the first call described: the app draws its first frame before they do)
+    from agentui.core.messages import ResultBlock
+    from agentui.core.tools.base import Tool
 
 PREVIEW_BYTES = 1_000_000
 """The largest file whose change a permission question shows against the file's text."""
@@ -50,6 +52,8 @@ def _by_name() -> dict[str, type[Tool[Any]]]:
 
 def tool_class(name: str) -> type[Tool[Any]]:
     """The tool whose hints show calls named `name` (the base's defaults for a name no built-in tool has)."""
+    from agentui.core.tools.base import Tool
+
     return _by_name().get(name, Tool)
 
 

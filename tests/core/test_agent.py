@@ -26,7 +26,6 @@ def tool_call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
 
 
-
 def _split(config: dict[str, Any]) -> dict[str, Any]:
     """AgentConfig's own fields, and the rest as its ModelOptions."""
     own = {key: value for key, value in config.items() if key in AgentConfig.model_fields}

@@ -50,7 +50,6 @@ def history(turns: int, size: int = 400, talk: int = 0) -> list[Message]:
     return messages
 
 
-
 def _split(config: dict[str, Any]) -> dict[str, Any]:
     """AgentConfig's own fields, and the rest as its ModelOptions."""
     own = {key: value for key, value in config.items() if key in AgentConfig.model_fields}

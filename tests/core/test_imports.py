@@ -39,6 +39,18 @@ def test_version_answers_without_importing_the_engine() -> None:
     assert modules == "[]"
 
 
+def test_the_app_imports_without_the_engine() -> None:
+    """The app draws its first frame before the engine loads (on a worker thread): the app and what it imports to
+    draw it (the transcript, the tool blocks, the permission queue) pull in neither pydantic nor the tools."""
+    code = (
+        "import sys, agentui.frontends.tui.app, agentui.frontends.tui.permission_queue\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'agentui.core.tools'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_core_package_exports_what_it_lists() -> None:
     import importlib
 

@@ -14,8 +14,8 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.background import BackgroundShell, BackgroundShells
+from agentui.core.call_views import ResultView, plural
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 MAX_WAIT_MS = 600_000

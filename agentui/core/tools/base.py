@@ -11,9 +11,9 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from agentui.core.call_views import Asks, ResultView, Shown, compact
 from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
-from agentui.core.tools.views import Asks, ResultView, Shown, compact
 
 ToolKind = Literal["read", "write", "execute"]
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")

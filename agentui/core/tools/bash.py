@@ -26,6 +26,7 @@ from typing import Any, BinaryIO, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView, plural
 from agentui.core.process_groups import end_leftovers, start_group, stop_group
 from agentui.core.safety.confined import Confined
 from agentui.core.safety.environ import child_environment
@@ -34,7 +35,6 @@ from agentui.core.safety.sandbox import Sandbox
 from agentui.core.scratch_files import read_small_file, scratch_files
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.output import OutputCapture
-from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 DEFAULT_TIMEOUT_MS = 120_000

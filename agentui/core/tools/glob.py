@@ -9,9 +9,9 @@ from pathlib import Path
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import SearchesFiles
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import glob_spec
-from agentui.core.tools.views import SearchesFiles
 from agentui.core.tools.walk import newest_first, walk_files
 from agentui.core.workspace import Workspace
 

@@ -8,10 +8,10 @@ from typing import Literal, NotRequired
 from pydantic import ConfigDict, Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import SearchesFiles
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.globs import FileFilter, type_globs
 from agentui.core.tools.search import FileHits, Query, SearchError, python_search, ripgrep_path, ripgrep_search
-from agentui.core.tools.views import SearchesFiles
 from agentui.core.tools.walk import newest_first
 from agentui.core.workspace import Workspace
 

@@ -12,9 +12,9 @@ from typing import Any, NotRequired, Protocol
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView
 from agentui.core.events import PermissionMode
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.views import ResultView
 
 log = logging.getLogger(__name__)
 

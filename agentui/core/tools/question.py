@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.views import ResultView
 
 OTHER = "Other"
 """The choice every question has besides its options: the person types an answer of their own."""

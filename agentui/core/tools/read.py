@@ -16,11 +16,11 @@ from typing import Any, Literal, TextIO
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView, plural, shown_path
 from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
 from agentui.core.pdf import MAX_PAGES
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
-from agentui.core.tools.views import ResultView, plural, shown_path
 from agentui.core.workspace import Workspace
 
 DEFAULT_LIMIT = 2000

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentui.core.call_views import ChangesAFile
 from agentui.core.tools.base import Tool, ToolArgs
-from agentui.core.tools.views import ChangesAFile
 
 
 class MultiEdit(ChangesAFile, Tool[ToolArgs]):

@@ -10,10 +10,10 @@ from typing import Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView, plural
 from agentui.core.events import TaskItem
 from agentui.core.task_board import TaskError
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.views import ResultView, plural
 from agentui.core.workspace import Workspace
 
 TASK_LIST_TOOLS = ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")

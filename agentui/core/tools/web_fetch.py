@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import Field, field_validator
 from typing_extensions import TypedDict
 
+from agentui.core.call_views import ResultView
 from agentui.core.safety.permissions.web import url_host
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from agentui.core.tools.views import ResultView
 
 if TYPE_CHECKING:
     from agentui.core.safety.permissions.gate import Verdict

@@ -10,10 +10,10 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.atomic_write import atomic_write
+from agentui.core.call_views import ChangesAFile, Hunk
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
-from agentui.core.tools.views import ChangesAFile, Hunk
 from agentui.core.workspace import Workspace
 
 
