@@ -89,9 +89,9 @@ def changed_lines(patch: list[Hunk]) -> tuple[int, int]:
 
 def change_result(details: Mapping[str, Any]) -> ResultView:
     """A Write's or an Edit's result: what it did to the file, in lines, and the change to draw."""
-    if "structuredPatch" not in details:
-        return ResultView("done")
     patch = change_patch(details)
+    if "structuredPatch" not in details:  # (a record without one: its change is drawn, not counted)
+        return ResultView("done", patch=patch)
     added, removed = changed_lines(patch)
     verb = "created" if details.get("type") == "create" else "changed"
     return ResultView(f"{verb}: +{added} −{removed}", patch=patch)

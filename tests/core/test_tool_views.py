@@ -84,6 +84,8 @@ def test_results_are_described_by_their_tool_and_refusals_errors_and_stops_alike
     assert describe_result("TodoWrite", "bad", True, {"newTodos": todos}).todos is None
     created = describe_result("Write", "ok", False, {"type": "create", "content": "a\nb\n", "structuredPatch": []})
     assert created.summary == "created: +2 −0" and created.patch[0]["lines"] == ["+a", "+b"]
+    unrecorded = describe_result("Write", "ok", False, {"type": "create", "content": "a\n"})  # (no structuredPatch)
+    assert unrecorded.summary == "done" and unrecorded.patch[0]["lines"] == ["+a"]
     hunk = {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-a", "+b"]}
     multi = describe_result("MultiEdit", "ok", False, {"structuredPatch": [hunk]})  # (Claude Code 1.0's tool)
     assert (multi.summary, multi.patch) == ("changed: +1 −1", [hunk])

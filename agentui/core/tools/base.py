@@ -76,7 +76,8 @@ class Tool(Generic[ArgsT]):
     Args: ClassVar[type[ToolArgs]]
     Details: ClassVar[Any] = dict[str, Any]
     """The shape of its successful results' `details` (a TypedDict, or a union of them by kind of result), which the
-    session records as the call's `toolUseResult`: Claude Code's shape where it has one, then agentui's own keys."""
+    session records as the call's `toolUseResult`: Claude Code's shape where it has one, then agentui's own keys. (A
+    result answered from what the model already holds, `ToolResult.cached`, has the cache's own: `result_cache.py`.)"""
     kind: ClassVar[ToolKind]
     aliases: ClassVar[tuple[str, ...]] = ()
     """Other names the tool answers to (Claude Code 2.0's, in sessions and from models that learned them)."""

@@ -66,8 +66,8 @@ class BashArgs(ToolArgs):
 
 
 class BashDetails(TypedDict):
-    """Claude Code's fields (its stdout has no final line break), then agentui's; a background command's have only
-    the first five and `backgroundTaskId`."""
+    """Claude Code's fields (its stdout has no final line break), then agentui's; a background command's have the
+    first five, `backgroundTaskId`, and `backgroundedByUser` and `sandboxed` when true."""
 
     stdout: str
     stderr: str

@@ -82,8 +82,8 @@ class PdfRead(TypedDict):
 
 
 class ImageRead(TypedDict):
-    type: Literal["image"]
     filePath: str
+    type: Literal["image"]
     size: int
 
 
@@ -223,7 +223,7 @@ class Read(Tool[ReadArgs]):
         data = base64.b64encode(path.read_bytes()).decode()
         self.workspace.record_read(path)
         block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
-        return ToolResult(content=[block], details=ImageRead(type="image", filePath=str(path), size=size))
+        return ToolResult(content=[block], details=ImageRead(filePath=str(path), type="image", size=size))
 
 
 def _file_details(path: Path, lines: list[str], start: int, more: bool, last: int, whole: str | None) -> TextRead:

@@ -249,13 +249,14 @@ class AgentApp(AppHost):
             return
         for problem in problems:
             self.say(problem, "warning")
+        history = await self.view.read_resumed(conversation)  # (before a prompt can be sent, which would join it)
         self.view.conversation = conversation
         self._subscription = conversation.subscribe()
         self._consume(self._subscription)
         self.view.start_mcp(conversation)
         if (resumed := conversation.resumed) is not None:
             same = previewed is not None and previewed.leaf_uuid == resumed.leaf_uuid
-            await self.view.show_resumed(conversation, drawn=same)
+            self.view.show_history(history, drawn=same)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
         self.view.todos.show_tasks(conversation.tasks)
         self.view.todos.show_tasks(conversation.tasks)

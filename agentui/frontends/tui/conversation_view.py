@@ -366,11 +366,10 @@ class ConversationView:
             await painted
         return previewed
 
-    async def show_resumed(self, conversation: Conversation, *, drawn: bool) -> None:
-        """The history `conversation` resumed, read from its replay on a worker thread (a long session's is tens of
-        thousands of events), then drawn (`drawn`: the preview drew its latest parts already)."""
-        history = await asyncio.to_thread(lambda: read_history(conversation.replay()))
-        self.show_history(history, drawn=drawn)
+    async def read_resumed(self, conversation: Conversation) -> History:
+        """The history `conversation` resumed (none for a new one), read from its replay on a worker thread: a long
+        session's is tens of thousands of events."""
+        return await asyncio.to_thread(lambda: read_history(conversation.replay()))
 
     def show_history(self, history: History, *, preview: bool = False, drawn: bool = False) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older
