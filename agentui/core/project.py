@@ -14,6 +14,7 @@ from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_se
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.hooks import Hooks, specs_from
+from agentui.core.safety.guard import Guard
 from agentui.core.safety.permissions.engine import MODES, Mode, PermissionEngine
 from agentui.core.safety.permissions.rules import (
     EDIT_FAMILY,
@@ -125,14 +126,19 @@ def open_project(
         config_dirs=(config_dir(env), claude_config_dir(env)),
         persist=lambda rule: _persist(root, rule, env),
     )
+    guard = Guard(workspace, home=home, env=env)
     hooks = Hooks(
-        specs_from(sources, trusted=trusted), cwd=root, env={**env, **settings_env}, permission_mode=lambda: engine.mode
+        specs_from(sources, trusted=trusted),
+        cwd=root,
+        env={**env, **settings_env},
+        permission_mode=lambda: engine.mode,
+        guard=guard,
     )
     engine.sandbox = sandbox
     tools = builtin_tools(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
-    _confine(engine, sandbox, tools, workspace, home, env)
+    _confine(engine, sandbox, tools, guard, env)
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
 
 
@@ -269,25 +275,18 @@ def _sandbox(
 
 
 def _confine(
-    engine: PermissionEngine,
-    sandbox: Sandbox | None,
-    tools: ToolRegistry,
-    workspace: Workspace,
-    home: Path,
-    env: Mapping[str, str],
+    engine: PermissionEngine, sandbox: Sandbox | None, tools: ToolRegistry, guard: Guard, env: Mapping[str, str]
 ) -> None:
-    """The sandbox masks what the Read deny rules cover, as they stand before each command; Bash's guard knows the
-    person's home and environment, and the engine whether it can run here; stand-ins a crashed agentui left behind
-    are removed."""
+    """The sandbox and the guard (Bash's outside the sandbox, and the hooks') mask what the Read deny rules cover, as
+    they stand before each command; the engine knows whether the guard can run here; stand-ins a crashed agentui
+    left behind are removed."""
     from agentui.core.dirs import state_dir
-    from agentui.core.safety.guard import Guard
     from agentui.core.safety.standins import recover, registry_in
     from agentui.core.tools.bash import Bash
 
     if sandbox is not None:
         sandbox.read_denials = lambda: _read_denials(engine)
         sandbox.edit_denials = lambda: _edit_denials(engine)
-    guard = Guard(workspace, home=home, env=env)
     guard.read_denials = lambda: _read_denials(engine)
     guard.edit_denials = lambda: _edit_denials(engine)
     engine.denied_files = lambda: guard.denied()

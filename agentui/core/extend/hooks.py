@@ -19,11 +19,15 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agentui.core.claude_settings import SettingsSource
 from agentui.core.errors import AgentuiError
 from agentui.core.process_groups import start_group
+from agentui.core.safety.confined import Confined
+
+if TYPE_CHECKING:
+    from agentui.core.safety.guard import Guard
 
 DEFAULT_TIMEOUT = 60.0
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
@@ -104,8 +108,13 @@ class Hooks:
         notify: Callable[[str], None] = lambda message: None,
         permission_mode: Callable[[], str] = lambda: "default",
         transcript_path: Callable[[], str] = lambda: "",
+        guard: Guard | None = None,
     ) -> None:
         self.specs = specs
+        self._guard = guard
+        """What holds each hook's command, as it holds the Bash tool's outside the sandbox: a hook runs what the
+        person configured, but on what the model wrote (a formatter loading the project's config, say), so it may
+        not write the keys to the house either (`agentui.core.safety.guard`)."""
         self.cwd = cwd
         self.notify = notify
         self._env = {**(os.environ if env is None else env), "CLAUDE_PROJECT_DIR": str(cwd), "AGENTUI": "1"}
@@ -216,20 +225,39 @@ class Hooks:
                 return None, "", ""
             return 0, json.dumps(output, default=str), ""
         try:
+            confined = self._confined(spec.command)
+        except OSError as exc:
+            return 127, "", f"agentui could not confine the hook: {exc}"
+        try:
             process = await start_group(
-                "bash",
-                "-c",
-                spec.command,
-                env=self._env,
+                *confined.argv,
+                env=confined.env,
                 cwd=self.cwd,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
             )
         except OSError as exc:
+            confined.ended()
             return 127, "", str(exc)
         try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(data), spec.timeout)
+            return await self._finish(process, data, spec.timeout)
+        finally:
+            confined.ended()
+
+    def _confined(self, command: str) -> Confined:
+        """The hook's command under the guard, where bubblewrap can run here (else as it is: no one is asked before a
+        hook runs)."""
+        argv = ["bash", "-c", command]
+        if self._guard is None or not self._guard.available:
+            return Confined(argv, dict(self._env))
+        return self._guard.wrap(argv, cwd=self.cwd, scratch=self._guard.workspace.scratch, env=self._env)
+
+    async def _finish(
+        self, process: asyncio.subprocess.Process, data: bytes, limit: float
+    ) -> tuple[int | None, str, str]:
+        try:
+            stdout, stderr = await asyncio.wait_for(process.communicate(data), limit)
         except (TimeoutError, asyncio.CancelledError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
