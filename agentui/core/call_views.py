@@ -114,7 +114,8 @@ class ChangesAFile:
 
 
 class SearchesFiles:
-    """How a search of the files is shown (Grep, Glob): the pattern and where, and how many files it found."""
+    """How a search of the files is shown (Grep, Glob): the pattern and where, and how many files it found (in
+    Grep's content mode, which records no files, how many lines)."""
 
     shown: ClassVar[Shown] = "search"
 
@@ -125,4 +126,6 @@ class SearchesFiles:
 
     @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
+        if details.get("mode") == "content":
+            return ResultView(plural(details.get("numLines") or 0, "line"))
         return ResultView(plural(details.get("numFiles", 0), "file"))

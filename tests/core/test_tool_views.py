@@ -91,6 +91,12 @@ def test_results_are_described_by_their_tool_and_refusals_errors_and_stops_alike
     assert (multi.summary, multi.patch) == ("changed: +1 −1", [hunk])
     assert describe_result("Bash", "a\nb", False, {"exitCode": 2, "stdout": "a\nb"}).summary == "exit 2 · 2 lines"
     assert describe_result("Bash", "", False, {"backgroundTaskId": "b7"}).summary == "running in the background as b7"
+    # (what the model reads of a silent command is "(no output)", one line: the block says what it printed)
+    assert describe_result("Bash", "(no output)", False, {"exitCode": 0, "stdout": ""}).summary == "no output"
+    assert describe_result("Bash", "Exit code 1", True, {"exitCode": 1, "stdout": ""}).summary == "Exit code 1"
+    assert describe_result("Bash", "(no output)", False, {"exitCode": 3, "stdout": ""}).summary == "exit 3 · no output"
+    content = {"mode": "content", "numFiles": 0, "filenames": [], "content": "a.py:1:x\na.py:2:y", "numLines": 2}
+    assert describe_result("Grep", "a.py:1:x\na.py:2:y", False, content).summary == "2 lines"  # (not "0 files")
     assert describe_result("TaskOutput", "", False, {"task": {"status": "completed", "output": "x\n"}}).summary == (
         "completed · 1 new line"
     )

@@ -113,8 +113,11 @@ class Bash(Tool[BashArgs]):
             moved = "sent to the background" if details.get("backgroundedByUser") else "running in the background"
             return ResultView(f"{moved} as {details['backgroundTaskId']}")
         code = details.get("exitCode")
-        lines = plural(len(str(details.get("stdout") or text).splitlines()), "line")
-        return ResultView(f"exit {code} · {lines}" if code else f"{lines} of output")
+        printed = str(details.get("stdout", text))  # (not the "(no output)" the model reads)
+        count = len(printed.splitlines())
+        if not count:
+            return ResultView(f"exit {code} · no output" if code else "no output")
+        return ResultView(f"exit {code} · {plural(count, 'line')}" if code else f"{plural(count, 'line')} of output")
 
     def __init__(
         self,
