@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from agentui import __version__
 
@@ -38,10 +38,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(args)
 
 
-def _build_parser() -> argparse.ArgumentParser:
+def _one_sentence_parser() -> type[argparse.ArgumentParser]:
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            """A usage error as one sentence, the option meant where one is close, and where to read more, as Claude
+            Code gives it (not the whole usage before it)."""
+            meant = _option_meant(message, [o for action in self._actions for o in action.option_strings])
+            self.exit(2, f"{self.prog}: {message}{meant}; `{self.prog} --help` lists the options.\n")
+
+    return Parser
+
+
+def _option_meant(message: str, options: list[str]) -> str:
+    """ " (did you mean --verbose?)" for an unrecognised option close to one of `options`, else ""."""
+    import difflib
+
+    given = [word.split("=")[0] for word in message.partition(": ")[2].split() if word.startswith("--")]
+    close = difflib.get_close_matches(given[0], options, n=1, cutoff=0.75) if given else []
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+
+    parser = _one_sentence_parser()(
         prog="agentui",
         description="A terminal coding assistant. Run it in a project directory, or use -p for one answer.",
     )

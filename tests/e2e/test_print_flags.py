@@ -353,3 +353,19 @@ def test_stream_json_shows_a_sub_agents_messages_under_its_call(
     own = [line for line in lines if line["type"] == "user" and line["parent_tool_use_id"] is None]
     assert [line["message"]["content"][0]["tool_use_id"] for line in own] == ["a1"]
     assert lines[-1]["result"] == "The agent read it."
+
+
+def test_a_mistyped_flag_is_one_sentence_naming_the_flag_meant(agentui_bin: str, clean_env: dict[str, str]) -> None:
+    """As Claude Code says it: what is wrong, the option meant, where to read more; not the whole usage first."""
+    for flags, said in (
+        (["--modle", "x"], "unrecognized arguments: --modle x (did you mean --model?)"),
+        (["--bogus"], "unrecognized arguments: --bogus;"),
+        (["--max-turns", "x"], "argument --max-turns: 'x' is not a whole number;"),
+    ):
+        done = subprocess.run(
+            [agentui_bin, "-p", "hi", *flags], env=clean_env, capture_output=True, text=True, timeout=60,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 2 and done.stdout == "", flags
+        assert done.stderr.count("\n") == 1 and said in done.stderr and "usage:" not in done.stderr, done.stderr
+        assert done.stderr.rstrip().endswith("`agentui --help` lists the options."), done.stderr
