@@ -622,3 +622,30 @@ def test_writers_starting_at_once_in_a_new_project_directory_each_save_their_ses
             writer.close()
         assert errors == []
         assert sorted(path.name for path in directory.iterdir()) == sorted(writer.path.name for writer in writers)
+
+
+async def test_a_prompt_sent_in_plan_mode_titles_its_session_without_the_reminder(
+    cwd: Path, env: dict[str, str]
+) -> None:
+    """Plan mode adds its reminder to each prompt's message for the model; the session's title, its last prompt and
+    the picker's listing name what the person typed."""
+    from agentui.core.loop.agent import AgentConfig
+    from agentui.core.providers.scripted import ScriptedProvider
+    from agentui.core.tools.plan import PLAN_MODE_REMINDER
+
+    opened = open_session(SessionRequest(), cwd, env=env)
+    agent = new_agent(
+        ScriptedProvider([{"text": "A plan."}]),
+        AgentConfig(model="claude-test", cwd=cwd),
+        session_id=opened.session_id,
+        reminders=lambda: [PLAN_MODE_REMINDER],
+    )
+    opened.writer.attach(agent.bus)
+    await agent.prompt("Plan the migration")
+    opened.writer.close()
+    written = lines(opened.path)
+    sent = next(e for e in written if e["type"] == "user")["message"]["content"]
+    assert any("<system-reminder>" in block["text"] for block in sent)  # (the model was told)
+    assert [e["summary"] for e in written if e["type"] == "summary"] == ["Plan the migration"]
+    assert [e["lastPrompt"] for e in written if e["type"] == "last-prompt"] == ["Plan the migration"]
+    assert describe(opened.path).title == "Plan the migration"

@@ -230,8 +230,8 @@ class SessionWriter:
         if source == "prompt" and self.history is not None:
             self._history_line(lambda history: history.at_prompt(prompt_uuid))
         self._chain("user", new_uuid=prompt_uuid, message={"role": "user", "content": content})
-        if source == "prompt":
-            text = message.text
+        if source == "prompt":  # (what was typed: the first text, not the notes for the model after it)
+            text = next((block.text for block in blocks if isinstance(block, TextBlock)), "")
             self._first_prompt = self._first_prompt or text
             self._line({"type": "last-prompt", "lastPrompt": text, "sessionId": self.session_id})
 
