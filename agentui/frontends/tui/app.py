@@ -94,6 +94,7 @@ class AgentApp(AppHost):
         self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
         self._starting = prepare is not None
         """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
+        self._cannot_open: str | None = None  # why no conversation can open here (what a prompt is then told)
         # An unhandled error ends the app through Textual's own handler (return code 1), which prints a traceback to
         # `error_console` once the terminal is restored: it is kept here instead, for run_app to turn into one
         # sentence and the log. (Under Pilot, Textual re-raises the error in the test, as it should.)
@@ -158,7 +159,7 @@ class AgentApp(AppHost):
                 self._prepare = None
             if self.launch is not None and self._resuming is None:
                 self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
-            await asyncio.to_thread(self._load_engine)
+            await asyncio.to_thread(_load_engine)
         except Exception as exc:  # a broken install or launch: one sentence, the app stays open
             log.exception("start-up failed")
             self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
@@ -174,17 +175,15 @@ class AgentApp(AppHost):
         if self.launch is None:
             self.say(no_model_help(self), "error")
             self.status.set(model="no model", provider="—")
-            waiting, self._waiting = self._waiting, []
-            for text in waiting:  # typed before this was known
-                await self.submit(text)
-            return
+            return await self._refuse_waiting()
         from agentui.api import ProjectError, open_project
 
         try:
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
         except ProjectError as exc:
+            self._cannot_open = str(exc)
             self.say(str(exc), "error")
-            return
+            return await self._refuse_waiting()
         from agentui.api import load_custom_commands
 
         self.custom_commands = load_custom_commands(self._project.root, self.env)
@@ -194,13 +193,6 @@ class AgentApp(AppHost):
         for notice in self._project.notices:  # a rule that was ignored, a sandbox that cannot run
             self.say(notice, "warning")
         await self._start(self.launch.session)
-
-    def _load_engine(self) -> None:
-        """On a worker thread, so the first frame never waits for it."""
-        # Imported for their cost, here and not when the first prompt or question needs them.
-        import agentui.frontends.tui.screens.permission
-        import agentui.frontends.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
-        from agentui.api import Conversation  # noqa: F401  (the engine: pydantic models, providers, tools)
 
     async def _trusted(self, trusted: bool | None) -> None:
         assert self.launch is not None and self._project is not None
@@ -300,7 +292,7 @@ class AgentApp(AppHost):
 
         text = typed.strip()
         waits = text.startswith("!") or (text.startswith("/") and text.split()[0] not in ("/help", "/quit"))
-        if waits and self.conversation is None and (self._starting or self.launch is not None):
+        if waits and self.conversation is None and self._will_open():
             self._waiting.append(typed)  # typed during start-up: it runs once the conversation is open
         elif text.startswith("/"):
             await run_command(self, text)
@@ -314,16 +306,26 @@ class AgentApp(AppHost):
 
     def send(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         if (conversation := self.conversation) is None:
-            if self._starting or self.launch is not None:  # it goes out as soon as the conversation is open
+            if self._will_open():  # it goes out as soon as the conversation is open
                 self._waiting.append(text)
             else:  # what was typed is shown, and why it went nowhere, in one line (the help is above)
                 self.transcript.add(UserPrompt(text))
-                self.say("Not sent: no model is configured (see above, or /model).", "error")
+                why = self._cannot_open or "no model is configured (see above, or /model)"
+                self.say(f"Not sent: {why.rstrip('.')}.", "error")
         elif conversation.running:
             conversation.steer(text, images)
             self.view.steering(text)
         else:
             self.run_worker(conversation.send(text, images), group="run", exit_on_error=False)
+
+    def _will_open(self) -> bool:
+        return self._cannot_open is None and (self._starting or self.launch is not None)
+
+    async def _refuse_waiting(self) -> None:
+        """Prompts typed during a start-up that ended with no conversation: each is told why it was not sent."""
+        waiting, self._waiting = self._waiting, []
+        for text in waiting:
+            await self.submit(text)
 
     # Keys
 
@@ -356,3 +358,11 @@ class AgentApp(AppHost):
     def crash_report(self) -> str:
         """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
         return self._crash_report.getvalue()
+
+
+def _load_engine() -> None:
+    """On a worker thread, so the first frame never waits for it."""
+    # Imported for their cost, here and not when the first prompt or question needs them.
+    import agentui.frontends.tui.screens.permission
+    import agentui.frontends.tui.widgets.answer  # noqa: F401  (Markdown, for the first answer)
+    from agentui.api import Conversation  # noqa: F401  (the engine: pydantic models, providers, tools)
