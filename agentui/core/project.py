@@ -4,6 +4,7 @@ the tools an agent works with. Every front end opens a project the same way."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ class Project:
             say(sentence)
         return said
 
+
+log = logging.getLogger(__name__)
 
 LEFT_OUT = (
     "Until it is fixed its settings are left out and every tool call asks first (what it denies cannot be known); "
@@ -283,7 +286,11 @@ def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
     start as an untrusted project's setting (and asking to trust it) would be asking twice."""
     from agentui.core.safety.trust import trust
 
-    add_allow_rule(root, rule)
+    try:
+        add_allow_rule(root, rule)
+    except SettingsError as exc:  # (the local file is broken: it is not rewritten, so nothing in it is lost)
+        log.warning("the rule %s applies for this session only: %s", rule, exc)
+        return
     trust(root, env)
 
 

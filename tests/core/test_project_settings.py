@@ -168,3 +168,20 @@ def test_always_rules_land_in_settings_local_json_without_losing_anything(root: 
     assert read_settings_file(local) is not None and [s.name for s in load_sources(root, {"HOME": "/nonexistent"})] == [
         "local"
     ]
+
+
+def test_an_always_answer_while_the_local_file_is_broken_keeps_the_file_as_it_is(
+    root: Path, env: dict[str, str]
+) -> None:
+    from agentui.core.events import PermissionDecision
+    from agentui.core.messages import ToolUseBlock
+    from agentui.core.tools import builtin_tools
+
+    local = root / ".claude/settings.local.json"
+    local.write_text('{"permissions": {"allow": ["Bash(make:*)"]')  # (cut short)
+    project = open_project(root, env=env, trusted=True)
+    bash = next(t for t in builtin_tools(project.engine.workspace) if t.name == "Bash")
+    call = ToolUseBlock(id="t", name="Bash", input={"command": "make test"})
+    always = PermissionDecision(behavior="allow", scope="always")
+    project.engine.remember(bash, bash.Args.model_validate(call.input), call, always)  # (no error)
+    assert local.read_text() == '{"permissions": {"allow": ["Bash(make:*)"]'
