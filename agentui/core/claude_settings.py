@@ -134,26 +134,6 @@ class SettingsSource:
         return self.name in ("project", "local")
 
 
-@dataclass(frozen=True)
-class BrokenSettings:
-    """A settings file that exists but cannot be used: left out until it is fixed (`Project.refresh_settings`)."""
-
-    name: SourceName
-    path: Path
-    problem: str
-    """One sentence: which file and what is wrong."""
-    stamp: tuple[int, int] | None
-    """(modification time, size) when it was read: what tells that it changed."""
-
-
-def file_stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        found = path.stat()
-    except OSError:
-        return None
-    return found.st_mtime_ns, found.st_size
-
-
 def managed_settings_path() -> Path:
     if sys.platform == "darwin":
         return Path("/Library/Application Support/ClaudeCode/managed-settings.json")
@@ -171,7 +151,7 @@ def read_settings_file(path: Path) -> SettingsFile | None:
         SettingsFile,
         name="The settings file",
         error=SettingsError,
-        advice="fix it",
+        advice="fix it, since its permission rules cannot be applied until then",
     )
 
 
@@ -194,12 +174,8 @@ def flag_settings(value: str) -> SettingsSource:
     return SettingsSource("flag", path, settings)
 
 
-def load_sources(
-    project_root: Path, env: Mapping[str, str] | None = None, broken: list[BrokenSettings] | None = None
-) -> list[SettingsSource]:
-    """Every settings file that exists, lowest precedence first: user, project, local, managed. A file that cannot
-    be used is a SettingsError, or, given `broken`, left out and listed there; never the managed one (an
-    administrator's policy that cannot be read stops agentui)."""
+def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:
+    """Every settings file that exists, lowest precedence first: user, project, local, managed."""
     candidates: list[tuple[SourceName, Path]] = [
         ("user", claude_config_dir(env) / "settings.json"),
         ("project", project_root / ".claude" / "settings.json"),
@@ -208,14 +184,7 @@ def load_sources(
     ]
     sources = []
     for name, path in candidates:
-        stamp = file_stamp(path)
-        try:
-            settings = read_settings_file(path)
-        except SettingsError as exc:
-            if broken is None or name == "managed":
-                raise
-            broken.append(BrokenSettings(name, path, str(exc), stamp))
-            continue
+        settings = read_settings_file(path)
         if settings is not None:
             sources.append(SettingsSource(name, path, settings))
     return sources

@@ -228,7 +228,6 @@ class Conversation:
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
         """A prompt (with the images pasted into it): runs until the model has answered (and its tool calls are
         done)."""
-        self.project.refresh_settings(self.agent.warn)  # (a settings file broken at the start may be fixed by now)
         result = await self.agent.prompt(text, images)
         if self._titling is None and self.agent.router.routes("title") and result.stop == "end_turn":
             self._titling = asyncio.ensure_future(self._title(text, result.text))

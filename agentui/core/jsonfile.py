@@ -23,6 +23,8 @@ def read_json_model(path: Path, model: type[M], *, name: str, error: type[Except
         return None
     except OSError as exc:
         raise error(f"{name} {path} could not be read ({exc.strerror or exc}).") from None
+    except UnicodeDecodeError as exc:  # (saved in another encoding: JSON files are UTF-8)
+        raise error(f"{name} {path} is not UTF-8 text (byte {exc.start} cannot be read); {advice}.") from None
     if not text.strip():
         return model()
     try:

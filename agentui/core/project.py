@@ -4,23 +4,13 @@ the tools an agent works with. Every front end opens a project the same way."""
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentui.core.claude_settings import (
-    BrokenSettings,
-    SettingsError,
-    SettingsSource,
-    add_allow_rule,
-    file_stamp,
-    flag_settings,
-    load_sources,
-    read_settings_file,
-)
+from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_settings, load_sources
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.hooks import Hooks, specs_from
@@ -77,43 +67,6 @@ class Project:
     """Things the person should know before the run starts (settings held back, rules ignored)."""
     held_back: list[str] = field(default_factory=list)
     """What of the project's own settings waits for trust (allow rules, hooks, ...): what trusting it would apply."""
-    broken: list[BrokenSettings] = field(default_factory=list)
-    """Settings files that exist but could not be read: left out, and every tool call asks, until they are fixed."""
-
-    def refresh_settings(self, say: Callable[[str], object] = lambda sentence: None) -> list[str]:
-        """Read again each broken settings file that changed since: one that is fixed (or gone) now applies its
-        permission rules and hooks (its env, mode and sandbox settings wait for a restart). What to tell the
-        person, a sentence each, is said through `say` and returned."""
-        said: list[str] = []
-        for broken in list(self.broken):
-            stamp = file_stamp(broken.path)
-            if stamp == broken.stamp:
-                continue
-            self.broken.remove(broken)
-            try:
-                settings = read_settings_file(broken.path)
-            except SettingsError as exc:
-                self.broken.append(dataclasses.replace(broken, problem=str(exc), stamp=stamp))
-                continue
-            if settings is not None:
-                source = SettingsSource(broken.name, broken.path, settings)
-                self.sources.append(source)
-                home = self.engine.home
-                self.engine.add_rules(_rules([source], PermissionOptions(), self.root, home, self.trusted, said, []))
-                self.hooks.specs += specs_from([source], trusted=self.trusted)
-            said.append(f"{broken.path} can be read again: its permission rules and hooks apply from now on.")
-        self.engine.unread_settings = [broken.path for broken in self.broken]
-        for sentence in said:
-            say(sentence)
-        return said
-
-
-log = logging.getLogger(__name__)
-
-LEFT_OUT = (
-    "Until it is fixed its settings are left out and every tool call asks first (what it denies cannot be known); "
-    "agentui reads it again before each prompt."
-)
 
 
 def split_tool_list(values: Iterable[str]) -> list[str]:
@@ -147,10 +100,9 @@ def open_project(
     env = os.environ if env is None else env
     root = Path(os.path.realpath(root))
     home = Path(env.get("HOME") or Path.home())
-    broken: list[BrokenSettings] = []
-    sources = _sources(root, env, options, broken)
+    sources = _sources(root, env, options)
     trusted = is_trusted(root, env) if trusted is None else trusted
-    notices: list[str] = [f"{b.problem} {LEFT_OUT}" for b in broken]
+    notices: list[str] = []
     held_back: list[str] = []
 
     rules = _rules(sources, options, root, home, trusted, notices, held_back)
@@ -173,7 +125,6 @@ def open_project(
         home=home,
         config_dirs=(config_dir(env), claude_config_dir(env)),
         persist=lambda rule: _persist(root, rule, env),
-        unread_settings=[b.path for b in broken],
     )
     guard = Guard(workspace, home=home, env=env)
     hooks = Hooks(
@@ -188,20 +139,17 @@ def open_project(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
     _confine(engine, sandbox, tools, guard, env)
-    held = list(dict.fromkeys(held_back))
-    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, held, broken)
+    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
 
 
-def _sources(
-    root: Path, env: Mapping[str, str], options: PermissionOptions, broken: list[BrokenSettings]
-) -> list[SettingsSource]:
-    """The settings files in force, as --setting-sources and --settings say. One that cannot be read is left out
-    and listed in `broken`; ProjectError for the managed file or --settings."""
+def _sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
+    """The settings files in force, as --setting-sources and --settings say; ProjectError for one that is broken."""
+    from agentui.core.claude_settings import SettingsError
+
     try:
-        sources = load_sources(root, env, broken)
+        sources = load_sources(root, env)
         if options.setting_sources is not None:
             sources = [s for s in sources if s.name == "managed" or s.name in options.setting_sources]
-            broken[:] = [b for b in broken if b.name in options.setting_sources]
         if options.settings_flag is not None:
             sources.insert(len([s for s in sources if s.name != "managed"]), flag_settings(options.settings_flag))
     except SettingsError as exc:
@@ -286,11 +234,7 @@ def _persist(root: Path, rule: str, env: Mapping[str, str]) -> None:
     start as an untrusted project's setting (and asking to trust it) would be asking twice."""
     from agentui.core.safety.trust import trust
 
-    try:
-        add_allow_rule(root, rule)
-    except SettingsError as exc:  # (the local file is broken: it is not rewritten, so nothing in it is lost)
-        log.warning("the rule %s applies for this session only: %s", rule, exc)
-        return
+    add_allow_rule(root, rule)
     trust(root, env)
 
 

@@ -105,45 +105,16 @@ def test_split_tool_list_keeps_specifiers_whole() -> None:
     assert split_tool_list(["Bash(git commit -m x:*), Edit", "Read"]) == ["Bash(git commit -m x:*)", "Edit", "Read"]
 
 
-def test_a_broken_settings_file_is_left_out_said_once_and_every_call_asks_until_it_is_fixed(
-    root: Path, env: dict[str, str]
-) -> None:
-    """The project still opens (every prompt reaches the model), the notice names the file and what is wrong, and
-    since what the file denies cannot be known, nothing runs without a question until it can be read again."""
-    import os
-
-    write(Path(env["HOME"]) / ".claude/settings.json", {"permissions": {"deny": ["Read(secret.txt)"]}})
-    broken = root / ".claude/settings.json"
-    broken.write_text("{not json")
-    project = open_project(root, env=env, trusted=True)
-    (notice,) = project.notices
-    assert str(broken) in notice and "is not valid JSON (line 1, column 2" in notice
-    assert "every tool call asks first" in notice
-    asked = check(project.engine, "Read", file_path=str(root / "a.py"))
-    assert asked.behavior == "ask" and asked.hard and str(broken) in asked.reason  # (a read in the project, asked)
-    assert check(project.engine, "Read", file_path=str(root / "secret.txt")).behavior == "deny"  # (denies still hold)
-
-    assert project.refresh_settings() == []  # unchanged: nothing to say, and it still asks
-    write(broken, {"permissions": {"deny": "Bash(rm:*)"}})  # changed, and still broken (a bad value now)
-    os.utime(broken, ns=(1, 1))
-    assert project.refresh_settings() == []
-    assert "has a bad value at 'permissions.deny'" in project.broken[0].problem
-    assert check(project.engine, "Read", file_path=str(root / "a.py")).behavior == "ask"
-
-    write(broken, {"permissions": {"deny": ["Bash(rm:*)"]}})  # fixed: its rules apply from the next prompt on
-    assert project.refresh_settings() == [
-        f"{broken} can be read again: its permission rules and hooks apply from now on."
-    ]
-    assert check(project.engine, "Read", file_path=str(root / "a.py")).behavior == "allow"
-    assert check(project.engine, "Bash", command="rm -rf build").behavior == "deny"
-    assert project.engine.unread_settings == [] and project.broken == []
-
-
-def test_a_broken_flag_or_rule_on_the_command_line_is_still_refused(root: Path, env: dict[str, str]) -> None:
+def test_broken_settings_are_refused_not_skipped(root: Path, env: dict[str, str]) -> None:
+    (root / ".claude/settings.json").write_text("{not json")
+    with pytest.raises(ProjectError, match=r"is not valid JSON \(line 1, column 2"):
+        open_project(root, env=env)
+    write(root / ".claude/settings.json", {"permissions": {"deny": "Bash(rm:*)"}})
+    with pytest.raises(ProjectError, match=r"has a bad value at 'permissions.deny'"):
+        open_project(root, env=env)
     with pytest.raises(ProjectError, match="--allowedTools"):
+        write(root / ".claude/settings.json", {})
         open_project(root, PermissionOptions(allowed_tools=("Bash(oops",)), env=env)
-    with pytest.raises(ProjectError, match="--settings was given JSON"):
-        open_project(root, PermissionOptions(settings_flag="{oops"), env=env)
 
 
 def test_an_unreadable_rule_is_reported_and_the_rest_apply(root: Path, env: dict[str, str]) -> None:
@@ -170,18 +141,8 @@ def test_always_rules_land_in_settings_local_json_without_losing_anything(root: 
     ]
 
 
-def test_an_always_answer_while_the_local_file_is_broken_keeps_the_file_as_it_is(
-    root: Path, env: dict[str, str]
-) -> None:
-    from agentui.core.events import PermissionDecision
-    from agentui.core.messages import ToolUseBlock
-    from agentui.core.tools import builtin_tools
-
-    local = root / ".claude/settings.local.json"
-    local.write_text('{"permissions": {"allow": ["Bash(make:*)"]')  # (cut short)
-    project = open_project(root, env=env, trusted=True)
-    bash = next(t for t in builtin_tools(project.engine.workspace) if t.name == "Bash")
-    call = ToolUseBlock(id="t", name="Bash", input={"command": "make test"})
-    always = PermissionDecision(behavior="allow", scope="always")
-    project.engine.remember(bash, bash.Args.model_validate(call.input), call, always)  # (no error)
-    assert local.read_text() == '{"permissions": {"allow": ["Bash(make:*)"]'
+def test_a_settings_file_saved_in_another_encoding_is_one_sentence(root: Path, env: dict[str, str]) -> None:
+    """A file saved as Latin-1 (an "é" as one byte) used to end agentui with a traceback."""
+    (root / ".claude/settings.json").write_bytes('{"env": {"NAME": "caf\u00e9"}}'.encode("latin-1"))
+    with pytest.raises(ProjectError, match=r"is not UTF-8 text \(byte 21 cannot be read\); fix it"):
+        open_project(root, env=env)

@@ -151,17 +151,16 @@ def test_project_settings_deny_always_apply_but_grant_only_once_trusted(
     assert "not trusted" not in done.stderr
 
 
-def test_a_malformed_settings_file_is_said_in_one_line_and_the_prompt_still_answered(
+def test_a_malformed_settings_file_stops_with_one_sentence(
     agentui_bin: str, clean_env: dict[str, str], project: Path
 ) -> None:
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text('{"permissions": {"deny": ["Bash(rm:*)"],}}')
-    done, _ = agentui(agentui_bin, project, clean_env, [{"text": "Answered."}])
-    assert done.returncode == 0 and '"Answered."' in done.stdout, done.stderr
+    done, _ = agentui(agentui_bin, project, clean_env, [{"text": "never"}])
+    assert done.returncode == 2
     assert done.stderr.startswith(
         f"agentui: The settings file {project.resolve()}/.claude/settings.json is not valid JSON"
     )
-    assert "every tool call asks first" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
 

@@ -54,12 +54,8 @@ class PermissionEngine:
         home: Path | None = None,
         config_dirs: Sequence[Path] = (),
         persist: Callable[[str], object] | None = None,
-        unread_settings: Iterable[Path] = (),
     ) -> None:
         self.workspace = workspace
-        self.unread_settings: list[Path] = list(unread_settings)
-        """Settings files that exist but could not be read: what they deny cannot be known, so while there are any,
-        nothing runs without a question (`check`)."""
         self.mode: Mode = mode
         self.home = home or Path.home()
         self._rules = list(rules)
@@ -103,11 +99,6 @@ class PermissionEngine:
         """Bash commands outside the sandbox run under the guard here."""
         return self.guard_available()
 
-    def add_rules(self, rules: Iterable[Rule]) -> None:
-        """Rules of a settings file read late (it was broken at the start and is fixed now)."""
-        self._rules.extend(rules)
-        self._candidates.clear()
-
     def add_rule(self, text: str, behavior: Behavior, source: str) -> Rule:
         rule = parse_rule(text, behavior, source, project_root=self.workspace.root, home=self.home)
         self._rules.append(rule)
@@ -123,13 +114,6 @@ class PermissionEngine:
     # The gate
 
     def check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict:
-        verdict = self._check(tool, args, call)
-        if verdict.behavior == "allow" and self.unread_settings:
-            reason = f"{self.unread_settings[0]} could not be read, so what it denies is not known until it is fixed"
-            return Verdict("ask", reason, path=verdict.path, hard=True, suggestions=verdict.suggestions)
-        return verdict
-
-    def _check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict:
         if tool.name == "Bash":
             command = str(getattr(args, "command", ""))
             disable = bool(getattr(args, "dangerouslyDisableSandbox", False))
