@@ -43,12 +43,6 @@ def render_patch(hunks: list[dict[str, Any]], *, max_lines: int = MAX_LINES) -> 
     return text
 
 
-def count_changes(hunks: list[dict[str, Any]]) -> tuple[int, int]:
-    added = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("+"))
-    removed = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("-"))
-    return added, removed
-
-
 class DiffView(Static):
     DEFAULT_CSS = """
     DiffView { padding: 0 1; background: $surface; }
