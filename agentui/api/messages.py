@@ -21,6 +21,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
     as_text,
+    is_reminder,
     not_run,
     was_refused,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "as_text",
+    "is_reminder",
     "not_run",
     "was_refused",
 ]

@@ -65,6 +65,12 @@ class ToolResultBlock(_Frozen):
     is_error: bool = False
 
 
+def is_reminder(text: str) -> bool:
+    """A note for the model in a user message (a `<system-reminder>`: plan mode's, nested CLAUDE.md files, Claude
+    Code's own), not something the person typed."""
+    return text.lstrip().startswith("<system-reminder>")
+
+
 REFUSED = "The user doesn't want to proceed with this tool use."
 """How the result of a call the person refused begins (Claude Code's words, which agentui writes too)."""
 

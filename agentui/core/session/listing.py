@@ -99,9 +99,11 @@ def _prompt_text(entry: dict[str, Any]) -> str | None:
     if isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
+        from agentui.core.messages import is_reminder  # (here: the listing itself loads no pydantic)
+
         texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
         # (what was typed, not the notes for the model beside it: plan mode's reminder, a hook's context)
-        content = next((t for t in texts if isinstance(t, str) and not t.lstrip().startswith("<system-reminder>")), "")
+        content = next((t for t in texts if isinstance(t, str) and not is_reminder(t)), "")
     if (
         not isinstance(content, str)
         or not content.strip()

@@ -44,15 +44,9 @@ def shell_record(text: str) -> tuple[str, str] | None:
     return (found[1], found[2] or "") if found else None
 
 
-def is_reminder(text: str) -> bool:
-    """A note for the model in a user message (Claude Code's `<system-reminder>`s: plan mode's, nested CLAUDE.md
-    files), not something the person typed."""
-    return text.lstrip().startswith("<system-reminder>")
-
-
 def prompt_text(message: Message) -> str:
     """What the person sent in a user message: its text without the reminders added for the model."""
-    from agentui.api.messages import TextBlock
+    from agentui.api.messages import TextBlock, is_reminder
 
     return "".join(b.text for b in message.content if isinstance(b, TextBlock) and not is_reminder(b.text))
 
@@ -85,7 +79,7 @@ def read_history(events: Iterable[Event]) -> History:
     """The parts of a history given as the events a live run emits (`Conversation.replay()`, or `replay()` of a
     session's end for a preview): each drawn later by the widgets that draw the same events live."""
     from agentui.api.events import CompactionEnd, ContentBlockEnd, TextDelta, ToolEnd, UserMessage
-    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock
+    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock, is_reminder
 
     parts: list[tuple[str, Any]] = []
     results: dict[str, Result] = {}
