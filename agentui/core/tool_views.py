@@ -60,8 +60,6 @@ def tool_class(name: str) -> type[Tool[Any]]:
 def describe_call(name: str, arguments: Mapping[str, Any], cwd: Path | None = None) -> CallView:
     """How a call to `name` with `arguments` is shown (paths relative to `cwd`)."""
     tool = tool_class(name)
-    command = arguments.get("command") if tool.shown == "execute" else None
-    purpose = arguments.get("description") if tool.shown == "execute" else None
     return CallView(
         name,
         tool.title(arguments, cwd),
@@ -70,8 +68,8 @@ def describe_call(name: str, arguments: Mapping[str, Any], cwd: Path | None = No
         asks=tool.asks,
         opens=tool.opens,
         tail=tool.tail,
-        command=None if command is None else str(command),
-        purpose=str(purpose or ""),
+        command=tool.command(arguments),
+        purpose=tool.purpose(arguments),
     )
 
 

@@ -106,6 +106,16 @@ class Tool(Generic[ArgsT]):
         return (path,) if isinstance(path, str) and path else ()
 
     @classmethod
+    def command(cls, arguments: Mapping[str, Any]) -> str | None:
+        """The exact text a call runs, shown whole when it asks (None for a call that runs no command)."""
+        return None
+
+    @classmethod
+    def purpose(cls, arguments: Mapping[str, Any]) -> str:
+        """What the model says a call is for ("" when it does not say)."""
+        return ""
+
+    @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
         """What a successful call did, from its result's text and details: one line, and what to draw under it."""
         return ResultView("done")

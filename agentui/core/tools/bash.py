@@ -108,6 +108,14 @@ class Bash(Tool[BashArgs]):
         return first + (" …" if "\n" in command else "")
 
     @classmethod
+    def command(cls, arguments: Mapping[str, Any]) -> str | None:
+        return str(arguments.get("command", ""))
+
+    @classmethod
+    def purpose(cls, arguments: Mapping[str, Any]) -> str:
+        return str(arguments.get("description") or "")
+
+    @classmethod
     def result(cls, text: str, details: Mapping[str, Any]) -> ResultView:
         if details.get("backgroundTaskId"):
             moved = "sent to the background" if details.get("backgroundedByUser") else "running in the background"
