@@ -35,6 +35,9 @@ class PermissionDecision(BaseModel):
     scope: Literal["once", "session", "always"] = "once"
     message: str | None = None
     """With a deny: what to tell the model instead ("no, and do this instead")."""
+    interrupt: bool = False
+    """With a deny: end the turn there, as a plain No in Claude Code does (the SDK's `interrupt: true`): the model
+    is told the call was rejected and is not called again until the person writes."""
     updated_input: dict[str, Any] | None = None
     """With an allow: the arguments the tool runs with instead of the model's (AskUserQuestion's, with the answers)."""
     mode: PermissionMode | None = None

@@ -14,6 +14,7 @@ from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.run_options import ModelOptions
+from agentui.core.safety.permissions.gate import KindGate, Verdict
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
 from tests.support.agents import new_agent
@@ -386,3 +387,51 @@ async def test_starting_while_running_is_refused() -> None:
         agent.start("two")
     assert (await run.result()).text == "slow"
     assert list(agent.messages[0].content) == [TextBlock(text="one")]
+
+
+async def test_a_plain_no_ends_the_turn_and_the_calls_after_it_are_not_run() -> None:
+    writer = WriteNote()
+    calls = [tool_call("WriteNote", "w1", note="first"), tool_call("WriteNote", "w2", note="second")]
+    agent, provider, seen = make_agent([{"content": calls}, {"text": "carried on"}], writer)
+    run = agent.start("write two notes")
+    async for event in run:
+        if isinstance(event, PermissionRequest):
+            run.respond_permission(event.request_id, PermissionDecision(behavior="deny", interrupt=True))
+    result = await run.result()
+    assert result.stop == "cancelled" and writer.written == [] and len(provider.requests) == 1
+    results = results_of(agent.messages[-2])
+    assert "rejected" in results["w1"].content and results["w2"].content.startswith("Not run: the user refused")
+    assert agent.messages[-1].content == [TextBlock(text=INTERRUPTED_FOR_TOOL_USE)]
+    ended = [e.tool_call_id for e in seen if isinstance(e, ToolEnd)]
+    assert ended == ["w1", "w2"]  # (every call's block is told how it ended)
+    assert_valid_history(agent.messages)
+    # the next prompt goes on from there, with the refusal in the history
+    assert (await agent.prompt("then do nothing")).text == "carried on"
+    assert provider.requests[1].messages[-1].content == [TextBlock(text="then do nothing")]
+
+
+async def test_a_plain_no_answers_the_other_questions_of_its_batch() -> None:
+    class AskingRead(WriteNote):
+        kind = "read"  # (read-only calls of one response run together, and so ask together)
+
+    class AskEverything(KindGate):
+        def check(self, tool: Any, args: Any, call: Any) -> Verdict:
+            return Verdict("ask", "asked")
+
+    reader = AskingRead()
+    calls = [tool_call("WriteNote", f"r{n}", note=str(n)) for n in range(3)]
+    provider = ScriptedProvider([{"content": calls}])
+    agent = new_agent(
+        provider, AgentConfig(model="scripted", system_prompt="sys"), tools=ToolRegistry([reader]), gate=AskEverything()
+    )
+    run = agent.start("read three")
+    asked = 0
+    async with asyncio.timeout(30):  # (without the answer to the others, the run would wait for them for ever)
+        async for event in run:
+            if isinstance(event, PermissionRequest):
+                asked += 1
+                if asked == 1:  # (the others are asked meanwhile; the first No answers them)
+                    run.respond_permission(event.request_id, PermissionDecision(behavior="deny", interrupt=True))
+        result = await run.result()
+    assert result.stop == "cancelled" and reader.written == [] and len(provider.requests) == 1
+    assert all(block.is_error for block in results_of(agent.messages[-2]).values())

@@ -23,12 +23,13 @@ from tests.support.sse import anthropic_stream
 class Terminal:
     """A tmux server of its own (its own socket), one window, read back with capture-pane."""
 
-    def __init__(self, command: str, env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, command: str, env: dict[str, str], cwd: Path, size: tuple[int, int] = (120, 40)) -> None:
         assert shutil.which("tmux"), "tmux is needed for this test (.ci/run installs it)"
         self.socket = f"agentui-test-{uuid.uuid4().hex[:8]}"
         exports = " ".join(f"{key}={_quote(value)}" for key, value in env.items())
         script = f"cd {_quote(str(cwd))} && env -i {exports} {command}; echo EXIT=$?; sleep 30"
-        self._tmux("new-session", "-d", "-s", "main", "-x", "120", "-y", "40", script)
+        width, height = size
+        self._tmux("new-session", "-d", "-s", "main", "-x", str(width), "-y", str(height), script)
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)

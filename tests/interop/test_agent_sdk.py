@@ -146,6 +146,22 @@ async def test_a_permission_callback_changes_one_call_and_denies_another(
     assert [d["tool_name"] for d in messages[-1].permission_denials or []] == ["Bash"]
 
 
+async def test_a_denial_that_interrupts_ends_the_turn(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
+    seen = played(server, [[tool("b1", "Bash", command="touch ran.txt")], [text("Carried on.")]])
+
+    async def can_use_tool(name: str, given: dict[str, Any], context: Any) -> Any:
+        return PermissionResultDeny(message="stop here", interrupt=True)
+
+    opts = options(cli, server, tmp_path, "p", can_use_tool=can_use_tool)
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("run it")
+        messages = [message async for message in client.receive_response()]
+    assert not (tmp_path / "p" / "ran.txt").exists()
+    assert len(seen) == 1  # the model is not called again after the refusal
+    result = messages[-1]  # (as an interrupt: Claude Code and agentui alike)
+    assert isinstance(result, ResultMessage) and result.is_error and result.subtype == "error_during_execution"
+
+
 async def test_a_pre_tool_use_hook_callback_blocks_a_call(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
     seen = played(server, [[tool("b1", "Bash", command="echo hi")], [text("Blocked, then.")]])
     inputs: list[dict[str, Any]] = []

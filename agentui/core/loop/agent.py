@@ -275,6 +275,9 @@ class Agent:
                 self._calls_in_flight = []
                 self.messages.append(Message(role="user", content=list(results)))
             self.bus.emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
+            if message.tool_uses and self._dispatcher.refused:  # (a plain No: Claude Code's turn ends there too)
+                self._add_user(Message.user(INTERRUPTED_FOR_TOOL_USE), "interrupt")
+                return "cancelled"
             if self._deliver(self.inbox.steering(), "steer") or message.tool_uses:
                 continue
             if self._deliver(self.inbox.follow_ups(), "follow_up"):

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 INTERRUPTED = "Interrupted by user: the tool call was stopped before it finished."
 _REJECTED = REFUSED + " The tool use was rejected (nothing was written or run)."
 _WAIT = " Stop and wait for the user to say how to proceed."
+_NOT_RUN_AFTER_NO = "Not run: the user refused an earlier call of this response, which ended the turn."
 
 
 class ToolDispatcher:
@@ -67,6 +68,9 @@ class ToolDispatcher:
         self._running: dict[str, str] = {}  # tool_call_id -> tool name, between ToolStart and ToolEnd
         self.finished: dict[str, ToolResultBlock] = {}
         """Results of the current batch so far, so a cancel keeps the results that did arrive."""
+        self.refused = False
+        """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
+        after it are not run, and the turn ends there."""
         self.before_write: Callable[[str, Path], None] | None = None
         """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
         self.before_shell: Callable[[str, str], Awaitable[None]] | None = None
@@ -90,8 +94,12 @@ class ToolDispatcher:
     async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
         """Run one response's calls: consecutive read-only calls together, anything else alone and in order."""
         self.finished.clear()
+        self.refused = False
         for batch in self._batches(calls):
-            if len(batch) == 1:
+            if self.refused:  # (each call still ends, so its block and the history say it did not run)
+                for call in batch:
+                    self._finish(call.id, call.name, ToolResult.error(_NOT_RUN_AFTER_NO))
+            elif len(batch) == 1:
                 await self.run(batch[0])
             else:
                 await asyncio.gather(*(self.run(call) for call in batch))
@@ -180,6 +188,8 @@ class ToolDispatcher:
             decision = await self._ask(tool, call, verdict)
             self.gate.remember(tool, args, call, decision)
             if decision.behavior == "deny":
+                if decision.interrupt:
+                    self._refuse_the_rest(decision)
                 said = f" The user said: {decision.message}" if decision.message else _WAIT
                 return ToolResult.error(_REJECTED + said, denied=True)
             lifted = verdict.protected  # (the person said yes to a question that named the protected write)
@@ -251,6 +261,14 @@ class ToolDispatcher:
         if isinstance(result.content, str):
             return replace(result, content=f"{result.content}\n\n{note}")
         return replace(result, content=[*result.content, TextBlock(text=note)])
+
+    def _refuse_the_rest(self, decision: PermissionDecision) -> None:
+        """A plain No ends the turn: the questions of the calls running beside this one get the same answer (a
+        batch of reads asks together), and the calls after it are not run."""
+        self.refused = True
+        for future in self._asks.values():
+            if not future.done():
+                future.set_result(decision)
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
         request_id = uuid.uuid4().hex

@@ -301,7 +301,8 @@ def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionD
         )
     answer = response.get("response") or {}
     if answer.get("behavior") != "allow":
-        return PermissionDecision(behavior="deny", message=str(answer.get("message") or "") or None)
+        message = str(answer.get("message") or "") or None
+        return PermissionDecision(behavior="deny", message=message, interrupt=answer.get("interrupt") is True)
     updated = answer.get("updatedInput")
     mode = None
     scope: Literal["once", "session"] = "once"

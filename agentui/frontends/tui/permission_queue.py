@@ -84,6 +84,8 @@ class PermissionQueue:
         tool = view.tool(request.tool_call_id)
         if tool is not None and decision is not None and decision.behavior == "allow":
             tool.start()
+        if decision is not None and decision.interrupt:
+            self._questions.clear()  # (a plain No ends the turn: the engine answers the others itself)
         if view.conversation is not None:
             view.conversation.answer(request.request_id, decision or PermissionDecision(behavior="deny"))
             if decision is not None and decision.behavior == "allow" and decision.mode is not None:

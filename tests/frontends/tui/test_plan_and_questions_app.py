@@ -151,7 +151,13 @@ async def test_multi_select_done_and_esc_declines(tmp_path: Path) -> None:
         assert isinstance(app.screen, QuestionScreen)
         await pilot.press("escape")
         await until(pilot, lambda: idle(app))
-        answered = harness.providers[0].requests[1].messages[-1].content[0]
-        declined = harness.providers[0].requests[2].messages[-1].content[0]
+        requests = harness.providers[0].requests
+        assert len(requests) == 2  # declining ends the turn: the model is not called again until the person writes
+        await type_and_send(pilot, "go on")
+        await until(pilot, lambda: len(requests) == 3 and idle(app))
+        answered = requests[1].messages[-1].content[0]
+        declined = requests[2].messages[-3].content[0]
         assert '"Which files?"="b.txt"' in answered.content
         assert declined.is_error and "doesn't want to proceed" in declined.content
+        said = [m.content[0].text for m in requests[2].messages[-2:]]
+        assert said == ["[Request interrupted by user for tool use]", "go on"], said

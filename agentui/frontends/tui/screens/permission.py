@@ -89,7 +89,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         self.dismiss(PermissionDecision(behavior="allow", scope=scope))
 
     def action_deny(self) -> None:
-        self.dismiss(PermissionDecision(behavior="deny"))
+        """No: the call is not run and the turn ends there, as in Claude Code."""
+        self.dismiss(PermissionDecision(behavior="deny", interrupt=True))
 
     def action_deny_now(self) -> None:
         """Esc: no, also while the reason is being typed (when `deny`, the n key, is a letter of it)."""
@@ -107,7 +108,8 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(PermissionDecision(behavior="deny", message=event.value.strip() or None))
+        said = event.value.strip() or None  # (with a reason the model goes on; without one it is a plain No)
+        self.dismiss(PermissionDecision(behavior="deny", message=said, interrupt=said is None))
 
 
 def catch_up(box: Input, focused: object, event: events.Key) -> None:

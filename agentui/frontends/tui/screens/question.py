@@ -169,4 +169,4 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
             self.query_one("#message").remove_class("-visible")
             self.query_one("#options").focus()
             return
-        self.dismiss(PermissionDecision(behavior="deny"))
+        self.dismiss(PermissionDecision(behavior="deny", interrupt=True))

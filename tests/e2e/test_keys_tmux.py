@@ -1,0 +1,94 @@
+"""Keys that mean what a Claude Code user expects (issue 33), in a real terminal at 80x24 and 120x40: the installed
+`agentui` in tmux against the loopback Messages API. Each test asserts on the screen and on the requests the model
+server received; the ceilings only end a broken run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+
+def _reply(*blocks: dict[str, object], stop: str = "end_turn") -> Reply:
+    return Reply(chunks=anthropic_stream(list(blocks), stop_reason=stop))
+
+
+def _bash(call_id: str, command: str) -> Reply:
+    return _reply({"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}, stop="tool_use")
+
+
+def _text(text: str) -> Reply:
+    return _reply({"type": "text", "text": text})
+
+
+def _last_user_blocks(request: Any) -> list[dict[str, Any]]:
+    """The blocks of the user messages after the last answer of the model, in order."""
+    blocks: list[dict[str, Any]] = []
+    for message in request.json()["messages"]:
+        if message["role"] == "assistant":
+            blocks = []
+        elif isinstance(message["content"], str):
+            blocks.append({"type": "text", "text": message["content"]})
+        else:
+            blocks += message["content"]
+    return blocks
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "build").mkdir()
+    return root
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_no_and_esc_to_a_question_end_the_turn(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    server.enqueue(
+        _bash("b1", "rm -rf build"),
+        _text("Understood, build stays."),
+        _bash("b2", "rm -rf build"),
+        _text("Still here."),
+    )
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("clean the build")
+        terminal.keys("Enter")
+        terminal.wait_for("Yes, once")
+        terminal.keys("n")
+        terminal.wait_for("Interrupted.")  # the run has ended: the model was not called again
+        assert len(server.requests) == 1 and (project / "build").is_dir()
+        terminal.type("why not?")
+        terminal.keys("Enter")
+        terminal.wait_for("Understood, build stays.")
+        sent = _last_user_blocks(server.requests[1])
+        refused, interrupted, prompt = sent[0], sent[1], sent[2]
+        assert refused["type"] == "tool_result" and refused["is_error"]
+        assert "doesn't want to proceed" in str(refused["content"])
+        assert interrupted["text"] == "[Request interrupted by user for tool use]" and prompt["text"] == "why not?"
+        # Esc answers no the same way
+        terminal.type("try again")
+        terminal.keys("Enter")
+        terminal.wait_for("Yes, once")
+        terminal.keys("Escape")
+        terminal.wait_gone("Yes, once")
+        terminal.type("ok")  # (had the model been called after Esc, it would have taken "Still here." first)
+        terminal.keys("Enter")
+        terminal.wait_for("Still here.")
+        assert len(server.requests) == 4 and (project / "build").is_dir()
+        sent = _last_user_blocks(server.requests[3])
+        assert sent[0]["type"] == "tool_result" and "doesn't want to proceed" in str(sent[0]["content"])
+        assert [block.get("text") for block in sent[1:3]] == ["[Request interrupted by user for tool use]", "ok"]
+        terminal.quit()
+    finally:
+        terminal.close()
