@@ -92,3 +92,37 @@ def test_no_and_esc_to_a_question_end_the_turn(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_an_at_completion_taken_closes_the_list_and_the_file_goes_with_the_prompt(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (project / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    server.enqueue(_text("It subtracts."), _text("Noted."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("what does @cal")
+        terminal.wait_for("@calc.py")
+        terminal.keys("Enter")  # takes the completion
+        terminal.wait_for("what does @calc.py")
+        terminal.type("do")
+        screen = terminal.wait_for("@calc.py do")
+        assert screen.count("@calc.py") == 1, screen  # the list has closed
+        terminal.keys("Enter")  # and this Enter sends
+        terminal.wait_for("It subtracts.")
+        blocks = _last_user_blocks(server.requests[0])
+        assert blocks[0]["text"] == "what does @calc.py do"
+        assert any("Called the Read tool" in b.get("text", "") for b in blocks)
+        assert any("return a - b" in b.get("text", "") for b in blocks)
+        # a binary file is named in one sentence on screen, and the prompt still goes
+        terminal.type("and @blob.bin ")
+        terminal.keys("Enter")
+        screen = terminal.wait_for("Noted.")
+        assert "@blob.bin was not attached" in " ".join(screen.split()), screen
+        assert len(server.requests) == 2
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -38,6 +38,7 @@ from agentui.core.loop.budget import Budget
 from agentui.core.loop.dispatch import INTERRUPTED, ToolDispatcher
 from agentui.core.loop.inbox import Inbox
 from agentui.core.loop.model_call import ModelCall
+from agentui.core.loop.prompt_message import prompt_message
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.loop.routing import Router
 from agentui.core.loop.run import Run, RunResult
@@ -48,7 +49,6 @@ from agentui.core.messages import (
     INTERRUPTED_FOR_TOOL_USE,
     ImageBlock,
     Message,
-    TextBlock,
     ToolUseBlock,
 )
 from agentui.core.providers.base import ContextOverflowError, ProviderError, StreamInterruptedError
@@ -251,10 +251,8 @@ class Agent:
         hooks = self.services.hooks
         if hooks:
             hooks.prompt_id = self.prompt_id  # (each hook of this prompt's run tells it, as Claude Code's)
-        context = await self._steps.run(hooks.before_prompt(self.session_id, prompt, first=first)) if hooks else []
-        notes = [TextBlock(text=text) for text in [*context, *self.services.reminders()]]
-        # (images before the text that speaks of them, as the Messages API advises)
-        self._add_user(Message(role="user", content=[*images, TextBlock(text=prompt), *notes]), "prompt")
+        message = await self._steps.run(prompt_message(self, prompt, images, first=first))
+        self._add_user(message, "prompt")
         stop_hook_active, continuations = False, 0
         while True:
             if self.config.max_turns is not None and self._turns >= self.config.max_turns:

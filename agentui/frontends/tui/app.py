@@ -251,7 +251,7 @@ class AgentApp(AppHost):
             self.view.show_history(history, drawn=same)
             self.say(f"Resumed {resumed.title or resumed.session_id} ({resumed.message_lines} messages).")
         self.view.todos.show_tasks(conversation.tasks)
-        self.view.todos.show_tasks(conversation.tasks)
+        self.prompt_input.offer_completions()  # (`@` typed while the project opened has its files to offer now)
         title = resumed.title if resumed and resumed.title else ""
         self.status.set(
             model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title

@@ -24,7 +24,8 @@ def completions(
         return [
             Completion(f"/{name}", description) for name, description in sorted(names.items()) if name.startswith(typed)
         ]
-    word = before_cursor.split()[-1] if before_cursor.split() else ""
+    # (after a space the word is done: a completion just taken must not open the list again for the next Enter)
+    word = "" if before_cursor[-1:].isspace() or not before_cursor.split() else before_cursor.split()[-1]
     if word.startswith("@") and conversation is not None:
         return [Completion(f"@{path}") for path in conversation.complete_path(word[1:])]
     return []

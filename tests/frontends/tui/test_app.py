@@ -446,6 +446,11 @@ async def test_at_completion_offers_project_files(tmp_path: Path) -> None:
         assert [c.value for c in app.query_one("CompletionList").items] == ["@src/main.py"]
         await pilot.press("enter")  # Enter takes the completion, it does not send
         assert app.prompt_input.text == "look at @src/main.py "
+        await pilot.pause()
+        assert not app.query_one("CompletionList").showing  # the list closes once a completion is taken
+        await pilot.press("enter")  # and the next Enter sends
+        await until(pilot, lambda: idle(app) and texts(app, AssistantText))
+        assert harness.providers[0].requests[0].messages[0].content[0].text.strip() == "look at @src/main.py"
 
 
 async def test_at_completion_ranks_a_name_that_starts_with_what_was_typed_first(tmp_path: Path) -> None:

@@ -230,6 +230,10 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.offer_completions()
+
+    def offer_completions(self) -> None:
+        """The list for what is before the cursor (none when nothing is typed)."""
         row, column = self.cursor_location
         before = self.document.get_line(row)[:column]
         self.completions.show(self._complete(before) if before.strip() else [])

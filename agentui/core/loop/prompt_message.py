@@ -1,0 +1,43 @@
+"""The user message a prompt becomes: any images, the prompt's text, what it names with `@`, then the notes for the
+model (a UserPromptSubmit hook's context, plan mode's reminder)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.loop.services import Services
+from agentui.core.messages import ContentBlock, ImageBlock, Message, TextBlock
+
+
+class Prompted(Protocol):
+    """The agent a prompt is for."""
+
+    services: Services
+    config: AgentConfig
+    session_id: str
+
+    @property
+    def lineage(self) -> object | None: ...
+
+    def warn(self, message: str) -> None: ...
+
+
+async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlock], *, first: bool) -> Message:
+    """Raises PromptBlocked when a hook refuses the prompt. Images come before the text that speaks of them, as the
+    Messages API advises; what the prompt names with `@` after it, so the prompt stays the first text, which
+    titles and lists of prompts read."""
+    hooks = agent.services.hooks
+    context = await hooks.before_prompt(agent.session_id, prompt, first=first) if hooks else []
+    notes = [TextBlock(text=text) for text in [*context, *agent.services.reminders()]]
+    mentioned: list[TextBlock | ImageBlock] = []
+    if agent.lineage is None and "@" in prompt:  # (the person's prompt; a sub-agent's is the model's words)
+        from agentui.core.loop.mentions import attach_mentions
+
+        attached = await attach_mentions(prompt, agent.config.cwd, agent.services.tools, agent.services.gate)
+        for notice in attached.notices:
+            agent.warn(notice)
+        mentioned = attached.blocks
+    content: list[ContentBlock] = [*images, TextBlock(text=prompt), *mentioned, *notes]
+    return Message(role="user", content=content)
