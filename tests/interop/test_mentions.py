@@ -64,7 +64,11 @@ def test_at_mentions_tell_the_model_what_claude_code_tells_it(
         results = "\n".join(t for t in texts if t.startswith("<system-reminder>\nResult of calling the"))
         assert "return a - b" in results and "main.py" in results, (name, texts)
     src = tmp_path / "project" / "src"
-    assert called["agentui"] == called["claude"] == [
-        ("Read", {"file_path": str(tmp_path / "project" / "calc.py")}),
-        ("Bash", {"command": f"ls {src}", "description": f"Lists files in {src}"}),
-    ]
+    assert (
+        called["agentui"]
+        == called["claude"]
+        == [
+            ("Read", {"file_path": str(tmp_path / "project" / "calc.py")}),
+            ("Bash", {"command": f"ls {src}", "description": f"Lists files in {src}"}),
+        ]
+    )
