@@ -46,3 +46,23 @@ def test_every_theme_file_is_a_valid_textual_theme() -> None:
 def test_the_example_memory_file_exists_with_commands() -> None:
     text = (ROOT / "CLAUDE.md.example").read_text()
     assert "## Commands" in text and "pytest" in text
+
+
+def _table(heading: str) -> list[str]:
+    """The rows of the README's table whose header row is `heading`."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = lines.index(heading) + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_the_readme_keys_and_commands_are_what_help_shows() -> None:
+    from agentui.frontends.tui.keys_help import KEYS
+    from agentui.frontends.tui.slash_commands import COMMANDS
+
+    assert _table("| key | does |") == [f"| {keys} | {does} |" for keys, does in KEYS]
+    assert _table("| command | does |") == [f"| `/{name}` | {c.description} |" for name, c in COMMANDS.items()]

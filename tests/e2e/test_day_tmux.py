@@ -167,8 +167,11 @@ def test_a_day_of_work_in_the_app(
         terminal.wait_for("Model: ")
         terminal.type("/help")
         terminal.keys("Enter")
-        help_screen = " ".join(terminal.wait_for("Commands: /help").split())
-        for key in ("PageUp/PageDown", "Ctrl+Home/Ctrl+End", "Ctrl+O", "Ctrl+R", "Ctrl+F", "Ctrl+L", "Shift+Tab"):
+        commands = terminal.wait_for("Quit agentui")  # the last row of the commands
+        terminal.keys("PPage")  # the keys, above them
+        help_screen = " ".join((terminal.wait_for("Keys") + commands).split())
+        terminal.keys("C-End")
+        for key in ("PageUp PageDown", "Ctrl+Home Ctrl+End", "Ctrl+O", "Ctrl+R", "Ctrl+F", "Ctrl+L", "Shift+Tab"):
             assert key in help_screen
         # 5: /compact, and the resumed session still shows every result with its details
         terminal.type("/compact")

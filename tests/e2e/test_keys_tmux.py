@@ -4,6 +4,9 @@ server received; the ceilings only end a broken run."""
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +126,84 @@ def test_an_at_completion_taken_closes_the_list_and_the_file_goes_with_the_promp
         screen = terminal.wait_for("Noted.")
         assert "@blob.bin was not attached" in " ".join(screen.split()), screen
         assert len(server.requests) == 2
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+def _running(marker: str) -> bool:
+    """A process whose command line holds `marker` is running."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ctrl_c_interrupts_what_runs_clears_the_prompt_and_quits_only_twice_on_an_empty_one(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    nap = f"{size[0]}.25"  # (sleeps this test alone runs, to find their processes by)
+    server.enqueue(_bash("b1", f"echo model-started && sleep {nap}1"), _text("Stopped, then."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        # the person's own command: Ctrl+C stops it, and the keys work while it runs
+        terminal.type(f"!echo person-started; sleep {nap}")
+        terminal.keys("Enter")
+        terminal.wait_for("person-started")
+        terminal.type("half a thought")
+        terminal.wait_for("half a thought")  # typed while the command runs
+        terminal.keys("C-c")
+        terminal.wait_for("Interrupted.")
+        _until(lambda: not _running(f"sleep {nap}"), "the person's command went on after Ctrl+C")
+        assert "half a thought" in terminal.screen()  # the command was what Ctrl+C stopped, not the text
+        terminal.keys("C-c")  # nothing runs: the prompt's text is cleared, and the app stays
+        terminal.wait_gone("half a thought")
+        assert "Press Ctrl+C again" not in terminal.screen()
+        # the model's command: Ctrl+C interrupts the turn (echo and sleep need no question)
+        terminal.type("start it")
+        terminal.keys("Enter")
+        terminal.wait_for("model-started")
+        _until(lambda: _running(f"sleep {nap}1"), "the model's command never started")
+        terminal.keys("C-c")
+        _until(lambda: not _running(f"sleep {nap}1"), "the model's command went on after Ctrl+C")
+        assert "EXIT=" not in terminal.screen() and len(server.requests) == 1
+        # only twice on an empty, idle prompt does it quit
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_lists_every_key_in_two_columns(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    from agentui.frontends.tui.keys_help import KEYS
+
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("/help")
+        terminal.keys("Enter")
+        terminal.wait_for("Quit agentui")  # its last row
+        terminal.keys("C-Home")
+        terminal.wait_for("Keys")
+        for keys, _ in KEYS:  # each in the first column, read down a page at a time
+            row = r"^\s*" + re.escape(keys) + r"\s{2}"
+            if not any(re.search(row, line) for line in terminal.screen().splitlines()):
+                terminal.keys("NPage")
+            terminal.wait_for_line(row)
         terminal.quit()
     finally:
         terminal.close()

@@ -10,22 +10,20 @@ import asyncio
 import gc
 import io
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from textual import work
-from textual.binding import Binding, BindingType
 
 from agentui import __version__
+from agentui.frontends.tui.app_keys import SHELL_GROUP, AppKeys
 from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.history import PromptHistory, history_file
-from agentui.frontends.tui.host import AppHost
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.screens.trust import TrustScreen
@@ -54,19 +52,13 @@ log = logging.getLogger(__name__)
 Prepare = Callable[[], "tuple[Launch | None, str | None]"]
 """Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
 
-QUIT_WINDOW = 2.0
 YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
 
 
-class AgentApp(AppHost):
+class AgentApp(AppKeys):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "interrupt", "Interrupt", show=False),
-        Binding("ctrl+c", "quit_twice", "Quit", show=False, priority=True),
-        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
-    ]
     view: ConversationView
     permissions: PermissionQueue
 
@@ -103,7 +95,6 @@ class AgentApp(AppHost):
         self._project: Project | None = None
         self._previewed: LoadedSession | None = None
         self._subscription: Subscription | None = None
-        self._quit_armed_at = 0.0
         self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
         self.ended_by: int | None = None
         self.custom_commands: dict[str, CustomCommand] = {}
@@ -297,8 +288,8 @@ class AgentApp(AppHost):
         elif text.startswith("/"):
             await run_command(self, text)
         elif text.startswith("!"):
-            if command := text[1:].strip():
-                await self.view.run_shell(command)
+            if command := text[1:].strip():  # (a worker: the keys still work while it runs, and stop it)
+                self.run_worker(self.view.run_shell(command), group=SHELL_GROUP, exit_on_error=False)
         elif text.startswith("#"):
             remember(self, text[1:].strip())
         else:
@@ -329,30 +320,9 @@ class AgentApp(AppHost):
 
     # Keys
 
-    def action_interrupt(self) -> None:
-        """Esc: stop the run, if one is going, and bring the keys back to the prompt."""
-        if self.conversation is not None and self.conversation.running:
-            self.conversation.interrupt()
-        else:
-            self.main.escaped_when_idle()  # (twice on an empty prompt: rewind)
-        self.prompt_input.focus()
-
-    async def action_quit_twice(self) -> None:
-        now = time.monotonic()
-        if now - self._quit_armed_at <= QUIT_WINDOW:
-            await self.quit_now()
-            return
-        self._quit_armed_at = now
-        self.status.set(hint="Press Ctrl+C again to quit")
-        self.set_timer(QUIT_WINDOW, lambda: self.status.set(hint=""))
-
     async def quit_now(self) -> None:
         await self._close()
         self.exit(return_code=0)
-
-    def action_cycle_mode(self) -> None:
-        if self.conversation is not None:
-            self.view.mode_changed(self.conversation.cycle_mode())
 
     @property
     def crash_report(self) -> str:

@@ -342,7 +342,12 @@ class ConversationView:
         block = self.transcript.add(ToolBlock("shell", SHELL_TOOL, self.conversation.root))
         block.set_arguments({"command": command})
         block.start()
-        outcome = await self.conversation.run_shell(command, block.progress)
+        try:
+            outcome = await self.conversation.run_shell(command, block.progress)
+        except asyncio.CancelledError:  # Esc or Ctrl+C: the command is stopped, and the block says so
+            block.finish("Interrupted.", True, {})
+            self.say("Interrupted.", "warning")
+            raise
         block.finish(outcome.output, outcome.is_error, outcome.details)
 
     async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:

@@ -12,17 +12,6 @@ if TYPE_CHECKING:
     from agentui.api import Conversation
     from agentui.frontends.tui.host import AppHost
 
-HELP = (
-    "Keys: Enter sends · Ctrl+J new line · ↑/↓ history · Esc interrupts and returns to the prompt (Esc Esc "
-    "rewinds) · "
-    "Shift+Tab permission mode · Ctrl+B sends a running command to the background ·\n"
-    "PageUp/PageDown scroll · Ctrl+Home/Ctrl+End top and end · Tab moves to the "
-    "blocks (Enter expands one) · Ctrl+O copies the last answer (or the block in focus) ·\nCtrl+R searches "
-    "earlier prompts · Ctrl+F finds in the transcript · Ctrl+L clears the view · Ctrl+C twice quits ·\n"
-    "!command runs a shell command · "
-    "#note adds to CLAUDE.md · @ completes files\nCommands: "
-)
-
 
 class SlashCommand:
     name: ClassVar[str]
@@ -44,7 +33,12 @@ class Help(SlashCommand):
     name, description = "help", "Show the keys and commands"
 
     async def run(self, app: AppHost, arguments: str) -> None:
-        app.say(HELP + " ".join(f"/{name}" for name in [*COMMANDS, *sorted(app.custom_commands)]))
+        from agentui.frontends.tui.keys_help import KEYS
+        from agentui.frontends.tui.widgets.help_view import HelpView
+
+        commands = [(f"/{name}", command.description) for name, command in COMMANDS.items()]
+        custom = [(f"/{name}", c.description or "your command") for name, c in sorted(app.custom_commands.items())]
+        app.transcript.add(HelpView(KEYS, [*commands, *custom]))
 
 
 class Clear(SlashCommand):
@@ -270,7 +264,7 @@ class Cost(SlashCommand):
 
 
 class Permissions(SlashCommand):
-    name, description = "permissions", "Show the permission rules and mode, or add one: allow|deny|ask <rule>"
+    name, description = "permissions", "Show the permission rules and mode, or add one: allow, deny or ask <rule>"
 
     async def run(self, app: AppHost, arguments: str) -> None:
         if (conversation := app.conversation) is None:

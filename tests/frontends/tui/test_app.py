@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import re
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from agentui.core.conversation import Launch
 from agentui.core.events import Event, PermissionResolved
@@ -24,8 +26,10 @@ from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from agentui.frontends.tui.app import AgentApp
 from agentui.frontends.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN
+from agentui.frontends.tui.keys_help import KEYS
 from agentui.frontends.tui.screens.permission import PermissionScreen
 from agentui.frontends.tui.screens.picker import SessionPicker
+from agentui.frontends.tui.widgets.help_view import HelpView
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import AssistantText, Notice, UserPrompt
 from tests.support.chain import SessionChain
@@ -430,7 +434,16 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
         await type_and_send(pilot, "/nonsense")
         assert texts(app, Notice)[-1].message == "There is no command /nonsense; /help lists them."
         await type_and_send(pilot, "/help")
-        assert "/review" in texts(app, Notice)[-1].message and "Esc interrupts" in texts(app, Notice)[-1].message
+        [shown] = texts(app, HelpView)
+        console = Console(width=80, record=True, file=io.StringIO())
+        console.print(shown.tables)
+        lines = console.export_text().splitlines()
+        assert any(line.startswith("/review") for line in lines)
+        for keys, _ in KEYS:  # every key, in the first column; what it does wraps under its own column at 80
+            assert any(line.startswith(keys) for line in lines), keys
+        column = lines[1].index("send")
+        wrapped = [line for line in lines if line.strip() and line[:column].strip() == ""]
+        assert wrapped and all(line[column - 1] == " " and line[column] != " " for line in wrapped)
 
 
 async def test_at_completion_offers_project_files(tmp_path: Path) -> None:

@@ -1,0 +1,72 @@
+"""The app's own keys, as a Claude Code user expects them: Esc and Ctrl+C stop whatever runs (the model's turn, a
+`!command` of the person's); with nothing running, Ctrl+C clears a prompt that has text, and only twice on an empty
+prompt quits; Esc twice on an empty prompt rewinds; Shift+Tab cycles the permission mode."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.binding import Binding, BindingType
+
+from agentui.frontends.tui.host import AppHost
+
+if TYPE_CHECKING:
+    from agentui.frontends.tui.screens.main import MainScreen
+
+QUIT_WINDOW = 2.0
+SHELL_GROUP = "shell"
+"""The workers that run the person's `!command`s (stopped by Esc and Ctrl+C as a turn is)."""
+
+
+class AppKeys(AppHost):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("ctrl+c", "interrupt_clear_or_quit", "Quit", show=False, priority=True),
+        Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+    ]
+    main: MainScreen
+    _quit_armed_at = 0.0
+
+    def stop_what_runs(self) -> bool:
+        """Interrupt the model's turn and the person's running `!command`s; False if nothing was running."""
+        stopped = False
+        if (conversation := self.conversation) is not None and conversation.running:
+            conversation.interrupt()
+            stopped = True
+        for worker in self.workers:
+            if worker.group == SHELL_GROUP and worker.is_running:
+                worker.cancel()
+                stopped = True
+        return stopped
+
+    def action_interrupt(self) -> None:
+        """Esc: stop what runs, if anything does, and bring the keys back to the prompt."""
+        if not self.stop_what_runs():
+            self.main.escaped_when_idle()  # (twice on an empty prompt: rewind)
+        self.prompt_input.focus()
+
+    async def action_interrupt_clear_or_quit(self) -> None:
+        if self.stop_what_runs():
+            self._quit_armed_at = 0.0
+            return
+        prompt = self.prompt_input
+        if self.screen is self.main and prompt.text:
+            prompt.clear()
+            prompt.images.clear()
+            self._quit_armed_at = 0.0
+            return
+        now = time.monotonic()
+        if now - self._quit_armed_at <= QUIT_WINDOW:
+            await self.quit_now()
+            return
+        self._quit_armed_at = now
+        self.status.set(hint="Press Ctrl+C again to quit")
+        self.set_timer(QUIT_WINDOW, lambda: self.status.set(hint=""))
+
+    async def quit_now(self) -> None:
+        raise NotImplementedError
+
+    def action_cycle_mode(self) -> None:
+        if self.conversation is not None:
+            self.view.mode_changed(self.conversation.cycle_mode())
