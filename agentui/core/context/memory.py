@@ -103,6 +103,19 @@ class MemoryLoader:
         self._add(self.cwd / "CLAUDE.local.md", "local")
         return list(self.files)
 
+    def reread(self, path: Path) -> None:
+        """`path` changed (a `#note`): its text is read again, or it joins the memory if it was not there."""
+        real = Path(os.path.realpath(path))
+        for index, memory in enumerate(self.files):
+            if Path(os.path.realpath(memory.path)) == real and memory.imported_by is None:
+                read = _read(real, MAX_FILE_CHARS)
+                if isinstance(read, tuple):
+                    self._chars += len(read[0]) - len(memory.text)
+                    self.files[index] = MemoryFile(memory.path, memory.kind, read[0])
+                return
+        self._seen.discard(real)
+        self._add(path, "project")
+
     def touch(self, path: Path) -> list[MemoryFile]:
         """A tool touched `path`: the CLAUDE.md files between the project and it not read yet, in order."""
         path = Path(os.path.realpath(path))
@@ -179,8 +192,13 @@ def render_memory(files: list[MemoryFile]) -> str:
 
 
 def add_memory_note(root: Path, note: str) -> Path:
-    """`#note`: a line appended to the project's CLAUDE.md (made if missing); returns the file. Raises OSError."""
+    """`#note`: a line appended to the project's CLAUDE.md (made if missing); returns the file. Raises OSError, also
+    when CLAUDE.md is a link that leads out of the project (a repository's link must not aim the person's note at
+    their shell's start-up file)."""
     memory = root / "CLAUDE.md"
+    real = os.path.realpath(memory)
+    if not is_within(real, os.path.realpath(root)):
+        raise OSError(f"it is a link that leads outside the project, to {real}")
     existing = memory.read_text(encoding="utf-8", errors="replace") if memory.exists() else ""
     separator = "" if not existing or existing.endswith("\n") else "\n"
     with memory.open("a", encoding="utf-8") as handle:

@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from agentui.frontends.tui.host import AppHost
 
 
+MEMORY_TAIL = 3
+"""The last lines of each memory file /memory shows."""
+
+
 class SlashCommand:
     name: ClassVar[str]
     description: ClassVar[str]
@@ -74,11 +78,12 @@ class Memory(SlashCommand):
                 "or to ~/.claude/CLAUDE.md for every project."
             )
             return
-        lines = [
-            f"- {f.path} ({f.kind}{', imported by ' + str(f.imported_by) if f.imported_by else ''}, "
-            f"{len(f.text):,} characters)"
-            for f in files
-        ]
+        lines = []
+        root = app.conversation.root if app.conversation else Path.cwd()
+        for f in files:  # (each with its last lines: what #note added shows at once)
+            origin = f", imported by {shown_path(f.imported_by, root)}" if f.imported_by else ""
+            lines.append(f"- {shown_path(f.path, root)} ({f.kind}{origin}, {len(f.text):,} characters), ending:")
+            lines += [f"    {line[:200]}" for line in [x for x in f.text.splitlines() if x.strip()][-MEMORY_TAIL:]]
         app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
 
@@ -378,15 +383,26 @@ def remember(app: AppHost, note: str) -> None:
     """`#note`: a line for the project's memory file."""
     if not note:
         return
-    from agentui.api import add_memory_note
+    from agentui.api import remember_note
 
     root = app.conversation.root if app.conversation else (app.launch.cwd if app.launch else Path.cwd())
     try:
-        path = add_memory_note(root, note)
+        path = remember_note(note, root, app.conversation)
     except OSError as exc:
         app.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
         return
-    app.say(f"Added to {path}: {note}")
+    app.say(f"Added to {shown_path(path, root)}: {note}")
+
+
+def shown_path(path: Path, root: Path) -> str:
+    """`path` as the person reads it best: relative to the project, or under ~, or whole (a long absolute path
+    wraps badly at 80 columns)."""
+    for base, prefix in ((root, ""), (Path.home(), "~/")):
+        try:
+            return prefix + path.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)
 
 
 def no_model_help(app: AppHost) -> str:
