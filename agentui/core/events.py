@@ -219,6 +219,9 @@ class CompactionEnd(_Event):
     type: Literal["compaction_end"] = "compaction_end"
     summary: str
     post_tokens: int
+    pre_tokens: int = 0
+    """The context before, counted as `post_tokens` is (an estimate of the whole request both times, so the two
+    compare)."""
     kept: list[Message] = Field(default_factory=list)
 
 

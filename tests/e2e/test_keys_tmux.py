@@ -237,3 +237,37 @@ def test_a_note_takes_effect_at_once(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compact_on_a_short_conversation_keeps_a_summary_and_the_last_turns(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    server.enqueue(_text("First answer."), _text("Second answer."), _text("The person pasted a log."), _text("On."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("read this log: " + "line of the log " * 150)
+        terminal.keys("Enter")
+        terminal.wait_for("First answer.")
+        terminal.type("and then?")
+        terminal.keys("Enter")
+        terminal.wait_for("Second answer.")
+        terminal.type("/compact")
+        terminal.keys("Enter")
+        screen = terminal.wait_for_line(r"Conversation compacted: context [\d,]+ → [\d,]+ tokens")
+        before, after = (
+            int(n.replace(",", ""))
+            for n in re.search(r"context ([\d,]+) → ([\d,]+) tokens", screen).groups()  # type: ignore[union-attr]
+        )
+        assert after < before, screen  # the numbers are the context before and after, counted alike
+        terminal.type("go on")
+        terminal.keys("Enter")
+        terminal.wait_for("On.")
+        sent = server.requests[3].json()["messages"]
+        flat = json.dumps(sent)
+        assert "The person pasted a log." in json.dumps(sent[0]) and "line of the log line" not in flat
+        assert "Second answer." in flat and "and then?" in flat  # the last turns, as they were
+        terminal.quit()
+    finally:
+        terminal.close()

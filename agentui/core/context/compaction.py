@@ -370,7 +370,9 @@ class Compactor:
                 self._notice("warning", "There is nothing to compact yet.")
             return False
         bus, hooks = agent.services.bus, agent.services.hooks
-        bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=self.tokens()))
+        self.recount()  # (counted as the context after will be: the provider's last count would not compare)
+        pre = self.tokens()
+        bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=pre))
         if hooks:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = messages[:split], messages[split:]
@@ -396,7 +398,10 @@ class Compactor:
         self.recount()
         self._clip_to_window(window, start=1)
         post = self.tokens()
-        bus.emit(CompactionEnd(session_id=agent.session_id, summary=first.text, post_tokens=post, kept=kept))
+        end = CompactionEnd(
+            session_id=agent.session_id, summary=first.text, post_tokens=post, pre_tokens=pre, kept=kept
+        )
+        bus.emit(end)
         if usage is not None:
             agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
         return True

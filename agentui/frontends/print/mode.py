@@ -134,7 +134,8 @@ class Printer:
             case Notice():
                 self.note(event.message)
             case CompactionEnd():
-                self.note(f"the conversation was compacted to about {event.post_tokens:,} tokens.")
+                before = f"from about {event.pre_tokens:,} " if event.pre_tokens else ""
+                self.note(f"the conversation was compacted {before}to about {event.post_tokens:,} tokens.")
             case ToolStart() if self.verbose:
                 self.note(f"{event.name} {json.dumps(event.input, ensure_ascii=False)[:200]}")
             case ToolEnd(is_error=True) if self.verbose:

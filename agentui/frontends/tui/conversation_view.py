@@ -272,8 +272,8 @@ class ConversationView:
         if event.source == "hook":
             self.say(text)
             return
-        if event.source == "context" and shell_record(text) is not None:
-            return  # a `!command` of the person's: its block is on screen already
+        if event.source == "context" and (not text.strip() or shell_record(text) is not None):
+            return  # a `!command` of the person's (its block is on screen already), or a note for the model
         if event.source == "steer" and text in self._pending:
             self._pending.remove(text)
             self._show_pending()
@@ -286,7 +286,7 @@ class ConversationView:
         from agentui.frontends.tui.widgets.answer import CompactionMark
 
         self.transcript.add(
-            CompactionMark(summary_text(event.summary), f"Conversation compacted to {event.post_tokens:,} tokens")
+            CompactionMark(summary_text(event.summary), _compacted_line(event.pre_tokens, event.post_tokens))
         )
         window = self.conversation.window if self.conversation else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
@@ -412,3 +412,10 @@ def _limit_reached(stop: str) -> str | None:
     from agentui.api import limit_reached
 
     return limit_reached(stop)
+
+
+def _compacted_line(before: int, after: int) -> str:
+    """What /compact did to the context (a resumed session's mark knows only the summary)."""
+    if before and after:
+        return f"Conversation compacted: context {before:,} → {after:,} tokens"
+    return f"Conversation compacted to {after:,} tokens" if after else "Conversation compacted"

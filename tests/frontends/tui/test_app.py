@@ -663,8 +663,8 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
         await ready(pilot)
         await type_and_send(pilot, "/memory")
         listing = texts(app, Notice)[-1].message
-        assert f"- {harness.project / 'CLAUDE.md'} (project" in listing
-        assert f"- {harness.project / 'notes.md'} (import, imported by {harness.project / 'CLAUDE.md'}" in listing
+        assert "- CLAUDE.md (project, 20 characters), ending:\n    Use tabs. @notes.md" in listing
+        assert "- notes.md (import, imported by CLAUDE.md" in listing
         for prompt in ("one", "two"):
             await type_and_send(pilot, prompt)
             await until(pilot, lambda: idle(app))
