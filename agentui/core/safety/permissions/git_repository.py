@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agentui.core.workspace import is_within
 
@@ -81,8 +82,11 @@ that contact a remote, which never run without a question)."""
 _SAFE_GIT_PREFIXES = ("GIT_SSL_", "GIT_HTTP_", "GIT_CURL_", "GIT_TRACE", "GIT_LFS_", "GIT_PROTOCOL_")
 
 
-GitRunner = Callable[[Path, Sequence[str]], bytes | None]
-"""Runs a git command that cannot itself run a program, in a directory; its stdout, or None if it failed."""
+class GitRunner(Protocol):
+    """Runs a git command that cannot itself run a program, in a directory (with `input` on its stdin); its stdout,
+    or None if it failed."""
+
+    def __call__(self, cwd: Path, args: Sequence[str], input: bytes | None = None) -> bytes | None: ...
 
 
 @dataclass(frozen=True)
@@ -349,25 +353,63 @@ class GitRepositories:
         names.discard("")
         return (names, ids) if len(names) <= MAX_NAMES else None
 
-    def holds_contents(self, repository: Repository, path: Path) -> bool:
-        """The object store holds `path`'s contents as they are now (even unreachable: added once, then reset). The
-        blob's id is kept while the file and the packs are as they were; a loose object is looked for each time."""
+    def holds_contents(self, repository: Repository, paths: Sequence[Path]) -> Path | None:
+        """The first of `paths` whose contents as they are now the object store holds (even unreachable: added once,
+        then reset). Each blob's id is kept while its file and the packs are as they were; a loose object is looked
+        for each time. The ids not kept are asked of git together (two git commands for any number of files: a
+        directory of 10,000 denied files must not take 10,000 commands per check)."""
         objects = repository.common_dir / "objects"
-        watched = [path, objects / "pack", objects / "info" / "alternates"]
         place = repository.top or repository.git_dir
+        pending: list[tuple[Path, tuple[str, ...], object]] = []
+        for path in paths:
+            key = ("contents", str(repository.git_dir), str(path))
+            stamp = _stat_stamp([path, objects / "pack", objects / "info" / "alternates"])
+            kept = self._history.get(key)
+            if key in self._cache:
+                value = self._cache[key]
+            elif isinstance(kept, tuple) and kept[0] == stamp:
+                value = self._cache[key] = kept[1]
+            else:
+                pending.append((path, key, stamp))
+                continue
+            if _held(value, objects):
+                return path
+        blobs = self._blobs(place, [waiting for waiting, _, _ in pending])
+        for (waiting, asked, stamped), found in zip(pending, blobs, strict=True):
+            self._history[asked] = (stamped, found)
+            self._cache[asked] = found
+            if _held(found, objects):
+                return waiting
+        return None
 
-        def look() -> tuple[str, bool] | None:
-            blob = self._run(place, ["hash-object", "--no-filters", "--", str(path)])
-            if blob is None:
-                return None
-            name = blob.decode(errors="replace").strip()
-            return name, self._run(place, ["cat-file", "-e", name]) is not None
-
-        found = self._lasting(("contents", str(repository.git_dir), str(path)), watched, look)
-        if not isinstance(found, tuple):
-            return False
-        name, held = found
-        return bool(held) or (objects / str(name)[:2] / str(name)[2:]).is_file()
+    def _blobs(self, place: Path, paths: Sequence[Path]) -> list[tuple[str, bool] | None]:
+        """For each of `paths`: (its blob's id, whether the object store has it), or None if git could not hash it."""
+        if not paths:
+            return []
+        listed = [p for p in paths if not {"\n", "\r"} & set(str(p))]  # (--stdin-paths reads lines)
+        out = self._run(
+            place,
+            ["hash-object", "--no-filters", "--stdin-paths"],
+            "".join(f"{p}\n" for p in listed).encode(errors="surrogateescape"),
+        )
+        ids = dict(zip(listed, out.decode(errors="replace").split(), strict=False)) if out is not None else {}
+        if len(ids) != len(listed):  # (one file gone or unreadable fails them all: each is asked alone)
+            ids = {}
+        for path in paths:
+            if path not in ids and (one := self._run(place, ["hash-object", "--no-filters", "--", str(path)])):
+                ids[path] = one.decode(errors="replace").strip()
+        known = "".join(f"{name}\n" for name in ids.values()).encode()
+        checked = self._run(place, ["cat-file", "--batch-check"], known) if known else b""
+        missing = {
+            line.split()[0]
+            for line in (checked or b"").decode(errors="replace").splitlines()
+            if line.endswith(" missing")
+        }
+        if checked is None:  # (each asked alone, as git would not answer for them together)
+            have = {name for name in ids.values() if self._run(place, ["cat-file", "-e", name]) is not None}
+        else:
+            have = set(ids.values()) - missing
+        return [(ids[path], ids[path] in have) if path in ids else None for path in paths]
 
     def object_type(self, cwd: Path, name: str) -> str | None:
         """What kind of object a revision names (`commit`, `tree`, `blob`, `tag`), or None."""
@@ -384,6 +426,14 @@ def _named_file(entry: Entry, repository: Repository) -> Path:
     if entry.key.lower().startswith("include") and entry.origin is not None:
         return Path(os.path.realpath(entry.origin.parent / value))
     return Path(os.path.realpath((repository.top or repository.git_dir) / value))
+
+
+def _held(value: object, objects: Path) -> bool:
+    """A kept answer of `holds_contents`: the store had the blob, or has it loose now."""
+    if not isinstance(value, tuple):
+        return False
+    name, held = value
+    return bool(held) or (objects / str(name)[:2] / str(name)[2:]).is_file()
 
 
 def _stat_stamp(files: Sequence[Path]) -> tuple[tuple[int, ...], ...]:
@@ -443,13 +493,13 @@ def denied_in(names: Iterable[str], top: Path, denied: Callable[[Path], bool]) -
     return None
 
 
-def read_git(cwd: Path, args: Sequence[str]) -> bytes | None:
+def read_git(cwd: Path, args: Sequence[str], input: bytes | None = None) -> bytes | None:
     """Run one of the reading git commands these checks use, confined as agentui's own git calls are (no program a
     configuration names runs); its output, or None if git failed or refused."""
     from agentui.core.safety import confined_git
 
     try:
-        done = confined_git.run(list(args), cwd=cwd, timeout=TIMEOUT, reads=True)
+        done = confined_git.run(list(args), cwd=cwd, timeout=TIMEOUT, input=input, reads=True)
     except confined_git.GitMissing:
         return None  # (no git: a git command fails and runs nothing)
     except confined_git.GitError as exc:

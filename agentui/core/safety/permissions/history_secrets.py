@@ -55,9 +55,9 @@ def _repository_secret(engine: RuleBook, repositories: GitRepositories, reposito
         for name in sorted(names):
             if engine.read_denied(top / name):
                 return f"git's history at {top} holds {name}, which a deny rule covers"
-        for path in engine.denied_regular_files():
-            if _within(path, top) and repositories.holds_contents(repository, path):
-                return f"git's objects at {top} hold the contents of {path}, which a deny rule covers"
+        inside = [path for path in engine.denied_regular_files() if _within(path, top)]
+        if (path := repositories.holds_contents(repository, inside)) is not None:
+            return f"git's objects at {top} hold the contents of {path}, which a deny rule covers"
     except CannotCheck as exc:
         return f"agentui could not look into the repository at {top} ({exc})"
     return None
