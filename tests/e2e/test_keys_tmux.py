@@ -271,3 +271,33 @@ def test_compact_on_a_short_conversation_keeps_a_summary_and_the_last_turns(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_long_diff_scrolls_inside_its_question_and_the_answer_keys_stay_on_screen(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    content = "".join(f"line number {n} of a long new file\n" for n in range(120))
+    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "big.txt", "content": content}}
+    server.enqueue(_reply(write, stop="tool_use"), _text("Written."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("write it")
+        terminal.keys("Enter")
+        screen = terminal.wait_for("Yes, once")
+        for keys in ("y 1", "s 2", "a 3", "n ⎋", "Tab"):  # every answer key is on screen
+            assert keys in screen, screen
+        assert "line number 0 of" in screen and "line number 119 of" not in screen
+        terminal.keys("End")  # the diff scrolls inside the dialog
+        screen = terminal.wait_for("line number 119 of")
+        assert "n ⎋" in screen and "Yes, once" in screen
+        terminal.keys("Tab")  # the box for the reason takes its rows from the diff, not from the keys
+        screen = terminal.wait_for("What should the model do instead?")
+        assert "n ⎋" in screen and "Yes, once" in screen, screen
+        terminal.keys("Escape")
+        terminal.wait_for("Interrupted.")
+        assert not (project / "big.txt").exists()
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -207,3 +207,17 @@ def test_a_resumed_compacted_session(snap_compare: Any, tmp_path: Path) -> None:
         await steady(pilot)
 
     assert snap_compare(Harness(tmp_path, []).app(), terminal_size=(100, 40), run_before=run_before)
+
+
+def test_a_long_diff_question_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
+    """The smallest terminal: the diff gives up rows, and every answer key stays on screen."""
+    content = "".join(f"line number {n} of a long new file\n" for n in range(120))
+    write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "big.txt", "content": content}}
+    harness = Harness(tmp_path, [{"content": [write]}])
+
+    async def run_before(pilot: Any) -> None:
+        await send(pilot, "write it")
+        await until(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=(80, 24), run_before=run_before)

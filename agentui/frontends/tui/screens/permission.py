@@ -20,6 +20,9 @@ from agentui.api import describe_call, proposed_change
 from agentui.api.events import PermissionDecision, PermissionRequest
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
 
+PREVIEW_LINES = 2000
+"""The most lines of a diff a question draws (past them it says how many more there are)."""
+
 
 def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
     """What exactly would happen: the command, the change as a diff, or the arguments."""
@@ -28,8 +31,19 @@ def preview(request: PermissionRequest, cwd: Path) -> Text | Content:
         return Content(view.command)
     change = proposed_change(request.tool_name, request.input, cwd)
     if change is not None:
-        return render_patch(patch_from_strings(*change), max_lines=60)
+        return render_patch(patch_from_strings(*change), max_lines=PREVIEW_LINES)  # (it scrolls in the dialog)
     return Content(json.dumps(request.input, indent=2, ensure_ascii=False))
+
+
+PREVIEW_KEYS = [
+    Binding("down", "scroll_preview(1)", show=False),
+    Binding("up", "scroll_preview(-1)", show=False),
+    Binding("pagedown", "scroll_preview(0.9)", show=False),
+    Binding("pageup", "scroll_preview(-0.9)", show=False),
+    Binding("end", "scroll_preview(1_000_000)", show=False),
+    Binding("home", "scroll_preview(-1_000_000)", show=False),
+]
+"""A long diff, command or plan scrolls inside the dialog (a whole number: rows; a fraction: of a page)."""
 
 
 class PermissionScreen(ModalScreen[PermissionDecision]):
@@ -41,6 +55,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         Binding("n", "deny", "No", show=False),
         Binding("escape", "deny_now", "No", show=False),
         Binding("tab", "deny_with_message", "No, and say why", show=False, priority=True),
+        *PREVIEW_KEYS,
     ]
 
     def __init__(self, request: PermissionRequest, cwd: Path) -> None:
@@ -76,6 +91,25 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
                 placeholder="What should the model do instead? (Enter sends)", id="message", select_on_focus=False
             )
 
+    PREVIEW_ROWS: int | None = 22
+    """The most rows the preview takes where the screen has room (a plan's can take more)."""
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        from agentui.frontends.tui.screens.fit import fit_dialog
+
+        fit_dialog(self, "#dialog", "#preview", self.PREVIEW_ROWS)
+
+    def action_scroll_preview(self, amount: float) -> None:
+        preview = self.query_one("#preview")
+        rows = amount if isinstance(amount, int) else round(amount * preview.size.height)
+        preview.scroll_relative(y=rows, animate=False, immediate=True)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Once the reason is being typed, y, s, a and n are letters of it, not answers (even the ones typed before
         # the box has taken the focus, which happens a moment after Tab).
@@ -100,6 +134,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         box = self.query_one("#message", Input)
         box.add_class("-visible")
         self.set_focus(box)  # now, not after the keys already on their way
+        self.call_after_refresh(self._fit)  # (the box takes rows the preview gives up)
 
     def on_key(self, event: events.Key) -> None:
         """What is typed between Tab and the box taking the focus belongs in the box."""

@@ -12,7 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Markdown, Static
 
 from agentui.api.events import PermissionDecision
-from agentui.frontends.tui.screens.permission import PermissionScreen
+from agentui.frontends.tui.screens.permission import PREVIEW_KEYS, PermissionScreen
 
 PLAN_CHOICES = (
     ("1", "Yes, and accept the edits (acceptEdits)"),
@@ -30,6 +30,7 @@ class PlanApproval(PermissionScreen, inherit_bindings=False):
         Binding("2", "approve('default')", "Yes, ask for edits", show=False),
         Binding("3,n,tab", "deny_with_message", "Keep planning", show=False, priority=True),
         Binding("escape", "deny_now", "Keep planning", show=False),
+        *PREVIEW_KEYS,
     ]
 
     def compose(self) -> ComposeResult:
@@ -40,6 +41,8 @@ class PlanApproval(PermissionScreen, inherit_bindings=False):
             for keys, label in PLAN_CHOICES:
                 yield Static(Text.assemble((f"  {keys:<6}", "bold"), label), classes="choice")
             yield Input(placeholder="What should change? (Enter sends)", id="message", select_on_focus=False)
+
+    PREVIEW_ROWS = None  # (a plan takes what room there is)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return not (action in ("approve", "deny_with_message") and self._typing)

@@ -18,6 +18,8 @@ from agentui.api.events import PermissionDecision, PermissionRequest
 from agentui.frontends.tui.screens.permission import catch_up
 
 OTHER, DONE = "other", "done"
+OPTION_ROWS = 14
+"""The most rows the options take where the screen has room."""
 
 
 class QuestionScreen(ModalScreen[PermissionDecision]):
@@ -84,6 +86,16 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
         box.value = ""
         hint = "Enter or a number ticks an option; Done when ready" if self.multi else "Enter or a number chooses"
         self.query_one("#hint", Static).update(Text(f"  ↑↓ move   {hint}   ⎋ decline"))
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """The options give up rows before the question, the answer box or the keys leave the screen."""
+        from agentui.frontends.tui.screens.fit import fit_dialog
+
+        fit_dialog(self, "#dialog", "#options", OPTION_ROWS)
 
     def _options(self) -> list[Option]:
         labels = self._labels()
@@ -126,6 +138,7 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
         if option_id == OTHER:
             box = self.query_one("#message", Input)
             box.add_class("-visible")
+            self.call_after_refresh(self._fit)
             self.set_focus(box)
             return
         if option_id == DONE:
