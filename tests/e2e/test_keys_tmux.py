@@ -301,3 +301,40 @@ def test_a_long_diff_scrolls_inside_its_question_and_the_answer_keys_stay_on_scr
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_long_paste_is_a_chip_sent_whole_and_esc_esc_clears_the_prompt_into_the_history(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    log = "".join(f"2026-11-25 07:{n // 60:02}:{n % 60:02} worker {n} finished\n" for n in range(1113))
+    server.enqueue(_text("The log is clean."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("what went wrong? ")
+        terminal.paste(log)
+        screen = terminal.wait_for("[Pasted text #1 +1,113 lines]")
+        assert "worker 5 finished" not in screen  # collapsed, not typed out
+        terminal.paste("a second paste\n" * 20)
+        terminal.wait_for("[Pasted text #2 +20 lines]")
+        terminal.keys("BSpace")  # a chip goes whole
+        terminal.wait_gone("[Pasted text #2")
+        assert "[Pasted text #1 +1,113 lines]" in terminal.screen()
+        terminal.keys("Enter")
+        terminal.wait_for("The log is clean.")
+        sent = _last_user_blocks(server.requests[0])[0]["text"]
+        assert sent == "what went wrong? " + log and "a second paste" not in sent  # sent whole, the removed one not
+        # Esc Esc on a prompt with text clears it, and ↑ brings it back
+        terminal.type("a draft to put aside")
+        terminal.wait_for("a draft to put aside")
+        terminal.keys("Escape")
+        terminal.keys("Escape")
+        terminal.wait_gone("a draft to put aside")
+        terminal.keys("Up")
+        terminal.wait_for("a draft to put aside")
+        terminal.keys("C-u")  # Ctrl+U: to the start of the line, as in Claude Code's prompt
+        terminal.wait_gone("a draft to put aside")
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -44,6 +44,14 @@ class Terminal:
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-t", "main", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """As a terminal pastes: bracketed, all at once."""
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, "load-buffer", "-b", "pasted", "-"], input=text.encode(), timeout=20
+        )
+        assert done.returncode == 0, "tmux could not take the text to paste"
+        self._tmux("paste-buffer", "-p", "-d", "-b", "pasted", "-t", "main")
+
     def wait_for(self, text: str, timeout: float = 60) -> str:
         """The screen once `text` is on it; the ceiling only ends a run that is broken."""
         deadline = time.monotonic() + timeout

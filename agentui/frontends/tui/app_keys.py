@@ -52,8 +52,7 @@ class AppKeys(AppHost):
             return
         prompt = self.prompt_input
         if self.screen is self.main and prompt.text:
-            prompt.clear()
-            prompt.images.clear()
+            prompt.clear_prompt()
             self._quit_armed_at = 0.0
             return
         now = time.monotonic()

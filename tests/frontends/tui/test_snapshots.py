@@ -221,3 +221,26 @@ def test_a_long_diff_question_at_80x24(snap_compare: Any, tmp_path: Path) -> Non
         await steady(pilot)
 
     assert snap_compare(harness.app(), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_a_collapsed_paste(snap_compare: Any, tmp_path: Path) -> None:
+    """A long paste in the prompt is one chip; the prompt sent with it shows its first lines on screen."""
+    from textual import events
+
+    harness = Harness(tmp_path, [{"text": "Seen."}])
+    log = "".join(f"worker {n} finished\n" for n in range(300))
+
+    async def run_before(pilot: Any) -> None:
+        await until(pilot, lambda: pilot.app.conversation is not None)
+        prompt = pilot.app.prompt_input
+        prompt.insert("first: ")
+        prompt.post_message(events.Paste(log))
+        await until(pilot, lambda: "[Pasted text #1 +300 lines]" in prompt.text)
+        await pilot.press("enter")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+        prompt.insert("then: ")
+        prompt.post_message(events.Paste(log))
+        await until(pilot, lambda: "[Pasted text #1 +300 lines]" in prompt.text)
+        await steady(pilot)
+
+    assert snap_compare(harness.app(), terminal_size=SIZE, run_before=run_before)

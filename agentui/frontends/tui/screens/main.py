@@ -98,15 +98,20 @@ class MainScreen(Screen[None]):
         self.transcript.anchor()  # at the end again: follow what arrives
 
     def escaped_when_idle(self) -> None:
-        """Esc with nothing running: a second one soon after, on an empty prompt, opens the rewind picker."""
-        now, empty = time.monotonic(), not self.prompt.text.strip()
-        if empty and now - self._escaped_at <= REWIND_WINDOW:
-            from agentui.frontends.tui.slash_commands import run_command
+        """Esc with nothing running: a second one soon after opens the rewind picker on an empty prompt, and clears
+        a prompt with text (kept in the history: ↑ brings it back), as Claude Code's Esc Esc."""
+        now, text = time.monotonic(), self.prompt.expanded()
+        if now - self._escaped_at > REWIND_WINDOW:
+            self._escaped_at = now
+            return
+        self._escaped_at = 0.0
+        if text.strip():
+            self.history.add(text)
+            self.prompt.clear_prompt()
+            return
+        from agentui.frontends.tui.slash_commands import run_command
 
-            self._escaped_at = 0.0
-            self.run_worker(run_command(cast("AppHost", self.app), "/rewind"), exit_on_error=False)
-        else:
-            self._escaped_at = now if empty else 0.0
+        self.run_worker(run_command(cast("AppHost", self.app), "/rewind"), exit_on_error=False)
 
     def action_find(self) -> None:
         from agentui.frontends.tui.finder import TranscriptFinder

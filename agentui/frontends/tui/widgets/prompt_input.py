@@ -1,10 +1,12 @@
 """The prompt: multi-line input where Enter sends and Shift+Enter or Ctrl+J starts a new line, Up and Down walk the
 history at the first and last line, and a completion list offers slash commands and `@` project files. Ctrl+V pastes
 the clipboard's image, and a dropped image file is attached rather than typed: each shows as an `[Image #N]` chip in
-the text, and goes with the prompt while its chip is there."""
+the text, and goes with the prompt while its chip is there. A long paste shows as a `[Pasted text #N +L lines]` chip,
+and is sent whole in its place. Backspace at the end of a chip removes it whole."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +22,9 @@ if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+PASTE_CHARS, PASTE_LINES = 800, 10
+"""A paste longer than either shows as a chip, `[Pasted text #1 +120 lines]`, and is sent whole (as Claude Code's)."""
+CHIP = re.compile(r"\[(?:Image|Pasted text) #\d+(?: \+[\d,]+ lines)?\]$")
 
 MAX_COMPLETIONS = 12
 
@@ -114,6 +119,8 @@ class PromptInput(TextArea):
         self._complete = complete
         self.images: dict[int, ImageBlock] = {}
         """The images attached to the prompt being written, by the number their chip shows."""
+        self.pastes: dict[str, str] = {}
+        """Long pastes in the prompt being written, by their chip: each is sent in its chip's place."""
 
     def on_key(self, event: events.Key) -> None:
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
@@ -150,6 +157,13 @@ class PromptInput(TextArea):
             event.prevent_default()
             self.submit()
             return
+        if key == "backspace" and self.selection.is_empty:
+            row, column = self.cursor_location
+            if found := CHIP.search(self.document.get_line(row)[:column]):  # a chip goes whole
+                event.stop()
+                event.prevent_default()
+                self.delete((row, found.start()), (row, column))
+                return
         if key in ("shift+enter", "ctrl+j"):
             event.stop()
             event.prevent_default()
@@ -174,7 +188,9 @@ class PromptInput(TextArea):
         if not text.strip():
             return
         images = [image for number, image in sorted(self.images.items()) if chip(number) in text]
+        text = self.expanded()
         self.images.clear()
+        self.pastes.clear()
         self.prompt_history.add(text)
         self.completions.hide()
         self.clear()
@@ -216,7 +232,10 @@ class PromptInput(TextArea):
 
         path = dropped_path(event.text)
         if path is None or not path.lower().endswith(tuple(IMAGE_SUFFIXES)):
-            return  # (TextArea's own handler pastes the text)
+            if len(event.text) > PASTE_CHARS or len(event.text.splitlines()) > PASTE_LINES:  # (\r, \r\n or \n)
+                event.prevent_default()
+                self._paste_chip(event.text)
+            return  # (else TextArea's own handler pastes the text)
         try:
             image = image_from_file(path)
         except ImageError as exc:
@@ -224,6 +243,26 @@ class PromptInput(TextArea):
             return
         event.prevent_default()  # (not typed as well)
         self.attach(image)
+
+    def _paste_chip(self, text: str) -> None:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        number = len(self.pastes) + 1
+        placeholder = f"[Pasted text #{number} +{text.count(chr(10)):,} lines]"
+        self.pastes[placeholder] = text
+        self.insert(placeholder)
+
+    def expanded(self) -> str:
+        """The prompt's text with each paste chip still in it replaced by what was pasted."""
+        text = self.text
+        for placeholder, pasted in self.pastes.items():
+            text = text.replace(placeholder, pasted)
+        return text
+
+    def clear_prompt(self) -> None:
+        """Empty the prompt, with what was attached to it."""
+        self.clear()
+        self.images.clear()
+        self.pastes.clear()
 
     def _replace_all(self, text: str) -> None:
         self.text = text

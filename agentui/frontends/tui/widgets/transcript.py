@@ -130,6 +130,10 @@ class PartGroup(Vertical):
         self.size_in_parts = size
 
 
+PROMPT_LINES = 12
+"""A prompt longer than this shows its first lines and how many more it has."""
+
+
 class UserPrompt(Static):
     DEFAULT_CSS = """
     UserPrompt {
@@ -142,7 +146,11 @@ class UserPrompt(Static):
     """
 
     def __init__(self, text: str, *, context: bool = False) -> None:
-        super().__init__(Content(text), classes="-context" if context else "")
+        lines = text.splitlines()
+        shown = text
+        if len(lines) > PROMPT_LINES:  # (a long paste is sent whole; on screen its start says what it was)
+            shown = "\n".join([*lines[:PROMPT_LINES], f"… {len(lines) - PROMPT_LINES:,} more lines"])
+        super().__init__(Content(shown), classes="-context" if context else "")
         self.text = text
 
 
