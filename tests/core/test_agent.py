@@ -435,3 +435,23 @@ async def test_a_plain_no_answers_the_other_questions_of_its_batch() -> None:
         result = await run.result()
     assert result.stop == "cancelled" and reader.written == [] and len(provider.requests) == 1
     assert all(block.is_error for block in results_of(agent.messages[-2]).values())
+
+
+async def test_a_bug_inside_a_run_ends_it_with_one_sentence_and_the_agent_goes_on() -> None:
+    calls = 0
+
+    def reminders() -> list[str]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RuntimeError("boom\nwith a traceback's worth of lines")
+        return []
+
+    provider = ScriptedProvider([{"text": "fine"}])
+    agent = new_agent(provider, AgentConfig(model="scripted", system_prompt="s"), reminders=reminders)
+    seen: list[Event] = []
+    agent.bus.on(seen.append)
+    first = await asyncio.wait_for(agent.prompt("one"), 30)  # (a front end waiting for the run's end gets it)
+    assert first.stop == "error" and first.error == "agentui failed: RuntimeError: boom (the debug log has more)."
+    assert any(type(e).__name__ == "AgentEnd" for e in seen)
+    assert (await agent.prompt("two")).text == "fine"

@@ -744,3 +744,29 @@ def test_a_hard_link_into_a_denied_directory_too_large_to_list_is_still_another_
     for command in ("cat notes2.txt", "grep -rn SECRET ."):
         assert verdict(engine, command) != "allow", command
     assert check(engine, "Read", file_path=str(project / "notes2.txt")).behavior == "deny"
+
+
+def test_a_hard_link_past_a_denied_pattern_walk_cut_short_is_refused(project: Path) -> None:
+    # A glob deny rule whose files could not all be listed: a file with two names may be one of those never listed.
+    from agentui.core.safety.denied_files import DeniedFinder
+    from agentui.core.safety.permissions.rules import READ_FAMILY
+
+    (project / "aaa").mkdir()
+    for n in range(40):
+        (project / "aaa" / f"f{n:03}").touch()
+    (project / "zzz").mkdir()
+    (project / "zzz" / "key.pem").write_text("PRIVATE\n")
+    os.link(project / "zzz" / "key.pem", project / "notes.txt")
+    engine = engine_for(project, "default", deny=("Read(**/*.pem)",))
+    finder = DeniedFinder(limit=10)  # (as 100,000 files would cut the real one short)
+    patterns = [rule.path for rule in engine.rules if rule.behavior == "deny" and rule.tool in READ_FAMILY]
+    engine.denied_files = lambda: finder.find([pattern for pattern in patterns if pattern is not None])
+    assert check(engine, "Read", file_path=str(project / "notes.txt")).behavior == "deny"
+    assert check(engine, "Read", file_path=str(project / "aaa" / "f001")).behavior == "allow"  # (one name: fine)
+
+
+def test_a_public_file_read_through_a_link_is_read_where_it_was_checked(project: Path) -> None:
+    engine = engine_for(project, "default")
+    (project.parent / "elsewhere-hosts-link").symlink_to("/etc/hosts")
+    answer = check(engine, "Read", file_path=str(project.parent / "elsewhere-hosts-link"))
+    assert answer.behavior == "allow" and answer.path == Path("/etc/hosts")  # (not resolved again at read time)

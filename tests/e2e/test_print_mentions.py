@@ -102,3 +102,25 @@ def test_a_file_outside_the_project_or_behind_a_link_out_is_not_attached(
     sent = json.dumps(server.requests[0].json()["messages"])
     assert "PRIVATE KEY" not in sent
     assert done.stderr.count("was not attached") == 2 and "outside the project" in done.stderr
+
+
+def test_odd_mentions_cost_nothing_but_themselves_and_a_denied_directory_lists_no_names(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = _project(tmp_path)
+    (project / "longlink").symlink_to("a" * 300)  # (resolving it fails: the name is too long)
+    (project / "secrets" / "deep").mkdir(parents=True)
+    (project / "secrets" / "prod.key").write_text("KEY\n")
+    (project / "mixed").mkdir()
+    (project / "mixed" / "open.txt").write_text("")
+    (project / "mixed" / "hidden.pem").write_text("")
+    settings = {"permissions": {"deny": ["Read(.env)", "Read(secrets/**)", "Read(**/*.pem)"]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Seen."}])))
+    prompt = "see @longlink and @secrets/ and @mixed/"
+    done = run(agentui_bin, ["-p", prompt], anthropic_env(clean_env, server), cwd=project)
+    assert done.returncode == 0 and done.stdout.strip() == "Seen.", done.stderr
+    assert "@longlink was not attached" in done.stderr and "Traceback" not in done.stderr
+    sent = json.dumps(server.requests[0].json()["messages"])
+    assert "prod.key" not in sent and "deep" not in sent and "a deny rule covers what it holds" in sent
+    assert "open.txt" in sent and "hidden.pem" not in sent  # (the names a deny rule covers are left out)

@@ -9,6 +9,7 @@ What is not the loop lives beside it: one model call (ModelCall), keeping to the
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -52,6 +53,8 @@ from agentui.core.messages import (
     ToolUseBlock,
 )
 from agentui.core.providers.base import ContextOverflowError, ProviderError, StreamInterruptedError
+
+log = logging.getLogger(__name__)
 
 MAX_STOP_HOOK_CONTINUATIONS = 8
 """A Stop hook that keeps saying "not done" gets this many extra turns, so a buggy one cannot loop forever."""
@@ -236,8 +239,8 @@ class Agent:
         except StreamInterruptedError as exc:
             stop, error = "interrupted", (exc.message, exc.kind)
             self._settle_interrupted()
-        except ProviderError as exc:  # before any block completed: nothing of the answer is kept
-            stop, error = "error", (exc.message, exc.kind)
+        except Exception as exc:  # the provider's, before any block completed (nothing is kept), or a bug's
+            stop, error = "error", _failed(exc)  # (either way the run ends: no front end waits for ever)
             self._call = None
         finally:
             if deadline is not None:
@@ -366,3 +369,14 @@ class Agent:
             partial = self._call.partial("interrupted")
             self._add_assistant(partial)
             self.history.not_run(partial, "Not run: the response was cut off before this call could run.")
+
+
+def _failed(exc: Exception) -> tuple[str, str]:
+    """What ended a run: a provider's error as it says it, anything else (a bug) as one sentence, and in the log."""
+    if isinstance(exc, ProviderError):
+        return exc.message, exc.kind
+    log.error("the run failed", exc_info=exc)
+    said = (str(exc).strip().splitlines() or [""])[0][:200]
+    return f"agentui failed: {type(exc).__name__}" + (
+        f": {said}" if said else ""
+    ) + " (the debug log has more).", "internal"

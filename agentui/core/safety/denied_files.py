@@ -9,7 +9,7 @@ import os
 import stat
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -41,6 +41,8 @@ class DeniedFiles:
     complete: bool = True
     reason: str | None = None
     """Why the enumeration is not complete (one sentence), when it is not."""
+    cut: bool = False
+    """The walk stopped at its limit: some denied files are not in `files` or `inodes` at all."""
 
 
 @dataclass
@@ -94,7 +96,8 @@ class DeniedFinder:
         for key in list(self._walks):  # (rules taken back: their walks are forgotten)
             if key not in used:
                 del self._walks[key]
-        return _resolve(found, incomplete)
+        resolved = _resolve(found, incomplete)
+        return replace(resolved, cut=True) if incomplete is not None else resolved
 
 
 def _literal(pattern: DenyPattern) -> str | None:

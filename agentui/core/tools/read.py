@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import difflib
+import errno
 import io
 import os
 import stat
@@ -18,6 +19,7 @@ from typing_extensions import TypedDict
 
 from agentui.core.call_views import ResultView, plural, shown_path
 from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
+from agentui.core.no_links import open_no_links
 from agentui.core.pdf import MAX_PAGES
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
@@ -143,7 +145,7 @@ class Read(Tool[ReadArgs]):
             head = handle.read(SAMPLE_BYTES)
             media_type = image_type(head)
             if media_type is not None:
-                return self._image(path, ws.display(path), size, media_type)
+                return self._image(path, ws.display(path), size, media_type, head + handle.read(MAX_IMAGE_BYTES + 1))
             if head.startswith(b"%PDF-") or (path.suffix.lower() == ".pdf" and not head.strip()):
                 return self._pdf(path, head + handle.read(), args.pages, info)
             if args.pages is not None:
@@ -217,10 +219,11 @@ class Read(Tool[ReadArgs]):
         document = DocumentBlock(source={"type": "base64", "media_type": "application/pdf", "data": encoded})
         return ToolResult(content=[TextBlock(text=said), document], details=details)
 
-    def _image(self, path: Path, shown: str, size: int, media_type: str) -> ToolResult:
-        if size > MAX_IMAGE_BYTES:
-            return ToolResult.error(f"{shown} is an image of {size / 1e6:.1f} MB; the limit is 5 MB.")
-        data = base64.b64encode(path.read_bytes()).decode()
+    def _image(self, path: Path, shown: str, size: int, media_type: str, raw: bytes) -> ToolResult:
+        """`raw`: the image's bytes, read from the file that was opened (never read again by name)."""
+        if size > MAX_IMAGE_BYTES or len(raw) > MAX_IMAGE_BYTES:
+            return ToolResult.error(f"{shown} is an image of {max(size, len(raw)) / 1e6:.1f} MB; the limit is 5 MB.")
+        data = base64.b64encode(raw).decode()
         self.workspace.record_read(path)
         block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
         return ToolResult(content=[block], details=ImageRead(filePath=str(path), type="image", size=size))
@@ -309,10 +312,15 @@ def _open_regular(path: Path, shown: str) -> tuple[int, os.stat_result] | ToolRe
         found = _not_regular(os.stat(path).st_mode, shown)
         if found is not None:
             return found
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         return ToolResult.error(f"File does not exist: {shown}.{_suggestion(path)}")
     except OSError as exc:
+        return ToolResult.error(f"{shown} cannot be read: {(exc.strerror or str(exc)).lower()}.")
+    try:  # (as it was checked: a part of the path swapped for a link since then fails the open, it is not followed)
+        descriptor = open_no_links(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            return ToolResult.error(f"{shown} changed while it was being read (a link appeared in its path).")
         return ToolResult.error(f"{shown} cannot be read: {(exc.strerror or str(exc)).lower()}.")
     info = os.fstat(descriptor)
     found = _not_regular(info.st_mode, shown)  # (it may have been swapped since the stat)

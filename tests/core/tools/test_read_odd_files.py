@@ -115,3 +115,24 @@ async def test_a_crlf_ending_split_at_the_cut_is_one_ending(tmp_path: Path, widt
     result = await read(tmp_path, "crlf.txt", offset=70_001, limit=5)
     lines = result.content.splitlines()
     assert len(lines) == 2 and lines[1] == " 70002\tnext", lines[1:]
+
+
+async def test_a_path_swapped_for_a_link_after_its_check_is_not_followed(tmp_path: Path) -> None:
+    from agentui.core.tools.base import ToolContext
+    from agentui.core.tools.read import Read
+    from agentui.core.workspace import Workspace
+
+    project = tmp_path / "project"
+    (project / "d").mkdir(parents=True)
+    (project / "d" / "f.txt").write_text("checked\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("SECRET\n")
+    checked = Path(os.path.realpath(project / "d" / "f.txt"))  # what the permission check resolved and allowed
+    (project / "d").rename(project / "d-was")
+    (project / "d").symlink_to(outside)  # swapped by a program running meanwhile
+    tool = Read(Workspace(root=project))
+    ctx = ToolContext(cwd=project, session_id="s", tool_call_id="t", checked_path=checked)
+    result = await tool.run(tool.Args(file_path="d/f.txt"), ctx)
+    assert result.is_error and "SECRET" not in str(result.content)
+    assert "changed while it was being read" in str(result.content)

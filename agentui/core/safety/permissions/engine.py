@@ -217,6 +217,8 @@ class PermissionEngine:
         if self.denied_files is not None:
             found = self.denied_files()
             paths += [*found.files, *found.directories]
+            if found.cut:  # (some denied files were never listed: any file with two names may be one of them)
+                self._inodes_cut = self._inodes_cut or rules[0]
         return paths
 
     def deny_could_cover(self, directory: Path, family: frozenset[str] = READ_FAMILY) -> bool:
@@ -414,7 +416,10 @@ class PermissionEngine:
     def _path_tool(self, tool: CheckedTool, raw: str) -> Verdict:
         ws, name = self.workspace, tool.name
         lexical = ws.absolute(raw)
-        real = Path(os.path.realpath(lexical))
+        try:
+            real = Path(os.path.realpath(lexical))
+        except OSError as exc:  # (a link swapped while it was followed: what it leads to is not known)
+            return Verdict("ask", f"{ws.display(lexical)} could not be resolved ({exc.strerror or exc})")
         both = (lexical, real) if lexical != real else (real,)
         for path in both:
             if rule := self.find_rule("deny", name, path=path):
@@ -449,13 +454,14 @@ class PermissionEngine:
         if not inside and self.mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", path=real)
         if name == "Read" and public_file(real, self.home):
-            return Verdict("allow", "installed software or a file naming the system, which every user may read")
+            why = "installed software or a file naming the system, which every user may read"
+            return Verdict("allow", why, path=real)  # (read where it was checked, not where a link leads by then)
         family = "Read" if name in READ_FAMILY else "Edit"
         shown = ws.display(real)
         if inside:
             verb = "modify" if os.path.lexists(real) else "create"
             return Verdict("ask", f"{name} wants to {verb} {shown}", path=real, suggestions=(family,))
-        target = real if real.is_dir() else real.parent
+        target = real if os.path.isdir(real) else real.parent
         return Verdict(
             "ask", f"{shown} is outside the project", path=real, suggestions=(_path_rule(family, target, tree=True),)
         )
