@@ -338,3 +338,30 @@ def test_a_long_paste_is_a_chip_sent_whole_and_esc_esc_clears_the_prompt_into_th
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_find_scrolls_to_the_match_itself_and_no_typed_key_is_lost(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    lines = [f"paragraph line {n}" for n in range(1, 121)]
+    lines[89] = "the zanzibar configuration lives here"
+    server.enqueue(_text("First of all.\n\n" + "\n\n".join(lines)))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("explain")
+        terminal.keys("Enter")
+        terminal.wait_for("paragraph line 120")
+        terminal.keys("C-Home")
+        terminal.wait_for("First of all.")
+        terminal.keys("C-f")
+        terminal.type("zanzibar config")  # at once after Ctrl+F, as a person types
+        terminal.wait_for("match 1 of 1")  # (every key reached the box: the whole words were found)
+        screen = terminal.wait_for("the zanzibar configuration lives here")  # the line of the match itself
+        assert "First of all." not in screen and "paragraph line 89" in screen  # not the answer's top
+        terminal.keys("Escape")
+        terminal.wait_gone("Find: match")
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentui.frontends.tui.widgets.markdown_lines import MarkdownLines
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import Transcript
+
+CONTEXT_ROWS = 3
+"""Lines shown above the line of a match."""
 
 
 class TranscriptFinder:
@@ -31,12 +35,20 @@ class TranscriptFinder:
         self._at = (self._at + 1) % len(self._found)
         widget = self._found[self._at]
         widget.add_class("-found")
-        self.transcript.scroll_to_widget(widget, animate=False, top=True)
+        row = widget.row_of(text) if isinstance(widget, MarkdownLines) else None
+        if row is None:
+            self.transcript.scroll_to_widget(widget, animate=False, top=True)
+        else:  # the line of the match itself, a few lines down from the top, and the text marked on it
+            widget.mark(text)
+            top = widget.virtual_region.y + row - CONTEXT_ROWS
+            self.transcript.scroll_to(y=max(0, top), animate=False, immediate=True)
         return f"Find: match {self._at + 1} of {len(self._found)}, newest first"
 
     def unmark(self) -> None:
         for widget in self.transcript.query(".-found"):
             widget.remove_class("-found")
+            if isinstance(widget, MarkdownLines):
+                widget.mark("")
 
 
 def searchable(widget: Any) -> str:

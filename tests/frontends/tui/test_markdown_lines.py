@@ -156,3 +156,16 @@ def test_plain_prose_is_drawn_exactly_as_markdown_draws_it() -> None:
         while rendered and not "".join(segment.text for segment in rendered[0]).strip():
             rendered.pop(0)
         assert drawn == rendered, text
+
+
+def test_a_found_text_is_marked_where_it_is_drawn() -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+    from textual.strip import Strip
+
+    from agentui.frontends.tui.widgets.markdown_lines import _marked
+
+    mark = Style(reverse=True)
+    strip = _marked(Strip([Segment("the Zanzibar config, zanzibar again")]), "zanzibar", mark)
+    marked = "".join(segment.text for segment in strip if segment.style == mark)
+    assert marked == "Zanzibarzanzibar" and strip.text == "the Zanzibar config, zanzibar again"

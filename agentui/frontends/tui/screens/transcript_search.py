@@ -1,11 +1,12 @@
 """Ctrl+F: find text in the transcript. Each Enter goes to the next match further up (from the newest), the match
-is scrolled into view and marked; Esc closes the search and leaves the view where it is."""
+is scrolled into view and marked (in an answer, the line of the match, and the text itself); Esc closes the search
+and leaves the view where it is."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
@@ -28,6 +29,15 @@ class TranscriptSearch(ModalScreen[None]):
         field = Input(placeholder="find in the transcript (Enter: next match up, Esc: close)")
         field.border_title = "Find"
         yield field
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed before the box has the focus (Ctrl+F and the word at once) go into it, in order."""
+        from agentui.frontends.tui.screens.permission import catch_up
+
+        catch_up(self.query_one(Input), self.focused, event)
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:

@@ -134,6 +134,8 @@ class MarkdownLines(Widget):
         self._code_lines: dict[tuple[str, str], list[Strip]] = {}
         """Drawn lines of the code block still arriving (at `_code_key`: width and style); emptied when it completes."""
         self._code_key: tuple[int, Style | None] = (0, None)
+        self.marked: str = ""
+        """Text the find (Ctrl+F) marks wherever it is drawn (lower case; "" marks nothing)."""
         if text:
             self._add(text)
 
@@ -259,7 +261,24 @@ class MarkdownLines(Widget):
                 strip.divide([start, end, strip.cell_length])[:3] if start < end else (strip, Strip([]), Strip([]))
             )
             strip = Strip.join([before, middle.apply_style(style), after])
+        if self.marked:
+            strip = _marked(strip, self.marked, self.screen.get_component_rich_style("screen--selection"))
         return strip.apply_offsets(0, y)
+
+    # Find
+
+    def row_of(self, text: str) -> int | None:
+        """The first drawn line holding `text` (any case), as laid out at the present width; None if none does."""
+        width = self.size.width
+        if width <= 0 or not text:
+            return None
+        self._layout(width)
+        needle = text.lower()
+        return next((y for y in range(self._height) if needle in self._plain_line(y, width).lower()), None)
+
+    def mark(self, text: str) -> None:
+        self.marked = text.lower()
+        self.refresh()
 
     # Selection
 
@@ -289,6 +308,20 @@ class MarkdownLines(Widget):
             block.lines = [strip.apply_style(base) for strip in drawn]
             block.width, block.style = width, base
         return block.lines[row] if row < len(block.lines) else Strip.blank(width, base)
+
+
+def _marked(strip: Strip, needle: str, style: Style) -> Strip:
+    """`strip` with each occurrence of `needle` (lower case) drawn in `style`."""
+    text = strip.text.lower()
+    spans: list[tuple[int, int]] = []
+    start = text.find(needle)
+    while start != -1 and needle:
+        spans.append((cell_len(strip.text[:start]), cell_len(strip.text[: start + len(needle)])))
+        start = text.find(needle, start + len(needle))
+    for left, right in spans:
+        before, middle, after = strip.divide([left, right, strip.cell_length])[:3]
+        strip = Strip.join([before, middle.apply_style(style), after])
+    return strip
 
 
 def _measure(block: _Block, console: Console, width: int, base: Style) -> None:
