@@ -4,33 +4,17 @@ custom command from `.claude/commands`, or a sentence saying there is none)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from agentui.frontends.tui.history_view import INIT_PROMPT
+from agentui.frontends.tui.slash_command import SlashCommand, idle_conversation, shown_path
 
 if TYPE_CHECKING:
-    from agentui.api import Conversation
     from agentui.frontends.tui.host import AppHost
 
 
 MEMORY_TAIL = 3
 """The last lines of each memory file /memory shows."""
-
-
-class SlashCommand:
-    name: ClassVar[str]
-    description: ClassVar[str]
-
-    async def run(self, app: AppHost, arguments: str) -> None:
-        raise NotImplementedError
-
-
-def idle_conversation(app: AppHost, command: str) -> Conversation | None:
-    """The open conversation if it is not working (else a sentence says to wait), for a command that changes it."""
-    if (conversation := app.conversation) is not None and conversation.running:
-        app.say(f"The agent is working; /{command} once it has finished (or press Esc).", "warning")
-        return None
-    return conversation
 
 
 class Help(SlashCommand):
@@ -392,17 +376,6 @@ def remember(app: AppHost, note: str) -> None:
         app.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
         return
     app.say(f"Added to {shown_path(path, root)}: {note}")
-
-
-def shown_path(path: Path, root: Path) -> str:
-    """`path` as the person reads it best: relative to the project, or under ~, or whole (a long absolute path
-    wraps badly at 80 columns)."""
-    for base, prefix in ((root, ""), (Path.home(), "~/")):
-        try:
-            return prefix + path.relative_to(base).as_posix()
-        except ValueError:
-            continue
-    return str(path)
 
 
 def no_model_help(app: AppHost) -> str:
