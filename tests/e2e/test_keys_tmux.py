@@ -365,3 +365,119 @@ def test_find_scrolls_to_the_match_itself_and_no_typed_key_is_lost(
         terminal.quit()
     finally:
         terminal.close()
+
+
+def _top_line(screen: str) -> str:
+    """The first numbered line of the answer on screen ("row 123")."""
+    return next((m.group(0) for m in re.finditer(r"row \d+\b", screen)), "")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_key_counts_when_held(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33: 20 PageUps sent at 30 a second move as far as 20 sent one at a time (a page key scrolled from where
+    the last scroll had not yet landed, so most of a held key's presses were lost); the same for PageDown."""
+    server.enqueue(_text("\n\n".join(f"row {n}: the request is read, checked and answered." for n in range(1, 601))))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("explain")
+        terminal.keys("Enter")
+        terminal.wait_for("row 600:")
+        slow: list[str] = []
+        for _ in range(20):  # one at a time: each waits until the screen has moved
+            before = _top_line(terminal.screen())
+            terminal.keys("PageUp")
+            deadline = time.monotonic() + 30
+            while _top_line(terminal.screen()) == before and time.monotonic() < deadline:
+                time.sleep(0.05)
+            slow.append(_top_line(terminal.screen()))
+        assert len(set(slow)) == 20, slow  # (each press moved: the answer is long enough for the test to mean it)
+        terminal.keys("C-End")
+        terminal.wait_for("row 600:")
+        terminal.keys(*["PageUp"] * 20)  # held, and faster than any hand: all twenty in one write
+        _settled_at(terminal, slow[-1])
+        terminal.keys(*["PageDown"] * 10)
+        _settled_at(terminal, slow[9])
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+def _settled_at(terminal: Terminal, top: str) -> None:
+    """Until the screen's first numbered line is `top`; the screen it settled on if it never is."""
+    deadline = time.monotonic() + 30
+    while _top_line(terminal.screen()) != top:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"held keys stopped at {_top_line(terminal.screen())!r}, slow ones at {top!r}")
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_what_is_typed_at_once_into_a_box_just_opened_is_all_there_in_order(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33: a box opened by a key (Ctrl+R's search, /resume's filter) takes the focus a moment after the key;
+    what a person types meanwhile went to the prompt, or nowhere. Each is typed in the same write as the key that
+    opens the box, so it always arrives first."""
+    server.enqueue(_text("Noted."))
+    server.enqueue(_text("Noted again."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        for prompt, answer in (("alpha request about parsers", "Noted."), ("beta request about tokens", "again.")):
+            terminal.type(prompt)
+            terminal.keys("Enter")
+            terminal.wait_for(answer)
+        terminal._tmux("send-keys", "-t", "main", "C-r", "a", "l", "p", "h", "a")
+        terminal.wait_for_line(r"▊\s+alpha\s*▎")  # all five letters in the search box, in order
+        terminal.wait_gone("beta request about tokens  ")  # (filtered: only the alpha prompt is offered)
+        terminal.keys("Enter")  # the one match, into the prompt
+        terminal.wait_gone("Search earlier prompts")
+        terminal.wait_for_line(r"│ alpha request about parsers\s*│")
+        terminal.keys("C-c")  # (clears the prompt)
+        terminal.wait_for("Ask for something")
+        terminal.type("/clear")
+        terminal.keys("Enter")
+        terminal.wait_for("New session started")
+        terminal._tmux("send-keys", "-t", "main", "-l", "/resume\rbeta")
+        terminal.wait_for("Resume a session")
+        terminal.wait_for_line(r"▊\s+beta\s*▎")  # in the filter, whole
+        terminal.keys("Escape")
+        terminal.wait_gone("Resume a session")
+        terminal.wait_for("Ask for something")  # the prompt is empty: nothing of the filter's text leaked into it
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_arrow_counts_in_the_prompt_history_and_in_a_list(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33: arrows sent faster than any hand (ten in one write) each move one step: ↑ through the prompts sent
+    before, ↓ through Ctrl+R's list."""
+    from agentui.frontends.tui.history import history_file
+
+    env = app_env(clean_env, server, AGENTUI_DATA_DIR=str(project.parent / "data"))
+    history = history_file(project.resolve(), env)
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.write_text("".join(json.dumps(f"earlier prompt number {n}") + "\n" for n in range(1, 16)))
+    terminal = Terminal(agentui_bin, env, project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.keys(*["Up"] * 10)  # newest first: 15, 14, ... the tenth is 6
+        terminal.wait_for_line(r"│ earlier prompt number 6\s*│")
+        terminal.keys("C-c")
+        terminal.wait_for("Ask for something")
+        terminal.keys("C-r", *["Down"] * 10)  # the list lights 15 first; ten down is 5
+        terminal.wait_for("Search earlier prompts")
+        terminal.keys("Enter")
+        terminal.wait_gone("Search earlier prompts")
+        terminal.wait_for_line(r"│ earlier prompt number 5\s*│")
+        terminal.keys("C-c")
+        terminal.wait_for("Ask for something")
+        terminal.quit()
+    finally:
+        terminal.close()

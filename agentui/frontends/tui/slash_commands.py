@@ -104,7 +104,7 @@ class Resume(SlashCommand):
         else:
             from agentui.frontends.tui.screens.picker import pick_session
 
-            pick_session(app, app.conversation.root if app.conversation else Path.cwd())
+            pick_session(app, app.conversation.root if app.conversation else Path.cwd(), typed_ahead=True)
 
 
 class Rewind(SlashCommand):

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
+
+from agentui.frontends.tui.type_ahead import catch_up
 
 MAX_SHOWN = 50
 
@@ -42,6 +44,13 @@ class HistorySearch(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         self._show("")
+        self.query_one(Input).focus()
+
+    def typing_box(self) -> Input:
+        return self.query_one(Input)
+
+    def on_key(self, event: events.Key) -> None:
+        catch_up(self.typing_box(), self.focused, event)  # (Ctrl+R and the words at once)
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:

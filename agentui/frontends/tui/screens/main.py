@@ -35,7 +35,8 @@ class MainScreen(Screen[None]):
         Binding("ctrl+home", "scroll_transcript('home')", "Scroll to the top", show=False, priority=True),
         Binding("ctrl+end", "scroll_transcript('end')", "Scroll to the end", show=False, priority=True),
         Binding("ctrl+o", "copy", "Copy", show=False, priority=True),
-        Binding("ctrl+r", "search_history", "Search earlier prompts", show=False),
+        # Priority: the search opens before the next key is handed on, so the words typed at once reach its box.
+        Binding("ctrl+r", "search_history", "Search earlier prompts", show=False, priority=True),
         Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
         Binding("ctrl+b", "to_background", "Run in the background", show=False, priority=True),
@@ -84,14 +85,22 @@ class MainScreen(Screen[None]):
         if where == "page_up":
             # At the very top, older parts of a resumed session are drawn first (they are drawn ahead as the
             # reader nears them, so this waits only when PageUp comes faster than they could be).
-            if transcript.scroll_y > 0 or not window.then(lambda: transcript.scroll_page_up(animate=False)):
-                transcript.scroll_page_up(animate=False)
+            if transcript.scroll_y > 0 or not window.then(lambda: self._page(-1)):
+                self._page(-1)
         elif where == "page_down":
-            transcript.scroll_page_down(animate=False)
+            self._page(1)
         elif where == "home":
             window.to_start(lambda: transcript.scroll_home(animate=False))
         else:
             window.to_end(self._to_end)
+
+    def _page(self, pages: int) -> None:
+        """A page up (-1) or down (1) from where the last page key left the view, at once: Textual's own page scroll
+        lands after the next refresh, so keys that came faster than refreshes all scrolled from the same place and
+        most of a held key's presses were lost."""
+        transcript = self.transcript
+        height = transcript.scrollable_content_region.height
+        transcript.scroll_to(y=transcript.scroll_y + pages * height, animate=False, immediate=True)
 
     def _to_end(self) -> None:
         self.transcript.scroll_end(animate=False)

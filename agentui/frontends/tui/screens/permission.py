@@ -18,6 +18,7 @@ from textual.widgets import Input, Static
 
 from agentui.api import describe_call, proposed_change
 from agentui.api.events import PermissionDecision, PermissionRequest
+from agentui.frontends.tui.type_ahead import catch_up
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
 
 PREVIEW_LINES = 2000
@@ -145,13 +146,3 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         event.stop()
         said = event.value.strip() or None  # (with a reason the model goes on; without one it is a plain No)
         self.dismiss(PermissionDecision(behavior="deny", message=said, interrupt=said is None))
-
-
-def catch_up(box: Input, focused: object, event: events.Key) -> None:
-    """A key typed after the box was opened but before it took the focus goes into the box (the focus moves a
-    moment after the key that opens it, and fast typing gets there first)."""
-    if focused is not box and event.is_printable and event.character:
-        event.stop()
-        event.prevent_default()
-        box.value += event.character
-        box.cursor_position = len(box.value)

@@ -4,10 +4,12 @@ filters, Enter opens, Esc goes back."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -16,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.api import SessionInfo
+from agentui.frontends.tui.type_ahead import catch_up, type_into
 
 if TYPE_CHECKING:
     from agentui.api import SessionRequest
@@ -47,9 +50,11 @@ class SessionPicker(ModalScreen[Path | None]):
         Binding("up", "move(-1)", show=False, priority=True),
     ]
 
-    def __init__(self, sessions: list[SessionInfo]) -> None:
+    def __init__(self, sessions: list[SessionInfo], typed: Callable[[], str] = str) -> None:
         super().__init__()
         self.sessions = sessions
+        self._typed = typed
+        """What was typed after the command that opened the picker, before it was open (it is the filter's)."""
         self.shown: list[SessionInfo] = list(sessions)
 
     def compose(self) -> ComposeResult:
@@ -62,6 +67,8 @@ class SessionPicker(ModalScreen[Path | None]):
     def on_mount(self) -> None:
         self._fill("")
         self.query_one("#filter", Input).focus()
+        if typed := self._typed():
+            type_into(self.typing_box(), typed)
 
     def _fill(self, query: str) -> None:
         words = query.lower().split()
@@ -87,6 +94,12 @@ class SessionPicker(ModalScreen[Path | None]):
             options.highlighted = 0
         self.query_one("#empty").display = not self.sessions
 
+    def typing_box(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    def on_key(self, event: events.Key) -> None:
+        catch_up(self.typing_box(), self.focused, event)  # (/resume and the words at once)
+
     def on_input_changed(self, event: Input.Changed) -> None:
         self._fill(event.value)
 
@@ -110,9 +123,12 @@ class SessionPicker(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
-def pick_session(app: AppHost, root: Path, new_if_none: SessionRequest | None = None) -> None:
+def pick_session(
+    app: AppHost, root: Path, new_if_none: SessionRequest | None = None, *, typed_ahead: bool = False
+) -> None:
     """/resume (and --resume without an id): the sessions of the project at `root`, newest first; the one picked
-    is opened, or, if none is and `new_if_none` is given, a new conversation as it asks."""
+    is opened, or, if none is and `new_if_none` is given, a new conversation as it asks. `typed_ahead`: what the
+    prompt holds when the picker opens was typed after /resume was sent, and is the filter's."""
     from dataclasses import replace
 
     from agentui.api import SessionRequest, list_sessions, project_dir
@@ -125,4 +141,5 @@ def pick_session(app: AppHost, root: Path, new_if_none: SessionRequest | None = 
             await app.open_conversation(replace(new_if_none, resume=None))
         app.prompt_input.focus()
 
-    app.push_screen(SessionPicker(list_sessions(project_dir(root, app.env))), chosen)
+    typed = app.prompt_input.take_text if typed_ahead else str
+    app.push_screen(SessionPicker(list_sessions(project_dir(root, app.env)), typed), chosen)

@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.api.events import PermissionDecision, PermissionRequest
-from agentui.frontends.tui.screens.permission import catch_up
+from agentui.frontends.tui.type_ahead import catch_up
 
 OTHER, DONE = "other", "done"
 OPTION_ROWS = 14

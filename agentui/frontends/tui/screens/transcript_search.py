@@ -12,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
+from agentui.frontends.tui.type_ahead import catch_up
+
 
 class TranscriptSearch(ModalScreen[None]):
     DEFAULT_CSS = """
@@ -33,11 +35,12 @@ class TranscriptSearch(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def typing_box(self) -> Input:
+        return self.query_one(Input)
+
     def on_key(self, event: events.Key) -> None:
         """Keys typed before the box has the focus (Ctrl+F and the word at once) go into it, in order."""
-        from agentui.frontends.tui.screens.permission import catch_up
-
-        catch_up(self.query_one(Input), self.focused, event)
+        catch_up(self.typing_box(), self.focused, event)
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:

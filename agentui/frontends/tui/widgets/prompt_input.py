@@ -17,6 +17,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agentui.frontends.tui.history import PromptHistory
+from agentui.frontends.tui.type_ahead import TakesTyping, type_into
 
 if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
@@ -126,6 +127,13 @@ class PromptInput(TextArea):
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
         calls it next unless the event's default is prevented)."""
         key = event.key
+        screen = self.app.screen
+        if screen is not self.screen and event.is_printable and event.character and isinstance(screen, TakesTyping):
+            # Typed after the key that opened a search or filter, but sent here before it was open: it is its.
+            event.stop()
+            event.prevent_default()
+            type_into(screen.typing_box(), event.character)
+            return
         exact: Completion | None = None
         if self.completions.showing and key in ("up", "down", "tab", "enter", "escape"):
             row, column = self.cursor_location
@@ -256,6 +264,12 @@ class PromptInput(TextArea):
         text = self.text
         for placeholder, pasted in self.pastes.items():
             text = text.replace(placeholder, pasted)
+        return text
+
+    def take_text(self) -> str:
+        """What the prompt holds, taken out of it (typed ahead into a box that opened after it was sent)."""
+        text = self.expanded()
+        self.clear_prompt()
         return text
 
     def clear_prompt(self) -> None:
