@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from textual.widgets import OptionList
 
 from agentui.core.conversation import Launch
 from agentui.core.events import Event, PermissionResolved
@@ -384,6 +385,26 @@ async def test_resume_opens_the_picker_and_restores_the_conversation(tmp_path: P
             "The first answer.",
             "and then?",
         ]
+
+
+async def test_the_picker_shows_a_multi_line_prompt_on_one_line_inside_its_entry(tmp_path: Path) -> None:
+    """Issue 33: a prompt of several lines showed its later lines at the picker's left edge, out of the entry."""
+    first = Harness(tmp_path, [{"text": "One."}, {"text": "Two."}])
+    async with first.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "the first question")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+        pilot.app.prompt_input.text = "fix this function:\n    def parse(text):\n        return text"
+        await pilot.press("enter")
+        await until(pilot, lambda: idle(pilot.app) and len(texts(pilot.app, AssistantText)) == 2)
+    app = Harness(tmp_path, [{"text": "More."}]).app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/resume")
+        await until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        entry = str(app.screen.query_one("#sessions", OptionList).get_option_at_index(0).prompt)
+        assert entry.splitlines()[1] == "  fix this function: def parse(text): return text"
+        assert all(line.startswith("  ") for line in entry.splitlines()[1:])
 
 
 async def test_resume_flag_with_no_id_starts_with_the_picker(tmp_path: Path) -> None:

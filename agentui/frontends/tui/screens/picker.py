@@ -42,6 +42,13 @@ def size(count: int) -> str:
     )
 
 
+def one_line(text: str, width: int) -> str:
+    """`text` on one line of at most `width` characters: a multi-line prompt's later lines would start at the left
+    edge, out of the entry's indent."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
 class SessionPicker(ModalScreen[Path | None]):
     CSS_PATH = "picker.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -78,9 +85,9 @@ class SessionPicker(ModalScreen[Path | None]):
         now = time.time()
         for info in self.shown:
             line = Text()
-            line.append(info.title[:70], style="bold")
+            line.append(one_line(info.title, 70), style="bold")
             line.append(
-                f"\n  {info.last_prompt[:90]}" if info.last_prompt and info.last_prompt != info.title else "",
+                f"\n  {one_line(info.last_prompt, 90)}" if info.last_prompt and info.last_prompt != info.title else "",
                 style="dim",
             )
             line.append(
