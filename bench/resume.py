@@ -5,6 +5,7 @@ timed until the screen changes. Claude Code runs the same file beside it when in
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -53,6 +54,58 @@ def resume_once(
                 time.sleep(0.001)
             latencies.append(time.perf_counter() - started)
         return shown, rss, settled, latencies
+    finally:
+        terminal.close()
+
+
+HELD = 20
+"""PageUps sent at 30 a second, as a held key repeats, against as many sent one at a time."""
+
+
+def _top_prompt(screen: str) -> int | None:
+    found = re.search(r"prompt (\d+):", screen)
+    return int(found.group(1)) if found else None
+
+
+def _settled(terminal: Terminal, ceiling: float = 15) -> str:
+    """The screen once it has not changed for half a second (or at the ceiling)."""
+    deadline, screen, since = time.perf_counter() + ceiling, terminal.screen(), time.perf_counter()
+    while time.perf_counter() < deadline and time.perf_counter() - since < 0.5:
+        time.sleep(0.02)
+        if (now := terminal.screen()) != screen:
+            screen, since = now, time.perf_counter()
+    return screen
+
+
+def _back(top: int | None) -> int:
+    """Turns back from the latest, for the first prompt on screen."""
+    return TURNS - 1 - (TURNS - 1 if top is None else top)
+
+
+def held_pageups(command: str, env: dict[str, str], project: Path) -> tuple[int, int]:
+    """How many turns back `HELD` PageUps reach sent one at a time (each once the screen has moved), and sent at
+    30 a second from the end again, not waiting."""
+    terminal = Terminal(command, env, project)
+    try:
+        terminal.wait_for(LATEST, timeout=120)
+        time.sleep(2)  # (the whole session loads meanwhile)
+        for _ in range(HELD):
+            before = terminal.screen()
+            terminal.keys("PPage")
+            deadline = time.perf_counter() + 5
+            while terminal.screen() == before and time.perf_counter() < deadline:
+                time.sleep(0.002)
+        slow = _top_prompt(_settled(terminal))
+        terminal.keys("C-End")
+        terminal.wait_for(LATEST)
+        _settled(terminal)
+        for _ in range(HELD):
+            terminal.keys("PPage")
+            time.sleep(1 / 30)
+        held = _top_prompt(_settled(terminal))
+        return TURNS - 1 - (slow if slow is not None else TURNS - 1), TURNS - 1 - (
+            held if held is not None else TURNS - 1
+        )
     finally:
         terminal.close()
 
@@ -119,6 +172,18 @@ def benchmarks() -> Iterator[Result]:
                 met=max(latencies) <= 0.1,
                 note=f"{PAGES} PageUps from the end, each timed until the screen changed; slowest "
                 f"{max(latencies) * 1000:.0f} ms",
+            )
+        )
+        slow, held = held_pageups(command, env, project)
+        yield emit(
+            Result(
+                "app.pageup_held_30hz",
+                held / slow if slow else 0.0,
+                "× slow",
+                n=1,
+                target="≥ 0.95× (as far as slow presses)",
+                met=slow > 0 and held >= 0.95 * slow,
+                note=f"{HELD} PageUps at 30 Hz reach {held:,} turns back; one at a time, {slow:,}",
             )
         )
 
