@@ -367,6 +367,16 @@ def test_find_scrolls_to_the_match_itself_and_no_typed_key_is_lost(
         terminal.close()
 
 
+def _wait_for_words(terminal: Terminal, words: str) -> None:
+    """Until `words` are on the screen, wherever its lines wrap them (a long path breaks anywhere): compared with
+    every space and line break taken out."""
+    wanted = "".join(words.split())
+    deadline = time.monotonic() + 60
+    while wanted not in "".join(terminal.screen().split()):
+        assert time.monotonic() < deadline, f"{words!r} never appeared:\n{terminal.screen()}"
+        time.sleep(0.1)
+
+
 def _top_line(screen: str) -> str:
     """The first numbered line of the answer on screen ("row 123")."""
     return next((m.group(0) for m in re.finditer(r"row \d+\b", screen)), "")
@@ -478,6 +488,37 @@ def test_every_arrow_counts_in_the_prompt_history_and_in_a_list(
         terminal.wait_for_line(r"│ earlier prompt number 5\s*│")
         terminal.keys("C-c")
         terminal.wait_for("Ask for something")
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_broken_settings_file_loses_no_prompt_and_its_fix_needs_no_restart(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33, item 1: a typo in .claude/settings.json is said once with the file; a prompt sent then is shown with
+    one sentence saying why it was not sent (what the file denies cannot be known, so nothing goes out without it);
+    once the file is fixed, the next prompt reaches the model, with no restart."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"allow": ["Bash(ls:*)"],}}')  # (a trailing comma)
+    server.enqueue(_text("Answered after the fix."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        _wait_for_words(terminal, "settings.json is not valid JSON")  # (which file, and what is wrong in it)
+        terminal.type("first try")
+        terminal.keys("Enter")
+        terminal.wait_for("Not sent:")
+        assert [r for r in server.requests if r.path.endswith("/v1/messages")] == []
+        settings.write_text('{"permissions": {"allow": ["Bash(ls:*)"]}}')
+        terminal.type("second try")
+        terminal.keys("Enter")
+        terminal.wait_for("Trust it and apply them")  # (the project's own allow rule: asked once, as at start-up)
+        terminal.keys("y")
+        terminal.wait_for("Answered after the fix.")
+        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
+        assert _last_user_blocks(sent)[-1]["text"] == "second try"
         terminal.quit()
     finally:
         terminal.close()

@@ -87,6 +87,7 @@ class AgentApp(AppKeys):
         self._starting = prepare is not None
         """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
         self._cannot_open: str | None = None  # why no conversation can open here (what a prompt is then told)
+        self._refusing = False  # (telling waiting prompts why they were not sent: not a reason to try again)
         # An unhandled error ends the app through Textual's own handler (return code 1), which prints a traceback to
         # `error_console` once the terminal is restored: it is kept here instead, for run_app to turn into one
         # sentence and the log. (Under Pilot, Textual re-raises the error in the test, as it should.)
@@ -147,7 +148,6 @@ class AgentApp(AppKeys):
                 self._previewed = await self.view.preview(request, self._cwd, self.env)
             if self._prepare is not None:
                 self.launch, self.problem = await asyncio.to_thread(self._prepare)
-                self._prepare = None
             if self.launch is not None and self._resuming is None:
                 self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
             await asyncio.to_thread(_load_engine)
@@ -163,9 +163,15 @@ class AgentApp(AppKeys):
         # young instead of being promoted into the generations whose collections stall the screen.
         gc.freeze()
         gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
+        await self._open_project()
+
+    async def _open_project(self, *, again: bool = False) -> None:
+        """The project's settings read and its conversation opened; or, where they cannot be (no model, a broken
+        settings file), why not, said (once: `again` is a retry for a prompt, which is told in one line)."""
         if self.launch is None:
-            self.say(no_model_help(self), "error")
-            self.status.set(model="no model", provider="—")
+            if not again:
+                self.say(no_model_help(self), "error")
+                self.status.set(model="no model", provider="—")
             return await self._refuse_waiting()
         from agentui.api import ProjectError, open_project
 
@@ -173,8 +179,11 @@ class AgentApp(AppKeys):
             self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
         except ProjectError as exc:
             self._cannot_open = str(exc)
-            self.say(str(exc), "error")
+            if not again:
+                self.say(str(exc), "error")
             return await self._refuse_waiting()
+        if again:
+            self.say("The settings read well now; the conversation opens.")
         from agentui.api import load_custom_commands
 
         self.custom_commands = load_custom_commands(self._project.root, self.env)
@@ -299,6 +308,9 @@ class AgentApp(AppKeys):
         if (conversation := self.conversation) is None:
             if self._will_open():  # it goes out as soon as the conversation is open
                 self._waiting.append(text)
+            elif not self._refusing:  # the settings are read again first: a file fixed meanwhile needs no restart
+                self._waiting.append(text)
+                self.run_worker(self._try_again(), group="startup", exit_on_error=False)
             else:  # what was typed is shown, and why it went nowhere, in one line (the help is above)
                 self.transcript.add(UserPrompt(text))
                 why = self._cannot_open or "no model is configured (see above, or /model)"
@@ -312,11 +324,32 @@ class AgentApp(AppKeys):
     def _will_open(self) -> bool:
         return self._cannot_open is None and (self._starting or self.launch is not None)
 
+    async def _try_again(self) -> None:
+        """A prompt sent where no conversation could open: the launch and the project's settings are read again,
+        and it goes out once the conversation is open, or is told why not. (Never with the broken file left out:
+        what it denies cannot be known.)"""
+        self._starting, self._cannot_open = True, None  # (prompts sent meanwhile wait with it)
+        try:
+            if self.launch is None and self._prepare is not None:
+                self.launch, self.problem = await asyncio.to_thread(self._prepare)
+        except Exception as exc:  # (as at start-up: one sentence, the app stays open)
+            log.exception("reading the launch again failed")
+            self._cannot_open = f"agentui could not read its settings: {type(exc).__name__}: {exc}"
+        finally:
+            self._starting = False
+        if self._cannot_open is not None:
+            return await self._refuse_waiting()
+        await self._open_project(again=True)
+
     async def _refuse_waiting(self) -> None:
         """Prompts typed during a start-up that ended with no conversation: each is told why it was not sent."""
         waiting, self._waiting = self._waiting, []
-        for text in waiting:
-            await self.submit(text)
+        self._refusing = True
+        try:
+            for text in waiting:
+                await self.submit(text)
+        finally:
+            self._refusing = False
 
     # Keys
 

@@ -1360,11 +1360,14 @@ async def test_model_lists_the_routes_of_the_config(tmp_path: Path) -> None:
         await until(pilot, lambda: any(said in str(n.render()) for n in texts(app, Notice)))
 
 
-async def test_a_broken_settings_file_is_said_and_a_prompt_sent_then_says_why_it_was_not_sent(tmp_path: Path) -> None:
+async def test_a_broken_settings_file_is_said_a_prompt_says_why_it_was_not_sent_and_a_fix_needs_no_restart(
+    tmp_path: Path,
+) -> None:
     """Issue 33: a typo in .claude/settings.json used to leave the app with no conversation, and every prompt cleared
     and went nowhere. A settings file that cannot be read still stops the conversation opening (what it denies
-    cannot be known), but the error is said, and a prompt is shown with one sentence saying why it was not sent."""
-    harness = Harness(tmp_path, [{"text": "never"}])
+    cannot be known), but the error is said, a prompt is shown with one sentence saying why it was not sent, and
+    each prompt reads the settings again: once the file is fixed, the prompt goes out with its rules in force."""
+    harness = Harness(tmp_path, [{"text": "Here now."}])
     broken = harness.project / ".claude" / "settings.json"
     broken.parent.mkdir(parents=True)
     broken.write_text("{not json")
@@ -1376,6 +1379,13 @@ async def test_a_broken_settings_file_is_said_and_a_prompt_sent_then_says_why_it
         (why,) = [n.message for n in texts(app, Notice) if n.message.startswith("Not sent: ")]
         assert str(broken) in why and "is not valid JSON" in why
         assert [p.text for p in texts(app, UserPrompt)] == ["are you there?"] and app.conversation is None
+        # Fixed while the app is open: the next prompt reads the settings again and goes out, no restart.
+        broken.write_text('{"permissions": {"deny": ["Read(./secret.txt)"]}}')
+        await type_and_send(pilot, "and now?")
+        await until(pilot, lambda: idle(app) and bool(texts(app, AssistantText)))
+        assert [m.text for m in harness.providers[-1].requests[0].messages] == ["and now?"]
+        assert ("deny", "Read(./secret.txt)") in [(b, r) for b, r, _ in app.conversation.rules()]
+        assert any(n.message.startswith("The settings read well now") for n in texts(app, Notice))
 
 
 async def test_a_prompt_sent_where_no_conversation_can_open_says_why(tmp_path: Path) -> None:
