@@ -522,3 +522,37 @@ def test_a_broken_settings_file_loses_no_prompt_and_its_fix_needs_no_restart(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tab_shows_which_block_has_the_focus(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33, item 6: the block Tab reaches is marked (its header lit, and what Enter and Ctrl+O do there), Enter
+    opens and folds it, and typing goes back to the prompt."""
+    (project / "notes.txt").write_text("first line of the notes\n")
+    server.enqueue(_bash("toolu_cat", "cat notes.txt"))
+    server.enqueue(_text("That is the file."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("show the notes")
+        terminal.keys("Enter")
+        terminal.wait_for("That is the file.")
+        assert "‹Enter:" not in terminal.screen()
+        terminal.keys("Tab")
+        screen = terminal.wait_for("‹Enter:")
+        (header,) = [line for line in screen.splitlines() if "‹Enter:" in line]
+        assert "Bash" in header and "cat notes.txt" in header
+        opened = "‹Enter: fold" in header
+        terminal.keys("Enter")
+        terminal.wait_for("‹Enter: open" if opened else "‹Enter: fold")
+        assert ("first line of the notes" in terminal.screen()) != opened
+        terminal.type("x")  # typing goes back to the prompt, and the block is no longer marked
+        terminal.wait_gone("‹Enter:")
+        terminal.wait_for_line(r"│ x\s*│")
+        terminal.keys("C-c")
+        terminal.wait_for("Ask for something")
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -16,7 +16,11 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("n · Esc · Tab", "in a permission question: no (the turn ends there) · the same · no, and tell the model why"),
     ("PageUp PageDown", "scroll the transcript from the prompt (a resumed session is drawn as you read back)"),
     ("Ctrl+Home Ctrl+End", "the top · the end of the transcript"),
-    ("Tab, then Enter", "move to a block, and expand or fold it (typing goes back to the prompt)"),
+    (
+        "Tab, then Enter",
+        "move to the newest block (Tab again: the one above), marked; Enter opens or folds it; typing goes back to "
+        "the prompt",
+    ),
     ("Ctrl+O", "copy the last answer as Markdown (or the block in focus); again at once: its code blocks"),
     ("Ctrl+R", "search earlier prompts (Ctrl+R again: older; Enter picks; Esc leaves)"),
     ("Ctrl+F", "find text in the transcript (Enter: the next match up; Esc closes)"),

@@ -1063,7 +1063,9 @@ async def test_enter_runs_what_was_typed_when_the_menu_lags_behind_the_keys(
 
 async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_path: Path) -> None:
     long = {"text": "\n\n".join(f"paragraph {n}" for n in range(120))}
-    harness = Harness(tmp_path, [long, long])
+    read = {"content": [{"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}]}
+    harness = Harness(tmp_path, [read, long, long])
+    (harness.project / "notes.txt").write_text("a note\n")
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -1082,7 +1084,7 @@ async def test_the_keys_scroll_from_the_prompt_and_typing_always_reaches_it(tmp_
         assert app.transcript.scroll_y == app.transcript.max_scroll_y
         # Focus away (Tab onto the transcript's blocks), then type: the keys land in the prompt.
         await pilot.press("tab")
-        assert app.focused is not app.prompt_input
+        assert isinstance(app.focused, ToolBlock) and app.focused.tool_name == "Read"
         await pilot.press("h", "i")
         assert app.focused is app.prompt_input and app.prompt_input.text == "hi"
         await pilot.press("tab")

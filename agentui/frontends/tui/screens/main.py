@@ -40,6 +40,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+f", "find", "Find in the transcript", show=False, priority=True),
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
         Binding("ctrl+b", "to_background", "Run in the background", show=False, priority=True),
+        Binding("tab", "next_block", "The next block up", show=False),
     ]
 
     def __init__(
@@ -72,6 +73,16 @@ class MainScreen(Screen[None]):
         # Widgets mounted or resized while a question covered this screen were laid out out of sight; lay out and
         # paint the whole screen again now that it is back, or the terminal can keep a stale frame.
         self.refresh(layout=True, repaint=True)
+
+    def action_next_block(self) -> None:
+        """Tab: from the prompt, the newest block; from a block, the one above it; from the oldest, the prompt
+        again. (The newest is what was just done, by the prompt; Textual's own order starts at the oldest.)"""
+        from agentui.frontends.tui.widgets.tool_block import ToolBlock
+
+        blocks = [block for block in self.transcript.query(ToolBlock) if block.display]
+        at = self.focused
+        older = blocks[: blocks.index(at)] if isinstance(at, ToolBlock) and at in blocks else blocks
+        (older[-1] if older else self.prompt).focus()
 
     def action_to_background(self) -> None:
         """Ctrl+B: the command running now goes on in the background (the model is told its id)."""

@@ -43,6 +43,7 @@ class ToolBlock(Vertical):
     ToolBlock { height: auto; margin: 1 0 0 0; }
     ToolBlock > .tool-header { color: $text; }
     ToolBlock > .tool-header:hover { background: $boost; }
+    ToolBlock:focus > .tool-header { background: $accent 35%; text-style: bold; }
     ToolBlock.-running > .tool-header { color: $accent; }
     ToolBlock.-error > .tool-header { color: $error; }
     ToolBlock.-denied > .tool-header { color: $warning; }
@@ -72,6 +73,7 @@ class ToolBlock(Vertical):
         self._body = Vertical(classes="tool-body")
         self._log: Log | None = None
         self._composed = False
+        self._focused = False
         self.copy_text = ""
         """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
         self._refresh_header()
@@ -167,6 +169,8 @@ class ToolBlock(Vertical):
             header.append(f"  {self._summary}")
         if self._result:
             header.append(f"  — {self._result}", style="dim" if self.state == "done" else "")
+        if self._focused:  # (what the keys do to the block Tab reached, where the eye is)
+            header.append(f"  ‹Enter: {'fold' if self.expanded else 'open'} · Ctrl+O: copy›", style="italic")
         self._header.update(header)
 
     def watch_state(self, state: str) -> None:
@@ -178,6 +182,16 @@ class ToolBlock(Vertical):
 
     def action_toggle_expanded(self) -> None:
         self.expanded = not self.expanded
+        self._refresh_header()
+
+    def on_focus(self) -> None:  # (called before Textual's own handler sets has_focus)
+        self._focused = True
+        self._refresh_header()
+        self.scroll_visible(animate=False)
+
+    def on_blur(self) -> None:
+        self._focused = False
+        self._refresh_header()
 
     def on_click(self) -> None:
-        self.expanded = not self.expanded
+        self.action_toggle_expanded()

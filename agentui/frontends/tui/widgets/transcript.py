@@ -31,6 +31,7 @@ class Transcript(VerticalScroll):
     }
     """
     MAX_WIDGETS = 400
+    can_focus = False  # (it scrolls from the prompt; Tab goes from the prompt to the blocks in it)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
