@@ -556,3 +556,32 @@ def test_tab_shows_which_block_has_the_focus(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_ctrl_u_kills_ctrl_y_puts_back_and_the_prompt_sends_what_is_left(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33, item 9: Ctrl+U, Ctrl+W and Ctrl+K in the real terminal take text out as Claude Code's prompt does,
+    say that Ctrl+Y puts it back, and Ctrl+Y does; what is sent is what the prompt then holds."""
+    server.enqueue(_text("Got it."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("drop this part keep this")
+        terminal.wait_for_line(r"│ drop this part keep this\s*│")
+        terminal.keys("C-w", "C-w")
+        terminal.wait_for_line(r"│ drop this part\s*│")
+        terminal.wait_for("Ctrl+Y to paste deleted text")
+        terminal.keys("C-u")
+        terminal.wait_for("Ask for something")  # (empty)
+        terminal.type("please ")
+        terminal.keys("C-y")  # the three kills in a row were one piece: all of it comes back
+        terminal.wait_for_line(r"│ please drop this part keep this\s*│")
+        terminal.keys("Enter")
+        terminal.wait_for("Got it.")
+        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
+        assert _last_user_blocks(sent)[-1]["text"] == "please drop this part keep this"
+        terminal.quit()
+    finally:
+        terminal.close()

@@ -8,6 +8,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("↑ ↓", "earlier prompts (kept per project)"),
     ("Esc", "interrupt what runs (the answer, the model's command or your `!command`); back to the prompt"),
     ("Ctrl+C", "interrupt what runs, as Esc; with nothing running, clear the prompt; twice on an empty prompt, quit"),
+    ("Ctrl+U · Ctrl+K · Ctrl+W", "in the prompt: delete to the line's start · to its end · the word before"),
+    ("Ctrl+Y · Ctrl+_", "in the prompt: paste back what those deleted · undo"),
     ("Esc Esc", "on an empty prompt with nothing running: rewind to before an earlier prompt (as `/rewind`)"),
     (
         "y 1 · s 2 · a 3",

@@ -1402,3 +1402,29 @@ async def test_a_prompt_sent_where_no_conversation_can_open_says_why(tmp_path: P
         (why,) = [n.message for n in texts(app, Notice) if n.message.startswith("Not sent: ")]
         assert "--allowedTools" in why and [p.text for p in texts(app, UserPrompt)] == ["hello?"]
         assert harness.providers == [] or harness.providers[-1].requests == []
+
+
+async def test_ctrl_u_k_w_kill_and_ctrl_y_puts_back_as_claude_codes_prompt(tmp_path: Path) -> None:
+    """Issue 33, item 9: Ctrl+U takes the line before the cursor, Ctrl+K the rest of it, Ctrl+W the word before;
+    kills one after another join; Ctrl+Y puts back what they took (TextArea's Ctrl+Y was redo), with Claude Code's
+    hint; Ctrl+_ undoes."""
+    app = Harness(tmp_path, []).app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        prompt = app.prompt_input
+        await pilot.press(*"hello big world")
+        await pilot.press("ctrl+w", "ctrl+w")
+        assert prompt.text == "hello " and prompt.kills.text == "big world"
+        assert prompt.border_subtitle == "Ctrl+Y to paste deleted text"
+        await pilot.press("ctrl+y")
+        assert prompt.text == "hello big world"
+        await pilot.press("home", "right", "right", "ctrl+k")
+        assert prompt.text == "he" and prompt.kills.text == "llo big world"
+        await pilot.press("ctrl+u")  # right after: the two kills are one piece
+        assert prompt.text == "" and prompt.kills.text == "hello big world"
+        await pilot.press("x", "y", "z", "ctrl+u")  # typed between: a new piece
+        assert prompt.text == "" and prompt.kills.text == "xyz"
+        await pilot.press("ctrl+y", "ctrl+y")
+        assert prompt.text == "xyzxyz"
+        await pilot.press("ctrl+underscore")
+        assert prompt.text == "xyz"

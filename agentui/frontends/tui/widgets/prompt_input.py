@@ -9,15 +9,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agentui.frontends.tui.history import PromptHistory
 from agentui.frontends.tui.type_ahead import TakesTyping, type_into
+from agentui.frontends.tui.widgets.kill_ring import HINT_CHARS, KillRing
 
 if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
@@ -95,6 +97,12 @@ class PromptInput(TextArea):
     }
     PromptInput:focus { border: round $primary; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # As Claude Code's prompt: Ctrl+Y puts back what Ctrl+U, Ctrl+K or Ctrl+W took (TextArea's is redo), and
+        # Ctrl+_ undoes.
+        Binding("ctrl+y", "yank", "Paste what was deleted", show=False),
+        Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False),
+    ]
 
     class Submitted(Message):
         def __init__(self, text: str, images: list[ImageBlock] | None = None) -> None:
@@ -122,6 +130,7 @@ class PromptInput(TextArea):
         """The images attached to the prompt being written, by the number their chip shows."""
         self.pastes: dict[str, str] = {}
         """Long pastes in the prompt being written, by their chip: each is sent in its chip's place."""
+        self.kills = KillRing()
 
     def on_key(self, event: events.Key) -> None:
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
@@ -203,6 +212,33 @@ class PromptInput(TextArea):
         self.completions.hide()
         self.clear()
         self.post_message(self.Submitted(text, images))
+
+    # Kill and yank
+
+    def _killed(self, before: tuple[str, tuple[int, int]], *, backwards: bool) -> None:
+        piece = self.kills.killed(before, (self.text, self.cursor_location), backwards=backwards)
+        if len(piece) >= HINT_CHARS:
+            self.border_subtitle = "Ctrl+Y to paste deleted text"
+            self.set_timer(5, lambda: setattr(self, "border_subtitle", ""))
+
+    def action_delete_to_start_of_line(self) -> None:
+        before = (self.text, self.cursor_location)
+        super().action_delete_to_start_of_line()
+        self._killed(before, backwards=True)
+
+    async def action_delete_to_end_of_line_or_delete_line(self) -> None:
+        before = (self.text, self.cursor_location)
+        await super().action_delete_to_end_of_line_or_delete_line()
+        self._killed(before, backwards=False)
+
+    def action_delete_word_left(self) -> None:
+        before = (self.text, self.cursor_location)
+        super().action_delete_word_left()
+        self._killed(before, backwards=True)
+
+    def action_yank(self) -> None:
+        if self.kills.text:
+            self.insert(self.kills.text)
 
     # Images
 
