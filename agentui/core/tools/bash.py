@@ -151,6 +151,8 @@ class Bash(Tool[BashArgs]):
             return await self._start_background(args, ctx)
         ws = self.workspace
         cwd = self._cwd()
+        if gone := _gone(cwd):
+            return gone
         files = scratch_files(ws.scratch)
         cwd_file = files.commands_dir() / f"cwd-{secrets.token_hex(6)}"  # (written by the command's trap)
         capture = OutputCapture(ws.scratch / f"bash-{secrets.token_hex(6)}.log", OUTPUT_LIMIT)
@@ -242,6 +244,8 @@ class Bash(Tool[BashArgs]):
 
     async def _start_background(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         cwd = self._cwd()
+        if gone := _gone(cwd):
+            return gone
         confined = await self._prepare(args.command, args, cwd, ctx)
         try:
             shell = await self.workspace.shells.start(
@@ -315,6 +319,17 @@ class Bash(Tool[BashArgs]):
         if recorded != previous:
             return [f"Shell cwd was reset to {ws.root} (the command left the project)."]
         return []
+
+
+def _gone(cwd: Path) -> ToolResult | None:
+    """One sentence, and nothing run, where the project directory itself is gone (deleted or moved while agentui
+    runs): no command has a place to run in."""
+    if cwd.is_dir():
+        return None
+    return ToolResult.error(
+        f"The project directory {cwd} no longer exists (it was deleted or moved), so the command was not run; "
+        "restore it, or start agentui again in a directory that exists."
+    )
 
 
 async def _spawn(confined: Confined, cwd: Path) -> tuple[asyncio.subprocess.Process, int]:

@@ -150,3 +150,24 @@ async def test_output_just_under_the_cap_is_whole_and_spills_nothing(ws: Workspa
     result = await bash(ws, "python3 -c \"print('é' * 20000)\"")
     assert result.content == "é" * 20000 and result.details["outputFile"] is None
     assert not list(ws.scratch.glob("bash-*.log"))
+
+
+@pytest.mark.parametrize("lifted", [False, True], ids=["the model's", "the person's"])
+async def test_a_project_directory_deleted_meanwhile_is_one_sentence_and_nothing_runs(
+    ws: Workspace, lifted: bool
+) -> None:
+    """Issue 33's small things: with the project deleted while agentui runs, a command (the person's `!ls` runs with
+    the protection lifted) showed Python's FileNotFoundError text; and none may run in a directory that is gone."""
+    import shutil
+
+    await bash(ws, "cd sub")
+    shutil.rmtree(ws.root)
+    context = ToolContext(cwd=Path("."), session_id="s", tool_call_id="t", progress=lambda text: None)
+    context.protection_lifted = lifted
+    for background in (False, True):
+        result = await Bash(ws).run(BashArgs(command="touch made", run_in_background=background), context)
+        assert result.is_error and result.content == (
+            f"The project directory {ws.root} no longer exists (it was deleted or moved), so the command was not "
+            "run; restore it, or start agentui again in a directory that exists."
+        )
+    assert not ws.root.exists()
