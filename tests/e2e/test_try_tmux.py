@@ -29,6 +29,7 @@ def test_try_two_ways_then_pick_one_and_see_it_applied(
         assert "b1 · m1" in screen and "b2 · m3" in screen  # side by side, each with its model
         assert "chosen: b1" in screen and "Longest." in screen
         assert "+one" in screen and "+three" in screen  # each one's changes
+        assert "→ Write answer.txt" in screen and "{'" not in screen  # a call as its one line, not a Python dict
         assert not (project / "answer.txt").exists()  # nothing applied yet
         terminal.keys("2")
         screen = terminal.wait_for("Applied attempt 2")

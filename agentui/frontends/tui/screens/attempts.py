@@ -63,6 +63,7 @@ class AttemptsScreen(ModalScreen[str]):
 
     def branch_event(self, event: Event) -> None:
         """An event of a branch (its loop_id says which): a line in its column."""
+        from agentui.api import call_summary
         from agentui.api import events as ev
 
         log = self.query(f"#log-{event.loop_id}").first(Log) if event.loop_id else None
@@ -72,7 +73,8 @@ class AttemptsScreen(ModalScreen[str]):
             case ev.TextDelta():
                 log.write(event.text)
             case ev.ToolStart():
-                log.write(f"\n→ {event.name} {str(event.input)[:80]}\n")
+                summary = call_summary(event.name, event.input, self.conversation.root)
+                log.write(f"\n→ {event.name} {' '.join(summary.split())[:80]}\n")  # (its one line, not a dict)
             case ev.ToolEnd():
                 log.write(f"{'✗' if event.is_error else '✓'} {event.name}\n")
             case ev.PermissionRequest():
