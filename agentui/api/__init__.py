@@ -69,6 +69,7 @@ _EXPORTS = {
     "parse_front_matter": "agentui.core.frontmatter",
     "remember_note": "agentui.core.memory_note",
     "call_summary": "agentui.core.tool_views",
+    "shown_cost": "agentui.core.money",
     "describe_call": "agentui.core.tool_views",
     "describe_result": "agentui.core.tool_views",
     "proposed_change": "agentui.core.tool_views",
@@ -124,6 +125,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.memory_note import remember_note as remember_note
+    from agentui.core.money import shown_cost as shown_cost
     from agentui.core.parallel.attempts import AttemptConfig as AttemptConfig
     from agentui.core.parallel.attempts import Attempts as Attempts
     from agentui.core.parallel.attempts import Branch as Branch

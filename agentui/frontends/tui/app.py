@@ -1,5 +1,6 @@
 """The app a person works in: the screen, start-up, the prompt and the keys. The conversation on screen (events to
-widgets) is `ConversationView`, slash commands are `slash_commands`, permission questions `PermissionQueue`.
+widgets) is `ConversationView`, slash commands are `slash_commands`, permission questions `PermissionQueue`, the way
+from the launch to an open conversation `AppOpening`, the app's own keys `AppKeys`.
 
 What flows back to the engine goes through the conversation's commands (agentui.api): a prompt, a permission
 decision, an interrupt, a mode."""
@@ -19,20 +20,19 @@ from rich.console import Console
 from textual import work
 
 from agentui import __version__
-from agentui.frontends.tui.app_keys import SHELL_GROUP, AppKeys
+from agentui.frontends.tui.app_keys import SHELL_GROUP
+from agentui.frontends.tui.app_opening import AppOpening
 from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
-from agentui.frontends.tui.screens.trust import TrustScreen
-from agentui.frontends.tui.slash_commands import no_model_help
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
 from agentui.frontends.tui.widgets.todo_panel import TodoPanel
-from agentui.frontends.tui.widgets.transcript import Notice, Transcript, UserPrompt
+from agentui.frontends.tui.widgets.transcript import Notice, Transcript
 
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
     from agentui.api import (
@@ -40,7 +40,6 @@ if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_eng
         CustomCommand,
         Launch,
         LoadedSession,
-        Project,
         Provider,
         SessionRequest,
     )
@@ -56,7 +55,7 @@ YOUNG_COLLECTION_EVERY = 10_000
 """Allocations between collections of the youngest generation (CPython's default is 700)."""
 
 
-class AgentApp(AppKeys):
+class AgentApp(AppOpening):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     view: ConversationView
@@ -83,17 +82,13 @@ class AgentApp(AppKeys):
         """With `prepare`: the session the launch will ask for, known before the launch is resolved."""
         self._cwd = launch.cwd if launch else (cwd or Path.cwd())
         self._provider_factory = provider_factory
-        self._waiting: list[str] = [first_prompt] if first_prompt else []  # sent once the conversation opens
+        self._waiting = [first_prompt] if first_prompt else []
         self._starting = prepare is not None
-        """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
-        self._cannot_open: str | None = None  # why no conversation can open here (what a prompt is then told)
-        self._refusing = False  # (telling waiting prompts why they were not sent: not a reason to try again)
         # An unhandled error ends the app through Textual's own handler (return code 1), which prints a traceback to
         # `error_console` once the terminal is restored: it is kept here instead, for run_app to turn into one
         # sentence and the log. (Under Pilot, Textual re-raises the error in the test, as it should.)
         self._crash_report = io.StringIO()
         self.error_console = Console(file=self._crash_report, width=120, color_system=None, highlight=False)
-        self._project: Project | None = None
         self._previewed: LoadedSession | None = None
         self._subscription: Subscription | None = None
         self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
@@ -164,54 +159,6 @@ class AgentApp(AppKeys):
         gc.freeze()
         gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
         await self._open_project()
-
-    async def _open_project(self, *, again: bool = False) -> None:
-        """The project's settings read and its conversation opened; or, where they cannot be (no model, a broken
-        settings file), why not, said (once: `again` is a retry for a prompt, which is told in one line)."""
-        if self.launch is None:
-            if not again:
-                self.say(no_model_help(self), "error")
-                self.status.set(model="no model", provider="—")
-            return await self._refuse_waiting()
-        from agentui.api import ProjectError, open_project
-
-        try:
-            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
-        except ProjectError as exc:
-            self._cannot_open = str(exc)
-            if not again:
-                self.say(str(exc), "error")
-            return await self._refuse_waiting()
-        if again:
-            self.say("The settings read well now; the conversation opens.")
-        from agentui.api import load_custom_commands
-
-        self.custom_commands = load_custom_commands(self._project.root, self.env)
-        if not self._project.trusted and self._project.held_back:  # (other notices are not trust's business)
-            self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)
-            return
-        for notice in self._project.notices:  # a rule that was ignored, a sandbox that cannot run
-            self.say(notice, "warning")
-        await self._start(self.launch.session)
-
-    async def _trusted(self, trusted: bool | None) -> None:
-        assert self.launch is not None and self._project is not None
-        from agentui.api import open_project, trust
-
-        if trusted:
-            trust(self._project.root, self.env)
-            self._project = open_project(self.launch.cwd, self.launch.permissions, env=self.env)
-        for notice in self._project.notices:
-            self.say(notice, "warning")
-        await self._start(self.launch.session)
-
-    async def _start(self, request: SessionRequest) -> None:
-        if request.resume == "":
-            from agentui.frontends.tui.screens.picker import pick_session
-
-            pick_session(self, self._project.root if self._project else Path.cwd(), new_if_none=request)
-            return
-        await self.open_conversation(request)
 
     # Conversations
 
@@ -306,50 +253,12 @@ class AgentApp(AppKeys):
 
     def send(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         if (conversation := self.conversation) is None:
-            if self._will_open():  # it goes out as soon as the conversation is open
-                self._waiting.append(text)
-            elif not self._refusing:  # the settings are read again first: a file fixed meanwhile needs no restart
-                self._waiting.append(text)
-                self.run_worker(self._try_again(), group="startup", exit_on_error=False)
-            else:  # what was typed is shown, and why it went nowhere, in one line (the help is above)
-                self.transcript.add(UserPrompt(text))
-                why = self._cannot_open or "no model is configured (see above, or /model)"
-                self.say(f"Not sent: {why.rstrip('.')}.", "error")
+            self.hold(text)
         elif conversation.running:
             conversation.steer(text, images)
             self.view.steering(text)
         else:
             self.run_worker(conversation.send(text, images), group="run", exit_on_error=False)
-
-    def _will_open(self) -> bool:
-        return self._cannot_open is None and (self._starting or self.launch is not None)
-
-    async def _try_again(self) -> None:
-        """A prompt sent where no conversation could open: the launch and the project's settings are read again,
-        and it goes out once the conversation is open, or is told why not. (Never with the broken file left out:
-        what it denies cannot be known.)"""
-        self._starting, self._cannot_open = True, None  # (prompts sent meanwhile wait with it)
-        try:
-            if self.launch is None and self._prepare is not None:
-                self.launch, self.problem = await asyncio.to_thread(self._prepare)
-        except Exception as exc:  # (as at start-up: one sentence, the app stays open)
-            log.exception("reading the launch again failed")
-            self._cannot_open = f"agentui could not read its settings: {type(exc).__name__}: {exc}"
-        finally:
-            self._starting = False
-        if self._cannot_open is not None:
-            return await self._refuse_waiting()
-        await self._open_project(again=True)
-
-    async def _refuse_waiting(self) -> None:
-        """Prompts typed during a start-up that ended with no conversation: each is told why it was not sent."""
-        waiting, self._waiting = self._waiting, []
-        self._refusing = True
-        try:
-            for text in waiting:
-                await self.submit(text)
-        finally:
-            self._refusing = False
 
     # Keys
 

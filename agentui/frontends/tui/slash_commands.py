@@ -233,20 +233,23 @@ class Cost(SlashCommand):
     name, description = "cost", "Show the tokens used and what they cost"
 
     async def run(self, app: AppHost, arguments: str) -> None:
+        from agentui.api import shown_cost
+
         if app.conversation is None:
             return
         usage, cost = app.conversation.usage
         app.say(
             f"This session: {usage.input_tokens:,} input, {usage.cache_creation_input_tokens:,} cache write, "
             f"{usage.cache_read_input_tokens:,} cache read, {usage.output_tokens:,} output tokens; "
-            f"about ${cost:.4f} at list prices."
+            f"about {shown_cost(cost)} at list prices."
         )
         by_model = app.conversation.usage_by_model
         if len(by_model) > 1:
             app.say(
                 "By model: "
                 + "; ".join(
-                    f"{model} {spend.tokens:,} tokens, ${spend.cost_usd:.4f}" for model, spend in by_model.items()
+                    f"{model} {spend.tokens:,} tokens, {shown_cost(spend.cost_usd)}"
+                    for model, spend in by_model.items()
                 )
                 + "."
             )

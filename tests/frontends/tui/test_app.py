@@ -1428,3 +1428,32 @@ async def test_ctrl_u_k_w_kill_and_ctrl_y_puts_back_as_claude_codes_prompt(tmp_p
         assert prompt.text == "xyzxyz"
         await pilot.press("ctrl+underscore")
         assert prompt.text == "xyz"
+
+
+async def test_the_status_bar_and_cost_write_a_cost_alike(tmp_path: Path) -> None:
+    """Issue 33's small things: /cost and the status bar wrote the same cost differently. Both write it as Claude
+    Code does: four decimals up to half a dollar, then cents."""
+    usage = {"input_tokens": 200_000, "output_tokens": 100_000}  # $0.20 + $0.50 at claude-haiku-4-5's prices
+    harness = Harness(tmp_path, [{"text": "Dear.", "usage": usage}])
+    async with harness.app().run_test(size=(160, 30)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await type_and_send(pilot, "/model claude-haiku-4-5")
+        await type_and_send(pilot, "first")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 1)
+        assert " · $0.70 · " in str(app.status.render()) + " · "
+        await type_and_send(pilot, "/cost")
+        await until(pilot, lambda: any("about $0.70 at list prices" in str(n.render()) for n in texts(app, Notice)))
+
+
+def test_a_cost_is_written_as_claude_code_writes_it() -> None:
+    from agentui.api import shown_cost
+
+    assert [shown_cost(x) for x in (0.0, 0.01234, 0.5, 0.5049, 1.267, 12.0)] == [
+        "$0.0000",
+        "$0.0123",
+        "$0.5000",
+        "$0.50",
+        "$1.27",
+        "$12.00",
+    ]

@@ -12,6 +12,8 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
+from agentui.api import shown_cost
+
 if TYPE_CHECKING:
     from agentui.api.events import ModelSpend
 
@@ -90,7 +92,7 @@ class StatusBar(Static):
         text.append(f"{s.model}", style="bold")
         text.append(f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
-        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
+        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · {shown_cost(s.cost_usd)}")
         if s.shares:
             text.append(f" ({s.shares})")
         if s.context_percent is not None:
