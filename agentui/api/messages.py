@@ -21,8 +21,10 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
     as_text,
+    command_record,
     is_reminder,
     not_run,
+    typed_command,
     was_refused,
 )
 
@@ -44,7 +46,9 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "as_text",
+    "command_record",
     "is_reminder",
     "not_run",
+    "typed_command",
     "was_refused",
 ]

@@ -390,11 +390,12 @@ class Conversation:
 
     def expand_command(self, text: str) -> tuple[str, list[str]] | None:
         """A prompt that starts with a custom command (`/name arguments`): its prompt, with its `allowed-tools`
-        granted until the run ends (see `expand_custom_command`); None if no custom command has that name."""
+        granted until the run ends, and the command as typed recorded before it (see `expand_custom_command`); None
+        if no custom command has that name."""
         from agentui.core.extend.commands import expand_custom_command
 
-        trusted, running = self.project.trusted, self.running
-        return expand_custom_command(text, self.root, self.env, trusted, running, self.grant_for_run)
+        trusted, grant, record = self.project.trusted, self.grant_for_run, self.agent.add_context
+        return expand_custom_command(text, self.root, self.env, trusted, self.running, grant, record)
 
     def end_grants(self) -> None:
         """Take back what `grant_for_run` allowed (when the run it was for has ended)."""

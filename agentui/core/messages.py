@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -63,6 +64,27 @@ class ToolResultBlock(_Frozen):
     tool_use_id: str
     content: str | list[Annotated[TextBlock | ImageBlock | DocumentBlock, Field(discriminator="type")]]
     is_error: bool = False
+
+
+def command_record(name: str, arguments: str) -> str:
+    """What a session records of a custom command as typed (`/name arguments`), before the prompt it expands to, as
+    Claude Code 2.1 records it (the model reads both; a viewer shows the command, not its expansion). Older
+    releases wrote "{name} is running…" in the first tag; `typed_command` reads both."""
+    message, command = f"<command-message>{name}</command-message>", f"<command-name>/{name}</command-name>"
+    return f"{message}\n{command}\n<command-args>{arguments}</command-args>"
+
+
+_RECORD = re.compile(r"\A\s*(?:<command-message>.*?</command-message>\s*)?<command-name>(/?[^<]*)</command-name>", re.S)
+_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+
+
+def typed_command(text: str) -> str | None:
+    """The command as typed (`/greet Bob`) that a command record stands for; None for any other text."""
+    if not (found := _RECORD.match(text)):
+        return None
+    name = found.group(1).strip()
+    arguments = args.group(1).strip() if (args := _ARGS.search(text, found.end())) else ""
+    return " ".join(part for part in ("/" + name.lstrip("/"), arguments) if part)
 
 
 def is_reminder(text: str) -> bool:

@@ -67,7 +67,8 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
         terminal.close()
 
     first, child, child_after, last = (json.loads(request.body) for request in server.requests)
-    assert first["messages"][0]["content"][0]["text"] == "Check that 19 plus 23 is right."  # the command, expanded
+    typed, expanded = (block["text"] for block in first["messages"][0]["content"][:2])
+    assert typed.endswith("<command-args>19 23</command-args>") and expanded == "Check that 19 plus 23 is right."
     system = " ".join(part["text"] for part in first["system"])
     assert "- sums: How this project checks its sums." in system  # the skill, listed
     tools = {tool["name"]: tool for tool in first["tools"]}

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agentui.core.messages import command_record
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -129,8 +130,8 @@ def test_a_custom_command_is_expanded_in_print_mode(
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "Reviewed.", done.stderr
     sent = server.requests[0].json()["messages"][0]["content"]
-    text = sent if isinstance(sent, str) else sent[0]["text"]
-    assert text.strip() == "Review calc.py for calc.py bugs, briefly."
+    said = [block["text"] for block in sent if not block["text"].startswith("<system-reminder>")]
+    assert said == [command_record("review", "calc.py bugs"), "Review calc.py for calc.py bugs, briefly."]
 
 
 def test_a_run_stops_at_its_budget(

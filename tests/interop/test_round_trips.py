@@ -669,3 +669,31 @@ def test_results_hold_every_field_claude_codes_published_types_require(
             assert required <= set(result), (name, required - set(result))
             checked.add(name)
     assert checked == set(PUBLISHED)
+
+
+def test_a_custom_command_goes_to_the_model_and_the_session_as_claude_code_sends_it(
+    tmp_path: Path, server: LoopbackServer, agentui_bin: str, claude_bin: str
+) -> None:
+    """The command as typed, then the prompt it expands to: both reach the model, in this order, from either tool,
+    and the session records the command first (a viewer and agentui's app show it, not its expansion)."""
+    world = World(tmp_path, server, agentui_bin, claude_bin)
+    commands = world.project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS, briefly.\n")
+    world.play(lambda body: [text("Reviewed.")])
+    said: dict[str, list[str]] = {}
+    for tool_name in ("claude", "agentui"):
+        server.requests.clear()
+        world.run(tool_name, "/review calc.py")
+        first = next(r.json() for r in server.requests if "tools" in r.json())
+        blocks = [b for m in first["messages"] for b in m["content"] if isinstance(m["content"], list)]
+        said[tool_name] = [b["text"].strip() for b in blocks if not b["text"].lstrip().startswith("<system-reminder>")]
+    assert (
+        said["agentui"]
+        == said["claude"]
+        == [
+            "<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+            "<command-args>calc.py</command-args>",
+            "Review calc.py, briefly.",
+        ]
+    )

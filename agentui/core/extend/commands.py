@@ -52,10 +52,13 @@ def expand_custom_command(
     trusted: bool,
     running: bool,
     grant: Callable[[list[str], str], list[str]],
+    record: Callable[[str], None] = lambda text: None,
 ) -> tuple[str, list[str]] | None:
     """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
     `allowed-tools` granted (by `grant`) until the run ends, a project's command's only once the project is trusted,
-    like its settings; and a sentence for each thing not granted. None if no custom command has that name."""
+    like its settings; and a sentence for each thing not granted. None if no custom command has that name. The
+    command as typed goes to `record` first, as Claude Code records it before the prompt (the model reads both; a
+    viewer shows the command, not its expansion)."""
     name, _, arguments = text.strip()[1:].partition(" ")
     command = load_custom_commands(root, env).get(name) if text.strip().startswith("/") else None
     if command is None:
@@ -71,4 +74,7 @@ def expand_custom_command(
         else:
             problems = grant(list(command.allowed_tools), f"command /{command.name}")
             notices += [f"/{command.name}: {problem}" for problem in problems]
+    from agentui.core.messages import command_record
+
+    record(command_record(name, arguments.strip()))
     return command.expand(arguments.strip()), notices

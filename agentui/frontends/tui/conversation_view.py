@@ -73,6 +73,8 @@ class ConversationView:
         self._message_widgets: dict[int, list[Any]] = {}
         self._message = 0
         self._pending: list[str] = []
+        self._expanding = False
+        """A custom command as typed was just shown: the prompt it expanded to, which comes next, is not."""
         self.history = HistoryWindow(transcript, lambda: self._cwd)
         """A resumed session's parts, drawn as the reader comes near them."""
         self._previewed_in: Path | None = None
@@ -266,11 +268,22 @@ class ConversationView:
             await self._texts[key].finish()
 
     def _user_message(self, event: UserMessage) -> None:
+        from agentui.api.messages import typed_command
+
         text = prompt_text(event.message)
         if event.source == "interrupt":
             return
         if event.source == "hook":
             self.say(text)
+            return
+        expanding, self._expanding = self._expanding, False
+        if (typed := typed_command(text)) is not None:  # a custom command as typed: shown, not its expansion
+            self._expanding = True
+            self.transcript.add(UserPrompt(typed))
+            if not self.status.status.title:
+                self.status.set(title=typed[:60])
+            return
+        if expanding and event.source in ("prompt", "steer"):
             return
         if event.source == "context" and (not text.strip() or shell_record(text) is not None):
             return  # a `!command` of the person's (its block is on screen already), or a note for the model

@@ -79,16 +79,19 @@ def read_history(events: Iterable[Event]) -> History:
     """The parts of a history given as the events a live run emits (`Conversation.replay()`, or `replay()` of a
     session's end for a preview): each drawn later by the widgets that draw the same events live."""
     from agentui.api.events import CompactionEnd, ContentBlockEnd, TextDelta, ToolEnd, UserMessage
-    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock, is_reminder
+    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock, is_reminder, typed_command
 
     parts: list[tuple[str, Any]] = []
     results: dict[str, Result] = {}
+    expanding = False  # (after a command as typed: what it expanded to, or printed, is not shown)
     for event in events:
         match event:
             case TextDelta() if event.text.strip():
                 parts.append(("answer", event.text))
+                expanding = False
             case ContentBlockEnd() if isinstance(event.block, ToolUseBlock):
                 parts.append(("tool", event.block))
+                expanding = False
             case ToolEnd():
                 results[event.tool_call_id] = Result(event.content, event.is_error, event.details, event.denied)
             case UserMessage():
@@ -99,6 +102,11 @@ def read_history(events: Iterable[Event]) -> History:
                         parts.append(("notice", "Interrupted."))
                     elif (record := shell_record(block.text)) is not None:
                         parts.append(("shell", record))
+                    elif (typed := typed_command(block.text)) is not None:
+                        parts.append(("prompt", typed))
+                        expanding = True
+                    elif expanding:
+                        expanding = False
                     else:
                         parts.append(("prompt", block.text))
             case CompactionEnd():

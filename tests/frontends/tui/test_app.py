@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import OptionList
 
+from agentui.api.messages import command_record
 from agentui.core.conversation import Launch
 from agentui.core.events import Event, PermissionResolved
 from agentui.core.project import PermissionOptions
@@ -449,9 +450,13 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
         app.prompt_input.insert("app.py utils.py")
         await pilot.press("enter")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
-        assert (
-            harness.providers[0].requests[0].messages[0].text == "Review app.py utils.py carefully; start with app.py."
-        )
+        # As Claude Code: the command as typed is recorded before the prompt it expands to; the model reads both,
+        # the person sees the command (issue 33's small things: the expansion was shown).
+        record, expansion = harness.providers[0].requests[0].messages[:2]
+        assert record.text == command_record("review", "app.py utils.py")
+        assert expansion.text == "Review app.py utils.py carefully; start with app.py."
+        assert [p.text for p in texts(app, UserPrompt)] == ["/review app.py utils.py"]
+        assert app.status.status.title == "/review app.py utils.py"
         await type_and_send(pilot, "/nonsense")
         assert texts(app, Notice)[-1].message == "There is no command /nonsense; /help lists them."
         await type_and_send(pilot, "/help")
@@ -1457,3 +1462,32 @@ def test_a_cost_is_written_as_claude_code_writes_it() -> None:
         "$1.27",
         "$12.00",
     ]
+
+
+async def test_a_custom_command_is_shown_as_typed_when_resumed_ours_and_claude_codes(tmp_path: Path) -> None:
+    """Issue 33's small things: a custom command showed its expansion. Resumed, agentui's session and Claude Code's
+    (which records `/orchestrator ...` before the prompt it expands to) both show the command as typed."""
+    import shutil
+
+    first = Harness(tmp_path, [{"text": "Greeted."}])
+    (first.project / ".claude" / "commands").mkdir(parents=True)
+    (first.project / ".claude" / "commands" / "greet.md").write_text("Say a warm hello to $ARGUMENTS.\n")
+    async with first.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/greet Bob")
+        await until(pilot, lambda: idle(pilot.app) and texts(pilot.app, AssistantText))
+    again = Harness(tmp_path, [], session=SessionRequest(continue_last=True))
+    async with again.app().run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: pilot.app.conversation is not None and texts(pilot.app, AssistantText))
+        assert [p.text for p in texts(pilot.app, UserPrompt)] == ["/greet Bob"]
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "claude-projects"
+    [written] = [f for f in fixtures.glob("*/*.jsonl") if "create TODO app by Next.js" in f.read_text()]
+    copy = tmp_path / "theirs" / written.name
+    copy.parent.mkdir()
+    shutil.copy(written, copy)
+    theirs = Harness(tmp_path / "theirs", [], session=SessionRequest(resume=str(copy)))
+    async with theirs.app().run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: pilot.app.conversation is not None and texts(pilot.app, UserPrompt))
+        shown = [p.text for p in texts(pilot.app, UserPrompt)]
+        assert shown[0] == "/orchestrator create TODO app by Next.js"
+        assert not any("Split complex tasks" in text or "<command-" in text for text in shown)
