@@ -248,7 +248,7 @@ def _tokens(env: Mapping[str, str]) -> HealthCheck:
             "pip install tiktoken (agentui depends on it).",
         )
     if path is not None:
-        return HealthCheck("Token counts", "ok", f"tiktoken's {ENCODING} encoding is on disk ({path}).")
+        return HealthCheck("Token counts", "ok", f"tiktoken's {ENCODING} encoding is on disk (in {path.parent}).")
     return HealthCheck(
         "Token counts",
         "warning",

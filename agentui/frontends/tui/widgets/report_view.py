@@ -48,14 +48,16 @@ class DoctorView(Static):
         table.add_column(ratio=1, overflow="fold")
         for check in checks:
             mark, style = MARKS[check.level]
-            line = Text(f"{check.item}: ", style="bold")
+            line = Text()
+            line.append(f"{check.item}: ", style="bold")
             line.append(check.said)
             if check.advice and check.level != "ok":
                 line.append(f" {check.advice}", style="italic")
             table.add_row(Text(mark, style=style), line)
         problems = sum(check.level == "problem" for check in checks)
         warnings = sum(check.level == "warning" for check in checks)
-        title = Text("Doctor", style="bold underline")
+        title = Text()
+        title.append("Doctor", style="bold underline")
         if problems or warnings:
             title.append(f"  {_count(problems, 'problem')}, {_count(warnings, 'warning')}", style="dim")
         else:
