@@ -88,6 +88,19 @@ async def test_after_a_compaction_the_estimate_is_the_meters_again(tmp_path: Pat
     await conversation.aclose()
 
 
+async def test_skills_listed_in_the_prompt_are_a_part_of_their_own(tmp_path: Path) -> None:
+    skill = tmp_path / "project" / ".claude" / "skills" / "release"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: release\ndescription: Cut a release: tag, changelog, upload\n---\nSteps.\n"
+    )
+    conversation = opened(tmp_path, [])
+    breakdown = context_breakdown(conversation)
+    [skills] = [part for part in breakdown.parts if part.kind == "skills"]
+    assert 20 < skills.tokens < 200 and adds_up(breakdown)
+    await conversation.aclose()
+
+
 async def test_without_automatic_compaction_there_is_no_buffer(tmp_path: Path) -> None:
     conversation = opened(tmp_path, [], auto_compact=False)
     breakdown = context_breakdown(conversation)
