@@ -47,6 +47,13 @@ _EXPORTS = {
     "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "ShellInfo": "agentui.core.background",
+    # what a conversation holds and how the setup stands: /context, /status and /doctor
+    "ContextBreakdown": "agentui.core.context.breakdown",
+    "context_breakdown": "agentui.core.context.breakdown",
+    "status_report": "agentui.core.status_report",
+    "no_conversation_report": "agentui.core.status_report",
+    "HealthCheck": "agentui.core.doctor",
+    "health_checks": "agentui.core.doctor",
     "AttemptConfig": "agentui.core.parallel.attempts",
     "Attempts": "agentui.core.parallel.attempts",
     "attempt_config": "agentui.core.parallel.attempts",
@@ -105,6 +112,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.call_views import CallView as CallView
     from agentui.core.call_views import ResultView as ResultView
+    from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
+    from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.context.compaction import is_summary as is_summary
     from agentui.core.conversation import Conversation as Conversation
@@ -114,6 +123,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.dirs import config_dir as config_dir
     from agentui.core.dirs import data_dir as data_dir
     from agentui.core.dirs import state_dir as state_dir
+    from agentui.core.doctor import HealthCheck as HealthCheck
+    from agentui.core.doctor import health_checks as health_checks
     from agentui.core.errors import AgentuiError as AgentuiError
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
@@ -170,6 +181,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import Settings as Settings
     from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
+    from agentui.core.status_report import no_conversation_report as no_conversation_report
+    from agentui.core.status_report import status_report as status_report
     from agentui.core.tool_views import call_summary as call_summary
     from agentui.core.tool_views import describe_call as describe_call
     from agentui.core.tool_views import describe_result as describe_result

@@ -97,7 +97,7 @@ def _handler_for(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             body = self.rfile.read(length) if length else b""
             headers = {key.lower(): value for key, value in self.headers.items()}
-            reply = server._next(RecordedRequest("POST", self.path, headers, body))
+            reply = server._next(RecordedRequest(self.command, self.path, headers, body))
             try:
                 self._send(reply)
             except (BrokenPipeError, ConnectionResetError):

@@ -132,6 +132,11 @@ def _encoding_file(env: Mapping[str, str]) -> Path | None:
         return None
 
 
+def encoding_file(env: Mapping[str, str]) -> Path | None:
+    """The checked encoding file tiktoken would read, if there is one on disk (see `_encoding_file`)."""
+    return _encoding_file(env)
+
+
 def _load_encoding(env: Mapping[str, str]) -> Any:
     """tiktoken's encoder from a checked file on disk, or None. Never lets tiktoken download: it only ever sees a
     file whose hash is right, so it has no reason to."""
@@ -271,6 +276,8 @@ class ContextMeter:
         self._known = 0
         """Tokens of the first `_known_length` messages, with the system prompt and the tools."""
         self._known_length = 0
+        self.measured = False
+        """The count rests on the provider's report of a request (else it is all an estimate)."""
 
     def tokens(self, messages: Sequence[Message]) -> int:
         if len(messages) > self._known_length:
@@ -282,10 +289,12 @@ class ContextMeter:
         """The provider counted a request and its answer: `context_tokens` for the first `history_length` messages."""
         if context_tokens > 0:
             self._known, self._known_length = context_tokens, history_length
+            self.measured = True
 
     def recount(self, messages: Sequence[Message], overhead: int) -> None:
         """Estimate from scratch: at the start, and after the history was rewritten."""
         self._known, self._known_length = overhead + self.counter.messages(messages), len(messages)
+        self.measured = False
 
     def shrunk(self, index: int, tokens: int) -> None:
         """Message `index` lost about `tokens` tokens (an old tool result replaced by a placeholder)."""

@@ -115,6 +115,10 @@ class AgentApp(AppOpening):
     def conversation(self) -> Conversation | None:
         return self.view.conversation
 
+    @property
+    def cwd(self) -> Path:
+        return self.launch.cwd if self.launch is not None else self._cwd
+
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.binding import Binding, BindingType
 
 from agentui.frontends.tui.host import AppHost
+from agentui.frontends.tui.slash_command import CHECKS_GROUP
 
 if TYPE_CHECKING:
     from agentui.frontends.tui.screens.main import MainScreen
@@ -29,13 +30,14 @@ class AppKeys(AppHost):
     _quit_armed_at = 0.0
 
     def stop_what_runs(self) -> bool:
-        """Interrupt the model's turn and the person's running `!command`s; False if nothing was running."""
+        """Interrupt the model's turn, the person's running `!command`s and /doctor's checks; False if nothing was
+        running."""
         stopped = False
         if (conversation := self.conversation) is not None and conversation.running:
             conversation.interrupt()
             stopped = True
         for worker in self.workers:
-            if worker.group == SHELL_GROUP and worker.is_running:
+            if worker.group in (SHELL_GROUP, CHECKS_GROUP) and worker.is_running:
                 worker.cancel()
                 stopped = True
         return stopped

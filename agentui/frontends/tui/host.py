@@ -4,6 +4,7 @@ clipboard and the signal handler) see of the app. They import this, the app impo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
@@ -57,6 +58,11 @@ class AppHost(App[None]):
 
     @property
     def conversation(self) -> Conversation | None:
+        raise NotImplementedError
+
+    @property
+    def cwd(self) -> Path:
+        """The directory agentui works in (the launch's; where it was started when there is no launch)."""
         raise NotImplementedError
 
     def say(self, message: str, level: str = "info") -> None:

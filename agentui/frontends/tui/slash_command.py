@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from agentui.api import Conversation
     from agentui.frontends.tui.host import AppHost
 
+CHECKS_GROUP = "checks"
+"""The workers that run /doctor's and /status's checks (stopped by Esc and Ctrl+C as a turn is)."""
+
 
 class SlashCommand:
     name: ClassVar[str]
@@ -26,6 +29,12 @@ def idle_conversation(app: AppHost, command: str) -> Conversation | None:
         app.say(f"The agent is working; /{command} once it has finished (or press Esc).", "warning")
         return None
     return conversation
+
+
+def no_conversation(app: AppHost, what: str) -> str:
+    """One sentence for a command that needs the conversation when none is open ("no context to show")."""
+    why = "No model is configured" if app.launch is None else "No conversation is open"
+    return f"{why}, so there is no {what} (/doctor checks the setup)."
 
 
 def shown_path(path: Path, root: Path) -> str:

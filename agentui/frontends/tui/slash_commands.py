@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentui.frontends.tui.commands_context import Context
+from agentui.frontends.tui.commands_status import Doctor, Status
 from agentui.frontends.tui.history_view import INIT_PROMPT
 from agentui.frontends.tui.slash_command import SlashCommand, idle_conversation, shown_path
 
@@ -335,6 +337,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Help,
         Clear,
         Compact,
+        Context,
         Memory,
         Mcp,
         Resume,
@@ -343,6 +346,8 @@ COMMANDS: dict[str, SlashCommand] = {
         Try,
         Model,
         Cost,
+        Status,
+        Doctor,
         Permissions,
         Theme,
         Init,
