@@ -79,6 +79,7 @@ class Resumed:
 
     session_id: str
     title: str | None
+    """Its title, else (as the session picker names it) its first prompt."""
     message_lines: int
     """The conversation's lines (user and assistant), counted as the session picker counts them."""
     tool_details: dict[str, dict[str, Any]]
@@ -206,7 +207,7 @@ class Conversation:
         if loaded is None:
             return None
         lines = sum(1 for entry in loaded.chain if entry.get("type") in ("user", "assistant"))
-        return Resumed(loaded.session_id, loaded.title, lines, loaded.tool_details, loaded.leaf_uuid)
+        return Resumed(loaded.session_id, loaded.name, lines, loaded.tool_details, loaded.leaf_uuid)
 
     def replay(self) -> Iterator[Event]:
         """The history this conversation resumed, as the events a live run emits (see `core.replay`), for a front end

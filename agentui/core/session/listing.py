@@ -90,7 +90,7 @@ def _scan(chunk: bytes, *, drop_first: bool) -> _Scan:
     return scan
 
 
-def _prompt_text(entry: dict[str, Any]) -> str | None:
+def prompt_text(entry: dict[str, Any]) -> str | None:
     """The text a person typed, or None for tool results, meta lines and slash-command records."""
     if entry.get("type") != "user" or entry.get("isMeta") or entry.get("isCompactSummary"):
         return None
@@ -132,9 +132,9 @@ def describe(path: Path) -> SessionInfo:
     ]
     named = [e["aiTitle"] for e in seen if e.get("type") == "ai-title" and isinstance(e.get("aiTitle"), str)]
     summaries = [e["summary"] for e in seen if e.get("type") == "summary" and isinstance(e.get("summary"), str)]
-    prompts = [text for e in first if (text := _prompt_text(e))]
+    prompts = [text for e in first if (text := prompt_text(e))]
     recent = [e["lastPrompt"] for e in last if e.get("type") == "last-prompt" and isinstance(e.get("lastPrompt"), str)]
-    recent = recent or [text for e in last if (text := _prompt_text(e))]
+    recent = recent or [text for e in last if (text := prompt_text(e))]
     branch = tail_scan.branch or (head_scan.branch if whole else None)
     counted = head_scan.messages if whole else head_scan.messages + tail_scan.messages
     if not whole:

@@ -55,6 +55,13 @@ class LoadedSession:
     """The `file-history-snapshot` lines, in file order (a fork copies them, with the backups they name)."""
 
     @property
+    def name(self) -> str | None:
+        """Its title, else the first thing the person typed in it (on one line), as the session picker names it."""
+        from agentui.core.session.listing import prompt_text
+
+        return self.title or next((text for entry in self.chain if (text := prompt_text(entry))), None)
+
+    @property
     def file_history(self) -> dict[str, Any] | None:
         """The last `file-history-snapshot` line: which backups of which files the session holds."""
         return self.snapshots[-1] if self.snapshots else None

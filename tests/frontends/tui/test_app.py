@@ -1491,3 +1491,22 @@ async def test_a_custom_command_is_shown_as_typed_when_resumed_ours_and_claude_c
         shown = [p.text for p in texts(pilot.app, UserPrompt)]
         assert shown[0] == "/orchestrator create TODO app by Next.js"
         assert not any("Split complex tasks" in text or "<command-" in text for text in shown)
+
+
+async def test_an_untitled_resumed_session_is_named_by_its_first_prompt(tmp_path: Path) -> None:
+    """Issue 33's small things: a resumed session with no title line (Claude Code's often have none) was named by its
+    UUID; it is named as the session picker names it, by its first prompt."""
+    import shutil
+
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "claude-projects" / "-src-experiments-claude_p"
+    [written] = fixture.glob("*.jsonl")
+    copy = tmp_path / "theirs" / written.name
+    copy.parent.mkdir()
+    shutil.copy(written, copy)
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=str(copy)))
+    async with harness.app().run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: any(n.message.startswith("Resumed ") for n in texts(pilot.app, Notice)))
+        said = next(n.message for n in texts(pilot.app, Notice) if n.message.startswith("Resumed "))
+        first = "Use the Explore task in sub-agents with Haiku model to give me an overview of the code organization"
+        assert said.startswith(f"Resumed {first}") and written.stem not in said
+        assert pilot.app.status.status.title.startswith("Use the Explore task")
