@@ -68,6 +68,10 @@ _EXPORTS = {
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
     "remember_note": "agentui.core.memory_note",
+    # the settings' statusLine command, run with the session as Claude Code tells it
+    "StatusReport": "agentui.core.status_report",
+    "status_report": "agentui.core.status_report",
+    "StatusLineOutcome": "agentui.core.extend.status_line",
     "call_summary": "agentui.core.tool_views",
     "describe_call": "agentui.core.tool_views",
     "describe_result": "agentui.core.tool_views",
@@ -117,6 +121,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.servers import McpStatus as McpStatus
+    from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
@@ -168,6 +173,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import Settings as Settings
     from agentui.core.settings import resolve_settings as resolve_settings
     from agentui.core.settings import save_config_value as save_config_value
+    from agentui.core.status_report import StatusReport as StatusReport
+    from agentui.core.status_report import status_report as status_report
     from agentui.core.tool_views import call_summary as call_summary
     from agentui.core.tool_views import describe_call as describe_call
     from agentui.core.tool_views import describe_result as describe_result

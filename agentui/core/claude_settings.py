@@ -1,5 +1,6 @@
 """Claude Code's settings files, read as Claude Code reads them: managed, user (`~/.claude/settings.json`), project
-(`.claude/settings.json`) and local (`.claude/settings.local.json`), each with `permissions`, `hooks` and `env`.
+(`.claude/settings.json`) and local (`.claude/settings.local.json`), each with `permissions`, `hooks`, `env` and
+`statusLine`.
 
 A file that cannot be read is an error, not a file to skip: skipping it could silently drop someone's deny rules.
 """
@@ -97,6 +98,9 @@ class SettingsFile(BaseModel):
     enableAllProjectMcpServers: StrictBool | None = None
     enabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
     disabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
+    statusLine: Any = None
+    """Kept as written: one that is not a command is a notice (`core.extend.status_line`), not a file that cannot
+    be used, since it grants nothing and denies nothing."""
 
     @property
     def env(self) -> dict[str, str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from textual import work
+from textual.containers import Vertical
 
 from agentui import __version__
 from agentui.frontends.tui.app_keys import SHELL_GROUP, AppKeys
@@ -28,6 +29,7 @@ from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.screens.trust import TrustScreen
 from agentui.frontends.tui.slash_commands import no_model_help
+from agentui.frontends.tui.status_line_driver import StatusLineDriver
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
@@ -104,10 +106,15 @@ class AgentApp(AppKeys):
         # arriving while a question is still showing.
         self.transcript = Transcript(id="transcript")
         self.status = StatusBar()
+        self.status_line = StatusLineDriver(self)
+        """The settings' statusLine command, run as the conversation changes; its line is drawn under the prompt."""
+        self.status.on_set = self.status_line.status_set
         self.view = ConversationView(self, self.transcript, self.status, TodoPanel())
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
-        others = (self.view.pending, self.view.todos, completion_list, self.status)
+        below = Vertical(self.status_line.bar, self.status, id="below-prompt")
+        below.styles.height = "auto"  # (inline: the main screen's .tcss is not loaded for the default screen)
+        others = (self.view.pending, self.view.todos, completion_list, below)
         window = self.view.history
         self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
         self.transcript.on_moved = window.near
@@ -247,6 +254,7 @@ class AgentApp(AppKeys):
         self.status.set(
             model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
         )
+        self.status_line.start(conversation)
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             await self.submit(text)
@@ -255,6 +263,7 @@ class AgentApp(AppKeys):
         await self._close()  # however the app ends, the session file is synced and released
 
     async def _close(self) -> None:
+        self.status_line.stop()
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
@@ -267,6 +276,7 @@ class AgentApp(AppKeys):
         async for event in subscription:
             try:
                 await self.view.route(event)
+                self.status_line.saw(event)
             except Exception:  # one odd event must never take the screen down
                 log.exception("showing %s failed", event.type)
 
