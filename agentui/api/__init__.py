@@ -72,6 +72,12 @@ _EXPORTS = {
     "StatusReport": "agentui.core.status_report",
     "status_report": "agentui.core.status_report",
     "StatusLineOutcome": "agentui.core.extend.status_line",
+    # /config: the settings agentui honours, their values and sources, and a change saved and applied
+    "Preference": "agentui.core.preferences",
+    "PreferenceError": "agentui.core.preferences",
+    "preferences": "agentui.core.preferences",
+    "set_preference": "agentui.core.preferences",
+    "verbose_output": "agentui.core.preferences",
     "call_summary": "agentui.core.tool_views",
     "describe_call": "agentui.core.tool_views",
     "describe_result": "agentui.core.tool_views",
@@ -135,6 +141,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.parallel.attempts import Verdict as Verdict
     from agentui.core.parallel.attempts import attempt_config as attempt_config
     from agentui.core.parallel.working_copy import WorkingCopyError as WorkingCopyError
+    from agentui.core.preferences import Preference as Preference
+    from agentui.core.preferences import PreferenceError as PreferenceError
+    from agentui.core.preferences import preferences as preferences
+    from agentui.core.preferences import set_preference as set_preference
+    from agentui.core.preferences import verbose_output as verbose_output
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale

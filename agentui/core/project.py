@@ -104,7 +104,7 @@ def open_project(
     env = os.environ if env is None else env
     root = Path(os.path.realpath(root))
     home = Path(env.get("HOME") or Path.home())
-    sources = _sources(root, env, options)
+    sources = settings_sources(root, env, options)
     trusted = is_trusted(root, env) if trusted is None else trusted
     notices: list[str] = []
     held_back: list[str] = []
@@ -152,7 +152,7 @@ def open_project(
     return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, held, status_line)
 
 
-def _sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
+def settings_sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
     """The settings files in force, as --setting-sources and --settings say; ProjectError for one that is broken."""
     from agentui.core.claude_settings import SettingsError
 

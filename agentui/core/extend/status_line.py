@@ -146,8 +146,10 @@ class StatusLine:
             return await self._outcome(process, data, TIMEOUT if limit is None else limit)
         finally:
             # (also when cancelled: a newer run takes its place, and this one's processes end now)
-            await asyncio.shield(stop_group(process, 0.1))
-            confined.ended()
+            ending = asyncio.ensure_future(_end(process, confined))
+            _stopping.add(ending)
+            ending.add_done_callback(_stopping.discard)
+            await asyncio.shield(ending)
 
     def _confined(self, env: Mapping[str, str]) -> Confined:
         argv = ["bash", "-c", self.setting.command]
@@ -194,14 +196,23 @@ async def _unless_cancelled(step: asyncio.Future[T], undo: Callable[[T], object]
 
 
 def _stop_soon(process: asyncio.subprocess.Process, confined: Confined) -> None:
-    async def stop() -> None:
-        try:
-            await stop_group(process, 0.1)
-        finally:
-            confined.ended()
-
-    _stopping.add(task := asyncio.ensure_future(stop()))
+    _stopping.add(task := asyncio.ensure_future(_end(process, confined)))
     task.add_done_callback(_stopping.discard)
+
+
+async def _end(process: asyncio.subprocess.Process, confined: Confined) -> None:
+    """Stop what is left of the command, then read what is left in its pipes (their writers are gone) so that they
+    close now, not when the garbage collector finds them; then undo what was set up for it."""
+    try:
+        await stop_group(process, 0.1)
+        if process.stdin is not None:
+            process.stdin.close()
+        left = [stream.read() for stream in (process.stdout, process.stderr) if stream is not None]
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1.0):  # (unless something left the group and holds a pipe open)
+                await asyncio.gather(*left, return_exceptions=True)
+    finally:
+        confined.ended()
 
 
 _stopping: set[asyncio.Future[None]] = set()

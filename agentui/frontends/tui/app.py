@@ -63,6 +63,7 @@ class AgentApp(AppKeys):
     ENABLE_COMMAND_PALETTE = False
     view: ConversationView
     permissions: PermissionQueue
+    status_line: StatusLineDriver
 
     def __init__(
         self,
@@ -255,6 +256,9 @@ class AgentApp(AppKeys):
             model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
         )
         self.status_line.start(conversation)
+        from agentui.api import verbose_output
+
+        self.view.verbose = verbose_output(conversation)
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             await self.submit(text)

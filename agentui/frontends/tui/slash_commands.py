@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.history_view import INIT_PROMPT
 from agentui.frontends.tui.slash_command import SlashCommand, idle_conversation, shown_path
 
@@ -342,6 +343,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Cost,
         Permissions,
         Theme,
+        Config,
         Init,
         Export,
         Quit,

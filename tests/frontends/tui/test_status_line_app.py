@@ -50,6 +50,12 @@ def bar(app: Any) -> StatusLineBar:
     return app.status_line.bar
 
 
+def cyan(app: Any) -> list[str]:
+    """The text drawn in cyan on the status line's row."""
+    drawn = bar(app).render_line(0)
+    return [s.text for s in drawn if s.style and s.style.color and s.style.color.number == 6]
+
+
 async def test_the_scripts_line_shows_under_the_prompt_and_follows_the_conversation(tmp_path: Path) -> None:
     write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "n.txt", "content": "a\nb\n"}}
     harness = Harness(
@@ -65,12 +71,7 @@ async def test_the_scripts_line_shows_under_the_prompt_and_follows_the_conversat
         assert bar(app).line == "\x1b[36mscripted\x1b[0m · out 0 · \x1b[1m0+\x1b[0m" and bar(app).display
         drawn = bar(app).render()
         assert str(drawn) == "scripted · out 0 · 0+"  # its colours, no escape characters on screen
-        cyan = [
-            segment.text
-            for segment in bar(app).render_line(0)
-            if segment.style and segment.style.color and segment.style.color.number == 6
-        ]
-        assert cyan == ["scripted"]
+        await until(pilot, lambda: cyan(app) == ["scripted"])  # (once the line is laid out and drawn)
         # Under the prompt, above the built-in bar, which stays.
         assert app.prompt_input.region.y < bar(app).region.y < app.query_one(StatusBar).region.y
 
