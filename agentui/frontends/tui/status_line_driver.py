@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from agentui.frontends.tui.widgets.status_line import StatusLineBar
+from agentui.frontends.tui.widgets.status_line import EDGE, StatusLineBar
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -93,7 +93,7 @@ class StatusLineDriver:
 
     async def _refresh(self, report: StatusReport) -> None:
         try:
-            outcome = await report.refresh(columns=max(1, self.app.size.width - 2 * report.padding))
+            outcome = await report.refresh(columns=max(1, self.app.size.width - 2 * (EDGE + report.padding)))
         except Exception as exc:  # a bug in agentui's part of it: one sentence, the built-in bar stays
             log.exception("the status line failed")
             if report is self.report:

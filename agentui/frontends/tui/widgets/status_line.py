@@ -39,6 +39,10 @@ def _harmless(escape: str) -> str:
     return ""
 
 
+EDGE = 1
+"""Columns always left on either side, as the status bar under it leaves them (Claude Code indents its own too)."""
+
+
 class StatusLineBar(Static):
     DEFAULT_CSS = """
     StatusLineBar { height: 1; display: none; color: $text-muted; }
@@ -50,9 +54,10 @@ class StatusLineBar(Static):
         """What the command printed last (its first line, escapes and all); None while nothing is shown."""
 
     def show(self, line: str | None, padding: int = 0) -> None:
-        """`line` drawn with `padding` columns on either side; nothing (the row gone) for None."""
+        """`line` drawn with `padding` columns on either side beyond the status bar's own one; nothing (the row gone)
+        for None."""
         self.line = line
-        self.styles.padding = (0, padding)
+        self.styles.padding = (0, EDGE + padding)
         if line is None:
             self.display = False
             return
