@@ -57,20 +57,17 @@ def preferences(conversation: Conversation, env: Mapping[str, str] | None = None
     options = conversation.agent.config.options
     mode, mode_from = _default_mode(sources, conversation.project.trusted)
     verbose, verbose_from = _verbose(sources)
+    thinking = options.thinking_budget is not None
+    mode_source = _shown(mode_from, conversation.root, home)
+    verbose_source = _shown(verbose_from, conversation.root, home)
+    compact_source = _compact_source(options.auto_compact, config, env)
     return [
-        Preference(
-            "defaultMode", "Default permission mode", mode, _shown(mode_from, conversation.root, home), "choice",
-            MODE_CHOICES,
-        ),
+        Preference("defaultMode", "Default permission mode", mode, mode_source, "choice", MODE_CHOICES),
         Preference("model", "Model", conversation.model, _model_source(conversation, config, env), "text"),
-        Preference(
-            "autoCompact", "Auto-compact", options.auto_compact, _compact_source(options.auto_compact, config, env),
-            "switch",
-        ),
-        Preference("thinking", "Thinking", options.thinking_budget is not None, _thinking_source(conversation, config),
-                   "switch"),
-        Preference("verbose", "Verbose output", verbose, _shown(verbose_from, conversation.root, home), "switch"),
-    ]  # fmt: skip
+        Preference("autoCompact", "Auto-compact", options.auto_compact, compact_source, "switch"),
+        Preference("thinking", "Thinking", thinking, _thinking_source(conversation, config), "switch"),
+        Preference("verbose", "Verbose output", verbose, verbose_source, "switch"),
+    ]
 
 
 def verbose_output(conversation: Conversation) -> bool:

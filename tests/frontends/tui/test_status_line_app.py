@@ -214,3 +214,15 @@ def test_a_status_line_at_80x24(snap_compare: Any, tmp_path: Path) -> None:
         await steady(pilot)
 
     assert snap_compare(harness.app(), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_refresh_interval_runs_it_again_with_nothing_changed(tmp_path: Path) -> None:
+    count = tmp_path / "count"
+    command = f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 )); echo $n > {count}; echo run $n"
+    harness = Harness(tmp_path, [])
+    user_settings(harness, {"statusLine": {"type": "command", "command": command, "refreshInterval": 1}})
+    async with harness.app().run_test(size=(100, 30)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await until(pilot, lambda: bar(app).line == "run 1")
+        await until(pilot, lambda: bar(app).line == "run 3")  # no prompt, no event: the interval alone
