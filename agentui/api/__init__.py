@@ -75,6 +75,16 @@ _EXPORTS = {
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
     "remember_note": "agentui.core.memory_note",
+    # the settings' statusLine command, run with the session as Claude Code tells it
+    "StatusReport": "agentui.core.extend.status_line_report",
+    "status_line_report": "agentui.core.extend.status_line_report",
+    "StatusLineOutcome": "agentui.core.extend.status_line",
+    # /config: the settings agentui honours, their values and sources, and a change saved and applied
+    "Preference": "agentui.core.preferences",
+    "PreferenceError": "agentui.core.preferences",
+    "preferences": "agentui.core.preferences",
+    "set_preference": "agentui.core.preferences",
+    "verbose_output": "agentui.core.preferences",
     "call_summary": "agentui.core.tool_views",
     "shown_cost": "agentui.core.money",
     "describe_call": "agentui.core.tool_views",
@@ -129,6 +139,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.servers import McpStatus as McpStatus
+    from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
+    from agentui.core.extend.status_line_report import StatusReport as StatusReport
+    from agentui.core.extend.status_line_report import status_line_report as status_line_report
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
@@ -143,6 +156,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.parallel.attempts import Verdict as Verdict
     from agentui.core.parallel.attempts import attempt_config as attempt_config
     from agentui.core.parallel.working_copy import WorkingCopyError as WorkingCopyError
+    from agentui.core.preferences import Preference as Preference
+    from agentui.core.preferences import PreferenceError as PreferenceError
+    from agentui.core.preferences import preferences as preferences
+    from agentui.core.preferences import set_preference as set_preference
+    from agentui.core.preferences import verbose_output as verbose_output
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale

@@ -1,5 +1,6 @@
 """Claude Code's settings files, read as Claude Code reads them: managed, user (`~/.claude/settings.json`), project
-(`.claude/settings.json`) and local (`.claude/settings.local.json`), each with `permissions`, `hooks` and `env`.
+(`.claude/settings.json`) and local (`.claude/settings.local.json`), each with `permissions`, `hooks`, `env` and
+`statusLine`.
 
 A file that cannot be read is an error, not a file to skip: skipping it could silently drop someone's deny rules.
 """
@@ -97,6 +98,9 @@ class SettingsFile(BaseModel):
     enableAllProjectMcpServers: StrictBool | None = None
     enabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
     disabledMcpjsonServers: list[StrictStr] = Field(default_factory=list)
+    statusLine: Any = None
+    """Kept as written: one that is not a command is a notice (`core.extend.status_line`), not a file that cannot
+    be used, since it grants nothing and denies nothing."""
 
     @property
     def env(self) -> dict[str, str]:
@@ -209,3 +213,42 @@ def add_rule(project_root: Path, behavior: str, rule: str) -> Path:
 
 def add_allow_rule(project_root: Path, rule: str) -> Path:
     return add_rule(project_root, "allow", rule)
+
+
+def set_user_setting(keys: tuple[str, ...], value: Any, env: Mapping[str, str] | None = None) -> Path:
+    """Set one setting in the person's own settings file (`~/.claude/settings.json`), where Claude Code's /config
+    writes it: `keys` is its path (("permissions", "defaultMode")), and None removes it. Everything else in the file
+    stays as it is; a file that cannot be read is left alone (SettingsError, one sentence). Returns the file."""
+    from agentui.core.atomic_write import atomic_write
+
+    path = claude_config_dir(env) / "settings.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        why = getattr(exc, "strerror", None) or exc
+        raise SettingsError(f"{path} could not be read ({why}), so nothing was written to it.") from None
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise SettingsError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}), so nothing was written "
+            "to it; fix it and try again."
+        ) from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path} does not hold a JSON object, so nothing was written to it.")
+    node: dict[str, Any] = data
+    for depth, key in enumerate(keys[:-1]):
+        child = node.setdefault(key, {})
+        if not isinstance(child, dict):
+            where = ".".join(keys[: depth + 1])
+            raise SettingsError(f"{path} has '{where}' as something other than an object, so nothing was written.")
+        node = child
+    if value is None:
+        node.pop(keys[-1], None)
+    else:
+        node[keys[-1]] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    return path

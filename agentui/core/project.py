@@ -14,6 +14,8 @@ from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_se
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.hooks import Hooks, specs_from
+from agentui.core.extend.status_line import StatusLine, status_line_setting
+from agentui.core.safety.environ import child_environment
 from agentui.core.safety.guard import Guard
 from agentui.core.safety.permissions.engine import MODES, Mode, PermissionEngine
 from agentui.core.safety.permissions.rules import (
@@ -67,6 +69,8 @@ class Project:
     """Things the person should know before the run starts (settings held back, rules ignored)."""
     held_back: list[str] = field(default_factory=list)
     """What of the project's own settings waits for trust (allow rules, hooks, ...): what trusting it would apply."""
+    status_line: StatusLine | None = None
+    """The settings' statusLine command, ready to run (a project's own once it is trusted)."""
 
 
 def split_tool_list(values: Iterable[str]) -> list[str]:
@@ -100,7 +104,7 @@ def open_project(
     env = os.environ if env is None else env
     root = Path(os.path.realpath(root))
     home = Path(env.get("HOME") or Path.home())
-    sources = _sources(root, env, options)
+    sources = settings_sources(root, env, options)
     trusted = is_trusted(root, env) if trusted is None else trusted
     notices: list[str] = []
     held_back: list[str] = []
@@ -110,6 +114,7 @@ def open_project(
     directories, settings_env = _granted(sources, options, root, home, trusted, notices, held_back)
     if not trusted and any(source.from_project and source.settings.hooks for source in sources):
         held_back.append("hooks")
+    status_setting = status_line_setting(sources, trusted, notices, held_back)
     if held_back:
         notices.append(
             f"This project's own .claude settings ({', '.join(dict.fromkeys(held_back))}) are not applied because "
@@ -139,10 +144,15 @@ def open_project(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
     _confine(engine, sandbox, tools, guard, env)
-    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, list(dict.fromkeys(held_back)))
+    status_line = None
+    if status_setting is not None:  # (given what Bash's commands are given: no secrets, the settings' env)
+        status_env = child_environment(env, settings_env)
+        status_line = StatusLine(status_setting, cwd=root, env=status_env, guard=guard)
+    held = list(dict.fromkeys(held_back))
+    return Project(root, workspace, engine, hooks, tools, trusted, sources, notices, held, status_line)
 
 
-def _sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
+def settings_sources(root: Path, env: Mapping[str, str], options: PermissionOptions) -> list[SettingsSource]:
     """The settings files in force, as --setting-sources and --settings say; ProjectError for one that is broken."""
     from agentui.core.claude_settings import SettingsError
 

@@ -185,7 +185,7 @@ def load_config_file(path: Path) -> ConfigFile:
 
 
 def save_config_value(key: str, value: object, env: Mapping[str, str] | None = None) -> Path:
-    """Set one key in agentui's config file, keeping the rest as it is (written atomically)."""
+    """Set one key in agentui's config file (None removes it), keeping the rest as it is (written atomically)."""
     import json
 
     from agentui.core.atomic_write import atomic_write
@@ -195,7 +195,10 @@ def save_config_value(key: str, value: object, env: Mapping[str, str] | None = N
     path = config_dir(env) / "config.json"
     load_config_file(path)  # refuse to overwrite a file we cannot read
     data = json.loads(path.read_text(encoding="utf-8") or "{}") if path.exists() else {}
-    data[key] = value
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2) + "\n").encode())
     return path

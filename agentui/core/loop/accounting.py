@@ -24,6 +24,8 @@ class Ledger:
         self.run_cost = 0.0
         self.api_seconds = 0.0
         """Time this run spent in model calls, retries included."""
+        self.session_api_seconds = 0.0
+        """The same for the whole session (what a status line is told)."""
         self.by_model: dict[str, ModelSpend] = {}
         """Each model's share of the session (calls routed to several models, a fallback)."""
         self.parent = parent
@@ -72,4 +74,6 @@ class Ledger:
         try:
             yield
         finally:
-            self.api_seconds += time.monotonic() - began
+            spent = time.monotonic() - began
+            self.api_seconds += spent
+            self.session_api_seconds += spent

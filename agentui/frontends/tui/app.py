@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from textual import work
+from textual.containers import Vertical
 
 from agentui import __version__
 from agentui.frontends.tui.app_keys import SHELL_GROUP
@@ -28,6 +29,7 @@ from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
+from agentui.frontends.tui.status_line_driver import StatusLineDriver
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
@@ -60,6 +62,7 @@ class AgentApp(AppOpening):
     ENABLE_COMMAND_PALETTE = False
     view: ConversationView
     permissions: PermissionQueue
+    status_line: StatusLineDriver
 
     def __init__(
         self,
@@ -100,10 +103,15 @@ class AgentApp(AppOpening):
         # arriving while a question is still showing.
         self.transcript = Transcript(id="transcript")
         self.status = StatusBar()
+        self.status_line = StatusLineDriver(self)
+        """The settings' statusLine command, run as the conversation changes; its line is drawn under the prompt."""
+        self.status.on_set = self.status_line.status_set
         self.view = ConversationView(self, self.transcript, self.status, TodoPanel())
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
-        others = (self.view.pending, self.view.todos, completion_list, self.status)
+        below = Vertical(self.status_line.bar, self.status, id="below-prompt")
+        below.styles.height = "auto"  # (inline: the main screen's .tcss is not loaded for the default screen)
+        others = (self.view.pending, self.view.todos, completion_list, below)
         window = self.view.history
         self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
         self.transcript.on_moved = window.near
@@ -207,6 +215,10 @@ class AgentApp(AppOpening):
         self.status.set(
             model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
         )
+        self.status_line.start(conversation)
+        from agentui.api import verbose_output
+
+        self.view.verbose = verbose_output(conversation)
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             await self.submit(text)
@@ -215,6 +227,7 @@ class AgentApp(AppOpening):
         await self._close()  # however the app ends, the session file is synced and released
 
     async def _close(self) -> None:
+        self.status_line.stop()
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
@@ -227,6 +240,7 @@ class AgentApp(AppOpening):
         async for event in subscription:
             try:
                 await self.view.route(event)
+                self.status_line.saw(event)
             except Exception:  # one odd event must never take the screen down
                 log.exception("showing %s failed", event.type)
 

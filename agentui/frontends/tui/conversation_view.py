@@ -78,6 +78,8 @@ class ConversationView:
         self.history = HistoryWindow(transcript, lambda: self._cwd)
         """A resumed session's parts, drawn as the reader comes near them."""
         self._previewed_in: Path | None = None
+        self.verbose = False
+        """Claude Code's verbose output: every tool's result and the model's thinking open as they come."""
 
     def say(self, message: str, level: str = "info") -> None:
         self.transcript.add(Notice(message, level))
@@ -165,9 +167,9 @@ class ConversationView:
             case ev.ToolProgress():
                 self._tool(event.tool_call_id, "").progress(event.text)
             case ev.ToolEnd():
-                self._tool(event.tool_call_id, event.name).finish(
-                    event.content, event.is_error, event.details, event.denied
-                )
+                block = self._tool(event.tool_call_id, event.name)
+                block.finish(event.content, event.is_error, event.details, event.denied)
+                block.expanded = block.expanded or (self.verbose and not event.denied)
             case ev.TaskListUpdate():
                 self.todos.show_tasks(event.tasks)
             case ev.BackgroundShellUpdate():
@@ -247,6 +249,7 @@ class ConversationView:
             from agentui.frontends.tui.widgets.answer import ThinkingView
 
             self._thinking[key] = self._track(ThinkingView())
+            self._thinking[key].collapsed = not self.verbose
         return self._thinking[key]
 
     def _tool(self, tool_call_id: str, name: str) -> ToolBlock:

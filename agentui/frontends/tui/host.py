@@ -31,6 +31,7 @@ class View(Protocol):
     """The conversation on screen."""
 
     conversation: Conversation | None
+    verbose: bool
 
     def tool(self, tool_call_id: str) -> ToolBlock | None: ...
 
@@ -39,6 +40,14 @@ class View(Protocol):
     def mode_changed(self, mode: str) -> None: ...
 
     def show_rewound(self, messages: list[Message], details: dict[str, dict[str, Any]]) -> None: ...
+
+
+class StatusLine(Protocol):
+    """The settings' status line command, run as the conversation changes."""
+
+    def changed(self) -> None:
+        """Something it is told of changed: run it again (soon)."""
+        ...
 
 
 class AppHost(App[None]):
@@ -53,6 +62,7 @@ class AppHost(App[None]):
     transcript: Transcript
     prompt_input: PromptInput
     status: StatusBar
+    status_line: StatusLine
     permissions: Questions
     view: View
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
 from agentui.frontends.tui.commands_status import Doctor, Status
 from agentui.frontends.tui.history_view import INIT_PROMPT
@@ -350,6 +351,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Doctor,
         Permissions,
         Theme,
+        Config,
         Init,
         Export,
         Quit,

@@ -4,7 +4,7 @@ title, while the provider is being retried a countdown, and while a response sen
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,8 @@ class StatusBar(Static):
         self.waiting_since: float | None = None
         """When the model was last heard from while an answer is awaited; None while nothing is awaited. A plain
         attribute, set on every streamed event without a redraw: the ticker reads it."""
+        self.on_set: Callable[[Status], None] | None = None
+        """Told of each change (the status line runs again when the model or the mode changes)."""
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(0.5, self._tick, pause=True)
@@ -75,6 +77,8 @@ class StatusBar(Static):
         if self._ticker is not None:
             (self._ticker.resume if self.status.retry_until or self.status.busy else self._ticker.pause)()
         self._render_status()
+        if self.on_set is not None:
+            self.on_set(self.status)
 
     def _tick(self) -> None:
         if self.status.retry_until and time.monotonic() >= self.status.retry_until:
