@@ -110,7 +110,6 @@ class AgentApp(AppOpening):
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
         below = Vertical(self.status_line.bar, self.status, id="below-prompt")
-        below.styles.height = "auto"  # (inline: the main screen's .tcss is not loaded for the default screen)
         others = (self.view.pending, self.view.todos, completion_list, below)
         window = self.view.history
         self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)

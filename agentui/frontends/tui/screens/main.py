@@ -26,7 +26,14 @@ REWIND_WINDOW = 0.8
 
 
 class MainScreen(Screen[None]):
-    CSS_PATH = "main.tcss"
+    # (DEFAULT_CSS, not a CSS_PATH file: Textual loads a screen's CSS_PATH when the screen is pushed, and this one
+    # is the default screen, never pushed; its .tcss was never read)
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; background: $background; }
+    MainScreen #pending { display: none; height: auto; margin: 0 1; color: $text-muted; text-style: italic; }
+    MainScreen #transcript > .-found { background: $accent 25%; }
+    MainScreen #below-prompt { height: auto; }
+    """
     AUTO_FOCUS = "PromptInput"  # typing works from the first keystroke, before the conversation has opened
     BINDINGS: ClassVar[list[BindingType]] = [
         # The transcript scrolls from wherever focus is (it is almost always in the prompt).
