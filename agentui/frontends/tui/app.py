@@ -107,6 +107,7 @@ class AgentApp(AppKeys):
         self.view = ConversationView(self, self.transcript, self.status, TodoPanel())
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
+        self.prompt_input.busy = self.something_runs
         others = (self.view.pending, self.view.todos, completion_list, self.status)
         window = self.view.history
         self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
@@ -151,6 +152,7 @@ class AgentApp(AppKeys):
             if self.launch is not None and self._resuming is None:
                 self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
             await asyncio.to_thread(_load_engine)
+            self.prompt_input.set_editor_mode(await asyncio.to_thread(_editor_mode, self._cwd, self.env) == "vim")
         except Exception as exc:  # a broken install or launch: one sentence, the app stays open
             log.exception("start-up failed")
             self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
@@ -244,8 +246,14 @@ class AgentApp(AppKeys):
         self.view.todos.show_tasks(conversation.tasks)
         self.prompt_input.offer_completions()  # (`@` typed while the project opened has its files to offer now)
         title = resumed.title if resumed and resumed.title else ""
+        from agentui.api import thinking_budget
+
         self.status.set(
-            model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
+            model=conversation.model,
+            provider=self.launch.settings.provider,
+            mode=conversation.mode,
+            title=title,
+            thinking=thinking_budget(conversation) is not None,
         )
         waiting, self._waiting = self._waiting, []
         for text in waiting:
@@ -328,6 +336,13 @@ class AgentApp(AppKeys):
     def crash_report(self) -> str:
         """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
         return self._crash_report.getvalue()
+
+
+def _editor_mode(cwd: Path, env: dict[str, str] | None) -> str:
+    """Claude Code's `editorMode` setting ("vim" or "normal"), read on a worker thread with the engine."""
+    from agentui.api import editor_mode
+
+    return editor_mode(cwd, env)
 
 
 def _load_engine() -> None:

@@ -1,5 +1,6 @@
-"""One line at the bottom: model and provider, permission mode, tokens in and out, cost, context used, the session's
-title, while the provider is being retried a countdown, and while a response sends nothing, how long it has been."""
+"""One line at the bottom: model and provider, permission mode, whether the model thinks, tokens in and out, cost,
+context used, the session's title, while the provider is being retried a countdown, and while a response sends
+nothing, how long it has been."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ class Status:
     busy: bool = False
     retry_until: float | None = None
     retry_reason: str = ""
+    thinking: bool = False
+    """Whether the model thinks before it answers (Alt+T)."""
     hint: str = ""
     """A transient line ("Press Ctrl+C again to quit")."""
     shares: str = ""
@@ -90,6 +93,8 @@ class StatusBar(Static):
         text.append(f"{s.model}", style="bold")
         text.append(f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
+        if s.thinking:
+            text.append(" · thinking", style="magenta")
         text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
         if s.shares:
             text.append(f" ({s.shares})")
