@@ -27,7 +27,9 @@ class AppKeys(AppHost):
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "interrupt_clear_or_quit", "Quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
-        Binding("alt+t", "toggle_thinking", "Thinking on or off", show=False),
+        Binding(
+            "alt+t", "toggle_thinking", "Thinking on or off", show=False, priority=True
+        ),  # (before the prompt, which would type the t)
     ]
     main: MainScreen
     _quit_armed_at = 0.0

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.frontends.tui.app import AgentApp
@@ -132,6 +133,20 @@ async def test_vim_normal_mode_keys_edit_the_prompt_as_vim_does(tmp_path: Path) 
             if marked(app) != after:
                 wrong.append(f"{before!r} {''.join(k if len(k) == 1 else f'<{k}>' for k in keys)}: {marked(app)!r}")
         assert wrong == []
+
+
+async def test_esc_and_a_key_typed_at_once_are_esc_then_the_key(tmp_path: Path) -> None:
+    # A terminal sends Esc and a key typed at once as one Alt+key (Textual's Key "alt+shift+a", character "A").
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        place(app, "|ab")
+        await pilot.press("i", "x")
+        app.prompt_input.post_message(events.Key("alt+shift+a", "A"))
+        await pilot.pause()
+        await pilot.press("y", ESC)
+        assert marked(app) == "xab|y"
 
 
 async def test_vim_mode_shows_insert_and_escape_goes_to_normal_and_enter_sends_in_both(tmp_path: Path) -> None:

@@ -64,6 +64,8 @@ class PromptVim:
                     self.apply(vim.escape(*self._state()))
                 return False
             return self.apply(vim.escape(*self._state()))
+        if key.startswith("alt+") and key != "alt+t" and len(event.character or "") == 1:
+            return self._escape_then(event.character or "")
         if vim.mode == "INSERT":
             if event.is_printable and event.character:
                 vim.typed(event.character)
@@ -77,6 +79,15 @@ class PromptVim:
             return False
         text, cursor = self._state()
         self.apply(vim.key(typed, text, vim_motions.clamp(text, cursor)))
+        return True
+
+    def _escape_then(self, typed: str) -> bool:
+        """Esc and a key typed at once reach a terminal program as one Alt+key: here they are Esc, then the key, as
+        vim takes them (Alt+T stays the app's key for thinking)."""
+        self.apply(self.vim.escape(*self._state()))
+        if self.vim.mode == "NORMAL" and typed.isprintable():
+            text, cursor = self._state()
+            self.apply(self.vim.key(typed, text, vim_motions.clamp(text, cursor)))
         return True
 
     def _state(self) -> tuple[str, int]:
