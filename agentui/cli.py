@@ -27,7 +27,6 @@ UNSUPPORTED = {
 }
 """Flags of Claude Code's that the Agent SDKs may pass and agentui cannot honour: each is one sentence, not a
 silently different run."""
-DEFAULT_THINKING_TOKENS = 8000
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -703,6 +702,8 @@ def _with_thinking(settings: Any, args: Any) -> Any:
     if args.thinking == "disabled":
         return settings.with_thinking(None)
     if args.thinking and not args.max_thinking_tokens and not settings.options.thinking_budget:
+        from agentui.api import DEFAULT_THINKING_TOKENS
+
         return settings.with_thinking(DEFAULT_THINKING_TOKENS)
     return _with_thinking_tokens(settings, args)
 

@@ -85,6 +85,14 @@ _EXPORTS = {
     "preferences": "agentui.core.preferences",
     "set_preference": "agentui.core.preferences",
     "verbose_output": "agentui.core.preferences",
+    "editor_mode": "agentui.core.editor_mode",
+    "save_editor_mode": "agentui.core.editor_mode",
+    "EditorModeError": "agentui.core.editor_mode",
+    # thinking: on or off for a conversation, and the words of a prompt that ask for more (`ultrathink`)
+    "set_thinking": "agentui.core.thinking",
+    "thinking_budget": "agentui.core.thinking",
+    "thinking_words": "agentui.core.thinking",
+    "DEFAULT_THINKING_TOKENS": "agentui.core.thinking",
     "call_summary": "agentui.core.tool_views",
     "shown_cost": "agentui.core.money",
     "describe_call": "agentui.core.tool_views",
@@ -135,6 +143,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.dirs import state_dir as state_dir
     from agentui.core.doctor import HealthCheck as HealthCheck
     from agentui.core.doctor import health_checks as health_checks
+    from agentui.core.editor_mode import EditorModeError as EditorModeError
+    from agentui.core.editor_mode import editor_mode as editor_mode
+    from agentui.core.editor_mode import save_editor_mode as save_editor_mode
     from agentui.core.errors import AgentuiError as AgentuiError
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
@@ -201,6 +212,10 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.settings import save_config_value as save_config_value
     from agentui.core.status_report import no_conversation_report as no_conversation_report
     from agentui.core.status_report import status_report as status_report
+    from agentui.core.thinking import DEFAULT_THINKING_TOKENS as DEFAULT_THINKING_TOKENS
+    from agentui.core.thinking import set_thinking as set_thinking
+    from agentui.core.thinking import thinking_budget as thinking_budget
+    from agentui.core.thinking import thinking_words as thinking_words
     from agentui.core.tool_views import call_summary as call_summary
     from agentui.core.tool_views import describe_call as describe_call
     from agentui.core.tool_views import describe_result as describe_result

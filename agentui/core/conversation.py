@@ -19,6 +19,7 @@ from agentui.core.run_options import RunLimits
 from agentui.core.safety.permissions.grants import RunGrants
 from agentui.core.session.store import OpenSession, SessionRequest
 from agentui.core.settings import Settings
+from agentui.core.thinking import thinking_for
 
 if TYPE_CHECKING:
     from agentui.core.background import ShellInfo
@@ -227,9 +228,9 @@ class Conversation:
         return self.agent.running or self._attempting is not None
 
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
-        """A prompt (with the images pasted into it): runs until the model has answered (and its tool calls are
-        done)."""
-        result = await self.agent.prompt(text, images)
+        """A prompt (with the images pasted into it): runs until the model has answered and its calls are done."""
+        with thinking_for(self.agent, text):  # (`ultrathink`: the most thinking, for this prompt's run)
+            result = await self.agent.prompt(text, images)
         if self._titling is None and self.agent.router.routes("title") and result.stop == "end_turn":
             self._titling = asyncio.ensure_future(self._title(text, result.text))
         return result

@@ -109,6 +109,7 @@ class AgentApp(AppOpening):
         self.view = ConversationView(self, self.transcript, self.status, TodoPanel())
         completion_list = CompletionList()
         self.prompt_input = PromptInput(self.history, completion_list, self.completions)
+        self.prompt_input.busy = self.something_runs
         below = Vertical(self.status_line.bar, self.status, id="below-prompt")
         others = (self.view.pending, self.view.todos, completion_list, below)
         window = self.view.history
@@ -157,6 +158,7 @@ class AgentApp(AppOpening):
             if self.launch is not None and self._resuming is None:
                 self._previewed = await self.view.preview(self.launch.session, self._cwd, self.env)
             await asyncio.to_thread(_load_engine)
+            self.prompt_input.set_editor_mode(await asyncio.to_thread(_editor_mode, self._cwd, self.env) == "vim")
         except Exception as exc:  # a broken install or launch: one sentence, the app stays open
             log.exception("start-up failed")
             self.say(f"agentui could not start its engine: {type(exc).__name__}: {exc}.", "error")
@@ -211,8 +213,14 @@ class AgentApp(AppOpening):
         self.view.todos.show_tasks(conversation.tasks)
         self.prompt_input.offer_completions()  # (`@` typed while the project opened has its files to offer now)
         title = resumed.title if resumed and resumed.title else ""
+        from agentui.api import thinking_budget
+
         self.status.set(
-            model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
+            model=conversation.model,
+            provider=self.launch.settings.provider,
+            mode=conversation.mode,
+            title=title,
+            thinking=thinking_budget(conversation) is not None,
         )
         self.status_line.start(conversation)
         from agentui.api import verbose_output
@@ -287,6 +295,13 @@ class AgentApp(AppOpening):
     def crash_report(self) -> str:
         """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
         return self._crash_report.getvalue()
+
+
+def _editor_mode(cwd: Path, env: dict[str, str] | None) -> str:
+    """Claude Code's `editorMode` setting ("vim" or "normal"), read on a worker thread with the engine."""
+    from agentui.api import editor_mode
+
+    return editor_mode(cwd, env)
 
 
 def _load_engine() -> None:

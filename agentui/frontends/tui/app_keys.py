@@ -1,6 +1,7 @@
 """The app's own keys, as a Claude Code user expects them: Esc and Ctrl+C stop whatever runs (the model's turn, a
 `!command` of the person's); with nothing running, Ctrl+C clears a prompt that has text, and only twice on an empty
-prompt quits; Esc twice on an empty prompt rewinds; Shift+Tab cycles the permission mode."""
+prompt quits; Esc twice on an empty prompt rewinds; Shift+Tab cycles the permission mode; Alt+T turns thinking on or
+off (Claude Code 2.1.197's key for it: Tab, its key in some earlier releases, moves the focus here)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from agentui.frontends.tui.screens.main import MainScreen
 
 QUIT_WINDOW = 2.0
+THINKING_HINT = 3.0
+"""Seconds "Thinking on" shows in the status bar after Alt+T (as Claude Code's notice)."""
 SHELL_GROUP = "shell"
 """The workers that run the person's `!command`s (stopped by Esc and Ctrl+C as a turn is)."""
 
@@ -25,9 +28,18 @@ class AppKeys(AppHost):
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "interrupt_clear_or_quit", "Quit", show=False, priority=True),
         Binding("shift+tab", "cycle_mode", "Permission mode", show=False, priority=True),
+        Binding(
+            "alt+t", "toggle_thinking", "Thinking on or off", show=False, priority=True
+        ),  # (before the prompt, which would type the t)
     ]
     main: MainScreen
     _quit_armed_at = 0.0
+
+    def something_runs(self) -> bool:
+        """Whether Esc would stop something: the model's turn, or a `!command` of the person's."""
+        if (conversation := self.conversation) is not None and conversation.running:
+            return True
+        return any(worker.group == SHELL_GROUP and worker.is_running for worker in self.workers)
 
     def stop_what_runs(self) -> bool:
         """Interrupt the model's turn, the person's running `!command`s and /doctor's checks; False if nothing was
@@ -71,3 +83,15 @@ class AppKeys(AppHost):
     def action_cycle_mode(self) -> None:
         if self.conversation is not None:
             self.view.mode_changed(self.conversation.cycle_mode())
+
+    def action_toggle_thinking(self) -> None:
+        """Alt+T: thinking on or off for the requests from now on (this conversation only, as Claude Code's key)."""
+        if (conversation := self.conversation) is None:
+            self.say("Thinking can be turned on once the conversation has opened.", "warning")
+            return
+        from agentui.api import set_thinking, thinking_budget
+
+        budget = set_thinking(conversation, thinking_budget(conversation) is None)
+        hint = f"Thinking on ({budget:,} tokens a request)" if budget else "Thinking off"
+        self.status.set(thinking=budget is not None, hint=hint)
+        self.set_timer(THINKING_HINT, lambda: self.status.set(hint=""))

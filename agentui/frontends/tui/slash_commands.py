@@ -4,7 +4,7 @@ custom command from `.claude/commands`, or a sentence saying there is none)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
@@ -302,6 +302,24 @@ class Theme(SlashCommand):
         app.say(f"Theme set to {arguments}.")
 
 
+class Vim(SlashCommand):
+    name, description = "vim", "Switch the prompt between vim and normal editing modes (remembered)"
+
+    async def run(self, app: AppHost, arguments: str) -> None:
+        from agentui.api import EditorModeError, save_editor_mode
+
+        vim = app.prompt_input.vim_keys is None
+        app.prompt_input.set_editor_mode(vim)
+        mode: Literal["vim", "normal"] = "vim" if vim else "normal"
+        how = "Esc for NORMAL mode, i for INSERT mode" if vim else "the usual keys"
+        try:
+            save_editor_mode(mode, app.env)
+        except EditorModeError as exc:
+            app.say(f"Editor mode set to {mode} ({how}), for this run only: {exc}", "warning")
+            return
+        app.say(f"Editor mode set to {mode} ({how}).")
+
+
 class Init(SlashCommand):
     name, description = "init", "Ask the model to write a CLAUDE.md for this project"
 
@@ -352,6 +370,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Permissions,
         Theme,
         Config,
+        Vim,
         Init,
         Export,
         Quit,

@@ -2,15 +2,19 @@
 history at the first and last line, and a completion list offers slash commands and `@` project files. Ctrl+V pastes
 the clipboard's image, and a dropped image file is attached rather than typed: each shows as an `[Image #N]` chip in
 the text, and goes with the prompt while its chip is there. A long paste shows as a `[Pasted text #N +L lines]` chip,
-and is sent whole in its place. Backspace at the end of a chip removes it whole."""
+and is sent whole in its place. Backspace at the end of a chip removes it whole. With `/vim` the prompt has vim's INSERT
+and NORMAL modes (`prompt_vim.py`; "-- INSERT --" on its lower border, as Claude Code shows it), Ctrl+G edits it in
+$VISUAL or $EDITOR (`external_editor.py`), and `ultrathink` in it is drawn in colours: that prompt gets the most
+thinking."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -20,6 +24,7 @@ from textual.widgets.option_list import Option
 from agentui.frontends.tui.history import PromptHistory
 from agentui.frontends.tui.type_ahead import TakesTyping, type_into
 from agentui.frontends.tui.widgets.kill_ring import HINT_CHARS, KillRing
+from agentui.frontends.tui.widgets.prompt_vim import PromptVim, location
 
 if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
@@ -30,6 +35,9 @@ PASTE_CHARS, PASTE_LINES = 800, 10
 CHIP = re.compile(r"\[(?:Image|Pasted text) #\d+(?: \+[\d,]+ lines)?\]$")
 
 MAX_COMPLETIONS = 12
+RAINBOW = ("#ff5f5f", "#ffaf5f", "#ffff5f", "#5fff5f", "#5fafff", "#af87ff", "#ff87d7")
+"""`ultrathink` is drawn a colour a letter, as Claude Code draws it."""
+ULTRATHINK_NOTE = "ultrathink: the most thinking for this prompt"
 
 
 @dataclass(frozen=True)
@@ -96,12 +104,14 @@ class PromptInput(TextArea):
         background: $surface;
     }
     PromptInput:focus { border: round $primary; }
+    PromptInput { border-subtitle-align: left; border-subtitle-color: $text-muted; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # As Claude Code's prompt: Ctrl+Y puts back what Ctrl+U, Ctrl+K or Ctrl+W took (TextArea's is redo), and
         # Ctrl+_ undoes.
         Binding("ctrl+y", "yank", "Paste what was deleted", show=False),
         Binding("ctrl+underscore,ctrl+minus", "undo", "Undo", show=False),
+        Binding("ctrl+g", "external_editor", "Edit the prompt in $EDITOR", show=False),
     ]
 
     class Submitted(Message):
@@ -131,6 +141,71 @@ class PromptInput(TextArea):
         self.pastes: dict[str, str] = {}
         """Long pastes in the prompt being written, by their chip: each is sent in its chip's place."""
         self.kills = KillRing()
+        self._hint = ""
+        """A passing hint under the prompt (how to get back what a kill took)."""
+        self.vim_keys: PromptVim | None = None
+        """Vim mode's state, while the editor mode is vim."""
+        self.busy: Callable[[], bool] = lambda: False
+        """Whether something runs that Esc interrupts (the app says): Esc is then the app's first."""
+        self._asks_more_thinking = False
+
+    def set_editor_mode(self, vim: bool) -> None:
+        """Vim mode on (starting in INSERT mode, as Claude Code's) or off."""
+        if vim != (self.vim_keys is not None):
+            self.vim_keys = PromptVim(self) if vim else None
+        self.show_modes()
+
+    # What vim mode uses of the prompt (prompt_vim.VimPrompt)
+
+    def replace_text(self, text: str) -> None:
+        """The text made `text` by replacing only what differs, as one undoable edit."""
+        before, start = self.text, 0
+        while start < min(len(before), len(text)) and before[start] == text[start]:
+            start += 1
+        end_before, end_after = len(before), len(text)
+        while end_before > start and end_after > start and before[end_before - 1] == text[end_after - 1]:
+            end_before, end_after = end_before - 1, end_after - 1
+        self.history.checkpoint()
+        self.replace(text[start:end_after], location(before, start), location(before, end_before))
+        self.history.checkpoint()
+
+    def recall(self, earlier: bool) -> None:
+        recalled = self.prompt_history.previous(self.text) if earlier else self.prompt_history.next()
+        if recalled is not None:
+            self.replace_all(recalled)
+
+    def search_history(self) -> None:
+        self.call_later(self.run_action, "screen.search_history")
+
+    def vim_changed(self) -> None:
+        if self.vim_keys is not None and self.vim_keys.mode != "INSERT":
+            self.completions.hide()
+        self.show_modes()
+
+    def show_modes(self) -> None:
+        """The lower border: vim's mode ("-- INSERT --"; nothing in NORMAL, as vim and Claude Code), and whether
+        the prompt asks for more thinking."""
+        parts = [f"-- {self.vim_keys.mode} --"] if self.vim_keys is not None and self.vim_keys.mode != "NORMAL" else []
+        if self._asks_more_thinking:
+            parts.append(ULTRATHINK_NOTE)
+        if self._hint:
+            parts.append(self._hint)
+        self.border_subtitle = " · ".join(parts)
+
+    def get_line(self, line_index: int) -> Text:
+        """A line of the prompt, with `ultrathink` in colours (TextArea's hook for styling its lines)."""
+        line = super().get_line(line_index)
+        if "think" in line.plain.lower():
+            for start, end in _thinking_words(line.plain):
+                for index in range(start, end):
+                    line.stylize(f"bold {RAINBOW[(index - start) % len(RAINBOW)]}", index, index + 1)
+        return line
+
+    def action_external_editor(self) -> None:
+        """Ctrl+G: the prompt's text in $VISUAL or $EDITOR, the terminal handed to it until it ends."""
+        from agentui.frontends.tui.external_editor import EditorHost, edit_prompt
+
+        edit_prompt(self, cast("EditorHost", self.app))
 
     def on_key(self, event: events.Key) -> None:
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
@@ -169,6 +244,10 @@ class PromptInput(TextArea):
                 if key == "enter" and choice is not None and choice.value.startswith("/"):
                     self.submit()  # Enter on a command runs it; Tab only completes it
             return
+        if self.vim_keys is not None and self.vim_keys.key(event):
+            event.stop()
+            event.prevent_default()
+            return
         if key == "enter":
             event.stop()
             event.prevent_default()
@@ -191,14 +270,14 @@ class PromptInput(TextArea):
             if recalled is not None:
                 event.stop()
                 event.prevent_default()
-                self._replace_all(recalled)
+                self.replace_all(recalled)
                 return
         if key == "down" and self.cursor_location[0] == self.document.line_count - 1:
             recalled = self.prompt_history.next()
             if recalled is not None:
                 event.stop()
                 event.prevent_default()
-                self._replace_all(recalled)
+                self.replace_all(recalled)
 
     def submit(self) -> None:
         text = self.text
@@ -218,8 +297,13 @@ class PromptInput(TextArea):
     def _killed(self, before: tuple[str, tuple[int, int]], *, backwards: bool) -> None:
         piece = self.kills.killed(before, (self.text, self.cursor_location), backwards=backwards)
         if len(piece) >= HINT_CHARS:
-            self.border_subtitle = "Ctrl+Y to paste deleted text"
-            self.set_timer(5, lambda: setattr(self, "border_subtitle", ""))
+            self._hint = "Ctrl+Y to paste deleted text"
+            self.show_modes()
+            self.set_timer(5, self._hint_gone)
+
+    def _hint_gone(self) -> None:
+        self._hint = ""
+        self.show_modes()
 
     def action_delete_to_start_of_line(self) -> None:
         before = (self.text, self.cursor_location)
@@ -274,6 +358,8 @@ class PromptInput(TextArea):
         from agentui.api import ImageError, image_from_file
         from agentui.frontends.tui.clipboard_image import dropped_path
 
+        if self.vim_keys is not None and self.vim_keys.mode == "INSERT":
+            self.vim_keys.vim.typed(event.text)  # (`.` types it again)
         path = dropped_path(event.text)
         if path is None or not path.lower().endswith(tuple(IMAGE_SUFFIXES)):
             if len(event.text) > PASTE_CHARS or len(event.text.splitlines()) > PASTE_LINES:  # (\r, \r\n or \n)
@@ -314,12 +400,17 @@ class PromptInput(TextArea):
         self.images.clear()
         self.pastes.clear()
 
-    def _replace_all(self, text: str) -> None:
+    def replace_all(self, text: str) -> None:
         self.text = text
         self.move_cursor(self.document.end)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.offer_completions()
+        asks = "think" in self.text.lower() and bool(_thinking_words(self.text))
+        if asks != self._asks_more_thinking:
+            self._asks_more_thinking = asks
+            self.show_modes()
+        if self.vim_keys is None or self.vim_keys.mode == "INSERT":
+            self.offer_completions()
 
     def offer_completions(self) -> None:
         """The list for what is before the cursor (none when nothing is typed)."""
@@ -336,6 +427,12 @@ class PromptInput(TextArea):
         start = max(before.rfind("@") if choice.value.startswith("@") else before.find("/"), 0)
         self.replace(choice.value + " ", (row, start), (row, column))  # what follows the cursor stays
         self.move_cursor((row, start + len(choice.value) + 1))
+
+
+def _thinking_words(text: str) -> list[tuple[int, int]]:
+    from agentui.api import thinking_words
+
+    return thinking_words(text)
 
 
 def chip(number: int) -> str:

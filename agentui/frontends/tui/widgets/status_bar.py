@@ -1,5 +1,6 @@
-"""One line at the bottom: model and provider, permission mode, tokens in and out, cost, context used, the session's
-title, while the provider is being retried a countdown, and while a response sends nothing, how long it has been."""
+"""One line at the bottom: model and provider, permission mode, whether the model thinks, tokens in and out, cost,
+context used, the session's title, while the provider is being retried a countdown, and while a response sends
+nothing, how long it has been."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ class Status:
     busy: bool = False
     retry_until: float | None = None
     retry_reason: str = ""
+    thinking: bool = False
+    """Whether the model thinks before it answers (Alt+T)."""
     hint: str = ""
     """A transient line ("Press Ctrl+C again to quit")."""
     shares: str = ""
@@ -96,6 +99,8 @@ class StatusBar(Static):
         text.append(f"{s.model}", style="bold")
         text.append(f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
+        if s.thinking:
+            text.append(" · thinking", style="magenta")
         text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · {shown_cost(s.cost_usd)}")
         if s.shares:
             text.append(f" ({s.shares})")
