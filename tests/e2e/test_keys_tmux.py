@@ -585,3 +585,40 @@ def test_ctrl_u_kills_ctrl_y_puts_back_and_the_prompt_sends_what_is_left(
         terminal.quit()
     finally:
         terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_failed_edit_s_error_and_the_code_around_it_keep_their_own_rows(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Issue 33's small things: after a failed Edit, its error was drawn on the same row as a line of the answer's
+    code block. An answer with code, a failing Edit, then code again: every line of each on a row of its own."""
+    (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = {"file_path": "calc.py", "old_string": "return a * b", "new_string": "return a + b"}
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "calc.py"}}
+    server.enqueue(_reply(read, stop="tool_use"))
+    server.enqueue(
+        _reply(
+            {"type": "text", "text": "I will edit it:\n\n```python\nprevious_total = 1\n```\n"},
+            {"type": "tool_use", "id": "e1", "name": "Edit", "input": edit},
+            stop="tool_use",
+        )
+    )
+    server.enqueue(
+        _text("It failed; the fix:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\nApply it by hand.")
+    )
+    terminal = Terminal(f"{agentui_bin} --permission-mode acceptEdits", app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        terminal.type("fix add")
+        terminal.keys("Enter")
+        screen = terminal.wait_for("Apply it by hand.")
+        rows = screen.splitlines()
+        (error,) = [row for row in rows if "old_string was not found" in row]
+        assert "✗ Edit" in error and not any(code in error for code in ("previous_total", "def add", "return a +"))
+        for code in ("previous_total = 1", "def add(a, b):", "return a + b"):
+            (row,) = [row for row in rows if code in row]
+            assert row.strip() == code, row
+        terminal.quit()
+    finally:
+        terminal.close()
