@@ -24,11 +24,11 @@ def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_with_lint_and
         for line in (ROOT / ".ci" / "run").read_text().splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
-    system_packages = [line for line in ci if line.startswith("command -v ")]  # tools tests need, if missing
+    system_packages = [line for line in ci if line.startswith("need=()")]  # tools tests need, if missing
     install, tests = install_and_test.removesuffix(" && python -m pytest"), "python -m pytest"
     checks = "ruff check . && ruff format --check . && mypy"
-    assert ci == [*system_packages, install, checks, tests] and len(system_packages) <= 1
-    assert all(f" {tool} " in system_packages[0] for tool in ("tmux", "bwrap", "npm", "bubblewrap", "npm;"))
+    assert ci == [*system_packages, install, checks, tests] and len(system_packages) == 1
+    assert all(tool in system_packages[0] for tool in ("tmux:tmux", "bwrap:bubblewrap", "tree:tree", 'npm:"nodejs'))
 
 
 def test_every_theme_file_is_a_valid_textual_theme() -> None:
