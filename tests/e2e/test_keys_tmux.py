@@ -104,7 +104,10 @@ def test_an_at_completion_taken_closes_the_list_and_the_file_goes_with_the_promp
 ) -> None:
     (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     (project / "blob.bin").write_bytes(bytes(range(256)) * 4)
-    server.enqueue(_text("It subtracts."), _text("Noted."))
+    (project / "src").mkdir()
+    (project / "src" / "parser.py").write_text("x = 1\n")
+    (project / "src" / "lexer.py").write_text("y = 2\n")
+    server.enqueue(_text("It subtracts."), _text("Noted."), _text("Two modules."))
     terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
     try:
         terminal.wait_for("Ask for something")
@@ -127,6 +130,14 @@ def test_an_at_completion_taken_closes_the_list_and_the_file_goes_with_the_promp
         screen = terminal.wait_for("Noted.")
         assert "@blob.bin was not attached" in " ".join(screen.split()), screen
         assert len(server.requests) == 2
+        # a directory goes as Claude Code sends one: what `ls` of it lists
+        terminal.type("what is in @src/ ")
+        terminal.keys("Escape")  # (closes the completion list, if it is open)
+        terminal.keys("Enter")
+        terminal.wait_for("Two modules.")
+        listing = [b["text"] for b in _last_user_blocks(server.requests[2]) if "Called the Bash tool" in b["text"]]
+        assert listing and "ls " in listing[0]
+        assert any("lexer.py" in b["text"] and "parser.py" in b["text"] for b in _last_user_blocks(server.requests[2]))
         terminal.quit()
     finally:
         terminal.close()
