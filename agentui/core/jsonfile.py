@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import TypeVar
 
@@ -18,9 +20,11 @@ def read_json_model(path: Path, model: type[M], *, name: str, error: type[Except
     ends with `advice` when the JSON itself is broken.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = regular_file_text(path)
     except FileNotFoundError:
         return None
+    except NotRegularError:
+        raise error(f"{name} {path} is not a regular file (a FIFO, a device or a directory); {advice}.") from None
     except OSError as exc:
         raise error(f"{name} {path} could not be read ({exc.strerror or exc}).") from None
     except UnicodeDecodeError as exc:  # (saved in another encoding: JSON files are UTF-8)
@@ -39,6 +43,23 @@ def read_json_model(path: Path, model: type[M], *, name: str, error: type[Except
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the top level"
         raise error(f"{name} {path} has a bad value at '{where}': {_plainly(first['type'], first['msg'])}.") from None
+
+
+class NotRegularError(OSError):
+    """A settings file that is a FIFO, a device or a directory."""
+
+
+def regular_file_text(path: Path) -> str:
+    """The UTF-8 text of the regular file at `path` (a link to one is followed). Opened without waiting, so a FIFO
+    planted where a settings file goes is refused at once instead of blocking whoever reads it for ever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularError(f"{path} is not a regular file")
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read().decode("utf-8")
+    finally:
+        os.close(fd)
 
 
 _EXPECTED = {

@@ -59,3 +59,28 @@ def test_a_number_in_env_is_taken_as_text_and_said(agentui_bin: str, clean_env: 
     assert "Traceback" not in done.stderr
     assert str(path) in done.stderr and "env.BASH_DEFAULT_TIMEOUT_MS ('300000')" in done.stderr
     assert "env.FLAG ('true')" in done.stderr
+
+
+@pytest.mark.parametrize("name", [".claude/settings.json", ".claude/settings.local.json", ".mcp.json"])
+def test_a_settings_file_that_is_a_fifo_is_one_sentence_not_a_hang(tmp_path: Path, name: str) -> None:
+    """Nothing waits for ever: a FIFO where a settings file goes was opened and read, which blocks until something
+    writes to it. It is refused by its type, in one sentence, at once."""
+    import os
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    os.mkfifo(project / name)
+    code = (
+        "import sys; from pathlib import Path; from agentui.core.project import open_project, ProjectError\n"
+        "from agentui.core.extend.mcp.config import load_servers, McpConfigError\n"
+        f"root = Path({str(project)!r})\n"
+        "try:\n    open_project(root, env={'HOME': sys.argv[1]}); load_servers(root, {'HOME': sys.argv[1]})\n"
+        "except (ProjectError, McpConfigError) as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "home")], capture_output=True, text=True, timeout=60
+    )
+    said = done.stdout.strip()
+    assert done.returncode == 0 and str(project / name) in said and "\n" not in said, (said, done.stderr)

@@ -95,8 +95,10 @@ def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dic
 
 def _read(path: Path) -> Any:
     """The JSON object in `path`, None if there is no such file; anything else is a McpConfigError."""
+    from agentui.core.jsonfile import regular_file_text  # (a FIFO there is refused, never waited on)
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(regular_file_text(path))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
