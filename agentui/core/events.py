@@ -69,6 +69,9 @@ class AgentEnd(_Event):
     num_turns: int
     usage: Usage
     error: str | None = None
+    unsent: list[str] = []
+    """Steering sent during the run that it ended before delivering (an interrupt, a refusal, an error): the model
+    never read it, so a front end gives it back to the person."""
 
 
 class TurnStart(_Event):

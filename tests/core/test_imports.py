@@ -141,6 +141,7 @@ INTERNAL_ERRORS = {
     "agentui.core.safety.permissions.bash_words.NotUnderstood",  # (the allowlist's "ask": never reaches a front end)
     "agentui.core.safety.permissions.git_repository.CannotCheck",  # (a check that could not finish: it asks instead)
     "agentui.core.loop.steps.Cancelled",  # (out of a cancelled step to the loop, which ends the run "cancelled")
+    "agentui.core.jsonfile.NotRegularError",  # (an OSError its readers turn into their own sentence)
 }
 
 

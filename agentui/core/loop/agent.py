@@ -127,19 +127,16 @@ class Agent:
         return self.history.messages
 
     def on_write(self, callback: Callable[[str, Path], None]) -> None:
-        """`callback(tool_call_id, path)` before a tool changes a file, once its call is allowed (the file
-        history backs the file up then)."""
+        """`callback(tool_call_id, path)` before an allowed call changes a file (the file history backs it up)."""
         self._dispatcher.before_write = callback
 
     def back_up_into(self, parent: Agent) -> None:
-        """A sub-agent's changes are backed up as its parent's are, into the parent's session: a rewind of the
-        parent's prompt undoes what the sub-agent did for it."""
+        """A sub-agent's changes are backed up into its parent's session (a rewind of that prompt undoes them)."""
         self._dispatcher.before_write = parent._dispatcher.before_write
         self._dispatcher.before_shell = parent._dispatcher.before_shell
 
     def on_shell(self, callback: Callable[[str, str], Awaitable[None]]) -> None:
-        """`await callback(tool_call_id, command)` before a shell command runs, once its call is allowed (the work
-        tree is snapshotted then)."""
+        """`await callback(tool_call_id, command)` before an allowed shell command runs (a snapshot is taken)."""
         self._dispatcher.before_shell = callback
 
     # Control, from any front end
@@ -170,8 +167,7 @@ class Agent:
         self.inbox.follow_up(text)
 
     def add_context(self, text: str) -> None:
-        """Add a user message between runs (a shell command's output, a note): the model sees it with the next
-        prompt, and the session records it."""
+        """A user message between runs (a command's output, a note): seen with the next prompt, and recorded."""
         if self.running:
             self.inject(text)
         else:
@@ -183,8 +179,7 @@ class Agent:
         return any(child.respond_permission(request_id, decision) for child in list(self.children))
 
     def cancel(self, *, time_up: bool = False) -> None:
-        """Stop the running step (stream or tools) now; the run ends with stop "cancelled" ("max_duration" when
-        its time limit is `time_up`)."""
+        """Stop the running step now; the run ends "cancelled" ("max_duration" when its time limit is `time_up`)."""
         if self.running:
             self._steps.cancel(time_up=time_up)
 
@@ -324,7 +319,12 @@ class Agent:
         if message is not None:
             self.bus.emit(Error(session_id=self.session_id, message=message, kind=kind or ""))
         end = AgentEnd(
-            session_id=self.session_id, stop=stop, num_turns=self._turns, usage=self.ledger.run_usage, error=message
+            session_id=self.session_id,
+            stop=stop,
+            num_turns=self._turns,
+            usage=self.ledger.run_usage,
+            error=message,
+            unsent=self.inbox.take_steering(),
         )
         self.bus.emit(end)
         return RunResult.of(end, self.history.last_answer(), kind, self.ledger, started)

@@ -36,6 +36,11 @@ class Inbox:
         texts, self._follow_ups = self._follow_ups, []
         return [Message.user(text) for text in texts]
 
+    def take_steering(self) -> list[str]:
+        """The steering not delivered yet, taken out (a run that ended before it could deliver it)."""
+        texts, self._steering, self._images = self._steering, [], []
+        return texts
+
     def everything(self) -> tuple[str | None, list[ImageBlock]]:
         """All that was sent since last asked, as one prompt (None if nothing) and its images: what a /compact run
         answers once the summary is made."""

@@ -279,6 +279,8 @@ class AgentApp(AppOpening):
     def send(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
         if (conversation := self.conversation) is None:
             self.hold(text)
+        elif conversation.running and self.view.ending:
+            self.view.after_the_run(text)
         elif conversation.running:
             conversation.steer(text, images)
             self.view.steering(text)

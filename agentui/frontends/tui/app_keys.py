@@ -47,7 +47,7 @@ class AppKeys(AppHost):
         stopped = False
         if (conversation := self.conversation) is not None and conversation.running:
             conversation.interrupt()
-            stopped = True
+            self.view.ending = stopped = True
         for worker in self.workers:
             if worker.group in (SHELL_GROUP, CHECKS_GROUP) and worker.is_running:
                 worker.cancel()

@@ -73,6 +73,10 @@ class ConversationView:
         self._message_widgets: dict[int, list[Any]] = {}
         self._message = 0
         self._pending: list[str] = []
+        self.ending = False
+        """The person has ended the run (Esc, Ctrl+C, a plain No) and the engine has not yet said it ended: what they
+        send meanwhile is the next prompt, not steering for a run that will not read it."""
+        self._next_prompts: list[str] = []
         self._expanding = False
         """A custom command as typed was just shown: the prompt it expanded to, which comes next, is not."""
         self.history = HistoryWindow(transcript, lambda: self._cwd)
@@ -91,6 +95,7 @@ class ConversationView:
     def reset(self) -> None:
         """The conversation closed: nothing routes to its widgets any more."""
         self.conversation = None
+        self.ending, self._next_prompts = False, []
         self.history.forget()
         self._forget_message()
         self.todos.show_tasks([])
@@ -120,6 +125,34 @@ class ConversationView:
         """A message sent while the agent works: shown as waiting until the model reads it."""
         self._pending.append(text)
         self._show_pending()
+
+    def after_the_run(self, text: str) -> None:
+        """A prompt sent after the person ended the run, before it has ended: sent once it has."""
+        self._next_prompts.append(text)
+        self.steering(text)
+
+    def _give_back(self, event: AgentEnd) -> None:
+        """What the run ended without reading goes back into the prompt (as Claude Code gives queued messages back
+        on an interrupt); what was sent after the person ended it goes out now, as the next prompt."""
+        from agentui.api.messages import typed_command
+
+        unsent, expanding = [], False
+        for text in event.unsent:  # (a custom command sent while the run went on: as typed, not its expansion)
+            if (typed := typed_command(text)) is not None:
+                unsent.append(typed)
+            elif not expanding:
+                unsent.append(text)
+            expanding = typed is not None
+        self.ending, nexts, self._next_prompts = False, self._next_prompts, []
+        self._pending = [text for text in self._pending if text not in event.unsent and text not in nexts]
+        self._show_pending()
+        if unsent:
+            prompt = self.app.prompt_input
+            prompt.text = "\n\n".join([*unsent, *([prompt.text] if prompt.text.strip() else [])])
+            prompt.move_cursor(prompt.document.end)
+            self.say("The run ended before the model read what you sent meanwhile; it is back in the prompt.")
+        if nexts:
+            self.app.send("\n\n".join(nexts))
 
     def _show_pending(self) -> None:
         self.pending.update(Content("\n".join(f"⏳ {text.splitlines()[0][:100]}" for text in self._pending)))
@@ -318,6 +351,7 @@ class ConversationView:
         # (the compositor holds the right frame); one full repaint once the run has settled puts it right.
         self.app.set_timer(SETTLE_SECONDS, self.transcript.screen.refresh)
         self.status.set(busy=False, retry_until=None)
+        self._give_back(event)
         if event.stop == "cancelled":
             self.say("Interrupted.", "warning")
             self.app.permissions.cancel_all()

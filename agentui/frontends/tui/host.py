@@ -32,6 +32,8 @@ class View(Protocol):
 
     conversation: Conversation | None
     verbose: bool
+    ending: bool
+    """The person has ended the run and the engine has not yet said it ended."""
 
     def tool(self, tool_call_id: str) -> ToolBlock | None: ...
 

@@ -72,6 +72,8 @@ class PermissionQueue:
         call_attention(app, said.get(asks, f"{request.tool_name} is waiting for your answer"))
 
     def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+        if decision is not None and decision.interrupt:
+            self.app.view.ending = True  # (a plain No ends the turn: what is typed from now on is the next prompt)
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
         # sets off (the tool's result, the next answer) must not update a screen that is still hidden.
         self.app.call_after_refresh(self._deliver, request, decision)

@@ -1510,3 +1510,31 @@ async def test_an_untitled_resumed_session_is_named_by_its_first_prompt(tmp_path
         first = "Use the Explore task in sub-agents with Haiku model to give me an overview of the code organization"
         assert said.startswith(f"Resumed {first}") and written.stem not in said
         assert pilot.app.status.status.title.startswith("Use the Explore task")
+
+
+async def test_what_is_sent_after_esc_is_the_next_prompt_and_what_the_run_never_read_comes_back(
+    tmp_path: Path,
+) -> None:
+    """No prompt is lost (issue 33): a message sent while a run goes on is steering, but the run may end before it
+    reads it (Esc, a plain No), and a message sent after Esc, before the run has ended, was steering for a run that
+    would never read it. The first comes back into the prompt; the second goes out as the next prompt."""
+    command = "echo started; sleep 600"
+    sleeper = {"content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": command}}]}
+    harness = Harness(tmp_path, [sleeper, {"text": "Next one answered."}], allowed=("Bash(echo:*)", "Bash(sleep:*)"))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "wait")
+        await until(pilot, lambda: texts(app, ToolBlock) and texts(app, ToolBlock)[0]._log is not None)
+        [block] = texts(app, ToolBlock)
+        await until(pilot, lambda: "started" in "\n".join(block._log.lines))
+        app.send("also check the logs")  # steering: the command is still running
+        app.action_interrupt()  # Esc, and in the same moment, before the run has ended, a new prompt
+        app.send("the next one")
+        await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 1)
+        assert app.prompt_input.text == "also check the logs"  # never read by the model: given back
+        assert any("back in the prompt" in n.message for n in texts(app, Notice))
+        [_, second] = harness.providers[0].requests
+        said = [m.text for m in second.messages if m.role == "user"]
+        assert "the next one" in said[-1] and not any("also check the logs" in text for text in said)
+        assert [a.source for a in texts(app, AssistantText)] == ["Next one answered."]
