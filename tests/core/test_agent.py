@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agentui.core.events import Event, PermissionDecision, PermissionRequest, TextDelta, ToolEnd, ToolStart
+from agentui.core.events import AgentEnd, Event, PermissionDecision, PermissionRequest, TextDelta, ToolEnd, ToolStart
 from agentui.core.loop.agent import INTERRUPTED_BY_USER, INTERRUPTED_FOR_TOOL_USE, Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
 from agentui.core.providers.anthropic import AnthropicProvider
@@ -295,6 +295,25 @@ async def test_the_agent_can_run_again_after_a_cancel() -> None:
     await run.result()
     result = await agent.prompt("second")
     assert result.stop == "end_turn" and result.text == "Fresh answer."
+
+
+async def test_steering_a_cancelled_run_never_read_is_given_back_not_kept_for_later() -> None:
+    """Steering the run ends without reading (the person's Esc) was left in the inbox, to surface after the first
+    turn of whatever run came next; it is handed back in the run's end (AgentEnd.unsent, RunResult.unsent)."""
+    agent, _, _ = make_agent([{"text": "slow " * 100, "chunk_size": 5, "delay": 0.01}, {"text": "Fresh answer."}])
+    run = agent.start("first")
+    ends = []
+    async for event in run:
+        if isinstance(event, TextDelta) and not ends:
+            run.inject("and also this")
+            run.cancel()
+            ends.append(event)
+        if isinstance(event, AgentEnd):
+            ends.append(event)
+    result = await run.result()
+    assert result.stop == "cancelled" and result.unsent == ["and also this"] and ends[-1].unsent == ["and also this"]
+    again = await agent.prompt("second")
+    assert again.unsent == [] and not any("and also this" in m.text for m in agent.messages)
 
 
 async def test_steering_is_delivered_after_the_current_tool_calls() -> None:

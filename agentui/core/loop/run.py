@@ -44,6 +44,8 @@ class RunResult(BaseModel):
     error_kind: str | None = None
     duration_ms: int
     api_duration_ms: int
+    unsent: list[str] = []
+    """Steering the run ended without reading (see AgentEnd.unsent)."""
 
     @classmethod
     def of(cls, end: AgentEnd, text: str, error_kind: str | None, ledger: Ledger, started: float) -> RunResult:
@@ -60,6 +62,7 @@ class RunResult(BaseModel):
             error_kind=error_kind,
             duration_ms=round((time.monotonic() - started) * 1000),
             api_duration_ms=round(ledger.api_seconds * 1000),
+            unsent=end.unsent,
         )
 
 

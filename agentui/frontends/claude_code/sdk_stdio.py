@@ -155,6 +155,8 @@ class SdkSession:
                 self.note(notice)
         result = await self.conversation.send(text, images)
         self.send(self.stream.result(result))
+        if result.unsent:  # (sent while the run went on, which ended before reading them: answered now, not lost)
+            await self._answer("\n\n".join(result.unsent), [])
 
     def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(work)
