@@ -93,22 +93,28 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
     }
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
-            try:
-                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                continue
-            name = meta.get("name") or path.stem
-            tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip()) or None
-            model = meta.get("model") or None
-            types[name] = AgentType(
-                name,
-                meta.get("description", ""),
-                body.strip() or GENERAL_PURPOSE,
-                tools,
-                None if model in MODEL_ALIASES else model,
-                path,
-            )
+            if (kind := agent_type_from_file(path)) is not None:
+                types[kind.name] = kind
     return types
+
+
+def agent_type_from_file(path: Path) -> AgentType | None:
+    """The agent type an `.md` file defines (None if it cannot be read). As Claude Code reads it: the name from the
+    front matter (else the file's), the description's `\\n` a line break, `tools` a list, the body the prompt."""
+    try:
+        meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip() and t.strip() != "*") or None
+    model = meta.get("model") or None
+    return AgentType(
+        meta.get("name") or path.stem,
+        meta.get("description", "").replace("\\n", "\n"),
+        body.strip() or GENERAL_PURPOSE,
+        tools,
+        None if model in MODEL_ALIASES else model,
+        path,
+    )
 
 
 class TaskArgs(ToolArgs):

@@ -27,7 +27,7 @@ from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.screens.trust import TrustScreen
-from agentui.frontends.tui.slash_commands import no_model_help
+from agentui.frontends.tui.slash_command import no_model_help
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
@@ -98,6 +98,8 @@ class AgentApp(AppKeys):
         self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
         self.ended_by: int | None = None
         self.custom_commands: dict[str, CustomCommand] = {}
+        self.chosen_model: str | None = None
+        """What /model was given last (a conversation opened after it uses it too)."""
         self.permissions = PermissionQueue(self)
         self.history = PromptHistory(history_file(self._cwd, env))
         # Widgets are held by reference, not queried: App.query_one searches the screen on top, and events keep
@@ -244,8 +246,15 @@ class AgentApp(AppKeys):
         self.view.todos.show_tasks(conversation.tasks)
         self.prompt_input.offer_completions()  # (`@` typed while the project opened has its files to offer now)
         title = resumed.title if resumed and resumed.title else ""
+        alias = self.launch.settings.model_alias or ""
+        if self.chosen_model is not None:  # (a /model choice outlasts /clear and /resume, as Claude Code's does)
+            alias = conversation.set_model(self.chosen_model).alias or ""
         self.status.set(
-            model=conversation.model, provider=self.launch.settings.provider, mode=conversation.mode, title=title
+            model=conversation.model,
+            alias=alias,
+            provider=self.launch.settings.provider,
+            mode=conversation.mode,
+            title=title,
         )
         waiting, self._waiting = self._waiting, []
         for text in waiting:

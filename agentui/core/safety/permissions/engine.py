@@ -56,7 +56,9 @@ class PermissionEngine:
         persist: Callable[[str], object] | None = None,
     ) -> None:
         self.workspace = workspace
-        self.mode: Mode = mode
+        self.on_mode: dict[str, Callable[[Mode], object]] = {}
+        """Told of each change of mode, by whoever watches it (`opusplan` switches the model with it)."""
+        self._mode: Mode = mode
         self.home = home or Path.home()
         self._rules = list(rules)
         self._candidates: dict[tuple[Behavior, str], _Candidates] = {}
@@ -76,6 +78,16 @@ class PermissionEngine:
         self._inodes_cut: Rule | None = None
         """A deny rule whose directory held more files than were listed for `_denied_by_inode`."""
         workspace.read_denied = self.read_denied
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        changed, self._mode = mode != self._mode, mode
+        for watcher in list(self.on_mode.values()) if changed else ():
+            watcher(mode)
 
     @property
     def rules(self) -> list[Rule]:

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Status:
     model: str = ""
+    alias: str = ""
+    """The alias the model was chosen by ("opus"), shown before it; "" for a model chosen by its id."""
     provider: str = ""
     mode: str = "default"
     tokens_in: int = 0
@@ -87,7 +89,7 @@ class StatusBar(Static):
             self.update(text)
             return
         mode_style = {"default": "", "acceptEdits": "green", "plan": "cyan", "bypassPermissions": "bold red"}
-        text.append(f"{s.model}", style="bold")
+        text.append(f"{s.alias} ({s.model})" if s.alias and s.alias != s.model else s.model, style="bold")
         text.append(f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
         text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
