@@ -3,7 +3,8 @@ engine, the sandbox's and the guard's writable paths and `@` completion all read
 are at each call, so the directory counts from the next one. Only the person adds one (a command they type, never a
 tool of the model's), and never one that would open what agentui keeps protected: the whole file system, a
 directory holding the project or the home directory, or one holding (or inside) the person's own configuration,
-start-up files or credentials. In an added directory its own protected paths stay protected, as the project's."""
+start-up files or credentials. In an added directory its own protected paths stay protected, as the project's, and a
+credential file the environment names stays out of the tools' reach (the engine asks, the sandbox hides it)."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def directory_to_add(conversation: Conversation, typed: str) -> Path:
 def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str | None:
     """Why adding the directory `real` would open what must stay closed, or None if it would not."""
     from agentui.core.safety.guarded_paths import home_targets
-    from agentui.core.safety.sandbox_hidden import hidden
+    from agentui.core.safety.sandbox_hidden import hidden, pointed_credentials
 
     home = Path(os.path.realpath(home))
     if real == Path("/"):
@@ -76,12 +77,14 @@ def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str 
     if is_within(home, real):
         what = "is" if real == home else "holds"
         return f"it {what} your home directory (its start-up files, keys and settings); add a directory inside it"
+    pointed = {Path(os.path.realpath(p)) for p in pointed_credentials(env)}
     kept = [target.path for target in home_targets(home, env)] + list(hidden(home, env).paths)
     for path in dict.fromkeys(Path(os.path.realpath(p)) for p in kept):
         if is_within(real, path):
             where = "it is" if real == path else "it is inside"
             return f"{where} {path}, which agentui keeps out of the tools' reach"
-        if os.path.lexists(path) and is_within(path, real):
+        # (a credential file the environment names may be in it: it stays out of reach there, as in the project)
+        if path not in pointed and os.path.lexists(path) and is_within(path, real):
             return f"it holds {path}, which agentui keeps out of the tools' reach; add a directory that does not"
     return None
 

@@ -514,3 +514,93 @@ async def test_agents_refuses_to_write_through_a_link_out_of_the_project(tmp_pat
         )
         assert list(elsewhere.iterdir()) == []
         assert os.path.islink(harness.project / ".claude")
+
+
+PROBE = """
+import json, os, sys
+
+other, out = sys.argv[1], {}
+
+
+def attempt(name, action):
+    try:
+        out[name] = action()
+    except OSError as exc:
+        out[name] = type(exc).__name__
+
+
+def write(path, mode="w"):
+    with open(path, mode) as handle:
+        handle.write("x")
+    return "written"
+
+
+def read(path):
+    with open(path) as handle:
+        return handle.read() or "(empty)"
+
+
+attempt("plain", lambda: write(f"{other}/made.txt"))
+attempt("hook", lambda: write(f"{other}/.git/hooks/pre-commit"))
+attempt("git config", lambda: write(f"{other}/.git/config", "a"))
+attempt("claude settings", lambda: os.makedirs(f"{other}/.claude", exist_ok=True) or write(f"{other}/.claude/x.json"))
+attempt("denied", lambda: read(f"{other}/secret.env"))
+attempt("credential", lambda: read(f"{other}/creds.json"))
+print("PROBE " + json.dumps(out, sort_keys=True))
+"""
+
+
+def bash_call(call_id: str, command: str) -> dict[str, Any]:
+    return {"content": [{"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": command}}]}
+
+
+async def test_a_directory_added_is_writable_in_the_sandbox_at_the_next_command_and_its_protections_hold(
+    tmp_path: Path, outside: Path
+) -> None:
+    """With a real bubblewrap: before /add-dir the sandbox lets no command write the directory; after it the next
+    command can, and the directory's own protected paths (.git's hooks and config, .claude), the file a deny rule
+    names and a credential file an environment variable points at stay out of reach."""
+    import shutil
+
+    assert shutil.which("bwrap"), "bubblewrap is needed for this test (.ci/run installs it)"
+    (outside / ".git" / "hooks").mkdir(parents=True)
+    (outside / ".git" / "config").write_text("[core]\n")
+    (outside / "secret.env").write_text("TOKEN=hunter2\n")
+    (outside / "creds.json").write_text('{"private_key": "k"}\n')
+    probe = tmp_path / "probe.py"
+    probe.write_text(PROBE)
+    command = f"python3 {probe} {outside}"
+    harness = Harness(tmp_path, [bash_call("b1", command), {"text": "Before."}, bash_call("b2", command), {"text": "After."}],
+                      mode="bypassPermissions")  # fmt: skip
+    harness.env["GOOGLE_APPLICATION_CREDENTIALS"] = str(outside / "creds.json")
+    settings = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True)
+    deny = f"Read(/{outside}/secret.env)"
+    settings.write_text(json.dumps({"sandbox": {"enabled": True}, "permissions": {"deny": [deny]}}))
+
+    def probed(call_id: str) -> dict[str, str]:
+        [result] = [b for m in app.conversation.messages for b in m.content if getattr(b, "tool_use_id", "") == call_id]
+        line = next(line for line in str(result.content).splitlines() if line.startswith("PROBE "))
+        return json.loads(line.removeprefix("PROBE "))
+
+    app = harness.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.conversation.project.engine.sandbox is not None and app.conversation.project.engine.sandbox.active
+        await type_and_send(pilot, "probe")
+        await until(pilot, lambda: idle(app) and app.conversation.messages[-1].text == "Before.")
+        assert probed("b1")["plain"] in ("OSError", "PermissionError") and not (outside / "made.txt").exists()
+        await type_and_send(pilot, "/add-dir ../other")
+        await until(pilot, lambda: isinstance(app.screen, AddDirScreen))
+        await pilot.press("1")
+        await said(pilot, "as a working directory for this session")
+        await type_and_send(pilot, "probe again")
+        await until(pilot, lambda: idle(app) and app.conversation.messages[-1].text == "After.")
+        after = probed("b2")
+        assert after["plain"] == "written" and (outside / "made.txt").read_text() == "x"
+        assert after["hook"] != "written" and not (outside / ".git" / "hooks" / "pre-commit").exists()
+        assert after["git config"] != "written" and (outside / ".git" / "config").read_text() == "[core]\n"
+        assert after["claude settings"] != "written" and not (outside / ".claude").exists()
+        assert after["denied"] in ("(empty)", "PermissionError", "FileNotFoundError"), after
+        assert after["credential"] in ("(empty)", "PermissionError", "FileNotFoundError"), after
+        assert "hunter2" not in json.dumps(after) and "private_key" not in json.dumps(after)
