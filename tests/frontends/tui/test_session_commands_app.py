@@ -570,8 +570,8 @@ async def test_a_directory_added_is_writable_in_the_sandbox_at_the_next_command_
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
     command = f"python3 {probe} {outside}"
-    harness = Harness(tmp_path, [bash_call("b1", command), {"text": "Before."}, bash_call("b2", command), {"text": "After."}],
-                      mode="bypassPermissions")  # fmt: skip
+    script = [bash_call("b1", command), {"text": "Before."}, bash_call("b2", command), {"text": "After."}]
+    harness = Harness(tmp_path, script, mode="bypassPermissions")
     harness.env["GOOGLE_APPLICATION_CREDENTIALS"] = str(outside / "creds.json")
     settings = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "settings.json"
     settings.parent.mkdir(parents=True)
