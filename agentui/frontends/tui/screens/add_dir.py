@@ -25,5 +25,5 @@ class AddDirScreen(YesOrNoScreen[str | None]):
                 "Its files can then be read, searched and (as the project's) edited, and commands may write there; "
                 "its .git, .claude and other protected paths stay protected."
             ],
-            "1 y  Yes, for this session      2 r  Yes, and remember this directory      3 n Esc  No",
+            "1 y  Yes, for this session\n2 r  Yes, and remember this directory\n3 n  No (Esc)",
         )

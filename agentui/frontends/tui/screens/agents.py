@@ -51,6 +51,7 @@ class AgentsScreen(ModalScreen[None]):
         with Vertical(id="picker") as box:
             box.border_title = "Agents (n new · e or Enter edits · Esc closes)"
             yield OptionList(id="agents")
+            yield Static("", id="agents-said")
             with VerticalScroll(id="agent-detail"):
                 yield Static("", id="agent-text")
 
@@ -107,7 +108,7 @@ class AgentsScreen(ModalScreen[None]):
         if info is None:
             return
         if not info.editable:
-            self.notify(f"The {info.name} agent is {source_label(info, self.conversation.root)}; n makes a new one.")
+            self._say(f"The {info.name} agent is {source_label(info, self.conversation.root)}; n makes a new one.")
             return
         self.app.push_screen(AgentEditor(self.conversation, info), self._saved)
 
@@ -118,9 +119,13 @@ class AgentsScreen(ModalScreen[None]):
 
         name, path = saved
         self.refill(name)
-        self.host.say(
-            f"Saved the {name} agent to {shown_path(path, self.conversation.root)}; the model can use it now."
-        )
+        said = f"Saved the {name} agent to {shown_path(path, self.conversation.root)}; the model can use it now."
+        self._say(said)
+        self.host.say(said)
+
+    def _say(self, text: str) -> None:
+        """One line under the list (the transcript is behind this screen)."""
+        self.query_one("#agents-said", Static).update(Text(text, style="italic"))
 
     def action_dismiss_screen(self) -> None:
         self.dismiss(None)
@@ -169,7 +174,9 @@ class AgentEditor(ModalScreen["tuple[str, Path] | None"]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", show=False),
-        Binding("ctrl+s", "save", "Save", show=False, priority=True),
+        Binding("ctrl+s", "save", "Save", show=False),  # (in turn: after what was typed before it)
+        # (at once, as the key arrives: what is typed right after it goes to the next field, not this one)
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     ]
 
     def __init__(self, conversation: Conversation, editing: AgentTypeInfo | None) -> None:

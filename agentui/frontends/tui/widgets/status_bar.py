@@ -88,11 +88,24 @@ class StatusBar(Static):
             text.append(s.hint, style="bold")
             self.update(text)
             return
+        room = self.content_size.width or 1_000_000
+        # (what is least needed goes first when the line is wider than the terminal: the title stays in sight)
+        for leave_out in ((), ("provider",), ("provider", "cost"), ("provider", "cost", "tokens")):
+            text = self._line(s, leave_out)
+            if text.cell_len <= room:
+                break
+        self.update(text)
+
+    def _line(self, s: Status, leave_out: tuple[str, ...]) -> Text:
         mode_style = {"default": "", "acceptEdits": "green", "plan": "cyan", "bypassPermissions": "bold red"}
+        text = Text()
         text.append(f"{s.alias} ({s.model})" if s.alias and s.alias != s.model else s.model, style="bold")
-        text.append(f" · {s.provider} · ")
+        text.append(" · " if "provider" in leave_out else f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
-        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · ${s.cost_usd:.4f}")
+        if "tokens" not in leave_out:
+            text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)}")
+        if "cost" not in leave_out:
+            text.append(f" · ${s.cost_usd:.4f}")
         if s.shares:
             text.append(f" ({s.shares})")
         if s.context_percent is not None:
@@ -107,4 +120,7 @@ class StatusBar(Static):
             text.append(" · working (Esc to interrupt)", style="italic")
         if s.title:
             text.append(f" · {s.title[:40]}")
-        self.update(text)
+        return text
+
+    def on_resize(self) -> None:
+        self._render_status()
