@@ -57,6 +57,10 @@ def directory_to_add(conversation: Conversation, typed: str) -> Path:
             where = "the project" if directory == workspace.root else "the added working directory"
             raise DirectoryError(f"{shown} is already within {where} {directory}.")
     env = os.environ if conversation.env is None else conversation.env
+    from agentui.core.safety.permissions.protected import protected_reason
+
+    if (reason := protected_reason(real, conversation.project.engine.config_dirs)) is not None:
+        raise DirectoryError(f"{shown} cannot be added: {reason}, which stays protected wherever it is.")
     if (why := too_wide(real, workspace.root, home, env)) is not None:
         if os.path.normpath(os.path.join(workspace.root, expanded)) != str(real):  # (a link: say where it leads)
             shown = f"{shown} (which leads to {real})"

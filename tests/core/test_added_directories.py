@@ -45,16 +45,18 @@ def world(tmp_path: Path) -> SimpleNamespace:
 @pytest.mark.parametrize(
     ("typed", "why"),
     [
+        ("../claude", "{tmp}/claude is in agentui's own configuration, which stays protected wherever it is"),
+        ("../config/sub", "{tmp}/config/sub is in agentui's own configuration"),
         ("~/.ssh", "it is {home}/.ssh, which agentui keeps out of the tools' reach"),
-        ("../claude", "it is {tmp}/claude, which agentui keeps out of the tools' reach"),
-        ("../config", "it is {tmp}/config, which agentui keeps out of the tools' reach"),
         ("~", "it is your home directory"),
         ("../..", "it holds the project"),
+        ("../other/.git/hooks", "{tmp}/other/.git/hooks is in a .git directory, which stays protected wherever it is"),
+        ("../other/.vscode", "is editor configuration"),
     ],
 )
 def test_what_would_open_the_persons_own_files_cannot_be_added(world: SimpleNamespace, typed: str, why: str) -> None:
-    (world.project.parent / "claude").mkdir(exist_ok=True)
-    (world.project.parent / "config").mkdir(exist_ok=True)
+    for made in ("claude", "config/sub", "other/.git/hooks", "other/.vscode"):
+        (world.project.parent / made).mkdir(parents=True, exist_ok=True)
     with pytest.raises(DirectoryError) as raised:
         directory_to_add(world.conversation, typed)
     assert why.format(home=world.home, tmp=world.project.parent) in str(raised.value)

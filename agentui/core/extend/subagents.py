@@ -11,6 +11,7 @@ cancels the child.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.workspace import is_within
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
 from agentui.core.frontmatter import parse_front_matter
 from agentui.core.tools.base import (
@@ -93,9 +95,17 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
     }
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
+            if directory.parent.parent == project_root and not _own_file(path, project_root):
+                continue
             if (kind := agent_type_from_file(path)) is not None:
                 types[kind.name] = kind
     return types
+
+
+def _own_file(path: Path, project_root: Path) -> bool:
+    """A project's agent file is read only where it lies in the project: one that is a link to a file elsewhere
+    (`~/.ssh/id_rsa`, say) would send that file to the model as a sub-agent's instructions."""
+    return is_within(os.path.realpath(path), os.path.realpath(project_root))
 
 
 def agent_type_from_file(path: Path) -> AgentType | None:

@@ -296,9 +296,11 @@ async def test_add_dir_refuses_in_one_sentence_what_cannot_be_added(tmp_path: Pa
         "replaceable.",
         "../to-project/sub": f"../to-project/sub is already within the project {harness.project}.",
         "sub": f"sub is already within the project {harness.project}.",
-        str(tmp_path / "claude"): "which agentui keeps out of the tools' reach",  # (Claude's own settings)
+        str(tmp_path / "claude"): "is in agentui's own configuration, which stays protected",  # (Claude's settings)
+        "../other/.git": "is a .git directory, which stays protected wherever it is.",
     }
     (tmp_path / "claude").mkdir()
+    (outside / ".git").mkdir()
     async with harness.app().run_test(size=(120, 40)) as pilot:
         app = pilot.app
         await ready(pilot)
