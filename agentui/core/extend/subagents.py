@@ -23,7 +23,6 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.dirs import claude_config_dir
-from agentui.core.workspace import is_within
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
 from agentui.core.frontmatter import parse_front_matter
 from agentui.core.tools.base import (
@@ -33,6 +32,7 @@ from agentui.core.tools.base import (
     ToolRegistry,
     ToolResult,
 )
+from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
