@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agentui.core.errors import AgentuiError
+from agentui.core.safety.guarded_paths import home_targets
+from agentui.core.safety.permissions.protected import protected_reason
+from agentui.core.safety.sandbox_hidden import hidden, pointed_credentials
 from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
@@ -57,8 +60,6 @@ def directory_to_add(conversation: Conversation, typed: str) -> Path:
             where = "the project" if directory == workspace.root else "the added working directory"
             raise DirectoryError(f"{shown} is already within {where} {directory}.")
     env = os.environ if conversation.env is None else conversation.env
-    from agentui.core.safety.permissions.protected import protected_reason
-
     if (reason := protected_reason(real, conversation.project.engine.config_dirs)) is not None:
         raise DirectoryError(f"{shown} cannot be added: {reason}, which stays protected wherever it is.")
     if (why := too_wide(real, workspace.root, home, env)) is not None:
@@ -70,9 +71,6 @@ def directory_to_add(conversation: Conversation, typed: str) -> Path:
 
 def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str | None:
     """Why adding the directory `real` would open what must stay closed, or None if it would not."""
-    from agentui.core.safety.guarded_paths import home_targets
-    from agentui.core.safety.sandbox_hidden import hidden, pointed_credentials
-
     home = Path(os.path.realpath(home))
     if real == Path("/"):
         return "it is the whole file system; add the directory you need"

@@ -606,3 +606,22 @@ async def test_a_directory_added_is_writable_in_the_sandbox_at_the_next_command_
         assert after["denied"] in ("(empty)", "PermissionError", "FileNotFoundError"), after
         assert after["credential"] in ("(empty)", "PermissionError", "FileNotFoundError"), after
         assert "hunter2" not in json.dumps(after) and "private_key" not in json.dumps(after)
+
+
+async def test_agents_writes_a_type_to_your_own_directory_when_chosen(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [])
+    async with harness.app().run_test(size=(80, 24)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await type_and_send(pilot, "/agents")
+        await until(pilot, lambda: isinstance(app.screen, AgentsScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, AgentEditor))
+        await pilot.press(*"my-helper", "tab", *"Helps me anywhere", "tab", "tab", "tab", "space", "tab")
+        assert app.focused is app.screen.query_one("#prompt")
+        await pilot.press(*"Help with whatever is asked.", "ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, AgentsScreen))
+        path = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "agents" / "my-helper.md"
+        assert path.read_text().endswith("---\n\nHelp with whatever is asked.\n")
+        assert not (harness.project / ".claude").exists()
+        assert [(t.name, t.source) for t in app.screen.types if t.name == "my-helper"] == [("my-helper", "user")]
