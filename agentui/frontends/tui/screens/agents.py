@@ -158,6 +158,9 @@ class ScopeChoice(Static, can_focus=True):
 
 
 class AgentEditor(ModalScreen["tuple[str, Path] | None"]):
+    # (focused as the screen is composed, before its first frame: keys typed as it appears reach the field; the name
+    # when creating, the description when editing, the name being fixed then)
+    AUTO_FOCUS = "#name, #description"
     DEFAULT_CSS = """
     AgentEditor { align: center middle; background: $background 60%; }
     AgentEditor #editor {
@@ -214,10 +217,6 @@ class AgentEditor(ModalScreen["tuple[str, Path] | None"]):
             yield TextArea(info.prompt if info else "", id="prompt", soft_wrap=True, tab_behavior="focus")
             yield Static("", id="editor-error")
             yield Static("Tab next field · Ctrl+S save · Esc cancel", id="editor-keys")
-
-    def on_mount(self) -> None:
-        first = "#description" if self.editing else "#name"
-        self.query_one(first, Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
