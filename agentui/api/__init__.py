@@ -64,6 +64,20 @@ _EXPORTS = {
     "is_summary": "agentui.core.context.compaction",
     "replay": "agentui.core.replay",
     "SUMMARY_PREFIX": "agentui.core.context.compaction",
+    # the everyday commands: the model (by id or alias), working directories, sub-agent types, the session's name
+    "Resolved": "agentui.core.model_aliases",
+    "ModelOption": "agentui.core.model_choice",
+    "model_options": "agentui.core.model_choice",
+    "served_models": "agentui.core.model_choice",
+    "DirectoryError": "agentui.core.added_directories",
+    "directory_to_add": "agentui.core.added_directories",
+    "add_directory": "agentui.core.added_directories",
+    "AgentTypeInfo": "agentui.core.extend.agent_files",
+    "AgentFileError": "agentui.core.extend.agent_files",
+    "agent_types": "agentui.core.extend.agent_files",
+    "check_agent_name": "agentui.core.extend.agent_files:check_name",
+    "save_agent_type": "agentui.core.extend.agent_files",
+    "rename_session": "agentui.core.session.naming",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
     "save_config_value": "agentui.core.settings",
@@ -126,6 +140,9 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 if TYPE_CHECKING:  # what the names are, for the type checker (at run time they resolve on first use)
+    from agentui.core.added_directories import DirectoryError as DirectoryError
+    from agentui.core.added_directories import add_directory as add_directory
+    from agentui.core.added_directories import directory_to_add as directory_to_add
     from agentui.core.assembly import open_conversation as open_conversation
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.call_views import CallView as CallView
@@ -147,6 +164,11 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.editor_mode import editor_mode as editor_mode
     from agentui.core.editor_mode import save_editor_mode as save_editor_mode
     from agentui.core.errors import AgentuiError as AgentuiError
+    from agentui.core.extend.agent_files import AgentFileError as AgentFileError
+    from agentui.core.extend.agent_files import AgentTypeInfo as AgentTypeInfo
+    from agentui.core.extend.agent_files import agent_types as agent_types
+    from agentui.core.extend.agent_files import check_name
+    from agentui.core.extend.agent_files import save_agent_type as save_agent_type
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.servers import McpStatus as McpStatus
@@ -160,6 +182,10 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.memory_note import remember_note as remember_note
+    from agentui.core.model_aliases import Resolved as Resolved
+    from agentui.core.model_choice import ModelOption as ModelOption
+    from agentui.core.model_choice import model_options as model_options
+    from agentui.core.model_choice import served_models as served_models
     from agentui.core.money import shown_cost as shown_cost
     from agentui.core.parallel.attempts import AttemptConfig as AttemptConfig
     from agentui.core.parallel.attempts import Attempts as Attempts
@@ -198,6 +224,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions
+    from agentui.core.session.naming import rename_session as rename_session
     from agentui.core.session.paths import canonical as canonical
     from agentui.core.session.paths import project_dir as project_dir
     from agentui.core.session.paths import sanitize as sanitize
@@ -231,6 +258,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     git_complaint = complaint
     run_git = run
     process_directory = current
+    check_agent_name = check_name
 
 
 def __getattr__(name: str) -> Any:

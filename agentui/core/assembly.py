@@ -102,6 +102,8 @@ def open_conversation(
         conversation.on_subagent(telemetry.on_subagent_event)
     for problem in conversation.add_agent_types(launch.agents or {}):
         on_error(f"--agents: {problem}")
+    if settings.model_alias == "opusplan":  # (Opus while planning, Sonnet otherwise: the mode is watched)
+        conversation.set_model(settings.model_alias)
     return conversation
 
 

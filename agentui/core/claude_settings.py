@@ -195,8 +195,14 @@ def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> li
 
 
 def add_rule(project_root: Path, behavior: str, rule: str) -> Path:
-    """Append `rule` to `permissions.<behavior>` in the project's settings.local.json, creating it with the right
-    shape and keeping everything else in it. Written atomically; returns the file's path."""
+    """Append `rule` to `permissions.<behavior>` in the project's settings.local.json (see `add_permission_entry`)."""
+    return add_permission_entry(project_root, behavior, rule)
+
+
+def add_permission_entry(project_root: Path, key: str, value: str) -> Path:
+    """Append `value` to the list `permissions.<key>` (a rule, an additional directory) in the project's
+    settings.local.json, creating it with the right shape and keeping everything else in it. Written atomically;
+    returns the file's path."""
     from agentui.core.atomic_write import atomic_write
 
     path = local_settings_path(project_root)
@@ -204,9 +210,9 @@ def add_rule(project_root: Path, behavior: str, rule: str) -> Path:
     if path.exists():
         read_settings_file(path)  # refuse to rewrite a file we cannot read: that would lose what is in it
         data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    rules = data.setdefault("permissions", {}).setdefault(behavior, [])
-    if rule not in rules:
-        rules.append(rule)
+    entries = data.setdefault("permissions", {}).setdefault(key, [])
+    if value not in entries:
+        entries.append(value)
     atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     return path
 

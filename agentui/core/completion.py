@@ -1,8 +1,9 @@
-"""Completing `@path` in a prompt: the project's files (as Glob sees them, ignores honoured), walked once and
-ranked for what was typed."""
+"""Completing `@path` in a prompt: the project's files (as Glob sees them, ignores honoured) and those of the
+directories added to the session (`--add-dir`, `/add-dir`), walked once and ranked for what was typed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agentui.core.tools.walk import walk_files
@@ -12,24 +13,33 @@ MAX_FILES = 5000
 
 
 class PathCompleter:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, added: Callable[[], Sequence[Path]] = tuple) -> None:
         self.root = root
+        self.added = added
+        """The added directories as they are now: their files are offered as absolute paths."""
         self._files: list[str] | None = None
+        self._walked: tuple[Path, ...] = ()
 
     def complete(self, typed: str) -> list[str]:
-        """Project-relative paths containing `typed` (any case), best first."""
+        """Project-relative paths (absolute ones in an added directory) containing `typed` (any case), best first."""
         typed = typed.lower()
         found = [path for path in self.files() if typed in path.lower()]
         return sorted(found, key=lambda path: rank(path, typed))
 
     def files(self) -> list[str]:
-        if self._files is None:
+        added = tuple(self.added())
+        if self._files is None or added != self._walked:  # (a directory added since: walked once more)
             files: list[str] = []
             for path in walk_files(self.root, self.root):
                 files.append(path.relative_to(self.root).as_posix())
                 if len(files) >= MAX_FILES:
                     break
-            self._files = sorted(files)
+            for directory in added:
+                for path in walk_files(directory, directory):
+                    if len(files) >= MAX_FILES:
+                        break
+                    files.append(str(path))
+            self._files, self._walked = sorted(files), added
         return self._files
 
 

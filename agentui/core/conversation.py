@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
+from agentui.core.model_choice import choose_model
 from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
 from agentui.core.run_options import RunLimits
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from agentui.core.extend.mcp.tools import McpHub
     from agentui.core.loop.run import RunResult
     from agentui.core.messages import ImageBlock, Message, Usage
+    from agentui.core.model_aliases import Resolved
     from agentui.core.parallel.attempts import AttemptConfig, Attempts, BranchMaker, Verdict
     from agentui.core.parallel.working_copy import WorkingCopy
     from agentui.core.rewind import PromptPoint, Restore, Rewound
@@ -369,9 +371,9 @@ class Conversation:
     def model(self) -> str:
         return self.agent.config.model
 
-    def set_model(self, model: str) -> None:
-        """The model for the requests from now on (this conversation only)."""
-        self.agent.config = self.agent.config.model_copy(update={"model": model})
+    def set_model(self, model: str) -> Resolved:
+        """The model for the requests from now on (this conversation only): an id, or Claude Code's alias."""
+        return choose_model(self, model)
 
     def rules(self) -> list[tuple[str, str, str]]:
         """Every permission rule in force: (behavior, rule, where it came from)."""
@@ -419,7 +421,7 @@ class Conversation:
         if self._completer is None:
             from agentui.core.completion import PathCompleter
 
-            self._completer = PathCompleter(self.root)
+            self._completer = PathCompleter(self.root, lambda: self.project.workspace.additional_dirs)
         return self._completer.complete(typed)
 
     def export(self, name: str = "") -> Path:

@@ -7,9 +7,11 @@ from agentui.core.messages import Usage
 # (input, output) per million tokens; cache writes cost 1.25x input and cache reads 0.1x, as Anthropic bills.
 # Matched by prefix, longest first, so "claude-sonnet-4-5-20250929" finds "claude-sonnet-4-5".
 _PRICES: dict[str, tuple[float, float]] = {
+    "claude-opus-4-8": (5.0, 25.0),
     "claude-opus-4-5": (5.0, 25.0),
     "claude-opus-4-1": (15.0, 75.0),
     "claude-opus-4": (15.0, 75.0),
+    "claude-sonnet-5": (3.0, 15.0),
     "claude-sonnet-4": (3.0, 15.0),
     "claude-3-7-sonnet": (3.0, 15.0),
     "claude-3-5-sonnet": (3.0, 15.0),

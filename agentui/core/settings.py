@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
+from agentui.core.model_aliases import resolve as resolve_alias
 from agentui.core.providers import ProviderConfig, ProviderName
 from agentui.core.run_options import ModelOptions, RunLimits
 
@@ -136,6 +137,10 @@ class Settings(BaseModel):
 
     provider: ProviderName
     model: str
+    default_model: str | None = None
+    """The model the configuration gives without --model (what the `default` alias means); None: `model`."""
+    model_alias: str | None = None
+    """The alias `model` was chosen by ("opus", "opusplan"), if it was."""
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     auth_token: str | None = Field(default=None, repr=False)
@@ -218,13 +223,14 @@ def resolve_settings(
     config_applies = config.provider in (None, provider)
 
     prefix = {"anthropic": "ANTHROPIC", "openai": "OPENAI"}.get(provider)
-    model = (
-        overrides.model
-        or (env.get(f"{prefix}_MODEL") if prefix else None)
+    configured = (
+        (env.get(f"{prefix}_MODEL") if prefix else None)
         or env.get("AGENTUI_MODEL")
         or (config.model if config_applies else None)
         or DEFAULT_MODELS[provider]
     )
+    default = resolve_alias(configured, provider, env, DEFAULT_MODELS[provider])  # (a setting may name an alias)
+    chosen = resolve_alias(overrides.model, provider, env, default.model) if overrides.model else default
     base_url = (
         overrides.base_url
         or (env.get(f"{prefix}_BASE_URL") if prefix else None)
@@ -248,7 +254,9 @@ def resolve_settings(
     small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
     return Settings(
         provider=provider,
-        model=model,
+        model=chosen.model,
+        default_model=default.model,
+        model_alias=chosen.alias,
         small_model=small_model,
         base_url=base_url,
         api_key=api_key or None,

@@ -161,10 +161,12 @@ def test_a_day_of_work_in_the_app(
         terminal.keys("Enter")
         screen = terminal.wait_for("Exported to")
         assert not list(project.glob("*.md")) or list(project.glob("*.md")) == [project / "CLAUDE.md"]
-        # 9: /model says which model; /help lists every key this test has pressed
+        # 9: /model shows which model (its picker marks it); /help lists every key this test has pressed
         terminal.type("/model")
         terminal.keys("Enter")
-        terminal.wait_for("Model: ")
+        terminal.wait_for("● claude-sonnet-4-5")
+        terminal.keys("Escape")
+        terminal.wait_gone("Choose a model")
         terminal.type("/help")
         terminal.keys("Enter")
         commands = terminal.wait_for("Quit agentui")  # the last row of the commands

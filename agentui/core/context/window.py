@@ -45,6 +45,8 @@ _ENCODING_SHA256 = {
 # Context windows by model-name prefix, longest prefix first; the config file's `context_window` overrides.
 WINDOWS: dict[str, int] = {
     "claude-": 200_000,
+    "claude-sonnet-5": 1_000_000,  # (native 1M-token windows, as Claude Code 2.1.197's catalogue has them)
+    "claude-opus-4-8": 1_000_000,
     "gpt-4.1": 1_047_576,
     "gpt-4o": 128_000,
     "gpt-5": 400_000,
@@ -61,6 +63,8 @@ def context_window(model: str, override: int | None = None) -> int | None:
     if override:
         return override
     name = model.lower().split("/")[-1]
+    if name.startswith("claude-") and name.endswith("[1m]"):  # (Claude Code's way of asking for the 1M window)
+        return 1_000_000
     for prefix in sorted(WINDOWS, key=len, reverse=True):
         if name.startswith(prefix):
             return WINDOWS[prefix]

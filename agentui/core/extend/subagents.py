@@ -11,6 +11,7 @@ cancels the child.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from agentui.core.tools.base import (
     ToolRegistry,
     ToolResult,
 )
+from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
@@ -93,22 +95,36 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
     }
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
-            try:
-                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
+            if directory.parent.parent == project_root and not _own_file(path, project_root):
                 continue
-            name = meta.get("name") or path.stem
-            tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip()) or None
-            model = meta.get("model") or None
-            types[name] = AgentType(
-                name,
-                meta.get("description", ""),
-                body.strip() or GENERAL_PURPOSE,
-                tools,
-                None if model in MODEL_ALIASES else model,
-                path,
-            )
+            if (kind := agent_type_from_file(path)) is not None:
+                types[kind.name] = kind
     return types
+
+
+def _own_file(path: Path, project_root: Path) -> bool:
+    """A project's agent file is read only where it lies in the project: one that is a link to a file elsewhere
+    (`~/.ssh/id_rsa`, say) would send that file to the model as a sub-agent's instructions."""
+    return is_within(os.path.realpath(path), os.path.realpath(project_root))
+
+
+def agent_type_from_file(path: Path) -> AgentType | None:
+    """The agent type an `.md` file defines (None if it cannot be read). As Claude Code reads it: the name from the
+    front matter (else the file's), the description's `\\n` a line break, `tools` a list, the body the prompt."""
+    try:
+        meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return None
+    tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip() and t.strip() != "*") or None
+    model = meta.get("model") or None
+    return AgentType(
+        meta.get("name") or path.stem,
+        meta.get("description", "").replace("\\n", "\n"),
+        body.strip() or GENERAL_PURPOSE,
+        tools,
+        None if model in MODEL_ALIASES else model,
+        path,
+    )
 
 
 class TaskArgs(ToolArgs):

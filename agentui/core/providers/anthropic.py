@@ -17,6 +17,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
 )
+from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
@@ -76,7 +77,11 @@ class AnthropicProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         body = build_body(request)
-        async with self._sse.post(self.url, body, self._headers) as source:
+        headers = self._headers
+        if request.model != body["model"]:  # "claude-sonnet-5[1m]": the 1M-token window, asked for as Claude Code does
+            betas = [b for b in headers.get("anthropic-beta", "").split(",") if b]
+            headers = {**headers, "anthropic-beta": ",".join(dict.fromkeys([*betas, LONG_CONTEXT_BETA]))}
+        async with self._sse.post(self.url, body, headers) as source:
             parser = _StreamParser(source.response.headers.get("request-id", ""))
             async for sse in self._sse.content(source):
                 for event in parser.feed(sse.event, decode_data(sse, api=_API)):
@@ -170,7 +175,7 @@ def _usage(raw: Any, previous: Usage) -> Usage:
 def build_body(request: ProviderRequest) -> dict[str, Any]:
     """The Messages API body, with cache breakpoints on the system prompt, the tools and the last message."""
     body: dict[str, Any] = {
-        "model": request.model,
+        "model": without_long_context(request.model)[0],
         "max_tokens": request.max_tokens,
         "messages": messages_param(request.messages),
         "stream": True,

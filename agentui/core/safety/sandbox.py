@@ -228,6 +228,8 @@ class Sandbox:
     def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
         """`argv` ready to run in the sandbox from `cwd`, with the command environment `env`. Stand-ins are made
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
+        from agentui.core.safety.guarded_paths import home_targets
+        from agentui.core.safety.sandbox_hidden import hidden
         from agentui.core.safety.sandbox_mounts import capability_args, pinned_program, plan_protection, within_any
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
@@ -238,6 +240,13 @@ class Sandbox:
         commands = files.commands_dir()
         writable = [*(str(directory) for directory in self.workspace.directories), str(commands)]
         targets, excludes = self._protected_targets(command_env)
+        # The person's own (start-up files, git's settings) where a writable directory holds them: a home directory
+        # added with --add-dir must not make them writable. (Those among the hidden paths are masked read-only.)
+        masked = [os.path.realpath(p) for p in hidden(self.home, {**self.env, **command_env}).paths]
+        for target in home_targets(self.home, self.env):
+            real = os.path.realpath(target.path)
+            if within_any(real, writable) and not within_any(real, masked):
+                targets.append(target)
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(

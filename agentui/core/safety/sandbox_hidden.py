@@ -176,6 +176,20 @@ def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
     paths = [home / name for name in HIDDEN_IN_HOME]
     claude = claude_config_dir(env)
     paths += [claude, claude.parent / ".claude.json"]  # (CLAUDE_CONFIG_DIR: agentui's sessions live there too)
+    paths += pointed_credentials(env)
+    paths += [config_dir(env), data_dir(env), state_dir(env)]  # trust list, MCP approvals, config, logs
+    paths += _readable_system_secrets(home)
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    paths.append(xdg)
+    exposed = tuple(xdg / name for name in XDG_CONFIG_ALLOWED)
+    after = tuple(xdg / name for name in HIDDEN_IN_ALLOWED)
+    return Hidden(tuple(dict.fromkeys(paths)), exposed, after)
+
+
+def pointed_credentials(env: Mapping[str, str]) -> list[Path]:
+    """The credential files and directories the environment names, wherever they are (a project's own key file,
+    say), and the Kerberos ticket cache: kept from the tools' reach even inside the project or an added directory."""
+    paths = []
     for name in POINTED_AT_BY:
         for value in env.get(name, "").split(":" if name == "KUBECONFIG" else "\0"):
             path = Path(os.path.expanduser(value)) if value else None
@@ -186,13 +200,7 @@ def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
         paths.append(Path(cache.removeprefix("FILE:")))
     else:
         paths.append(Path(f"/tmp/krb5cc_{os.getuid()}"))
-    paths += [config_dir(env), data_dir(env), state_dir(env)]  # trust list, MCP approvals, config, logs
-    paths += _readable_system_secrets(home)
-    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
-    paths.append(xdg)
-    exposed = tuple(xdg / name for name in XDG_CONFIG_ALLOWED)
-    after = tuple(xdg / name for name in HIDDEN_IN_ALLOWED)
-    return Hidden(tuple(dict.fromkeys(paths)), exposed, after)
+    return paths
 
 
 def _readable_system_secrets(home: Path) -> list[Path]:

@@ -97,6 +97,8 @@ class AgentApp(AppOpening):
         self.handles_signals = False  # (see tui/signals.py; set by `run_app`, never in a test's process)
         self.ended_by: int | None = None
         self.custom_commands: dict[str, CustomCommand] = {}
+        self.chosen_model: str | None = None
+        """What /model was given last (a conversation opened after it uses it too)."""
         self.permissions = PermissionQueue(self)
         self.history = PromptHistory(history_file(self._cwd, env))
         # Widgets are held by reference, not queried: App.query_one searches the screen on top, and events keep
@@ -215,8 +217,12 @@ class AgentApp(AppOpening):
         title = resumed.title if resumed and resumed.title else ""
         from agentui.api import thinking_budget
 
+        alias = self.launch.settings.model_alias or ""
+        if self.chosen_model is not None:  # (a /model choice outlasts /clear and /resume, as Claude Code's does)
+            alias = conversation.set_model(self.chosen_model).alias or ""
         self.status.set(
             model=conversation.model,
+            alias=alias,
             provider=self.launch.settings.provider,
             mode=conversation.mode,
             title=title,

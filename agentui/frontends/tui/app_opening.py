@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from agentui.frontends.tui.app_keys import AppKeys
 from agentui.frontends.tui.screens.trust import TrustScreen
-from agentui.frontends.tui.slash_commands import no_model_help
+from agentui.frontends.tui.slash_command import no_model_help
 from agentui.frontends.tui.widgets.transcript import UserPrompt
 
 if TYPE_CHECKING:

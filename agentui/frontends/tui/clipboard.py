@@ -34,10 +34,9 @@ class Copier:
             self.app.say("There is nothing to copy yet.", "warning")
             return
         what, text = self._targets[self._at]
-        self.app.copy_to_clipboard(text)
-        lines = text.count("\n") + 1
+        said = copy_text(self.app, what, text)
         more = " Ctrl+O again copies its code blocks." if self._at == 0 and len(self._targets) > 1 else ""
-        self.app.notify(f"Copied {what} ({lines} line{'' if lines == 1 else 's'}).{more}", timeout=AGAIN_SECONDS)
+        self.app.notify(said + more, timeout=AGAIN_SECONDS)
 
     def _choices(self) -> list[tuple[str, str]]:
         focused = self.app.focused
@@ -52,6 +51,13 @@ class Copier:
         blocks = code_blocks(source)
         named = [(f"code block {n} of {len(blocks)} of the last answer", code) for n, code in enumerate(blocks, 1)]
         return [("the last answer", source), *reversed(named)]
+
+
+def copy_text(app: AppHost, what: str, text: str) -> str:
+    """`text` to the clipboard, as it is; the sentence saying what was copied ("Copied the last answer (3 lines).")."""
+    app.copy_to_clipboard(text)
+    lines = text.rstrip("\n").count("\n") + 1
+    return f"Copied {what} ({lines} line{'' if lines == 1 else 's'})."
 
 
 def code_blocks(markdown: str) -> list[str]:

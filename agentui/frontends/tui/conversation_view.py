@@ -363,7 +363,8 @@ class ConversationView:
     # What is not an event
 
     def mode_changed(self, mode: str) -> None:
-        self.status.set(mode=mode)
+        model = self.conversation.model if self.conversation is not None else self.status.status.model
+        self.status.set(mode=mode, model=model)  # (`opusplan` changes the model with the mode)
         self.say(f"Permission mode: {mode} — {MODE_MEANINGS.get(mode, '')}")
 
     def start_mcp(self, conversation: Conversation) -> None:

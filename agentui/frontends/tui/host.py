@@ -61,6 +61,8 @@ class AppHost(App[None]):
     ended_by: int | None
     """The signal that ended the app, if one did."""
     custom_commands: dict[str, CustomCommand]
+    chosen_model: str | None
+    """What /model was given last: a conversation opened afterwards (/clear, /resume) uses it too."""
     transcript: Transcript
     prompt_input: PromptInput
     status: StatusBar

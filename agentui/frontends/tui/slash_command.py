@@ -1,5 +1,6 @@
 """What a slash command is (`SlashCommand`: a name, a line for /help, and what it does in the app), and what commands
-share: the conversation when it is idle, a path as the person reads it best. The built-in set is `slash_commands`;
+share: the conversation when it is idle, a path as the person reads it best, what to say when there is no model. The
+built-in set is `slash_commands`;
 a command of more than a few lines lives in a module of its own beside it."""
 
 from __future__ import annotations
@@ -46,3 +47,15 @@ def shown_path(path: Path, root: Path) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+def no_model_help(app: AppHost) -> str:
+    """Why no conversation could open, and how to configure a model (the app says it at start, commands again)."""
+    from agentui.api import config_dir
+
+    config = config_dir(app.env) / "config.json"
+    example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
+    return (
+        f"{app.problem or 'No model is configured.'}\nOr write {config}, for example {example}, "
+        "and start agentui again."
+    )

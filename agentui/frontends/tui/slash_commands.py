@@ -6,11 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agentui.frontends.tui.commands_agents import Agents
 from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
+from agentui.frontends.tui.commands_model import Model
+from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_status import Doctor, Status
 from agentui.frontends.tui.history_view import INIT_PROMPT
-from agentui.frontends.tui.slash_command import SlashCommand, idle_conversation, shown_path
+from agentui.frontends.tui.slash_command import (
+    SlashCommand,
+    idle_conversation,
+    no_model_help,
+    shown_path,
+)
 
 if TYPE_CHECKING:
     from agentui.frontends.tui.host import AppHost
@@ -215,23 +223,6 @@ class Try(SlashCommand):
         app.push_screen(AttemptsScreen(conversation, prompt, configs, evaluate), done)
 
 
-class Model(SlashCommand):
-    name, description = "model", "Show or switch the model [name]"
-
-    async def run(self, app: AppHost, arguments: str) -> None:
-        if (conversation := app.conversation) is None:
-            app.say(no_model_help(app), "warning")
-        elif arguments:
-            conversation.set_model(arguments)
-            app.status.set(model=arguments)
-            app.say(f"Model set to {arguments} for the next requests.")
-        else:
-            routed = "; ".join(f"{kind} → {target}" for kind, target in conversation.routes.items())
-            app.say(f"Model: {conversation.model} ({conversation.launch.settings.provider}).")
-            if routed:
-                app.say(f"Routes: {routed}.")
-
-
 class Cost(SlashCommand):
     name, description = "cost", "Show the tokens used and what they cost"
 
@@ -360,10 +351,14 @@ COMMANDS: dict[str, SlashCommand] = {
         Memory,
         Mcp,
         Resume,
+        Rename,
         Rewind,
         Tasks,
         Try,
         Model,
+        Agents,
+        AddDir,
+        Copy,
         Cost,
         Status,
         Doctor,
@@ -405,14 +400,3 @@ def remember(app: AppHost, note: str) -> None:
         app.say(f"CLAUDE.md could not be written ({exc.strerror or exc}).", "error")
         return
     app.say(f"Added to {shown_path(path, root)}: {note}")
-
-
-def no_model_help(app: AppHost) -> str:
-    from agentui.api import config_dir
-
-    config = config_dir(app.env) / "config.json"
-    example = '{"provider": "openai", "base_url": "http://127.0.0.1:11434/v1", "model": "qwen2.5-coder"}'
-    return (
-        f"{app.problem or 'No model is configured.'}\nOr write {config}, for example {example}, "
-        "and start agentui again."
-    )

@@ -26,7 +26,7 @@ from agentui.core.safety.permissions.public_files import public_file
 from agentui.core.safety.permissions.rules import READ_FAMILY, Behavior, Rule, parse_rule
 from agentui.core.safety.permissions.shell import SimpleCommand
 from agentui.core.safety.permissions.web import is_private_host, url_host
-from agentui.core.workspace import Workspace, relative_within
+from agentui.core.workspace import Workspace, is_within, relative_within
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -56,7 +56,9 @@ class PermissionEngine:
         persist: Callable[[str], object] | None = None,
     ) -> None:
         self.workspace = workspace
-        self.mode: Mode = mode
+        self.on_mode: dict[str, Callable[[Mode], object]] = {}
+        """Told of each change of mode, by whoever watches it (`opusplan` switches the model with it)."""
+        self._mode: Mode = mode
         self.home = home or Path.home()
         self._rules = list(rules)
         self._candidates: dict[tuple[Behavior, str], _Candidates] = {}
@@ -70,12 +72,25 @@ class PermissionEngine:
         read-only); set by the project. Where they are not, bypassPermissions asks for what it cannot understand."""
         self.bash_environ: Mapping[str, str] = {**_default_bash_environ(), "HOME": str(self.home)}
         """The environment Bash commands run with: their variables are expanded from it."""
+        self.credentials: Callable[[], Sequence[Path]] = lambda: ()
+        """The credential files and directories the environment names (resolved); set by the project. Kept from the
+        file tools' reach wherever they are, the project and its added directories included."""
         self.denied_files: Callable[[], DeniedFiles] | None = None
         """What the deny rules' patterns match now (the guard's enumeration); set by the project."""
         self._inode_cache: tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]] | None = None
         self._inodes_cut: Rule | None = None
         """A deny rule whose directory held more files than were listed for `_denied_by_inode`."""
         workspace.read_denied = self.read_denied
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, mode: Mode) -> None:
+        changed, self._mode = mode != self._mode, mode
+        for watcher in list(self.on_mode.values()) if changed else ():
+            watcher(mode)
 
     @property
     def rules(self) -> list[Rule]:
@@ -152,7 +167,11 @@ class PermissionEngine:
             for rule in self._rules
         ):
             return True
-        return self.hard_link_rule(real) is not None
+        return self.hard_link_rule(real) is not None or self.credential(real) is not None
+
+    def credential(self, path: Path) -> Path | None:
+        """The credential the environment names that `path` (resolved) is or is inside, if any."""
+        return next((found for found in self.credentials() if is_within(path, found)), None)
 
     def hard_link_rule(self, real: Path) -> Rule | None:
         """The deny rule covering the file `real` is another name for, if any: a hard link to a denied file, or the
@@ -428,6 +447,9 @@ class PermissionEngine:
             return Verdict(
                 "deny", f"{ws.display(real)} is another name (a link) for a file the rule {rule.text} denies"
             )
+        if (credential := self.credential(real)) is not None:
+            why = f"{ws.display(real)} holds credentials ({credential} is named by the environment)"
+            return Verdict("ask", f"{why}; they are never read or changed without asking", path=real, hard=True)
         writes = tool.kind == "write"
         if writes and self.mode == "plan":
             return Verdict("deny", "plan mode does not change files", path=real)

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Status:
     model: str = ""
+    alias: str = ""
+    """The alias the model was chosen by ("opus"), shown before it; "" for a model chosen by its id."""
     provider: str = ""
     mode: str = "default"
     tokens_in: int = 0
@@ -95,13 +97,26 @@ class StatusBar(Static):
             text.append(s.hint, style="bold")
             self.update(text)
             return
+        room = self.content_size.width or 1_000_000
+        # (what is least needed goes first when the line is wider than the terminal: the title stays in sight)
+        for leave_out in ((), ("provider",), ("provider", "cost"), ("provider", "cost", "tokens")):
+            text = self._line(s, leave_out)
+            if text.cell_len <= room:
+                break
+        self.update(text)
+
+    def _line(self, s: Status, leave_out: tuple[str, ...]) -> Text:
         mode_style = {"default": "", "acceptEdits": "green", "plan": "cyan", "bypassPermissions": "bold red"}
-        text.append(f"{s.model}", style="bold")
-        text.append(f" · {s.provider} · ")
+        text = Text()
+        text.append(f"{s.alias} ({s.model})" if s.alias and s.alias != s.model else s.model, style="bold")
+        text.append(" · " if "provider" in leave_out else f" · {s.provider} · ")
         text.append(s.mode, style=mode_style.get(s.mode, ""))
         if s.thinking:
             text.append(" · thinking", style="magenta")
-        text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)} · {shown_cost(s.cost_usd)}")
+        if "tokens" not in leave_out:
+            text.append(f" · ↑{_tokens(s.tokens_in)} ↓{_tokens(s.tokens_out)}")
+        if "cost" not in leave_out:
+            text.append(f" · {shown_cost(s.cost_usd)}")
         if s.shares:
             text.append(f" ({s.shares})")
         if s.context_percent is not None:
@@ -116,4 +131,7 @@ class StatusBar(Static):
             text.append(" · working (Esc to interrupt)", style="italic")
         if s.title:
             text.append(f" · {s.title[:40]}")
-        self.update(text)
+        return text
+
+    def on_resize(self) -> None:
+        self._render_status()

