@@ -6,6 +6,7 @@ model's questions): what they go on typing is the prompt's, never an answer."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from textual import events
@@ -65,8 +66,9 @@ class TypingHold:
         """The person typed a moment ago: a key now was meant for the prompt."""
         return time.monotonic() - self._typed_at < HOLD_SECONDS
 
-    def hold(self, event: events.Key) -> bool:
-        """Take the key for the prompt if the person is still typing (True); else leave it to the question."""
+    def hold(self, event: events.Key, notify: Callable[[str], object]) -> bool:
+        """Take the key for the prompt if the person is still typing (True; `notify` says so the first time); else
+        leave it to the question."""
         if not self.holding or not (event.is_printable or event.key in ("tab", "enter")):
             return False
         event.stop()
@@ -74,5 +76,7 @@ class TypingHold:
         self._typed_at = time.monotonic()
         if event.is_printable and event.character:
             self._prompt.insert(event.character)
-        self.held = True
+        if not self.held:
+            self.held = True
+            notify(HELD)
         return True

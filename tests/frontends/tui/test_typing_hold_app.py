@@ -1,21 +1,26 @@
-"""A question that appears while the person is typing ahead (a permission question, the plan, the model's questions):
-the keys they go on typing stay the prompt's and answer nothing until they stop (a `y` of a word meant for the prompt
-approved the command before); then the keys answer as always."""
+"""A question that appears while the person is typing ahead (a permission question, the plan, the model's questions,
+the trust and MCP questions): the keys they go on typing stay the prompt's and answer nothing until they stop (a `y`
+of a word meant for the prompt approved the command before); then the keys answer as always."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App
 
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.frontends.tui import type_ahead
+from agentui.frontends.tui.screens.mcp_approval import McpApprovalScreen
 from agentui.frontends.tui.screens.permission import PermissionScreen
 from agentui.frontends.tui.screens.plan_approval import PlanApproval
 from agentui.frontends.tui.screens.question import QuestionScreen
+from agentui.frontends.tui.screens.trust import TrustScreen
+from agentui.frontends.tui.screens.yes_or_no import YesOrNoScreen
 from tests.frontends.tui.test_app import Harness, ready, type_and_send, until, write_script
 from tests.frontends.tui.test_plan_and_questions_app import QUESTIONS, call, plan_script
 
@@ -71,9 +76,42 @@ async def test_keys_typed_as_a_question_appears_go_into_the_prompt_and_answer_no
         await pilot.pause()
         assert isinstance(app.screen, dialog), "a key typed for the prompt answered the question"
         assert app.prompt_input.text == "also " + "".join(k for k in keys if len(k) == 1)
-        assert not (harness.project / "notes.txt").exists() and app.conversation.project.engine.mode == (
-            mode or "default"
-        )
+        assert app.conversation is not None and app.conversation.project.engine.mode == (mode or "default")
+        assert not (harness.project / "notes.txt").exists()
         monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)  # (they stopped typing and read it)
         await pilot.press(answer)
         await until(pilot, lambda: not isinstance(app.screen, dialog))
+
+
+class TypedInto:
+    """A prompt the person was typing into a moment ago."""
+
+    def __init__(self) -> None:
+        self.typed_at = time.monotonic()
+        self.text = ""
+
+    def insert(self, text: str) -> None:
+        self.text += text
+
+
+@pytest.mark.parametrize("kind", ["trust", "mcp"])
+async def test_the_trust_and_mcp_questions_hold_the_keys_typed_as_they_appear(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """They open by themselves as a conversation opens, while the person may be typing their first prompt: a `y` of
+    it trusted the project (its hooks run) or started the project's MCP server."""
+    monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 3600, raising=False)
+    prompt = TypedInto()
+    hold = type_ahead.TypingHold(prompt)
+    screen: YesOrNoScreen[Any] = (
+        TrustScreen("/p", ["hooks"], hold) if kind == "trust" else McpApprovalScreen("s", "npx s", hold)
+    )
+    answers: list[Any] = []
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        app.push_screen(screen, answers.append)
+        await pilot.press("y", "e", "s", "enter", "n")
+        assert app.screen is screen and answers == [] and prompt.text == "yesn"
+        monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)
+        await pilot.press("y")
+        assert answers == [True]

@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 
 from agentui.api import describe_call, proposed_change
 from agentui.api.events import PermissionDecision, PermissionRequest
-from agentui.frontends.tui.type_ahead import HELD, TypingHold, catch_up
+from agentui.frontends.tui.type_ahead import TypingHold, catch_up
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
 
 PREVIEW_LINES = 2000
@@ -149,9 +149,7 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         if self._typing:
             catch_up(self.query_one("#message", Input), self.focused, event)
         elif self.hold is not None:
-            first = not self.hold.held
-            if self.hold.hold(event) and first:
-                self.notify(HELD, timeout=8)
+            self.hold.hold(event, self.notify)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

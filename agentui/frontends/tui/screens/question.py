@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.api.events import PermissionDecision, PermissionRequest
-from agentui.frontends.tui.type_ahead import HELD, TypingHold, catch_up
+from agentui.frontends.tui.type_ahead import TypingHold, catch_up
 
 OTHER, DONE = "other", "done"
 OPTION_ROWS = 14
@@ -165,9 +165,7 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
         if self._typing:
             catch_up(self.query_one("#message", Input), self.focused, event)
         elif self.hold is not None:
-            first = not self.hold.held
-            if self.hold.hold(event) and first:
-                self.notify(HELD, timeout=8)
+            self.hold.hold(event, self.notify)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
