@@ -6,6 +6,7 @@ of the tools' reach inside the project or an added directory."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -142,3 +143,38 @@ def test_a_home_directory_added_at_start_up_keeps_the_persons_files_read_only_in
         assert not (box.home / ".claude" / "settings.json").exists() and not (box.home / ".profile").exists()
         done = box.run("echo kept > ~/notes.txt && cat ~/notes.txt")
         assert done.code == 0 and (box.home / "notes.txt").read_text() == "kept\n", done.err
+
+
+@pytest.mark.parametrize("typed", ["/proc", "/proc/self", "/sys/kernel", "/dev", "/dev/shm"])
+def test_the_kernels_views_of_processes_and_devices_cannot_be_added(world: SimpleNamespace, typed: str) -> None:
+    """/proc of agentui's own processes holds their environment (the API keys) and every process's command line: a
+    working directory there let the tools read it unasked, and the sandbox show it to commands."""
+    with pytest.raises(DirectoryError) as raised:
+        directory_to_add(world.conversation, typed)
+    assert "the sandbox gives commands their own" in str(raised.value)
+
+
+@pytest.mark.parametrize("added", ["/proc", "/"])
+def test_a_working_directory_never_uncovers_the_hosts_processes_or_devices_in_the_sandbox(
+    tmp_path: Path, added: str
+) -> None:
+    """`--add-dir /` (or /proc, or a setting's) at start-up: the sandbox's commands still see only their own
+    processes and devices, not another process's command line (a password in it, say) or the host's disks."""
+    import subprocess
+    import sys
+
+    from tests.core.test_sandbox_setup import boxed
+
+    for box in boxed(tmp_path):
+        box.workspace.additional_dirs = (Path(added),)
+        secret = "--password=hunter2-" + tmp_path.name
+        other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", secret])
+        try:
+            done = box.run(f"cat /proc/{other.pid}/cmdline; echo =; ls /proc; echo =; ls /dev")
+        finally:
+            other.kill()
+            other.wait()
+        line, processes, devices = (part.split() for part in done.out.split("=\n"))
+        assert secret not in done.out and line == [], done.out
+        assert str(other.pid) not in processes and str(os.getpid()) not in processes
+        assert "null" in devices and not {"sda", "vda", "nvme0n1", "kmsg", "mem", "zram0"} & set(devices)
