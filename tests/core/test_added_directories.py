@@ -178,3 +178,48 @@ def test_a_working_directory_never_uncovers_the_hosts_processes_or_devices_in_th
         assert secret not in done.out and line == [], done.out
         assert str(other.pid) not in processes and str(os.getpid()) not in processes
         assert "null" in devices and not {"sda", "vda", "nvme0n1", "kmsg", "mem", "zram0"} & set(devices)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [".ssh/id_ed25519", ".aws/credentials", ".claude.json", ".bash_history", ".config/gh/hosts.yml", ".netrc"],
+)
+def test_the_persons_secrets_in_a_home_added_at_start_up_are_asked_for_as_the_sandbox_hides_them(
+    tmp_path: Path, kept: str
+) -> None:
+    """/add-dir refuses the home directory, but `--add-dir ~` (or a setting's) still names it: the sandbox hides the
+    keys, tokens and histories in it, and the file tools must not read them unasked either ('inside the project'
+    let Read send ~/.ssh's private key to the model). The rest of the home is a working directory as any."""
+    from agentui.core.project import PermissionOptions
+
+    home = tmp_path / "home"
+    for name in (kept, "notes.txt", ".config/git/config"):
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text("x\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    env |= {"AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+    (tmp_path / "project").mkdir()
+    opened = open_project(tmp_path / "project", PermissionOptions(add_dirs=(home,)), env=env, trusted=True)
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        opened.engine.mode = mode
+        verdict = check(opened.engine, "Read", file_path=str(home / kept))
+        assert verdict.behavior == "ask" and verdict.hard and "holds credentials" in verdict.reason, (mode, verdict)
+    opened.engine.mode = "default"
+    assert opened.workspace.hidden(home / kept)  # (Grep and Glob leave it out)
+    verdict = BashCheck(opened.engine).verdict(f"cat {home / kept}", "default")
+    assert verdict.behavior == "ask" and "credentials" in verdict.reason
+    for mine in ("notes.txt", ".config/git/config"):  # (what the sandbox leaves readable)
+        assert check(opened.engine, "Read", file_path=str(home / mine)).behavior == "allow", mine
+        assert not opened.workspace.hidden(home / mine)
+
+
+def test_a_project_inside_what_the_sandbox_hides_is_worked_in_as_any(tmp_path: Path) -> None:
+    """The person working on their own configuration (a project in ~/.config): its files are not held back."""
+    home = tmp_path / "home"
+    project = home / ".config" / "nvim"
+    project.mkdir(parents=True)
+    (project / "init.lua").write_text("x\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "AGENTUI_CONFIG_DIR": str(tmp_path / "c")}
+    opened = open_project(project, env=env, trusted=True)
+    assert check(opened.engine, "Read", file_path=str(project / "init.lua")).behavior == "allow"
+    assert not opened.workspace.hidden(project / "init.lua")
