@@ -223,3 +223,20 @@ def test_a_project_inside_what_the_sandbox_hides_is_worked_in_as_any(tmp_path: P
     opened = open_project(project, env=env, trusted=True)
     assert check(opened.engine, "Read", file_path=str(project / "init.lua")).behavior == "allow"
     assert not opened.workspace.hidden(project / "init.lua")
+
+
+def test_remember_does_not_write_through_a_projects_link_to_the_persons_own_settings(world: SimpleNamespace) -> None:
+    """A repository's .claude/settings.local.json that is a link to ~/.claude/settings.json: remembering wrote the
+    directory into the person's own settings, which grant it in every project, untrusted ones too."""
+    from agentui.core.errors import AgentuiError
+
+    own = world.home / ".claude" / "settings.json"
+    own.parent.mkdir()
+    own.write_text('{"model": "opus"}\n')
+    (world.project / ".claude").mkdir()
+    (world.project / ".claude" / "settings.local.json").symlink_to(own)
+    with pytest.raises(AgentuiError) as raised:
+        add_directory(world.conversation, world.other, remember=True)
+    assert "is a link out of the project" in str(raised.value) and "nothing was written" in str(raised.value)
+    assert own.read_text() == '{"model": "opus"}\n'
+    assert world.conversation.project.workspace.additional_dirs == (world.other,)  # (added for the session)
