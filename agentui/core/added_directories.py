@@ -98,8 +98,11 @@ def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str 
 def add_directory(conversation: Conversation, directory: Path, *, remember: bool = False) -> Path | None:
     """Add `directory` (as `directory_to_add` gave it) to the session's working directories, and tell the model;
     with `remember`, save it in the project's .claude/settings.local.json (`permissions.additionalDirectories`, as
-    Claude Code does) and return that file. OSError when the file cannot be written (the directory is added)."""
+    Claude Code does) and return that file. OSError when the file cannot be written (the directory is added);
+    DirectoryError when it can no longer be added (replaced by a link since it was checked, say)."""
     workspace = conversation.project.workspace
+    if directory_to_add(conversation, str(directory)) != directory:  # (checked again, as it is now)
+        raise DirectoryError(f"{directory} changed since it was checked; add it again.")
     if directory not in workspace.additional_dirs:
         workspace.additional_dirs = (*workspace.additional_dirs, directory)
     _tell_model(conversation.agent, workspace.additional_dirs)

@@ -240,3 +240,17 @@ def test_remember_does_not_write_through_a_projects_link_to_the_persons_own_sett
     assert "is a link out of the project" in str(raised.value) and "nothing was written" in str(raised.value)
     assert own.read_text() == '{"model": "opus"}\n'
     assert world.conversation.project.workspace.additional_dirs == (world.other,)  # (added for the session)
+
+
+def test_a_directory_replaced_by_a_link_while_the_question_is_open_is_not_added(world: SimpleNamespace) -> None:
+    """Checked when /add-dir is typed, added when the person answers: a directory someone else can replace (in a
+    shared /tmp, say) could be a link to the home directory by then. It is checked again, as it is now."""
+    shared = world.project.parent / "shared"
+    shared.mkdir()
+    checked = directory_to_add(world.conversation, str(shared))
+    shared.rmdir()
+    shared.symlink_to(world.home)
+    with pytest.raises(DirectoryError) as raised:
+        add_directory(world.conversation, checked)
+    assert "your home directory" in str(raised.value)
+    assert world.conversation.project.workspace.additional_dirs == ()
