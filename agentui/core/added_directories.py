@@ -1,9 +1,10 @@
 """/add-dir: one more working directory for the session, as `--add-dir` gives at start-up. The tools, the permission
 engine, the sandbox's and the guard's writable paths and `@` completion all read the workspace's directories as they
 are at each call, so the directory counts from the next one. Only the person adds one (a command they type, never a
-tool of the model's), and never one that would open what agentui keeps protected: the whole file system, a
-directory holding the project or the home directory, or one holding (or inside) the person's own configuration,
-start-up files or credentials. In an added directory its own protected paths stay protected, as the project's, and a
+tool of the model's), and never one that would open what agentui keeps protected: the whole file system, the
+kernel's /proc, /sys and /dev (agentui's own environment, every process's command line), a directory holding the
+project or the home directory, or one holding (or inside) the person's own configuration, start-up files or
+credentials. In an added directory its own protected paths stay protected, as the project's, and a
 credential file the environment names stays out of the tools' reach (the engine asks, the sandbox hides it)."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from agentui.core.errors import AgentuiError
 from agentui.core.safety.guarded_paths import home_targets
 from agentui.core.safety.permissions.protected import protected_reason
+from agentui.core.safety.sandbox import KERNEL_VIEWS
 from agentui.core.safety.sandbox_hidden import hidden, pointed_credentials
 from agentui.core.workspace import is_within
 
@@ -74,6 +76,8 @@ def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str 
     home = Path(os.path.realpath(home))
     if real == Path("/"):
         return "it is the whole file system; add the directory you need"
+    if any(is_within(real, view) for view in KERNEL_VIEWS):
+        return "it is the kernel's view of processes, settings or devices (the sandbox gives commands their own)"
     if is_within(root, real):
         return "it holds the project, whose protected files (.git, .claude) must not become replaceable"
     if is_within(home, real):
@@ -94,8 +98,11 @@ def too_wide(real: Path, root: Path, home: Path, env: Mapping[str, str]) -> str 
 def add_directory(conversation: Conversation, directory: Path, *, remember: bool = False) -> Path | None:
     """Add `directory` (as `directory_to_add` gave it) to the session's working directories, and tell the model;
     with `remember`, save it in the project's .claude/settings.local.json (`permissions.additionalDirectories`, as
-    Claude Code does) and return that file. OSError when the file cannot be written (the directory is added)."""
+    Claude Code does) and return that file. OSError when the file cannot be written (the directory is added);
+    DirectoryError when it can no longer be added (replaced by a link since it was checked, say)."""
     workspace = conversation.project.workspace
+    if directory_to_add(conversation, str(directory)) != directory:  # (checked again, as it is now)
+        raise DirectoryError(f"{directory} changed since it was checked; add it again.")
     if directory not in workspace.additional_dirs:
         workspace.additional_dirs = (*workspace.additional_dirs, directory)
     _tell_model(conversation.agent, workspace.additional_dirs)

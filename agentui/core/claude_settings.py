@@ -206,6 +206,9 @@ def add_permission_entry(project_root: Path, key: str, value: str) -> Path:
     from agentui.core.atomic_write import atomic_write
 
     path = local_settings_path(project_root)
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(os.path.realpath(project_root)):  # (a repository's link to the person's own settings)
+        raise SettingsError(f"{path} is a link out of the project (to {real}), so nothing was written to it.")
     data: dict[str, Any] = {}
     if path.exists():
         read_settings_file(path)  # refuse to rewrite a file we cannot read: that would lose what is in it
@@ -213,7 +216,7 @@ def add_permission_entry(project_root: Path, key: str, value: str) -> Path:
     entries = data.setdefault("permissions", {}).setdefault(key, [])
     if value not in entries:
         entries.append(value)
-    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    atomic_write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     return path
 
 

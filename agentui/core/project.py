@@ -288,10 +288,11 @@ def _confine(
     engine: PermissionEngine, sandbox: Sandbox | None, tools: ToolRegistry, guard: Guard, env: Mapping[str, str]
 ) -> None:
     """The sandbox and the guard (Bash's outside the sandbox, and the hooks') mask what the Read deny rules cover, as
-    they stand before each command; the engine knows whether the guard can run here and which credentials the
-    environment names; stand-ins a crashed agentui left behind are removed."""
+    they stand before each command; the engine knows whether the guard can run here, which credentials the
+    environment names and which of the person's secrets a working directory holds; stand-ins a crashed agentui left
+    behind are removed."""
     from agentui.core.dirs import state_dir
-    from agentui.core.safety.sandbox_hidden import pointed_credentials
+    from agentui.core.safety.sandbox_hidden import KeptOut, pointed_credentials
     from agentui.core.safety.standins import recover, registry_in
     from agentui.core.tools.bash import Bash
 
@@ -301,6 +302,8 @@ def _confine(
     guard.read_denials = lambda: _read_denials(engine)
     guard.edit_denials = lambda: _edit_denials(engine)
     engine.credentials = lambda: [Path(os.path.realpath(path)) for path in pointed_credentials(env)]
+    kept = KeptOut(engine.home, env)
+    engine.kept_out = lambda path: kept(path, engine.workspace.directories)
     engine.denied_files = lambda: guard.denied()
     bash = tools.get("Bash")
     if isinstance(bash, Bash):

@@ -6,6 +6,7 @@ of the tools' reach inside the project or an added directory."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -142,3 +143,114 @@ def test_a_home_directory_added_at_start_up_keeps_the_persons_files_read_only_in
         assert not (box.home / ".claude" / "settings.json").exists() and not (box.home / ".profile").exists()
         done = box.run("echo kept > ~/notes.txt && cat ~/notes.txt")
         assert done.code == 0 and (box.home / "notes.txt").read_text() == "kept\n", done.err
+
+
+@pytest.mark.parametrize("typed", ["/proc", "/proc/self", "/sys/kernel", "/dev", "/dev/shm"])
+def test_the_kernels_views_of_processes_and_devices_cannot_be_added(world: SimpleNamespace, typed: str) -> None:
+    """/proc of agentui's own processes holds their environment (the API keys) and every process's command line: a
+    working directory there let the tools read it unasked, and the sandbox show it to commands."""
+    with pytest.raises(DirectoryError) as raised:
+        directory_to_add(world.conversation, typed)
+    assert "the sandbox gives commands their own" in str(raised.value)
+
+
+@pytest.mark.parametrize("added", ["/proc", "/"])
+def test_a_working_directory_never_uncovers_the_hosts_processes_or_devices_in_the_sandbox(
+    tmp_path: Path, added: str
+) -> None:
+    """`--add-dir /` (or /proc, or a setting's) at start-up: the sandbox's commands still see only their own
+    processes and devices, not another process's command line (a password in it, say) or the host's disks."""
+    import subprocess
+    import sys
+
+    from tests.core.test_sandbox_setup import boxed
+
+    for box in boxed(tmp_path):
+        box.workspace.additional_dirs = (Path(added),)
+        secret = "--password=hunter2-" + tmp_path.name
+        other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", secret])
+        try:
+            done = box.run(f"cat /proc/{other.pid}/cmdline; echo =; ls /proc; echo =; ls /dev")
+        finally:
+            other.kill()
+            other.wait()
+        line, processes, devices = (part.split() for part in done.out.split("=\n"))
+        assert secret not in done.out and line == [], done.out
+        assert str(other.pid) not in processes and str(os.getpid()) not in processes
+        assert "null" in devices and not {"sda", "vda", "nvme0n1", "kmsg", "mem", "zram0"} & set(devices)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [".ssh/id_ed25519", ".aws/credentials", ".claude.json", ".bash_history", ".config/gh/hosts.yml", ".netrc"],
+)
+def test_the_persons_secrets_in_a_home_added_at_start_up_are_asked_for_as_the_sandbox_hides_them(
+    tmp_path: Path, kept: str
+) -> None:
+    """/add-dir refuses the home directory, but `--add-dir ~` (or a setting's) still names it: the sandbox hides the
+    keys, tokens and histories in it, and the file tools must not read them unasked either ('inside the project'
+    let Read send ~/.ssh's private key to the model). The rest of the home is a working directory as any."""
+    from agentui.core.project import PermissionOptions
+
+    home = tmp_path / "home"
+    for name in (kept, "notes.txt", ".config/git/config"):
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text("x\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    env |= {"AGENTUI_CONFIG_DIR": str(tmp_path / "config"), "AGENTUI_DATA_DIR": str(tmp_path / "data")}
+    (tmp_path / "project").mkdir()
+    opened = open_project(tmp_path / "project", PermissionOptions(add_dirs=(home,)), env=env, trusted=True)
+    for mode in ("default", "acceptEdits", "bypassPermissions"):
+        opened.engine.mode = mode
+        verdict = check(opened.engine, "Read", file_path=str(home / kept))
+        assert verdict.behavior == "ask" and verdict.hard and "holds credentials" in verdict.reason, (mode, verdict)
+    opened.engine.mode = "default"
+    assert opened.workspace.hidden(home / kept)  # (Grep and Glob leave it out)
+    verdict = BashCheck(opened.engine).verdict(f"cat {home / kept}", "default")
+    assert verdict.behavior == "ask" and "credentials" in verdict.reason
+    for mine in ("notes.txt", ".config/git/config"):  # (what the sandbox leaves readable)
+        assert check(opened.engine, "Read", file_path=str(home / mine)).behavior == "allow", mine
+        assert not opened.workspace.hidden(home / mine)
+
+
+def test_a_project_inside_what_the_sandbox_hides_is_worked_in_as_any(tmp_path: Path) -> None:
+    """The person working on their own configuration (a project in ~/.config): its files are not held back."""
+    home = tmp_path / "home"
+    project = home / ".config" / "nvim"
+    project.mkdir(parents=True)
+    (project / "init.lua").write_text("x\n")
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "AGENTUI_CONFIG_DIR": str(tmp_path / "c")}
+    opened = open_project(project, env=env, trusted=True)
+    assert check(opened.engine, "Read", file_path=str(project / "init.lua")).behavior == "allow"
+    assert not opened.workspace.hidden(project / "init.lua")
+
+
+def test_remember_does_not_write_through_a_projects_link_to_the_persons_own_settings(world: SimpleNamespace) -> None:
+    """A repository's .claude/settings.local.json that is a link to ~/.claude/settings.json: remembering wrote the
+    directory into the person's own settings, which grant it in every project, untrusted ones too."""
+    from agentui.core.errors import AgentuiError
+
+    own = world.home / ".claude" / "settings.json"
+    own.parent.mkdir()
+    own.write_text('{"model": "opus"}\n')
+    (world.project / ".claude").mkdir()
+    (world.project / ".claude" / "settings.local.json").symlink_to(own)
+    with pytest.raises(AgentuiError) as raised:
+        add_directory(world.conversation, world.other, remember=True)
+    assert "is a link out of the project" in str(raised.value) and "nothing was written" in str(raised.value)
+    assert own.read_text() == '{"model": "opus"}\n'
+    assert world.conversation.project.workspace.additional_dirs == (world.other,)  # (added for the session)
+
+
+def test_a_directory_replaced_by_a_link_while_the_question_is_open_is_not_added(world: SimpleNamespace) -> None:
+    """Checked when /add-dir is typed, added when the person answers: a directory someone else can replace (in a
+    shared /tmp, say) could be a link to the home directory by then. It is checked again, as it is now."""
+    shared = world.project.parent / "shared"
+    shared.mkdir()
+    checked = directory_to_add(world.conversation, str(shared))
+    shared.rmdir()
+    shared.symlink_to(world.home)
+    with pytest.raises(DirectoryError) as raised:
+        add_directory(world.conversation, checked)
+    assert "your home directory" in str(raised.value)
+    assert world.conversation.project.workspace.additional_dirs == ()

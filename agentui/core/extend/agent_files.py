@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.errors import AgentuiError
+from agentui.core.extend.extension_files import extension_text
 from agentui.core.extend.subagents import GENERAL_PURPOSE, AgentType, Task, agent_type_from_file
 from agentui.core.frontmatter import front_matter_lines, parse_front_matter, quoted
 from agentui.core.workspace import is_within
@@ -188,9 +189,4 @@ def _source(kind: AgentType, conversation: Conversation) -> Source:
 
 
 def _read(path: Path | None) -> str:
-    if path is None:
-        return ""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    return (extension_text(path) or "") if path is not None else ""  # (a FIFO planted since: never waited on)

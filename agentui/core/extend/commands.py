@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
 
 
@@ -33,10 +34,9 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
     commands: dict[str, CustomCommand] = {}
     for directory in (claude_config_dir(env) / "commands", project_root / ".claude" / "commands"):
         for path in sorted(directory.rglob("*.md")) if directory.is_dir() else []:
-            try:
-                meta, body = parse_front_matter(path.read_text(encoding="utf-8"))
-            except OSError:
-                continue
+            if (text := extension_text(path, in_project(directory, project_root))) is None:
+                continue  # (not a regular file, or a project's link out of it: see extension_files)
+            meta, body = parse_front_matter(text)
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             commands[name] = CustomCommand(

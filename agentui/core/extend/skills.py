@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.dirs import claude_config_dir
+from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
 
 MAX_DESCRIPTION = 500
@@ -32,10 +33,9 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
     skills: dict[str, Skill] = {}
     for directory in skill_directories(project_root, env):
         for path in sorted(directory.glob("*/SKILL.md")) if directory.is_dir() else []:
-            try:
-                meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                continue
+            if (text := extension_text(path, in_project(directory, project_root))) is None:
+                continue  # (not a regular file, or a project's link out of it: see extension_files)
+            meta, body = parse_front_matter(text)
             name = meta.get("name") or path.parent.name
             description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
             skills[name] = Skill(name, description, path)

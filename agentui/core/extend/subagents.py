@@ -11,7 +11,6 @@ cancels the child.
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing_extensions import TypedDict
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
+from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
 from agentui.core.tools.base import (
     Tool,
@@ -32,7 +32,6 @@ from agentui.core.tools.base import (
     ToolRegistry,
     ToolResult,
 )
-from agentui.core.workspace import is_within
 
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
@@ -95,26 +94,19 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
     }
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
-            if directory.parent.parent == project_root and not _own_file(path, project_root):
-                continue
-            if (kind := agent_type_from_file(path)) is not None:
+            # (a project's file is read only where it lies in the project: see extension_files)
+            if (kind := agent_type_from_file(path, in_project(directory, project_root))) is not None:
                 types[kind.name] = kind
     return types
 
 
-def _own_file(path: Path, project_root: Path) -> bool:
-    """A project's agent file is read only where it lies in the project: one that is a link to a file elsewhere
-    (`~/.ssh/id_rsa`, say) would send that file to the model as a sub-agent's instructions."""
-    return is_within(os.path.realpath(path), os.path.realpath(project_root))
-
-
-def agent_type_from_file(path: Path) -> AgentType | None:
-    """The agent type an `.md` file defines (None if it cannot be read). As Claude Code reads it: the name from the
-    front matter (else the file's), the description's `\\n` a line break, `tools` a list, the body the prompt."""
-    try:
-        meta, body = parse_front_matter(path.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+def agent_type_from_file(path: Path, project_root: Path | None = None) -> AgentType | None:
+    """The agent type an `.md` file defines (None if it cannot be read, or is a project's link out of `project_root`).
+    As Claude Code reads it: the name from the front matter (else the file's), the description's `\\n` a line break,
+    `tools` a list, the body the prompt."""
+    if (text := extension_text(path, project_root)) is None:
         return None
+    meta, body = parse_front_matter(text)
     tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip() and t.strip() != "*") or None
     model = meta.get("model") or None
     return AgentType(

@@ -18,9 +18,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentui.core.context.memory import MemoryLoader, render_memory
+from agentui.core.errors import AgentuiError
 from agentui.core.escapes import scrub, visible
 from agentui.core.events import (
     Event,
+    Notice,
     PermissionDecision,
     PermissionRequest,
     PermissionResolved,
@@ -186,7 +188,11 @@ class ToolDispatcher:
         lifted = False
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
-            self.gate.remember(tool, args, call, decision)
+            try:
+                self.gate.remember(tool, args, call, decision)
+            except (OSError, AgentuiError) as exc:  # ("always": the rule holds for the session, the file is kept)
+                said = f"Your answer holds for this session, but it could not be saved: {exc}"
+                self._emit(Notice(session_id=self._session_id, level="warning", message=said))
             if decision.behavior == "deny":
                 if decision.interrupt:
                     self._refuse_the_rest(decision)

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 PROXY_PORT = 3128
 
+KERNEL_VIEWS = ("/proc", "/sys", "/dev")
+"""The kernel's views of processes, of its own settings and of devices: the sandbox gives commands views of their own
+(their processes, a few devices, /sys read-only), which no writable directory may uncover (`--add-dir /`) or open."""
+
 
 @dataclass(frozen=True)
 class SandboxConfig:
@@ -238,7 +242,8 @@ class Sandbox:
         command_env = dict(os.environ if env is None else env)
         files = scratch_files(scratch)
         commands = files.commands_dir()
-        writable = [*(str(directory) for directory in self.workspace.directories), str(commands)]
+        directories = [str(d) for d in self.workspace.directories if not within_any(str(d), KERNEL_VIEWS)]
+        writable = [*directories, str(commands)]
         targets, excludes = self._protected_targets(command_env)
         # The person's own (start-up files, git's settings) where a writable directory holds them: a home directory
         # added with --add-dir must not make them writable. (Those among the hidden paths are masked read-only.)
@@ -302,7 +307,7 @@ class Sandbox:
         """The mounts over the read-only root: secrets and denied files masked (those inside a writable directory
         after it is bound, so that its bind cannot uncover them), the writable directories, the protections."""
         from agentui.core.safety.sandbox_hidden import hidden
-        from agentui.core.safety.sandbox_mounts import Masks, protection_args, split_masks
+        from agentui.core.safety.sandbox_mounts import Masks, protection_args, split_masks, within_any
 
         before, after = Masks(), Masks()
         secrets = hidden(self.home, {**self.env, **command_env})
@@ -319,6 +324,8 @@ class Sandbox:
         args = list(before.args)
         for directory in writable:
             args += ["--bind", directory, directory]
+        if any(within_any(view, writable) for view in KERNEL_VIEWS):  # (`/` is writable: its binds hold the host's)
+            args += ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys"]
         args += protection_args(plan, present)
         args += after.args
         args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]

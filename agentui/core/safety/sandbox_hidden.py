@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.dirs import claude_config_dir, config_dir, data_dir, state_dir
+from agentui.core.workspace import is_within
 
 HIDDEN_IN_HOME = (
     # keys and agents
@@ -184,6 +185,35 @@ def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
     exposed = tuple(xdg / name for name in XDG_CONFIG_ALLOWED)
     after = tuple(xdg / name for name in HIDDEN_IN_ALLOWED)
     return Hidden(tuple(dict.fromkeys(paths)), exposed, after)
+
+
+class KeptOut:
+    """What `hidden` hides, for the file tools and the permission check: the path of it a (resolved) path is in, where
+    a working directory holds it (`--add-dir ~` names the home directory whole: its keys, tokens and histories are not
+    the project's). Not where the person works inside one (a project in ~/.config); outside the working directories
+    the engine asks anyway."""
+
+    def __init__(self, home: Path, env: Mapping[str, str]) -> None:
+        found = hidden(home, env)
+        self._paths = tuple(os.path.realpath(p) for p in found.paths)
+        self._exposed = tuple(os.path.realpath(p) for p in found.exposed)
+        self._after = tuple(os.path.realpath(p) for p in found.paths_after)
+        self._held: tuple[tuple[Path, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+
+    def __call__(self, path: Path, directories: tuple[Path, ...]) -> Path | None:
+        if self._held[0] != directories:  # (Grep asks for each file it finds: worked out once per set of directories)
+            inside = [str(d) for d in directories]
+            kept = tuple(p for p in self._paths if any(p != d and is_within(p, d) for d in inside))
+            after = tuple(p for p in self._after if any(is_within(p, d) for d in inside))
+            self._held = (directories, kept, after)
+        _, kept, after = self._held
+        text = str(path)
+        if found := next((p for p in after if is_within(text, p)), None):
+            return Path(found)
+        found = next((p for p in kept if is_within(text, p)), None)
+        if found is None or any(is_within(text, shown) for shown in self._exposed):
+            return None
+        return Path(found)
 
 
 def pointed_credentials(env: Mapping[str, str]) -> list[Path]:

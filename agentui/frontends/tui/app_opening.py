@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agentui.frontends.tui.app_keys import AppKeys
 from agentui.frontends.tui.screens.trust import TrustScreen
 from agentui.frontends.tui.slash_command import no_model_help
+from agentui.frontends.tui.type_ahead import TypingHold
 from agentui.frontends.tui.widgets.transcript import UserPrompt
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ class AppOpening(AppKeys):
 
         self.custom_commands = load_custom_commands(self._project.root, self.env)
         if not self._project.trusted and self._project.held_back:  # (other notices are not trust's business)
-            self.push_screen(TrustScreen(str(self._project.root), self._project.notices), self._trusted)
+            hold = TypingHold(self.prompt_input)  # (typed while it opens: the prompt's, not the answer)
+            self.push_screen(TrustScreen(str(self._project.root), self._project.notices, hold), self._trusted)
             return
         for notice in self._project.notices:  # a rule that was ignored, a sandbox that cannot run
             self.say(notice, "warning")

@@ -76,7 +76,7 @@ class AddDir(SlashCommand):
         shown = shown_path(directory, conversation.root)
 
         def chosen(answer: str | None) -> None:
-            from agentui.api import AgentuiError, add_directory
+            from agentui.api import AgentuiError, DirectoryError, add_directory
 
             app.prompt_input.focus()
             if answer not in ("session", "remember") or app.conversation is not conversation:
@@ -84,6 +84,9 @@ class AddDir(SlashCommand):
                 return
             try:
                 saved = add_directory(conversation, directory, remember=answer == "remember")
+            except DirectoryError as exc:  # (checked again as the person answers: it changed meanwhile)
+                app.say(str(exc), "warning")
+                return
             except (OSError, AgentuiError) as exc:  # (a settings file that cannot be read is not rewritten)
                 app.say(f"Added {shown} as a working directory, but it could not be remembered: {exc}", "warning")
                 return

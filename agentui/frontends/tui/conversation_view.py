@@ -371,9 +371,11 @@ class ConversationView:
         """In the background: the screen takes prompts meanwhile, and a server's tools join the model's list as
         soon as it is connected (a server that hangs is given up after MCP_TIMEOUT)."""
         from agentui.frontends.tui.screens.mcp_approval import McpApprovalScreen
+        from agentui.frontends.tui.type_ahead import TypingHold
 
         async def approve(name: str, what: str) -> bool | None:
-            return await self.app.push_screen_wait(McpApprovalScreen(name, what))
+            hold = TypingHold(self.app.prompt_input)  # (it appears while the person may be typing)
+            return await self.app.push_screen_wait(McpApprovalScreen(name, what, hold))
 
         async def start() -> None:
             for notice in await conversation.start_mcp(self.app.env, approve=approve):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from agentui.api import describe_call
 from agentui.frontends.tui.attention import call_attention
+from agentui.frontends.tui.type_ahead import TypingHold
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,20 +19,23 @@ if TYPE_CHECKING:
     from agentui.frontends.tui.host import AppHost
 
 
-def dialog_for(request: PermissionRequest, cwd: Path) -> ModalScreen[PermissionDecision]:
-    """The dialog that asks: the model's questions, its plan, or the permission question for any other call."""
+def dialog_for(
+    request: PermissionRequest, cwd: Path, hold: TypingHold | None = None
+) -> ModalScreen[PermissionDecision]:
+    """The dialog that asks: the model's questions, its plan, or the permission question for any other call. `hold`:
+    what the person goes on typing into the prompt as it appears stays the prompt's (type_ahead.TypingHold)."""
     asks = describe_call(request.tool_name, request.input, cwd).asks
     if asks == "questions":
         from agentui.frontends.tui.screens.question import QuestionScreen
 
-        return QuestionScreen(request)
+        return QuestionScreen(request, hold)
     if asks == "plan":
         from agentui.frontends.tui.screens.plan_approval import PlanApproval
 
-        return PlanApproval(request, cwd)
+        return PlanApproval(request, cwd, hold)
     from agentui.frontends.tui.screens.permission import PermissionScreen
 
-    return PermissionScreen(request, cwd)
+    return PermissionScreen(request, cwd, hold)
 
 
 class PermissionQueue:
@@ -65,7 +69,7 @@ class PermissionQueue:
         if tool is not None:
             tool.set_arguments(request.input)
             tool.ask()
-        self._asking = dialog_for(request, conversation.root)
+        self._asking = dialog_for(request, conversation.root, TypingHold(app.prompt_input))
         app.push_screen(self._asking, lambda decision: self._answered(request, decision))
         said = {"questions": "the model has questions for you", "plan": "the plan is ready for you"}
         asks = describe_call(request.tool_name, request.input).asks

@@ -1,9 +1,12 @@
 """Keys typed into a box just opened: the box takes the focus a moment after the key that opens it (a screen is
 composed, then focused), and what fast typing sends meanwhile belongs in the box, in order, not in the prompt or
-nowhere."""
+nowhere. And the reverse for a question that opens by itself while the person is typing (a permission question, the
+model's questions): what they go on typing is the prompt's, never an answer."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from textual import events
@@ -30,3 +33,50 @@ def type_into(box: Input, text: str) -> None:
     """`text` at the end of what the box holds, the cursor after it."""
     box.value += text
     box.cursor_position = len(box.value)
+
+
+HOLD_SECONDS = 0.5
+"""A question that appears while the person is typing takes no key as an answer until they have stopped typing for
+this long: about the time it takes to see that something has appeared, and to stop."""
+
+HELD = "What you were typing as this question appeared went on into your prompt; answer it once you have read it."
+
+
+class Prompt(Protocol):
+    """Where the person was typing: when they last typed a character into it, and how to add one."""
+
+    typed_at: float
+
+    def insert(self, text: str) -> object: ...
+
+
+class TypingHold:
+    """A question's keys while the person is still typing what they were typing before it appeared: a `y` meant for
+    the prompt must not approve a command. Characters (and Tab and Enter) go on into the prompt, in order, until the
+    person pauses; Esc still answers No at once."""
+
+    def __init__(self, prompt: Prompt) -> None:
+        self._prompt = prompt
+        self._typed_at = prompt.typed_at
+        self.held = False
+        """Some keys were held (given to the prompt) while this question was on screen."""
+
+    @property
+    def holding(self) -> bool:
+        """The person typed a moment ago: a key now was meant for the prompt."""
+        return time.monotonic() - self._typed_at < HOLD_SECONDS
+
+    def hold(self, event: events.Key, notify: Callable[[str], object]) -> bool:
+        """Take the key for the prompt if the person is still typing (True; `notify` says so the first time); else
+        leave it to the question."""
+        if not self.holding or not (event.is_printable or event.key in ("tab", "enter")):
+            return False
+        event.stop()
+        event.prevent_default()
+        self._typed_at = time.monotonic()
+        if event.is_printable and event.character:
+            self._prompt.insert(event.character)
+        if not self.held:
+            self.held = True
+            notify(HELD)
+        return True

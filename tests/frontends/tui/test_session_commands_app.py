@@ -364,6 +364,26 @@ async def test_add_dir_remember_saves_it_as_claude_code_does_and_no_keeps_nothin
         assert app.focused is app.prompt_input
 
 
+async def test_add_dir_checks_the_directory_again_as_the_person_answers(tmp_path: Path, outside: Path) -> None:
+    """A directory replaced by a link to the home directory while the question was open is not added."""
+    harness = Harness(tmp_path, [])
+    home = Path(harness.env["HOME"])
+    home.mkdir()
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    async with harness.app().run_test(size=(120, 40)) as pilot:
+        app = pilot.app
+        await ready(pilot)
+        await type_and_send(pilot, f"/add-dir {shared}")
+        await until(pilot, lambda: isinstance(app.screen, AddDirScreen))
+        shared.rmdir()
+        shared.symlink_to(home)
+        await pilot.press("1")
+        found = await said(pilot, "cannot be added: it is your home directory")
+        assert "Added" not in found
+        assert app.conversation.project.workspace.additional_dirs == ()
+
+
 # /agents
 
 

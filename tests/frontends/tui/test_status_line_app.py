@@ -5,6 +5,7 @@ untrusted project's own statusLine never runs."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -189,6 +190,25 @@ def test_only_colours_and_links_of_the_line_reach_the_terminal() -> None:
         ("link", "link https://x.test"),
     ]
     assert status_text("\x9b2J\x1bc\x1b]0;title\x07plain\x1b").plain == "2Jplain"  # (C1 CSI, reset, title)
+
+
+def test_a_links_address_carries_no_control_character_to_the_terminal() -> None:
+    """Textual writes a link's address as it is, inside its OSC 8: a CAN there ends the sequence early, and what
+    follows acts (SO switches the terminal to line drawing; an 8-bit CSI or OSC 52 where the terminal reads C1)."""
+    from rich.console import Console
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from agentui.frontends.tui.widgets.status_line import status_text
+
+    drawn = status_text("\x1b]8;;https://x.test/\x18\x0e\x9b2J\x9d52;c;aGk=\x9c\x1b\\click\x1b]8;;\x1b\\ tail")
+    assert drawn.plain == "click tail"
+    console = Console(color_system="truecolor", force_terminal=True, width=80)
+    written = Strip(list(Segment.apply_style(drawn.render(console)))).render(console)
+    assert not re.search("[\x00-\x1a\x1c-\x1f\x7f-\x9f]", written), repr(written)
+    assert (
+        status_text("\x1b]8;;https://x.test/a?b=1\x1b\\ok\x1b]8;;\x1b\\").spans[0].style.link == "https://x.test/a?b=1"
+    )
 
 
 PROMPT_LIKE = """\

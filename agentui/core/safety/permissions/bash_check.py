@@ -536,7 +536,7 @@ class BashCheck:
             return Need(f"`{step.text if step else 'the command'}` reads {shown}", by_rule=True)
         if contents and (credential := engine.credential(Path(resolved.real))) is not None:
             what = f"`{step.text if step else 'the command'}` reads {shown}"
-            return Need(f"{what}, credentials ({credential} is named by the environment)", hard=True)
+            return Need(f"{what}, credentials ({credential} is kept out of the tools' reach)", hard=True)
         if contents and (secret := self._in_secret_objects(Path(resolved.real))):
             return Need(
                 f"`{step.text if step else 'the command'}` reads git's objects at {shown}, and {secret}", hard=True

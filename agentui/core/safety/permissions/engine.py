@@ -75,6 +75,9 @@ class PermissionEngine:
         self.credentials: Callable[[], Sequence[Path]] = lambda: ()
         """The credential files and directories the environment names (resolved); set by the project. Kept from the
         file tools' reach wherever they are, the project and its added directories included."""
+        self.kept_out: Callable[[Path], Path | None] = lambda path: None
+        """What of the person's the sandbox hides (keys, tokens, histories) that a (resolved) path is in, where a
+        working directory holds it (`--add-dir ~`); set by the project. Kept from the file tools' reach as well."""
         self.denied_files: Callable[[], DeniedFiles] | None = None
         """What the deny rules' patterns match now (the guard's enumeration); set by the project."""
         self._inode_cache: tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]] | None = None
@@ -170,8 +173,10 @@ class PermissionEngine:
         return self.hard_link_rule(real) is not None or self.credential(real) is not None
 
     def credential(self, path: Path) -> Path | None:
-        """The credential the environment names that `path` (resolved) is or is inside, if any."""
-        return next((found for found in self.credentials() if is_within(path, found)), None)
+        """The credential the environment names, or the person's secret a working directory holds, that `path`
+        (resolved) is or is inside, if any."""
+        found = next((found for found in self.credentials() if is_within(path, found)), None)
+        return found if found is not None else self.kept_out(path)
 
     def hard_link_rule(self, real: Path) -> Rule | None:
         """The deny rule covering the file `real` is another name for, if any: a hard link to a denied file, or the
@@ -448,7 +453,7 @@ class PermissionEngine:
                 "deny", f"{ws.display(real)} is another name (a link) for a file the rule {rule.text} denies"
             )
         if (credential := self.credential(real)) is not None:
-            why = f"{ws.display(real)} holds credentials ({credential} is named by the environment)"
+            why = f"{ws.display(real)} holds credentials ({credential} is kept out of the tools' reach)"
             return Verdict("ask", f"{why}; they are never read or changed without asking", path=real, hard=True)
         writes = tool.kind == "write"
         if writes and self.mode == "plan":

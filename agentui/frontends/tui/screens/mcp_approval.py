@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 
 from agentui.frontends.tui.screens.yes_or_no import YesOrNoScreen
+from agentui.frontends.tui.type_ahead import TypingHold
 
 
 class McpApprovalScreen(YesOrNoScreen[bool | None]):
@@ -17,12 +18,13 @@ class McpApprovalScreen(YesOrNoScreen[bool | None]):
         Binding("escape", "answer(None)", show=False),
     ]
 
-    def __init__(self, name: str, what: str) -> None:
+    def __init__(self, name: str, what: str, hold: TypingHold | None = None) -> None:
         super().__init__(
             f"Use the MCP server {name}?",
             f"This project's .mcp.json starts it with: {what}",
             [],
             "y  Use it (remembered for this project)      n  Never for this project      Esc  Not now",
+            hold,
         )
         self.server_name = name
         self.what = what

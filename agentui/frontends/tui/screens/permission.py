@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 
 from agentui.api import describe_call, proposed_change
 from agentui.api.events import PermissionDecision, PermissionRequest
-from agentui.frontends.tui.type_ahead import catch_up
+from agentui.frontends.tui.type_ahead import TypingHold, catch_up
 from agentui.frontends.tui.widgets.diff_view import patch_from_strings, render_patch
 
 PREVIEW_LINES = 2000
@@ -59,10 +59,12 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         *PREVIEW_KEYS,
     ]
 
-    def __init__(self, request: PermissionRequest, cwd: Path) -> None:
+    def __init__(self, request: PermissionRequest, cwd: Path, hold: TypingHold | None = None) -> None:
         super().__init__()
         self.request = request
         self._cwd = cwd
+        self.hold = hold
+        """What the person goes on typing into the prompt as the question appears (no key answers until they stop)."""
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -111,7 +113,11 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         rows = amount if isinstance(amount, int) else round(amount * preview.size.height)
         preview.scroll_relative(y=rows, animate=False, immediate=True)
 
+    ANSWERS: tuple[str, ...] = ("answer", "deny", "deny_with_message")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.ANSWERS and self.hold is not None and self.hold.holding:
+            return False  # (typed for the prompt as the question appeared: see on_key)
         # Once the reason is being typed, y, s, a and n are letters of it, not answers (even the ones typed before
         # the box has taken the focus, which happens a moment after Tab).
         return not (action in ("answer", "deny") and self._typing)
@@ -138,9 +144,12 @@ class PermissionScreen(ModalScreen[PermissionDecision]):
         self.call_after_refresh(self._fit)  # (the box takes rows the preview gives up)
 
     def on_key(self, event: events.Key) -> None:
-        """What is typed between Tab and the box taking the focus belongs in the box."""
+        """What is typed between Tab and the box taking the focus belongs in the box; what the person goes on typing
+        as the question appears belongs in the prompt."""
         if self._typing:
             catch_up(self.query_one("#message", Input), self.focused, event)
+        elif self.hold is not None:
+            self.hold.hold(event, self.notify)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -44,7 +44,11 @@ class PlanApproval(PermissionScreen, inherit_bindings=False):
 
     PREVIEW_ROWS = None  # (a plan takes what room there is)
 
+    ANSWERS = ("approve", "deny_with_message")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.ANSWERS and self.hold is not None and self.hold.holding:
+            return False  # (typed for the prompt as the question appeared)
         return not (action in ("approve", "deny_with_message") and self._typing)
 
     def action_approve(self, mode: str) -> None:

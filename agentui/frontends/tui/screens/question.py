@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentui.api.events import PermissionDecision, PermissionRequest
-from agentui.frontends.tui.type_ahead import catch_up
+from agentui.frontends.tui.type_ahead import TypingHold, catch_up
 
 OTHER, DONE = "other", "done"
 OPTION_ROWS = 14
@@ -31,9 +31,11 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 7)),
     ]
 
-    def __init__(self, request: PermissionRequest) -> None:
+    def __init__(self, request: PermissionRequest, hold: TypingHold | None = None) -> None:
         super().__init__()
         self.request = request
+        self.hold = hold
+        """What the person goes on typing into the prompt as the questions appear (no key answers until they stop)."""
         raw = request.input.get("questions")
         self.questions: list[dict[str, Any]] = [q for q in raw if isinstance(q, dict)] if isinstance(raw, list) else []
         self.answers: dict[str, str] = {}
@@ -118,6 +120,8 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
     # Answers
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick" and self.hold is not None and self.hold.holding:
+            return False  # (typed for the prompt as the questions appeared: see on_key)
         return not (action == "pick" and self._typing)  # (a number typed into the answer is part of it)
 
     @property
@@ -156,9 +160,12 @@ class QuestionScreen(ModalScreen[PermissionDecision]):
         options.highlighted = highlighted
 
     def on_key(self, event: events.Key) -> None:
-        """What is typed between choosing Other and the box taking the focus belongs in the box."""
+        """What is typed between choosing Other and the box taking the focus belongs in the box; what the person goes
+        on typing as the questions appear belongs in the prompt (Enter there would pick an option)."""
         if self._typing:
             catch_up(self.query_one("#message", Input), self.focused, event)
+        elif self.hold is not None:
+            self.hold.hold(event, self.notify)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

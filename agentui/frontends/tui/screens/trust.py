@@ -7,6 +7,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 
 from agentui.frontends.tui.screens.yes_or_no import YesOrNoScreen
+from agentui.frontends.tui.type_ahead import TypingHold
 
 
 class TrustScreen(YesOrNoScreen[bool]):
@@ -15,12 +16,13 @@ class TrustScreen(YesOrNoScreen[bool]):
         Binding("n,escape", "answer(False)", show=False),
     ]
 
-    def __init__(self, folder: str, held_back: list[str]) -> None:
+    def __init__(self, folder: str, held_back: list[str], hold: TypingHold | None = None) -> None:
         super().__init__(
             "Do you trust this folder?",
             f"{folder} has its own .claude settings that grant permissions or run hooks.",
             held_back,
             "y  Trust it and apply them      n  Not now (they stay off for this session)",
+            hold,
         )
         self.folder = folder
         self.held_back = held_back

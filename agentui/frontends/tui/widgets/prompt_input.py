@@ -10,6 +10,7 @@ thinking."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -148,6 +149,9 @@ class PromptInput(TextArea):
         self.busy: Callable[[], bool] = lambda: False
         """Whether something runs that Esc interrupts (the app says): Esc is then the app's first."""
         self._asks_more_thinking = False
+        self.typed_at = 0.0
+        """When (time.monotonic) the person last typed a character here since the prompt was last sent: a question
+        that appears a moment after takes no key as an answer until they stop (type_ahead.TypingHold)."""
 
     def set_editor_mode(self, vim: bool) -> None:
         """Vim mode on (starting in INSERT mode, as Claude Code's) or off."""
@@ -211,6 +215,8 @@ class PromptInput(TextArea):
         """Keys the prompt gives a meaning of its own; any other key goes on to TextArea's own handling (Textual
         calls it next unless the event's default is prevented)."""
         key = event.key
+        if event.is_printable:
+            self.typed_at = time.monotonic()
         screen = self.app.screen
         if screen is not self.screen and event.is_printable and event.character and isinstance(screen, TakesTyping):
             # Typed after the key that opened a search or filter, but sent here before it was open: it is its.
@@ -287,6 +293,7 @@ class PromptInput(TextArea):
         text = self.expanded()
         self.images.clear()
         self.pastes.clear()
+        self.typed_at = 0.0
         self.prompt_history.add(text)
         self.completions.hide()
         self.clear()

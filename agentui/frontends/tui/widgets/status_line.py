@@ -31,10 +31,12 @@ def status_text(line: str) -> Text:
 
 
 def _harmless(escape: str) -> str:
-    """A colour as it is, a link ended as the decoder reads it (by ST), anything else nothing."""
+    """A colour as it is, a link ended as the decoder reads it (by ST), anything else nothing. A link whose address
+    holds a control character is dropped (its text stays): the terminal is given the address as it is, and a CAN in
+    it would end the sequence early, letting what follows act."""
     if _COLOUR.fullmatch(escape):
         return escape
-    if link := _LINK.match(escape):
+    if (link := _LINK.match(escape)) and not _CONTROLS.search(link[1] + link[2]) and "\t" not in link[1] + link[2]:
         return f"\x1b]8;{link[1]};{link[2]}\x1b\\"
     return ""
 

@@ -1,0 +1,117 @@
+"""A question that appears while the person is typing ahead (a permission question, the plan, the model's questions,
+the trust and MCP questions): the keys they go on typing stay the prompt's and answer nothing until they stop (a `y`
+of a word meant for the prompt approved the command before); then the keys answer as always."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+
+from agentui.core.providers.scripted import ScriptedProvider
+from agentui.frontends.tui import type_ahead
+from agentui.frontends.tui.screens.mcp_approval import McpApprovalScreen
+from agentui.frontends.tui.screens.permission import PermissionScreen
+from agentui.frontends.tui.screens.plan_approval import PlanApproval
+from agentui.frontends.tui.screens.question import QuestionScreen
+from agentui.frontends.tui.screens.trust import TrustScreen
+from agentui.frontends.tui.screens.yes_or_no import YesOrNoScreen
+from tests.frontends.tui.test_app import Harness, ready, type_and_send, until, write_script
+from tests.frontends.tui.test_plan_and_questions_app import QUESTIONS, call, plan_script
+
+
+class Gated(ScriptedProvider):
+    """The scripted model, answering only once the test has typed ahead."""
+
+    def __init__(self, script: list[dict[str, Any]], gate: asyncio.Event) -> None:
+        super().__init__(script)
+        self.gate = gate
+
+    async def stream(self, request: Any) -> AsyncIterator[Any]:
+        await self.gate.wait()
+        async for event in super().stream(request):
+            yield event
+
+
+@pytest.mark.parametrize(
+    ("script", "mode", "dialog", "keys", "answer"),
+    [
+        (write_script(), None, PermissionScreen, ["y", "a", "s", "1", "tab", "n", "enter"], "y"),
+        (plan_script(), "plan", PlanApproval, ["1", "y", "2", "tab", "n", "enter"], "1"),
+        ([call("AskUserQuestion", questions=QUESTIONS[:1]), {"text": "k"}], None, QuestionScreen, ["1", "enter"], "2"),
+    ],
+)
+async def test_keys_typed_as_a_question_appears_go_into_the_prompt_and_answer_nothing(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    script: list[dict[str, Any]],
+    mode: str | None,
+    dialog: type,
+    keys: list[str],
+    answer: str,
+) -> None:
+    monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 3600, raising=False)  # (the person never stops, until below)
+    harness = Harness(tmp_path, script, mode=mode)
+    gate = asyncio.Event()
+
+    def provider() -> ScriptedProvider:
+        made = Gated(script, gate)
+        harness.providers.append(made)
+        return made
+
+    harness.provider = provider  # type: ignore[method-assign]
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "go on")
+        await pilot.press(*"also ")  # (typing ahead while the model works)
+        gate.set()
+        await until(pilot, lambda: isinstance(app.screen, dialog))
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert isinstance(app.screen, dialog), "a key typed for the prompt answered the question"
+        assert app.prompt_input.text == "also " + "".join(k for k in keys if len(k) == 1)
+        assert app.conversation is not None and app.conversation.project.engine.mode == (mode or "default")
+        assert not (harness.project / "notes.txt").exists()
+        monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)  # (they stopped typing and read it)
+        await pilot.press(answer)
+        await until(pilot, lambda: not isinstance(app.screen, dialog))
+
+
+class TypedInto:
+    """A prompt the person was typing into a moment ago."""
+
+    def __init__(self) -> None:
+        self.typed_at = time.monotonic()
+        self.text = ""
+
+    def insert(self, text: str) -> None:
+        self.text += text
+
+
+@pytest.mark.parametrize("kind", ["trust", "mcp"])
+async def test_the_trust_and_mcp_questions_hold_the_keys_typed_as_they_appear(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """They open by themselves as a conversation opens, while the person may be typing their first prompt: a `y` of
+    it trusted the project (its hooks run) or started the project's MCP server."""
+    monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 3600, raising=False)
+    prompt = TypedInto()
+    hold = type_ahead.TypingHold(prompt)
+    screen: YesOrNoScreen[Any] = (
+        TrustScreen("/p", ["hooks"], hold) if kind == "trust" else McpApprovalScreen("s", "npx s", hold)
+    )
+    answers: list[Any] = []
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        app.push_screen(screen, answers.append)
+        await pilot.press("y", "e", "s", "enter", "n")
+        assert app.screen is screen and answers == [] and prompt.text == "yesn"
+        monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)
+        await pilot.press("y")
+        assert answers == [True]
