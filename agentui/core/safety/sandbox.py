@@ -33,6 +33,7 @@ from agentui.core.workspace import Workspace
 if TYPE_CHECKING:
     from agentui.core.safety.denied_files import DeniedFiles, DenyPattern
     from agentui.core.safety.guarded_paths import Target
+    from agentui.core.safety.sandbox_hidden import Hidden
     from agentui.core.safety.sandbox_mounts import Protection
     from agentui.core.safety.sandbox_proxy import DomainProxy
     from agentui.core.scratch_files import ScratchFiles
@@ -247,11 +248,15 @@ class Sandbox:
         targets, excludes = self._protected_targets(command_env)
         # The person's own (start-up files, git's settings) where a writable directory holds them: a home directory
         # added with --add-dir must not make them writable. (Those among the hidden paths are masked read-only.)
-        masked = [os.path.realpath(p) for p in hidden(self.home, {**self.env, **command_env}).paths]
-        for target in home_targets(self.home, self.env):
-            real = os.path.realpath(target.path)
-            if within_any(real, writable) and not within_any(real, masked):
-                targets.append(target)
+        secrets = hidden(self.home, {**self.env, **command_env})
+        held = [
+            (t, real)
+            for t in home_targets(self.home, self.env)
+            if within_any(real := os.path.realpath(t.path), writable)
+        ]
+        if held:  # (rare: resolving every hidden path is most of a command's planning)
+            masked = [os.path.realpath(p) for p in secrets.paths]
+            targets += [target for target, real in held if not within_any(real, masked)]
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(
@@ -265,7 +270,7 @@ class Sandbox:
         try:
             args = [self._bwrap, "--die-with-parent", "--unshare-all"]
             args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-            args += self._mount_args(command_env, writable, plan, lease.present)
+            args += self._mount_args(secrets, writable, plan, lease.present)
             program, filter_args = self._filtered(argv, confined)
             args += filter_args
             args += capability_args(list(plan.links), drop_all=True, own_dev=True)
@@ -301,16 +306,12 @@ class Sandbox:
         targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         return targets, excludes
 
-    def _mount_args(
-        self, command_env: Mapping[str, str], writable: list[str], plan: Protection, present: set[Path]
-    ) -> list[str]:
-        """The mounts over the read-only root: secrets and denied files masked (those inside a writable directory
+    def _mount_args(self, secrets: Hidden, writable: list[str], plan: Protection, present: set[Path]) -> list[str]:
+        """The mounts over the read-only root: `secrets` and denied files masked (those inside a writable directory
         after it is bound, so that its bind cannot uncover them), the writable directories, the protections."""
-        from agentui.core.safety.sandbox_hidden import hidden
         from agentui.core.safety.sandbox_mounts import Masks, protection_args, split_masks, within_any
 
         before, after = Masks(), Masks()
-        secrets = hidden(self.home, {**self.env, **command_env})
         denied = self.denied()
         first, then = split_masks([*secrets.paths, *denied.directories], writable)
         for real in first:

@@ -25,10 +25,10 @@ from textual.widgets.option_list import Option
 from agentui.frontends.tui.history import PromptHistory
 from agentui.frontends.tui.type_ahead import TakesTyping, type_into
 from agentui.frontends.tui.widgets.kill_ring import HINT_CHARS, KillRing
-from agentui.frontends.tui.widgets.prompt_vim import PromptVim, location
 
 if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
+    from agentui.frontends.tui.widgets.prompt_vim import PromptVim
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 PASTE_CHARS, PASTE_LINES = 800, 10
@@ -156,6 +156,8 @@ class PromptInput(TextArea):
     def set_editor_mode(self, vim: bool) -> None:
         """Vim mode on (starting in INSERT mode, as Claude Code's) or off."""
         if vim != (self.vim_keys is not None):
+            from agentui.frontends.tui.widgets.prompt_vim import PromptVim  # (its engine loads with vim mode)
+
             self.vim_keys = PromptVim(self) if vim else None
         self.show_modes()
 
@@ -170,7 +172,7 @@ class PromptInput(TextArea):
         while end_before > start and end_after > start and before[end_before - 1] == text[end_after - 1]:
             end_before, end_after = end_before - 1, end_after - 1
         self.history.checkpoint()
-        self.replace(text[start:end_after], location(before, start), location(before, end_before))
+        self.replace(text[start:end_after], _location(before, start), _location(before, end_before))
         self.history.checkpoint()
 
     def recall(self, earlier: bool) -> None:
@@ -445,3 +447,9 @@ def _thinking_words(text: str) -> list[tuple[int, int]]:
 def chip(number: int) -> str:
     """How an attached image shows in the prompt's text."""
     return f"[Image #{number}]"
+
+
+def _location(text: str, offset: int) -> tuple[int, int]:
+    """The (row, column) of `offset` in `text`."""
+    row = text.count("\n", 0, offset)
+    return row, offset - (text.rfind("\n", 0, offset) + 1)
