@@ -301,7 +301,10 @@ def _confine(
         sandbox.edit_denials = lambda: _edit_denials(engine)
     guard.read_denials = lambda: _read_denials(engine)
     guard.edit_denials = lambda: _edit_denials(engine)
-    engine.credentials = lambda: [Path(os.path.realpath(path)) for path in pointed_credentials(env)]
+    # Resolved once, as they lead when agentui starts: a link along the way changed later cannot move the protection
+    # off the real file (and no check pays for resolving them again).
+    named = tuple(dict.fromkeys(Path(os.path.realpath(path)) for path in pointed_credentials(env)))
+    engine.credentials = lambda: named
     kept = KeptOut(engine.home, env)
     engine.kept_out = lambda path: kept(path, engine.workspace.directories)
     engine.denied_files = lambda: guard.denied()

@@ -118,6 +118,26 @@ def test_a_credential_file_the_environment_names_is_asked_for_even_inside_a_work
     assert BashCheck(engine).verdict(f"cat {world.other / 'notes.txt'}", "default").behavior == "allow"
 
 
+def test_a_named_credential_stays_kept_where_it_led_at_start_up_when_a_link_to_it_changes(tmp_path: Path) -> None:
+    """The environment names the key through a link; changing the link afterwards (to the project) neither frees the
+    real key nor makes the project's own file of that name a credential."""
+    vault, project = tmp_path / "vault", tmp_path / "project"
+    vault.mkdir()
+    project.mkdir()
+    (vault / "key.json").write_text('{"private_key": "k"}\n')
+    (project / "key.json").write_text("mine\n")
+    (tmp_path / "keys").symlink_to(vault)
+    env = {"HOME": str(tmp_path / "home"), "GOOGLE_APPLICATION_CREDENTIALS": str(tmp_path / "keys" / "key.json")}
+    engine = open_project(project, env=env, trusted=True).engine
+    engine.workspace.additional_dirs = (vault,)
+    assert check(engine, "Read", file_path=str(vault / "key.json")).behavior == "ask"
+    (tmp_path / "keys").unlink()
+    (tmp_path / "keys").symlink_to(project)
+    verdict = check(engine, "Read", file_path=str(vault / "key.json"))
+    assert verdict.behavior == "ask" and verdict.hard and "holds credentials" in verdict.reason
+    assert check(engine, "Read", file_path=str(project / "key.json")).behavior == "allow"
+
+
 def test_a_home_directory_added_at_start_up_keeps_the_persons_files_read_only_in_the_sandbox(tmp_path: Path) -> None:
     """/add-dir refuses the home directory, but `--add-dir ~` at start-up (or a setting) can still name it: in the
     sandbox (a real bubblewrap) the person's start-up files, git and agents' settings and ~/.ssh stay read-only
