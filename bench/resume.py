@@ -192,7 +192,8 @@ def benchmarks() -> Iterator[Result]:
                 n=TRIALS,
                 target="≥ 0.95× (as far as slow presses)",
                 met=slow > 0 and held >= 0.95 * slow,
-                note=f"{HELD} PageUps at 30 Hz reach {held:,} turns back; one at a time, {slow:,} (medians of {TRIALS})",
+                note=f"{HELD} PageUps at 30 Hz reach {held:,} turns back; one at a time, {slow:,} "
+                f"(medians of {TRIALS})",
             )
         )
 
