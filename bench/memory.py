@@ -1,7 +1,7 @@
 """Memory over a long session: 1 000 turns, each reading a 50 KB file (50 MB of tool output in all), against a model
 the loopback server plays with a 200 000-token window (it answers the summary requests compaction sends, and refuses
 what is too long, as a real server does). Resident memory is sampled as the turns go by, in print mode and in the
-app in a real terminal.
+app in a real terminal; print mode's time per turn, late in the run against early, is taken in a run of its own.
 
     python -m bench.memory
 """
@@ -9,6 +9,7 @@ app in a real terminal.
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import tempfile
 import threading
@@ -49,13 +50,14 @@ class PlayedModel:
         self.largest = 0
         self.pid: int | None = None
         self.samples: dict[int, float] = {}
+        self.arrived: dict[int, float] = {}
+        """When each turn's request came (the client's time per turn, with the tool it ran)."""
 
     def __call__(self, request) -> Any:  # type: ignore[no-untyped-def]
         from agentui.core.context.compaction import SUMMARY_SYSTEM
         from tests.support.loopback import Reply
         from tests.support.sse import anthropic_stream
 
-        body = request.json()
         self.server.requests.clear()  # the server keeps every request; 1 000 of them would be this process's memory
         tokens = len(request.body) // 4  # (roughly what the model reads; cheaper than counting the parsed body)
         with self.lock:
@@ -72,7 +74,7 @@ class PlayedModel:
                     },
                 )
             usage = {"input_tokens": tokens, "output_tokens": 50}
-            if body["system"][0]["text"] == SUMMARY_SYSTEM:
+            if json.dumps(SUMMARY_SYSTEM, ensure_ascii=False)[1:-1].encode() in request.body:  # (no parse: ~5 ms)
                 self.summaries += 1
                 return Reply(
                     chunks=anthropic_stream(
@@ -82,6 +84,7 @@ class PlayedModel:
                 )
             self.turns += 1
             number = self.turns
+            self.arrived[number] = time.perf_counter()
             if number in SAMPLE_AT and self.pid is not None:
                 self.samples[number] = tree_rss_mb(self.pid)
         if number > TURNS:
@@ -155,7 +158,8 @@ def _played() -> Iterator[tuple[PlayedModel, Path, dict[str, str]]]:
         server.close()
 
 
-def print_mode() -> Result:
+def print_mode(*, timed: bool = False) -> list[Result]:
+    """`timed`: the time per turn instead of memory (alone, so that the app's run beside it does not count)."""
     with _played() as (model, project, env):
         started = time.perf_counter()
         process = subprocess.Popen(
@@ -172,7 +176,26 @@ def print_mode() -> Result:
         if DONE.encode() not in out:
             raise RuntimeError(f"the run did not finish: {err.decode()[-500:]}")
         final = model.samples.get(TURNS, float("nan"))
-    return _result("memory.print_1000_turns", model, final, seconds, "agentui -p")
+    if timed:
+        return [_turn_time(model)]
+    return [_result("memory.print_1000_turns", model, final, seconds, "agentui -p")]
+
+
+def _turn_time(model: PlayedModel) -> Result:
+    """How much longer a turn takes at the end of the run than at its start, by the requests' arrivals."""
+    gaps = {n: (model.arrived[n] - model.arrived[n - 1]) * 1000 for n in model.arrived if n - 1 in model.arrived}
+    early = sorted(gaps[n] for n in range(2, 22))[10]
+    late = sorted(gaps[n] for n in range(TURNS - 19, TURNS + 1))[10]
+    return Result(
+        "print.turn_ms_late",
+        round(late / early, 2),
+        "× early",
+        n=20,
+        target="≤ 2× (turns 981-1000 against 2-21)",
+        met=late <= 2 * early,
+        note=f"agentui -p, the same run: median {early:.1f} ms a turn at turns 2-21, {late:.1f} ms at 981-1000 "
+        "(a 50 KB Read each; from one request's arrival to the next; run alone)",
+    )
 
 
 def app() -> Result:
@@ -187,18 +210,21 @@ def app() -> Result:
             final = tree_rss_mb(terminal.pid)
         finally:
             terminal.close()
-    return _result("memory.app_1000_turns", model, final, seconds, "the app in a real terminal (tmux)")
+    return [_result("memory.app_1000_turns", model, final, seconds, "the app in a real terminal (tmux)")]
 
 
 def benchmarks() -> Iterator[Result]:
-    """Both at once: they measure memory, not time, and each alone takes over a minute."""
+    """Both at once: they measure memory, not time, and each alone takes over a minute; then print mode alone for its
+    time per turn."""
     from concurrent.futures import ThreadPoolExecutor
 
     warm_bytecode()
     with ThreadPoolExecutor(2) as pool:
         runs = [pool.submit(print_mode), pool.submit(app)]
         for run in runs:
-            yield emit(run.result())
+            for result in run.result():
+                yield emit(result)
+    yield emit(print_mode(timed=True)[0])
 
 
 if __name__ == "__main__":

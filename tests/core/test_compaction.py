@@ -3,6 +3,7 @@ and the fallbacks when the context overflows (including when the summary request
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -102,6 +103,27 @@ def test_old_tool_results_become_placeholders_naming_the_call_newest_kept() -> N
     assert len(changed) == 3 and all(freed > 80 for _, freed in changed)
     assert compaction.shorten_tool_results(messages, 250, COUNTER, before=latest) == []  # nothing left to do
     assert_valid_history(messages)
+
+
+def test_shortening_again_on_a_later_turn_counts_only_what_is_new() -> None:
+    """Each turn of a long run asks which old results to shorten: the blocks already counted are not counted again
+    (with tiktoken, counting the kept results cost ~20 ms a turn), and a count made before the encoder arrived is
+    made again with it."""
+    counter = TokenCounter.estimating()
+    counted: list[str] = []
+    estimate = counter.count
+    counter.count = lambda text: counted.append(text) or estimate(text)  # type: ignore[method-assign]
+    messages = history(6, size=400)
+    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    first = len(counted)
+    assert first >= 5
+    messages += turn("t6", "RESULT-6 " + "r" * 400)
+    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    assert len(counted) - first == 1  # (the one result new to the range)
+    encoder = SimpleNamespace(encode=lambda text, disallowed_special=(): text.split())
+    counter._encoding = lambda: encoder  # type: ignore[method-assign]
+    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    assert len(counted) - first - 1 == first + 1
 
 
 def test_the_summary_request_reads_a_clipped_transcript_and_puts_an_earlier_summary_first() -> None:

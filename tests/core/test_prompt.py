@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import subprocess
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def request(**fields: object) -> ProviderRequest:
 
 
 def test_anthropic_caches_tools_the_stable_system_block_and_the_last_message_but_not_the_environment() -> None:
-    body = anthropic_body(request())
+    body = json.loads(anthropic_body(request()))
     assert body["system"] == [
         {"type": "text", "text": "STABLE", "cache_control": {"type": "ephemeral"}},
         {"type": "text", "text": "VOLATILE"},
@@ -84,5 +85,5 @@ def test_anthropic_caches_tools_the_stable_system_block_and_the_last_message_but
 
 
 def test_openai_sends_one_system_message_stable_part_first() -> None:
-    body = openai_body(request())
+    body = json.loads(openai_body(request()))
     assert body["messages"][0] == {"role": "system", "content": "STABLE\n\nVOLATILE"}

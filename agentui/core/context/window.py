@@ -13,10 +13,12 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from agentui.core.dirs import cache_dir
+from agentui.core.identity_memo import IdentityMemo
 from agentui.core.messages import (
     DocumentBlock,
     ImageBlock,
@@ -215,6 +217,9 @@ class TokenCounter:
         self._settled = not exact
         self._next_look = 0.0
         self._never = False
+        self._blocks: IdentityMemo[int] = IdentityMemo()
+        self._blocks_by: Any = None
+        """The encoder the blocks' counts were made with (None: estimates)."""
 
     @classmethod
     def estimating(cls) -> TokenCounter:
@@ -251,6 +256,14 @@ class TokenCounter:
         return 4 + sum(self.block(block) for block in message.content)
 
     def block(self, block: Any) -> int:
+        """A block's tokens, counted once while it lives (a long session's compaction asks again for the same tool
+        results on every turn), and again if the encoder arrived since."""
+        encoding = self._encoding()
+        if encoding is not self._blocks_by:
+            self._blocks, self._blocks_by = IdentityMemo(), encoding
+        return self._blocks.get(block, partial(self._block, block))
+
+    def _block(self, block: Any) -> int:
         if isinstance(block, TextBlock):
             return self.count(block.text)
         if isinstance(block, ThinkingBlock):

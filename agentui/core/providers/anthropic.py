@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import copy
+import asyncio
 from collections.abc import AsyncIterator, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from agentui.core.messages import (
@@ -21,6 +22,7 @@ from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
+from agentui.core.providers.request_bytes import JsonPieces, body, dumps
 from agentui.core.providers.stream import (
     BlockDelta,
     BlockStart,
@@ -67,6 +69,7 @@ class AnthropicProvider:
             self._headers["anthropic-beta"] = ",".join(betas)
         self._client = client or new_client()
         self._sse = SSEConnection(self._client, api=_API, key_hint="ANTHROPIC_API_KEY")
+        self._pieces = JsonPieces()
 
     @property
     def url(self) -> str:
@@ -76,12 +79,14 @@ class AnthropicProvider:
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        body = build_body(request)
+        # (on a thread: what is new in a request, a pasted file or an image, may be megabytes of JSON to make)
+        content = await asyncio.to_thread(build_body, request, self._pieces)
         headers = self._headers
-        if request.model != body["model"]:  # "claude-sonnet-5[1m]": the 1M-token window, asked for as Claude Code does
+        if request.model != without_long_context(request.model)[0]:
+            # "claude-sonnet-5[1m]": the 1M-token window, asked for as Claude Code does
             betas = [b for b in headers.get("anthropic-beta", "").split(",") if b]
             headers = {**headers, "anthropic-beta": ",".join(dict.fromkeys([*betas, LONG_CONTEXT_BETA]))}
-        async with self._sse.post(self.url, body, headers) as source:
+        async with self._sse.post(self.url, content, headers) as source:
             parser = _StreamParser(source.response.headers.get("request-id", ""))
             async for sse in self._sse.content(source):
                 for event in parser.feed(sse.event, decode_data(sse, api=_API)):
@@ -172,12 +177,13 @@ def _usage(raw: Any, previous: Usage) -> Usage:
 # Request building
 
 
-def build_body(request: ProviderRequest) -> dict[str, Any]:
-    """The Messages API body, with cache breakpoints on the system prompt, the tools and the last message."""
-    body: dict[str, Any] = {
+def build_body(request: ProviderRequest, pieces: JsonPieces | None = None) -> bytes:
+    """The Messages API body, with cache breakpoints on the system prompt, the tools and the last message; each
+    message's JSON but the last one's is taken from `pieces` (made there once)."""
+    pieces = JsonPieces() if pieces is None else pieces
+    head: dict[str, Any] = {
         "model": without_long_context(request.model)[0],
         "max_tokens": request.max_tokens,
-        "messages": messages_param(request.messages),
         "stream": True,
     }
     system = []
@@ -186,33 +192,49 @@ def build_body(request: ProviderRequest) -> dict[str, Any]:
     if request.system_volatile:
         system.append({"type": "text", "text": request.system_volatile})
     if system:
-        body["system"] = system
+        head["system"] = system
     if request.tools:
         tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
         tools[-1]["cache_control"] = EPHEMERAL
-        body["tools"] = tools
+        head["tools"] = tools
     if request.server_tools:
-        body["tools"] = [*body.get("tools", []), *(dict(tool) for tool in request.server_tools)]
+        head["tools"] = [*head.get("tools", []), *(dict(tool) for tool in request.server_tools)]
     if request.thinking_budget:
-        body["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        head["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
     if request.metadata:
-        body["metadata"] = dict(request.metadata)
-    _mark_last_block(body["messages"])
-    return body
+        head["metadata"] = dict(request.metadata)
+    made = body(head, messages_json(request.messages, pieces))
+    pieces.request_done()
+    return made
 
 
-def messages_param(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """History as the API takes it: consecutive messages of one role merged, unsendable blocks dropped."""
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        blocks = [param for block in message.content if (param := block_param(block)) is not None]
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == message.role:
-            out[-1]["content"].extend(blocks)
+def messages_json(messages: Sequence[Message], pieces: JsonPieces) -> list[bytes]:
+    """History as the API takes it: consecutive messages of one role merged, unsendable blocks dropped, the last
+    block sent marked as the cache breakpoint (so the last message that sends one is made afresh)."""
+    last = next((n for n in range(len(messages) - 1, -1, -1) if any(map(_sendable, messages[n].content))), -1)
+    groups: list[tuple[str, list[bytes]]] = []
+    for n, message in enumerate(messages[: last + 1]):
+        if n == last:
+            params = [param for block in message.content if (param := block_param(block)) is not None]
+            params[-1] = {**params[-1], "cache_control": EPHEMERAL}
+            content = b",".join(dumps(param) for param in params)
         else:
-            out.append({"role": message.role, "content": blocks})
-    return out
+            content = pieces.piece(message, partial(_params, message))
+        if not content:
+            continue
+        if groups and groups[-1][0] == message.role:
+            groups[-1][1].append(content)
+        else:
+            groups.append((message.role, [content]))
+    return [b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(parts)) for role, parts in groups]
+
+
+def _params(message: Message) -> Iterable[dict[str, Any]]:
+    return (param for block in message.content if (param := block_param(block)) is not None)
+
+
+def _sendable(block: Any) -> bool:
+    return block_param(block) is not None
 
 
 def block_param(block: Any) -> dict[str, Any] | None:
@@ -244,11 +266,3 @@ def block_param(block: Any) -> dict[str, Any] | None:
             document["title"] = block.title
         return document
     return None
-
-
-def _mark_last_block(messages: list[dict[str, Any]]) -> None:
-    if not messages or not messages[-1]["content"]:
-        return
-    last = messages[-1]["content"]
-    last[-1] = copy.copy(last[-1])
-    last[-1]["cache_control"] = EPHEMERAL

@@ -14,7 +14,6 @@ from typing import Any
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from agentui import __version__
-from agentui.core.escapes import scrub
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import (
     ConnectError,
@@ -61,12 +60,9 @@ class SSEConnection:
         self._key_hint = key_hint
 
     @asynccontextmanager
-    async def post(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> AsyncIterator[EventSource]:
+    async def post(self, url: str, content: bytes, headers: dict[str, str]) -> AsyncIterator[EventSource]:
+        """POST `content`, a JSON body made already (`request_bytes`)."""
         headers = {**headers, "accept": "text/event-stream", "content-type": "application/json"}
-        try:
-            content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        except UnicodeEncodeError:  # a lone surrogate from an old session: sent visibly rather than not at all
-            content = json.dumps(scrub(body), ensure_ascii=False, separators=(",", ":")).encode()
         try:
             async with self._client.stream("POST", url, content=content, headers=headers) as response:
                 if response.status_code >= 400:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
+from functools import partial
 from typing import Any
 
 from agentui.core.messages import (
@@ -19,6 +21,7 @@ from agentui.core.messages import (
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
+from agentui.core.providers.request_bytes import JsonPieces, body, dumps
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -44,6 +47,7 @@ class OpenAIProvider:
         self._sse = SSEConnection(self._client, api=_API, key_hint="OPENAI_API_KEY")
         # OpenAI's own API has renamed max_tokens; the compatible servers all still take the old name.
         self._max_tokens_field = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
+        self._pieces = JsonPieces()
 
     @property
     def url(self) -> str:
@@ -53,8 +57,11 @@ class OpenAIProvider:
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        body = build_body(request, max_tokens_field=self._max_tokens_field)
-        async with self._sse.post(self.url, body, self._headers) as source:
+        # (on a thread: what is new in a request, a pasted file or an image, may be megabytes of JSON to make)
+        content = await asyncio.to_thread(
+            build_body, request, max_tokens_field=self._max_tokens_field, pieces=self._pieces
+        )
+        async with self._sse.post(self.url, content, self._headers) as source:
             parser = _StreamParser(request.model, source.response.headers.get("x-request-id", ""))
             async for sse in self._sse.content(source):
                 if sse.data.strip() == "[DONE]":
@@ -176,60 +183,69 @@ def _usage(raw: dict[str, Any]) -> Usage:
 # Request building
 
 
-def build_body(request: ProviderRequest, *, max_tokens_field: str = "max_tokens") -> dict[str, Any]:
-    body: dict[str, Any] = {
+def build_body(
+    request: ProviderRequest, *, max_tokens_field: str = "max_tokens", pieces: JsonPieces | None = None
+) -> bytes:
+    """The chat-completions body; each message's JSON is taken from `pieces` (made there once)."""
+    pieces = JsonPieces() if pieces is None else pieces
+    head: dict[str, Any] = {
         "model": request.model,
-        "messages": messages_param(_system_text(request), request.messages),
         "stream": True,
         "stream_options": {"include_usage": True},
         max_tokens_field: request.max_tokens,
     }
     if request.tools:
-        body["tools"] = [
+        head["tools"] = [
             {
                 "type": "function",
                 "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
             }
             for t in request.tools
         ]
-    return body
+    system = _system_text(request)
+    made = [dumps({"role": "system", "content": system})] if system else []
+    for message in request.messages:
+        if piece := pieces.piece(message, partial(message_entries, message)):
+            made.append(piece)
+    content = body(head, made)
+    pieces.request_done()
+    return content
 
 
 def _system_text(request: ProviderRequest) -> str:
     return "\n\n".join(part for part in (request.system, request.system_volatile) if part)
 
 
-def messages_param(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Chat messages: tool results become `tool` messages right after the call; thinking is not sent back."""
-    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-    for message in messages:
-        if message.role == "assistant":
-            text = message.text
-            calls = [
-                {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": json.dumps(b.input)}}
-                for b in message.tool_uses
-            ]
-            if not text and not calls:
-                continue
-            entry: dict[str, Any] = {"role": "assistant", "content": text or None}
-            if calls:
-                entry["tool_calls"] = calls
-            out.append(entry)
-            continue
-        parts: list[dict[str, Any]] = []
-        for block in message.content:
-            if isinstance(block, ToolResultBlock):
-                out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": _result_text(block)})
-            elif isinstance(block, TextBlock) and block.text:
-                parts.append({"type": "text", "text": block.text})
-            elif isinstance(block, ImageBlock):
-                parts.append({"type": "image_url", "image_url": {"url": _data_url(block)}})
-            elif isinstance(block, DocumentBlock):
-                parts.append({"type": "text", "text": as_text(block)})
-        if parts:
-            only_text = all(p["type"] == "text" for p in parts)
-            content: Any = "\n\n".join(p["text"] for p in parts) if only_text else parts
-            out.append({"role": "user", "content": content})
+def message_entries(message: Message) -> list[dict[str, Any]]:
+    """A message as chat messages: tool results become `tool` messages right after the call; thinking is not sent
+    back."""
+    if message.role == "assistant":
+        text = message.text
+        calls = [
+            {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": json.dumps(b.input)}}
+            for b in message.tool_uses
+        ]
+        if not text and not calls:
+            return []
+        entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if calls:
+            entry["tool_calls"] = calls
+        return [entry]
+    out: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            out.append({"role": "tool", "tool_call_id": block.tool_use_id, "content": _result_text(block)})
+        elif isinstance(block, TextBlock) and block.text:
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):
+            parts.append({"type": "image_url", "image_url": {"url": _data_url(block)}})
+        elif isinstance(block, DocumentBlock):
+            parts.append({"type": "text", "text": as_text(block)})
+    if parts:
+        only_text = all(p["type"] == "text" for p in parts)
+        content: Any = "\n\n".join(p["text"] for p in parts) if only_text else parts
+        out.append({"role": "user", "content": content})
     return out
 
 

@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from agentui.core.messages import DocumentBlock, Message, TextBlock, ToolResultBlock
 from agentui.core.providers.anthropic import block_param
-from agentui.core.providers.openai import messages_param
+from agentui.core.providers.openai import message_entries
 from agentui.core.tools.base import ToolContext, ToolResult
 from agentui.core.tools.read import Read, ReadArgs
 from agentui.core.workspace import Workspace
@@ -60,7 +60,7 @@ async def test_pages_as_a_document_for_models_that_read_them(ws: Workspace) -> N
     block = ToolResultBlock(tool_use_id="t", content=result.content)
     param = block_param(block)
     assert param is not None and param["content"][1] == {"type": "document", "source": document.source}
-    sent = messages_param("", [Message(role="user", content=[block])])[-1]
+    sent = message_entries(Message(role="user", content=[block]))[-1]
     assert sent == {"role": "tool", "tool_call_id": "t", "content": "PDF report.pdf: pages 2-3 of 3.\n[a PDF document]"}
 
 

@@ -1,0 +1,59 @@
+"""A request body as bytes, built from each message's JSON made once: a turn costs what is new in it, not the whole
+history again (a 1,000-turn session re-serialised 180,000 tokens for every request)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from agentui.core.escapes import scrub
+from agentui.core.identity_memo import IdentityMemo
+
+SWEEP_EVERY = 16
+"""Requests between sweeps of the pieces no request used lately (a compacted history's old messages may live on)."""
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON as the APIs take it; a lone surrogate (from an old session) is sent visibly rather than not at
+    all."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:
+        return json.dumps(scrub(value), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class JsonPieces:
+    """The JSON a provider sends for each message, made the first time it is sent and kept while the message lives
+    and requests still send it (a sub-agent's request may be built on another thread while the parent's is)."""
+
+    def __init__(self) -> None:
+        self._memo: IdentityMemo[bytes] = IdentityMemo()
+        self._lock = threading.Lock()
+
+    @property
+    def made(self) -> int:
+        """Pieces serialised so far (what a test counts)."""
+        return self._memo.made
+
+    def piece(self, owner: Any, make: Callable[[], Iterable[Any]]) -> bytes:
+        """`owner`'s piece: the values `make()` gives, as JSON joined by commas (b"" for none), made once."""
+        return self._memo.get(owner, lambda: b",".join(dumps(value) for value in make()))
+
+    def request_done(self) -> None:
+        """One more request was built; now and then, drop the pieces none of the last requests used."""
+        with self._lock:
+            self._memo.stamp += 1
+            if self._memo.stamp % SWEEP_EVERY:
+                return
+        self._memo.sweep(self._memo.stamp - SWEEP_EVERY)
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+
+def body(head: Mapping[str, Any], messages: Iterable[bytes]) -> bytes:
+    """The JSON object `head` with `"messages"`, the array of the given message JSONs, as its last member."""
+    opened = dumps(dict(head))[:-1]
+    return opened + (b',"messages":[' if len(opened) > 1 else b'"messages":[') + b",".join(messages) + b"]}"

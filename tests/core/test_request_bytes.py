@@ -1,0 +1,146 @@
+"""Requests built once: each message's JSON is made the first time it is sent and reused while it is sent again, so
+a turn costs what is new in it. Checked on what a real loopback server received, turn after turn, for both APIs."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import pytest
+
+from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.providers.anthropic import build_body as anthropic_body
+from agentui.core.providers.base import ProviderRequest
+from agentui.core.providers.openai import OpenAIProvider
+from agentui.core.providers.openai import build_body as openai_body
+from agentui.core.providers.request_bytes import SWEEP_EVERY, JsonPieces
+from tests.support.collect import collect
+from tests.support.loopback import LoopbackServer, Reply
+from tests.support.sse import anthropic_stream, data_line, openai_chunk
+
+
+def turn(number: int) -> list[Message]:
+    """A tool round: the model reads a file, the result comes back."""
+    call = ToolUseBlock(id=f"t{number}", name="Read", input={"file_path": f"f{number}.txt"})
+    return [
+        Message(role="assistant", content=[TextBlock(text=f"Reading {number}."), call]),
+        Message(role="user", content=[ToolResultBlock(tool_use_id=f"t{number}", content=f"{number}\tline")]),
+    ]
+
+
+def request(history: list[Message]) -> ProviderRequest:
+    return ProviderRequest(model="m", system="Be terse.", messages=list(history))
+
+
+async def test_anthropic_sends_each_turn_whole_and_makes_each_message_once(server: LoopbackServer) -> None:
+    provider = AnthropicProvider(api_key="k", base_url=server.url)
+    pieces = provider._pieces
+    history = [Message.user("read the files")]
+    try:
+        for number in range(1, 6):
+            history += turn(number)
+            made_before = pieces.made
+            server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "ok"}])))
+            await collect(provider, request(history))
+            body = server.requests[-1].json()
+            # Everything is there, in order, merged by role, with only the last block marked.
+            assert [m["role"] for m in body["messages"]] == ["user", *["assistant", "user"] * number]
+            assert body["messages"][-2]["content"][1]["input"] == {"file_path": f"f{number}.txt"}
+            assert body["messages"][-1]["content"] == [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": f"t{number}",
+                    "content": f"{number}\tline",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ]
+            assert json.dumps(body).count("cache_control") == 2  # (the system prompt's and the last block's)
+            # Made this turn: the message that was last before (now with no mark; the first prompt at first) and the
+            # new assistant message; the new last one is made afresh with its mark, not kept.
+            assert pieces.made - made_before == 2
+    finally:
+        await provider.aclose()
+
+
+def test_the_mark_goes_to_the_last_block_sent_when_the_last_message_sends_nothing() -> None:
+    history = [
+        Message.user("hi"),
+        Message(role="assistant", content=[TextBlock(text="hello")]),
+        Message(role="assistant", content=[ThinkingBlock(thinking="unsigned"), TextBlock(text="")]),
+    ]
+    pieces = JsonPieces()
+    body = json.loads(anthropic_body(request(history), pieces))
+    assert body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]},
+    ]
+    again = json.loads(anthropic_body(request([*history, Message.user("and?")]), pieces))
+    assert again["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}
+    assert again["messages"][2]["content"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_a_lone_surrogate_in_an_old_message_is_sent_visibly_and_the_rest_as_it_is() -> None:
+    history = [Message.user("bad \ud800 text"), Message(role="assistant", content=[TextBlock(text="ok ✓")])]
+    history.append(Message.user("next"))
+    for build in (anthropic_body, openai_body):
+        raw = build(request(history), pieces=JsonPieces())
+        text = raw.decode()  # (valid UTF-8: the surrogate did not stop the request)
+        assert "ok ✓" in text and "next" in text
+        assert "\ud800" not in text and "bad " in text
+
+
+def test_a_message_dropped_from_the_history_takes_its_json_with_it() -> None:
+    pieces = JsonPieces()
+    history = [Message.user("first"), *turn(1), *turn(2), Message.user("last")]
+    anthropic_body(request(history), pieces)
+    assert len(pieces) == len(history) - 1  # (the last message is made afresh each time)
+    del history[1:3]
+    gc.collect()
+    assert len(pieces) == len(history) - 1
+
+
+def test_what_no_request_sends_any_more_is_swept_even_while_the_message_lives() -> None:
+    pieces = JsonPieces()
+    old = [Message.user("old"), *turn(1)]
+    anthropic_body(request([*old, Message.user("now")]), pieces)
+    kept_old = len(pieces)
+    assert kept_old == len(old)
+    summary = Message.user("summary")
+    for _ in range(2 * SWEEP_EVERY):  # (compacted: only a summary and new turns are sent)
+        anthropic_body(request([summary, Message.user("now")]), pieces)
+    assert len(pieces) == 1  # (the summary's own)
+    assert all(message is not None for message in old)
+
+
+async def test_openai_sends_each_turn_whole_and_makes_each_message_once(server: LoopbackServer) -> None:
+    provider = OpenAIProvider(api_key="k", base_url=server.url + "/v1")
+    pieces = provider._pieces
+    history = [Message.user("read the files")]
+    try:
+        for number in range(1, 5):
+            history += turn(number)
+            made_before = pieces.made
+            server.enqueue(
+                Reply(chunks=[openai_chunk({"content": "ok"}), openai_chunk({}, "stop"), data_line("[DONE]")])
+            )
+            await collect(provider, request(history))
+            body = server.requests[-1].json()
+            assert body["messages"][0] == {"role": "system", "content": "Be terse."}
+            assert [m["role"] for m in body["messages"][1:]] == ["user", *["assistant", "tool"] * number]
+            assert body["messages"][-1] == {"role": "tool", "tool_call_id": f"t{number}", "content": f"{number}\tline"}
+            assert body["stream"] is True and body["max_tokens"] == 8192
+            assert pieces.made - made_before == (3 if number == 1 else 2)
+    finally:
+        await provider.aclose()
+
+
+@pytest.mark.parametrize("build", [anthropic_body, openai_body])
+def test_the_same_history_twice_makes_nothing_new_and_sends_the_same_bytes(build) -> None:  # type: ignore[no-untyped-def]
+    pieces = JsonPieces()
+    history = [Message.user("first"), *turn(1), *turn(2)]
+    first = build(request(history), pieces=pieces)
+    made = pieces.made
+    assert build(request(history), pieces=pieces) == first
+    assert pieces.made == made
+    assert first == build(request(history), pieces=JsonPieces())  # (the same as made from nothing)
