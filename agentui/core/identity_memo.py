@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+
+
+class _Ref(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference that knows its key (one callback for all, no closure per entry)."""
+
+    __slots__ = ("key",)
+    key: int
 
 
 class IdentityMemo(Generic[T]):
@@ -18,7 +24,8 @@ class IdentityMemo(Generic[T]):
     Safe to use from several threads at once: each step is one dictionary operation."""
 
     def __init__(self) -> None:
-        self._kept: dict[int, tuple[weakref.ref[Any], T, int]] = {}
+        self._kept: dict[int, tuple[_Ref, T, int]] = {}
+        self._dropped = self._forget  # (made once: every reference shares it)
         self.stamp = 0
         """Advanced by the user (a request built, say): what each value was last used at, for `sweep`."""
         self.made = 0
@@ -33,8 +40,14 @@ class IdentityMemo(Generic[T]):
             return kept[1]
         value = make()
         self.made += 1
-        self._kept[key] = (weakref.ref(owner, partial(self._forget, key)), value, self.stamp)
+        ref = _Ref(owner, self._dropped)
+        ref.key = key
+        self._kept[key] = (ref, value, self.stamp)
         return value
+
+    def __contains__(self, owner: object) -> bool:
+        kept = self._kept.get(id(owner))
+        return kept is not None and kept[0]() is owner
 
     def sweep(self, before: int) -> None:
         """Drop the values last used before stamp `before` (their objects may live on, no longer used)."""
@@ -45,8 +58,10 @@ class IdentityMemo(Generic[T]):
     def clear(self) -> None:
         self._kept.clear()
 
-    def _forget(self, key: int, _: object) -> None:
-        self._kept.pop(key, None)
+    def _forget(self, ref: _Ref) -> None:
+        kept = self._kept.get(ref.key)
+        if kept is not None and kept[0] is ref:  # (not a newer object's at the same address)
+            self._kept.pop(ref.key, None)
 
     def __len__(self) -> int:
         return len(self._kept)

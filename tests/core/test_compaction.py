@@ -113,16 +113,16 @@ def test_shortening_again_on_a_later_turn_counts_only_what_is_new() -> None:
     counted: list[str] = []
     estimate = counter.count
     counter.count = lambda text: counted.append(text) or estimate(text)  # type: ignore[method-assign]
-    messages = history(6, size=400)
-    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    messages = history(6, size=2_000)
+    compaction.shorten_tool_results(messages, 100_000, counter, before=len(messages) - 2)
     first = len(counted)
     assert first >= 5
-    messages += turn("t6", "RESULT-6 " + "r" * 400)
-    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    messages += turn("t6", "RESULT-6 " + "r" * 2_000)
+    compaction.shorten_tool_results(messages, 100_000, counter, before=len(messages) - 2)
     assert len(counted) - first == 1  # (the one result new to the range)
     encoder = SimpleNamespace(encode=lambda text, disallowed_special=(): text.split())
     counter._encoding = lambda: encoder  # type: ignore[method-assign]
-    compaction.shorten_tool_results(messages, 10_000, counter, before=len(messages) - 2)
+    compaction.shorten_tool_results(messages, 100_000, counter, before=len(messages) - 2)
     assert len(counted) - first - 1 == first + 1
 
 

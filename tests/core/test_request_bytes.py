@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.messages import ImageBlock, Message, TextBlock, ThinkingBlock, ToolResultBlock, ToolUseBlock
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.anthropic import build_body as anthropic_body
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.providers.openai import OpenAIProvider
 from agentui.core.providers.openai import build_body as openai_body
-from agentui.core.providers.request_bytes import SWEEP_EVERY, JsonPieces
+from agentui.core.providers.request_bytes import ON_A_THREAD, SWEEP_EVERY, JsonPieces
 from tests.support.collect import collect
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream, data_line, openai_chunk
@@ -144,3 +144,27 @@ def test_the_same_history_twice_makes_nothing_new_and_sends_the_same_bytes(build
     assert build(request(history), pieces=pieces) == first
     assert pieces.made == made
     assert first == build(request(history), pieces=JsonPieces())  # (the same as made from nothing)
+
+
+def test_a_value_is_never_given_for_a_newer_object_at_a_dead_ones_address() -> None:
+    from agentui.core.identity_memo import IdentityMemo
+
+    memo: IdentityMemo[str] = IdentityMemo()
+    seen = set()
+    for number in range(2_000):  # (CPython reuses a freed object's address at once)
+        message = Message.user(f"m{number}")
+        assert memo.get(message, lambda message=message: message.text) == f"m{number}"
+        seen.add(id(message))
+        del message
+    assert len(seen) < 2_000 and len(memo) == 0
+
+
+def test_what_is_new_to_a_request_is_measured_to_choose_a_thread_for_a_large_one() -> None:
+    pieces = JsonPieces()
+    history = [Message.user("x" * 300_000), *turn(1)]
+    assert pieces.new_chars(history) > ON_A_THREAD  # (a resumed session's first request, say)
+    anthropic_body(request(history), pieces)
+    history += turn(2)
+    assert pieces.new_chars(history) < 100  # (a turn's own: the last result and the call before it)
+    image = ImageBlock(source={"type": "base64", "media_type": "image/png", "data": "A" * 400_000})
+    assert pieces.new_chars([*history, Message(role="user", content=[image])]) > ON_A_THREAD

@@ -203,6 +203,20 @@ _LOADING = object()
 ENCODINGS = _Encodings()
 
 
+MEMO_CHARS = 1_000
+"""A block of at least this many characters has its count kept (a smaller one is counted again when asked)."""
+
+
+def _small(block: Any) -> bool:
+    if isinstance(block, TextBlock):
+        return len(block.text) < MEMO_CHARS
+    if isinstance(block, ThinkingBlock):
+        return len(block.thinking) < MEMO_CHARS
+    if isinstance(block, ToolResultBlock):
+        return isinstance(block.content, str) and len(block.content) < MEMO_CHARS
+    return isinstance(block, ImageBlock | DocumentBlock)  # (counted by size, not read)
+
+
 class TokenCounter:
     """Counts with tiktoken when its encoding is on disk (loaded in the background), else estimates at about four
     characters a token.
@@ -258,6 +272,8 @@ class TokenCounter:
     def block(self, block: Any) -> int:
         """A block's tokens, counted once while it lives (a long session's compaction asks again for the same tool
         results on every turn), and again if the encoder arrived since."""
+        if _small(block):
+            return self._block(block)  # (as cheap to count as to look up, and nothing kept for it)
         encoding = self._encoding()
         if encoding is not self._blocks_by:
             self._blocks, self._blocks_by = IdentityMemo(), encoding

@@ -5,12 +5,23 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from agentui.core.escapes import scrub
 from agentui.core.identity_memo import IdentityMemo
+from agentui.core.messages import (
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
+ON_A_THREAD = 256 * 1024
+"""Characters new to a request (not made for an earlier one) past which it is made on a thread, not the event loop's."""
 SWEEP_EVERY = 16
 """Requests between sweeps of the pieces no request used lately (a compacted history's old messages may live on)."""
 
@@ -41,6 +52,10 @@ class JsonPieces:
         """`owner`'s piece: the values `make()` gives, as JSON joined by commas (b"" for none), made once."""
         return self._memo.get(owner, lambda: b",".join(dumps(value) for value in make()))
 
+    def new_chars(self, messages: Sequence[Message]) -> int:
+        """About how many characters of `messages` are not made yet (the last is never kept: it carries the mark)."""
+        return sum(_rough_size(message) for message in messages if message not in self._memo)
+
     def request_done(self) -> None:
         """One more request was built; now and then, drop the pieces none of the last requests used."""
         with self._lock:
@@ -51,6 +66,23 @@ class JsonPieces:
 
     def __len__(self) -> int:
         return len(self._memo)
+
+
+def _rough_size(message: Message) -> int:
+    size = 0
+    for block in message.content:
+        match block:
+            case TextBlock(text=text) | ThinkingBlock(thinking=text):
+                size += len(text)
+            case ToolResultBlock(content=str() as text):
+                size += len(text)
+            case ToolResultBlock(content=items):
+                size += sum(len(str(getattr(item, "text", "") or getattr(item, "source", ""))) for item in items)
+            case ImageBlock(source=source) | DocumentBlock(source=source):
+                size += len(str(source.get("data", "")))
+            case ToolUseBlock(input=arguments):
+                size += sum(len(str(value)) for value in arguments.values())
+    return size
 
 
 def body(head: Mapping[str, Any], messages: Iterable[bytes]) -> bytes:
