@@ -45,6 +45,13 @@ class IdentityMemo(Generic[T]):
         self._kept[key] = (ref, value, self.stamp)
         return value
 
+    def touch(self, owner: object) -> None:
+        """`owner`'s value (if any) counts as used now."""
+        key = id(owner)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0]() is owner and kept[2] != self.stamp:
+            self._kept[key] = (kept[0], kept[1], self.stamp)
+
     def __contains__(self, owner: object) -> bool:
         kept = self._kept.get(id(owner))
         return kept is not None and kept[0]() is owner

@@ -96,6 +96,7 @@ def test_a_message_dropped_from_the_history_takes_its_json_with_it() -> None:
     anthropic_body(request(history), pieces)
     assert len(pieces) == len(history) - 1  # (the last message is made afresh each time)
     del history[1:3]
+    anthropic_body(request(history), pieces)  # (the last request's messages are kept until the next one)
     gc.collect()
     assert len(pieces) == len(history) - 1
 
@@ -168,3 +169,43 @@ def test_what_is_new_to_a_request_is_measured_to_choose_a_thread_for_a_large_one
     assert pieces.new_chars(history) < 100  # (a turn's own: the last result and the call before it)
     image = ImageBlock(source={"type": "base64", "media_type": "image/png", "data": "A" * 400_000})
     assert pieces.new_chars([*history, Message(role="user", content=[image])]) > ON_A_THREAD
+
+
+@pytest.mark.parametrize("build", [anthropic_body, openai_body])
+@pytest.mark.parametrize("seed", range(6))
+def test_turn_after_turn_the_bytes_are_those_made_from_nothing(build, seed: int) -> None:  # type: ignore[no-untyped-def]
+    """A history grown, shortened in the middle, cut back (a rewind), compacted, with messages of one role in a row
+    and messages that send nothing: each request made with what earlier ones kept is the one made afresh."""
+    import random
+
+    rng = random.Random(seed)
+    pieces = JsonPieces()
+    history = [Message.user("start")]
+    for step in range(120):
+        move = rng.random()
+        if move < 0.5:
+            history += turn(step)
+        elif move < 0.6:
+            history.append(Message.user(f"more {step}"))  # (two user messages in a row: merged)
+        elif move < 0.65:
+            history.append(Message(role="assistant", content=[ThinkingBlock(thinking="unsigned")]))  # (sends nothing)
+        elif move < 0.8 and len(history) > 3:
+            index = rng.randrange(1, len(history) - 1)  # (a result shortened: a new message in its place)
+            history[index] = history[index].model_copy(update={"content": [TextBlock(text=f"short {step}")]})
+        elif move < 0.9 and len(history) > 3:
+            del history[rng.randrange(1, len(history)) :]  # (rewound)
+        elif move < 0.95:
+            history = [Message.user(f"summary {step}"), *history[-2:]]  # (compacted)
+        sent = build(request(history), pieces=pieces)
+        assert sent == build(request(history), pieces=JsonPieces()), step
+        json.loads(sent)
+
+
+def test_a_message_changed_in_the_middle_is_sent_as_it_is_now() -> None:
+    pieces = JsonPieces()
+    history = [Message.user("start"), *turn(1), *turn(2), *turn(3)]
+    anthropic_body(request(history), pieces)
+    history[2] = Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="[cleared]")])
+    history += turn(4)
+    body = json.loads(anthropic_body(request(history), pieces))
+    assert body["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": "t1", "content": "[cleared]"}]

@@ -211,24 +211,38 @@ def build_body(request: ProviderRequest, pieces: JsonPieces | None = None) -> by
 
 
 def messages_json(messages: Sequence[Message], pieces: JsonPieces) -> list[bytes]:
-    """History as the API takes it: consecutive messages of one role merged, unsendable blocks dropped, the last
-    block sent marked as the cache breakpoint (so the last message that sends one is made afresh)."""
+    """History as the API takes it (pieces of the array, an empty one meaning none): consecutive messages of one
+    role merged, unsendable blocks dropped, the last block sent marked as the cache breakpoint (so the last message
+    that sends one is made afresh). What the last request made of the messages before its last is taken up where
+    this one begins with the same."""
     last = next((n for n in range(len(messages) - 1, -1, -1) if any(map(_sendable, messages[n].content))), -1)
-    groups: list[tuple[str, list[bytes]]] = []
-    for n, message in enumerate(messages[: last + 1]):
-        if n == last:
-            params = [param for block in message.content if (param := block_param(block)) is not None]
-            params[-1] = {**params[-1], "cache_control": EPHEMERAL}
-            content = b",".join(dumps(param) for param in params)
-        else:
-            content = pieces.piece(message, partial(_params, message))
+    if last < 0:
+        return []
+    start, made = pieces.resume(messages[:last])
+    closed, role, parts = made if made is not None else (b"", "", ())
+    finished: list[bytes] = [closed] if closed else []
+    parts = list(parts)
+    for message in messages[start:last]:
+        content = pieces.piece(message, partial(_params, message))
         if not content:
             continue
-        if groups and groups[-1][0] == message.role:
-            groups[-1][1].append(content)
-        else:
-            groups.append((message.role, [content]))
-    return [b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(parts)) for role, parts in groups]
+        if message.role != role:
+            if parts:
+                finished.append(_group(role, parts))
+            role, parts = message.role, []
+        parts.append(content)
+    closed = b",".join(finished)
+    pieces.keep(messages[:last], (closed, role, tuple(parts)))
+    params = [param for block in messages[last].content if (param := block_param(block)) is not None]
+    params[-1] = {**params[-1], "cache_control": EPHEMERAL}
+    final = b",".join(dumps(param) for param in params)
+    if messages[last].role == role:
+        return [closed, _group(role, [*parts, final])]
+    return [closed, _group(role, parts) if parts else b"", _group(messages[last].role, [final])]
+
+
+def _group(role: str, parts: Sequence[bytes]) -> bytes:
+    return b'{"role":"%s","content":[%s]}' % (role.encode(), b",".join(parts))
 
 
 def _params(message: Message) -> Iterable[dict[str, Any]]:

@@ -203,11 +203,14 @@ def build_body(
             for t in request.tools
         ]
     system = _system_text(request)
-    made = [dumps({"role": "system", "content": system})] if system else []
-    for message in request.messages:
+    start, closed = pieces.resume(request.messages)  # (what the last request made of the history it sent)
+    made = [closed] if closed else []
+    for message in request.messages[start:]:
         if piece := pieces.piece(message, partial(message_entries, message)):
             made.append(piece)
-    content = body(head, made)
+    history = b",".join(made)
+    pieces.keep(request.messages, history)
+    content = body(head, [dumps({"role": "system", "content": system}) if system else b"", history])
     pieces.request_done()
     return content
 

@@ -42,6 +42,9 @@ class JsonPieces:
     def __init__(self) -> None:
         self._memo: IdentityMemo[bytes] = IdentityMemo()
         self._lock = threading.Lock()
+        self._prefix: tuple[list[Message], Any] = ([], None)
+        """The messages the last request began with, and what the provider made of them: the next request, the same
+        history with a turn more, goes on from there."""
 
     @property
     def made(self) -> int:
@@ -53,8 +56,27 @@ class JsonPieces:
         return self._memo.get(owner, lambda: b",".join(dumps(value) for value in make()))
 
     def new_chars(self, messages: Sequence[Message]) -> int:
-        """About how many characters of `messages` are not made yet (the last is never kept: it carries the mark)."""
-        return sum(_rough_size(message) for message in messages if message not in self._memo)
+        """About how many characters at the end of `messages` are not made yet (a message changed in the middle, a
+        tool result shortened, is small)."""
+        size = 0
+        for message in reversed(messages):
+            if message in self._memo:
+                break
+            size += _rough_size(message)
+        return size
+
+    def resume(self, messages: Sequence[Message]) -> tuple[int, Any]:
+        """How many of `messages` the last request began with, and what was made of them (0 and None if it began
+        otherwise)."""
+        kept, made = self._prefix
+        count = len(kept)
+        if count and len(messages) >= count and messages[count - 1] is kept[-1] and list(messages[:count]) == kept:
+            return count, made  # (list equality looks at identity first: one pass in C over the same objects)
+        return 0, None
+
+    def keep(self, messages: Sequence[Message], made: Any) -> None:
+        """What was made of `messages`, for the next request that begins with them."""
+        self._prefix = (list(messages), made)
 
     def request_done(self) -> None:
         """One more request was built; now and then, drop the pieces none of the last requests used."""
@@ -62,6 +84,8 @@ class JsonPieces:
             self._memo.stamp += 1
             if self._memo.stamp % SWEEP_EVERY:
                 return
+        for message in self._prefix[0]:  # (taken whole from the prefix, their pieces were not asked for: still used)
+            self._memo.touch(message)
         self._memo.sweep(self._memo.stamp - SWEEP_EVERY)
 
     def __len__(self) -> int:
@@ -86,6 +110,8 @@ def _rough_size(message: Message) -> int:
 
 
 def body(head: Mapping[str, Any], messages: Iterable[bytes]) -> bytes:
-    """The JSON object `head` with `"messages"`, the array of the given message JSONs, as its last member."""
+    """The JSON object `head` with `"messages"`, the array of the given message JSONs (each one or more messages; an
+    empty one is left out), as its last member."""
     opened = dumps(dict(head))[:-1]
-    return opened + (b',"messages":[' if len(opened) > 1 else b'"messages":[') + b",".join(messages) + b"]}"
+    listed = b",".join(part for part in messages if part)
+    return opened + (b',"messages":[' if len(opened) > 1 else b'"messages":[') + listed + b"]}"
