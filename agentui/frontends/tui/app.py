@@ -21,6 +21,7 @@ from textual import work
 from textual.containers import Vertical
 
 from agentui import __version__
+from agentui.frontends.tui import strip_cycles
 from agentui.frontends.tui.app_keys import SHELL_GROUP
 from agentui.frontends.tui.app_opening import AppOpening
 from agentui.frontends.tui.clipboard import Copier
@@ -76,6 +77,7 @@ class AgentApp(AppOpening):
         resuming: Callable[[], SessionRequest] | None = None,
         cwd: Path | None = None,
     ) -> None:
+        strip_cycles.apply()  # (before anything is drawn)
         super().__init__()
         self.launch = launch
         self.problem = problem
