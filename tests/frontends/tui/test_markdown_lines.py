@@ -169,3 +169,28 @@ def test_a_found_text_is_marked_where_it_is_drawn() -> None:
     strip = _marked(Strip([Segment("the Zanzibar config, zanzibar again")]), "zanzibar", mark)
     marked = "".join(segment.text for segment in strip if segment.style == mark)
     assert marked == "Zanzibarzanzibar" and strip.text == "the Zanzibar config, zanzibar again"
+
+
+async def test_a_code_block_closed_with_its_last_line_is_shown_from_the_lines_drawn_while_it_streamed() -> None:
+    """The last line usually arrives with the closing fence, so it was never drawn whole: it is highlighted alone
+    then, and the block shows at once, not drawn whole between two frames (~100 ms for 300 lines, the longest frame
+    gap of a streamed answer); the whole highlighting follows from a worker thread."""
+    code = [f"    value_{n} = compute(items[{n}])  # step {n}" for n in range(40)]
+    app = Answers()
+    async with app.run_test(size=(80, 60)) as pilot:
+        streamed = app.query_one("#streamed", MarkdownLines)
+        streamed.append("Intro.\n\n```python\ndef run(items):\n")
+        for line in code[:-1]:
+            streamed.append(line + "\n")
+            await pilot.pause()  # (each line drawn as it comes, as batches are)
+        streamed.append(code[-1][:10])
+        await pilot.pause()
+        streamed.append(code[-1][10:] + "\n```\n\nAfter.\n")
+        block = next(block for block in streamed._blocks if block.is_code)
+        assert block.lines is not None and len(block.lines) == block.height == len(code) + 3
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        whole = app.query_one("#whole", MarkdownLines)
+        whole.append(streamed.source)
+        await pilot.pause()
+        assert screen_text(streamed) == screen_text(whole)

@@ -172,16 +172,15 @@ class MarkdownLines(Widget):
         if not width or base is None:
             return
         language = block.language or "text"
-        rows: list[Strip] = []
-        for line in block.code or [""]:
-            found = self._code_lines.get((language, line))
-            if found is None:
-                return  # not all of it was on screen: it is drawn when it is
-            rows += found
-        blank = Strip.blank(width, _code_background())
-        block.lines = [strip.apply_style(base) for strip in [blank, *rows, blank]]
-        block.width, block.style, block.height = width, base, len(block.lines)
+        missing = sum(1 for line in block.code or [""] if (language, line) not in self._code_lines)
+        if missing > UNDRAWN_AT_MOST:
+            return  # not drawn while it streamed (off screen): drawn when it is
+        # (the last line usually: it is completed in the same batch as the closing fence, so it was never drawn whole)
         console = self.app.console
+        options = console.options.update(width=width, height=None)
+        drawn = _draw_code(block, console, options, width, self._code_lines)
+        block.lines = [strip.apply_style(base) for strip in drawn]
+        block.width, block.style, block.height = width, base, len(block.lines)
 
         def highlight() -> None:
             drawn = [strip.apply_style(base) for strip in _draw(block, console, width)]
@@ -335,6 +334,11 @@ def _measure(block: _Block, console: Console, width: int, base: Style) -> None:
         return  # drawn when first on screen
     block.lines = [strip.apply_style(base) for strip in _draw(block, console, width)]
     block.height = len(block.lines)
+
+
+UNDRAWN_AT_MOST = 8
+"""Lines of a just-completed code block highlighted one at a time (as while it streamed) when they were not drawn yet;
+with more, the block is drawn whole when it is on screen."""
 
 
 def _draw(
