@@ -180,6 +180,29 @@ async def test_shortening_old_tool_results_comes_first_and_may_be_enough() -> No
     assert old[2].content[0].content.startswith("RESULT-0")  # the caller's list (as the session has it) is untouched
 
 
+async def test_shortening_again_and_again_in_a_long_run_is_said_once() -> None:
+    agent, _, seen = make_agent([], messages=history(40, size=3_000), context_window=40_000, compact_threshold=0.7)
+    messages = agent.history.messages
+    shortened_before = []
+    for round_ in range(3):  # (the run goes on: new results fill the window again, older ones are shortened again)
+        if round_:
+            for number in range(30):
+                messages += turn(f"n{round_}-{number}", "RESULT-new " + "r" * 3_000)
+        agent.compactor.recount()
+        await agent.compactor.fit()
+        shortened_before.append(
+            sum(
+                isinstance(b, ToolResultBlock) and b.content.startswith(PLACEHOLDER_PREFIX)
+                for m in messages
+                for b in m.content
+            )
+        )
+    assert shortened_before[0] < shortened_before[1] < shortened_before[2]  # (shortened in each round)
+    said = [e for e in seen if isinstance(e, Notice) and "shortened" in e.message]
+    assert len(said) == 1 and "the session file keeps them whole" in said[0].message
+    assert not any(isinstance(e, CompactionStart) for e in seen)
+
+
 async def test_nothing_happens_below_the_threshold_or_with_auto_compact_off() -> None:
     agent, provider, _ = make_agent(
         [{"text": "Answer."}], messages=history(40, size=400, talk=2000), context_window=24_000, auto_compact=False

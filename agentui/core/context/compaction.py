@@ -313,6 +313,7 @@ class Compactor:
         self.agent = agent
         self.meter = history.meter
         history.count_overhead_with(self._overhead)
+        self._said_shortened = False
 
     def window(self) -> int | None:
         """The model's context window in tokens, if known."""
@@ -443,7 +444,13 @@ class Compactor:
             self.meter.shrunk(index, freed)
         if changed:
             self.history.generation += 1
-            self._notice("info", f"Older tool results in {len(changed)} messages were shortened to save context.")
+            if not self._said_shortened:  # (late in a long run it happens every few turns: said once, not each time)
+                self._said_shortened = True
+                self._notice(
+                    "info",
+                    f"Older tool results in {len(changed)} messages were shortened to save context; older ones are "
+                    "shortened as the conversation goes on, without a word (the session file keeps them whole).",
+                )
         return len(changed)
 
     def _notice(self, level: Literal["info", "warning"], message: str) -> None:
