@@ -209,3 +209,21 @@ def test_a_message_changed_in_the_middle_is_sent_as_it_is_now() -> None:
     history += turn(4)
     body = json.loads(anthropic_body(request(history), pieces))
     assert body["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": "t1", "content": "[cleared]"}]
+
+
+async def test_a_request_with_much_new_is_made_on_a_thread_and_a_turn_s_own_at_once() -> None:
+    import threading
+
+    pieces = JsonPieces()
+    history = [Message.user("x" * 300_000), *turn(1)]
+    seen: list[threading.Thread] = []
+
+    def build() -> bytes:
+        seen.append(threading.current_thread())
+        return anthropic_body(request(history), pieces)
+
+    first = await pieces.build(history, build)
+    history += turn(2)
+    await pieces.build(history, build)
+    assert seen[0] is not threading.current_thread() and seen[1] is threading.current_thread()
+    assert json.loads(first)["messages"][0]["content"][0]["text"] == "x" * 300_000

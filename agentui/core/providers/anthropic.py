@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -22,7 +21,7 @@ from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
-from agentui.core.providers.request_bytes import ON_A_THREAD, JsonPieces, body, dumps
+from agentui.core.providers.request_bytes import JsonPieces, body, dumps
 from agentui.core.providers.stream import (
     BlockDelta,
     BlockStart,
@@ -79,10 +78,7 @@ class AnthropicProvider:
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        if self._pieces.new_chars(request.messages) > ON_A_THREAD:  # (a resumed session's first, a large paste)
-            content = await asyncio.to_thread(build_body, request, self._pieces)
-        else:  # (a turn's own: less than a thread's hand-off costs, and no memory arena of the thread's)
-            content = build_body(request, self._pieces)
+        content = await self._pieces.build(request.messages, partial(build_body, request, self._pieces))
         headers = self._headers
         if request.model != without_long_context(request.model)[0]:
             # "claude-sonnet-5[1m]": the 1M-token window, asked for as Claude Code does

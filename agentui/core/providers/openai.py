@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterable
@@ -21,7 +20,7 @@ from agentui.core.messages import (
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
-from agentui.core.providers.request_bytes import ON_A_THREAD, JsonPieces, body, dumps
+from agentui.core.providers.request_bytes import JsonPieces, body, dumps
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -58,9 +57,7 @@ class OpenAIProvider:
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         build = partial(build_body, request, max_tokens_field=self._max_tokens_field, pieces=self._pieces)
-        # (on a thread when much is new: a resumed session's first request, a large paste)
-        large = self._pieces.new_chars(request.messages) > ON_A_THREAD
-        content = await asyncio.to_thread(build) if large else build()
+        content = await self._pieces.build(request.messages, build)
         async with self._sse.post(self.url, content, self._headers) as source:
             parser = _StreamParser(request.model, source.response.headers.get("x-request-id", ""))
             async for sse in self._sse.content(source):

@@ -3,6 +3,7 @@ history again (a 1,000-turn session re-serialised 180,000 tokens for every reque
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,6 +65,14 @@ class JsonPieces:
                 break
             size += _rough_size(message)
         return size
+
+    async def build(self, messages: Sequence[Message], build: Callable[[], bytes]) -> bytes:
+        """What `build` makes of a request of `messages`: on a thread when much of it is new (a resumed session's
+        first request, a large paste or image), else at once (a turn's own costs less than a thread's hand-off, and
+        no memory arena of the thread's)."""
+        if self.new_chars(messages) > ON_A_THREAD:
+            return await asyncio.to_thread(build)
+        return build()
 
     def resume(self, messages: Sequence[Message]) -> tuple[int, Any]:
         """How many of `messages` the last request began with, and what was made of them (0 and None if it began

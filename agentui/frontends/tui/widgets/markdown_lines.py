@@ -295,8 +295,9 @@ class MarkdownLines(Widget):
         return "" if found is None else self._line_of(*found, width).text.rstrip()
 
     def _line_of(self, block: _Block, row: int, width: int) -> Strip:
-        """A block's line, drawn on the widget's colours. Lines are kept styled: every Strip Textual makes ends up in
-        a reference cycle (its caches hold it), so a strip made per frame is work for the cyclic collector."""
+        """A block's line, drawn on the widget's colours. Lines are kept styled: a strip made per frame is work for
+        each frame, and (before `strip_cycles`, for any strip Textual still caches in itself) for the cyclic
+        collector."""
         base = self.rich_style
         if block.lines is None or block.width != width or block.style != base:
             open_code = block is self._tail and block.is_code
