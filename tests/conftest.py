@@ -72,6 +72,14 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty project directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
 def agentui_bin() -> str:
     """The installed `agentui` command of the environment running the tests."""
     path = Path(sys.executable).parent / "agentui"

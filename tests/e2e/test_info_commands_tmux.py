@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 MODELS = Reply(chunks=[b'{"data": [{"id": "claude-sonnet-4-5"}], "has_more": false}'], content_type="application/json")
 
 
@@ -26,13 +25,6 @@ def _answer(text: str, input_tokens: int) -> Reply:
 def _flat(screen: str) -> str:
     """The screen's words in one line: a sentence wrapped at the edge reads whole."""
     return " ".join(screen.split())
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 @pytest.mark.parametrize("size", SIZES)

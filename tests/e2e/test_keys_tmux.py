@@ -13,11 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 
 def _reply(*blocks: dict[str, object], stop: str = "end_turn") -> Reply:

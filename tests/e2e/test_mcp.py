@@ -35,13 +35,6 @@ def answer(text: str = "Done.") -> Reply:
     return Reply(chunks=anthropic_stream([{"type": "text", "text": text}]))
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
 def run(
     agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: Path, *flags: str
 ) -> subprocess.CompletedProcess[str]:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.test_print_background import last_results, text_of, tool_call
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
@@ -39,13 +37,6 @@ def run(agentui_bin: str, env: dict[str, str], server: LoopbackServer, project: 
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     return done.stdout
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 def test_plan_mode_in_print_mode_asks_no_one_and_changes_nothing(

@@ -20,13 +20,6 @@ from tests.support.sse import anthropic_stream
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
-
-
 def agentui(agentui_bin: str, project: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [agentui_bin, *args], env=env, cwd=project, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL

@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 
 def _text(text: str) -> Reply:
@@ -26,13 +24,6 @@ def _prompt_text(request: Any) -> str:
     """What the last user message of `request` says."""
     content = request.json()["messages"][-1]["content"]
     return content if isinstance(content, str) else "".join(b.get("text", "") for b in content if b["type"] == "text")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 @pytest.mark.parametrize("size", SIZES)

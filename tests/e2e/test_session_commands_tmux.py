@@ -15,11 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 
 def text_reply(text: str) -> Reply:
@@ -29,13 +27,6 @@ def text_reply(text: str) -> Reply:
 def conversation_requests(server: LoopbackServer) -> list[dict[str, Any]]:
     """The bodies of the requests the conversation made (side calls, such as titles, carry no tools)."""
     return [r.json() for r in server.requests if "tools" in r.json()]
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 @pytest.fixture

@@ -12,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from agentui.core.session.paths import project_dir
-from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
 STATUS_SCRIPT = """\
 import json, sys
@@ -30,13 +28,6 @@ print(f"\\033[1;36m<{d['model']['display_name']}>\\033[0m ctx {shown} +{d['cost'
 
 def _claude_settings(env: dict[str, str]) -> Path:
     return Path(env["HOME"]) / ".claude" / "settings.json"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 @pytest.mark.parametrize("size", SIZES)

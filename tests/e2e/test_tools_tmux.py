@@ -8,8 +8,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.core.tools.test_bash import processes_with
 from tests.e2e.test_day_tmux import _reply, _text, _tool
 from tests.e2e.test_tui_tmux import Terminal, app_env
@@ -26,13 +24,6 @@ QUESTION = {
 }
 PLAN = "# Greeting plan\n\n1. Write **greeting.txt** with the chosen greeting\n2. Start the ticker\n"
 TICKER = "for i in $(seq 1 100000); do echo tick $i; sleep 0.2137; done"  # (0.2137: this test's own sleeps)
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    root.mkdir()
-    return root
 
 
 def _results(server: LoopbackServer) -> dict[str, object]:

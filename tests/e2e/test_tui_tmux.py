@@ -19,6 +19,9 @@ from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sessions import claude_code_log_reads, lines
 from tests.support.sse import anthropic_stream
 
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+"""The two terminal sizes the app is checked at end to end."""
+
 
 class Terminal:
     """A tmux server of its own (its own socket), one window, read back with capture-pane."""
