@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from textual.content import Content
 from textual.widgets import Static
@@ -15,6 +15,7 @@ from agentui.frontends.tui.attention import call_attention
 from agentui.frontends.tui.history_view import (
     INIT_PROMPT,
     History,
+    Result,
     prompt_text,
     read_history,
     shell_record,
@@ -29,6 +30,8 @@ from agentui.frontends.tui.widgets.transcript import Notice, Transcript, UserPro
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+
+    from textual.widget import Widget
 
     from agentui.api import Conversation, LoadedSession, SessionRequest
     from agentui.api.events import (
@@ -80,7 +83,8 @@ class ConversationView:
         self._expanding = False
         """A custom command as typed was just shown: the prompt it expanded to, which comes next, is not."""
         self.history = HistoryWindow(transcript, lambda: self._cwd)
-        """A resumed session's parts, drawn as the reader comes near them."""
+        """A resumed session's parts, and the live ones old enough, drawn as the reader comes near them."""
+        transcript.retire = self._retire
         self._previewed_in: Path | None = None
         self.verbose = False
         """Claude Code's verbose output: every tool's result and the model's thinking open as they come."""
@@ -455,10 +459,45 @@ class ConversationView:
         """The session previewed could not be opened after all: its parts go."""
         self.history.drop()
 
+    def _retire(self, widget: Widget) -> bool:
+        """An old widget goes from the transcript: what it shows joins the line-drawn history (a widget that is
+        not a part of the conversation, such as /help's, goes); False while a call it shows still runs."""
+        part = _as_part(widget)
+        if part is False:
+            return False
+        if part is not None:
+            self.history.retire(*part, held=getattr(widget, "from_history", False))
+        return True
+
     @property
     def _cwd(self) -> Path | None:
         """What paths in tool blocks are shown relative to (a preview is drawn before the conversation opens)."""
         return self.conversation.root if self.conversation else self._previewed_in
+
+
+def _as_part(widget: Widget) -> tuple[str, Any, Any] | Literal[False] | None:
+    """A live widget as a part of the history (kind, item and a call's result); None for one that is not a part of
+    the conversation; False for a call not finished yet."""
+    from agentui.frontends.tui.widgets.answer import AssistantText, CompactionMark
+
+    match widget:
+        case UserPrompt():
+            return ("context" if widget.context else "prompt", widget.text, None)
+        case Notice():
+            return ("notice", (widget.message, widget.level), None)
+        case AssistantText():
+            return ("answer", widget.source, None) if widget.source.strip() else None
+        case CompactionMark():
+            return ("summary", widget.summary, None)
+        case ToolBlock():
+            if widget.state in ("running", "asking"):
+                return False
+            from agentui.api.messages import ToolUseBlock
+
+            call = ToolUseBlock(id=widget.tool_call_id, name=widget.tool_name, input=widget.arguments)
+            finished = widget.result
+            return ("tool", call, None if finished is None else Result(*finished))
+    return None
 
 
 def _limit_reached(stop: str) -> str | None:

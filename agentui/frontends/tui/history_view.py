@@ -124,9 +124,11 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
     if kind == "summary":
         return [CompactionMark(summary_text(item))]
     if kind == "notice":
-        return [Notice(item)]
+        return [Notice(*item) if isinstance(item, tuple) else Notice(item)]
     if kind == "prompt":
         return [UserPrompt(item)]
+    if kind == "context":
+        return [UserPrompt(item, context=True)]
     if kind == "answer":
         return [AssistantText(item)]
     if kind == "shell":

@@ -1,25 +1,32 @@
-"""A resumed session drawn as a window that follows the reader: its latest parts at first; older ones drawn above
-before the reader gets to them (and newer ones again on the way back down); parts far out of view dropped. So a
-key costs the same in a session of 20 turns as in one of 20,000, and what is read never moves."""
+"""A conversation's history drawn as a window that follows the reader: a resumed session's parts, and a live one's
+older parts, line-drawn by `HistoryLines` (its latest parts at first; older ones drawn above before the reader gets
+to them, and newer ones again on the way back down; parts far out of view dropped). Scrolling mounts nothing, so a
+key costs the same in a session of 20 turns as in one of 20,000, and what is read never moves. A part clicked or
+reached with Tab is put back as its live widget, in its place."""
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentui.frontends.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN, History, part_widgets
+from agentui.frontends.tui.widgets.history_lines import HistoryLines, PartSource
 from agentui.frontends.tui.widgets.transcript import Notice, PartGroup, Transcript
 
 if TYPE_CHECKING:
-    from textual.widget import AwaitMount
+    from textual.widget import AwaitMount, Widget
 
+LIVE_PARTS = 12
+"""A resumed session's latest parts drawn as live widgets (as a live session's are), below the line-drawn rest."""
 DRAWN_AT_MOST = HISTORY_SHOWN + 2 * EARLIER_SHOWN
-"""Parts drawn at once, at most (every widget costs time in each layout); more only while they are in view."""
+"""Parts drawn at once, at most (each is kept as lines); more only while they are in view."""
 AHEAD_PAGES = 2
 """How near, in pages, the reader comes to the end of what is drawn before more is drawn there."""
+
+Segment = HistoryLines | PartGroup
+"""What the drawn parts are on screen: runs of line-drawn parts, and a part put back as its live widget between."""
 
 
 class Marker(Notice):
@@ -33,17 +40,20 @@ class HistoryWindow:
         self.transcript = transcript
         self._cwd = cwd
         self.history: History | None = None
+        self._source: PartSource | None = None
         self._first = self._end = 0
         """The parts drawn: history.parts[_first:_end]."""
-        self._drawn: deque[PartGroup] = deque()
-        """Their widgets, a chunk to a group: Textual lays out again only the group mounted (its arrangement is
-        cached per container), and a chunk far from view is dropped whole."""
+        self._drawn: deque[Segment] = deque()
+        """Their segments on screen, in order."""
         self._earlier = Marker("")
         self._later = Marker("")
         self._drawing = False
         self._then: list[Callable[[], object]] = []
         """What waits for the parts being drawn to be laid out (a PageUp at the very top)."""
         self._preview = False
+        self._held = 0
+        """How many of the history's latest parts are drawn as live widgets (after it), not yet retired into it."""
+        self._held_widgets: list[Widget] = []
 
     @property
     def drawing(self) -> bool:
@@ -54,37 +64,82 @@ class HistoryWindow:
     def shown(self) -> bool:
         return self.history is not None and self._earlier.is_attached
 
-    def show(self, history: History, *, preview: bool = False) -> None:
-        """Draw the latest parts of `history` at the end of the transcript. `preview`: only the end of the file was
-        read, so how much is not drawn is not known yet."""
+    def show(
+        self, history: History, *, preview: bool = False, before: Widget | None = None, live: int = LIVE_PARTS
+    ) -> None:
+        """Draw the latest parts of `history` at the end of the transcript (or `before` a widget in it): the last
+        `live` as the live widgets that drew them, the others as lines above. `preview`: only the end of the file
+        was read, so how much is not drawn is not known yet."""
         self.drop()
-        self.history, self._preview = history, preview
+        held = history.parts[max(0, len(history.parts) - live) :]
+        history = History(history.parts[: len(history.parts) - len(held)], history.results)
+        self.history, self._preview, self._held = history, preview, len(held)
+        self._source = PartSource(history, self._cwd())
         self._end = len(history.parts)
         self._first = max(0, self._end - HISTORY_SHOWN)
-        self._drawn = deque(self._groups(self._first, self._end))
+        self._drawn = deque([self._lines(self._first, self._end)] if self._end > self._first else [])
         self._earlier, self._later = Marker(""), Marker("")
-        self.transcript.mount_all([self._earlier, *self._drawn, self._later])
+        self.transcript.mount_all([self._earlier, *self._drawn, self._later], before=before)
+        self._held_widgets = []
+        for kind, item in held:
+            for widget in part_widgets(history, kind, item, self._source.cwd):
+                widget.from_history = True  # type: ignore[attr-defined]
+                self._held_widgets.append(self.transcript.add(widget))
         self._count()
 
     def adopt(self, history: History) -> None:
         """The whole session of the branch previewed has loaded: the same parts stay drawn, counted within it."""
-        assert self.history is not None
+        assert self.history is not None and self._source is not None
+        history = History(history.parts[: len(history.parts) - self._held], history.results)
         shift = len(history.parts) - len(self.history.parts)
         self.history, self._preview = history, False
+        self._source.history = history
         self._first, self._end = max(0, self._first + shift), max(0, self._end + shift)
+        for segment in self._drawn:
+            if isinstance(segment, HistoryLines):
+                segment.renumber(shift)
         self._count()
 
     def drop(self) -> None:
         """Remove every part drawn (the session shown is not the one open after all)."""
         if self.history is not None:
-            self.transcript.remove_children([self._earlier, *self._drawn, self._later])
-        self.history, self._drawn, self._then = None, deque(), []
+            held = [widget for widget in self._held_widgets if widget.is_attached]
+            self.transcript.remove_children([self._earlier, *self._drawn, self._later, *held])
+        self.history, self._drawn, self._then, self._held_widgets, self._held = None, deque(), [], [], 0
 
     def forget(self) -> None:
         """The conversation closed: what is drawn stays, and nothing more is drawn."""
         if self.shown:
             self._earlier.display = self._later.display = False
         self.history, self._drawn, self._then = None, deque(), []
+
+    def retire(self, kind: str, item: Any, result: Any = None, *, held: bool = False) -> None:
+        """A live part, old enough that its widget goes: it joins the history, line-drawn where it was if the
+        window is at the end (else counted below). `held`: one of the history's own latest parts, drawn live."""
+        if held and self._held:
+            self._held -= 1
+        if not self.shown:
+            from agentui.frontends.tui.history_view import History as Empty
+
+            self.show(Empty([], {}), before=self.transcript.first_live())
+        history = self.history
+        assert history is not None
+        if result is not None:
+            history.results[item.id] = result
+        at_end = self._end == len(history.parts)
+        history.parts.append((kind, item))
+        if not at_end:
+            self._count()
+            return
+        self._end += 1
+        tail = self._drawn[-1] if self._drawn else None
+        if isinstance(tail, HistoryLines):
+            tail.append(1)
+        else:
+            lines = self._lines(self._end - 1, self._end)
+            self._drawn.append(lines)
+            self.transcript.mount(lines, before=self._later)
+        self._count()
 
     # Following the reader
 
@@ -112,38 +167,69 @@ class HistoryWindow:
 
     def draw_earlier(self) -> None:
         transcript = self.transcript
-        transcript.keep = self._drawn[0] if self._drawn else self._later
         start = max(0, self._first - EARLIER_SHOWN)
-        group = self._group(start, self._first)
-        self._drawn.appendleft(group)
+        head = self._drawn[0] if self._drawn else None
+        mounting = None
+        if isinstance(head, HistoryLines):
+            transcript.keep = head
+            head.prepend(self._first - start)
+        else:
+            transcript.keep = head or self._later
+            lines = self._lines(start, self._first)
+            self._drawn.appendleft(lines)
+            mounting = transcript.mount(lines, after=self._earlier)
         self._first = start
-        # Then the newest chunks go while there are too many, from the far end (never one in view).
-        dropped = []
+        # Then the newest parts go, a chunk at a time, while there are too many (never one in view).
+        dropped: list[Widget] = []
         below = round(transcript.scroll_y) + (AHEAD_PAGES + 1) * transcript.scrollable_content_region.height
-        while self._end - self._first - self._drawn[-1].size_in_parts >= DRAWN_AT_MOST:
-            region = transcript.region_of(self._drawn[-1])
-            if region is None or region.y <= below:
+        while True:
+            tail = self._drawn[-1]
+            count = min(EARLIER_SHOWN, tail.size_in_parts)
+            if self._end - self._first - count < DRAWN_AT_MOST:
                 break
-            dropped.append(self._drawn.pop())
-            self._end -= dropped[-1].size_in_parts
-        self._redraw(transcript.mount(group, after=self._earlier), dropped)
+            y = self._y_of(tail, self._end - count)
+            if y is None or y <= below:
+                break
+            if count == tail.size_in_parts and len(self._drawn) > 1:
+                dropped.append(self._drawn.pop())
+            elif isinstance(tail, HistoryLines):
+                tail.drop_last(count)
+            else:
+                break
+            self._end -= count
+        self._redraw(mounting, dropped)
 
     def draw_later(self) -> None:
         transcript = self.transcript
-        transcript.keep = self._drawn[-1] if self._drawn else self._earlier
         end = min(self._total, self._end + EARLIER_SHOWN)
-        group = self._group(self._end, end)
-        self._drawn.append(group)
+        tail = self._drawn[-1] if self._drawn else None
+        mounting = None
+        transcript.keep = tail or self._earlier
+        if isinstance(tail, HistoryLines):
+            tail.append(end - self._end)
+        else:
+            lines = self._lines(self._end, end)
+            self._drawn.append(lines)
+            mounting = transcript.mount(lines, before=self._later)
         self._end = end
-        dropped = []
+        dropped: list[Widget] = []
         above = round(transcript.scroll_y) - AHEAD_PAGES * transcript.scrollable_content_region.height
-        while self._end - self._first - self._drawn[0].size_in_parts >= DRAWN_AT_MOST:
-            region = transcript.region_of(self._drawn[0])
-            if region is None or region.bottom >= above:
+        while True:
+            head = self._drawn[0]
+            count = min(EARLIER_SHOWN, head.size_in_parts)
+            if self._end - self._first - count < DRAWN_AT_MOST:
                 break
-            dropped.append(self._drawn.popleft())
-            self._first += dropped[-1].size_in_parts
-        self._redraw(transcript.mount(group, before=self._later), dropped)
+            y = self._y_of(head, self._first + count)
+            if y is None or y >= above:
+                break
+            if count == head.size_in_parts and len(self._drawn) > 1:
+                dropped.append(self._drawn.popleft())
+            elif isinstance(head, HistoryLines):
+                head.drop_first(count)
+            else:
+                break
+            self._first += count
+        self._redraw(mounting, dropped)
 
     def to_start(self, then: Callable[[], object]) -> None:
         """Ctrl+Home: the first parts of the session, then `then` (the view goes to the top)."""
@@ -157,12 +243,57 @@ class HistoryWindow:
         if not self.shown or self._drawing:
             then()
             return
-        dropped = list(self._drawn)
         self.transcript.keep = None
         self._first, self._end = start, min(self._total, start + HISTORY_SHOWN)
-        self._drawn = deque(self._groups(self._first, self._end))
+        kept = next((segment for segment in self._drawn if isinstance(segment, HistoryLines)), None)
+        dropped: list[Widget] = [segment for segment in self._drawn if segment is not kept]
+        mounting = None
+        if kept is None:
+            kept = self._lines(self._first, self._end)
+            mounting = self.transcript.mount(kept, after=self._earlier)
+        else:
+            kept.reset(self._first, self._end)
+        self._drawn = deque([kept])
         self._then.append(then)
-        self._redraw(self.transcript.mount_all(self._drawn, after=self._earlier), dropped)
+        self._redraw(mounting, dropped)
+
+    # Opening a part
+
+    def open(self, lines: HistoryLines, index: int) -> list[Widget]:
+        """Put part `index`, line-drawn in `lines`, back as its live widgets, in its place: the lines after it go
+        on in a new run below them. Returns the widgets (mounted after the next refresh)."""
+        source = lines.source
+        kind, item = source.history.parts[index]
+        group = PartGroup(*part_widgets(source.history, kind, item, source.cwd), size=1)
+        group.part_index = index
+        below = None
+        if index + 1 < lines.end:
+            below = HistoryLines(source, index + 1, lines.end)
+            below.on_open = lines.on_open
+        lines.drop_last(lines.end - index)
+        self.transcript.mount_all([group, *([below] if below else [])], after=lines)
+        if lines in self._drawn:
+            at = self._drawn.index(lines)
+            self._drawn.insert(at + 1, group)
+            if below is not None:
+                self._drawn.insert(at + 2, below)
+        if lines.size_in_parts == 0:
+            if lines in self._drawn:
+                self._drawn.remove(lines)
+            lines.remove()
+        return list(group.children)
+
+    def newest_call(self, before: int | None) -> tuple[HistoryLines, int] | None:
+        """The newest tool call drawn as lines, before part `before` (None: of all drawn): where Tab goes next."""
+        for segment in reversed(self._drawn):
+            if not isinstance(segment, HistoryLines):
+                continue
+            history = segment.source.history
+            top = segment.end if before is None else min(segment.end, before)
+            for index in range(top - 1, segment.first - 1, -1):
+                if history.parts[index][0] in ("tool", "shell"):
+                    return segment, index
+        return None
 
     # Drawing
 
@@ -170,27 +301,48 @@ class HistoryWindow:
     def _total(self) -> int:
         return len(self.history.parts) if self.history is not None else 0
 
-    def _groups(self, start: int, end: int) -> list[PartGroup]:
-        return [self._group(at, min(end, at + EARLIER_SHOWN)) for at in range(start, end, EARLIER_SHOWN)]
+    def _lines(self, start: int, end: int) -> HistoryLines:
+        assert self._source is not None
+        lines = HistoryLines(self._source, start, end)
+        lines.on_open = self._clicked
+        return lines
 
-    def _group(self, start: int, end: int) -> PartGroup:
-        history = self.history
-        assert history is not None
-        cwd = self._cwd()
-        parts = history.parts[start:end]
-        return PartGroup(
-            *chain.from_iterable(part_widgets(history, kind, item, cwd) for kind, item in parts), size=len(parts)
-        )
+    def _clicked(self, lines: HistoryLines, index: int) -> None:
+        """A click on a part that opens: its live widget, opened (or folded) and focused, as a click on it would."""
+        widgets = self.open(lines, index)
 
-    def _redraw(self, mounting: AwaitMount, dropped: list[PartGroup]) -> None:
-        """Parts mounted and dropped in the same layout pass; then whatever waited, then more if still near."""
+        def clicked() -> None:
+            from agentui.frontends.tui.widgets.tool_block import ToolBlock
+
+            for widget in widgets:
+                if isinstance(widget, ToolBlock):
+                    widget.action_toggle_expanded()
+                    widget.focus(scroll_visible=False)
+                elif hasattr(widget, "collapsed"):
+                    widget.collapsed = not widget.collapsed
+
+        self.transcript.call_after_refresh(clicked)
+
+    def _y_of(self, segment: Segment, index: int) -> int | None:
+        """Where part `index` starts in the transcript, as last laid out (None if it is not yet)."""
+        region = self.transcript.region_of(segment)
+        if region is None:
+            return None
+        if isinstance(segment, HistoryLines):
+            offset = segment.y_of(index)
+            return None if offset is None else region.y + offset
+        return region.y if index == getattr(segment, "part_index", index) else region.bottom
+
+    def _redraw(self, mounting: AwaitMount | None, dropped: list[Widget]) -> None:
+        """Parts drawn and dropped in the same layout pass; then whatever waited, then more if still near."""
         if dropped:
             self.transcript.remove_children(dropped)
         self._count()
         self._drawing = True
 
         async def laid_out() -> None:
-            await mounting
+            if mounting is not None:
+                await mounting
             self.transcript.call_after_refresh(self._drawn_now)
 
         self.transcript.run_worker(laid_out(), group="history", exit_on_error=False)

@@ -108,7 +108,26 @@ def idle(app: AgentApp) -> bool:
 
 
 def texts(app: AgentApp, kind: type) -> list[Any]:
-    return list(app.query(kind))
+    """The parts of `kind` drawn, in order: live widgets, and (for prompts, notices and answers) those drawn as lines
+    in the history above them, as stand-ins with the same attribute."""
+    from types import SimpleNamespace
+
+    from agentui.frontends.tui.widgets.history_lines import HistoryLines
+
+    found: list[Any] = []
+    for widget in app.query("*"):
+        if isinstance(widget, kind):
+            found.append(widget)
+        elif isinstance(widget, HistoryLines):
+            for index in range(widget.first, widget.end):
+                part, item = widget.source.history.parts[index]
+                if kind is UserPrompt and part == "prompt":
+                    found.append(SimpleNamespace(text=item, drawn_as_lines=True))
+                elif kind is Notice and part == "notice":
+                    found.append(SimpleNamespace(message=item[0] if isinstance(item, tuple) else item, display=True))
+                elif kind.__name__ == "AssistantText" and part == "answer":
+                    found.append(SimpleNamespace(source=item, drawn_as_lines=True))
+    return found
 
 
 def listen(app: AgentApp, harness: Harness) -> None:
@@ -916,8 +935,31 @@ def long_session(path: Path, session_id: str, cwd: Path, turns: int) -> None:
     chain.write(path)
 
 
+def drawn_prompts(app: AgentApp) -> list[tuple[str, int]]:
+    """Every prompt drawn, live or line-drawn, in order, with the line of the screen its text is on."""
+    from agentui.frontends.tui.widgets.history_lines import HistoryLines
+
+    found: list[tuple[str, int]] = []
+    for child in app.transcript.children:
+        if isinstance(child, HistoryLines):
+            for index in range(child.first, child.end):
+                kind, item = child.source.history.parts[index]
+                at = child.y_of(index)
+                if kind == "prompt" and at is not None:
+                    found.append((item, child.region.y + at + 1))  # (after the blank line above each part)
+        else:
+            found += [(p.text, p.region.y) for p in [child, *child.query(UserPrompt)] if isinstance(p, UserPrompt)]
+    return found
+
+
+def prompt_y(app: AgentApp, text: str) -> int:
+    return next(y for shown, y in drawn_prompts(app) if shown == text)
+
+
 async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_the_earlier_ones(tmp_path: Path) -> None:
     from agentui.core.session.paths import project_dir
+    from agentui.frontends.tui.history_window import DRAWN_AT_MOST, LIVE_PARTS
+    from agentui.frontends.tui.widgets.history_lines import HistoryLines
 
     session_id = str(uuid.uuid4())
     harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
@@ -929,36 +971,41 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
         await until(
             pilot, lambda: app.conversation is not None and any(p.text == "prompt 1999" for p in texts(app, UserPrompt))
         )
+        await until(pilot, lambda: not app.view.history.drawing)
         await pilot.pause()
         assert len(app.conversation.agent.messages) == 8000  # the whole session is the conversation
-        hidden = 3 * 2000 - HISTORY_SHOWN  # a prompt, a Read and an answer per turn; only the latest are drawn
+        # a prompt, a Read and an answer per turn; only the latest are drawn: some as live widgets, more as lines
+        hidden = 3 * 2000 - HISTORY_SHOWN - LIVE_PARTS
         notice = f"{hidden:,} earlier parts of this session are above: PageUp draws them."
         assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [notice]
-        assert len(app.transcript.children) < HISTORY_SHOWN + 5
-        assert "prompt 1985" not in [p.text for p in texts(app, UserPrompt)]
+        assert [p.text for p in app.query(UserPrompt)] == [f"prompt {n}" for n in range(1996, 2000)]  # the live ones
+        assert len(app.transcript.children) < LIVE_PARTS + 8
+        drawn = [text for text, _ in drawn_prompts(app)]
+        assert drawn == [f"prompt {n}" for n in range(2000 - len(drawn), 2000)] and "prompt 1980" not in drawn
         # Near the top, the older parts are drawn above before the reader gets there, and what is read stays put
-        children = list(app.transcript.children)
-        earlier = next(n for n in texts(app, Notice) if "earlier parts" in n.message)
-        first = children[children.index(earlier) + 1]  # the oldest part drawn
-        was = first.virtual_region.y  # and where it is on screen at the top
+        oldest = drawn[0]
         app.transcript.scroll_home(animate=False)
-        await until(pilot, lambda: "prompt 1983" in [p.text for p in texts(app, UserPrompt)])
+        await pilot.pause()
+        was = prompt_y(app, oldest)  # where the oldest prompt drawn is on screen at the top
+        await until(pilot, lambda: "prompt 1979" in [text for text, _ in drawn_prompts(app)])
         await until(pilot, lambda: not app.view.history.drawing)
         await pilot.pause()
         top, height = app.transcript.scroll_y, app.transcript.scrollable_content_region.height
-        assert top > 0 and first.virtual_region.y - top == was
-        # PageUp goes a page up into them
+        assert top > 0 and prompt_y(app, oldest) == was
+        # PageUp goes a page up into them, and mounts nothing
+        children = list(app.transcript.children)
         await pilot.press("pageup")
         await until(pilot, lambda: app.transcript.scroll_y < top)
         await until(pilot, lambda: not app.view.history.drawing)
         await pilot.pause()
-        top = app.transcript.scroll_y
-        assert first.virtual_region.y - top == was + height  # what was at the top is a page lower
+        assert prompt_y(app, oldest) == was + height  # what was at the top is a page lower
+        assert list(app.transcript.children) == children
         left = int(
             next(n for n in texts(app, Notice) if "earlier parts" in n.message).message.split()[0].replace(",", "")
         )
         assert left < hidden - EARLIER_SHOWN  # (counted as they are drawn)
-        assert len(app.transcript.children) < HISTORY_SHOWN + 3 * EARLIER_SHOWN + 8  # far parts below were dropped
+        lines = next(child for child in children if isinstance(child, HistoryLines))
+        assert lines.size_in_parts <= DRAWN_AT_MOST + EARLIER_SHOWN  # far parts below were dropped
 
 
 async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_be_opened(tmp_path: Path) -> None:
@@ -985,7 +1032,7 @@ async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_
 
 def _in_view(app: AgentApp) -> set[str]:
     view = app.transcript.scrollable_content_region  # (on screen)
-    return {p.text for p in texts(app, UserPrompt) if p.region.y in range(view.y, view.bottom)}
+    return {text for text, y in drawn_prompts(app) if y in range(view.y, view.bottom)}
 
 
 async def _read(pilot: Any, app: AgentApp, key: str, until_seen: str) -> set[str]:
@@ -1003,6 +1050,7 @@ async def _read(pilot: Any, app: AgentApp, key: str, until_seen: str) -> set[str
 
 async def test_pageup_and_pagedown_read_a_resumed_session_through_missing_nothing(tmp_path: Path) -> None:
     from agentui.core.session.paths import project_dir
+    from agentui.frontends.tui.history_window import LIVE_PARTS
 
     session_id = str(uuid.uuid4())
     harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
@@ -1014,13 +1062,16 @@ async def test_pageup_and_pagedown_read_a_resumed_session_through_missing_nothin
         await ready(pilot)
         await until(pilot, lambda: app.conversation is not None and app.transcript.children)
         await pilot.pause()
-        assert "prompt 0" not in [p.text for p in texts(app, UserPrompt)]
+        assert "prompt 0" not in [text for text, _ in drawn_prompts(app)]
         assert await _read(pilot, app, "pageup", "prompt 0") == every  # back to the first, every prompt seen once
-        drawn = [p.text for p in texts(app, UserPrompt)]
-        assert drawn == [f"prompt {n}" for n in range(len(drawn))] and len(drawn) < turns  # in order; far ones gone
+        live = [f"prompt {n}" for n in range(turns - LIVE_PARTS // 3, turns)]  # (the latest stay live widgets)
+        drawn = [text for text, _ in drawn_prompts(app)]
+        assert drawn[-len(live) :] == live
+        drawn = drawn[: -len(live)]
+        assert drawn == [f"prompt {n}" for n in range(len(drawn))] and len(drawn) < turns - 10  # in order; far gone
         assert not [n for n in texts(app, Notice) if "earlier parts" in n.message and n.display]
         assert await _read(pilot, app, "pagedown", f"prompt {turns - 1}") >= every - {"prompt 0"}  # and down again
-        drawn = [p.text for p in texts(app, UserPrompt)]
+        drawn = [text for text, _ in drawn_prompts(app)]
         assert drawn == [f"prompt {n}" for n in range(turns - len(drawn), turns)]
         # Ctrl+Home goes to the first prompt of the session at once, Ctrl+End back to the latest
         await pilot.press("ctrl+home")
@@ -1044,10 +1095,15 @@ async def test_the_transcript_prunes_each_old_widget_once(tmp_path: Path) -> Non
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        for number in range(Transcript.MAX_WIDGETS + 300):
+        for number in range(Transcript.LIVE_AT_MOST + 300):
             app.transcript.add(Counted(f"line {number}"))  # all in one go: no removal has completed meanwhile
         await pilot.pause()
         assert len(removed) == len(set(removed)) >= 300
+        # and each joined the line-drawn history once, in order
+        history = app.view.history.history
+        assert history is not None
+        said = [item[0] for kind, item in history.parts if kind == "notice" and item[0].startswith("line ")]
+        assert said == [f"line {number}" for number in range(len(removed))]
 
 
 @pytest.mark.parametrize(("typed", "runs"), [("/cost", "/cost"), ("/memory", "/memory"), ("/co", "/compact")])

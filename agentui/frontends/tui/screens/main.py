@@ -25,6 +25,12 @@ REWIND_WINDOW = 0.8
 """Seconds within which a second Esc on an empty prompt opens the rewind picker."""
 
 
+def _part_index(widget: Widget | None) -> int | None:
+    """The index in the history of the part `widget` shows, if it is one put back from the line-drawn history."""
+    group = widget.parent if widget is not None else None
+    return getattr(group, "part_index", None)
+
+
 class MainScreen(Screen[None]):
     # (DEFAULT_CSS, not a CSS_PATH file: Textual loads a screen's CSS_PATH when the screen is pushed, and this one
     # is the default screen, never pushed; its .tcss was never read)
@@ -83,13 +89,23 @@ class MainScreen(Screen[None]):
 
     def action_next_block(self) -> None:
         """Tab: from the prompt, the newest block; from a block, the one above it; from the oldest, the prompt
-        again. (The newest is what was just done, by the prompt; Textual's own order starts at the oldest.)"""
+        again. (The newest is what was just done, by the prompt; Textual's own order starts at the oldest.) A call
+        in the line-drawn history is put back as its live block to take the focus."""
         from agentui.frontends.tui.widgets.tool_block import ToolBlock
 
         blocks = [block for block in self.transcript.query(ToolBlock) if block.display]
         at = self.focused
         older = blocks[: blocks.index(at)] if isinstance(at, ToolBlock) and at in blocks else blocks
-        (older[-1] if older else self.prompt).focus()
+        live = older[-1] if older else None
+        drawn = self.window.newest_call(_part_index(at))
+        live_index = _part_index(live)  # (None for a block of the live conversation: newer than any line-drawn one)
+        if drawn is not None and (live is None or (live_index is not None and drawn[1] > live_index)):
+            widgets = self.window.open(*drawn)
+            block = next((widget for widget in widgets if isinstance(widget, ToolBlock)), None)
+            if block is not None:
+                self.call_after_refresh(block.focus)
+                return
+        (live or self.prompt).focus()
 
     def action_to_background(self) -> None:
         """Ctrl+B: the command running now goes on in the background (the model is told its id)."""

@@ -15,6 +15,7 @@ from textual.widgets import Collapsible, Static
 
 from agentui.frontends.tui.widgets.markdown_lines import MarkdownLines
 
+SUMMARY_NOTE = "(the summary the model continues from)"
 BATCH_SECONDS = 0.05
 """How often streamed text is shown: 20 times a second, each batch redrawing only the unfinished last block."""
 
@@ -105,6 +106,4 @@ class CompactionMark(Collapsible):
 
     def __init__(self, summary: str, title: str = "Conversation compacted") -> None:
         self.summary = summary
-        super().__init__(
-            Static(Content(summary)), title=f"{title} (the summary the model continues from)", collapsed=True
-        )
+        super().__init__(Static(Content(summary)), title=f"{title} {SUMMARY_NOTE}", collapsed=True)

@@ -439,3 +439,20 @@ def _lexer(language: str) -> Lexer | None:
         return get_lexer_by_name(language)
     except ClassNotFound:
         return None
+
+
+def markdown_strips(text: str, console: Console, width: int, base: Style) -> list[Strip]:
+    """A complete answer drawn whole at `width` on `base`, as `MarkdownLines` lays it out (its blocks one blank line
+    apart): the line-drawn history's answers."""
+    blocks, rest = split_blocks(text)
+    fence = _FENCE.match(rest)
+    blocks.append(_code_block(rest.split("\n")) if fence and not fence.group(1) else _Block(rest))
+    strips: list[Strip] = []
+    blank = Strip.blank(width, base)
+    for block in blocks:
+        if not block.text.strip():
+            continue
+        if strips:
+            strips.append(blank)
+        strips += [strip.apply_style(base) for strip in _draw(block, console, width)]
+    return strips

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Log, Static
@@ -24,7 +23,7 @@ from agentui.frontends.tui.widgets.diff_view import DiffView
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 MAX_RESULT_LINES = 60
 TAIL_LINES = 12
-_STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", "denied": "⊘"}
+STATE_ICONS = {"pending": "○", "asking": "?", "done": "●", "error": "✗", "denied": "⊘"}
 
 
 TODO_MARKS = {"completed": ("☒", "dim strike"), "in_progress": ("◐", "bold"), "pending": ("☐", "")}
@@ -74,6 +73,8 @@ class ToolBlock(Vertical):
         self._log: Log | None = None
         self._composed = False
         self._focused = False
+        self.result: tuple[Any, bool, dict[str, Any], bool] | None = None
+        """What the call's end said (content, is_error, details, denied): the line-drawn history draws it again."""
         self.copy_text = ""
         """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
         self._refresh_header()
@@ -118,41 +119,24 @@ class ToolBlock(Vertical):
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        shown = describe_result(self.tool_name, content, is_error, details, denied)
-        text = result_text(content)
-        self.copy_text = "\n".join(line for hunk in shown.patch for line in hunk.get("lines", [])) or text
+        self.result = (content, is_error, dict(details), denied)
+        look = result_look(self.tool_name, self.view, content, is_error, details, denied)
+        self.copy_text = look.copy_text
         self.state = "denied" if denied else ("error" if is_error else "done")
-        self._result = shown.summary
+        self._result = look.summary
         if details.get("interrupted") and self._log is not None:
             self.expanded = True  # the output so far stays where it was, under "interrupted" once
             self._refresh_header()
             return
-        widgets = self._result_widgets(shown, text, is_error)
+        widgets = [DiffView(look.patch) if look.patch else Static(look.body)]
         if self._composed:
             self._body.remove_children()
             self._body.mount_all(widgets)
         else:  # (a resumed session's block, finished before it is drawn: composed whole, in one layout)
             self._body = Vertical(*widgets, classes="tool-body")
         self._log = None
-        # What a person wants to see without asking: the change an edit made, a command's output, the task list,
-        # an error in full. Reads and searches stay one line (Enter opens them).
-        shows = self.view.opens and bool(text.strip() or shown.patch)
-        more = is_error and text.strip() != self._result  # an error longer than its one line in the header
-        self.expanded = not denied and (more or (shows and not is_error))
+        self.expanded = look.expanded
         self._refresh_header()
-
-    def _result_widgets(self, shown: ResultView, text: str, is_error: bool) -> list[Any]:
-        if shown.patch and not is_error:
-            return [DiffView(shown.patch)]
-        if shown.todos is not None and not is_error:
-            return [Static(todo_text(shown.todos))]
-        lines = text.splitlines()
-        if self.view.tail and not is_error and len(lines) > TAIL_LINES:
-            # the end of a command's output is what matters (the test summary, the error)
-            lines = [f"… {len(lines) - TAIL_LINES} earlier lines", *lines[-TAIL_LINES:]]
-        elif len(lines) > MAX_RESULT_LINES:
-            lines = [*lines[:MAX_RESULT_LINES], f"… {len(lines) - MAX_RESULT_LINES} more lines"]
-        return [Static(Content("\n".join(lines)))]
 
     # Display
 
@@ -161,17 +145,9 @@ class ToolBlock(Vertical):
         self._refresh_header()
 
     def _refresh_header(self) -> None:
-        icon = SPINNER[self._frame % len(SPINNER)] if self.state == "running" else _STATE_ICONS.get(self.state, "●")
-        header = Text()
-        header.append(f"{icon} ")
-        header.append(self.tool_name, style="bold")
-        if self._summary:
-            header.append(f"  {self._summary}")
-        if self._result:
-            header.append(f"  — {self._result}", style="dim" if self.state == "done" else "")
-        if self._focused:  # (what the keys do to the block Tab reached, where the eye is)
-            header.append(f"  ‹Enter: {'fold' if self.expanded else 'open'} · Ctrl+O: copy›", style="italic")
-        self._header.update(header)
+        icon = SPINNER[self._frame % len(SPINNER)] if self.state == "running" else STATE_ICONS.get(self.state, "●")
+        hint = f"Enter: {'fold' if self.expanded else 'open'} · Ctrl+O: copy" if self._focused else ""
+        self._header.update(header_text(icon, self.tool_name, self._summary, self._result, self.state, hint))
 
     def watch_state(self, state: str) -> None:
         for name in ("running", "error", "denied", "asking"):
@@ -195,3 +171,58 @@ class ToolBlock(Vertical):
 
     def on_click(self) -> None:
         self.action_toggle_expanded()
+
+
+def header_text(icon: str, name: str, summary: str, result: str, state: str, hint: str = "") -> Text:
+    """A block's one line: its state, the tool, what it was called on, what came of it (and, with `hint`, what the
+    keys do to the block Tab reached, where the eye is)."""
+    header = Text()
+    header.append(f"{icon} ")
+    header.append(name, style="bold")
+    if summary:
+        header.append(f"  {summary}")
+    if result:
+        header.append(f"  — {result}", style="dim" if state == "done" else "")
+    if hint:
+        header.append(f"  ‹{hint}›", style="italic")
+    return header
+
+
+class ResultLook(NamedTuple):
+    """How a finished call is drawn, the same live and in the line-drawn history."""
+
+    summary: str
+    """Its one line in the header."""
+    patch: list[dict[str, Any]]
+    """The change as hunks (drawn as a diff), or empty."""
+    body: Text
+    """Otherwise what is under the header: the task list, or the output (its end, for a command)."""
+    expanded: bool
+    copy_text: str
+
+
+def result_look(
+    name: str, view: CallView, content: Any, is_error: bool, details: Mapping[str, Any], denied: bool
+) -> ResultLook:
+    shown = describe_result(name, content, is_error, details, denied)
+    text = result_text(content)
+    copy_text = "\n".join(line for hunk in shown.patch for line in hunk.get("lines", [])) or text
+    # What a person wants to see without asking: the change an edit made, a command's output, the task list,
+    # an error in full. Reads and searches stay one line (Enter opens them).
+    shows = view.opens and bool(text.strip() or shown.patch)
+    more = is_error and text.strip() != shown.summary  # an error longer than its one line in the header
+    expanded = not denied and (more or (shows and not is_error))
+    patch = shown.patch if shown.patch and not is_error else []
+    return ResultLook(shown.summary, patch, _body(view, shown, text, is_error), expanded, copy_text)
+
+
+def _body(view: CallView, shown: ResultView, text: str, is_error: bool) -> Text:
+    if shown.todos is not None and not is_error:
+        return todo_text(shown.todos)
+    lines = text.splitlines()
+    if view.tail and not is_error and len(lines) > TAIL_LINES:
+        # the end of a command's output is what matters (the test summary, the error)
+        lines = [f"… {len(lines) - TAIL_LINES} earlier lines", *lines[-TAIL_LINES:]]
+    elif len(lines) > MAX_RESULT_LINES:
+        lines = [*lines[:MAX_RESULT_LINES], f"… {len(lines) - MAX_RESULT_LINES} more lines"]
+    return Text("\n".join(lines))

@@ -30,7 +30,9 @@ class Transcript(VerticalScroll):
         scrollbar-size-vertical: 1;
     }
     """
-    MAX_WIDGETS = 400
+    LIVE_AT_MOST = 30
+    """Widgets kept live at the end (about a screen or two of them); older ones join the line-drawn history (every
+    widget costs time in each layout, which a key waits for)."""
     can_focus = False  # (it scrolls from the prompt; Tab goes from the prompt to the blocks in it)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -38,8 +40,11 @@ class Transcript(VerticalScroll):
         self.on_moved: Callable[[], object] | None = None
         """Called once a scroll or a change of layout is on screen (a resumed session draws what comes near)."""
         self._kept: deque[Widget] = deque()
-        """What this transcript added and has not pruned, oldest first. `remove()` completes later, so the
+        """What this transcript added and has not retired, oldest first. `remove()` completes later, so the
         children still list a widget being removed: pruning from them would remove it again on every add."""
+        self.retire: Callable[[Widget], bool] | None = None
+        """Called with each widget that goes for being old (before it is removed): it joins the line-drawn history
+        there; False keeps it live for now (a call still running)."""
         self.keep: Widget | None = None
         """What stays in place on screen while parts are drawn or dropped around it (else the first part in view)."""
         self._arrangement: DockArrangeResult | None = None
@@ -56,8 +61,18 @@ class Transcript(VerticalScroll):
         return widget
 
     def _prune(self) -> None:
-        while len(self._kept) > self.MAX_WIDGETS:
+        while len(self._kept) > self.LIVE_AT_MOST:
+            oldest = self._kept[0]
+            if oldest.parent is not self:  # (removed meanwhile: a preview dropped, a retried attempt's answer)
+                self._kept.popleft()
+                continue
+            if self.retire is not None and not self.retire(oldest):
+                return
             self._kept.popleft().remove()
+
+    def first_live(self) -> Widget | None:
+        """The oldest widget added and not yet retired."""
+        return next((widget for widget in self._kept if widget.parent is self), None)
 
     def parts(self) -> Iterator[Widget]:
         """Every part on screen, oldest first (those drawn in groups one by one)."""
@@ -99,6 +114,8 @@ class Transcript(VerticalScroll):
         anchoring does): `keep` if set, else the first part in view. (Following the end, Textual's own anchor puts
         the view at the end after this.)"""
         top = round(self.scroll_y)
+        # (Lines drawn or dropped above the first one shown within a line-drawn run move what is read too.)
+        shifts = {child: child.take_shift() for child in self.children if hasattr(child, "take_shift")}
         was = now = None
         for placement in before.placements:
             widget = placement.widget
@@ -107,9 +124,12 @@ class Transcript(VerticalScroll):
             ):
                 was, now = placement.region, self.region_of(widget)
                 break
-        if was is None or now is None or now.y == was.y:
+        if was is None or now is None:
             return
-        y = max(0, top + now.y - was.y)
+        moved = now.y - was.y + shifts.get(widget, 0)
+        if not moved:
+            return
+        y = max(0, top + moved)
         # Before the placements are made from the scroll offset (as Textual's compositor sets an anchored one).
         self.set_reactive(Transcript.scroll_y, y)
         self.set_reactive(Transcript.scroll_target_y, y)
@@ -122,13 +142,16 @@ class Transcript(VerticalScroll):
 
 
 class PartGroup(Vertical):
-    """Parts drawn together (a chunk of a resumed session): laid out as one, and dropped as one."""
+    """Parts drawn together (a part of the line-drawn history opened as its live widgets): laid out as one, and
+    dropped as one."""
 
     DEFAULT_CSS = "PartGroup { height: auto; }"
 
     def __init__(self, *parts: Widget, size: int) -> None:
         super().__init__(*parts)
         self.size_in_parts = size
+        self.part_index: int | None = None
+        """For a part of the history put back as its live widgets: its index there."""
 
 
 PROMPT_LINES = 12
@@ -147,12 +170,17 @@ class UserPrompt(Static):
     """
 
     def __init__(self, text: str, *, context: bool = False) -> None:
-        lines = text.splitlines()
-        shown = text
-        if len(lines) > PROMPT_LINES:  # (a long paste is sent whole; on screen its start says what it was)
-            shown = "\n".join([*lines[:PROMPT_LINES], f"… {len(lines) - PROMPT_LINES:,} more lines"])
-        super().__init__(Content(shown), classes="-context" if context else "")
+        super().__init__(Content(prompt_shown(text)), classes="-context" if context else "")
         self.text = text
+        self.context = context
+
+
+def prompt_shown(text: str) -> str:
+    """A prompt as it is drawn: a long paste is sent whole, and on screen its start says what it was."""
+    lines = text.splitlines()
+    if len(lines) <= PROMPT_LINES:
+        return text
+    return "\n".join([*lines[:PROMPT_LINES], f"… {len(lines) - PROMPT_LINES:,} more lines"])
 
 
 class Notice(Static):
@@ -167,6 +195,7 @@ class Notice(Static):
     def __init__(self, message: str, level: str = "info") -> None:
         super().__init__(Content(message), classes=f"-{level}")
         self.message = message
+        self.level = level
 
     def say(self, message: str) -> None:
         self.message = message
