@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bench.common import Result, agentui_bin, clean_env, emit, home_and_project, percentile, run_alone, tree_rss_mb
-from bench.long_session import TURNS, write_long_session
+from tests.support.long_session import TURNS, write_long_session
 from bench.terminal import Terminal
 
 SESSION_ID = "5e551000-0000-4000-8000-000000000001"

@@ -259,9 +259,9 @@ class HistoryWindow:
 
     # Opening a part
 
-    def open(self, lines: HistoryLines, index: int) -> list[Widget]:
-        """Put part `index`, line-drawn in `lines`, back as its live widgets, in its place: the lines after it go
-        on in a new run below them. Returns the widgets (mounted after the next refresh)."""
+    def open(self, lines: HistoryLines, index: int, then: Callable[[list[Widget]], object]) -> None:
+        """Put part `index`, line-drawn in `lines`, back as its live widgets, in its place (the lines after it go
+        on in a new run below them); then `then` with the widgets, once they are mounted."""
         source = lines.source
         kind, item = source.history.parts[index]
         group = PartGroup(*part_widgets(source.history, kind, item, source.cwd), size=1)
@@ -271,7 +271,7 @@ class HistoryWindow:
             below = HistoryLines(source, index + 1, lines.end)
             below.on_open = lines.on_open
         lines.drop_last(lines.end - index)
-        self.transcript.mount_all([group, *([below] if below else [])], after=lines)
+        mounting = self.transcript.mount_all([group, *([below] if below else [])], after=lines)
         if lines in self._drawn:
             at = self._drawn.index(lines)
             self._drawn.insert(at + 1, group)
@@ -281,7 +281,12 @@ class HistoryWindow:
             if lines in self._drawn:
                 self._drawn.remove(lines)
             lines.remove()
-        return list(group.children)
+
+        async def mounted() -> None:
+            await mounting
+            then(list(group.children))
+
+        self.transcript.run_worker(mounted(), group="history", exit_on_error=False)
 
     def newest_call(self, before: int | None) -> tuple[HistoryLines, int] | None:
         """The newest tool call drawn as lines, before part `before` (None: of all drawn): where Tab goes next."""
@@ -309,9 +314,8 @@ class HistoryWindow:
 
     def _clicked(self, lines: HistoryLines, index: int) -> None:
         """A click on a part that opens: its live widget, opened (or folded) and focused, as a click on it would."""
-        widgets = self.open(lines, index)
 
-        def clicked() -> None:
+        def clicked(widgets: list[Widget]) -> None:
             from agentui.frontends.tui.widgets.tool_block import ToolBlock
 
             for widget in widgets:
@@ -321,7 +325,7 @@ class HistoryWindow:
                 elif hasattr(widget, "collapsed"):
                     widget.collapsed = not widget.collapsed
 
-        self.transcript.call_after_refresh(clicked)
+        self.open(lines, index, clicked)
 
     def _y_of(self, segment: Segment, index: int) -> int | None:
         """Where part `index` starts in the transcript, as last laid out (None if it is not yet)."""

@@ -100,11 +100,12 @@ class MainScreen(Screen[None]):
         drawn = self.window.newest_call(_part_index(at))
         live_index = _part_index(live)  # (None for a block of the live conversation: newer than any line-drawn one)
         if drawn is not None and (live is None or (live_index is not None and drawn[1] > live_index)):
-            widgets = self.window.open(*drawn)
-            block = next((widget for widget in widgets if isinstance(widget, ToolBlock)), None)
-            if block is not None:
-                self.call_after_refresh(block.focus)
-                return
+
+            def focus(widgets: list[Widget]) -> None:
+                next(widget for widget in widgets if isinstance(widget, ToolBlock)).focus()
+
+            self.window.open(*drawn, focus)
+            return
         (live or self.prompt).focus()
 
     def action_to_background(self) -> None:

@@ -1,0 +1,102 @@
+"""The line-drawn history (issue 34): a conversation's older parts are drawn as lines by one widget, a live
+session's as they age and a resumed one's from the start; a click or Tab puts a part back as its live widget, in
+its place, as it was drawn."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+from agentui.core.session.store import SessionRequest
+from agentui.frontends.tui.widgets.history_lines import HistoryLines
+from agentui.frontends.tui.widgets.tool_block import ToolBlock
+from agentui.frontends.tui.widgets.transcript import AssistantText, Transcript, UserPrompt
+from tests.frontends.tui.test_app import Harness, idle, long_session, ready, texts, type_and_send, until
+
+
+def _lines(app: object) -> list[HistoryLines]:
+    return list(app.transcript.query(HistoryLines))  # type: ignore[attr-defined]
+
+
+def _screen_row(lines: HistoryLines, index: int) -> int:
+    """The row, within `lines`, of the first line of part `index` (after the blank line above it)."""
+    at = lines.y_of(index)
+    assert at is not None
+    return at + 1
+
+
+async def test_a_live_conversations_old_parts_become_lines_and_the_latest_stay_widgets(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "a.txt").write_text("alpha\nbeta\n")
+    turns = 25
+    script = []
+    for turn in range(turns):
+        call = {"type": "tool_use", "id": f"t{turn}", "name": "Read", "input": {"file_path": "a.txt"}}
+        script += [{"content": [call]}, {"text": f"answer {turn}"}]
+    harness = Harness(tmp_path, script, allowed=("Read",))
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for turn in range(turns):
+            await type_and_send(pilot, f"question {turn}")
+            said = f"answer {turn}"
+            await until(pilot, lambda said=said: idle(app) and said in [w.source for w in texts(app, AssistantText)])
+        await pilot.pause()
+        live = [widget for widget in app.transcript.children if not isinstance(widget, HistoryLines)]
+        assert len(live) <= Transcript.LIVE_AT_MOST + 3  # (and the two markers of the history)
+        [lines] = _lines(app)
+        history = lines.source.history
+        prompts = [item for kind, item in history.parts[lines.first : lines.end] if kind == "prompt"]
+        assert prompts and prompts == [f"question {n}" for n in range(len(prompts))]  # the oldest, in order, as lines
+        assert [p.text for p in app.query(UserPrompt)][-1] == f"question {turns - 1}"
+        every = [p.text for p in texts(app, UserPrompt)]
+        assert every == [f"question {n}" for n in range(turns)]  # nothing lost between the lines and the widgets
+        # a call drawn as lines keeps its result: opened by a click, the live block shows what it read
+        index = next(i for i in range(lines.first, lines.end) if history.parts[i][0] == "tool")
+        assert "alpha" not in lines.plain(index)  # (a Read is one line until opened)
+        app.transcript.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.click(lines, offset=(4, _screen_row(lines, index)))
+        await until(pilot, lambda: isinstance(app.focused, ToolBlock) and app.focused.expanded)
+        opened = app.focused
+        assert isinstance(opened, ToolBlock) and opened.tool_call_id == "t0" and "alpha" in opened.copy_text
+        # in its place: the lines before it, it, and the lines after it
+        children = list(app.transcript.children)
+        at = children.index(opened.parent)
+        assert isinstance(children[at + 1], HistoryLines) and children[at + 1].first == index + 1
+
+
+async def test_a_resumed_sessions_line_drawn_calls_open_with_a_click_and_tab_in_place(tmp_path: Path) -> None:
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 300)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
+        await pilot.pause()
+        [lines] = _lines(app)
+        history = lines.source.history
+        # Tab from the prompt: the live blocks first, newest first, then the calls drawn as lines, each put back
+        live_blocks = [block for block in app.query(ToolBlock) if block.parent is app.transcript]
+        for block in reversed(live_blocks):
+            await pilot.press("tab")
+            await until(pilot, lambda block=block: app.focused is block)
+        newest = max(i for i in range(lines.first, lines.end) if history.parts[i][0] == "tool")
+        await pilot.press("tab")
+        await until(pilot, lambda: isinstance(app.focused, ToolBlock) and app.focused not in live_blocks)
+        assert app.focused.tool_call_id == history.parts[newest][1].id  # type: ignore[union-attr]
+        await pilot.press("tab")
+        await until(pilot, lambda: app.focused.tool_call_id != history.parts[newest][1].id)  # type: ignore[union-attr]
+        older = max(i for i in range(lines.first, newest) if history.parts[i][0] == "tool")
+        assert app.focused.tool_call_id == history.parts[older][1].id  # type: ignore[union-attr]
+        # Enter opens it as it opens a live block
+        await pilot.press("enter")
+        await until(pilot, lambda: app.focused.expanded)  # type: ignore[union-attr]
+        assert "x = 1" in app.focused.copy_text  # type: ignore[union-attr]
+        # what is drawn is still every prompt, in order, once
+        shown = [p.text for p in texts(app, UserPrompt)]
+        assert shown == sorted(set(shown), key=lambda text: int(text.split()[1]))
+        assert shown[-1] == "prompt 299"
