@@ -143,3 +143,18 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
     if result is not None:
         tool.finish(result.content, result.is_error, result.details, result.denied)
     return [tool]
+
+
+def part_text(history: History, kind: str, item: Any) -> str:
+    """What a search of the transcript looks through in a part not drawn as a widget: as the widget's own."""
+    from agentui.api import result_text
+
+    if kind == "notice":
+        return str(item[0] if isinstance(item, tuple) else item)
+    if kind == "shell":
+        return f"! {item[0]} {item[1]}"
+    if kind == "tool":
+        found = history.results.get(item.id)
+        said = result_text(found.content) if found is not None else ""
+        return f"{item.name} {' '.join(str(value) for value in item.input.values())} {said}"
+    return str(item)

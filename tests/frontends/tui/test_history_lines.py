@@ -100,3 +100,34 @@ async def test_a_resumed_sessions_line_drawn_calls_open_with_a_click_and_tab_in_
         shown = [p.text for p in texts(app, UserPrompt)]
         assert shown == sorted(set(shown), key=lambda text: int(text.split()[1]))
         assert shown[-1] == "prompt 299"
+
+
+async def test_ctrl_f_finds_a_part_drawn_as_lines_and_puts_it_back_marked_in_view(tmp_path: Path) -> None:
+    from agentui.core.session.paths import project_dir
+    from agentui.frontends.tui.screens.transcript_search import TranscriptSearch
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 300)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
+        await pilot.pause()
+        assert "prompt 290" not in [p.text for p in app.query(UserPrompt)]  # drawn as lines
+        await pilot.press("ctrl+f")
+        await until(pilot, lambda: isinstance(app.screen, TranscriptSearch))
+        await pilot.press(*"prompt 290")
+
+        def found_live() -> list[UserPrompt]:
+            return [p for p in app.transcript.query(UserPrompt) if p.text == "prompt 290" and p.has_class("-found")]
+
+        await until(pilot, found_live)
+        [found] = found_live()
+        await until(pilot, lambda: found.region.y in range(*_rows(app)))  # scrolled to it
+        assert "match 1 of 1" in str(app.screen.query_one("Input").border_title)
+
+
+def _rows(app: object) -> tuple[int, int]:
+    view = app.transcript.scrollable_content_region  # type: ignore[attr-defined]
+    return view.y, view.bottom

@@ -161,7 +161,7 @@ class MainScreen(Screen[None]):
         from agentui.frontends.tui.finder import TranscriptFinder
         from agentui.frontends.tui.screens.transcript_search import TranscriptSearch
 
-        finder = TranscriptFinder(self.transcript)
+        finder = TranscriptFinder(self.transcript, self.window)
         self.app.push_screen(TranscriptSearch(finder.find), lambda _: finder.unmark())
 
     def action_search_history(self) -> None:
