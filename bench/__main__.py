@@ -28,6 +28,7 @@ GROUPS = [
     "context",
     "resume",
     "keys",
+    "keys_late",
     "file_history",
     "attempts",
     "evaluation",

@@ -16,6 +16,7 @@ from agentui.frontends.tui.history_view import (
     INIT_PROMPT,
     History,
     Result,
+    kept_result,
     prompt_text,
     read_history,
     shell_record,
@@ -496,7 +497,7 @@ def _as_part(widget: Widget) -> tuple[str, Any, Any] | Literal[False] | None:
 
             call = ToolUseBlock(id=widget.tool_call_id, name=widget.tool_name, input=widget.arguments)
             finished = widget.result
-            return ("tool", call, None if finished is None else Result(*finished))
+            return ("tool", call, None if finished is None else kept_result(Result(*finished)))
     return None
 
 

@@ -66,6 +66,51 @@ class Result(NamedTuple):
     denied: bool
 
 
+KEPT_CHARS = 8_000
+"""A result longer than this is kept, once its widget goes, as what its block shows: the session file keeps it whole
+(a 1,000-turn run of 50 KB reads kept 50 MB the conversation had already let go of)."""
+KEPT_HEAD, KEPT_TAIL = 60, 12
+"""Lines kept of a long result: as many as a block shows of a file's start, or of a command's end."""
+
+
+def kept_result(result: Result) -> Result:
+    """`result` as the line-drawn history keeps it: long output clipped to its first and last lines (what a block
+    shows: the start of a file, the end of a command's output), long strings in its details left out."""
+    from agentui.api import result_text
+
+    text = result_text(result.content)
+    if len(text) <= KEPT_CHARS and _small(result.details):
+        return result
+    content: Any = result.content
+    if len(text) > KEPT_CHARS:
+        lines = [line[:300] for line in text.splitlines()]
+        if len(lines) > KEPT_HEAD + KEPT_TAIL:
+            left_out = f"… {len(lines) - KEPT_HEAD - KEPT_TAIL:,} more lines (the session file keeps them)"
+            lines = [*lines[:KEPT_HEAD], left_out, *lines[-KEPT_TAIL:]]
+        content = "\n".join(lines)[: 2 * KEPT_CHARS]
+    return Result(content, result.is_error, _clipped(result.details), result.denied)
+
+
+def _small(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) <= KEPT_CHARS
+    if isinstance(value, dict):
+        return all(_small(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_small(item) for item in value)
+    return True
+
+
+def _clipped(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= KEPT_CHARS else ""
+    if isinstance(value, dict):
+        return {key: _clipped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clipped(item) for item in value]
+    return value
+
+
 @dataclass
 class History:
     """A resumed session's parts (prompts, answers, tool calls...) as cheap tuples, oldest first; widgets are made

@@ -103,8 +103,8 @@ class HistoryWindow:
     def drop(self) -> None:
         """Remove every part drawn (the session shown is not the one open after all)."""
         if self.history is not None:
-            held = [widget for widget in self._held_widgets if widget.is_attached]
-            self.transcript.remove_children([self._earlier, *self._drawn, self._later, *held])
+            drawn = [self._earlier, *self._drawn, self._later, *self._held_widgets]
+            self.transcript.remove_children([widget for widget in drawn if widget.is_attached])
         self.history, self._drawn, self._then, self._held_widgets, self._held = None, deque(), [], [], 0
 
     def forget(self) -> None:

@@ -131,3 +131,39 @@ async def test_ctrl_f_finds_a_part_drawn_as_lines_and_puts_it_back_marked_in_vie
 def _rows(app: object) -> tuple[int, int]:
     view = app.transcript.scrollable_content_region  # type: ignore[attr-defined]
     return view.y, view.bottom
+
+
+def test_a_long_result_is_kept_as_its_block_shows_it_once_its_widget_goes() -> None:
+    from agentui.frontends.tui.history_view import KEPT_CHARS, KEPT_HEAD, KEPT_TAIL, Result, kept_result
+
+    output = "\n".join(f"line {n} " + "x" * 40 for n in range(5000))
+    details = {"file": {"content": output, "numLines": 5000}, "structuredPatch": [{"lines": ["-a", "+b"]}]}
+    kept = kept_result(Result(output, False, details, False))
+    lines = kept.content.splitlines()
+    assert lines[:KEPT_HEAD] == output.splitlines()[:KEPT_HEAD]  # the start of a file, as a Read shows it
+    assert lines[-KEPT_TAIL:] == output.splitlines()[-KEPT_TAIL:]  # the end, as a command's block shows it
+    assert f"{5000 - KEPT_HEAD - KEPT_TAIL:,} more lines" in kept.content and len(kept.content) <= 2 * KEPT_CHARS
+    assert kept.details == {"file": {"content": "", "numLines": 5000}, "structuredPatch": [{"lines": ["-a", "+b"]}]}
+    small = Result("ok", True, {"exit": 1}, False)
+    assert kept_result(small) is small
+
+
+async def test_after_ctrl_l_old_parts_still_become_lines_below_what_was_cleared(tmp_path: Path) -> None:
+    from agentui.frontends.tui.widgets.transcript import Notice
+
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for number in range(Transcript.LIVE_AT_MOST + 5):
+            app.transcript.add(Notice(f"before {number}"))
+        await pilot.pause()
+        assert _lines(app)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: not _lines(app))
+        for number in range(Transcript.LIVE_AT_MOST + 5):
+            app.transcript.add(Notice(f"after {number}"))
+        await until(pilot, lambda: bool(_lines(app)))
+        [lines] = _lines(app)
+        said = [item[0] for kind, item in lines.source.history.parts[lines.first : lines.end]]
+        assert said == [f"after {number}" for number in range(5)]

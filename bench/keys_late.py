@@ -1,0 +1,171 @@
+"""Keystroke to screen late in a long agent run, in a real terminal (tmux): a model played on loopback reads a small
+file a turn for 600 turns; at turns 1, 300 and 600 its answer streams at 100 tokens/s before the call, and keys are
+typed into the prompt meanwhile, each timed until it is on screen. Claude Code runs the same session beside agentui
+when installed (`python -m bench.peers --install`).
+
+    python -m bench.keys_late
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bench.common import Result, agentui_bin, emit, home_and_project, percentile, run_alone
+from bench.terminal import Terminal
+
+TURNS = 600
+MARKS = (1, 300, 600)
+"""The turns at which keys are timed."""
+RATE = 100
+"""Tokens a second the answer at a mark streams at (a token: four characters, one delta each)."""
+MARK_TOKENS = 1200
+KEYS = 24
+READY = {"agentui": "Ask for something", "claude": "for shortcuts"}
+DONE = "All the files are read"
+FILES = 20
+
+
+def _mark(turn: int) -> str:
+    return f"Mark-{turn}-paragraph"
+
+
+def _mark_text(turn: int) -> str:
+    words = [f"{_mark(turn)} {n}: the handler reads the request, checks it and answers." for n in range(200)]
+    return "\n\n".join(" ".join(words[n : n + 4]) for n in range(0, len(words), 4))[: MARK_TOKENS * 4]
+
+
+class PlayedRun:
+    """A turn is the number of answers in the request plus one: a Read of one of the files until TURNS, then DONE."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+
+    def __call__(self, request: Any) -> Any:
+        from tests.support.loopback import Reply
+        from tests.support.sse import anthropic_stream
+
+        if "count_tokens" in request.path:
+            return Reply(chunks=[b'{"input_tokens": 100}'], content_type="application/json")
+        body = request.json() if request.body else {}
+        tools = {tool.get("name") for tool in body.get("tools", [])}
+        usage = {"input_tokens": 20, "output_tokens": 10, "cache_read_input_tokens": 2_000}
+        if not body.get("stream") or "Read" not in tools:  # a title, a check, a side question: a short answer
+            if not body.get("stream"):
+                message = {
+                    "id": "msg_bench",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body.get("model", "claude-bench"),
+                    "content": [{"type": "text", "text": "Bench"}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 1},
+                }
+                return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": "Bench"}], usage=usage))
+        turn = 1 + sum(1 for message in body.get("messages", []) if message.get("role") == "assistant")
+        if turn > TURNS:
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": f"{DONE}."}], usage=usage))
+        path = str(self.project / "data" / f"f{turn % FILES:02}.txt")
+        call = {"type": "tool_use", "id": f"toolu_{turn}", "name": "Read", "input": {"file_path": path}}
+        if turn in MARKS:
+            text = _mark_text(turn)
+            blocks = [{"type": "text", "text": text}, call]
+            chunks = anthropic_stream(blocks, stop_reason="tool_use", usage=usage, pieces=len(text) // 4)
+            return Reply(chunks=chunks, delay=1 / RATE)
+        blocks = [{"type": "text", "text": f"Reading file {turn}."}, call]
+        return Reply(chunks=anthropic_stream(blocks, stop_reason="tool_use", usage=usage))
+
+
+def _type_and_time(terminal: Terminal, count: int, typed: str) -> tuple[list[float], str]:
+    """Type `count` keys, one at a time, each timed until the text typed so far is on screen."""
+    latencies = []
+    for n in range(count):
+        typed += "qz"[n % 2]
+        started = time.perf_counter()
+        terminal.type(typed[-1])
+        deadline = started + 5
+        while typed not in terminal.screen() and time.perf_counter() < deadline:
+            time.sleep(0.0005)
+        latencies.append(time.perf_counter() - started)
+    return latencies, typed
+
+
+def measure(name: str, command: str, env: dict[str, str], project: Path) -> dict[int, list[float]]:
+    terminal = Terminal(command, env, project, width=120, height=40)
+    by_mark: dict[int, list[float]] = {}
+    try:
+        terminal.wait_for(READY[name], timeout=60)
+        time.sleep(1)
+        terminal.type("Read the data files one by one")
+        terminal.keys("Enter")
+        typed = "x"
+        terminal.wait_for(_mark(MARKS[0]), timeout=120)
+        terminal.type(typed)  # a prefix the typed keys follow, so that they cannot match anything else on screen
+        terminal.wait_for(typed, timeout=10)
+        for mark in MARKS:
+            terminal.wait_for(_mark(mark), timeout=900)
+            by_mark[mark], typed = _type_and_time(terminal, KEYS, typed)
+        terminal.wait_for(DONE, timeout=300)
+        return by_mark
+    finally:
+        terminal.close()
+
+
+def _project(root: Path) -> None:
+    data = root / "data"
+    data.mkdir()
+    for n in range(FILES):
+        (data / f"f{n:02}.txt").write_text("".join(f"line {k} of file {n}\n" for k in range(8)))
+
+
+def benchmarks() -> Iterator[Result]:
+    from bench.peers import claude_at_its_prompt, installed
+    from tests.support.loopback import LoopbackServer
+
+    server = LoopbackServer()
+    results: dict[str, dict[int, list[float]]] = {}
+    try:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
+            home, project = home_and_project(Path(scratch))
+            _project(project)
+            server.responder = PlayedRun(project)
+            env = claude_at_its_prompt(home, project, server.url)  # (agentui reads the same key and server)
+            results["agentui"] = measure("agentui", agentui_bin(), env, project)
+            claude = installed().get("claude")
+            if claude:
+                results["claude"] = measure("claude", claude, env, project)
+    finally:
+        server.close()
+    for mark in MARKS:
+        ours = results["agentui"][mark]
+        median, p95 = percentile(ours, 0.5) * 1000, percentile(ours, 0.95) * 1000
+        peer, met = "", p95 <= 50
+        if "claude" in results:
+            theirs = results["claude"][mark]
+            peer_median = percentile(theirs, 0.5) * 1000
+            peer = f"Claude Code median {peer_median:.1f} ms, p95 {percentile(theirs, 0.95) * 1000:.1f} ms"
+            met = met and median <= 0.7 * peer_median
+        yield emit(
+            Result(
+                f"app.keystroke_turn_{mark}",
+                median,
+                "ms",
+                n=len(ours),
+                p95=p95,
+                target="median ≤ 0.7× Claude Code's, p95 ≤ 50 ms",
+                met=met,
+                peer=peer,
+                note=f"key to screen at turn {mark} of a {TURNS}-turn agent run (a Read a turn), while that turn's "
+                f"answer streams at {RATE} tokens/s; slowest {max(ours) * 1000:.0f} ms",
+            )
+        )
+
+
+if __name__ == "__main__":
+    run_alone(benchmarks)
