@@ -40,10 +40,12 @@ def _mark_text(turn: int) -> str:
 
 
 class PlayedRun:
-    """A turn is the number of answers in the request plus one: a Read of one of the files until TURNS, then DONE."""
+    """Each request of the agent's loop (one offering Read) is the next turn: a Read of one of the files until
+    TURNS, then DONE. (Counted as they come: a peer may send the history in another shape.)"""
 
     def __init__(self, project: Path) -> None:
         self.project = project
+        self.turn = 0
 
     def __call__(self, request: Any) -> Any:
         from tests.support.loopback import Reply
@@ -68,7 +70,8 @@ class PlayedRun:
                 }
                 return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
             return Reply(chunks=anthropic_stream([{"type": "text", "text": "Bench"}], usage=usage))
-        turn = 1 + sum(1 for message in body.get("messages", []) if message.get("role") == "assistant")
+        self.turn += 1
+        turn = self.turn
         if turn > TURNS:
             return Reply(chunks=anthropic_stream([{"type": "text", "text": f"{DONE}."}], usage=usage))
         path = str(self.project / "data" / f"f{turn % FILES:02}.txt")
@@ -134,14 +137,19 @@ def benchmarks() -> Iterator[Result]:
         with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
             home, project = home_and_project(Path(scratch))
             _project(project)
-            server.responder = PlayedRun(project)
             env = claude_at_its_prompt(home, project, server.url)  # (agentui reads the same key and server)
+            server.responder = PlayedRun(project)
             results["agentui"] = measure("agentui", agentui_bin(), env, project)
             claude = installed().get("claude")
             if claude:
+                server.responder = PlayedRun(project)
                 results["claude"] = measure("claude", claude, env, project)
     finally:
         server.close()
+    yield from _rows(results)
+
+
+def _rows(results: dict[str, dict[int, list[float]]]) -> Iterator[Result]:
     for mark in MARKS:
         ours = results["agentui"][mark]
         median, p95 = percentile(ours, 0.5) * 1000, percentile(ours, 0.95) * 1000

@@ -21,6 +21,8 @@ SETTLE = 5.0
 
 deltas: list[float] = []
 frames: list[float] = []
+written: list[tuple[float, int]] = []
+"""(when, bytes) of each write to the terminal."""
 frame_cpu: list[float] = []
 marks: dict[str, float] = {}
 
@@ -51,6 +53,7 @@ def finish_later() -> None:
                 "frame_cpu": frame_cpu,
                 "marks": marks,
                 "gc_pauses": gc_pauses,
+                "written": written,
                 "slow": slow,
             },
             handle,
@@ -100,6 +103,16 @@ def patch() -> None:
             frame_cpu.append(cpu())
 
     App._display = timed_display  # type: ignore[method-assign]
+
+    from textual.drivers.linux_driver import LinuxDriver
+
+    write = LinuxDriver.write
+
+    def counted_write(self, data):  # type: ignore[no-untyped-def]
+        written.append((time.perf_counter(), len(data.encode("utf-8", "replace"))))
+        write(self, data)
+
+    LinuxDriver.write = counted_write  # type: ignore[method-assign]
 
     play = scripted._play
 

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from agentui.api.messages import Message
 
 HISTORY_SHOWN = 40
-"""How many parts (prompts, answers, tool calls) of a resumed session are drawn at first (every one costs layout
-time); more are drawn as the person scrolls up to them."""
+"""How many parts (prompts, answers, tool calls) of a resumed session are drawn as lines at first (each is drawn
+whole); more are drawn as the person scrolls up to them."""
 EARLIER_SHOWN = 12
 """How many older parts one PageUp at the top draws: about a page, so that each key is answered at once."""
 INIT_PROMPT = (

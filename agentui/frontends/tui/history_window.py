@@ -139,6 +139,9 @@ class HistoryWindow:
             lines = self._lines(self._end - 1, self._end)
             self._drawn.append(lines)
             self.transcript.mount(lines, before=self._later)
+        # (A live run's history grows at the end: what is far above goes as it does when reading down.)
+        if dropped := self._drop_above():
+            self.transcript.remove_children(dropped)
         self._count()
 
     # Following the reader
@@ -212,9 +215,15 @@ class HistoryWindow:
             self._drawn.append(lines)
             mounting = transcript.mount(lines, before=self._later)
         self._end = end
+        self._redraw(mounting, self._drop_above())
+
+    def _drop_above(self) -> list[Widget]:
+        """The oldest parts drawn go, a chunk at a time, while there are too many (never one in view); the
+        segments that went whole are returned, to be removed."""
+        transcript = self.transcript
         dropped: list[Widget] = []
         above = round(transcript.scroll_y) - AHEAD_PAGES * transcript.scrollable_content_region.height
-        while True:
+        while self._drawn:
             head = self._drawn[0]
             count = min(EARLIER_SHOWN, head.size_in_parts)
             if self._end - self._first - count < DRAWN_AT_MOST:
@@ -229,7 +238,7 @@ class HistoryWindow:
             else:
                 break
             self._first += count
-        self._redraw(mounting, dropped)
+        return dropped
 
     def to_start(self, then: Callable[[], object]) -> None:
         """Ctrl+Home: the first parts of the session, then `then` (the view goes to the top)."""

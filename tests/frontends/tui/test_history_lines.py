@@ -167,3 +167,24 @@ async def test_after_ctrl_l_old_parts_still_become_lines_below_what_was_cleared(
         [lines] = _lines(app)
         said = [item[0] for kind, item in lines.source.history.parts[lines.first : lines.end]]
         assert said == [f"after {number}" for number in range(5)]
+
+
+async def test_a_long_live_run_keeps_only_the_latest_retired_parts_drawn_and_counts_the_rest(tmp_path: Path) -> None:
+    from agentui.frontends.tui.history_view import EARLIER_SHOWN
+    from agentui.frontends.tui.history_window import DRAWN_AT_MOST
+    from agentui.frontends.tui.widgets.transcript import Notice
+
+    harness = Harness(tmp_path, [])
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for number in range(400):
+            app.transcript.add(Notice(f"part {number}"))
+            if number % 20 == 0:
+                await pilot.pause()  # (laid out as a run's parts are, between its turns)
+        await pilot.pause()
+        [lines] = _lines(app)
+        assert lines.size_in_parts < DRAWN_AT_MOST + EARLIER_SHOWN  # not every part ever retired
+        said = [n.message for n in texts(app, Notice) if "earlier parts" in n.message and n.display]
+        assert said == [f"{lines.first:,} earlier parts of this session are above: PageUp draws them."]
+        assert lines.end == len(lines.source.history.parts) and lines.first > 0

@@ -4,7 +4,7 @@ compaction marks live in `answer.py`, imported with the first answer (they are r
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from textual.containers import Vertical, VerticalScroll
@@ -19,8 +19,9 @@ W = TypeVar("W", bound=Widget)
 
 
 class Transcript(VerticalScroll):
-    """Anchored to the bottom while content arrives, unless the person scrolls up; far-off old widgets pruned
-    (the session file keeps everything). What is read stays in place when parts are drawn or dropped above it."""
+    """Anchored to the bottom while content arrives, unless the person scrolls up; the latest parts are live widgets,
+    older ones retire into the line-drawn history above them (`retire`). What is read stays in place when parts are
+    drawn or dropped above it."""
 
     DEFAULT_CSS = """
     Transcript {
@@ -73,14 +74,6 @@ class Transcript(VerticalScroll):
     def first_live(self) -> Widget | None:
         """The oldest widget added and not yet retired."""
         return next((widget for widget in self._kept if widget.parent is self), None)
-
-    def parts(self) -> Iterator[Widget]:
-        """Every part on screen, oldest first (those drawn in groups one by one)."""
-        for child in self.children:
-            if isinstance(child, PartGroup):
-                yield from child.children
-            else:
-                yield child
 
     def clear(self) -> None:
         self._kept.clear()
