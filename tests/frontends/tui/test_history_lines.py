@@ -188,3 +188,28 @@ async def test_a_long_live_run_keeps_only_the_latest_retired_parts_drawn_and_cou
         said = [n.message for n in texts(app, Notice) if "earlier parts" in n.message and n.display]
         assert said == [f"{lines.first:,} earlier parts of this session are above: PageUp draws them."]
         assert lines.end == len(lines.source.history.parts) and lines.first > 0
+
+
+async def test_text_drawn_as_lines_is_selected_with_the_mouse_as_in_a_live_answer(tmp_path: Path) -> None:
+    from textual.geometry import Offset
+    from textual.selection import Selection
+
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 30)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
+        await pilot.pause()
+        [lines] = _lines(app)
+        history = lines.source.history
+        index = next(i for i in range(lines.first, lines.end) if history.parts[i][0] == "answer")
+        row = _screen_row(lines, index)
+        whole = lines.get_selection(Selection(Offset(0, row), Offset(100, row)))
+        assert whole is not None and whole[0].strip() == history.parts[index][1].strip()
+        start = Offset(0, row - 1)  # from the blank line above it to the one below: the answer, whole
+        text, _ = lines.get_selection(Selection(start, Offset(0, row + 1))) or ("", "")
+        assert text.strip() == history.parts[index][1].strip()

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -216,11 +217,33 @@ class HistoryLines(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
+        strip = self._line(y, width)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            end = strip.cell_length if end == -1 else end
+            if start < end:
+                style = self.screen.get_component_rich_style("screen--selection")
+                before, middle, after = strip.divide([start, end, strip.cell_length])[:3]
+                strip = Strip.join([before, middle.apply_style(style), after])
+        return strip.apply_offsets(0, y)  # (where a mouse selection is in the text)
+
+    def _line(self, y: int, width: int) -> Strip:
         self._layout(width)
         at = bisect_right(self._offsets, y) - 1
         if at < 0 or (lines := self._parts[at]) is None or not 0 <= (row := y - self._offsets[at]) < len(lines):
             return Strip.blank(width, self.rich_style)
         return lines[row]
+
+    # Selection (with the mouse, as in a live answer)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        width = self.size.width
+        text = "\n".join(self._line(y, width).text.rstrip() for y in range(self._height))
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     # Opening
 
