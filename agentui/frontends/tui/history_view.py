@@ -66,9 +66,9 @@ class Result(NamedTuple):
     denied: bool
 
 
-KEPT_CHARS = 8_000
-"""A result longer than this is kept, once its widget goes, as what its block shows: the session file keeps it whole
-(a 1,000-turn run of 50 KB reads kept 50 MB the conversation had already let go of)."""
+KEPT_CHARS = 4_000
+"""A result longer than this is kept, once its widget goes, as what its block shows, in about this much: the session
+file keeps it whole (a 1,000-turn run of 50 KB reads kept 50 MB the conversation had already let go of)."""
 KEPT_HEAD, KEPT_TAIL = 60, 12
 """Lines kept of a long result: as many as a block shows of a file's start, or of a command's end."""
 
@@ -83,12 +83,26 @@ def kept_result(result: Result) -> Result:
         return result
     content: Any = result.content
     if len(text) > KEPT_CHARS:
-        lines = [line[:300] for line in text.splitlines()]
-        if len(lines) > KEPT_HEAD + KEPT_TAIL:
-            left_out = f"… {len(lines) - KEPT_HEAD - KEPT_TAIL:,} more lines (the session file keeps them)"
-            lines = [*lines[:KEPT_HEAD], left_out, *lines[-KEPT_TAIL:]]
-        content = "\n".join(lines)[: 2 * KEPT_CHARS]
+        lines = text.splitlines()
+        head = _within([line[:200] for line in lines[:KEPT_HEAD]], 3 * KEPT_CHARS // 4)
+        tail = _within([line[:200] for line in lines[-KEPT_TAIL:]][::-1], KEPT_CHARS // 4)[::-1]
+        if len(head) + len(tail) >= len(lines):  # (a few long lines: as many as fit, from the start)
+            head, tail = _within([line[:200] for line in lines], KEPT_CHARS), []
+        left_out = len(lines) - len(head) - len(tail)
+        note = [f"… {left_out:,} more lines (the session file keeps them)"] if left_out > 0 else []
+        content = "\n".join([*head, *note, *tail])
     return Result(content, result.is_error, _clipped(result.details), result.denied)
+
+
+def _within(lines: list[str], chars: int) -> list[str]:
+    """The first of `lines` that fit in `chars`."""
+    kept: list[str] = []
+    for line in lines:
+        chars -= len(line) + 1
+        if chars < 0:
+            break
+        kept.append(line)
+    return kept
 
 
 def _small(value: Any) -> bool:
