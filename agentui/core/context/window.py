@@ -155,7 +155,12 @@ def _load_encoding(env: Mapping[str, str]) -> Any:
         previous = os.environ.get("TIKTOKEN_CACHE_DIR")
         os.environ["TIKTOKEN_CACHE_DIR"] = str(path.parent)
         try:
-            return tiktoken.get_encoding(ENCODING)
+            encoding = tiktoken.get_encoding(ENCODING)
+            # Its ranks as a Python dict (~24 MB for o200k_base) are kept only to pickle the encoding; counting uses
+            # the compiled copy. A long session's process does not carry them (tests hold tiktoken to this).
+            if isinstance(getattr(encoding, "_mergeable_ranks", None), dict):
+                encoding._mergeable_ranks = {}
+            return encoding
         finally:
             if previous is None:
                 os.environ.pop("TIKTOKEN_CACHE_DIR", None)
