@@ -68,16 +68,18 @@ class HistoryWindow:
         self, history: History, *, preview: bool = False, before: Widget | None = None, live: int = LIVE_PARTS
     ) -> None:
         """Draw the latest parts of `history` at the end of the transcript (or `before` a widget in it): the last
-        `live` as the live widgets that drew them, the others as lines above. `preview`: only the end of the file
-        was read, so how much is not drawn is not known yet."""
+        `live` as the live widgets that drew them, the others as lines above, as the reader nears them. `preview`:
+        only the end of the file was read, so how much is not drawn is not known yet."""
         self.drop()
         held = history.parts[max(0, len(history.parts) - live) :]
         history = History(history.parts[: len(history.parts) - len(held)], history.results)
         self.history, self._preview, self._held = history, preview, len(held)
         self._source = PartSource(history, self._cwd())
-        self._end = len(history.parts)
-        self._first = max(0, self._end - HISTORY_SHOWN)
-        self._drawn = deque([self._lines(self._first, self._end)] if self._end > self._first else [])
+        # None drawn as lines yet: the first frame shows the live widgets at once, and the parts above are drawn
+        # after it, a chunk at a time, as far as the reader could scroll (`near`). The run is there, empty, to take
+        # them without a mount.
+        self._first = self._end = len(history.parts)
+        self._drawn = deque([self._lines(self._first, self._end)])
         self._earlier, self._later = Marker(""), Marker("")
         self.transcript.mount_all([self._earlier, *self._drawn, self._later], before=before)
         self._held_widgets = []

@@ -974,8 +974,11 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
         await until(pilot, lambda: not app.view.history.drawing)
         await pilot.pause()
         assert len(app.conversation.agent.messages) == 8000  # the whole session is the conversation
-        # a prompt, a Read and an answer per turn; only the latest are drawn: some as live widgets, more as lines
-        hidden = 3 * 2000 - HISTORY_SHOWN - LIVE_PARTS
+        # a prompt, a Read and an answer per turn; only the latest are drawn: some as live widgets, and as lines
+        # (after the first frame) as many chunks above them as the reader could scroll to soon
+        [lines] = app.transcript.query(HistoryLines)
+        hidden = lines.first
+        assert 3 * 2000 - LIVE_PARTS - HISTORY_SHOWN - EARLIER_SHOWN <= hidden <= 3 * 2000 - LIVE_PARTS - EARLIER_SHOWN
         notice = f"{hidden:,} earlier parts of this session are above: PageUp draws them."
         assert [n.message for n in texts(app, Notice) if "earlier parts" in n.message] == [notice]
         assert [p.text for p in app.query(UserPrompt)] == [f"prompt {n}" for n in range(1996, 2000)]  # the live ones
@@ -1004,8 +1007,12 @@ async def test_resuming_a_long_session_draws_its_latest_part_and_pageup_draws_th
             next(n for n in texts(app, Notice) if "earlier parts" in n.message).message.split()[0].replace(",", "")
         )
         assert left < hidden - EARLIER_SHOWN  # (counted as they are drawn)
-        lines = next(child for child in children if isinstance(child, HistoryLines))
-        assert lines.size_in_parts <= DRAWN_AT_MOST + EARLIER_SHOWN  # far parts below were dropped
+        for _ in range(10):  # reading on up: the parts far below are dropped as more are drawn above
+            await pilot.press("pageup")
+            await until(pilot, lambda: not app.view.history.drawing)
+            await pilot.pause()
+        assert lines.first < hidden - 5 * EARLIER_SHOWN
+        assert lines.size_in_parts <= DRAWN_AT_MOST + 2 * EARLIER_SHOWN
 
 
 async def test_a_session_another_agentui_holds_is_not_left_drawn_when_it_cannot_be_opened(tmp_path: Path) -> None:
@@ -1550,9 +1557,12 @@ async def test_a_custom_command_is_shown_as_typed_when_resumed_ours_and_claude_c
     shutil.copy(written, copy)
     theirs = Harness(tmp_path / "theirs", [], session=SessionRequest(resume=str(copy)))
     async with theirs.app().run_test(size=(100, 30)) as pilot:
+        first = "/orchestrator create TODO app by Next.js"
         await until(pilot, lambda: pilot.app.conversation is not None and texts(pilot.app, UserPrompt))
+        await pilot.press("ctrl+home")  # (up to the session's first part)
+        await until(pilot, lambda: first in [p.text for p in texts(pilot.app, UserPrompt)])
         shown = [p.text for p in texts(pilot.app, UserPrompt)]
-        assert shown[0] == "/orchestrator create TODO app by Next.js"
+        assert shown[0] == first
         assert not any("Split complex tasks" in text or "<command-" in text for text in shown)
 
 
