@@ -100,6 +100,8 @@ class HistoryWindow:
         for segment in self._drawn:
             if isinstance(segment, HistoryLines):
                 segment.renumber(shift)
+            elif segment.part_index is not None:
+                segment.part_index += shift
         self._count()
 
     def drop(self) -> None:
