@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import Any
 
 from agentui.core.session.store import SessionRequest
+from agentui.frontends.tui.app import AgentApp
 from agentui.frontends.tui.widgets.history_lines import HistoryLines
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import AssistantText, Transcript, UserPrompt
@@ -16,6 +18,24 @@ from tests.frontends.tui.test_app import Harness, idle, long_session, ready, tex
 
 def _lines(app: object) -> list[HistoryLines]:
     return list(app.transcript.query(HistoryLines))  # type: ignore[attr-defined]
+
+
+def _resumed(tmp_path: Path, turns: int) -> AgentApp:
+    """The app resuming a session of `turns` turns (a prompt, a Read and an answer each)."""
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, turns)
+    return harness.app()
+
+
+async def _drawn(pilot: Any) -> None:
+    """Until the resumed session is open and the parts above its latest are drawn as lines."""
+    app = pilot.app
+    await ready(pilot)
+    await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
+    await pilot.pause()
 
 
 def _screen_row(lines: HistoryLines, index: int) -> int:
@@ -67,16 +87,9 @@ async def test_a_live_conversations_old_parts_become_lines_and_the_latest_stay_w
 
 
 async def test_a_resumed_sessions_line_drawn_calls_open_with_a_click_and_tab_in_place(tmp_path: Path) -> None:
-    from agentui.core.session.paths import project_dir
-
-    session_id = str(uuid.uuid4())
-    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
-    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 300)
-    app = harness.app()
+    app = _resumed(tmp_path, 300)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
-        await pilot.pause()
+        await _drawn(pilot)
         [lines] = _lines(app)
         history = lines.source.history
         # Tab from the prompt: the live blocks first, newest first, then the calls drawn as lines, each put back
@@ -103,17 +116,11 @@ async def test_a_resumed_sessions_line_drawn_calls_open_with_a_click_and_tab_in_
 
 
 async def test_ctrl_f_finds_a_part_drawn_as_lines_and_puts_it_back_marked_in_view(tmp_path: Path) -> None:
-    from agentui.core.session.paths import project_dir
     from agentui.frontends.tui.screens.transcript_search import TranscriptSearch
 
-    session_id = str(uuid.uuid4())
-    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
-    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 300)
-    app = harness.app()
+    app = _resumed(tmp_path, 300)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
-        await pilot.pause()
+        await _drawn(pilot)
         assert "prompt 290" not in [p.text for p in app.query(UserPrompt)]  # drawn as lines
         await pilot.press("ctrl+f")
         await until(pilot, lambda: isinstance(app.screen, TranscriptSearch))
@@ -198,16 +205,9 @@ async def test_text_drawn_as_lines_is_selected_with_the_mouse_as_in_a_live_answe
     from textual.geometry import Offset
     from textual.selection import Selection
 
-    from agentui.core.session.paths import project_dir
-
-    session_id = str(uuid.uuid4())
-    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
-    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 30)
-    app = harness.app()
+    app = _resumed(tmp_path, 30)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await until(pilot, lambda: _lines(app) and not app.view.history.drawing)
-        await pilot.pause()
+        await _drawn(pilot)
         [lines] = _lines(app)
         history = lines.source.history
         index = next(i for i in range(lines.first, lines.end) if history.parts[i][0] == "answer")
