@@ -27,25 +27,35 @@ def _answer() -> str:
     return "\n\n".join(" ".join(words[n : n + 4]) for n in range(0, len(words), 4))
 
 
+def aside_reply(request: Any, body: dict[str, Any]) -> Any:
+    """The answer to what is not the agent's streamed turn (a token count, a title, a check): at once, short; None
+    for a streamed turn."""
+    from tests.support.loopback import Reply
+
+    if "count_tokens" in request.path:
+        return Reply(chunks=[b'{"input_tokens": 100}'], content_type="application/json")
+    if body.get("stream"):
+        return None
+    message = {
+        "id": "msg_bench",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-bench"),
+        "content": [{"type": "text", "text": "Bench"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
+
+
 def _responder(request: Any) -> Any:
     from tests.support.loopback import Reply
     from tests.support.sse import anthropic_stream
 
-    if "count_tokens" in request.path:
-        return Reply(chunks=[b'{"input_tokens": 100}'], content_type="application/json")
     body = request.json() if request.body else {}
-    if not body.get("stream"):  # a title or a check: a short answer at once
-        message = {
-            "id": "msg_bench",
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "claude-bench"),
-            "content": [{"type": "text", "text": "Bench"}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 1},
-        }
-        return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
+    if (aside := aside_reply(request, body)) is not None:
+        return aside
     text = _answer()[: ANSWER_TOKENS * 4]
     return Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=len(text) // 4), delay=1 / RATE)
 

@@ -8,7 +8,6 @@ when installed (`python -m bench.peers --install`).
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from collections.abc import Iterator
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Result, agentui_bin, emit, home_and_project, run_alone
-from bench.keys import key_row, type_and_time
+from bench.keys import aside_reply, key_row, type_and_time
 from bench.terminal import Terminal
 
 TURNS = 600
@@ -52,24 +51,12 @@ class PlayedRun:
         from tests.support.loopback import Reply
         from tests.support.sse import anthropic_stream
 
-        if "count_tokens" in request.path:
-            return Reply(chunks=[b'{"input_tokens": 100}'], content_type="application/json")
         body = request.json() if request.body else {}
+        if (aside := aside_reply(request, body)) is not None:
+            return aside
         tools = {tool.get("name") for tool in body.get("tools", [])}
         usage = {"input_tokens": 20, "output_tokens": 10, "cache_read_input_tokens": 2_000}
-        if not body.get("stream") or "Read" not in tools:  # a title, a check, a side question: a short answer
-            if not body.get("stream"):
-                message = {
-                    "id": "msg_bench",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": body.get("model", "claude-bench"),
-                    "content": [{"type": "text", "text": "Bench"}],
-                    "stop_reason": "end_turn",
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": 10, "output_tokens": 1},
-                }
-                return Reply(chunks=[json.dumps(message).encode()], content_type="application/json")
+        if "Read" not in tools:  # a side question streamed: a short answer
             return Reply(chunks=anthropic_stream([{"type": "text", "text": "Bench"}], usage=usage))
         self.turn += 1
         turn = self.turn
