@@ -123,9 +123,7 @@ class HistoryWindow:
         if held and self._held:
             self._held -= 1
         if not self.shown:
-            from agentui.frontends.tui.history_view import History as Empty
-
-            self.show(Empty([], {}), before=self.transcript.first_live())
+            self.show(History([], {}), before=self.transcript.first_live())
         history = self.history
         assert history is not None
         if result is not None:
@@ -186,25 +184,7 @@ class HistoryWindow:
             self._drawn.appendleft(lines)
             mounting = transcript.mount(lines, after=self._earlier)
         self._first = start
-        # Then the newest parts go, a chunk at a time, while there are too many (never one in view).
-        dropped: list[Widget] = []
-        below = round(transcript.scroll_y) + (AHEAD_PAGES + 1) * transcript.scrollable_content_region.height
-        while True:
-            tail = self._drawn[-1]
-            count = min(EARLIER_SHOWN, tail.size_in_parts)
-            if self._end - self._first - count < DRAWN_AT_MOST:
-                break
-            y = self._y_of(tail, self._end - count)
-            if y is None or y <= below:
-                break
-            if count == tail.size_in_parts and len(self._drawn) > 1:
-                dropped.append(self._drawn.pop())
-            elif isinstance(tail, HistoryLines):
-                tail.drop_last(count)
-            else:
-                break
-            self._end -= count
-        self._redraw(mounting, dropped)
+        self._redraw(mounting, self._drop_below())
 
     def draw_later(self) -> None:
         transcript = self.transcript
@@ -220,6 +200,29 @@ class HistoryWindow:
             mounting = transcript.mount(lines, before=self._later)
         self._end = end
         self._redraw(mounting, self._drop_above())
+
+    def _drop_below(self) -> list[Widget]:
+        """The newest parts drawn go, a chunk at a time, while there are too many (never one in view); the
+        segments that went whole are returned, to be removed."""
+        transcript = self.transcript
+        dropped: list[Widget] = []
+        below = round(transcript.scroll_y) + (AHEAD_PAGES + 1) * transcript.scrollable_content_region.height
+        while self._drawn:
+            tail = self._drawn[-1]
+            count = min(EARLIER_SHOWN, tail.size_in_parts)
+            if self._end - self._first - count < DRAWN_AT_MOST:
+                break
+            y = self._y_of(tail, self._end - count)
+            if y is None or y <= below:
+                break
+            if count == tail.size_in_parts and len(self._drawn) > 1:
+                dropped.append(self._drawn.pop())
+            elif isinstance(tail, HistoryLines):
+                tail.drop_last(count)
+            else:
+                break
+            self._end -= count
+        return dropped
 
     def _drop_above(self) -> list[Widget]:
         """The oldest parts drawn go, a chunk at a time, while there are too many (never one in view); the
@@ -348,7 +351,7 @@ class HistoryWindow:
         if isinstance(segment, HistoryLines):
             offset = segment.y_of(index)
             return None if offset is None else region.y + offset
-        return region.y if index == getattr(segment, "part_index", index) else region.bottom
+        return region.y if index == segment.part_index else region.bottom
 
     def _redraw(self, mounting: AwaitMount | None, dropped: list[Widget]) -> None:
         """Parts drawn and dropped in the same layout pass; then whatever waited, then more if still near."""

@@ -72,9 +72,7 @@ def part_lines(
             *_tool(SHELL_TOOL, {"command": command}, (output, False, {}, False), cwd, width, look, console),
         ]
     else:
-        result = history.results.get(item.id)
-        finished = None if result is None else (result.content, result.is_error, result.details, result.denied)
-        lines = _tool(item.name, item.input, finished, cwd, width, look, console)
+        lines = _tool(item.name, item.input, history.results.get(item.id), cwd, width, look, console)
     return [blank, *lines]
 
 

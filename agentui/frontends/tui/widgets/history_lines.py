@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,6 +18,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from agentui.frontends.tui.part_lines import Look, part_lines
+from agentui.frontends.tui.widgets.selection import with_selection
 
 if TYPE_CHECKING:
     from agentui.frontends.tui.history_view import History
@@ -32,6 +33,11 @@ class PartSource:
 
     history: History
     cwd: Path | None
+
+
+_COMPONENTS = {field.name: f"history-lines--{field.name.replace('_', '-')}" for field in fields(Look)[1:]}
+"""Each style of a `Look` but the base, and the component class it is resolved from (`prompt_edge`:
+`history-lines--prompt-edge`)."""
 
 
 class HistoryLines(Widget):
@@ -53,21 +59,7 @@ class HistoryLines(Widget):
     HistoryLines > .history-lines--diff { background: $surface; }
     HistoryLines > .history-lines--mark { color: $secondary; }
     """
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "history-lines--prompt",
-        "history-lines--prompt-edge",
-        "history-lines--context",
-        "history-lines--context-edge",
-        "history-lines--notice",
-        "history-lines--warning",
-        "history-lines--error",
-        "history-lines--tool",
-        "history-lines--tool-error",
-        "history-lines--tool-denied",
-        "history-lines--tool-body",
-        "history-lines--diff",
-        "history-lines--mark",
-    }
+    COMPONENT_CLASSES: ClassVar[set[str]] = set(_COMPONENTS.values())
     anchors_view = True
 
     def __init__(self, source: PartSource, first: int, end: int) -> None:
@@ -177,22 +169,7 @@ class HistoryLines(Widget):
 
     def _resolve_look(self) -> Look:
         style = self.get_component_rich_style
-        self._look = Look(
-            base=self.rich_style,
-            prompt=style("history-lines--prompt"),
-            prompt_edge=style("history-lines--prompt-edge"),
-            context=style("history-lines--context"),
-            context_edge=style("history-lines--context-edge"),
-            notice=style("history-lines--notice"),
-            warning=style("history-lines--warning"),
-            error=style("history-lines--error"),
-            tool=style("history-lines--tool"),
-            tool_error=style("history-lines--tool-error"),
-            tool_denied=style("history-lines--tool-denied"),
-            tool_body=style("history-lines--tool-body"),
-            diff=style("history-lines--diff"),
-            mark=style("history-lines--mark"),
-        )
+        self._look = Look(base=self.rich_style, **{name: style(component) for name, component in _COMPONENTS.items()})
         return self._look
 
     def y_of(self, index: int) -> int | None:
@@ -216,16 +193,7 @@ class HistoryLines(Widget):
     # Drawing
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        strip = self._line(y, width)
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(y)) is not None:
-            start, end = span
-            end = strip.cell_length if end == -1 else end
-            if start < end:
-                style = self.screen.get_component_rich_style("screen--selection")
-                before, middle, after = strip.divide([start, end, strip.cell_length])[:3]
-                strip = Strip.join([before, middle.apply_style(style), after])
+        strip = with_selection(self, self._line(y, self.size.width), y)
         return strip.apply_offsets(0, y)  # (where a mouse selection is in the text)
 
     def _line(self, y: int, width: int) -> Strip:

@@ -27,6 +27,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from agentui.frontends.tui.widgets.selection import with_selection
+
 if TYPE_CHECKING:
     from pygments.lexer import Lexer
 
@@ -250,16 +252,7 @@ class MarkdownLines(Widget):
         found = self._locate(y)
         if found is None:
             return Strip.blank(width, self.rich_style)  # between blocks
-        strip = self._line_of(*found, width)
-        selection = self.text_selection
-        if selection is not None and (span := selection.get_span(y)) is not None:
-            start, end = span
-            end = strip.cell_length if end == -1 else end
-            style = self.screen.get_component_rich_style("screen--selection")
-            before, middle, after = (
-                strip.divide([start, end, strip.cell_length])[:3] if start < end else (strip, Strip([]), Strip([]))
-            )
-            strip = Strip.join([before, middle.apply_style(style), after])
+        strip = with_selection(self, self._line_of(*found, width), y)
         if self.marked:
             strip = _marked(strip, self.marked, self.screen.get_component_rich_style("screen--selection"))
         return strip.apply_offsets(0, y)
