@@ -83,11 +83,11 @@ def kept_result(result: Result) -> Result:
         return result
     content: Any = result.content
     if len(text) > KEPT_CHARS:
-        lines = text.splitlines()
-        head = _within([line[:200] for line in lines[:KEPT_HEAD]], 3 * KEPT_CHARS // 4)
-        tail = _within([line[:200] for line in lines[-KEPT_TAIL:]][::-1], KEPT_CHARS // 4)[::-1]
+        lines = [line[:200] for line in text.splitlines()]
+        head = _within(lines[:KEPT_HEAD], 3 * KEPT_CHARS // 4)
+        tail = _within(lines[-KEPT_TAIL:][::-1], KEPT_CHARS // 4)[::-1]
         if len(head) + len(tail) >= len(lines):  # (a few long lines: as many as fit, from the start)
-            head, tail = _within([line[:200] for line in lines], KEPT_CHARS), []
+            head, tail = _within(lines, KEPT_CHARS), []
         left_out = len(lines) - len(head) - len(tail)
         note = [f"… {left_out:,} more lines (the session file keeps them)"] if left_out > 0 else []
         content = "\n".join([*head, *note, *tail])
