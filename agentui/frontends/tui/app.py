@@ -16,8 +16,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from textual import work
+from textual._compositor import CompositorUpdate
 from textual.containers import Vertical
 
 from agentui import __version__
@@ -27,6 +28,7 @@ from agentui.frontends.tui.app_opening import AppOpening
 from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
+from agentui.frontends.tui.frame_writer import FrameWriter
 from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
@@ -38,6 +40,8 @@ from agentui.frontends.tui.widgets.todo_panel import TodoPanel
 from agentui.frontends.tui.widgets.transcript import Notice, Transcript
 
 if TYPE_CHECKING:  # the engine is imported after the first frame (see _load_engine), not with the app
+    from textual.screen import Screen
+
     from agentui.api import (
         Conversation,
         CustomCommand,
@@ -79,6 +83,8 @@ class AgentApp(AppOpening):
     ) -> None:
         strip_cycles.apply()  # (before anything is drawn)
         super().__init__()
+        self.frames = FrameWriter()
+        """What the terminal shows, so that each frame writes only what changed."""
         self.launch = launch
         self.problem = problem
         self.env = env
@@ -120,6 +126,16 @@ class AgentApp(AppOpening):
         self.main = MainScreen(self.transcript, window, self.prompt_input, self.history, Copier(self), *others)
         self.transcript.on_moved = window.near
 
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        # Textual's update, written as the cells that changed (frame_writer.py); an inline app writes its own way.
+        if isinstance(renderable, CompositorUpdate) and not self.is_inline:
+            renderable = self.frames.update(renderable, *self.size)
+        super()._display(screen, renderable)
+
+    def redraw(self) -> None:
+        self.frames.forget()
+        self.refresh(repaint=True)
+
     def get_default_screen(self) -> MainScreen:
         return self.main
 
@@ -147,6 +163,9 @@ class AgentApp(AppOpening):
         # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
         # a key) go on being handled while start-up waits for the session and the engine.
         self.call_after_refresh(lambda: self.run_worker(self._startup(), group="startup"))
+        # An app suspended (an editor, Ctrl+Z) comes back to a terminal that shows something else.
+        self.app_suspend_signal.subscribe(self, lambda _app: self.frames.forget())
+        self.app_resume_signal.subscribe(self, lambda _app: self.frames.forget())
 
     async def _startup(self) -> None:
         self.prompt_input.focus()

@@ -94,3 +94,7 @@ class AppHost(App[None]):
     async def quit_now(self) -> None:
         """Close the conversation and end the app."""
         raise NotImplementedError
+
+    def redraw(self) -> None:
+        """Write the whole screen again, whatever the terminal shows now."""
+        raise NotImplementedError

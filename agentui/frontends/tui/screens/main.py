@@ -180,6 +180,7 @@ class MainScreen(Screen[None]):
 
     def action_clear_view(self) -> None:
         self.transcript.clear()
+        cast("AppHost", self.app).redraw()  # (Ctrl+L is also what a terminal's user presses for a garbled screen)
 
     def on_key(self, event: events.Key) -> None:
         """A character typed while focus is elsewhere (a tool block, the transcript) goes to the prompt, with the
