@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.common import Result, agentui_bin, emit, home_and_project, run_alone
+from bench import gc_watch
+from bench.common import Result, emit, home_and_project, run_alone
 from bench.keys import aside_reply, key_row, type_and_time
 from bench.terminal import Terminal
 
@@ -115,7 +116,10 @@ def benchmarks() -> Iterator[Result]:
             _project(project)
             env = claude_at_its_prompt(home, project, server.url)  # (agentui reads the same key and server)
             server.responder = PlayedRun(project)
-            results["agentui"] = measure("agentui", agentui_bin(), env, project)
+            pauses = str(Path(scratch) / "gc.jsonl")
+            watched, watch_env = gc_watch.command(pauses)
+            results["agentui"] = measure("agentui", watched, {**env, **watch_env}, project)
+            collections = gc_watch.pauses(pauses)
             claude = installed().get("claude")
             if claude:
                 server.responder = PlayedRun(project)
@@ -123,6 +127,7 @@ def benchmarks() -> Iterator[Result]:
     finally:
         server.close()
     yield from _rows(results)
+    yield emit(gc_watch.row("app.gc_full_600_turns", collections, f"a {TURNS}-turn agent run in the app"))
 
 
 def _rows(results: dict[str, dict[int, list[float]]]) -> Iterator[Result]:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench import gc_watch
 from bench.common import Result, agentui_bin, clean_env, emit, home_and_project, percentile, run_alone, tree_rss_mb
 from bench.terminal import Terminal
 from tests.support.long_session import TURNS, write_long_session
@@ -133,7 +134,11 @@ def benchmarks() -> Iterator[Result]:
         path = home / ".claude" / "projects" / _sanitized(project) / f"{SESSION_ID}.jsonl"
         size = write_long_session(path, SESSION_ID, project)
         command, env = _agentui(home, project)
-        runs = [resume_once(command, env, project, to_first=n == 0) for n in range(RUNS)]
+        runs = [resume_once(command, env, project) for n in range(RUNS)]
+        # PageUp back through it, in a run of its own that notes the app's garbage collections as they happen.
+        pauses = str(Path(scratch) / "gc.jsonl")
+        watched, watch_env = gc_watch.command(pauses)
+        latencies = resume_once(f"{watched} --resume {SESSION_ID}", {**env, **watch_env}, project, to_first=True)[3]
         shown = sorted(run[0] for run in runs)
         peer_note, peer_shown = "", None
         claude = installed().get("claude")
@@ -175,7 +180,6 @@ def benchmarks() -> Iterator[Result]:
                 note=f"with the whole session loaded; {first:.0f} MB when the latest prompt showed",
             )
         )
-        latencies = runs[0][3]
         yield emit(
             Result(
                 "app.pageup_back_through_2000_turns",
@@ -189,6 +193,8 @@ def benchmarks() -> Iterator[Result]:
                 f"changed; slowest {max(latencies) * 1000:.0f} ms",
             )
         )
+        during = f"PageUp from the end of a resumed {TURNS:,}-turn session to its first prompt"
+        yield emit(gc_watch.row("app.gc_full_pageup_2000_turns", gc_watch.pauses(pauses), during))
         slow, held = held_pageups(command, env, project)
         yield emit(
             Result(

@@ -30,9 +30,9 @@ _EXPORTS = {
     "RuleError": "agentui.core.safety.permissions.rules",
     "Provider": "agentui.core.providers.base",
     # sessions: which to open, and the list to pick from
-    "SessionRequest": "agentui.core.session.store",
-    "SessionError": "agentui.core.session.store",
-    "preview_session": "agentui.core.session.store",
+    "SessionRequest": "agentui.core.session.lookup",
+    "SessionError": "agentui.core.session.lookup",
+    "preview_session": "agentui.core.session.lookup",
     "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
@@ -61,9 +61,9 @@ _EXPORTS = {
     "Verdict": "agentui.core.parallel.attempts",
     "WorkingCopyError": "agentui.core.parallel.working_copy",
     "limit_reached": "agentui.core.loop.budget",
-    "is_summary": "agentui.core.context.compaction",
+    "is_summary": "agentui.core.messages",
     "replay": "agentui.core.replay",
-    "SUMMARY_PREFIX": "agentui.core.context.compaction",
+    "SUMMARY_PREFIX": "agentui.core.messages",
     # the everyday commands: the model (by id or alias), working directories, sub-agent types, the session's name
     "Resolved": "agentui.core.model_aliases",
     "ModelOption": "agentui.core.model_choice",
@@ -149,8 +149,6 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.call_views import ResultView as ResultView
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
-    from agentui.core.context.compaction import SUMMARY_PREFIX as SUMMARY_PREFIX
-    from agentui.core.context.compaction import is_summary as is_summary
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
@@ -182,6 +180,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.memory_note import remember_note as remember_note
+    from agentui.core.messages import SUMMARY_PREFIX as SUMMARY_PREFIX
+    from agentui.core.messages import is_summary as is_summary
     from agentui.core.model_aliases import Resolved as Resolved
     from agentui.core.model_choice import ModelOption as ModelOption
     from agentui.core.model_choice import model_options as model_options
@@ -224,14 +224,14 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions
+    from agentui.core.session.lookup import SessionError as SessionError
+    from agentui.core.session.lookup import SessionRequest as SessionRequest
+    from agentui.core.session.lookup import preview_session as preview_session
     from agentui.core.session.naming import rename_session as rename_session
     from agentui.core.session.paths import canonical as canonical
     from agentui.core.session.paths import project_dir as project_dir
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession
-    from agentui.core.session.store import SessionError as SessionError
-    from agentui.core.session.store import SessionRequest as SessionRequest
-    from agentui.core.session.store import preview_session as preview_session
     from agentui.core.settings import ConfigError as ConfigError
     from agentui.core.settings import Overrides as Overrides
     from agentui.core.settings import Settings as Settings

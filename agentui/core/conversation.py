@@ -18,7 +18,8 @@ from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
 from agentui.core.run_options import RunLimits
 from agentui.core.safety.permissions.grants import RunGrants
-from agentui.core.session.store import OpenSession, SessionRequest
+from agentui.core.session.lookup import SessionRequest
+from agentui.core.session.store import OpenSession
 from agentui.core.settings import Settings
 from agentui.core.thinking import thinking_for
 

@@ -12,6 +12,11 @@ INTERRUPTED = "[Request interrupted by user"
 """How an interrupt is written into the history as a user message (Claude Code's words), whichever kind it was."""
 INTERRUPTED_BY_USER = INTERRUPTED + "]"
 INTERRUPTED_FOR_TOOL_USE = INTERRUPTED + " for tool use]"
+SUMMARY_PREFIX = (
+    "This session is being continued from a previous conversation that ran out of context. "
+    "The summary below covers the earlier portion of the conversation.\n\n"
+)
+"""How the summary compaction leaves in place of the history begins (Claude Code's words)."""
 
 
 class _Frozen(BaseModel):
@@ -188,3 +193,8 @@ class Message(_Frozen):
     @property
     def tool_uses(self) -> list[ToolUseBlock]:
         return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+
+def is_summary(message: Message) -> bool:
+    """Whether `message` is the summary a compaction left in place of the history before it."""
+    return message.role == "user" and message.text.startswith(SUMMARY_PREFIX)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from agentui.core.context.compaction import SUMMARY_PREFIX, is_summary
 from agentui.core.events import (
     CompactionEnd,
     ContentBlockEnd,
@@ -30,11 +29,13 @@ from agentui.core.events import (
 )
 from agentui.core.messages import (
     INTERRUPTED,
+    SUMMARY_PREFIX,
     Message,
     TextBlock,
     ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
+    is_summary,
     was_refused,
 )
 

@@ -20,7 +20,7 @@ from agentui.core.parallel.attempts import JUDGE_SYSTEM, AttemptConfig
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.run_options import RunLimits
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.agents import new_agent
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply

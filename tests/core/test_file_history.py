@@ -16,7 +16,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.file_history import FileHistory, backup_name
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.sessions import claude_code_log_reads, lines
 

@@ -13,8 +13,8 @@ from agentui.core.assembly import open_conversation
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.session.paths import project_dir
-from agentui.core.session.store import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.sessions import claude_code_log_reads
 

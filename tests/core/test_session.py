@@ -13,9 +13,10 @@ import pytest
 from agentui.core.messages import Message, TextBlock, ToolResultBlock
 from agentui.core.run_options import ModelOptions
 from agentui.core.session.listing import describe, list_sessions
+from agentui.core.session.lookup import SessionError, SessionRequest
 from agentui.core.session.paths import MAX_SANITIZED_LENGTH, project_dir, sanitize
 from agentui.core.session.reader import RESUME_PLACEHOLDER, load_session
-from agentui.core.session.store import SessionError, SessionRequest, open_session
+from agentui.core.session.store import open_session
 from tests.conftest import assert_valid_history
 from tests.support.agents import new_agent
 from tests.support.sessions import claude_code_log_reads, lines, run_session

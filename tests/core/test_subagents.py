@@ -15,7 +15,7 @@ from agentui.core.extend.subagents import load_agent_types
 from agentui.core.messages import ToolResultBlock
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from tests.support.sessions import claude_code_log_reads, lines
 from tests.support.waiting import eventually

@@ -9,7 +9,7 @@ from typing import Any
 from agentui.core.conversation import Conversation
 from agentui.core.events import BackgroundShellUpdate, Event, TaskListUpdate
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from tests.core.test_subagents import open_conversation as opened
 from tests.core.tools.test_bash import processes_with
 from tests.support.waiting import eventually

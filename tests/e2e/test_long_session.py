@@ -15,7 +15,7 @@ from agentui.core.context.compaction import PLACEHOLDER_PREFIX, SUMMARY_PREFIX, 
 from agentui.core.conversation import Launch
 from agentui.core.messages import Message, ToolUseBlock
 from agentui.core.run_options import ModelOptions
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from tests.conftest import assert_valid_history
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from tests.frontends.tui.test_app import Harness, ready, texts, until
 from tests.interop.test_round_trips import World, results_seen, text, tool

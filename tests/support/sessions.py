@@ -11,7 +11,8 @@ from typing import Any
 from agentui.core.events import PermissionDecision, PermissionRequest
 from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.session.store import OpenSession, SessionRequest, open_session
+from agentui.core.session.lookup import SessionRequest
+from agentui.core.session.store import OpenSession, open_session
 from agentui.core.tools.base import ToolRegistry
 from tests.support.agents import new_agent
 

@@ -19,6 +19,7 @@ from agentui.core.events import CompactionEnd, CompactionStart, Notice
 from agentui.core.loop.accounting import Ledger
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.messages import (
+    SUMMARY_PREFIX,
     DocumentBlock,
     ImageBlock,
     Message,
@@ -27,6 +28,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
     as_text,
+    is_summary,
 )
 from agentui.core.providers.base import ContextOverflowError, Provider, ProviderRequest
 from agentui.core.providers.retry import RetryPolicy
@@ -39,10 +41,6 @@ if TYPE_CHECKING:
 
 Trigger = Literal["auto", "manual"]
 
-SUMMARY_PREFIX = (
-    "This session is being continued from a previous conversation that ran out of context. "
-    "The summary below covers the earlier portion of the conversation.\n\n"
-)
 DROPPED = (
     "This session is being continued from a previous conversation that ran out of context. "
     "{count} earlier messages were dropped to make room, and no summary of them could be made; ask the user if "
@@ -76,10 +74,6 @@ def summary_message(summary: str) -> Message:
 
 def dropped_message(count: int) -> Message:
     return Message.user(DROPPED.format(count=count))
-
-
-def is_summary(message: Message) -> bool:
-    return message.role == "user" and message.text.startswith(SUMMARY_PREFIX)
 
 
 # Shortening old tool results

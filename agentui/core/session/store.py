@@ -1,5 +1,5 @@
-"""Choosing the session a run writes to: a new one, `--session-id`, `--resume <id or path>`, `--continue`, or a
-fork of any of them (`--fork-session`), and opening its writer."""
+"""Opening the session a run writes to: a new one, `--session-id`, `--resume <id or path>`, `--continue`, or a fork
+of any of them (`--fork-session`), and its writer. (Which session a request names is `lookup`'s.)"""
 
 from __future__ import annotations
 
@@ -10,39 +10,23 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message
 from agentui.core.process_dir import current
 from agentui.core.session.file_history import FileHistory, file_history_dir
-from agentui.core.session.listing import session_files
+from agentui.core.session.lookup import (
+    SessionError,
+    SessionRequest,
+    find_session,
+    newest_session,
+)
 from agentui.core.session.paths import (
     git_branch,
     is_session_id,
     new_session_id,
     project_dir,
-    projects_root,
 )
-from agentui.core.session.reader import LoadedSession, load_session, load_session_tail
+from agentui.core.session.reader import LoadedSession, load_session
 from agentui.core.session.writer import SessionLockedError, SessionWriter, timestamp
-
-
-class SessionError(AgentuiError):
-    """The session asked for cannot be used; the message says why in one sentence."""
-
-
-@dataclass(frozen=True)
-class SessionRequest:
-    """What the command line asked for."""
-
-    resume: str | None = None
-    """A session id or a .jsonl path; "" asks for a list (print mode) or a picker."""
-    continue_last: bool = False
-    fork: bool = False
-    session_id: str | None = None
-    resume_at: str | None = None
-    """--resume-session-at: the message (its line's uuid) the resumed conversation goes on from."""
-    persist: bool = True
-    """False (--no-session-persistence): the session is written to a scratch directory removed at the end."""
 
 
 @dataclass
@@ -61,47 +45,6 @@ class OpenSession:
             import shutil
 
             shutil.rmtree(self.path.parent, ignore_errors=True)
-
-
-def find_session(reference: str, cwd: Path, env: Mapping[str, str] | None = None) -> Path:
-    """A session id (this project first, then every project) or a path to a .jsonl file."""
-    candidate = Path(os.path.expanduser(reference))
-    if reference.endswith(".jsonl") or os.sep in reference:
-        if candidate.is_file():
-            return candidate
-        raise SessionError(f"There is no session file at {candidate}.")
-    if not is_session_id(reference):
-        raise SessionError(f"{reference!r} is neither a session id (a UUID) nor a path to a .jsonl file.")
-    here = project_dir(cwd, env) / f"{reference}.jsonl"
-    if here.is_file():
-        return here
-    root = projects_root(env)
-    for found in sorted(root.glob(f"*/{reference}.jsonl")) if root.is_dir() else []:
-        return found
-    raise SessionError(f"No session {reference} was found in {root}.")
-
-
-def newest_session(cwd: Path, env: Mapping[str, str] | None = None) -> Path | None:
-    files = session_files(project_dir(cwd, env))
-    return max(files, key=lambda path: path.stat().st_mtime) if files else None
-
-
-def preview_session(
-    request: SessionRequest, cwd: Path, env: Mapping[str, str] | None = None, *, at_least: int = 300
-) -> LoadedSession | None:
-    """The newest part of the session `request` resumes, read from the end of its file in a few milliseconds
-    whatever its length, for a screen to draw while `open_session` loads the whole; None when there is nothing to
-    draw (a new session, a picker to show, a file that cannot be read: `open_session` says why)."""
-    try:
-        if request.resume:
-            source: Path | None = find_session(request.resume, cwd, env)
-        elif request.continue_last:
-            source = newest_session(cwd, env)
-        else:
-            return None
-        return load_session_tail(source, at_least) if source is not None else None
-    except (SessionError, OSError):
-        return None
 
 
 def open_session(

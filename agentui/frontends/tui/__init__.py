@@ -31,8 +31,13 @@ def run_app(
     """Run the app until the person quits; an internal failure ends in one sentence on stderr, never a traceback.
 
     Give `launch`, or `prepare` to resolve it once the first frame is on screen (the faster start)."""
+    import gc
+
     from agentui.frontends.tui.app import AgentApp
 
+    # What the imports made (Textual's and agentui's modules and classes) lives as long as the program: out of the
+    # cyclic collector's sight, the full collection they set off while the first screen was drawn does not scan it.
+    gc.freeze()
     app = AgentApp(launch, problem=problem, first_prompt=first_prompt, prepare=prepare, resuming=resuming, cwd=cwd)
     app.handles_signals = True
     app.run()

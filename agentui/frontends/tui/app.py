@@ -11,7 +11,8 @@ import asyncio
 import gc
 import io
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -199,13 +200,26 @@ class AgentApp(AppOpening):
     # Conversations
 
     async def open_conversation(self, request: SessionRequest) -> None:
-        from agentui.api import ProjectError, SessionError, SessionRequest
-        from agentui.api import open_conversation as open_one
 
         assert self.launch is not None
         await self._close()
         previewed, self._previewed = self._previewed, None
         previewed = previewed or await self.view.preview(request, self._cwd, self.env)
+        with _collector_held():
+            conversation = await self._load(request, previewed)
+        if conversation is None:
+            return
+        waiting, self._waiting = self._waiting, []
+        for text in waiting:
+            await self.submit(text)
+
+    async def _load(self, request: SessionRequest, previewed: LoadedSession | None) -> Conversation | None:
+        """The conversation `request` opens, its resumed history shown; None if it could not be opened (a new one is
+        opened in its place)."""
+        from agentui.api import ProjectError, SessionError, SessionRequest
+        from agentui.api import open_conversation as open_one
+
+        assert self.launch is not None
         problems: list[str] = []
         try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
             conversation = await asyncio.to_thread(
@@ -221,7 +235,7 @@ class AgentApp(AppOpening):
             self.say(str(exc), "error")
             if request != SessionRequest():
                 await self.open_conversation(SessionRequest())  # keep working, in a new session
-            return
+            return None
         for problem in problems:
             self.say(problem, "warning")
         history = await self.view.read_resumed(conversation)  # (before a prompt can be sent, which would join it)
@@ -253,9 +267,7 @@ class AgentApp(AppOpening):
         from agentui.api import verbose_output
 
         self.view.verbose = verbose_output(conversation)
-        waiting, self._waiting = self._waiting, []
-        for text in waiting:
-            await self.submit(text)
+        return conversation
 
     async def on_unmount(self) -> None:
         await self._close()  # however the app ends, the session file is synced and released
@@ -324,6 +336,20 @@ class AgentApp(AppOpening):
     def crash_report(self) -> str:
         """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
         return self._crash_report.getvalue()
+
+
+@contextmanager
+def _collector_held() -> Iterator[None]:
+    """The cyclic collector paused while a conversation opens. A resumed session is hundreds of thousands of objects
+    that live as long as the conversation, and the first collection after the load scanned them all (~50 ms, just
+    as the screen showed the session); `show_history` takes them out of its sight (gc.freeze) before it goes on."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _editor_mode(cwd: Path, env: dict[str, str] | None) -> str:

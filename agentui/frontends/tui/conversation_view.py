@@ -411,11 +411,11 @@ class ConversationView:
     async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:
         """Draw the latest turns of the session `request` resumes, read from the end of its file: at once, however
         long the session is, and before the whole of it has loaded (then `show_history(..., drawn=True)`)."""
-        from agentui.api import preview_session, replay
+        from agentui.api import preview_session
 
         def read() -> tuple[LoadedSession, History] | None:
             found = preview_session(request, cwd, env)
-            return None if found is None else (found, read_history(replay(found.messages, found.tool_details, "")))
+            return None if found is None else (found, read_history(found.messages, found.tool_details))
 
         read_in = await asyncio.to_thread(read)
         self._previewed_in = cwd
@@ -430,9 +430,12 @@ class ConversationView:
         return previewed
 
     async def read_resumed(self, conversation: Conversation) -> History:
-        """The history `conversation` resumed (none for a new one), read from its replay on a worker thread: a long
-        session's is tens of thousands of events."""
-        return await asyncio.to_thread(lambda: read_history(conversation.replay()))
+        """The history `conversation` resumed (none for a new one), read on a worker thread: a long session's is tens
+        of thousands of messages."""
+        resumed = conversation.resumed
+        if resumed is None:
+            return History([], {})
+        return await asyncio.to_thread(read_history, conversation.messages, resumed.tool_details)
 
     def show_history(self, history: History, *, preview: bool = False, drawn: bool = False) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older
@@ -452,9 +455,7 @@ class ConversationView:
         self.transcript.clear()
         self.history.forget()
         self._forget_message()
-        from agentui.api import replay
-
-        self.show_history(read_history(replay(messages, details, "")))
+        self.show_history(read_history(messages, details))
 
     def drop_preview(self) -> None:
         """The session previewed could not be opened after all: its parts go."""

@@ -1,6 +1,6 @@
-"""A resumed session as the blocks a live one shows: read from the events its history replays as (`replay()`, the
-same a live run emits), as prompts, answers, tool calls with their results, `!command`s and compaction marks, each
-drawn by the widget that draws it live; only the latest parts at first, so that a session of thousands of turns
+"""A resumed session as the blocks a live one shows: read from its messages (and the details its tool results
+recorded) as prompts, answers, tool calls with their results, `!command`s and compaction marks, each drawn by the
+widget that draws it live; only the latest parts at first, so that a session of thousands of turns
 opens as fast as a short one."""
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import Notice, UserPrompt
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Mapping, Sequence
 
     from textual.widget import Widget
 
-    from agentui.api.events import Event
     from agentui.api.messages import Message
 
 HISTORY_SHOWN = 40
@@ -134,44 +133,54 @@ class History:
     results: dict[str, Result]
 
 
-def read_history(events: Iterable[Event]) -> History:
-    """The parts of a history given as the events a live run emits (`Conversation.replay()`, or `replay()` of a
-    session's end for a preview): each drawn later by the widgets that draw the same events live."""
-    from agentui.api.events import CompactionEnd, ContentBlockEnd, TextDelta, ToolEnd, UserMessage
-    from agentui.api.messages import INTERRUPTED, TextBlock, ToolUseBlock, is_reminder, typed_command
+def read_history(messages: Sequence[Message], details: Mapping[str, dict[str, Any]]) -> History:
+    """The parts of a history: its messages, as a live run showed them (its answers' text, its tool calls and their
+    results with the `details` the session recorded, what the person typed, interrupts, `!command`s, summaries)."""
+    from agentui.api.messages import (
+        INTERRUPTED,
+        SUMMARY_PREFIX,
+        TextBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+        is_reminder,
+        is_summary,
+        typed_command,
+        was_refused,
+    )
 
     parts: list[tuple[str, Any]] = []
     results: dict[str, Result] = {}
     expanding = False  # (after a command as typed: what it expanded to, or printed, is not shown)
-    for event in events:
-        match event:
-            case TextDelta() if event.text.strip():
-                parts.append(("answer", event.text))
-                expanding = False
-            case ContentBlockEnd() if isinstance(event.block, ToolUseBlock):
-                parts.append(("tool", event.block))
-                expanding = False
-            case ToolEnd():
-                results[event.tool_call_id] = Result(event.content, event.is_error, event.details, event.denied)
-            case UserMessage():
-                for block in event.message.content:
-                    if not isinstance(block, TextBlock) or not block.text.strip() or is_reminder(block.text):
-                        continue
-                    if block.text.startswith(INTERRUPTED):
-                        parts.append(("notice", "Interrupted."))
-                    elif (record := shell_record(block.text)) is not None:
-                        parts.append(("shell", record))
-                    elif (typed := typed_command(block.text)) is not None:
-                        parts.append(("prompt", typed))
-                        expanding = True
-                    elif expanding:
-                        expanding = False
-                    else:
-                        parts.append(("prompt", block.text))
-            case CompactionEnd():
-                parts.append(("summary", event.summary))
-            case _:
-                pass
+    for message in messages:
+        if message.role == "assistant":
+            for block in message.content:
+                if isinstance(block, TextBlock) and block.text.strip():
+                    parts.append(("answer", block.text))
+                    expanding = False
+                elif isinstance(block, ToolUseBlock):
+                    parts.append(("tool", block))
+                    expanding = False
+        elif is_summary(message):
+            parts.append(("summary", message.text.removeprefix(SUMMARY_PREFIX)))
+        else:
+            for block in message.content:
+                if isinstance(block, ToolResultBlock):
+                    found = details.get(block.tool_use_id, {})
+                    denied = was_refused(block.content, found)
+                    results[block.tool_use_id] = Result(block.content, block.is_error, found, denied)
+                elif not isinstance(block, TextBlock) or not block.text.strip() or is_reminder(block.text):
+                    continue
+                elif block.text.startswith(INTERRUPTED):
+                    parts.append(("notice", "Interrupted."))
+                elif (record := shell_record(block.text)) is not None:
+                    parts.append(("shell", record))
+                elif (typed := typed_command(block.text)) is not None:
+                    parts.append(("prompt", typed))
+                    expanding = True
+                elif expanding:
+                    expanding = False
+                else:
+                    parts.append(("prompt", block.text))
     return History(parts, results)
 
 

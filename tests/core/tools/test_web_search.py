@@ -13,7 +13,7 @@ from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, ToolEnd
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from tests.core.test_task_state import open_conversation, say, use
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply

@@ -24,7 +24,7 @@ from agentui.core.events import Event, PermissionResolved
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from agentui.frontends.tui.app import AgentApp
 from agentui.frontends.tui.history_view import EARLIER_SHOWN, HISTORY_SHOWN

@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from agentui.core.session.store import SessionRequest
+from agentui.core.session.lookup import SessionRequest
 from agentui.frontends.tui.app import AgentApp
 from agentui.frontends.tui.widgets.history_lines import HistoryLines
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
@@ -217,3 +217,48 @@ async def test_text_drawn_as_lines_is_selected_with_the_mouse_as_in_a_live_answe
         start = Offset(0, row - 1)  # from the blank line above it to the one below: the answer, whole
         text, _ = lines.get_selection(Selection(start, Offset(0, row + 1))) or ("", "")
         assert text.strip() == history.parts[index][1].strip()
+
+
+async def test_the_collector_is_paused_only_while_a_session_opens(tmp_path: Path) -> None:
+    """(It is paused while a resumed session loads, until its objects are out of its sight: left paused, cyclic
+    garbage would never be freed.)"""
+    import gc
+
+    app = _resumed(tmp_path, 200)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _drawn(pilot)
+        assert gc.isenabled()
+    (tmp_path / "other").mkdir()
+    missing = Harness(tmp_path / "other", [], session=SessionRequest(resume=str(uuid.uuid4())))
+    async with missing.app().run_test(size=(100, 30)) as pilot:
+        await ready(pilot)  # (a new conversation, in place of the one that cannot be found)
+        assert gc.isenabled()
+    gc.unfreeze()
+
+
+def test_a_preview_of_a_session_s_end_loads_no_engine(tmp_path: Path) -> None:
+    """The app draws a resumed session's latest turns before anything else loads: the preview reads them with the
+    session reader and the messages only (the event union, the writer and compaction cost ~40 ms to import)."""
+    import subprocess
+    import sys
+
+    from agentui.core.session.paths import project_dir
+
+    session_id = str(uuid.uuid4())
+    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
+    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 30)
+    script = f"""
+import sys
+from pathlib import Path
+from agentui.api import SessionRequest, preview_session
+from agentui.frontends.tui.history_view import read_history
+found = preview_session(SessionRequest(resume={session_id!r}), Path({str(harness.project)!r}), {harness.env!r})
+history = read_history(found.messages, found.tool_details)
+print(sum(kind == "prompt" for kind, _ in history.parts))
+print(sorted(m for m in ("agentui.core.events", "agentui.core.session.writer", "agentui.core.context.compaction",
+    "agentui.core.loop") if m in sys.modules))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    prompts, loaded = done.stdout.splitlines()
+    assert int(prompts) == 30
+    assert loaded == "[]"
