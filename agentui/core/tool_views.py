@@ -4,7 +4,7 @@ alike and never branch on a tool's name. A name no tool has (an MCP server's too
 
 from __future__ import annotations
 
-import functools
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,42 +19,48 @@ PREVIEW_BYTES = 1_000_000
 """The largest file whose change a permission question shows against the file's text."""
 
 
-@functools.cache
-def _by_name() -> dict[str, type[Tool[Any]]]:
-    from agentui.core.extend.subagents import Task
-    from agentui.core.tools.background import BashOutput, KillShell, TaskOutput, TaskStop
-    from agentui.core.tools.bash import Bash
-    from agentui.core.tools.edit import Edit
-    from agentui.core.tools.glob import Glob
-    from agentui.core.tools.grep import Grep
-    from agentui.core.tools.notebook import NotebookEdit
-    from agentui.core.tools.plan import ExitPlanMode
-    from agentui.core.tools.question import AskUserQuestion
-    from agentui.core.tools.read import Read
-    from agentui.core.tools.retired import RETIRED
-    from agentui.core.tools.tasks import TaskCreate, TaskGet, TaskList, TaskUpdate
-    from agentui.core.tools.todo import TodoWrite
-    from agentui.core.tools.web_fetch import WebFetch
-    from agentui.core.tools.web_search import WebSearch
-    from agentui.core.tools.write import Write
+_WHERE: dict[str, tuple[str, str]] = {
+    "Bash": ("agentui.core.tools.bash", "Bash"),
+    "Read": ("agentui.core.tools.read", "Read"),
+    "Write": ("agentui.core.tools.write", "Write"),
+    "Edit": ("agentui.core.tools.edit", "Edit"),
+    "NotebookEdit": ("agentui.core.tools.notebook", "NotebookEdit"),
+    "Grep": ("agentui.core.tools.grep", "Grep"),
+    "Glob": ("agentui.core.tools.glob", "Glob"),
+    "WebFetch": ("agentui.core.tools.web_fetch", "WebFetch"),
+    "WebSearch": ("agentui.core.tools.web_search", "WebSearch"),
+    "Agent": ("agentui.core.extend.subagents", "Task"),
+    "Task": ("agentui.core.extend.subagents", "Task"),
+    "TodoWrite": ("agentui.core.tools.todo", "TodoWrite"),
+    "ExitPlanMode": ("agentui.core.tools.plan", "ExitPlanMode"),
+    "AskUserQuestion": ("agentui.core.tools.question", "AskUserQuestion"),
+    **{name: ("agentui.core.tools.tasks", name) for name in ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")},
+    **{name: ("agentui.core.tools.background", name) for name in ("TaskOutput", "TaskStop", "BashOutput")},
+    "KillShell": ("agentui.core.tools.background", "KillShell"),
+    "KillBash": ("agentui.core.tools.background", "KillShell"),
+    "MultiEdit": ("agentui.core.tools.retired", "MultiEdit"),
+    "NotebookRead": ("agentui.core.tools.retired", "NotebookRead"),
+}
+"""Where the built-in tool that shows calls of each name (and alias) is: only the tools of the calls drawn are
+imported (all of them, the sub-agents' with the engine, took ~70 ms before a resumed session's first call showed).
+tests/core/test_tool_views.py checks it against the tools themselves."""
 
-    tools: tuple[type[Tool[Any]], ...] = (
-        *(Bash, Read, Write, Edit, NotebookEdit, Grep, Glob, WebFetch, WebSearch, Task, TodoWrite, ExitPlanMode),
-        *(AskUserQuestion, TaskCreate, TaskGet, TaskUpdate, TaskList, TaskOutput, TaskStop, BashOutput, KillShell),
-        *RETIRED,
-    )
-    found: dict[str, type[Tool[Any]]] = {}
-    for tool in tools:
-        for name in (tool.name, *tool.aliases):
-            found.setdefault(name, tool)
-    return found
+_found: dict[str, type[Tool[Any]]] = {}
 
 
 def tool_class(name: str) -> type[Tool[Any]]:
     """The tool whose hints show calls named `name` (the base's defaults for a name no built-in tool has)."""
-    from agentui.core.tools.base import Tool
+    if (found := _found.get(name)) is not None:
+        return found
+    where = _WHERE.get(name)
+    if where is None:
+        from agentui.core.tools.base import Tool
 
-    return _by_name().get(name, Tool)
+        return Tool
+    module, attribute = where
+    tool: type[Tool[Any]] = getattr(importlib.import_module(module), attribute)
+    _found[name] = tool
+    return tool
 
 
 def describe_call(name: str, arguments: Mapping[str, Any], cwd: Path | None = None) -> CallView:

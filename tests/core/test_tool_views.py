@@ -18,7 +18,7 @@ from agentui.api import (
 )
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.reader import load_session
-from agentui.core.tool_views import tool_class
+from agentui.core.tool_views import _WHERE, tool_class
 from agentui.core.tools.base import Tool
 from agentui.core.tools.retired import RETIRED
 from agentui.core.tools.web_fetch import WebFetch
@@ -48,6 +48,7 @@ def test_every_tool_a_conversation_has_is_shown_by_its_own_hints_under_each_of_i
         for name in (cls.name, *cls.aliases):
             assert tool_class(name) is cls, name
     assert tool_class("mcp__github__create_issue") is Tool  # (a name no built-in tool has: the defaults)
+    assert set(_WHERE) == {name for cls in classes for name in (cls.name, *cls.aliases)}  # (and no other name)
 
 
 def test_calls_are_described_by_what_their_tool_says_of_them(tmp_path: Path) -> None:
@@ -156,6 +157,4 @@ def _own_title(cls: type[Tool[Any]]) -> bool:
 
 
 def _all_tool_classes() -> set[type[Tool[Any]]]:
-    from agentui.core.tool_views import _by_name
-
-    return set(_by_name().values())
+    return {tool_class(name) for name in _WHERE}

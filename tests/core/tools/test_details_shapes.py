@@ -121,8 +121,9 @@ async def test_every_built_in_tools_details_are_of_its_declared_shape(tmp_path: 
 
 
 def test_every_tool_declares_its_details_shape() -> None:
-    from agentui.core.tool_views import _by_name
+    from agentui.core.tool_views import _WHERE, tool_class
 
-    undeclared = [cls.name for cls in set(_by_name().values()) if cls.Details is Tool.Details and cls.name not in
+    classes = {tool_class(name) for name in _WHERE}
+    undeclared = [cls.name for cls in classes if cls.Details is Tool.Details and cls.name not in
                   ("MultiEdit", "NotebookRead")]  # fmt: skip
     assert undeclared == []
