@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, split_graphemes
+from rich.segment import Segment
 from textual._compositor import ChopsUpdate, CompositorUpdate, LayoutUpdate
 from textual.strip import Strip
 
@@ -45,36 +46,86 @@ def _key(strip: Strip) -> int:
     return hash(tuple(segments))
 
 
+def _simple(text: str) -> bool:
+    """One cell per character (no wide, zero-width or combining ones): a cut anywhere in it is exact."""
+    return cell_len(text) == len(text)
+
+
 def _common_cells(old: str, new: str) -> int:
-    """Cells of the characters the two texts begin with alike."""
+    """Cells the two texts (both `_simple`) begin with alike."""
     cells = 0
     for a, b in zip(old, new, strict=False):
         if a != b:
             break
-        cells += cell_len(a)
+        cells += 1
     return cells
 
 
+def _alike(a: Segment, b: Segment) -> bool:
+    return a.style == b.style and _simple(a.text) and _simple(b.text)
+
+
 def changed_span(old: Strip, new: Strip) -> tuple[int, int]:
-    """The cells [start, end) outside which two rows of the same width are alike (start == end if they are alike).
-    Both ends fall between characters of both rows, so a wide character is never cut."""
+    """The cells [start, end) outside which two rows of the same width (with no control segments) are alike
+    (start == end if they are alike). Both ends fall between segments, or between characters of segments with one
+    cell per character, so no wide character and no combining mark is ever cut from its own."""
+    if old is new:
+        return old.cell_length, old.cell_length
     a, b = list(old), list(new)
     width = min(old.cell_length, new.cell_length)
     start = i = 0
     while i < len(a) and i < len(b) and a[i] == b[i]:
         start += cell_len(a[i].text)
         i += 1
-    if i < len(a) and i < len(b) and a[i].style == b[i].style and not a[i].control and not b[i].control:
+    if i < len(a) and i < len(b) and _alike(a[i], b[i]):
         start += _common_cells(a[i].text, b[i].text)
     tail = 0
     j, k = len(a) - 1, len(b) - 1
     while j >= i and k >= i and a[j] == b[k]:
         tail += cell_len(a[j].text)
         j, k = j - 1, k - 1
-    if j >= 0 and k >= 0 and a[j].style == b[k].style and not a[j].control and not b[k].control:
+    if j >= 0 and k >= 0 and _alike(a[j], b[k]):
         tail += _common_cells(a[j].text[::-1], b[k].text[::-1])
     end = max(start, width - tail)
     return start, end
+
+
+def _plain(strip: Strip, width: int) -> bool:
+    """A row this writer can keep: the screen's width, and no control segment (whose text is not cells)."""
+    return strip.cell_length == width and not any(segment.control for segment in strip)
+
+
+def _cuts_at(strip: Strip, cells: Iterable[int]) -> bool:
+    """Whether a character of `strip` begins at each of `cells` (a crop there cuts no character in two)."""
+    wanted = set(cells)
+    if not wanted:
+        return True
+    at = 0
+    for segment in strip:
+        if _simple(segment.text):
+            wanted.difference_update(range(at, at + len(segment.text) + 1))
+            at += len(segment.text)
+        else:
+            wanted.discard(at)
+            for _start, _end, width in split_graphemes(segment.text)[0]:
+                at += width
+                wanted.discard(at)
+        if not wanted:
+            return True
+    return False
+
+
+def _written(update: ChopsUpdate, y: int, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int, Strip]]:
+    """What Textual writes of row `y` for its `spans`: each chop that meets a span, from the chop's start to the
+    span's end (as ChopsUpdate.render_segments does), as (first cell, end cell, the chop), by first cell."""
+    reach: dict[int, tuple[int, Strip]] = {}
+    for x1, x2 in spans:
+        for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
+            if strip is None or x > x2 or end <= x1:
+                continue
+            reached = reach[x][0] if x in reach else x
+            reach[x] = (max(min(end, x2), reached), strip)
+    return [(x, end, strip) for x, (end, strip) in sorted(reach.items()) if end > x]
 
 
 def _bands(matched: Sequence[bool]) -> Iterable[tuple[int, int]]:
@@ -120,35 +171,41 @@ class FrameWriter:
             self._size = (width, height)
             self.forget()
         whole: dict[int, Strip] = {}
-        partial_out = ""
+        """Rows as the terminal shows them once Textual's writing of this update is done (the writer writes less)."""
+        as_textual = ""
+        """What is written of the rows the writer cannot keep: as Textual writes them (and they are forgotten)."""
         if isinstance(update, LayoutUpdate):
+            x = update.region.x
             for y, line in enumerate(update.strips, update.region.y):
-                if 0 <= y < height:
-                    whole[y] = Strip.join(line)
-        else:
-            partial = []
-            for span in update.spans:
-                y = span[0]
-                if y in whole or not 0 <= y < height:
+                if not 0 <= y < height:
                     continue
-                chops = update.chops[y].values()
-                if None in chops:
-                    partial.append(span)
+                row = Strip.join(line)
+                if x == 0 and _plain(row, width):
+                    whole[y] = row
                 else:
-                    whole[y] = Strip.join(chops)
-            if partial:
-                partial_ys = {y for y, _x1, _x2 in partial}
-                for y in partial_ys:
                     self._rows[y] = self._keys[y] = None
-                    whole.pop(y, None)
-                # (Textual's own writing of the spans it rendered in part; its line feeds fall between them.)
-                partial_out = ChopsUpdate(update.chops, partial, update.chop_ends).render_segments(console)
-        whole = {y: strip for y, strip in whole.items() if strip.cell_length == width}
+                    as_textual += _move(x, y) + row.render(console)
+        else:
+            by_row: dict[int, list[tuple[int, int]]] = {}
+            for y, x1, x2 in update.spans:
+                by_row.setdefault(y, []).append((x1, x2))
+            partial = []
+            for y, spans in by_row.items():
+                merged = self._merged(update, y, spans, width) if 0 <= y < height else None
+                if merged is None:
+                    partial += [(y, x1, x2) for x1, x2 in spans]
+                    if 0 <= y < height:
+                        self._rows[y] = self._keys[y] = None
+                else:
+                    whole[y] = merged
+            if partial:
+                # (Textual's own writing of those spans; its line feeds fall between them.)
+                as_textual = ChopsUpdate(update.chops, partial, update.chop_ends).render_segments(console)
         if not whole:
-            return partial_out
+            return as_textual
         keys = {y: _key(strip) for y, strip in whole.items()}
         # (The scroll goes first: it moves only rows this frame writes whole.)
-        out = [self._scroll(whole, keys, height), partial_out]
+        out = [self._scroll(whole, keys, height), as_textual]
         for y, strip in sorted(whole.items()):
             old = self._rows[y]
             if old is None:
@@ -162,6 +219,38 @@ class FrameWriter:
             self._rows[y] = strip
             self._keys[y] = keys[y]
         return "".join(out)
+
+    def _merged(self, update: ChopsUpdate, y: int, spans: list[tuple[int, int]], width: int) -> Strip | None:
+        """Row `y` as the terminal shows it once Textual writes `spans` of it: what Textual writes there, the row as
+        it was elsewhere; None if that cannot be known (the row as it was is not, a cut would split a character, a
+        control segment)."""
+        written = _written(update, y, spans)
+        pieces: list[tuple[int, int, Strip | None]] = []
+        cuts: list[tuple[Strip, int]] = []
+        at = 0
+        for x, end, strip in written:
+            if x > at:
+                pieces.append((at, x, None))
+            pieces.append((x, end, strip))
+            at = end
+            if end - x < strip.cell_length:
+                cuts.append((strip, end - x))
+        if at < width:
+            pieces.append((at, width, None))
+        old = self._rows[y]
+        if any(strip is None for _x, _end, strip in pieces):
+            if old is None:
+                return None
+            edges = {edge for x, end, strip in pieces if strip is None for edge in (x, end)} - {0, width}
+            if not _cuts_at(old, edges):
+                return None
+        if not all(_cuts_at(strip, [cut]) for strip, cut in cuts):
+            return None
+        row = Strip.join(
+            (strip.crop(0, end - x) if strip is not None else old.crop(x, end))  # type: ignore[union-attr]
+            for x, end, strip in pieces
+        )
+        return row if _plain(row, width) else None
 
     def _scroll(self, whole: dict[int, Strip], keys: dict[int, int], height: int) -> str:
         """Scroll the band of rows that most of this frame's changed rows moved with, if any; the picture is moved with
