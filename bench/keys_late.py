@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,10 @@ class PlayedRun:
         return Reply(chunks=anthropic_stream(blocks, stop_reason="tool_use", usage=usage))
 
 
-def measure(name: str, command: str, env: dict[str, str], project: Path) -> dict[int, list[float]]:
+def measure(
+    name: str, command: str, env: dict[str, str], project: Path, at_end: Callable[[], object] | None = None
+) -> dict[int, list[float]]:
+    """Keys timed at each mark of the run; `at_end` is called once the run is done, before the program ends."""
     terminal = Terminal(command, env, project, width=120, height=40)
     by_mark: dict[int, list[float]] = {}
     try:
@@ -92,6 +95,8 @@ def measure(name: str, command: str, env: dict[str, str], project: Path) -> dict
             by_mark[mark] = type_and_time(terminal, KEYS, typed)
             typed += "".join("qz"[n % 2] for n in range(KEYS))
         terminal.wait_for(DONE, timeout=300)
+        if at_end is not None:
+            at_end()
         return by_mark
     finally:
         terminal.close()
@@ -118,7 +123,9 @@ def benchmarks() -> Iterator[Result]:
             server.responder = PlayedRun(project)
             pauses = str(Path(scratch) / "gc.jsonl")
             watched, watch_env = gc_watch.command(pauses)
-            results["agentui"] = measure("agentui", watched, {**env, **watch_env}, project)
+            asked: list[float | None] = []
+            ask = lambda: asked.append(gc_watch.ask_full(pauses))  # noqa: E731
+            results["agentui"] = measure("agentui", watched, {**env, **watch_env}, project, ask)
             collections = gc_watch.pauses(pauses)
             claude = installed().get("claude")
             if claude:
@@ -127,7 +134,8 @@ def benchmarks() -> Iterator[Result]:
     finally:
         server.close()
     yield from _rows(results)
-    yield emit(gc_watch.row("app.gc_full_600_turns", collections, f"a {TURNS}-turn agent run in the app"))
+    during = f"a {TURNS}-turn agent run in the app"
+    yield emit(gc_watch.row("app.gc_full_600_turns", collections, during, asked[0] if asked else None))
 
 
 def _rows(results: dict[str, dict[int, list[float]]]) -> Iterator[Result]:

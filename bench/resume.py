@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bench import gc_watch
@@ -38,10 +38,16 @@ def _agentui(home: Path, project: Path) -> tuple[str, dict[str, str]]:
 
 
 def resume_once(
-    command: str, env: dict[str, str], project: Path, *, to_first: bool = False
+    command: str,
+    env: dict[str, str],
+    project: Path,
+    *,
+    to_first: bool = False,
+    at_end: Callable[[], object] | None = None,
 ) -> tuple[float, float, float, list[float]]:
     """Seconds until the latest prompt is on screen, RSS then and two seconds later (MB), and (`to_first`) the
-    latency of each PageUp back to the first prompt (seconds until the screen changed)."""
+    latency of each PageUp back to the first prompt (seconds until the screen changed); `at_end` is called before
+    the program ends."""
     terminal = Terminal(command, env, project)
     try:
         shown = terminal.wait_for(LATEST, timeout=120)
@@ -60,6 +66,8 @@ def resume_once(
             before = now
         if to_first and not FIRST_PROMPT.search(before):
             latencies.append(float("inf"))  # (never reached: the row fails)
+        if at_end is not None:
+            at_end()
         return shown, rss, settled, latencies
     finally:
         terminal.close()
@@ -138,7 +146,14 @@ def benchmarks() -> Iterator[Result]:
         # PageUp back through it, in a run of its own that notes the app's garbage collections as they happen.
         pauses = str(Path(scratch) / "gc.jsonl")
         watched, watch_env = gc_watch.command(pauses)
-        latencies = resume_once(f"{watched} --resume {SESSION_ID}", {**env, **watch_env}, project, to_first=True)[3]
+        asked: list[float | None] = []
+        latencies = resume_once(
+            f"{watched} --resume {SESSION_ID}",
+            {**env, **watch_env},
+            project,
+            to_first=True,
+            at_end=lambda: asked.append(gc_watch.ask_full(pauses)),
+        )[3]
         shown = sorted(run[0] for run in runs)
         peer_note, peer_shown = "", None
         claude = installed().get("claude")
@@ -194,7 +209,8 @@ def benchmarks() -> Iterator[Result]:
             )
         )
         during = f"PageUp from the end of a resumed {TURNS:,}-turn session to its first prompt"
-        yield emit(gc_watch.row("app.gc_full_pageup_2000_turns", gc_watch.pauses(pauses), during))
+        found = gc_watch.pauses(pauses)
+        yield emit(gc_watch.row("app.gc_full_pageup_2000_turns", found, during, asked[0] if asked else None))
         slow, held = held_pageups(command, env, project)
         yield emit(
             Result(
