@@ -6,11 +6,7 @@ cycle, so only the cyclic collector frees it, and its full collections stalled t
 unchanged then holds itself (a 20,000-token answer left ~13,000 strips and ~94,000 of their caches to the
 collector). Here those results are given as before but not kept (they cost nothing to work out again), so such a
 strip dies when its last user drops it. Checked against Textual 8.2: drop this module when `Strip` stops caching
-itself (tests/frontends/tui/test_strip_cycles.py fails then, saying so).
-
-And each strip made its seven caches as it was made: eight objects for the cyclic collector to scan and free for each
-strip, most of them never used (a quarter of what a full collection scanned late in a long run). Here a cache is made
-the first time the strip uses it."""
+itself (tests/frontends/tui/test_strip_cycles.py fails then, saying so)."""
 
 from __future__ import annotations
 
@@ -18,7 +14,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.segment import Segment
     from rich.style import Style
     from textual.strip import Strip
 
@@ -49,49 +44,6 @@ def apply() -> None:
 
     Strip.crop_extend = crop_extend_uncycled  # type: ignore[method-assign]
     Strip.divide = divide_uncycled  # type: ignore[method-assign]
-    _lazy_caches(Strip)
-
-
-CACHES = {
-    "_divide_cache": 4,
-    "_crop_cache": 16,
-    "_style_cache": 16,
-    "_filter_cache": 4,
-    "_line_length_cache": 4,
-    "_crop_extend_cache": 4,
-    "_offsets_cache": 4,
-}
-"""Strip's caches and their sizes, as `Strip.__init__` makes them."""
-
-
-def _lazy_caches(strip_class: type[Strip]) -> None:
-    from textual.cache import FIFOCache
-
-    originals["__init__"] = strip_class.__init__
-
-    def made_on_use(slot: Any, size: int) -> property:
-        def get(self: Strip) -> Any:
-            try:
-                return slot.__get__(self, strip_class)
-            except AttributeError:
-                cache: FIFOCache[Any, Any] = FIFOCache(size)
-                slot.__set__(self, cache)
-                return cache
-
-        return property(get, slot.__set__)
-
-    for name, size in CACHES.items():
-        originals[name] = vars(strip_class)[name]
-        setattr(strip_class, name, made_on_use(originals[name], size))
-
-    def init(self: Strip, segments: Iterable[Segment], cell_length: int | None = None) -> None:
-        self._segments = list(segments)
-        self._cell_length = cell_length
-        self._render_cache = None
-        self._link_ids = None
-        self._cell_count = None
-
-    strip_class.__init__ = init  # type: ignore[method-assign]
 
 
 def _forget(cache: Any, key: object) -> None:

@@ -66,15 +66,3 @@ def test_textual_still_caches_a_strip_in_itself_or_this_fix_can_go() -> None:
     assert any(value is made or value == [made] for value in held), (
         "Textual's Strip no longer caches itself: agentui/frontends/tui/strip_cycles.py can be dropped"
     )
-
-
-def test_a_strip_makes_a_cache_only_when_it_first_uses_it() -> None:
-    """(Each strip made seven caches as it was made: eight objects for the cyclic collector for each line drawn.)"""
-    strip_cycles.apply()
-    made = strip()
-    assert [found for found in gc.get_referents(made) if type(found).__name__ == "FIFOCache"] == []
-    cropped = made.crop(2, 8)
-    assert made.crop(2, 8) is cropped  # (cached once used)
-    assert [type(found).__name__ for found in gc.get_referents(made)].count("FIFOCache") == 1
-    assert list(cropped) == [Segment("llo ", Style(bold=True)), Segment("wo")]
-    assert list(made.apply_style(Style(italic=True))) == list(strip().apply_style(Style(italic=True)))
