@@ -2,12 +2,14 @@
 own lines where the picture moved, instead of redrawing every changed widget whole (issue 34: a streaming answer
 redrew the whole transcript some 30 times a second, ~340 KB/s, which is felt over SSH).
 
-The writer keeps the rows it last wrote (its picture of the terminal). A frame's rows that Textual rendered whole are
-compared with that picture: equal rows are skipped, a changed row is written from its first changed cell to its
-last, and when most of a band of rows is the old band moved up or down, the terminal scrolls that band (a scroll
-region and line feeds: every terminal since the VT100 has them) and only the rows that came in are written. Rows
-Textual rendered in part are written as Textual writes them and forgotten, so the next frame writes them whole.
-Whatever else may have touched the terminal (a resize, a suspended app, Ctrl+L) makes the writer forget it all.
+The writer keeps the rows it last wrote (its picture of the terminal). Each row an update touches is worked out as
+the terminal would show it once Textual had written the update (what Textual writes of the row, over the row as it
+was) and compared with that picture: equal rows are skipped, a changed row is written from its first changed cell to
+its last, and when most of a band of rows is the old band moved up or down, the terminal scrolls that band (a scroll
+region and line feeds: every terminal since the VT100 has them) and only the rows that came in are written. A row
+that cannot be worked out so (the row as it was is not known, a cut would split a character, a control segment,
+another width) is written as Textual writes it and forgotten, so the next frame writes it whole. Whatever else may
+have touched the terminal (a resize, a suspended app, Ctrl+L) makes the writer forget it all.
 """
 
 from __future__ import annotations
