@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 from bench.common import Result
 
@@ -87,7 +88,7 @@ def pauses(path: str) -> list[tuple[float, float, int]]:
     try:
         with open(path) as handle:
             found = [json.loads(line) for line in handle if line.startswith("[")]
-            return [tuple(noted[:3]) for noted in found if len(noted) == 4]  # type: ignore[misc]
+            return [tuple(noted[:3]) for noted in found if len(noted) == 4]
     except FileNotFoundError:
         return []
 
@@ -115,9 +116,22 @@ def row(name: str, found: list[tuple[float, float, int]], during: str, asked: fl
     )
 
 
-def command(out: str) -> tuple[str, dict[str, str]]:
-    """The command line that runs agentui watched, and what its environment needs."""
-    return f"{sys.executable} -m bench.gc_watch", {"AGENTUI_BENCH_GC": out, "PYTHONPATH": _root()}
+class Watched:
+    """A run of agentui with its collections noted in `scratch`, and a full collection asked for at its end."""
+
+    def __init__(self, scratch: Path, env: dict[str, str]) -> None:
+        self.path = str(scratch / "gc.jsonl")
+        self.command = f"{sys.executable} -m bench.gc_watch"
+        """Runs agentui watched (its arguments follow)."""
+        self.env = {**env, "AGENTUI_BENCH_GC": self.path, "PYTHONPATH": _root()}
+        self.asked: float | None = None
+
+    def ask(self) -> None:
+        """At the end of the run, before the program ends: the full collection its garbage would cost."""
+        self.asked = ask_full(self.path)
+
+    def row(self, name: str, during: str) -> Result:
+        return row(name, pauses(self.path), during, self.asked)
 
 
 def _root() -> str:

@@ -121,12 +121,9 @@ def benchmarks() -> Iterator[Result]:
             _project(project)
             env = claude_at_its_prompt(home, project, server.url)  # (agentui reads the same key and server)
             server.responder = PlayedRun(project)
-            pauses = str(Path(scratch) / "gc.jsonl")
-            watched, watch_env = gc_watch.command(pauses)
-            asked: list[float | None] = []
-            ask = lambda: asked.append(gc_watch.ask_full(pauses))  # noqa: E731
-            results["agentui"] = measure("agentui", watched, {**env, **watch_env}, project, ask)
-            collections = gc_watch.pauses(pauses)
+            watched = gc_watch.Watched(Path(scratch), env)
+            results["agentui"] = measure("agentui", watched.command, watched.env, project, watched.ask)
+            gc_row = watched.row("app.gc_full_600_turns", f"a {TURNS}-turn agent run in the app")
             claude = installed().get("claude")
             if claude:
                 server.responder = PlayedRun(project)
@@ -134,8 +131,7 @@ def benchmarks() -> Iterator[Result]:
     finally:
         server.close()
     yield from _rows(results)
-    during = f"a {TURNS}-turn agent run in the app"
-    yield emit(gc_watch.row("app.gc_full_600_turns", collections, during, asked[0] if asked else None))
+    yield emit(gc_row)
 
 
 def _rows(results: dict[str, dict[int, list[float]]]) -> Iterator[Result]:

@@ -144,15 +144,9 @@ def benchmarks() -> Iterator[Result]:
         command, env = _agentui(home, project)
         runs = [resume_once(command, env, project) for n in range(RUNS)]
         # PageUp back through it, in a run of its own that notes the app's garbage collections as they happen.
-        pauses = str(Path(scratch) / "gc.jsonl")
-        watched, watch_env = gc_watch.command(pauses)
-        asked: list[float | None] = []
+        watched = gc_watch.Watched(Path(scratch), env)
         latencies = resume_once(
-            f"{watched} --resume {SESSION_ID}",
-            {**env, **watch_env},
-            project,
-            to_first=True,
-            at_end=lambda: asked.append(gc_watch.ask_full(pauses)),
+            f"{watched.command} --resume {SESSION_ID}", watched.env, project, to_first=True, at_end=watched.ask
         )[3]
         shown = sorted(run[0] for run in runs)
         peer_note, peer_shown = "", None
@@ -209,8 +203,7 @@ def benchmarks() -> Iterator[Result]:
             )
         )
         during = f"PageUp from the end of a resumed {TURNS:,}-turn session to its first prompt"
-        found = gc_watch.pauses(pauses)
-        yield emit(gc_watch.row("app.gc_full_pageup_2000_turns", found, during, asked[0] if asked else None))
+        yield emit(watched.row("app.gc_full_pageup_2000_turns", during))
         slow, held = held_pageups(command, env, project)
         yield emit(
             Result(
