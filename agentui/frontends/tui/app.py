@@ -200,7 +200,6 @@ class AgentApp(AppOpening):
     # Conversations
 
     async def open_conversation(self, request: SessionRequest) -> None:
-
         assert self.launch is not None
         await self._close()
         previewed, self._previewed = self._previewed, None

@@ -20,14 +20,19 @@ def _lines(app: object) -> list[HistoryLines]:
     return list(app.transcript.query(HistoryLines))  # type: ignore[attr-defined]
 
 
-def _resumed(tmp_path: Path, turns: int) -> AgentApp:
-    """The app resuming a session of `turns` turns (a prompt, a Read and an answer each)."""
+def _resuming(tmp_path: Path, turns: int) -> tuple[Harness, str]:
+    """A harness that resumes a session of `turns` turns (a prompt, a Read and an answer each), and its id."""
     from agentui.core.session.paths import project_dir
 
     session_id = str(uuid.uuid4())
     harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
     long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, turns)
-    return harness.app()
+    return harness, session_id
+
+
+def _resumed(tmp_path: Path, turns: int) -> AgentApp:
+    """The app resuming a session of `turns` turns."""
+    return _resuming(tmp_path, turns)[0].app()
 
 
 async def _drawn(pilot: Any) -> None:
@@ -242,11 +247,7 @@ def test_a_preview_of_a_session_s_end_loads_no_engine(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from agentui.core.session.paths import project_dir
-
-    session_id = str(uuid.uuid4())
-    harness = Harness(tmp_path, [], session=SessionRequest(resume=session_id))
-    long_session(project_dir(harness.project, harness.env) / f"{session_id}.jsonl", session_id, harness.project, 30)
+    harness, session_id = _resuming(tmp_path, 30)
     script = f"""
 import sys
 from pathlib import Path
