@@ -8,11 +8,9 @@ decision, an interrupt, a mode."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import io
 import logging
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,10 +21,11 @@ from textual._compositor import CompositorUpdate
 from textual.containers import Vertical
 
 from agentui import __version__
-from agentui.frontends.tui import strip_cycles
+from agentui.frontends.tui import textual_cycles
 from agentui.frontends.tui.app_keys import SHELL_GROUP
 from agentui.frontends.tui.app_opening import AppOpening
 from agentui.frontends.tui.clipboard import Copier
+from agentui.frontends.tui.collector import CollectorPolicy, collector_held
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.frame_writer import FrameWriter
@@ -59,9 +58,6 @@ log = logging.getLogger(__name__)
 Prepare = Callable[[], "tuple[Launch | None, str | None]"]
 """Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
 
-YOUNG_COLLECTION_EVERY = 10_000
-"""Allocations between collections of the youngest generation (CPython's default is 700)."""
-
 
 class AgentApp(AppOpening):
     TITLE = "agentui"
@@ -82,8 +78,9 @@ class AgentApp(AppOpening):
         resuming: Callable[[], SessionRequest] | None = None,
         cwd: Path | None = None,
     ) -> None:
-        strip_cycles.apply()  # (before anything is drawn)
+        textual_cycles.apply()  # (before anything is drawn)
         super().__init__()
+        self.collector = CollectorPolicy()
         self.frames = FrameWriter()
         """What the terminal shows, so that each frame writes only what changed."""
         self.launch = launch
@@ -189,12 +186,8 @@ class AgentApp(AppOpening):
             return
         finally:
             self._starting = False
-        # What is loaded by now (modules, classes, the screen) lives as long as the app: out of the cyclic
-        # collector's sight, a full collection while an answer streams scans only what the conversation made.
-        # And the youngest generation is collected less often, so the short-lived lines of a streaming answer die
-        # young instead of being promoted into the generations whose collections stall the screen.
-        gc.freeze()
-        gc.set_threshold(YOUNG_COLLECTION_EVERY, *gc.get_threshold()[1:])
+        # What is loaded by now (modules, classes, the screen) lives as long as the app (collector.py).
+        self.collector.start(asyncio.get_running_loop())
         await self._open_project()
 
     # Conversations
@@ -204,7 +197,7 @@ class AgentApp(AppOpening):
         await self._close()
         previewed, self._previewed = self._previewed, None
         previewed = previewed or await self.view.preview(request, self._cwd, self.env)
-        with _collector_held():
+        with collector_held():
             conversation = await self._load(request, previewed)
         if conversation is None:
             return
@@ -269,6 +262,7 @@ class AgentApp(AppOpening):
         return conversation
 
     async def on_unmount(self) -> None:
+        self.collector.stop()
         await self._close()  # however the app ends, the session file is synced and released
 
     async def _close(self) -> None:
@@ -335,20 +329,6 @@ class AgentApp(AppOpening):
     def crash_report(self) -> str:
         """What Textual wrote after an unhandled error ended the app (its traceback), or ""."""
         return self._crash_report.getvalue()
-
-
-@contextmanager
-def _collector_held() -> Iterator[None]:
-    """The cyclic collector paused while a conversation opens. A resumed session is hundreds of thousands of objects
-    that live as long as the conversation, and the first collection after the load scanned them all (~50 ms, just
-    as the screen showed the session); `show_history` takes them out of its sight (gc.freeze) before it goes on."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _editor_mode(cwd: Path, env: dict[str, str] | None) -> str:

@@ -47,6 +47,9 @@ class HistoryWindow:
         """Their segments on screen, in order."""
         self._earlier = Marker("")
         self._later = Marker("")
+        self._markers_mounted = False
+        """The markers above were mounted once (made again for the next show: a widget made and never mounted is
+        garbage only the cyclic collector frees)."""
         self._drawing = False
         self._then: list[Callable[[], object]] = []
         """What waits for the parts being drawn to be laid out (a PageUp at the very top)."""
@@ -80,7 +83,9 @@ class HistoryWindow:
         # them without a mount.
         self._first = self._end = len(history.parts)
         self._drawn = deque([self._lines(self._first, self._end)])
-        self._earlier, self._later = Marker(""), Marker("")
+        if self._markers_mounted:
+            self._earlier, self._later = Marker(""), Marker("")
+        self._markers_mounted = True
         self.transcript.mount_all([self._earlier, *self._drawn, self._later], before=before)
         self._held_widgets = []
         for kind, item in held:

@@ -289,7 +289,7 @@ class MarkdownLines(Widget):
 
     def _line_of(self, block: _Block, row: int, width: int) -> Strip:
         """A block's line, drawn on the widget's colours. Lines are kept styled: a strip made per frame is work for
-        each frame, and (before `strip_cycles`, for any strip Textual still caches in itself) for the cyclic
+        each frame, and (before `textual_cycles`, for any strip Textual still caches in itself) for the cyclic
         collector."""
         base = self.rich_style
         if block.lines is None or block.width != width or block.style != base:

@@ -1,0 +1,86 @@
+"""How the app runs CPython's cyclic collector, so that none of its collections is a pause the person can feel.
+
+A full collection walks every object the program holds, and a long session holds hundreds of thousands: 70-160 ms
+at turn 600, on the UI thread, between two frames (issue 34). So the app takes what has lived through a full
+collection out of the collector's sight (`gc.freeze`), and runs one right after each collection of the middle
+generation, when the oldest holds only what was promoted since: a few thousand objects, a few milliseconds.
+
+That would leak whatever of the frozen objects later dies in a reference cycle, never to be looked at again. What
+the app makes is freed without the collector: the Textual cycles it used to leave (retired widgets, cleared caches,
+each layout's map) are broken where they are made (`textual_cycles.py`), and a test runs turns in the app and finds
+none of their objects in what is left for the collector (tests/frontends/tui/test_collector.py). Left are a few
+dozen objects of each HTTP connection that closes; `bench/` watches the app's memory over 1,000 turns."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+YOUNG_COLLECTION_EVERY = 2_000
+"""Allocations between collections of the youngest generation (CPython's default is 700): each is short, and each
+tenth collects the middle generation, after which the oldest is collected and frozen."""
+
+
+class CollectorPolicy:
+    """Installed once the app's start-up has loaded what lives as long as it does; removed when the app ends."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._threshold: tuple[int, int, int] | None = None
+        self._due = False
+        self.sweeps = 0
+        """Full collections run (each followed by a freeze)."""
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is not None:
+            return
+        self._loop = loop
+        gc.freeze()  # (the modules, classes and screen made so far)
+        self._threshold = gc.get_threshold()
+        gc.set_threshold(YOUNG_COLLECTION_EVERY, *self._threshold[1:])
+        gc.callbacks.append(self._collected)
+
+    def stop(self) -> None:
+        if self._loop is None:
+            return
+        self._loop = None
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
+        if self._threshold is not None:
+            gc.set_threshold(*self._threshold)
+
+    def _collected(self, phase: str, info: dict[str, Any]) -> None:
+        # (from whichever thread's allocation set the collection off; the sweep runs on the app's thread)
+        if phase != "stop" or info["generation"] != 1 or self._due or (loop := self._loop) is None:
+            return
+        self._due = True
+        try:
+            loop.call_soon_threadsafe(self.sweep)
+        except RuntimeError:  # (the loop has closed)
+            self._due = False
+
+    def sweep(self) -> None:
+        """Collect the oldest generation (what was promoted since the last sweep) and freeze what is left."""
+        self._due = False
+        if self._loop is None or not gc.isenabled():  # (held: a session is opening, and freezes when it has)
+            return
+        gc.collect(2)
+        gc.freeze()
+        self.sweeps += 1
+
+
+@contextmanager
+def collector_held() -> Iterator[None]:
+    """The cyclic collector paused while a conversation opens. A resumed session is hundreds of thousands of objects
+    that live as long as the conversation, and the first collection after the load scanned them all (~50 ms, just
+    as the screen showed the session); `show_history` takes them out of its sight (gc.freeze) before it goes on."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()

@@ -1,0 +1,135 @@
+"""The app's collector policy (issue 34: no full collection the person can feel): after each collection of the middle
+generation the oldest is collected and what lives is frozen, so no full collection walks the whole session; nothing
+runs while a session opens; and what the app makes in a session of turns is freed without the collector, so that
+freezing leaks none of it."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.segment import Segment
+from textual._compositor import MapGeometry
+from textual.css.styles import Styles
+from textual.geometry import Spacing
+from textual.strip import Strip
+from textual.widget import Widget
+
+from agentui.frontends.tui.collector import YOUNG_COLLECTION_EVERY, CollectorPolicy, collector_held
+from agentui.frontends.tui.widgets.transcript import AssistantText
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+
+
+class Value:
+    """An object in a reference cycle of its own."""
+
+    def __init__(self) -> None:
+        self.itself = self
+
+
+@pytest.fixture
+def thawed() -> Iterator[None]:
+    """The process's collector left as it was found: nothing frozen, no policy installed."""
+    threshold = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+async def _settled() -> None:
+    for _ in range(3):  # (the sweep is called soon on the loop: a few turns of it)
+        await asyncio.sleep(0)
+
+
+def _in_oldest(thing: object) -> bool:
+    return any(found is thing for found in gc.get_objects(2))
+
+
+def _frozen(thing: object) -> bool:
+    """Tracked, and in no generation: in the permanent one, which no collection walks."""
+    return gc.is_tracked(thing) and not any(found is thing for found in gc.get_objects())
+
+
+async def test_after_a_middle_collection_the_oldest_is_collected_and_what_lives_frozen(thawed: None) -> None:
+    policy = CollectorPolicy()
+    policy.start(asyncio.get_running_loop())
+    try:
+        assert gc.get_threshold()[0] == YOUNG_COLLECTION_EVERY
+        kept, dead = Value(), Value()
+        gone = weakref.ref(dead)
+        gc.collect(1)  # (both promoted into the oldest generation; the sweep is now due)
+        assert _in_oldest(kept) and _in_oldest(dead)
+        del dead  # garbage there, which only a full collection would find
+        await _settled()
+        assert policy.sweeps == 1
+        assert gone() is None
+        assert _frozen(kept)  # out of every later collection's sight
+        gc.collect(1)
+        gc.collect(1)  # (twice before the loop turns: one sweep)
+        await _settled()
+        assert policy.sweeps == 2
+    finally:
+        policy.stop()
+
+
+async def test_nothing_is_swept_while_a_session_opens_and_nothing_after_the_app_ends(thawed: None) -> None:
+    before = gc.get_threshold()
+    policy = CollectorPolicy()
+    policy.start(asyncio.get_running_loop())
+    try:
+        with collector_held():
+            gc.collect(1)
+            await _settled()
+            assert policy.sweeps == 0 and not gc.isenabled()
+        assert gc.isenabled()
+    finally:
+        policy.stop()
+    assert gc.get_threshold() == before
+    gc.collect(1)
+    await _settled()
+    assert policy.sweeps == 0
+
+
+# What the app made and the collector would have to find: Textual's widgets and what hangs off them.
+WATCHED = (Widget, Styles, MapGeometry, Strip, Segment, Spacing)
+
+
+async def test_what_a_session_of_turns_leaves_is_freed_without_the_collector(tmp_path: Path, thawed: None) -> None:
+    """Everything is thawed and collected after 40 turns (widgets made, retired into the line-drawn history, laid
+    out and drawn): none of the app's widgets, styles, layout maps or strips is left in a cycle, so what the policy
+    froze can die without it."""
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "a.txt").write_text("alpha\nbeta\n")
+    turns = 40
+    script = []
+    for turn in range(turns):
+        call = {"type": "tool_use", "id": f"t{turn}", "name": "Read", "input": {"file_path": "a.txt"}}
+        script += [{"content": [call]}, {"text": f"answer **{turn}**\n\n- one\n- two"}]
+    harness = Harness(tmp_path, script, allowed=("Read",))
+    app = harness.app()
+    gc.unfreeze()
+    gc.collect()  # (what earlier tests left)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        for turn in range(turns):
+            await type_and_send(pilot, f"question {turn}")
+            said = f"answer **{turn}**\n\n- one\n- two"
+            await until(pilot, lambda said=said: idle(app) and said in [w.source for w in texts(app, AssistantText)])
+        await pilot.pause()
+        assert app.collector.sweeps > 0  # (the policy ran meanwhile)
+        gc.unfreeze()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            left = Counter(type(thing).__qualname__ for thing in gc.garbage if isinstance(thing, WATCHED))
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+    assert not left, f"cyclic garbage the app made: {left.most_common(10)}"
