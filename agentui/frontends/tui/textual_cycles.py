@@ -92,7 +92,7 @@ def _removed_widgets() -> None:
             self._inline_styles.node = self
 
     Widget._message_loop_exit = message_loop_exit_unlinked  # type: ignore[method-assign]
-    Widget._attach = attach_linked  # type: ignore[method-assign]
+    Widget._attach = attach_linked  # type: ignore[method-assign,assignment]
 
 
 def _lru_caches() -> None:
