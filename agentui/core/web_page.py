@@ -57,7 +57,7 @@ async def fetch_page(
 ) -> Page | Redirected:
     """GET `url`. `check` is the permission check of a URL (for redirect targets), `names_host` says whether a rule
     names a host (which lets a private address through). Raises FetchError."""
-    import httpx
+    from agentui.core.providers._httpx import httpx
 
     if urlsplit(url).username is not None:
         raise FetchError("WebFetch sends no credentials: give the URL without the user name and password in it.")

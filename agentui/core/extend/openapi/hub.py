@@ -35,7 +35,7 @@ class OpenApiHub:
         return [sentence for sentences in said for sentence in sentences]
 
     async def _load(self, api: str, config: OpenApiConfig, env: Mapping[str, str]) -> list[str]:
-        import httpx
+        from agentui.core.providers._httpx import httpx
 
         try:
             spec = await self._read(api, config)
@@ -88,7 +88,7 @@ class OpenApiHub:
 
 
 async def _fetch(url: str) -> str:
-    import httpx
+    from agentui.core.providers._httpx import httpx
 
     try:
         async with httpx.AsyncClient(timeout=SPEC_TIMEOUT, follow_redirects=True) as client:

@@ -111,8 +111,9 @@ class OpenApiTool(Tool[OpenApiArgs]):
         return ToolSpec(self.name, self.description, self.operation.input_schema)
 
     async def run(self, args: OpenApiArgs, ctx: ToolContext) -> ToolResult:
-        import httpx
         import jsonschema
+
+        from agentui.core.providers._httpx import httpx
 
         given = dict(args.model_extra or {})
         try:
