@@ -1,9 +1,10 @@
 """How the app runs CPython's cyclic collector, so that none of its collections is a pause the person can feel.
 
 A full collection walks every object the program holds, and a long session holds hundreds of thousands: 70-160 ms
-at turn 600, on the UI thread, between two frames (issue 34). So the app takes what has lived through a full
-collection out of the collector's sight (`gc.freeze`), and runs one right after each collection of the middle
-generation, when the oldest holds only what was promoted since: a few thousand objects, a few milliseconds.
+at turn 600, on the UI thread, between two frames (issue 34). So the app runs its own: every few collections of the
+youngest generation, a full collection, after which what lived through it is taken out of the collector's sight
+(`gc.freeze`). Each walks only what was made since the last (a few thousand objects, a few milliseconds), and
+CPython's own collections of the older generations, which would walk the same again, are left off.
 
 That would leak whatever of the frozen objects later dies in a reference cycle, never to be looked at again. What
 the app makes is freed without the collector: the Textual cycles it used to leave (retired widgets, cleared caches,
@@ -20,8 +21,11 @@ from contextlib import contextmanager
 from typing import Any
 
 YOUNG_COLLECTION_EVERY = 2_000
-"""Allocations between collections of the youngest generation (CPython's default is 700): each is short, and each
-tenth collects the middle generation, after which the oldest is collected and frozen."""
+"""Allocations between collections of the youngest generation (CPython's default is 700)."""
+SWEEP_EVERY = 5
+"""Collections of the youngest generation between two sweeps."""
+NEVER = 1 << 30
+"""CPython's threshold for the middle generation while the policy runs: its sweeps collect it."""
 
 
 class CollectorPolicy:
@@ -31,6 +35,7 @@ class CollectorPolicy:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._threshold: tuple[int, int, int] | None = None
         self._due = False
+        self._young = 0
         self.sweeps = 0
         """Full collections run (each followed by a freeze)."""
 
@@ -40,7 +45,7 @@ class CollectorPolicy:
         self._loop = loop
         gc.freeze()  # (the modules, classes and screen made so far)
         self._threshold = gc.get_threshold()
-        gc.set_threshold(YOUNG_COLLECTION_EVERY, *self._threshold[1:])
+        gc.set_threshold(YOUNG_COLLECTION_EVERY, NEVER, self._threshold[2])
         gc.callbacks.append(self._collected)
 
     def stop(self) -> None:
@@ -54,7 +59,13 @@ class CollectorPolicy:
 
     def _collected(self, phase: str, info: dict[str, Any]) -> None:
         # (from whichever thread's allocation set the collection off; the sweep runs on the app's thread)
-        if phase != "stop" or info["generation"] != 1 or self._due or (loop := self._loop) is None:
+        if phase != "stop" or (loop := self._loop) is None:
+            return
+        if info["generation"] > 0:  # (one of the older generations was collected: a sweep, or someone's gc.collect)
+            self._young = 0
+            return
+        self._young += 1
+        if self._young < SWEEP_EVERY or self._due:
             return
         self._due = True
         try:
@@ -63,7 +74,7 @@ class CollectorPolicy:
             self._due = False
 
     def sweep(self) -> None:
-        """Collect the oldest generation (what was promoted since the last sweep) and freeze what is left."""
+        """Collect every generation (what was made since the last sweep) and freeze what is left."""
         self._due = False
         if self._loop is None or not gc.isenabled():  # (held: a session is opening, and freezes when it has)
             return

@@ -1,7 +1,7 @@
-"""The app's collector policy (issue 34: no full collection the person can feel): after each collection of the middle
-generation the oldest is collected and what lives is frozen, so no full collection walks the whole session; nothing
-runs while a session opens; and what the app makes in a session of turns is freed without the collector, so that
-freezing leaks none of it."""
+"""The app's collector policy (issue 34: no full collection the person can feel): every few young collections
+everything is collected and what lives is frozen, so no collection walks the whole session; nothing runs while a
+session opens; and what the app makes in a session of turns is freed without the collector, so that freezing leaks
+none of it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,13 @@ from textual.geometry import Spacing
 from textual.strip import Strip
 from textual.widget import Widget
 
-from agentui.frontends.tui.collector import YOUNG_COLLECTION_EVERY, CollectorPolicy, collector_held
+from agentui.frontends.tui.collector import (
+    NEVER,
+    SWEEP_EVERY,
+    YOUNG_COLLECTION_EVERY,
+    CollectorPolicy,
+    collector_held,
+)
 from agentui.frontends.tui.widgets.transcript import AssistantText
 from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
@@ -48,8 +54,8 @@ async def _settled() -> None:
         await asyncio.sleep(0)
 
 
-def _in_oldest(thing: object) -> bool:
-    return any(found is thing for found in gc.get_objects(2))
+def _in_youngest(thing: object) -> bool:
+    return any(found is thing for found in gc.get_objects(0))
 
 
 def _frozen(thing: object) -> bool:
@@ -57,22 +63,28 @@ def _frozen(thing: object) -> bool:
     return gc.is_tracked(thing) and not any(found is thing for found in gc.get_objects())
 
 
-async def test_after_a_middle_collection_the_oldest_is_collected_and_what_lives_frozen(thawed: None) -> None:
+async def test_every_few_young_collections_everything_is_collected_and_what_lives_frozen(thawed: None) -> None:
     policy = CollectorPolicy()
     policy.start(asyncio.get_running_loop())
     try:
-        assert gc.get_threshold()[0] == YOUNG_COLLECTION_EVERY
+        assert gc.get_threshold()[:2] == (YOUNG_COLLECTION_EVERY, NEVER)  # (CPython's own older collections off)
         kept, dead = Value(), Value()
         gone = weakref.ref(dead)
-        gc.collect(1)  # (both promoted into the oldest generation; the sweep is now due)
-        assert _in_oldest(kept) and _in_oldest(dead)
-        del dead  # garbage there, which only a full collection would find
+        for _ in range(SWEEP_EVERY):
+            gc.collect(0)  # (both promoted out of the youngest generation; the sweep is now due)
+        assert not _in_youngest(kept) and not _in_youngest(dead)
+        del dead  # garbage that only an older generation's collection would find
         await _settled()
         assert policy.sweeps == 1
         assert gone() is None
         assert _frozen(kept)  # out of every later collection's sight
-        gc.collect(1)
-        gc.collect(1)  # (twice before the loop turns: one sweep)
+        for _ in range(SWEEP_EVERY - 1):
+            gc.collect(0)
+        await _settled()
+        assert policy.sweeps == 1  # (not yet)
+        gc.collect(0)
+        for _ in range(SWEEP_EVERY):  # (more before the loop turns: still one sweep)
+            gc.collect(0)
         await _settled()
         assert policy.sweeps == 2
     finally:
@@ -85,14 +97,16 @@ async def test_nothing_is_swept_while_a_session_opens_and_nothing_after_the_app_
     policy.start(asyncio.get_running_loop())
     try:
         with collector_held():
-            gc.collect(1)
+            for _ in range(SWEEP_EVERY):
+                gc.collect(0)
             await _settled()
             assert policy.sweeps == 0 and not gc.isenabled()
         assert gc.isenabled()
     finally:
         policy.stop()
     assert gc.get_threshold() == before
-    gc.collect(1)
+    for _ in range(SWEEP_EVERY):
+        gc.collect(0)
     await _settled()
     assert policy.sweeps == 0
 
