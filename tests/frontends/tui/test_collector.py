@@ -1,7 +1,7 @@
 """The app's collector policy (issue 34: no full collection the person can feel): every few young collections
 everything is collected and what lives is frozen, so no collection walks the whole session; nothing runs while a
 session opens; and what the app makes in a session of turns is freed without the collector, so that freezing leaks
-none of it."""
+none of it; and once the app is idle, what died frozen anyway is collected."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from agentui.frontends.tui.collector import (
 )
 from agentui.frontends.tui.widgets.transcript import AssistantText
 from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+from tests.support.waiting import eventually
 
 
 class Value:
@@ -109,6 +110,28 @@ async def test_nothing_is_swept_while_a_session_opens_and_nothing_after_the_app_
         gc.collect(0)
     await _settled()
     assert policy.sweeps == 0
+
+
+async def test_what_died_frozen_is_collected_once_the_app_is_idle(thawed: None) -> None:
+    policy = CollectorPolicy()
+    policy.idle_after = 0.2
+    policy.start(asyncio.get_running_loop())
+    try:
+        late = Value()  # (alive at a sweep: frozen)
+        gone = weakref.ref(late)
+        for _ in range(SWEEP_EVERY):
+            gc.collect(0)
+        await _settled()
+        assert policy.sweeps == 1 and _frozen(late)
+        del late  # dead, in a cycle no sweep will walk
+        assert gone() is not None
+        await eventually(lambda: policy.reclaims > 0)
+        assert policy.reclaims == 1
+        assert gone() is None
+        await asyncio.sleep(0.5)  # (idle on: nothing more to do until the next sweep)
+        assert policy.reclaims == 1
+    finally:
+        policy.stop()
 
 
 # What the app made and the collector would have to find: Textual's widgets and what hangs off them.
