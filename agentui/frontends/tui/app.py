@@ -189,6 +189,7 @@ class AgentApp(AppOpening):
         # What is loaded by now (modules, classes, the screen) lives as long as the app (collector.py).
         self.collector.start(asyncio.get_running_loop())
         await self._open_project()
+        self.run_worker(asyncio.to_thread(_warm_highlighting), group="warm", exit_on_error=False)
 
     # Conversations
 
@@ -336,6 +337,15 @@ def _editor_mode(cwd: Path, env: dict[str, str] | None) -> str:
     from agentui.api import editor_mode
 
     return editor_mode(cwd, env)
+
+
+def _warm_highlighting() -> None:
+    from agentui.frontends.tui.widgets.markdown_lines import warm_highlighting
+
+    try:
+        warm_highlighting()
+    except Exception:  # (only a head start: the first code block loads what it needs itself)
+        log.exception("warming the highlighter failed")
 
 
 def _load_engine() -> None:

@@ -111,9 +111,13 @@ def _lru_caches() -> None:
         if link is not None:  # (the last entry's link points at itself)
             link.clear()
 
+    def end_unlinked(self: LRUCache[Any, Any]) -> None:
+        for link in getattr(self, "_cache", {}).values():  # (a finalizer must not raise: it would print)
+            link.clear()
+
     LRUCache.clear = clear_unlinked  # type: ignore[method-assign]
     LRUCache.discard = discard_unlinked  # type: ignore[method-assign]
-    LRUCache.__del__ = clear_unlinked  # type: ignore[attr-defined]
+    LRUCache.__del__ = end_unlinked  # type: ignore[attr-defined]
 
 
 ARRANGED = "        widgets -= invisible_widgets\n        return map, widgets\n"
@@ -145,6 +149,7 @@ def _closure_let_go(function: Callable[..., Any], namespace: dict[str, Any]) -> 
         return None
     ending = "        widgets -= invisible_widgets\n        add_widget = None\n        return map, widgets\n"
     source = "".join(line[4:] for line in source.replace(ARRANGED, ending).splitlines(keepends=True))
+    source = "\n" * (code.co_firstlineno - 1) + source  # (tracebacks and profiles name Textual's own lines)
     made: dict[str, Any] = {}
     flags = __future__.annotations.compiler_flag
     exec(compile(source, code.co_filename, "exec", flags=flags, dont_inherit=True), namespace, made)
