@@ -3,6 +3,8 @@ shows, code included, with heights that match what is drawn."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
@@ -194,3 +196,16 @@ async def test_a_code_block_closed_with_its_last_line_is_shown_from_the_lines_dr
         whole.append(streamed.source)
         await pilot.pause()
         assert screen_text(streamed) == screen_text(whole)
+
+
+async def test_the_highlighter_is_loaded_after_start_up_before_any_code_block(tmp_path: Path) -> None:
+    """(Its first load was a stall between two frames where the first code block of an answer began.)"""
+    from agentui.frontends.tui.widgets import markdown_lines
+    from tests.frontends.tui.test_app import Harness, ready, until
+
+    markdown_lines._lexer.cache_clear()
+    app = Harness(tmp_path, []).app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: markdown_lines._lexer.cache_info().currsize > 0)
+        assert markdown_lines._lexer("python") is not None
