@@ -129,7 +129,10 @@ def _compositor() -> None:
     from textual._compositor import Compositor
 
     arrange = originals["_arrange_root"] = Compositor._arrange_root
-    fixed = _closure_let_go(arrange, vars(_compositor))
+    try:
+        fixed = _closure_let_go(arrange, vars(_compositor))
+    except (OSError, SyntaxError, ValueError):  # (a source that will not compile here: Textual's own stays)
+        fixed = None
     if fixed is None:
         log.info("Textual's Compositor._arrange_root is not as expected: its cycles are left to the collector")
         return
@@ -139,7 +142,9 @@ def _compositor() -> None:
 def _closure_let_go(function: Callable[..., Any], namespace: dict[str, Any]) -> Callable[..., Any] | None:
     """`function` made again from its source with `add_widget = None` before it returns (the closure is a cell of
     the function's, so this breaks its hold on itself), or None if its source is not the one this was written for."""
-    code = function.__code__
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return None
     last = max(line for _start, _end, line in code.co_lines() if line is not None)
     body = linecache.getlines(code.co_filename)[code.co_firstlineno - 1 : last]
     if not body or not body[0].startswith("    def "):

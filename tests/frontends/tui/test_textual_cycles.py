@@ -192,3 +192,15 @@ async def test_a_layout_leaves_nothing_for_the_collector_and_places_widgets_as_t
             else:
                 assert closures, "Textual's _arrange_root leaves no cycle: its fix in textual_cycles.py can go"
         assert placed["ours"] == placed["theirs"] and len(placed["ours"][0]) >= 4
+
+
+def test_a_compositor_not_as_expected_is_left_as_textual_made_it() -> None:
+    """(A later Textual whose method ends otherwise keeps its own, cycle and all: never a half-made one.)"""
+
+    class Other:
+        def _arrange_root(self, root: object) -> tuple[dict[str, object], set[object]]:
+            widgets: set[object] = set()
+            return {}, widgets
+
+    assert textual_cycles._closure_let_go(Other._arrange_root, {}) is None
+    assert textual_cycles._closure_let_go(len, {}) is None  # (no source at all)
