@@ -211,6 +211,25 @@ def test_a_message_changed_in_the_middle_is_sent_as_it_is_now() -> None:
     assert body["messages"][2]["content"] == [{"type": "tool_result", "tool_use_id": "t1", "content": "[cleared]"}]
 
 
+def test_after_an_old_result_is_shortened_the_next_request_takes_up_from_just_before_it() -> None:
+    """(Late in a long session old results are shortened every few turns: the walk over the history starts at the
+    group before the first message changed, not at the start.)"""
+    pieces = JsonPieces()
+    history = [Message.user("start")]
+    for number in range(200):
+        history += turn(number)
+    anthropic_body(request(history), pieces)
+    asked: list[Message] = []
+    piece = pieces.piece
+    pieces.piece = lambda owner, make: asked.append(owner) or piece(owner, make)  # type: ignore[method-assign]
+    index = len(history) - 9
+    history[index] = history[index].model_copy(update={"content": [ToolResultBlock(tool_use_id="t", content="[.]")]})
+    history += turn(200)
+    sent = anthropic_body(request(history), pieces)
+    assert sent == anthropic_body(request(history), JsonPieces())
+    assert 0 < len(asked) <= 12 and asked[0] is history[index]  # (from the group the change begins, on)
+
+
 async def test_a_request_with_much_new_is_made_on_a_thread_and_a_turn_s_own_at_once() -> None:
     import threading
 

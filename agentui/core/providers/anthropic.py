@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import AsyncIterator, Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -210,31 +211,43 @@ def messages_json(messages: Sequence[Message], pieces: JsonPieces) -> list[bytes
     """History as the API takes it (pieces of the array, an empty one meaning none): consecutive messages of one
     role merged, unsendable blocks dropped, the last block sent marked as the cache breakpoint (so the last message
     that sends one is made afresh). What the last request made of the messages before its last is taken up where
-    this one begins with the same."""
+    this one begins with the same, or from the start of the last group of messages before the first one that
+    changed (late in a long session, old tool results are shortened every few turns)."""
     last = next((n for n in range(len(messages) - 1, -1, -1) if any(map(_sendable, messages[n].content))), -1)
     if last < 0:
         return []
     start, made = pieces.resume(messages[:last])
-    closed, role, parts = made if made is not None else (b"", "", ())
-    finished: list[bytes] = [closed] if closed else []
-    parts = list(parts)
-    for message in messages[start:last]:
+    groups, role, parts, marks = made if made is not None else ((), "", (), ())
+    groups, parts, marks = list(groups), list(parts), list(marks)
+    for index in range(start, last):
+        message = messages[index]
         content = pieces.piece(message, partial(_params, message))
         if not content:
             continue
         if message.role != role:
             if parts:
-                finished.append(_group(role, parts))
+                groups.append(_group(role, parts))
+            marks.append((index, len(groups)))  # (before this message: these groups made, none open)
             role, parts = message.role, []
         parts.append(content)
-    closed = b",".join(finished)
-    pieces.keep(messages[:last], (closed, role, tuple(parts)))
+    pieces.keep(messages[:last], (groups, role, tuple(parts), marks), partial(_from_mark, groups, marks))
+    closed = b",".join(groups)
     params = [param for block in messages[last].content if (param := block_param(block)) is not None]
     params[-1] = {**params[-1], "cache_control": EPHEMERAL}
     final = b",".join(dumps(param) for param in params)
     if messages[last].role == role:
         return [closed, _group(role, [*parts, final])]
     return [closed, _group(role, parts) if parts else b"", _group(messages[last].role, [final])]
+
+
+def _from_mark(groups: list[bytes], marks: list[tuple[int, int]], changed: int) -> tuple[int, Any]:
+    """Where a history that differs first at `changed` takes up what the last request made: the latest group that
+    began at or before it, with the groups before that one."""
+    at = bisect_right(marks, (changed, len(groups))) - 1
+    if at < 0:
+        return 0, None
+    index, made = marks[at]
+    return index, (groups[:made], "", (), marks[:at])
 
 
 def _group(role: str, parts: Sequence[bytes]) -> bytes:

@@ -43,7 +43,7 @@ class JsonPieces:
     def __init__(self) -> None:
         self._memo: IdentityMemo[bytes] = IdentityMemo()
         self._lock = threading.Lock()
-        self._prefix: tuple[list[Message], Any] = ([], None)
+        self._prefix: tuple[list[Message], Any, Callable[[int], tuple[int, Any]] | None] = ([], None, None)
         """The messages the last request began with, and what the provider made of them: the next request, the same
         history with a turn more, goes on from there."""
 
@@ -76,16 +76,27 @@ class JsonPieces:
 
     def resume(self, messages: Sequence[Message]) -> tuple[int, Any]:
         """How many of `messages` the last request began with, and what was made of them (0 and None if it began
-        otherwise)."""
-        kept, made = self._prefix
+        otherwise). When the history changed since (an old tool result shortened, a message dropped), from the
+        latest point before the first change that the last request marked (`keep`'s `before`)."""
+        kept, made, before = self._prefix
         count = len(kept)
         if count and len(messages) >= count and messages[count - 1] is kept[-1] and list(messages[:count]) == kept:
             return count, made  # (list equality looks at identity first: one pass in C over the same objects)
-        return 0, None
+        if before is None or not count:
+            return 0, None
+        first = next(
+            (index for index, (now, then) in enumerate(zip(messages, kept, strict=False)) if now is not then),
+            min(len(messages), count),
+        )
+        return before(first)
 
-    def keep(self, messages: Sequence[Message], made: Any) -> None:
-        """What was made of `messages`, for the next request that begins with them."""
-        self._prefix = (list(messages), made)
+    def keep(
+        self, messages: Sequence[Message], made: Any, before: Callable[[int], tuple[int, Any]] | None = None
+    ) -> None:
+        """What was made of `messages`, for the next request that begins with them. `before(k)`, for a request
+        whose messages are these up to index k only: an index no greater than k, and what was made of the messages
+        before it (0 and None for nothing)."""
+        self._prefix = (list(messages), made, before)
 
     def request_done(self) -> None:
         """One more request was built; now and then, drop the pieces none of the last requests used."""
