@@ -99,7 +99,6 @@ def shorten_tool_results(
 ) -> list[tuple[int, int]]:
     """Keep the newest `keep_tokens` of tool results among `messages[:before]`; replace older ones, in place, with a
     placeholder naming the call. Returns (index, tokens freed) for each message changed."""
-    calls = {block.id: block for message in messages[:before] for block in message.tool_uses}
     changed: list[tuple[int, int]] = []
     seen = 0
     for index in range(before - 1, -1, -1):
@@ -112,7 +111,8 @@ def shorten_tool_results(
                 size = counter.block(block)
                 seen += size
                 if seen > keep_tokens:
-                    short = block.model_copy(update={"content": placeholder(calls.get(block.tool_use_id))})
+                    call = _call_before(messages, index, block.tool_use_id)
+                    short = block.model_copy(update={"content": placeholder(call)})
                     freed += size - counter.block(short)
                     block = short
             blocks.append(block)
@@ -120,6 +120,16 @@ def shorten_tool_results(
             messages[index] = message.model_copy(update={"content": blocks})
             changed.append((index, freed))
     return changed
+
+
+def _call_before(messages: list[Message], index: int, tool_use_id: str) -> ToolUseBlock | None:
+    """The call a result at `index` answers: in the message before it, as a rule (looked for only when a result is
+    shortened: a map of every call in a long history, made at each pass, was most of the pass)."""
+    for earlier in range(index - 1, -1, -1):
+        for block in messages[earlier].tool_uses:
+            if block.id == tool_use_id:
+                return block
+    return None
 
 
 # Clipping what no summary can shrink
