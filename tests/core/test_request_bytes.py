@@ -172,7 +172,7 @@ def test_what_is_new_to_a_request_is_measured_to_choose_a_thread_for_a_large_one
 
 
 @pytest.mark.parametrize("build", [anthropic_body, openai_body])
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))
 def test_turn_after_turn_the_bytes_are_those_made_from_nothing(build, seed: int) -> None:  # type: ignore[no-untyped-def]
     """A history grown, shortened in the middle, cut back (a rewind), compacted, with messages of one role in a row
     and messages that send nothing: each request made with what earlier ones kept is the one made afresh."""
@@ -192,8 +192,26 @@ def test_turn_after_turn_the_bytes_are_those_made_from_nothing(build, seed: int)
         elif move < 0.8 and len(history) > 3:
             index = rng.randrange(1, len(history) - 1)  # (a result shortened: a new message in its place)
             history[index] = history[index].model_copy(update={"content": [TextBlock(text=f"short {step}")]})
+        elif move < 0.85 and len(history) > 3:
+            index = rng.randrange(1, len(history) - 1)  # (replaced by one of the other role, or one sending nothing)
+            history[index] = rng.choice(
+                [
+                    Message(
+                        role="assistant" if history[index].role == "user" else "user", content=[TextBlock(text="x")]
+                    ),
+                    Message(role="assistant", content=[ThinkingBlock(thinking="unsigned")]),
+                ]
+            )
+        elif move < 0.88 and len(history) > 3:
+            index = rng.randrange(1, len(history) - 1)
+            if rng.random() < 0.5:
+                del history[index]  # (one in the middle gone)
+            else:
+                history.insert(index, Message(role=history[index].role, content=[TextBlock(text=f"in {step}")]))
         elif move < 0.9 and len(history) > 3:
             del history[rng.randrange(1, len(history)) :]  # (rewound)
+            if rng.random() < 0.5:
+                history.append(Message.user(f"after {step}"))  # (and a prompt, before any request)
         elif move < 0.95:
             history = [Message.user(f"summary {step}"), *history[-2:]]  # (compacted)
         sent = build(request(history), pieces=pieces)
@@ -227,7 +245,7 @@ def test_after_an_old_result_is_shortened_the_next_request_takes_up_from_just_be
     history += turn(200)
     sent = anthropic_body(request(history), pieces)
     assert sent == anthropic_body(request(history), JsonPieces())
-    assert 0 < len(asked) <= 12 and asked[0] is history[index]  # (from the group the change begins, on)
+    assert 0 < len(asked) <= 13 and asked[0] is history[index - 1]  # (from the group before the change, on)
 
 
 async def test_a_request_with_much_new_is_made_on_a_thread_and_a_turn_s_own_at_once() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left
 from collections.abc import AsyncIterator, Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -242,8 +242,9 @@ def messages_json(messages: Sequence[Message], pieces: JsonPieces) -> list[bytes
 
 def _from_mark(groups: list[bytes], marks: list[tuple[int, int]], changed: int) -> tuple[int, Any]:
     """Where a history that differs first at `changed` takes up what the last request made: the latest group that
-    began at or before it, with the groups before that one."""
-    at = bisect_right(marks, (changed, len(groups))) - 1
+    began before it, with the groups before that one. (Not one that began at it: what is there now may belong to
+    the group before, a message of the same role, or one that sends nothing.)"""
+    at = bisect_left(marks, (changed, 0)) - 1
     if at < 0:
         return 0, None
     index, made = marks[at]

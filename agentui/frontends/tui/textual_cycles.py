@@ -101,9 +101,10 @@ def _lru_caches() -> None:
     clear, discard = originals["LRUCache.clear"], originals["LRUCache.discard"] = LRUCache.clear, LRUCache.discard
 
     def clear_unlinked(self: LRUCache[Any, Any]) -> None:
-        for link in self._cache.values():
+        links = list(self._cache.values())
+        clear(self)  # (first: a value freed below may have a finalizer that uses the cache)
+        for link in links:
             link.clear()
-        clear(self)
 
     def discard_unlinked(self: LRUCache[Any, Any], key: Any) -> None:
         link = self._cache.get(key)
@@ -153,7 +154,7 @@ def _closure_let_go(function: Callable[..., Any], namespace: dict[str, Any]) -> 
     if source.count(ARRANGED) != 1:
         return None
     ending = "        widgets -= invisible_widgets\n        add_widget = None\n        return map, widgets\n"
-    source = "".join(line[4:] for line in source.replace(ARRANGED, ending).splitlines(keepends=True))
+    source = "".join(line[4:] if line.strip() else line for line in source.replace(ARRANGED, ending).splitlines(True))
     source = "\n" * (code.co_firstlineno - 1) + source  # (tracebacks and profiles name Textual's own lines)
     made: dict[str, Any] = {}
     flags = __future__.annotations.compiler_flag
