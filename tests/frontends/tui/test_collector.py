@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 from rich.segment import Segment
-from textual._compositor import MapGeometry
 from textual.css.styles import Styles
 from textual.geometry import Spacing
+from textual.map_geometry import MapGeometry
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -27,8 +27,8 @@ from agentui.frontends.tui.collector import (
     CollectorPolicy,
     collector_held,
 )
-from agentui.frontends.tui.widgets.transcript import AssistantText
-from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+from tests.frontends.tui.test_app import ready
+from tests.frontends.tui.test_history_lines import ask_turns, reading_turns
 from tests.support.waiting import eventually
 
 
@@ -134,6 +134,9 @@ async def test_what_died_frozen_is_collected_once_the_app_is_idle(thawed: None) 
         policy.stop()
 
 
+ANSWER = "answer **{}**\n\n- one\n- two"
+"""(Markdown: drawn by the parser, not as plain prose.)"""
+
 # What the app made and the collector would have to find: Textual's widgets and what hangs off them.
 WATCHED = (Widget, Styles, MapGeometry, Strip, Segment, Spacing)
 
@@ -142,24 +145,13 @@ async def test_what_a_session_of_turns_leaves_is_freed_without_the_collector(tmp
     """Everything is thawed and collected after 40 turns (widgets made, retired into the line-drawn history, laid
     out and drawn): none of the app's widgets, styles, layout maps or strips is left in a cycle, so what the policy
     froze can die without it."""
-    (tmp_path / "project").mkdir()
-    (tmp_path / "project" / "a.txt").write_text("alpha\nbeta\n")
     turns = 40
-    script = []
-    for turn in range(turns):
-        call = {"type": "tool_use", "id": f"t{turn}", "name": "Read", "input": {"file_path": "a.txt"}}
-        script += [{"content": [call]}, {"text": f"answer **{turn}**\n\n- one\n- two"}]
-    harness = Harness(tmp_path, script, allowed=("Read",))
-    app = harness.app()
+    app = reading_turns(tmp_path, turns, ANSWER.format).app()
     gc.unfreeze()
     gc.collect()  # (what earlier tests left)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        for turn in range(turns):
-            await type_and_send(pilot, f"question {turn}")
-            said = f"answer **{turn}**\n\n- one\n- two"
-            await until(pilot, lambda said=said: idle(app) and said in [w.source for w in texts(app, AssistantText)])
-        await pilot.pause()
+        await ask_turns(pilot, turns, ANSWER.format)
         assert app.collector.sweeps > 0  # (the policy ran meanwhile)
         gc.unfreeze()
         gc.set_debug(gc.DEBUG_SAVEALL)

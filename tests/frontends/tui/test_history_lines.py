@@ -5,6 +5,7 @@ its place, as it was drawn."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,23 +51,33 @@ def _screen_row(lines: HistoryLines, index: int) -> int:
     return at + 1
 
 
-async def test_a_live_conversations_old_parts_become_lines_and_the_latest_stay_widgets(tmp_path: Path) -> None:
+def reading_turns(tmp_path: Path, turns: int, answer: Callable[[int], str]) -> Harness:
+    """A harness whose model reads a.txt and then answers `answer(n)`, for each of `turns` prompts."""
     (tmp_path / "project").mkdir()
     (tmp_path / "project" / "a.txt").write_text("alpha\nbeta\n")
-    turns = 25
-    script = []
+    script: list[dict[str, Any]] = []
     for turn in range(turns):
         call = {"type": "tool_use", "id": f"t{turn}", "name": "Read", "input": {"file_path": "a.txt"}}
-        script += [{"content": [call]}, {"text": f"answer {turn}"}]
-    harness = Harness(tmp_path, script, allowed=("Read",))
-    app = harness.app()
+        script += [{"content": [call]}, {"text": answer(turn)}]
+    return Harness(tmp_path, script, allowed=("Read",))
+
+
+async def ask_turns(pilot: Any, turns: int, answer: Callable[[int], str]) -> None:
+    """Sends "question n" for each turn, each once the one before is answered."""
+    app = pilot.app
+    for turn in range(turns):
+        await type_and_send(pilot, f"question {turn}")
+        said = answer(turn)
+        await until(pilot, lambda said=said: idle(app) and said in [w.source for w in texts(app, AssistantText)])
+    await pilot.pause()
+
+
+async def test_a_live_conversations_old_parts_become_lines_and_the_latest_stay_widgets(tmp_path: Path) -> None:
+    turns = 25
+    app = reading_turns(tmp_path, turns, "answer {}".format).app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        for turn in range(turns):
-            await type_and_send(pilot, f"question {turn}")
-            said = f"answer {turn}"
-            await until(pilot, lambda said=said: idle(app) and said in [w.source for w in texts(app, AssistantText)])
-        await pilot.pause()
+        await ask_turns(pilot, turns, "answer {}".format)
         live = [widget for widget in app.transcript.children if not isinstance(widget, HistoryLines)]
         assert len(live) <= Transcript.LIVE_AT_MOST + 3  # (and the two markers of the history)
         [lines] = _lines(app)
