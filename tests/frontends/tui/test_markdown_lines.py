@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 
 from agentui.frontends.tui.widgets.markdown_lines import MarkdownLines, split_blocks
 
@@ -83,6 +84,13 @@ def screen_text(widget: MarkdownLines) -> list[str]:
     return [widget._plain_line(y, widget.size.width) for y in range(widget._height)]
 
 
+def drawn(widget: MarkdownLines) -> list[str]:
+    """What Textual draws of the widget now, through its cache of lines (only the lines refreshed are drawn again)."""
+    size = widget.size
+    lines = [strip.text.strip() for strip in widget.render_lines(Region(0, 0, size.width, size.height))]
+    return lines[: widget._height]
+
+
 async def test_streaming_an_answer_shows_what_rendering_it_whole_shows() -> None:
     app = Answers()
     async with app.run_test(size=(80, 200)) as pilot:
@@ -92,7 +100,9 @@ async def test_streaming_an_answer_shows_what_rendering_it_whole_shows() -> None
             streamed.append(ANSWER[start : start + 7])
             if start % 70 == 0:
                 await pilot.pause()  # laid out and drawn part way, as batches are
+                assert drawn(streamed) == [line.strip() for line in screen_text(streamed)], start
         await pilot.pause()
+        assert drawn(streamed) == [line.strip() for line in screen_text(whole)]
         assert streamed.source == whole.source == ANSWER
         assert screen_text(streamed) == screen_text(whole)
         lines = screen_text(whole)
