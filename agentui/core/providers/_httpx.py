@@ -6,7 +6,7 @@
   body: a cycle only the cyclic collector frees. The app freezes what is alive at its collections (the app's
   collector.py), so each request that streamed then stayed with its body, the whole conversation's bytes. A closed
   response is given an empty stream (nothing reads a closed one), and what it held is freed at once. Checked against
-  httpx 0.28 (tests/core/providers/test_httpx_cycles.py fails, saying so, when httpx stops making the cycle)."""
+  httpx 0.28 (tests/core/test_httpx_cycles.py fails, saying so, when httpx stops making the cycle)."""
 
 from __future__ import annotations
 
@@ -35,16 +35,19 @@ async def _aclose_letting_go(self: httpx.Response) -> None:
     try:
         await originals["aclose"](self)
     finally:
-        if self.is_closed:
-            self.stream = httpx.ByteStream(b"")
+        _let_go(self)
 
 
 def _close_letting_go(self: httpx.Response) -> None:
     try:
         originals["close"](self)
     finally:
-        if self.is_closed:
-            self.stream = httpx.ByteStream(b"")
+        _let_go(self)
+
+
+def _let_go(response: httpx.Response) -> None:
+    if response.is_closed:
+        response.stream = httpx.ByteStream(b"")
 
 
 if httpx.Response.aclose is originals["aclose"]:
