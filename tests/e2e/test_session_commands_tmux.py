@@ -88,6 +88,7 @@ def test_agents_refuses_a_name_with_a_slash_then_creates_a_type_the_model_is_off
     assert not (project / ".claude").exists()
     app.keys("Tab", "C-u")  # from the prompt round to the name (Shift+Tab is the permission mode's), and clear it
     app.type("test-runner")
+    app.wait_for("test-runner")  # (in the name field before it is saved: once, in CI, the save saw it empty)
     app.keys("C-s")
     app.wait_for("Saved the test-runner agent")
     app.keys("Escape")
