@@ -98,6 +98,7 @@ def make_box(tmp_path: Path, **config: object) -> Box:
         "LANG": "C.UTF-8",
     }
     Path(env["AGENTUI_STATE_DIR"]).mkdir(parents=True)  # (agentui's own: where the stand-ins' registry lives)
+    Path(env["AGENTUI_DATA_DIR"]).mkdir(parents=True)  # (and where its mount helper is built)
     workspace = Workspace(root=project)
     sandbox = Sandbox(SandboxConfig(enabled=True, **config), workspace, home=home, env=env)  # type: ignore[arg-type]
     guard = Guard(workspace, home=home, env=env)

@@ -25,6 +25,7 @@ from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentui.core.safety.denied_files import DeniedFiles, DenyPattern
+    from agentui.core.safety.sandbox_mounts import Masks
 
 # A root agentui's commands keep root's capabilities under the guard (package managers need them), except these,
 # with which a mount could be undone or walked around (open_by_handle_at, raw devices, modules, ptrace, BPF).
@@ -95,7 +96,13 @@ class Guard:
             nested_repository_targets,
             project_targets,
         )
-        from agentui.core.safety.sandbox_mounts import capability_args, pinned_program, plan_protection, protection_args
+        from agentui.core.safety.sandbox_mounts import (
+            helped_program,
+            pinned_program,
+            plan_protection,
+            protection_args,
+            protection_specs,
+        )
         from agentui.core.safety.standin_excludes import excludes_env
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
@@ -127,17 +134,21 @@ class Guard:
         confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
         try:
             links = list(plan.links)
-            args = [self._bwrap, *_BASE]
-            if _probe(self._bwrap)[1]:
-                args += ["--proc", "/proc"]
-            pinning = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if links else set()
-            args += capability_args(links, drop_all=False, escapes=[e for e in ESCAPES if e not in pinning])
-            args += protection_args(plan, lease.present)
-            args += self._denied_masks()
-            # (after the pins: a pin of /tmp, say, binds the host's /tmp again, over what was bound inside it)
+            masks = self._denied_masks()
+            helper = self.mount_helper()
+            specs = protection_specs(plan, lease.present, hidden=masks.tmpfs) if helper is not None else []
+            args = [*self._start(), *self._capabilities(bool(specs or links))]
+            if helper is None:
+                args += protection_args(plan, lease.present)
+            args += [*masks.args, *(arg for real in masks.tmpfs for arg in ("--remount-ro", real))]
+            # (bubblewrap's mounts after its pins: a pin of /tmp, say, binds the host's /tmp again, over what was
+            # bound inside it; the helper's binds take what the namespace shows, so they come last)
             args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
             drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
-            program = pinned_program(links, list(argv), drop=drop)
+            if helper is not None:
+                program = helped_program(helper, specs, list(argv), drop=drop)
+            else:
+                program = pinned_program(links, list(argv), drop=drop)
             args += ["--chdir", str(cwd), "--", *program]
             standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
             added, private = excludes_env(standin_files, excludes, files, command_env)
@@ -149,11 +160,27 @@ class Guard:
         confined.argv, confined.env = args, {**command_env, **added}
         return confined
 
+    def _start(self) -> list[str]:
+        assert self._bwrap is not None
+        return [self._bwrap, *_BASE, *(["--proc", "/proc"] if _probe(self._bwrap)[1] else [])]
+
+    def _capabilities(self, pinning: bool) -> list[str]:
+        from agentui.core.safety.sandbox_mounts import capability_args
+
+        kept = {"CAP_SYS_ADMIN", "CAP_SETPCAP"} if pinning else set()
+        return capability_args(pinning, drop_all=False, escapes=[e for e in ESCAPES if e not in kept])
+
+    def mount_helper(self) -> str | None:
+        """The mount helper, where it can be built and run here (see `mount_helper`)."""
+        from agentui.core.safety.mount_helper import mount_helper
+
+        return mount_helper((*self._start(), *self._capabilities(True)), self.env)
+
     def denied(self) -> DeniedFiles:
         """The existing files and directories the Read deny rules cover now."""
         return self._finder.find(self.read_denials())
 
-    def _denied_masks(self) -> list[str]:
+    def _denied_masks(self) -> Masks:
         """/dev/null over each denied file, an empty read-only tmpfs over each denied directory (except one that holds
         the project: hiding it would hide the project). A denied directory the command starts in is hidden too: the
         command starts in the empty directory (a deny rule wins over the convenience of the working directory)."""
@@ -167,4 +194,4 @@ class Guard:
                 masks.hide(directory)
         for file in found.files:
             masks.hide(file)
-        return [*masks.args, *(arg for real in masks.tmpfs for arg in ("--remount-ro", real))]
+        return masks

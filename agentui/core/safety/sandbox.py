@@ -45,6 +45,9 @@ KERNEL_VIEWS = ("/proc", "/sys", "/dev")
 (their processes, a few devices, /sys read-only), which no writable directory may uncover (`--add-dir /`) or open."""
 
 
+_OWN_VIEWS = ("--dev", "/dev", "--proc", "/proc")
+
+
 @dataclass(frozen=True)
 class SandboxConfig:
     """Claude Code's `sandbox` settings block (the keys it has that agentui uses)."""
@@ -235,7 +238,13 @@ class Sandbox:
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
         from agentui.core.safety.guarded_paths import home_targets
         from agentui.core.safety.sandbox_hidden import hidden
-        from agentui.core.safety.sandbox_mounts import capability_args, pinned_program, plan_protection, within_any
+        from agentui.core.safety.sandbox_mounts import (
+            capability_args,
+            helped_program,
+            pinned_program,
+            plan_protection,
+            within_any,
+        )
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
 
@@ -268,13 +277,16 @@ class Sandbox:
             lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
         try:
-            args = [self._bwrap, "--die-with-parent", "--unshare-all"]
-            args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-            args += self._mount_args(secrets, writable, plan, lease.present)
+            helper = self.mount_helper()
+            mounts, specs = self._mounts(secrets, writable, plan, lease.present, helper)
+            args = [*self._start(), *mounts]
             program, filter_args = self._filtered(argv, confined)
             args += filter_args
-            args += capability_args(list(plan.links), drop_all=True, own_dev=True)
-            program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
+            args += capability_args(bool(specs or plan.links), drop_all=True, own_dev=True)
+            if helper is not None:
+                program = helped_program(helper, specs, program, drop="all", own_dev=True)
+            else:
+                program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
             args += ["--chdir", str(cwd), "--", *program]
             out_env = self._environment(command_env, commands, plan, lease.present, excludes, files, confined)
         except BaseException:
@@ -306,10 +318,43 @@ class Sandbox:
         targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         return targets, excludes
 
-    def _mount_args(self, secrets: Hidden, writable: list[str], plan: Protection, present: set[Path]) -> list[str]:
-        """The mounts over the read-only root: `secrets` and denied files masked (those inside a writable directory
-        after it is bound, so that its bind cannot uncover them), the writable directories, the protections."""
-        from agentui.core.safety.sandbox_mounts import Masks, protection_args, split_masks, within_any
+    def _start(self) -> list[str]:
+        assert self._bwrap is not None
+        return [
+            self._bwrap,
+            "--die-with-parent",
+            "--unshare-all",
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+        ]
+
+    def mount_helper(self) -> str | None:
+        """The mount helper, where it can be built and run here (see `mount_helper`)."""
+        from agentui.core.safety.mount_helper import mount_helper
+        from agentui.core.safety.sandbox_mounts import capability_args
+
+        probe = (*self._start(), *capability_args(True, drop_all=True, own_dev=True))
+        return mount_helper(probe, self.env)
+
+    def _mounts(
+        self, secrets: Hidden, writable: list[str], plan: Protection, present: set[Path], helper: str | None
+    ) -> tuple[list[str], list[str]]:
+        """The mounts over the read-only root, as bubblewrap's options: `secrets` and denied files masked (those
+        inside a writable directory after it is bound, so that its bind cannot uncover them), the writable
+        directories, the protections; and the protections as the mount `helper`'s specs, where there is one (it
+        makes them last, on what the namespace shows then)."""
+        from agentui.core.safety.sandbox_mounts import (
+            Masks,
+            protection_args,
+            protection_specs,
+            split_masks,
+            within_any,
+        )
 
         before, after = Masks(), Masks()
         denied = self.denied()
@@ -322,15 +367,19 @@ class Sandbox:
             after.expose(path)
         for path in [*secrets.paths_after, *denied.files]:
             after.hide(path)
+        hidden = [*before.tmpfs, *after.tmpfs]
+        if helper is not None and within_any(os.path.realpath(helper), hidden):
+            after.expose(helper)  # (in agentui's data directory, which is hidden: the helper alone is shown)
         args = list(before.args)
         for directory in writable:
             args += ["--bind", directory, directory]
         if any(within_any(view, writable) for view in KERNEL_VIEWS):  # (`/` is writable: its binds hold the host's)
-            args += ["--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys"]
-        args += protection_args(plan, present)
+            args += [*_OWN_VIEWS, "--ro-bind", "/sys", "/sys"]
+        if helper is None:
+            args += protection_args(plan, present)
         args += after.args
-        args += [arg for real in [*before.tmpfs, *after.tmpfs] for arg in ("--remount-ro", real)]
-        return args
+        args += [arg for real in hidden for arg in ("--remount-ro", real)]
+        return args, protection_specs(plan, present, hidden=hidden) if helper is not None else []
 
     def _filtered(self, argv: Sequence[str], confined: Confined) -> tuple[list[str], list[str]]:
         """The program to run, and bwrap's arguments for it: behind the proxy's bridge when the network goes through

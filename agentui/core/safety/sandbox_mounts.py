@@ -133,23 +133,36 @@ def _within(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def protection_args(plan: Protection, present: set[Path]) -> list[str]:
-    """The mounts, shallowest first (a pin before what is inside it), pins before read-only binds at one depth."""
-    operations: list[tuple[int, int, str, str]] = []
+def _operations(plan: Protection, present: set[Path]) -> list[tuple[bool, str]]:
+    """(read-only, path) of each mount, shallowest first (a pin before what is inside it), pins before read-only
+    binds at one depth."""
+    operations: list[tuple[int, int, str]] = []
     for path in plan.pins:
-        operations.append((path.count("/"), 0, "--bind", path))
+        operations.append((path.count("/"), 0, path))
     for path in plan.read_only:
-        operations.append((path.count("/"), 1, "--ro-bind", path))
+        operations.append((path.count("/"), 1, path))
     for standin in plan.standins:
         if standin.path in present:
             path = str(standin.path)
-            operations.append(
-                (path.count("/"), 0 if standin.writable else 1, "--bind" if standin.writable else "--ro-bind", path)
-            )
+            operations.append((path.count("/"), 0 if standin.writable else 1, path))
+    return [(bool(read_only), path) for _, read_only, path in sorted(set(operations))]
+
+
+def protection_args(plan: Protection, present: set[Path]) -> list[str]:
+    """The mounts as bubblewrap's options."""
     args: list[str] = []
-    for _, _, option, path in sorted(set(operations)):
-        args += [option, path, path]
+    for read_only, path in _operations(plan, present):
+        args += ["--ro-bind" if read_only else "--bind", path, path]
     return args
+
+
+def protection_specs(plan: Protection, present: set[Path], *, hidden: Sequence[str] = ()) -> list[str]:
+    """The mounts as the mount helper's specs (see mount_helper.c), the links last. The helper binds what the
+    namespace shows: what is inside a `hidden` directory (an empty read-only tmpfs by then) is not there to bind, and
+    needs no holding."""
+    specs = [("r" if read_only else "b") + path for read_only, path in _operations(plan, present)]
+    specs += ["l" + link for link in plan.links]
+    return [spec for spec in specs if not any(_within(spec[1:], directory) for directory in hidden)]
 
 
 @dataclass
@@ -207,13 +220,12 @@ def within_any(path: str, directories: Sequence[str]) -> bool:
     return any(_within(path, directory) for directory in directories)
 
 
-def capability_args(
-    links: Sequence[str], *, drop_all: bool, escapes: Sequence[str] = (), own_dev: bool = False
-) -> list[str]:
+def capability_args(pinning: bool, *, drop_all: bool, escapes: Sequence[str] = (), own_dev: bool = False) -> list[str]:
     """bubblewrap's capability options. A root agentui's commands would keep root's capabilities, with which a mount
-    can be undone: the sandbox drops them all, the guard the `escapes`. Pinning links needs two of them for a moment
-    (`sandbox_pin.py` gives them up before the command runs); with a /dev of its own (`own_dev`), and not as root, it
-    also needs bubblewrap to leave the command in the user namespace that owns the mounts (`--uid 0`)."""
+    can be undone: the sandbox drops them all, the guard the `escapes`. Mounting from inside (`pinning`: the mount
+    helper, or `sandbox_pin.py` for links) needs two of them for a moment (the helper gives them up before the
+    command runs); with a /dev of its own (`own_dev`), and not as root, it also needs bubblewrap to leave the command
+    in the user namespace that owns the mounts (`--uid 0`)."""
     args: list[str] = []
     if os.geteuid() == 0:
         if drop_all:
@@ -221,7 +233,7 @@ def capability_args(
         else:
             for name in escapes:
                 args += ["--cap-drop", name]
-    if links:
+    if pinning:
         args += ["--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"]
         if own_dev and os.geteuid() != 0:  # (mapping uid 0 back needs CAP_SETFCAP: Linux 5.12 and later)
             args += ["--uid", "0", "--gid", "0", "--cap-add", "CAP_SETFCAP"]
@@ -229,9 +241,21 @@ def capability_args(
 
 
 def pinned_program(links: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False) -> list[str]:
-    """`program`, run through `sandbox_pin.py` when there are links to pin."""
+    """`program`, run through `sandbox_pin.py` when there are links to pin (where there is no mount helper)."""
     if not links:
         return program
     helper = Path(__file__).with_name("sandbox_pin.py")
-    user = ["--user", f"{os.getuid()}:{os.getgid()}"] if own_dev and os.geteuid() != 0 else []
-    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *user, *links, "--", *program]
+    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *_user(own_dev), *links, "--", *program]
+
+
+def helped_program(
+    helper: str, specs: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False
+) -> list[str]:
+    """`program`, run through the mount helper, which makes the mounts `specs` first (see mount_helper.c)."""
+    if not specs:
+        return program
+    return [helper, "--drop", drop, *_user(own_dev), *specs, "--", *program]
+
+
+def _user(own_dev: bool) -> list[str]:
+    return ["--user", f"{os.getuid()}:{os.getgid()}"] if own_dev and os.geteuid() != 0 else []
