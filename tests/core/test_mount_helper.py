@@ -20,9 +20,12 @@ import pytest
 from agentui.core.safety import mount_helper
 from agentui.core.safety.confined import Confined
 from agentui.core.safety.permissions.rules import path_pattern
-from tests.core.test_sandbox_setup import Box, boxed
+from agentui.core.safety.sandbox import Sandbox, SandboxConfig
+from agentui.core.workspace import Workspace
+from tests.core.test_sandbox_setup import Box, boxed, git
 
 ROOT = Path(__file__).resolve().parents[2]
+SECRET = "SECRET-VALUE-42"
 
 
 @pytest.fixture
@@ -48,6 +51,8 @@ ATTACKS = [
     "mkdir -p .claude && echo {} > .claude/settings.json",
     "umount ~/.bashrc; umount -l .git/hooks; echo evil >> ~/.bashrc",
     "echo evil > sub/../.envrc",
+    "echo evil > /proc/1/cwd/.git/hooks/post-checkout; echo evil >> /proc/1/cwd/../home/.bashrc",
+    "echo evil >> /proc/self/cwd/.git/config; echo evil > $PWD/.envrc",
 ]
 
 
@@ -60,9 +65,14 @@ def attack_all(box: Box, *, guard: bool) -> None:
         box.run(attack, guard=guard)
     assert (box.home / ".bashrc").read_text() == "# mine\n"
     assert (box.project / ".git" / "config").read_text() == config
+    for attack in ("echo evil >> /proc/1/cwd/config", "echo evil >> config", "echo evil > hooks/x"):
+        box.run(attack, guard=guard, cwd=box.project / ".git")
+    assert (box.project / ".git" / "config").read_text() == config
     for path in (
         box.home / ".zshrc",
         box.project / ".git" / "hooks" / "pre-commit",
+        box.project / ".git" / "hooks" / "post-checkout",
+        box.project / ".git" / "hooks" / "x",
         box.project / ".g",
         box.project / ".claude",
         box.project / ".envrc",
@@ -121,14 +131,44 @@ def test_a_protected_path_inside_a_denied_directory_is_left_to_its_mask(box: Box
 
 
 @pytest.mark.parametrize("guard", [True, False], ids=["guard", "sandbox"])
-def test_the_command_keeps_none_of_the_capabilities_the_mounts_took(box: Box, guard: bool) -> None:
-    done = box.run("grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status", guard=guard)
-    status = dict(line.split(":\t") for line in done.out.splitlines())
-    assert status["NoNewPrivs"] == "1"
-    bounding = int(status["CapBnd"], 16)
-    assert not bounding & (1 << 21) and not bounding & (1 << 8)  # CAP_SYS_ADMIN, CAP_SETPCAP
+def test_the_command_keeps_the_capabilities_it_would_keep_without_the_helper(
+    box: Box, guard: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """None of those the mounts took; a root agentui's commands under the guard keep root's others, as they do
+    when bubblewrap makes the mounts (package managers need them); in the sandbox, none."""
+    (box.project / "README.md").write_text("read me\n")
+    (box.project / "CLAUDE.md").symlink_to("README.md")  # (a protected link: the Python pin helper runs too)
+    box.snapshot()
+
+    def status() -> dict[str, str]:
+        done = box.run("grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs)' /proc/self/status", guard=guard)
+        return dict(line.split(":\t") for line in done.out.splitlines())
+
+    helped = status()
+    assert helped["NoNewPrivs"] == "1"
+    assert not int(helped["CapBnd"], 16) & (1 << 21) and not int(helped["CapEff"], 16) & (1 << 21)  # CAP_SYS_ADMIN
     if not guard or os.geteuid() != 0:
-        assert int(status["CapEff"], 16) == 0
+        assert int(helped["CapEff"], 16) == 0
+    else:
+        assert int(helped["CapEff"], 16) & (1 << 0)  # CAP_CHOWN
+    monkeypatch.setattr(mount_helper, "SYSTEM_PATH", str(tmp_path / "none"))
+    mount_helper.helper_path(box.env).unlink()
+    mount_helper.forget()
+    assert (box.guard if guard else box.sandbox).mount_helper() is None
+    alone = status()
+    assert (helped["CapEff"], helped["CapPrm"]) == (alone["CapEff"], alone["CapPrm"])
+
+
+def test_another_agentui_building_the_same_helper_is_not_built_again(box: Box) -> None:
+    """Two sessions starting at once each build it, and each sees the other's as a change: the same content is
+    taken as it is (else each would build it again at every command)."""
+    helper = Path(box.guard.mount_helper() or "")
+    twin = helper.with_name("twin")
+    twin.write_bytes(helper.read_bytes())
+    twin.chmod(0o755)
+    os.replace(twin, helper)
+    inode = helper.stat().st_ino
+    assert box.guard.mount_helper() == str(helper) and helper.stat().st_ino == inode
 
 
 def test_bad_arguments_and_a_missing_path_stop_the_command_with_one_line(box: Box) -> None:
@@ -136,12 +176,16 @@ def test_bad_arguments_and_a_missing_path_stop_the_command_with_one_line(box: Bo
     assert helper is not None
     probe = [*box.guard._start(), *box.guard._capabilities(True), "--", helper]
     marker = box.tmp / "ran"
+    missing = box.tmp / "missing"
     for args, said in [
-        (["--drop", "all", "x/tmp", "--", "touch", str(marker)], "agentui: mount-helper: bad arguments"),
-        (["--drop", "all", "r/tmp"], "agentui: mount-helper: bad arguments"),
-        (["--drop", "1,x", "r/tmp", "--", "touch", str(marker)], "agentui: mount-helper: bad arguments"),
-        (["--drop", "all", f"r{box.tmp}/missing", "--", "touch", str(marker)], f"cannot bind {box.tmp}/missing"),
-        (["--drop", "all", "--", "/no/such/program"], "cannot run /no/such/program"),
+        (["--drop", "all", "--chdir", "/", "x/tmp", "--", "touch", str(marker)], "mount-helper: bad arguments"),
+        (["--drop", "all", "--chdir", "/", "r/tmp"], "mount-helper: bad arguments"),
+        (["--drop", "1,x", "--chdir", "/", "r/tmp", "--", "touch", str(marker)], "mount-helper: bad arguments"),
+        (["--drop", "all", "r/tmp", "--", "touch", str(marker)], "mount-helper: bad arguments"),  # (no --chdir)
+        (["--drop", "all", "--chdir", "tmp", "r/tmp", "--", "touch", str(marker)], "mount-helper: bad arguments"),
+        (["--drop", "all", "--chdir", "/", f"r{missing}", "--", "touch", str(marker)], f"cannot bind {missing}"),
+        (["--drop", "all", "--chdir", f"{missing}", "r/tmp", "--", "touch", str(marker)], f"enter {missing}"),
+        (["--drop", "all", "--chdir", "/", "--", "/no/such/program"], "cannot run /no/such/program"),
     ]:
         done = subprocess.run([*probe, *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == 126 and said in done.stderr and len(done.stderr.splitlines()) == 1, (args, done)
@@ -184,3 +228,65 @@ def test_a_helper_changed_during_the_session_is_built_again_before_its_next_use(
     helper.chmod(0o755)
     assert box.guard.mount_helper() == str(helper) and helper.read_bytes()[:4] == original[:4] == b"\x7fELF"
     attack_all(box, guard=True)
+
+
+@pytest.mark.parametrize("compiler", [True, False], ids=["helper", "bubblewrap"])
+def test_under_the_guard_a_deny_rule_over_agentuis_scratch_directory_leaves_the_commands_theirs(
+    box: Box, compiler: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Read(//tmp/**)` hides where the commands' $TMPDIR lives: bubblewrap hides it, binds the commands' corner
+    inside, and only then makes the mask read-only (the helper's masks would come after those binds)."""
+    if not compiler:
+        monkeypatch.setattr(mount_helper, "SYSTEM_PATH", str(tmp_path / "none"))
+    scratch = box.workspace.scratch
+    (scratch.parent / "other-run").mkdir(exist_ok=True)
+    (scratch.parent / "other-run" / "secret").write_text(SECRET)
+    spec = f"/{scratch.parent}/**"
+    box.guard.read_denials = lambda: [path_pattern(spec, project_root=box.project, home=box.home, settings_root=None)]
+    done = box.run(f'echo x > "$TMPDIR/f" && cat "$TMPDIR/f"; cat {scratch.parent}/other-run/secret', guard=True)
+    assert done.out == "x\n" and SECRET not in done.text, done
+    confined = box.wrap(["true"], guard=True)
+    confined.ended()
+    assert ("--tmpfs", str(scratch.parent)) in pairs(confined)
+
+
+def test_a_project_inside_a_hidden_directory_leaves_the_hiding_to_bubblewrap(box: Box) -> None:
+    """A project in ~/.config: bubblewrap hides ~/.config before it binds the project inside, so the tool configs
+    shown again inside it are shown by bubblewrap too (the helper takes what it shows before it hides)."""
+    config = box.home / ".config"
+    (config / "git").mkdir(parents=True)
+    (config / "git" / "config").write_text("[user]\n\tname = me\n")
+    (config / "gh").mkdir()
+    (config / "gh" / "hosts.yml").write_text(SECRET)
+    project = config / "work"
+    project.mkdir()
+    sandbox = Sandbox(SandboxConfig(enabled=True), Workspace(root=project), home=box.home, env=box.env)
+    assert sandbox.mount_helper() is not None
+    git(project, "init", "-q")
+    (project / "README.md").write_text("read me\n")
+    (project / "CLAUDE.md").symlink_to("README.md")
+    box.snapshot()
+    attacks = "echo evil > .git/hooks/pre-commit; echo evil >> .git/config; mkdir -p .claude; echo {} > .claude/x"
+    attacks += "; umount ~/.ssh; grep CapEff /proc/self/status"
+    confined = sandbox.wrap(
+        ["bash", "-c", f"cat ~/.config/git/config ~/.config/gh/hosts.yml; {attacks}; echo made > made"],
+        cwd=project,
+        scratch=box.workspace.scratch,
+        env=box.env,
+    )
+    try:
+        done = subprocess.run(
+            confined.argv,
+            env=confined.env,
+            pass_fds=confined.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=project,
+        )
+    finally:
+        confined.ended()
+    assert ("--tmpfs", str(config)) in pairs(confined) and "name = me" in done.stdout and SECRET not in done.stdout
+    assert (project / "made").read_text() == "made\n" and "CapEff:\t0000000000000000" in done.stdout
+    assert not (project / ".git/hooks/pre-commit").exists() and "evil" not in (project / ".git/config").read_text()
+    assert not (project / ".claude" / "x").exists()

@@ -272,7 +272,10 @@ def test_protected_paths_cannot_be_created_renamed_or_replaced_and_nothing_is_le
     assert all(e["is_error"] for e in ends), [e["content"] for e in ends]
     assert (setup.project / ".git" / "modules" / "sub" / "config").read_text() == "[core]\n"
     after = _listing(setup.project, setup.project / ".git", setup.home)
-    assert {k: [n for n in v if n != ".g"] for k, v in after.items()} == before
+    assert {k: [n for n in v if n not in (".g", ".local")] for k, v in after.items()} == before
+    # (what agentui keeps of its own: the mount helper it built, in its data directory)
+    kept = [str(p.relative_to(setup.home)) for p in (setup.home / ".local").rglob("*") if p.is_file()]
+    assert [name.rsplit("-", 1)[0] for name in kept] == [".local/share/agentui/bin/mount-helper"], kept
 
 
 def test_a_unix_socket_outside_cannot_be_reached_and_socket_variables_are_not_passed_in(

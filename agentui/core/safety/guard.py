@@ -97,11 +97,12 @@ class Guard:
             project_targets,
         )
         from agentui.core.safety.sandbox_mounts import (
-            helped_program,
-            pinned_program,
+            holds_any,
+            launch,
             plan_protection,
             protection_args,
             protection_specs,
+            within_any,
         )
         from agentui.core.safety.standin_excludes import excludes_env
         from agentui.core.safety.standins import standins_in
@@ -133,23 +134,28 @@ class Guard:
             lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
         try:
-            links = list(plan.links)
             masks = self._denied_masks()
             helper = self.mount_helper()
-            specs = protection_specs(plan, lease.present, hidden=masks.tmpfs) if helper is not None else []
-            args = [*self._start(), *self._capabilities(bool(specs or links))]
+            specs: list[str] = []
+            # (the helper's mounts come after bubblewrap's: a mask holding the scratch directory would hide it)
+            kept = [os.path.realpath(scratch)]
+            helped_masks = helper is not None and not any(holds_any(hidden, kept) for hidden in masks.tmpfs)
+            if helper is not None:
+                specs = masks.specs if helped_masks else []
+                specs += protection_specs(plan, lease.present, hidden=lambda path: within_any(path, masks.tmpfs))
+            drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
+            started = launch(helper, specs, list(plan.links), list(argv), cwd=str(cwd), drop=drop)
+            args = [*self._start(), *self._capabilities(started.pinning)]
             if helper is None:
                 args += protection_args(plan, lease.present)
-            args += [*masks.args, *(arg for real in masks.tmpfs for arg in ("--remount-ro", real))]
+            if not helped_masks:
+                args += masks.args
             # (bubblewrap's mounts after its pins: a pin of /tmp, say, binds the host's /tmp again, over what was
             # bound inside it; the helper's binds take what the namespace shows, so they come last)
             args += ["--ro-bind", str(scratch), str(scratch), "--bind", str(commands), str(commands)]
-            drop = ",".join(str(number) for number in ESCAPES.values()) if os.geteuid() == 0 else "all"
-            if helper is not None:
-                program = helped_program(helper, specs, list(argv), drop=drop)
-            else:
-                program = pinned_program(links, list(argv), drop=drop)
-            args += ["--chdir", str(cwd), "--", *program]
+            if not helped_masks:
+                args += masks.remount  # (a mask holding the scratch directory: its binds made inside it first)
+            args += ["--chdir", started.chdir, "--", *started.program]
             standin_files = [s.path for s in plan.standins if not s.directory and s.path in lease.present]
             added, private = excludes_env(standin_files, excludes, files, command_env)
             if private is not None:

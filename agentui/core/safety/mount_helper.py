@@ -21,7 +21,8 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _COMPILERS = ("cc", "gcc", "clang")
 
 _lock = threading.Lock()
-_found: dict[tuple[str, ...], tuple[str, tuple[int, ...]] | None] = {}
+_found: dict[tuple[str, ...], tuple[str, tuple[int, ...], str] | None] = {}
+"""By helper path and probe: (the helper, its identity and digest when checked), or None where there is none."""
 
 
 def helper_path(env: Mapping[str, str] | None = None) -> Path:
@@ -38,27 +39,42 @@ def _digest() -> str:
 
 def mount_helper(probe: tuple[str, ...], env: Mapping[str, str] | None = None) -> str | None:
     """The helper's path, built if need be, once `probe` (bubblewrap's arguments up to the program, as the caller
-    will run it) has run it here; None where it cannot be built or run. Known after the first call."""
+    will run it) has run it here; None where it cannot be built or run. Known after the first call; each later call
+    checks that the file is still the one checked (one stat), and builds it again if its content changed."""
     path = helper_path(env)
     key = (str(path), *probe)
     with _lock:
-        found = _found.get(key)
-        changed = found is not None and _identity(path) != found[1]
-        if changed or key not in _found:  # (changed since it was checked: built again, whoever it seems to be from)
-            built = _build(path, again=changed) and _works(probe, path)
-            _found[key] = (str(path), _identity(path)) if built else None
-        found = _found[key]
-        return None if found is None else found[0]
+        seen = key in _found
+        if seen:
+            found = _found[key]
+            if found is None:
+                return None
+            checked, identity, content = found
+            if _identity(path) == identity:
+                return checked
+            if _trusted(path) and _content(path) == content:  # (another agentui built the same anew)
+                _found[key] = (checked, _identity(path), content)
+                return checked
+        built = _build(path, again=seen) and _works(probe, path)
+        _found[key] = (str(path), _identity(path), _content(path)) if built else None
+        return str(path) if built else None
 
 
 def _identity(path: Path) -> tuple[int, ...]:
     """What changes whenever the file is written, replaced or has its mode changed (the change time cannot be set
-    back by a program): checked at each use, one stat."""
+    back by a program)."""
     try:
         info = os.stat(path)
     except OSError:
         return ()
     return (info.st_dev, info.st_ino, info.st_size, info.st_ctime_ns, info.st_mode, info.st_uid)
+
+
+def _content(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
 
 
 def forget() -> None:
@@ -118,7 +134,7 @@ def _works(probe: tuple[str, ...], path: Path) -> bool:
         target, link = Path(directory, "file"), Path(directory, "link")
         target.write_text("")
         link.symlink_to(target)
-        argv = [*probe, "--", str(path), "--drop", "all", f"r{target}", f"l{link}", "--", "/bin/true"]
+        argv = [*probe, "--", str(path), "--drop", "all", "--chdir", "/", f"r{target}", f"l{link}", "--", "/bin/true"]
         try:
             return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30).returncode == 0
         except (OSError, subprocess.TimeoutExpired):

@@ -238,13 +238,7 @@ class Sandbox:
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
         from agentui.core.safety.guarded_paths import home_targets
         from agentui.core.safety.sandbox_hidden import hidden
-        from agentui.core.safety.sandbox_mounts import (
-            capability_args,
-            helped_program,
-            pinned_program,
-            plan_protection,
-            within_any,
-        )
+        from agentui.core.safety.sandbox_mounts import capability_args, launch, plan_protection, within_any
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
 
@@ -279,15 +273,11 @@ class Sandbox:
         try:
             helper = self.mount_helper()
             mounts, specs = self._mounts(secrets, writable, plan, lease.present, helper)
-            args = [*self._start(), *mounts]
             program, filter_args = self._filtered(argv, confined)
-            args += filter_args
-            args += capability_args(bool(specs or plan.links), drop_all=True, own_dev=True)
-            if helper is not None:
-                program = helped_program(helper, specs, program, drop="all", own_dev=True)
-            else:
-                program = pinned_program(list(plan.links), program, drop="all", own_dev=True)
-            args += ["--chdir", str(cwd), "--", *program]
+            started = launch(helper, specs, list(plan.links), program, cwd=str(cwd), drop="all", own_dev=True)
+            args = [*self._start(), *mounts, *filter_args]
+            args += capability_args(started.pinning, drop_all=True, own_dev=True)
+            args += ["--chdir", started.chdir, "--", *started.program]
             out_env = self._environment(command_env, commands, plan, lease.present, excludes, files, confined)
         except BaseException:
             confined.ended()
@@ -367,9 +357,10 @@ class Sandbox:
             after.expose(path)
         for path in [*secrets.paths_after, *denied.files]:
             after.hide(path)
-        hidden = [*before.tmpfs, *after.tmpfs]
-        if helper is not None and within_any(os.path.realpath(helper), hidden):
-            after.expose(helper)  # (in agentui's data directory, which is hidden: the helper alone is shown)
+        # The helper hides after bubblewrap's mounts (and before its own protections), showing again what it took
+        # before hiding: not where what it shows is under one of bubblewrap's masks already.
+        helped = helper is not None and not any(within_any(shown, before.tmpfs) for shown in after.shown)
+        masked_first = [*before.tmpfs, *([] if helped else after.tmpfs)]
         args = list(before.args)
         for directory in writable:
             args += ["--bind", directory, directory]
@@ -377,9 +368,19 @@ class Sandbox:
             args += [*_OWN_VIEWS, "--ro-bind", "/sys", "/sys"]
         if helper is None:
             args += protection_args(plan, present)
-        args += after.args
-        args += [arg for real in hidden for arg in ("--remount-ro", real)]
-        return args, protection_specs(plan, present, hidden=hidden) if helper is not None else []
+        if not helped:
+            args += after.args
+        if helper is not None and within_any(binary := os.path.realpath(helper), masked_first):
+            args += ["--ro-bind", binary, binary]  # (in agentui's data directory, which is hidden: the helper alone)
+        args += [arg for real in masked_first for arg in ("--remount-ro", real)]
+        if helper is None:
+            return args, []
+
+        def hidden(path: str) -> bool:
+            """Under a mask made after the writable binds, or under one made before them that none of them uncovers."""
+            return within_any(path, after.tmpfs) or (within_any(path, before.tmpfs) and not within_any(path, writable))
+
+        return args, [*(after.specs if helped else []), *protection_specs(plan, present, hidden=hidden)]
 
     def _filtered(self, argv: Sequence[str], confined: Confined) -> tuple[list[str], list[str]]:
         """The program to run, and bwrap's arguments for it: behind the proxy's bridge when the network goes through

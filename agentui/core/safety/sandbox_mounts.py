@@ -156,23 +156,27 @@ def protection_args(plan: Protection, present: set[Path]) -> list[str]:
     return args
 
 
-def protection_specs(plan: Protection, present: set[Path], *, hidden: Sequence[str] = ()) -> list[str]:
+def protection_specs(
+    plan: Protection, present: set[Path], *, hidden: Callable[[str], bool] = lambda path: False
+) -> list[str]:
     """The mounts as the mount helper's specs (see mount_helper.c), the links last. The helper binds what the
-    namespace shows: what is inside a `hidden` directory (an empty read-only tmpfs by then) is not there to bind, and
-    needs no holding."""
+    namespace shows: what is `hidden` by then (inside an empty read-only tmpfs) is not there to bind, and needs no
+    holding."""
     specs = [("r" if read_only else "b") + path for read_only, path in _operations(plan, present)]
     specs += ["l" + link for link in plan.links]
-    return [spec for spec in specs if not any(_within(spec[1:], directory) for directory in hidden)]
+    return [spec for spec in specs if not hidden(spec[1:])]
 
 
 @dataclass
 class Masks:
-    """Mounts that hide: /dev/null over files, an empty tmpfs over directories (the caller makes each `tmpfs` read-only
-    once everything inside is bound). Paths are resolved first (a hidden link hides where it leads); what does not
-    exist is passed over."""
+    """Mounts that hide: /dev/null over files, an empty tmpfs over directories (made read-only once everything inside
+    is bound). Paths are resolved first (a hidden link hides where it leads); what does not exist is passed over.
+    The same as bubblewrap's options (`args`, then `remount`) or as the mount helper's specs (`specs`)."""
 
     args: list[str] = field(default_factory=list)
     tmpfs: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    _specs: list[str] = field(default_factory=list)
 
     def hide(self, path: Path | str) -> None:
         real = _existing_real(path)
@@ -181,14 +185,28 @@ class Masks:
         if os.path.isdir(real):
             self.args += ["--tmpfs", real]
             self.tmpfs.append(real)
+            self._specs.append("h" + real)
         else:
             self.args += ["--ro-bind", "/dev/null", real]
+            self._specs.append("n" + real)
 
     def expose(self, path: Path | str) -> None:
         """Bind an existing path back, read-only, inside something hidden."""
         real = _existing_real(path)
         if real is not None:
             self.args += ["--ro-bind", real, real]
+            self.shown.append(real)
+            self._specs.append("e" + real)
+
+    @property
+    def remount(self) -> list[str]:
+        """bubblewrap's options that make the tmpfs read-only, once what is shown inside them is bound."""
+        return [arg for real in self.tmpfs for arg in ("--remount-ro", real)]
+
+    @property
+    def specs(self) -> list[str]:
+        """The mount helper's specs: the hiding (and showing) in order, then the tmpfs made read-only."""
+        return [*self._specs, *("R" + real for real in self.tmpfs)]
 
 
 def _existing_real(path: Path | str) -> str | None:
@@ -240,21 +258,40 @@ def capability_args(pinning: bool, *, drop_all: bool, escapes: Sequence[str] = (
     return args
 
 
-def pinned_program(links: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False) -> list[str]:
-    """`program`, run through `sandbox_pin.py` when there are links to pin (where there is no mount helper)."""
+@dataclass(frozen=True)
+class Launch:
+    """How bubblewrap starts the command: `program` (through the mount helper or `sandbox_pin.py` where mounts are
+    made from inside), whether those need the two capabilities they give up (`pinning`), and bubblewrap's
+    `--chdir`."""
+
+    program: list[str]
+    pinning: bool
+    chdir: str
+
+
+def launch(
+    helper: str | None,
+    specs: Sequence[str],
+    links: Sequence[str],
+    program: list[str],
+    *,
+    cwd: str,
+    drop: str,
+    own_dev: bool = False,
+) -> Launch:
+    """The helper makes `specs` (which hold the links) and enters `cwd` once they are made (bubblewrap enters `/`:
+    a directory entered before the mounts, its PID 1's, would lead under them); without a helper, `sandbox_pin.py`
+    pins the `links` (bubblewrap made the rest). The capabilities are kept exactly when one of them runs first."""
+    if helper is not None:
+        if not specs:
+            return Launch(program, False, cwd)
+        argv = [helper, "--drop", drop, *_user(own_dev), "--chdir", cwd, *specs, "--", *program]
+        return Launch(argv, True, "/")
     if not links:
-        return program
-    helper = Path(__file__).with_name("sandbox_pin.py")
-    return [sys.executable, "-I", "-S", str(helper), "--drop", drop, *_user(own_dev), *links, "--", *program]
-
-
-def helped_program(
-    helper: str, specs: Sequence[str], program: list[str], *, drop: str, own_dev: bool = False
-) -> list[str]:
-    """`program`, run through the mount helper, which makes the mounts `specs` first (see mount_helper.c)."""
-    if not specs:
-        return program
-    return [helper, "--drop", drop, *_user(own_dev), *specs, "--", *program]
+        return Launch(program, False, cwd)
+    pin = Path(__file__).with_name("sandbox_pin.py")
+    argv = [sys.executable, "-I", "-S", str(pin), "--drop", drop, *_user(own_dev), *links, "--", *program]
+    return Launch(argv, True, cwd)
 
 
 def _user(own_dev: bool) -> list[str]:

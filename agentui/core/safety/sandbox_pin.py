@@ -4,8 +4,8 @@ give up the capabilities that took, then run the command. Standard library only,
 
     python -I -S sandbox_pin.py --drop all|N,N,... [--user UID:GID] LINK... -- PROGRAM [ARGS...]
 
-`--drop` names the capabilities taken out of the bounding set: all of them in the sandbox; in the guard, for a
-root agentui, those that would undo a mount (root keeps the rest, as it would without the guard).
+`--drop` names the capabilities taken out of the bounding set and given up: all of them in the sandbox; in the
+guard, for a root agentui, those that would undo a mount (root keeps the rest, as it would without the guard).
 
 `--user`: bubblewrap was told to run this as uid 0 (`--uid 0`): with `--dev`, bubblewrap otherwise runs the command
 in a second user namespace, which has no say over the mounts, so pinning would be refused. Once the links are
@@ -60,15 +60,24 @@ def _become(libc: ctypes.CDLL, user: str) -> None:
 
 
 def _drop(libc: ctypes.CDLL, which: str) -> None:
+    """`which` out of the bounding set and of the capabilities held; what is not named stays, as bubblewrap leaves
+    it (a root agentui's commands under the guard keep root's other capabilities)."""
     with open("/proc/sys/kernel/cap_last_cap") as last:
         everything = list(range(int(last.read()) + 1))
     dropped = everything if which == "all" else [int(n) for n in which.split(",") if n]
-    for cap in [c for c in dropped if c != _CAP_SETPCAP] + [_CAP_SETPCAP]:  # (SETPCAP is what drops the others)
+    last_ones = [_CAP_SETPCAP] if _CAP_SETPCAP in dropped else []  # (SETPCAP is what drops the others)
+    for cap in [c for c in dropped if c != _CAP_SETPCAP] + last_ones:
         if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 and ctypes.get_errno() != 22:  # EINVAL: unknown here
             _fail(f"cannot drop capability {cap} ({os.strerror(ctypes.get_errno())}); the command was not run")
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable, twice (64 capabilities): all empty
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable for capabilities 0-31, then for 32-63
+    if libc.capget(header, data) < 0:
+        _fail(f"cannot read capabilities ({os.strerror(ctypes.get_errno())}); the command was not run")
+    mask = sum(1 << cap for cap in dropped)
+    for i in range(3):
+        data[i] &= ~mask & 0xFFFFFFFF
+        data[i + 3] &= ~(mask >> 32) & 0xFFFFFFFF
     if libc.capset(header, data) < 0:
         _fail(f"cannot give up capabilities ({os.strerror(ctypes.get_errno())}); the command was not run")
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0:
