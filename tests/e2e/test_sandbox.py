@@ -272,9 +272,12 @@ def test_protected_paths_cannot_be_created_renamed_or_replaced_and_nothing_is_le
     assert all(e["is_error"] for e in ends), [e["content"] for e in ends]
     assert (setup.project / ".git" / "modules" / "sub" / "config").read_text() == "[core]\n"
     after = _listing(setup.project, setup.project / ".git", setup.home)
-    assert {k: [n for n in v if n not in (".g", ".local")] for k, v in after.items()} == before
-    # (what agentui keeps of its own: the mount helper it built, in its data directory)
-    kept = [str(p.relative_to(setup.home)) for p in (setup.home / ".local").rglob("*") if p.is_file()]
+    ours = (".g", ".local")  # (agentui's own under .local: checked below)
+    assert {k: [n for n in v if n not in ours] for k, v in after.items()} == {
+        k: [n for n in v if n not in ours] for k, v in before.items()
+    }
+    # (what agentui keeps of its own in its data directory: the mount helper it built)
+    kept = [str(p.relative_to(setup.home)) for p in (setup.home / ".local" / "share").rglob("*") if p.is_file()]
     assert [name.rsplit("-", 1)[0] for name in kept] == [".local/share/agentui/bin/mount-helper"], kept
 
 

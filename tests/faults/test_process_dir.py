@@ -222,8 +222,11 @@ def test_a_marked_process_in_a_session_it_does_not_lead_is_ended_alone(tmp_path:
     leader = subprocess.Popen(["sh", "-c", script], env=clean, start_new_session=True)
     marked = int(wait_for(ready))
     try:
-        prune_stale(tmp_path)
         deadline = time.monotonic() + CEILING
+        while f"{SPAWN_MARK}={mark}".encode() not in Path(f"/proc/{marked}/environ").read_bytes():
+            assert time.monotonic() < deadline, "the marked process never started"  # (forked, not yet exec'd)
+            time.sleep(0.01)
+        prune_stale(tmp_path)
         while Path(f"/proc/{marked}").exists() and Path(f"/proc/{marked}/stat").read_text().split()[2] != "Z":
             assert time.monotonic() < deadline, "the marked process was not ended"
             time.sleep(0.05)
