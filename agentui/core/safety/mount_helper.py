@@ -37,12 +37,15 @@ def _digest() -> str:
     return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
 
 
-def mount_helper(probe: tuple[str, ...], env: Mapping[str, str] | None = None) -> str | None:
+def mount_helper(
+    probe: tuple[str, ...], env: Mapping[str, str] | None = None, options: tuple[str, ...] = ()
+) -> str | None:
     """The helper's path, built if need be, once `probe` (bubblewrap's arguments up to the program, as the caller
-    will run it) has run it here; None where it cannot be built or run. Known after the first call; each later call
+    will run it) has run it with `options` (its own, as the caller will give them: `--user`); None where it cannot
+    be built or run. Known after the first call; each later call
     checks that the file is still the one checked (one stat), and builds it again if its content changed."""
     path = helper_path(env)
-    key = (str(path), *probe)
+    key = (str(path), *probe, "--", *options)
     with _lock:
         seen = key in _found
         if seen:
@@ -55,7 +58,7 @@ def mount_helper(probe: tuple[str, ...], env: Mapping[str, str] | None = None) -
             if _trusted(path) and _content(path) == content:  # (another agentui built the same anew)
                 _found[key] = (checked, _identity(path), content)
                 return checked
-        built = _build(path, again=seen) and _works(probe, path)
+        built = _build(path, again=seen) and _works(probe, path, options)
         _found[key] = (str(path), _identity(path), _content(path)) if built else None
         return str(path) if built else None
 
@@ -128,13 +131,14 @@ def _build(path: Path, *, again: bool = False) -> bool:
     return _trusted(path)
 
 
-def _works(probe: tuple[str, ...], path: Path) -> bool:
+def _works(probe: tuple[str, ...], path: Path, options: tuple[str, ...]) -> bool:
     """It binds read-only, pins a link and gives up its capabilities here (new mount API: Linux 5.12 and later)."""
     with tempfile.TemporaryDirectory(prefix="agentui-probe-") as directory:
         target, link = Path(directory, "file"), Path(directory, "link")
         target.write_text("")
         link.symlink_to(target)
-        argv = [*probe, "--", str(path), "--drop", "all", "--chdir", "/", f"r{target}", f"l{link}", "--", "/bin/true"]
+        argv = [*probe, "--", str(path), "--drop", "all", *options, "--chdir", "/", f"r{target}", f"l{link}"]
+        argv += ["--", "/bin/true"]
         try:
             return subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=30).returncode == 0
         except (OSError, subprocess.TimeoutExpired):

@@ -310,26 +310,15 @@ class Sandbox:
 
     def _start(self) -> list[str]:
         assert self._bwrap is not None
-        return [
-            self._bwrap,
-            "--die-with-parent",
-            "--unshare-all",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-        ]
+        return [self._bwrap, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", *_OWN_VIEWS]
 
     def mount_helper(self) -> str | None:
         """The mount helper, where it can be built and run here (see `mount_helper`)."""
         from agentui.core.safety.mount_helper import mount_helper
-        from agentui.core.safety.sandbox_mounts import capability_args
+        from agentui.core.safety.sandbox_mounts import capability_args, user_options
 
         probe = (*self._start(), *capability_args(True, drop_all=True, own_dev=True))
-        return mount_helper(probe, self.env)
+        return mount_helper(probe, self.env, tuple(user_options(own_dev=True)))
 
     def _mounts(
         self, secrets: Hidden, writable: list[str], plan: Protection, present: set[Path], helper: str | None

@@ -285,14 +285,16 @@ def launch(
     if helper is not None:
         if not specs:
             return Launch(program, False, cwd)
-        argv = [helper, "--drop", drop, *_user(own_dev), "--chdir", cwd, *specs, "--", *program]
+        argv = [helper, "--drop", drop, *user_options(own_dev), "--chdir", cwd, *specs, "--", *program]
         return Launch(argv, True, "/")
     if not links:
         return Launch(program, False, cwd)
     pin = Path(__file__).with_name("sandbox_pin.py")
-    argv = [sys.executable, "-I", "-S", str(pin), "--drop", drop, *_user(own_dev), *links, "--", *program]
+    argv = [sys.executable, "-I", "-S", str(pin), "--drop", drop, *user_options(own_dev), *links, "--", *program]
     return Launch(argv, True, cwd)
 
 
-def _user(own_dev: bool) -> list[str]:
+def user_options(own_dev: bool) -> list[str]:
+    """The mount helper's (or `sandbox_pin.py`'s) `--user`, where bubblewrap runs it as uid 0 of a namespace of its
+    own (see `capability_args`)."""
     return ["--user", f"{os.getuid()}:{os.getgid()}"] if own_dev and os.geteuid() != 0 else []
