@@ -54,6 +54,7 @@ async def health_checks(
     checks = [_install()]
     checks.append(await asyncio.to_thread(_ripgrep))
     checks.append(await asyncio.to_thread(_sandbox, root, env, conversation))
+    checks.append(await asyncio.to_thread(mount_helper_check, root, env))
     checks += await asyncio.to_thread(_settings_files, root, env, launch)
     settings = conversation.launch.settings if conversation is not None else launch.settings if launch else None
     checks.append(await _model_server(settings, problem))
@@ -112,6 +113,26 @@ def _sandbox(root: Path, env: Mapping[str, str], conversation: Conversation | No
         advice = "Until it can, every Bash command asks first; fix the cause, or turn the sandbox off."
         return HealthCheck("Sandbox", "problem", f"on, but it cannot run here: {why}.", advice)
     return HealthCheck("Sandbox", "warning", f"it could not run here: {why}.", "Only needed to turn the sandbox on.")
+
+
+def mount_helper_check(root: Path, env: Mapping[str, str]) -> HealthCheck:
+    """Whether the sandbox's and the guard's mounts are made by agentui's mount helper (built here with the system's
+    C compiler) or by bubblewrap alone (the same protection, ~15 ms more per command)."""
+    from agentui.core.safety.guard import Guard
+    from agentui.core.safety.mount_helper import SYSTEM_PATH
+    from agentui.core.workspace import Workspace
+
+    guard = Guard(Workspace(root=root), env=env)
+    if not guard.available:
+        return HealthCheck("Mount helper", "ok", "not needed: bubblewrap cannot run here (see Sandbox).")
+    helper = guard.mount_helper()
+    if helper is not None:
+        return HealthCheck("Mount helper", "ok", f"{shown(Path(helper), root, env)} makes the sandbox's mounts.")
+    said = (
+        f"not built: no C compiler in {SYSTEM_PATH.replace(':', ', ')}, or this Linux is older than 5.12; bubblewrap "
+        "makes the sandbox's and the guard's mounts itself (the same protection, ~15 ms more per command)."
+    )
+    return HealthCheck("Mount helper", "warning", said, "Install a C compiler (apt install gcc) for faster commands.")
 
 
 def _settings_files(root: Path, env: Mapping[str, str], launch: Launch | None) -> list[HealthCheck]:

@@ -290,3 +290,17 @@ def test_a_project_inside_a_hidden_directory_leaves_the_hiding_to_bubblewrap(box
     assert (project / "made").read_text() == "made\n" and "CapEff:\t0000000000000000" in done.stdout
     assert not (project / ".git/hooks/pre-commit").exists() and "evil" not in (project / ".git/config").read_text()
     assert not (project / ".claude" / "x").exists()
+
+
+def test_doctor_says_whether_the_helper_makes_the_mounts(
+    box: Box, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentui.core.doctor import mount_helper_check
+
+    check = mount_helper_check(box.project, box.env)
+    assert check.level == "ok" and "mount-helper-" in check.said, check
+    monkeypatch.setattr(mount_helper, "SYSTEM_PATH", str(tmp_path / "none"))
+    mount_helper.helper_path(box.env).unlink()
+    mount_helper.forget()
+    check = mount_helper_check(box.project, box.env)
+    assert check.level == "warning" and "no C compiler" in check.said and "apt install gcc" in check.advice, check

@@ -43,7 +43,8 @@ class Status(SlashCommand):
 
 
 class Doctor(SlashCommand):
-    name, description = "doctor", "Check the install and setup: ripgrep, sandbox, settings files, model server, MCP"
+    name = "doctor"
+    description = "Check the install and setup: ripgrep, the sandbox and its mount helper, settings, model server, MCP"
 
     async def run(self, app: AppHost, arguments: str) -> None:
         from agentui.frontends.tui.widgets.report_view import DoctorView
