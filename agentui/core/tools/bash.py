@@ -137,6 +137,7 @@ class Bash(Tool[BashArgs]):
         self.workspace = workspace
         self.sandbox = sandbox
         self.guard = guard or Guard(workspace)
+        self._helper_checked: set[int] = set()
         """What holds the commands that do not run in the sandbox (the project sets it up with its home and env)."""
         self._env = child_environment(os.environ, env)
         self._bash = shutil.which("bash") or "/bin/bash"
@@ -237,10 +238,18 @@ class Bash(Tool[BashArgs]):
         sandbox = self.sandbox
         if sandbox is not None and sandbox.runs_inside(args.command, disable=args.dangerouslyDisableSandbox):
             await sandbox.start_network(scratch)
+            await self._check_helper(sandbox)
             return sandbox.wrap(argv, cwd=cwd, scratch=scratch, env=self._env)
         if not ctx.protection_lifted and self.guard.available:
+            await self._check_helper(self.guard)
             return self.guard.wrap(argv, cwd=cwd, scratch=scratch, env=self._env)
         return Confined(argv, dict(self._env))
+
+    async def _check_helper(self, confine: Guard | Sandbox) -> None:
+        """The mount helper is built (once per machine, ~0.1 s) and checked (once per session) off the event loop."""
+        if id(confine) not in self._helper_checked:
+            await asyncio.to_thread(confine.mount_helper)
+            self._helper_checked.add(id(confine))
 
     async def _start_background(self, args: BashArgs, ctx: ToolContext) -> ToolResult:
         cwd = self._cwd()
