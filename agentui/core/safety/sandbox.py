@@ -48,6 +48,20 @@ KERNEL_VIEWS = ("/proc", "/sys", "/dev")
 _OWN_VIEWS = ("--dev", "/dev", "--proc", "/proc")
 
 
+def _shown_again(exposed: Sequence[Path], denied_directories: Sequence[str]) -> list[str]:
+    """The tool directories shown again inside a hidden `$XDG_CONFIG_HOME`, resolved: each only where it is itself
+    there, not a link (one a command planted, `pip -> ~/.ssh`, shows nothing), and where no deny rule covers it."""
+    from agentui.core.safety.sandbox_mounts import within_any
+
+    found = []
+    for path in exposed:
+        real = os.path.realpath(path)
+        itself = real == os.path.join(os.path.realpath(path.parent), path.name) and os.path.exists(real)
+        if itself and not within_any(real, denied_directories):
+            found.append(real)
+    return found
+
+
 @dataclass(frozen=True)
 class SandboxConfig:
     """Claude Code's `sandbox` settings block (the keys it has that agentui uses)."""
@@ -251,7 +265,10 @@ class Sandbox:
         targets, excludes = self._protected_targets(command_env)
         # The person's own (start-up files, git's settings) where a writable directory holds them: a home directory
         # added with --add-dir must not make them writable. (Those among the hidden paths are masked read-only.)
-        secrets = hidden(self.home, {**self.env, **command_env})
+        merged = {**self.env, **command_env}
+        secrets = hidden(self.home, merged)
+        if merged != dict(self.env):  # (a project's `env` setting moves nothing out of sight: both are hidden)
+            secrets = secrets.joined(hidden(self.home, self.env))
         held = [
             (t, real)
             for t in home_targets(self.home, self.env)
@@ -338,13 +355,18 @@ class Sandbox:
         before, after = Masks(), Masks()
         denied = self.denied()
         first, then = split_masks([*secrets.paths, *denied.directories], writable)
+        shown = _shown_again(secrets.exposed, [os.path.realpath(d) for d in denied.directories])
+        # (what is hidden inside a tool's directory shown again is hidden after it: a secret or a denied file wins)
+        inside = [real for real in then if within_any(real, shown)]
         for real in first:
             before.hide(real)
         for real in then:
-            after.hide(real)
-        for path in secrets.exposed:
-            after.expose(path)
-        for path in [*secrets.paths_after, *denied.files]:
+            if real not in inside:
+                after.hide(real)
+        for real in shown:
+            after.expose(real)
+        again: list[Path | str] = [*inside, *secrets.paths_after, *denied.files]
+        for path in again:
             after.hide(path)
         # The helper hides after bubblewrap's mounts (and before its own protections), showing again what it took
         # before hiding: not where what it shows is under one of bubblewrap's masks already.
@@ -361,15 +383,19 @@ class Sandbox:
             args += after.args
         if helper is not None and within_any(binary := os.path.realpath(helper), masked_first):
             args += ["--ro-bind", binary, binary]  # (in agentui's data directory, which is hidden: the helper alone)
-        args += [arg for real in masked_first for arg in ("--remount-ro", real)]
+        args += [*before.remount, *([] if helped else after.remount)]
         if helper is None:
             return args, []
 
-        def hidden(path: str) -> bool:
-            """Under a mask made after the writable binds, or under one made before them that none of them uncovers."""
-            return within_any(path, after.tmpfs) or (within_any(path, before.tmpfs) and not within_any(path, writable))
+        def covered(path: str) -> bool:
+            """Under one of bubblewrap's masks made before the writable binds, where none of them uncovers it."""
+            return within_any(path, before.tmpfs) and not within_any(path, writable)
 
-        return args, [*(after.specs if helped else []), *protection_specs(plan, present, hidden=hidden)]
+        def hidden(path: str) -> bool:
+            return within_any(path, after.tmpfs) or covered(path)
+
+        masks = [spec for spec in after.specs if not covered(spec[1:])] if helped else []
+        return args, [*masks, *protection_specs(plan, present, hidden=hidden)]
 
     def _filtered(self, argv: Sequence[str], confined: Confined) -> tuple[list[str], list[str]]:
         """The program to run, and bwrap's arguments for it: behind the proxy's bridge when the network goes through

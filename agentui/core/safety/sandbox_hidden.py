@@ -172,6 +172,14 @@ class Hidden:
     exposed: tuple[Path, ...]
     paths_after: tuple[Path, ...]
 
+    def joined(self, other: Hidden) -> Hidden:
+        """Both hidden (what either shows again, shown, as long as the other does not hide it there)."""
+        return Hidden(
+            tuple(dict.fromkeys([*self.paths, *other.paths])),
+            tuple(dict.fromkeys([*self.exposed, *other.exposed])),
+            tuple(dict.fromkeys([*self.paths_after, *other.paths_after])),
+        )
+
 
 def hidden(home: Path, env: Mapping[str, str]) -> Hidden:
     paths = [home / name for name in HIDDEN_IN_HOME]

@@ -177,18 +177,25 @@ class Masks:
     tmpfs: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     _specs: list[str] = field(default_factory=list)
+    _helper_tmpfs: list[str] = field(default_factory=list)
 
     def hide(self, path: Path | str) -> None:
         real = _existing_real(path)
         if real is None:
             return
+        # (inside what is hidden already, and not shown again: nothing there for the helper to mount on, nor to hide;
+        # bubblewrap makes the mount point in the tmpfs)
+        covered = any(_within(real, t) for t in self.tmpfs) and not any(_within(real, s) for s in self.shown)
         if os.path.isdir(real):
             self.args += ["--tmpfs", real]
             self.tmpfs.append(real)
-            self._specs.append("h" + real)
+            if not covered:
+                self._specs.append("h" + real)
+                self._helper_tmpfs.append(real)
         else:
             self.args += ["--ro-bind", "/dev/null", real]
-            self._specs.append("n" + real)
+            if not covered:
+                self._specs.append("n" + real)
 
     def expose(self, path: Path | str) -> None:
         """Bind an existing path back, read-only, inside something hidden."""
@@ -201,12 +208,21 @@ class Masks:
     @property
     def remount(self) -> list[str]:
         """bubblewrap's options that make the tmpfs read-only, once what is shown inside them is bound."""
-        return [arg for real in self.tmpfs for arg in ("--remount-ro", real)]
+        return [arg for real in self._in_sight(self.tmpfs) for arg in ("--remount-ro", real)]
 
     @property
     def specs(self) -> list[str]:
         """The mount helper's specs: the hiding (and showing) in order, then the tmpfs made read-only."""
-        return [*self._specs, *("R" + real for real in self.tmpfs)]
+        return [*self._specs, *("R" + real for real in self._in_sight(self._helper_tmpfs))]
+
+    def _in_sight(self, tmpfs: list[str]) -> list[str]:
+        """Those no other covers (one hidden inside another, `a/b` then `a`, has no path to it any more), or shown
+        again inside what is shown."""
+        return [
+            real
+            for real in tmpfs
+            if not any(t != real and _within(real, t) for t in tmpfs) or any(_within(real, s) for s in self.shown)
+        ]
 
 
 def _existing_real(path: Path | str) -> str | None:
