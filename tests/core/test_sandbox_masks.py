@@ -132,3 +132,22 @@ def test_an_env_setting_pointing_elsewhere_hides_both(box: Box) -> None:
     finally:
         confined.ended()
     assert done.stdout == "ran\n" and SECRET not in done.stdout + done.stderr, done
+
+
+def test_a_masked_file_cannot_be_moved_out_of_sight_by_renaming_its_directory(box: Box) -> None:
+    """A credential the environment names and a denied file, inside the project: the directories on the way to each
+    are held, so the next command still finds the mask where it looks."""
+    key = secret(box.project / "creds" / "key.json")
+    env_file = secret(box.project / "conf" / "deep" / ".env")
+    box.env["GOOGLE_APPLICATION_CREDENTIALS"] = str(key)
+    deny(box, "./conf/deep/.env")
+    box.snapshot()
+    box.run("mv creds c2; mv conf c3; mv conf/deep conf/d2")
+    assert key.exists() and env_file.exists()
+    done = box.run("cat creds/key.json c2/key.json conf/deep/.env c3/deep/.env conf/d2/.env; echo ran")
+    assert done.out.endswith("ran\n") and SECRET not in done.text, done
+    # (the guard hides what deny rules cover, not the credentials the sandbox hides)
+    box.run("mv conf c3; mv conf/deep conf/d2", guard=True)
+    assert env_file.exists()
+    done = box.run("cat conf/deep/.env c3/deep/.env conf/d2/.env; echo ran", guard=True)
+    assert done.out.endswith("ran\n") and SECRET not in done.text, done

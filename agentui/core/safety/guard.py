@@ -99,6 +99,7 @@ class Guard:
         from agentui.core.safety.sandbox_mounts import (
             holds_any,
             launch,
+            mask_targets,
             plan_protection,
             protection_args,
             protection_specs,
@@ -123,6 +124,10 @@ class Guard:
             excludes = excludes or git.excludes_file
         targets += home_targets(self.home, self.env)
         targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
+        found = self.denied()
+        # (a masked file's directories on the way held: renamed, they would take it out of the next command's sight)
+        mine = [*(str(d) for d in self.workspace.directories), str(self.home)]
+        targets += mask_targets([*found.files, *found.directories], mine)
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(
@@ -134,7 +139,7 @@ class Guard:
             lease = standins.acquire(plan.standins)
         confined = Confined([], {}, "guard", cleanups=[lambda: standins.release(lease)])
         try:
-            masks = self._denied_masks()
+            masks = self._denied_masks(found)
             helper = self.mount_helper()
             specs: list[str] = []
             # (the helper's mounts come after bubblewrap's: a mask holding the scratch directory would hide it)
@@ -186,13 +191,12 @@ class Guard:
         """The existing files and directories the Read deny rules cover now."""
         return self._finder.find(self.read_denials())
 
-    def _denied_masks(self) -> Masks:
+    def _denied_masks(self, found: DeniedFiles) -> Masks:
         """/dev/null over each denied file, an empty read-only tmpfs over each denied directory (except one that holds
         the project: hiding it would hide the project). A denied directory the command starts in is hidden too: the
         command starts in the empty directory (a deny rule wins over the convenience of the working directory)."""
         from agentui.core.safety.sandbox_mounts import Masks, holds_any
 
-        found = self.denied()
         keep = [str(d) for d in self.workspace.directories]
         masks = Masks()
         for directory in found.directories:

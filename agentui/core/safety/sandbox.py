@@ -251,8 +251,14 @@ class Sandbox:
         """`argv` ready to run in the sandbox from `cwd`, with the command environment `env`. Stand-ins are made
         now: call `ended()` on the result once the command has ended (and `started()` once it has started)."""
         from agentui.core.safety.guarded_paths import home_targets
-        from agentui.core.safety.sandbox_hidden import hidden
-        from agentui.core.safety.sandbox_mounts import capability_args, launch, plan_protection, within_any
+        from agentui.core.safety.sandbox_hidden import hidden, pointed_credentials
+        from agentui.core.safety.sandbox_mounts import (
+            capability_args,
+            launch,
+            mask_targets,
+            plan_protection,
+            within_any,
+        )
         from agentui.core.safety.standins import standins_in
         from agentui.core.scratch_files import scratch_files
 
@@ -277,6 +283,11 @@ class Sandbox:
         if held:  # (rare: resolving every hidden path is most of a command's planning)
             masked = [os.path.realpath(p) for p in secrets.paths]
             targets += [target for target, real in held if not within_any(real, masked)]
+        denied = self.denied()
+        # What is masked inside a writable directory is held there (a directory renamed on the way would take it
+        # out of the next command's sight): a deny rule's, a credential the environment names, a home added whole.
+        inside = [*denied.files, *denied.directories, *pointed_credentials(merged), *pointed_credentials(self.env)]
+        targets += mask_targets([*inside, *(secrets.paths if held else ())], writable)
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(
@@ -289,7 +300,7 @@ class Sandbox:
         confined = Confined([], {}, "sandbox", cleanups=[lambda: standins.release(lease)])
         try:
             helper = self.mount_helper()
-            mounts, specs = self._mounts(secrets, writable, plan, lease.present, helper)
+            mounts, specs = self._mounts(secrets, denied, writable, plan, lease.present, helper)
             program, filter_args = self._filtered(argv, confined)
             started = launch(helper, specs, list(plan.links), program, cwd=str(cwd), drop="all", own_dev=True)
             args = [*self._start(), *mounts, *filter_args]
@@ -338,7 +349,13 @@ class Sandbox:
         return mount_helper(probe, self.env, tuple(user_options(own_dev=True)))
 
     def _mounts(
-        self, secrets: Hidden, writable: list[str], plan: Protection, present: set[Path], helper: str | None
+        self,
+        secrets: Hidden,
+        denied: DeniedFiles,
+        writable: list[str],
+        plan: Protection,
+        present: set[Path],
+        helper: str | None,
     ) -> tuple[list[str], list[str]]:
         """The mounts over the read-only root, as bubblewrap's options: `secrets` and denied files masked (those
         inside a writable directory after it is bound, so that its bind cannot uncover them), the writable
@@ -353,7 +370,6 @@ class Sandbox:
         )
 
         before, after = Masks(), Masks()
-        denied = self.denied()
         first, then = split_masks([*secrets.paths, *denied.directories], writable)
         shown = _shown_again(secrets.exposed, [os.path.realpath(d) for d in denied.directories])
         # (what is hidden inside a tool's directory shown again is hidden after it: a secret or a denied file wins)

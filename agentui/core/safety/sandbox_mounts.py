@@ -225,6 +225,19 @@ class Masks:
         ]
 
 
+def mask_targets(paths: Iterable[Path | str], writable: Sequence[str]) -> list[Target]:
+    """What is masked inside a `writable` directory, to hold there: each directory on the way pinned (renaming one
+    would move the mask out of where the next command looks for it), the masked path itself read-only (a file) or
+    pinned (a directory). Only what exists: nothing is made for it."""
+    targets: list[Target] = []
+    for path in paths:
+        real = _existing_real(path)
+        if real is not None and within_any(real, writable) and real not in writable:
+            directory = os.path.isdir(real)
+            targets.append(Target(Path(real), directory, pin=directory))
+    return targets
+
+
 def _existing_real(path: Path | str) -> str | None:
     if not os.path.lexists(path):  # (most hidden paths do not exist: one lstat, no resolving)
         return None
