@@ -25,6 +25,7 @@ from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
     from agentui.core.safety.denied_files import DeniedFiles, DenyPattern
+    from agentui.core.safety.guarded_paths import Target
     from agentui.core.safety.sandbox_mounts import Masks
 
 # A root agentui's commands keep root's capabilities under the guard (package managers need them), except these,
@@ -88,18 +89,9 @@ class Guard:
 
     def wrap(self, argv: Sequence[str], *, cwd: Path, scratch: Path, env: Mapping[str, str] | None = None) -> Confined:
         """`argv` ready to run under the guard from `cwd`; call `ended()` on the result once the command has ended."""
-        from agentui.core.safety.git_config_paths import git_config_paths
-        from agentui.core.safety.guarded_paths import (
-            Target,
-            edit_denied_targets,
-            home_targets,
-            nested_repository_targets,
-            project_targets,
-        )
         from agentui.core.safety.sandbox_mounts import (
             holds_any,
             launch,
-            mask_targets,
             plan_protection,
             protection_args,
             protection_specs,
@@ -113,21 +105,8 @@ class Guard:
         command_env = dict(os.environ if env is None else env)
         files = scratch_files(scratch)
         commands = files.commands_dir()
-        targets: list[Target] = []
-        excludes: Path | None = None
-        for root in self.workspace.directories:
-            targets += project_targets(root, missing_memory=False)
-            targets += nested_repository_targets(root, self._nested_finder)
-            git = git_config_paths(root, command_env)
-            targets += [Target(path, True) for path in git.hooks]
-            targets += [Target(path, False) for path in (*git.files, *git.includes)]
-            excludes = excludes or git.excludes_file
-        targets += home_targets(self.home, self.env)
-        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
         found = self.denied()
-        # (a masked file's directories on the way held: renamed, they would take it out of the next command's sight)
-        mine = [*(str(d) for d in self.workspace.directories), str(self.home)]
-        targets += mask_targets([*found.files, *found.directories], mine)
+        targets, excludes = self._targets(command_env, found)
         standins = standins_in(self.env)
         with standins.locked():  # (see `locked`)
             plan = plan_protection(
@@ -170,6 +149,35 @@ class Guard:
             raise
         confined.argv, confined.env = args, {**command_env, **added}
         return confined
+
+    def _targets(self, command_env: Mapping[str, str], found: DeniedFiles) -> tuple[list[Target], Path | None]:
+        """What the guard holds: each project's (and nested repository's) protected paths, git's hooks and
+        configuration, the person's start-up files and settings, what edit deny rules name, the directories on the way
+        to what is masked (renamed, they would take it out of the next command's sight); and git's excludes file."""
+        from agentui.core.safety.git_config_paths import git_config_paths
+        from agentui.core.safety.guarded_paths import (
+            Target,
+            edit_denied_targets,
+            home_targets,
+            nested_repository_targets,
+            project_targets,
+        )
+        from agentui.core.safety.sandbox_mounts import mask_targets
+
+        targets: list[Target] = []
+        excludes: Path | None = None
+        for root in self.workspace.directories:
+            targets += project_targets(root, missing_memory=False)
+            targets += nested_repository_targets(root, self._nested_finder)
+            git = git_config_paths(root, command_env)
+            targets += [Target(path, True) for path in git.hooks]
+            targets += [Target(path, False) for path in (*git.files, *git.includes)]
+            excludes = excludes or git.excludes_file
+        targets += home_targets(self.home, self.env)
+        targets += edit_denied_targets(self._edit_finder.find(self.edit_denials()))
+        mine = [*(str(d) for d in self.workspace.directories), str(self.home)]
+        targets += mask_targets([*found.files, *found.directories], mine)
+        return targets, excludes
 
     def _start(self) -> list[str]:
         assert self._bwrap is not None

@@ -103,8 +103,9 @@ static void bind_over(const char *path, char kind) {
     attach(tree, path, 1);
 }
 
-/* An empty tmpfs over the directory `path`, as bubblewrap's --tmpfs (mode 0755, nosuid, nodev). */
-static void hide_directory(const char *path) {
+/* An empty tmpfs over the directory `path`, as bubblewrap's --tmpfs (mode 0755, nosuid, nodev). Returns a descriptor
+ * of its root: what is shown again inside it is placed from there, never by a path a command could redirect. */
+static int hide_directory(const char *path) {
     int context = (int)syscall(NR_FSOPEN, "tmpfs", FSOPEN_CLOEXEC_);
     if (context < 0) fail("hide", path);
     if (syscall(NR_FSCONFIG, context, FSCONFIG_SET_STRING_, "mode", "0755", 0) < 0 ||
@@ -113,7 +114,10 @@ static void hide_directory(const char *path) {
     int tree = (int)syscall(NR_FSMOUNT, context, FSMOUNT_CLOEXEC_, MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_);
     if (tree < 0) fail("hide", path);
     close(context);
+    int root = fcntl(tree, F_DUPFD_CLOEXEC, 0);
+    if (root < 0) fail("hide", path);
     attach(tree, path, 1);
+    return root;
 }
 
 /* /dev/null over the file `path`, read-only, as bubblewrap's --ro-bind /dev/null PATH (nodev: it opens to nothing). */
@@ -123,25 +127,42 @@ static void hide_file(const char *path) {
     attach(tree, path, 1);
 }
 
-/* The mount point for `tree` at `path`, inside a tmpfs hiding one of its parents: the directories on the way, then
- * a directory or an empty file as `tree` is one. */
-static void make_mount_point(int tree, const char *path) {
-    char *copy = strdup(path);
+/* `tree` shown again at `path`, read-only, inside the tmpfs `hidden` holds (its root `root`): the directories on the
+ * way and the mount point (a directory or an empty file, as `tree` is one) made beneath that root. */
+static void show_again(int tree, const char *path, const char *hidden, int root) {
+    char *relative = strdup(path + strlen(hidden) + 1);
     struct stat info;
-    if (copy == NULL || fstat(tree, &info) < 0) fail("show", path);
-    for (char *slash = strchr(copy + 1, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
+    if (relative == NULL || fstat(tree, &info) < 0) fail("show", path);
+    for (char *slash = strchr(relative, '/'); slash != NULL; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
-        if (mkdir(copy, 0755) < 0 && errno != EEXIST) fail("show", path);
+        if (mkdirat(root, relative, 0755) < 0 && errno != EEXIST) fail("show", path);
         *slash = '/';
     }
     if (S_ISDIR(info.st_mode)) {
-        if (mkdir(path, 0755) < 0 && errno != EEXIST) fail("show", path);
+        if (mkdirat(root, relative, 0755) < 0 && errno != EEXIST) fail("show", path);
     } else {
-        int file = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0444);  /* (never waits on a FIFO) */
-        if (file < 0 && errno != EEXIST) fail("show", path);
-        if (file >= 0) close(file);
+        int file = openat(root, relative, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0444);
+        if (file < 0) fail("show", path);
+        close(file);
     }
-    free(copy);
+    set_attributes(tree, path, MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_, 1);
+    if (syscall(NR_MOVE_MOUNT, tree, "", root, relative, MOVE_MOUNT_F_EMPTY_PATH_) < 0) fail("show", path);
+    close(tree);
+    free(relative);
+}
+
+/* The tmpfs this helper made that holds `path` most closely (-1 for none). */
+static int holder(char **argv, const int *roots, int count, const char *path) {
+    int found = -1;
+    size_t longest = 0;
+    for (int i = 0; i < count; i++) {
+        size_t length = strlen(argv[i] + 1);
+        if (roots[i] >= 0 && length > longest && strncmp(path, argv[i] + 1, length) == 0 && path[length] == '/') {
+            found = i;
+            longest = length;
+        }
+    }
+    return found;
 }
 
 static void write_file(const char *name, const char *text) {
@@ -236,20 +257,35 @@ int main(int argc, char **argv) {
     if (shown == NULL) fail("read", "the arguments");
     for (int i = first; i < end; i++)
         if (argv[i][0] == 'e') shown[i - first] = clone_tree(argv[i] + 1, argv[i] + 1, 1, 1);
+    int *roots = calloc((size_t)(end - first) + 1, sizeof *roots);  /* each h's tmpfs root, else -1 */
+    if (roots == NULL) fail("read", "the arguments");
     for (int i = first; i < end; i++) {
         const char *path = argv[i] + 1;
+        int at_i = i - first, held;
+        roots[at_i] = -1;
         switch (argv[i][0]) {
-        case 'h': hide_directory(path); break;
+        case 'h': roots[at_i] = hide_directory(path); break;
         case 'n': hide_file(path); break;
         case 'e':
-            make_mount_point(shown[i - first], path);
-            set_attributes(shown[i - first], path, MOUNT_ATTR_RDONLY_ | MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_, 1);
-            attach(shown[i - first], path, 1);
+            if ((held = holder(argv + first, roots, at_i, path)) < 0) {
+                errno = ENOENT;
+                fail("show", path);  /* (only inside what this hid: nothing else is ever asked) */
+            }
+            show_again(shown[at_i], path, argv[first + held] + 1, roots[held]);
             break;
-        case 'R': set_attributes(AT_FDCWD, path, MOUNT_ATTR_RDONLY_, 1); break;
+        case 'R':
+            held = -1;
+            for (int j = 0; j < at_i; j++)
+                if (roots[j] >= 0 && strcmp(argv[first + j] + 1, path) == 0) held = j;
+            if (held >= 0) set_attributes(roots[held], path, MOUNT_ATTR_RDONLY_, 1);
+            else set_attributes(AT_FDCWD, path, MOUNT_ATTR_RDONLY_, 1);
+            break;
         default: bind_over(path, argv[i][0]);
         }
     }
+    for (int i = 0; i < end - first; i++)
+        if (roots[i] >= 0) close(roots[i]);
+    free(roots);
     free(shown);
     at = end;
     if (chdir(cwd) < 0) fail("enter", cwd);
