@@ -22,7 +22,7 @@ from agentui.core.safety.confined import Confined
 from agentui.core.safety.permissions.rules import path_pattern
 from agentui.core.safety.sandbox import Sandbox, SandboxConfig
 from agentui.core.workspace import Workspace
-from tests.core.test_sandbox_setup import Box, boxed, git
+from tests.core.test_sandbox_setup import Box, boxed, git, run_confined
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "SECRET-VALUE-42"
@@ -274,20 +274,9 @@ def test_a_project_inside_a_hidden_directory_leaves_the_hiding_to_bubblewrap(box
         scratch=box.workspace.scratch,
         env=box.env,
     )
-    try:
-        done = subprocess.run(
-            confined.argv,
-            env=confined.env,
-            pass_fds=confined.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=project,
-        )
-    finally:
-        confined.ended()
-    assert ("--tmpfs", str(config)) in pairs(confined) and "name = me" in done.stdout and SECRET not in done.stdout
-    assert (project / "made").read_text() == "made\n" and "CapEff:\t0000000000000000" in done.stdout
+    done = run_confined(confined, project)
+    assert ("--tmpfs", str(config)) in pairs(confined) and "name = me" in done.out and SECRET not in done.out
+    assert (project / "made").read_text() == "made\n" and "CapEff:\t0000000000000000" in done.out
     assert not (project / ".git/hooks/pre-commit").exists() and "evil" not in (project / ".git/config").read_text()
     assert not (project / ".claude" / "x").exists()
 

@@ -14,7 +14,7 @@ from agentui.core.safety import mount_helper
 from agentui.core.safety.permissions.rules import PathPattern, path_pattern
 from agentui.core.safety.sandbox import Sandbox, SandboxConfig
 from agentui.core.workspace import Workspace
-from tests.core.test_sandbox_setup import Box, boxed, git
+from tests.core.test_sandbox_setup import Box, boxed, git, run_confined
 
 SECRET = "SECRET-VALUE-42"
 
@@ -83,14 +83,8 @@ def test_a_project_inside_the_hidden_config_directory_runs_and_keeps_its_protect
         scratch=box.workspace.scratch,
         env=box.env,
     )
-    import subprocess
-
-    try:
-        done = subprocess.run(confined.argv, env=confined.env, pass_fds=confined.pass_fds, capture_output=True,
-                              text=True, timeout=120, cwd=project)  # fmt: skip
-    finally:
-        confined.ended()
-    assert done.returncode == 0 and SECRET not in done.stdout + done.stderr, done
+    done = run_confined(confined, project)
+    assert done.code == 0 and SECRET not in done.text, done
     assert (project / "made").read_text() == "made\n" and not (project / ".git" / "hooks" / "pre-commit").exists()
 
 
@@ -124,14 +118,8 @@ def test_an_env_setting_pointing_elsewhere_hides_both(box: Box) -> None:
         scratch=box.workspace.scratch,
         env={**box.env, "XDG_CONFIG_HOME": str(elsewhere)},  # (a trusted project's `env` setting)
     )
-    import subprocess
-
-    try:
-        done = subprocess.run(confined.argv, env=confined.env, pass_fds=confined.pass_fds, capture_output=True,
-                              text=True, timeout=120, cwd=box.project)  # fmt: skip
-    finally:
-        confined.ended()
-    assert done.stdout == "ran\n" and SECRET not in done.stdout + done.stderr, done
+    done = run_confined(confined, box.project)
+    assert done.out == "ran\n" and SECRET not in done.text, done
 
 
 def test_a_masked_file_cannot_be_moved_out_of_sight_by_renaming_its_directory(box: Box) -> None:

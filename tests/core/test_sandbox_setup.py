@@ -47,21 +47,7 @@ class Box:
 
     def run(self, command: str, *, guard: bool = False, cwd: Path | None = None) -> Done:
         """`command` under bash in the sandbox (or the guard), to its end; everything set up for it undone after."""
-        confined = self.wrap(["bash", "-c", command], guard=guard, cwd=cwd)
-        try:
-            done = subprocess.run(
-                confined.argv,
-                env=confined.env,
-                pass_fds=confined.pass_fds,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                stdin=subprocess.DEVNULL,
-                cwd=cwd or self.project,
-            )
-        finally:
-            confined.ended()
-        return Done(done.returncode, done.stdout, done.stderr)
+        return run_confined(self.wrap(["bash", "-c", command], guard=guard, cwd=cwd), cwd or self.project)
 
     def wrap(self, argv: Sequence[str], *, guard: bool = False, cwd: Path | None = None) -> Confined:
         confine = self.guard if guard else self.sandbox
@@ -79,6 +65,24 @@ class Box:
         registered = standins_in(self.env).held()
         made = [p for p in self.watched if os.path.lexists(p) and p not in self.existing]
         return made + registered
+
+
+def run_confined(confined: Confined, cwd: Path) -> Done:
+    """A wrapped command run to its end from `cwd`, and what was set up for it undone."""
+    try:
+        done = subprocess.run(
+            confined.argv,
+            env=confined.env,
+            pass_fds=confined.pass_fds,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+        )
+    finally:
+        confined.ended()
+    return Done(done.returncode, done.stdout, done.stderr)
 
 
 def make_box(tmp_path: Path, **config: object) -> Box:
