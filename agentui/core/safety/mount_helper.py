@@ -21,8 +21,8 @@ SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 _COMPILERS = ("cc", "gcc", "clang")
 
 _lock = threading.Lock()
-_found: dict[tuple[str, ...], tuple[str, tuple[int, ...], str] | None] = {}
-"""By helper path and probe: (the helper, its identity and digest when checked), or None where there is none."""
+_found: dict[tuple[str, ...], tuple[tuple[int, ...], str] | None] = {}
+"""By helper path and probe: the helper's identity and digest when it was checked, or None where there is none."""
 
 
 def helper_path(env: Mapping[str, str] | None = None) -> Path:
@@ -42,8 +42,8 @@ def mount_helper(
 ) -> str | None:
     """The helper's path, built if need be, once `probe` (bubblewrap's arguments up to the program, as the caller
     will run it) has run it with `options` (its own, as the caller will give them: `--user`); None where it cannot
-    be built or run. Known after the first call; each later call
-    checks that the file is still the one checked (one stat), and builds it again if its content changed."""
+    be built or run. Known after the first call; each later call checks that the file is still the one checked (one
+    stat), and builds it again if its content changed."""
     path = helper_path(env)
     key = (str(path), *probe, "--", *options)
     with _lock:
@@ -52,14 +52,14 @@ def mount_helper(
             found = _found[key]
             if found is None:
                 return None
-            checked, identity, content = found
+            identity, content = found
             if _identity(path) == identity:
-                return checked
+                return str(path)
             if _trusted(path) and _content(path) == content:  # (another agentui built the same anew)
-                _found[key] = (checked, _identity(path), content)
-                return checked
+                _found[key] = (_identity(path), content)
+                return str(path)
         built = _build(path, again=seen) and _works(probe, path, options)
-        _found[key] = (str(path), _identity(path), _content(path)) if built else None
+        _found[key] = (_identity(path), _content(path)) if built else None
         return str(path) if built else None
 
 

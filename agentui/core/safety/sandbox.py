@@ -386,7 +386,7 @@ class Sandbox:
             after.hide(path)
         # The helper hides after bubblewrap's mounts (and before its own protections), showing again what it took
         # before hiding: not where what it shows is under one of bubblewrap's masks already.
-        helped = helper is not None and not any(within_any(shown, before.tmpfs) for shown in after.shown)
+        helped = helper is not None and not any(within_any(real, before.tmpfs) for real in after.shown)
         masked_first = [*before.tmpfs, *([] if helped else after.tmpfs)]
         args = list(before.args)
         for directory in writable:

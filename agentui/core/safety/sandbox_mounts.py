@@ -177,7 +177,6 @@ class Masks:
     tmpfs: list[str] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
     _specs: list[str] = field(default_factory=list)
-    _helper_tmpfs: list[str] = field(default_factory=list)
 
     def hide(self, path: Path | str) -> None:
         real = _existing_real(path)
@@ -191,7 +190,6 @@ class Masks:
             self.tmpfs.append(real)
             if not covered:
                 self._specs.append("h" + real)
-                self._helper_tmpfs.append(real)
         else:
             self.args += ["--ro-bind", "/dev/null", real]
             if not covered:
@@ -213,7 +211,8 @@ class Masks:
     @property
     def specs(self) -> list[str]:
         """The mount helper's specs: the hiding (and showing) in order, then the tmpfs made read-only."""
-        return [*self._specs, *("R" + real for real in self._in_sight(self._helper_tmpfs))]
+        made = [spec[1:] for spec in self._specs if spec[0] == "h"]
+        return [*self._specs, *("R" + real for real in self._in_sight(made))]
 
     def _in_sight(self, tmpfs: list[str]) -> list[str]:
         """Those no other covers (one hidden inside another, `a/b` then `a`, has no path to it any more), or shown

@@ -137,8 +137,8 @@ class Bash(Tool[BashArgs]):
         self.workspace = workspace
         self.sandbox = sandbox
         self.guard = guard or Guard(workspace)
-        self._helper_checked: set[int] = set()
         """What holds the commands that do not run in the sandbox (the project sets it up with its home and env)."""
+        self._helper_checked: set[int] = set()
         self._env = child_environment(os.environ, env)
         self._bash = shutil.which("bash") or "/bin/bash"
 
