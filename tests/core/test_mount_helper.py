@@ -293,3 +293,14 @@ def test_doctor_says_whether_the_helper_makes_the_mounts(
     mount_helper.forget()
     check = mount_helper_check(box.project, box.env)
     assert check.level == "warning" and "no C compiler" in check.said and "apt install gcc" in check.advice, check
+
+
+def test_a_build_killed_midway_is_removed_at_the_next_build_and_one_under_way_is_not(box: Box) -> None:
+    helper = mount_helper.helper_path(box.env)
+    helper.parent.mkdir(parents=True, mode=0o700)
+    stale, fresh = helper.parent / ".building-stale", helper.parent / ".building-fresh"
+    stale.write_text("half")
+    fresh.write_text("half")
+    os.utime(stale, (0, 0))
+    assert box.guard.mount_helper() == str(helper)
+    assert not stale.exists() and fresh.exists()

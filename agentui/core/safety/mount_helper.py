@@ -4,6 +4,7 @@ bubblewrap makes the mounts itself (the same protection, ~15 ms slower per guard
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -12,6 +13,7 @@ import stat
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -107,6 +109,7 @@ def _build(path: Path, *, again: bool = False) -> bool:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not _trusted(path.parent, stat.S_IFDIR):
             return False
+        _remove_stale_builds(path.parent)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".building-")
         os.close(handle)
     except OSError:
@@ -129,6 +132,14 @@ def _build(path: Path, *, again: bool = False) -> bool:
     finally:
         Path(temporary).unlink(missing_ok=True)
     return _trusted(path)
+
+
+def _remove_stale_builds(directory: Path) -> None:
+    """What a build killed midway left (another agentui's may be under way: only one an hour old goes)."""
+    for stale in directory.glob(".building-*"):
+        with contextlib.suppress(OSError):
+            if time.time() - stale.lstat().st_mtime > 3600:
+                stale.unlink()
 
 
 def _works(probe: tuple[str, ...], path: Path, options: tuple[str, ...]) -> bool:
