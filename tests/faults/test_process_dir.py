@@ -234,3 +234,19 @@ def test_a_marked_process_in_a_session_it_does_not_lead_is_ended_alone(tmp_path:
     finally:
         leader.kill()
         leader.wait()
+
+
+def test_every_temporary_file_agentui_makes_names_its_directory() -> None:
+    """A temporary file or directory left in the system's temporary directory by a kill is never removed: each one
+    agentui makes goes in its process directory (or beside what it replaces), so every call names `dir=`."""
+    import ast
+
+    makers = {"mkdtemp", "mkstemp", "TemporaryDirectory", "NamedTemporaryFile", "TemporaryFile", "SpooledTemporaryFile"}
+    root = Path(__file__).resolve().parents[2] / "agentui"
+    undirected = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            named = isinstance(node, ast.Call) and any(keyword.arg == "dir" for keyword in node.keywords)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in makers:
+                undirected += [] if named else [f"{path.relative_to(root)}:{node.lineno}"]
+    assert undirected == []

@@ -144,7 +144,10 @@ def _remove_stale_builds(directory: Path) -> None:
 
 def _works(probe: tuple[str, ...], path: Path, options: tuple[str, ...]) -> bool:
     """It binds read-only, pins a link and gives up its capabilities here (new mount API: Linux 5.12 and later)."""
-    with tempfile.TemporaryDirectory(prefix="agentui-probe-") as directory:
+    from agentui.core.process_dir import current
+
+    # (in this process's own directory: a kill midway leaves nothing the next start does not remove)
+    with tempfile.TemporaryDirectory(prefix="probe-", dir=current().made()) as directory:
         target, link = Path(directory, "file"), Path(directory, "link")
         target.write_text("")
         link.symlink_to(target)

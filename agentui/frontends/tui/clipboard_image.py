@@ -40,7 +40,9 @@ async def clipboard_image(env: Mapping[str, str] | None = None) -> bytes | None:
         if data:
             return data
     if sys.platform == "darwin" and shutil.which("osascript"):
-        with tempfile.TemporaryDirectory() as scratch:
+        from agentui.api import process_directory
+
+        with tempfile.TemporaryDirectory(dir=process_directory().made()) as scratch:
             target = Path(scratch) / "clipboard.png"
             await _run(["osascript", "-e", _APPLESCRIPT.format(path=target)], env)
             return target.read_bytes() if target.exists() and target.stat().st_size else None
