@@ -4,6 +4,7 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,6 +177,17 @@ class Conversation:
             for kind in kinds:
                 task.add_type(kind)
         return problems
+
+    def set_instructions(self, system: str | None, append: str | None) -> None:
+        """The system prompt from the next request on, with `system` in place of the launch's instructions (None:
+        agentui's own) and `append` after them (an SDK's initialize says these, not the command line)."""
+        from agentui.core.assembly import system_prompt
+
+        launch = dataclasses.replace(self.launch, system_prompt=system, append_system_prompt=append)
+        memory = self.agent.services.memory
+        prompt = system_prompt(launch, self.root, memory.files if memory else [], load_skills(self.root, self.env))
+        self.launch = launch
+        self.agent.config = self.agent.config.model_copy(update={"system_prompt": prompt.stable})
 
     def command_names(self) -> list[str]:
         """The slash commands a prompt may start with: the custom ones of this project and of the person."""
@@ -442,10 +454,11 @@ class Conversation:
         env: Mapping[str, str] | None = None,
         approve: Callable[[str, str], Awaitable[bool | None]] | None = None,
         sdk_bridge: SdkBridge | None = None,
+        sdk_servers: Sequence[str] = (),
     ) -> list[str]:
         """Start the configured MCP servers and the config's OpenAPI APIs, and register their tools; a sentence for
         each that did not start or is waiting for approval (see `ToolServers.start`)."""
-        return await self.servers.start(os.environ if env is None else env, approve, sdk_bridge)
+        return await self.servers.start(os.environ if env is None else env, approve, sdk_bridge, sdk_servers)
 
     @property
     def mcp(self) -> McpHub | None:

@@ -52,6 +52,29 @@ def claude_bin() -> str:
     return _npm_installed(f"@anthropic-ai/claude-code@{CLAUDE_CODE}", "claude", CACHE)
 
 
+TS_AGENT_SDK = "0.3.197"
+"""The TypeScript Agent SDK release that goes with CLAUDE_CODE (its claudeCodeVersion)."""
+
+
+@pytest.fixture(scope="session")
+def ts_sdk() -> Path:
+    """The node_modules of the pinned TypeScript Agent SDK (with zod, which its tool() takes), installed on first
+    use."""
+    where = CACHE.parent / f"ts-agent-sdk-{TS_AGENT_SDK}"
+    sdk = where / "node_modules" / "@anthropic-ai" / "claude-agent-sdk" / "sdk.mjs"
+    if not sdk.exists() or not (where / "node_modules" / "zod" / "index.js").exists():
+        npm = shutil.which("npm")
+        assert npm, "npm is needed to install the TypeScript Agent SDK for the interop tests (apt-get install npm)"
+        where.mkdir(parents=True, exist_ok=True)
+        packages = [f"@anthropic-ai/claude-agent-sdk@{TS_AGENT_SDK}", "@modelcontextprotocol/sdk@1.29.0", "zod@4.1.12"]
+        done = subprocess.run(
+            [npm, "install", "--prefix", str(where), "--no-audit", "--no-fund", *packages],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0 and sdk.exists(), f"npm could not install the Agent SDK: {done.stderr[-2000:]}"
+    return where / "node_modules"
+
+
 @pytest.fixture(scope="session")
 def ccusage_bin() -> str:
     return _npm_installed(f"ccusage@{CCUSAGE}", "ccusage", CACHE.parent / f"ccusage-{CCUSAGE}")

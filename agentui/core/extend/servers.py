@@ -3,7 +3,7 @@ start only once approved) and the OpenAPI APIs of the config; started on request
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,14 +64,17 @@ class ToolServers:
         env: Mapping[str, str],
         approve: Callable[[str, str], Awaitable[bool | None]] | None = None,
         sdk_bridge: SdkBridge | None = None,
+        sdk_servers: Sequence[str] = (),
     ) -> list[str]:
         """Start the configured MCP servers and register their tools; a sentence for each that did not start or
         is waiting for approval. `approve(name, description)` asks the person about a `.mcp.json` server no
         setting decides (True or False is remembered for this project, outside it; None is "not now"). An Agent SDK
-        front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers. Nothing is
-        imported or started when no server is configured. The APIs of the config's `openapi` load here too."""
+        front end passes `sdk_bridge`, which carries the messages of its in-process (`sdk`) servers, and the names
+        of those it announced outside the configuration (`sdk_servers`: the TypeScript SDK's, in `initialize`).
+        Nothing is imported or started when no server is configured. The APIs of the config's `openapi` load here
+        too."""
         notices = await self._start_openapi(env)
-        return notices + await self._start_mcp_servers(env, approve, sdk_bridge)
+        return notices + await self._start_mcp_servers(env, approve, sdk_bridge, sdk_servers)
 
     async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
         apis = self._openapi_configs
@@ -88,9 +91,11 @@ class ToolServers:
         env: Mapping[str, str],
         approve: Callable[[str, str], Awaitable[bool | None]] | None,
         sdk_bridge: SdkBridge | None,
+        sdk_servers: Sequence[str] = (),
     ) -> list[str]:
         from agentui.core.extend.mcp.config import (
             McpConfigError,
+            ServerConfig,
             load_servers,
             project_server_approved,
             remember_approval,
@@ -103,6 +108,12 @@ class ToolServers:
                 configs = [config for config in configs if config.scope == "flag"]
         except McpConfigError as exc:
             return [f"{exc} No MCP servers were started."]
+        named = {config.name for config in configs}
+        configs += [
+            ServerConfig(name=name, type="sdk", scope="flag", source="the SDK program")
+            for name in dict.fromkeys(sdk_servers)
+            if name not in named and sdk_bridge is not None
+        ]
         # Approvals count from the person's own settings, and from the project's only once it is trusted: a
         # repository must not be able to approve its own servers.
         approvals: dict[str, Any] = dict(stored_approvals(self._project.root, env))

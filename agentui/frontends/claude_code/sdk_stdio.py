@@ -118,12 +118,14 @@ class SdkSession:
         else:
             raise InputError(f"line {number} of the input is a message of an unknown type ({kind!r})")
 
-    async def _start_mcp(self) -> None:
-        """The MCP servers (the SDK program's own among them), once: at initialize, or before the first message."""
+    async def _start_mcp(self, sdk_servers: list[str] | None = None) -> None:
+        """The MCP servers (the SDK program's own among them: in `--mcp-config` from the Python SDK, named in
+        `initialize` by the TypeScript one), once: at initialize, or before the first message."""
         if self._mcp_started:
             return
         self._mcp_started = True
-        for notice in await self.conversation.start_mcp(sdk_bridge=self._mcp_message):
+        names = [str(name) for name in sdk_servers or [] if isinstance(name, str) and name]
+        for notice in await self.conversation.start_mcp(sdk_bridge=self._mcp_message, sdk_servers=names):
             self.note(notice)
 
     async def _mcp_message(self, server: str, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -191,9 +193,11 @@ class SdkSession:
         conversation = self.conversation
         if subtype == "initialize":
             self._register_hooks(request.get("hooks") or {})
+            self._instructions(request)
             for problem in conversation.add_agent_types(request.get("agents") or {}):
                 self.note(problem)
-            await self._start_mcp()
+            servers = request.get("sdkMcpServers")
+            await self._start_mcp(servers if isinstance(servers, list) else None)
             commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
             return {
                 "commands": commands,
@@ -219,6 +223,19 @@ class SdkSession:
         if subtype == "mcp_status":
             return {"mcpServers": [{"name": s.name, "status": s.state} for s in conversation.mcp_status()]}
         raise ValueError(f"agentui does not handle the control request {subtype!r}")
+
+    def _instructions(self, request: dict[str, Any]) -> None:
+        """The TypeScript SDK's system prompt, sent in `initialize`: its `systemPrompt` (a list of parts, joined as
+        Claude Code joins them; empty when the program gave none, as with the Python SDK's `--system-prompt ""`)
+        takes the place of agentui's instructions, and `appendSystemPrompt` (its preset's `append`) follows them."""
+        system, append = request.get("systemPrompt"), request.get("appendSystemPrompt")
+        if system is None and append is None:
+            return
+        if isinstance(system, list):
+            system = "\n\n".join(str(part) for part in system if part)
+        elif system is not None:
+            system = str(system)
+        self.conversation.set_instructions(system, str(append) if append else None)
 
     def _register_hooks(self, hooks: dict[str, Any]) -> None:
         for event, matchers in hooks.items():
