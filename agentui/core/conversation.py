@@ -214,6 +214,11 @@ class Conversation:
         return tool.value if isinstance(tool, StructuredOutput) else None
 
     @property
+    def limits(self) -> tuple[int | None, RunLimits]:
+        """The limits each run stops at: model calls (--max-turns), and spending, tokens and time."""
+        return self.agent.config.max_turns, self.agent.config.limits
+
+    @property
     def max_output_tokens(self) -> int:
         return self.agent.config.options.max_tokens
 

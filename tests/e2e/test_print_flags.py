@@ -148,7 +148,7 @@ def test_a_run_stops_at_its_budget(
         cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     result = json.loads(done.stdout)
-    assert done.returncode == 3 and result["subtype"] == "error_max_budget_usd", done.stderr
+    assert done.returncode == 1 and result["subtype"] == "error_max_budget_usd", done.stderr
     assert result["total_cost_usd"] >= 1.5 and len(server.requests) == 1  # no second call once over the budget
 
 
@@ -166,7 +166,7 @@ def test_token_and_time_limits_stop_a_run_from_the_flags_or_the_config_file(
         env=env, cwd=project, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     result = json.loads(done.stdout)
-    assert done.returncode == 3 and result["subtype"] == "error_during_execution", done.stderr
+    assert done.returncode == 1 and result["subtype"] == "error_during_execution", done.stderr
     assert result["terminal_reason"] == "max_total_tokens" and len(server.requests) == 1
     assert result["errors"] == ["The run stopped at the token limit (--max-total-tokens)."]
     # The same limit from agentui's config file, in text mode: the answer so far, and why it stopped on stderr.
@@ -177,7 +177,7 @@ def test_token_and_time_limits_stop_a_run_from_the_flags_or_the_config_file(
         [agentui_bin, "-p", "read"], env=env, cwd=project, capture_output=True, text=True, timeout=120,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    assert done.returncode == 3 and "The run stopped at the token limit" in done.stderr, done.stderr
+    assert done.returncode == 1 and "The run stopped at the token limit" in done.stderr, done.stderr
     assert len(server.requests) == 2 and "Traceback" not in done.stderr
 
 

@@ -220,19 +220,20 @@ def test_openai_compatible_server(agentui_bin: str, clean_env: dict[str, str], s
 
 
 @pytest.mark.parametrize("output_format", ["json", "text"])
-def test_max_turns_stops_the_run_with_exit_3(
+def test_max_turns_stops_the_run_with_exit_1(
     agentui_bin: str, clean_env: dict[str, str], tmp_path: Path, output_format: str
 ) -> None:
-    # Reaching a limit the person set is not a model or API failure (exit 1): it has its own code.
+    # Reaching a limit the person set ends as Claude Code's does: exit 1, with the reason on stderr.
     script = tmp_path / "loop.json"
     calls = [{"content": [{"type": "tool_use", "id": f"t{i}", "name": "Missing", "input": {}}]} for i in range(5)]
     script.write_text(json.dumps(calls))
     flags = ["--provider", "scripted", "--script", str(script), "--max-turns", "2", "--output-format", output_format]
     done = run(agentui_bin, ["-p", "go", *flags], clean_env)
-    assert done.returncode == 3
+    assert done.returncode == 1
     if output_format == "json":
         result = json.loads(done.stdout)
-        assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2
+        assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2 and "result" not in result
+        assert result["errors"] == ["Reached maximum number of turns (2)"]
     else:
         assert done.stderr == "agentui: stopped after 2 turns (--max-turns).\n"
 

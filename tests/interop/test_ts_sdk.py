@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ import pytest
 
 from tests.interop.conftest import claude_env
 from tests.interop.test_agent_sdk import played, text, tool
-from tests.support.loopback import LoopbackServer
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
 
 PROGRAM = Path(__file__).with_name("ts_sdk") / "program.mjs"
 CEILING = 180.0
@@ -99,3 +101,97 @@ def test_the_system_prompt_sent_in_initialize_reaches_the_model(
     preset = isinstance(given, dict)
     # A prompt of the program's own replaces the tool's instructions; the preset keeps them.
     assert any(len(part) > 500 for part in parts) == preset
+
+
+def test_max_turns_ends_with_claude_codes_error_result_and_the_sdk_reports_it(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    notes = str(tmp_path / "project" / "notes.txt")
+    played(server, [[text("Reading."), tool("t1", "Read", file_path=notes)], [text("Done.")]])
+    lines = run(ts_sdk, cli, server, tmp_path, "read", options={"maxTurns": 1, "allowedTools": ["Read"]})
+    [result] = results(lines)
+    assert result["subtype"] == "error_max_turns" and result["is_error"] is True
+    assert "result" not in result and result["stop_reason"] == "tool_use"
+    assert result["errors"] == ["Reached maximum number of turns (1)"]
+    # The SDK hands the program the result, then throws what Claude Code's errors say (not a TypeError of its own).
+    assert lines[-1]["end"] == "threw"
+    assert lines[-1]["error"].startswith("Error: Claude Code returned an error result: Reached maximum number of turns")
+
+
+def test_an_interrupt_ends_with_an_error_result_without_the_partial_answer(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    gate = threading.Event()
+    chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
+
+    def model(request: RecordedRequest) -> Reply:
+        if "tools" not in request.json():
+            return Reply(chunks=anthropic_stream([text("A title")]))
+        return Reply(chunks=chunks, gate=gate, gate_after=6)
+
+    server.responder = model
+    try:
+        lines = run(
+            ts_sdk, cli, server, tmp_path, "talk", options={"includePartialMessages": True}, interruptOnDelta=True
+        )
+    finally:
+        gate.set()
+    [result] = results(lines)
+    assert result["subtype"] == "error_during_execution" and "result" not in result
+    assert result["stop_reason"] is None and len(result["errors"]) == 1
+    assert lines[-1]["end"] == "threw" and "Claude Code returned an error result: " in lines[-1]["error"]
+
+
+def test_after_an_interrupted_run_the_process_ends_with_1_once_its_input_closes(
+    cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """The protocol under the SDKs, spoken directly: an interrupted run is an error, so the process ends with 1."""
+    gate = threading.Event()
+    chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
+    server.responder = lambda request: (
+        Reply(chunks=chunks, gate=gate, gate_after=6)
+        if "tools" in request.json()
+        else Reply(chunks=anthropic_stream([text("A title")]))
+    )
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir(parents=True)
+    env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+    flags = [
+        "--output-format",
+        "stream-json",
+        "--input-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+    ]
+    process = subprocess.Popen(
+        [cli, *flags, "--model", "claude-sonnet-4-5"],
+        cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(message) + "\n")
+        process.stdin.flush()
+
+    try:
+        send({"type": "control_request", "request_id": "i1", "request": {"subtype": "initialize", "hooks": None}})
+        send({"type": "user", "message": {"role": "user", "content": "talk"}, "parent_tool_use_id": None,
+              "session_id": ""})  # fmt: skip
+        result = None
+        for line in process.stdout:
+            message = json.loads(line)
+            if message.get("type") == "stream_event" and message["event"]["type"] == "content_block_delta":
+                send({"type": "control_request", "request_id": "x1", "request": {"subtype": "interrupt"}})
+            if message.get("type") == "result":
+                result = message
+                break
+        process.stdin.close()
+        process.stdout.read()
+        assert process.wait(timeout=CEILING) == 1
+    finally:
+        gate.set()
+        process.kill()
+        process.wait()
+    assert result is not None and result["subtype"] == "error_during_execution"

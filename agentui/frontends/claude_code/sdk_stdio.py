@@ -59,6 +59,8 @@ class SdkSession:
         self._closed = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.failed = False
+        self.last_failed = False
+        """The last result was an error: the process then ends with 1, as Claude Code's does."""
         conversation.on(self.stream)
         conversation.on(self._permission)
 
@@ -98,7 +100,7 @@ class SdkSession:
                 future.set_exception(ConnectionError(GONE))
         if self._run is not None:  # (the input ended: the message being answered is answered first)
             await asyncio.gather(self._run, return_exceptions=True)
-        return 1 if self.failed else 0
+        return 1 if self.failed or self.last_failed else 0
 
     async def _handle(self, message: dict[str, Any], number: int) -> None:
         kind = message.get("type")
@@ -156,7 +158,9 @@ class SdkSession:
             for notice in notices:
                 self.note(notice)
         result = await self.conversation.send(text, images)
-        self.send(self.stream.result(result))
+        message = self.stream.result(result)
+        self.last_failed = message["is_error"] is True
+        self.send(message)
         if result.unsent:  # (sent while the run went on, which ended before reading them: answered now, not lost)
             await self._answer("\n\n".join(result.unsent), [])
 

@@ -32,6 +32,7 @@ CLAUDE_CODE_VERSION = "2.1.197"
 """The Claude Code release whose headless interface this one follows (the Agent SDKs read it from `init`)."""
 WINDOWS = {"claude": 200_000}
 """Context windows by model family, for `modelUsage` when the conversation does not know its model's."""
+API_STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"})
 
 
 def _id() -> str:
@@ -64,6 +65,8 @@ class ClaudeStream:
         self._inputs: dict[str, tuple[str, dict[str, Any]]] = {}
         self._message_id = ""
         self._model = conversation.model
+        self._stop_reason: str | None = None
+        """The last model message's stop reason (None while one streams, or if it never ended)."""
         self._open: set[int] = set()
         """Indexes of the content blocks whose `content_block_start` was written (partial messages)."""
         self._by_model: dict[str, dict[str, Any]] = {}
@@ -121,6 +124,7 @@ class ClaudeStream:
                 self._delta(event)
             case MessageStart():
                 self._message_id, self._model = event.message_id, event.model or self._model
+                self._stop_reason = None
                 self._open.clear()
                 if self.partial:
                     self._stream_event(
@@ -135,8 +139,11 @@ class ClaudeStream:
                     )  # fmt: skip
             case ContentBlockEnd():
                 self._assistant(event)
-            case MessageEnd() if self.partial:
-                self._message_end(event.message)
+            case MessageEnd():
+                reason = event.message.stop_reason  # (one the API gave: a message cut short by agentui has none)
+                self._stop_reason = reason if reason in API_STOP_REASONS else None
+                if self.partial:
+                    self._message_end(event.message)
             case ToolStart():
                 self._inputs[event.tool_call_id] = (event.name, event.input)
             case ToolEnd():
@@ -266,7 +273,10 @@ class ClaudeStream:
         self._cost = event.cost_usd
 
     def result(self, result: RunResult, started: float | None = None) -> dict[str, Any]:
-        """The `result` message of a run, with every field Claude Code's has."""
+        """The `result` message of a run, with Claude Code's fields in Claude Code's order: a success has the answer
+        in `result`; an error (a limit, an interrupt, a failure) has no answer but an `errors` list the SDKs read,
+        and the stop reason of the last model message. A failure of the API after part of an answer keeps that
+        part in `result` (agentui's: it would be lost otherwise)."""
         subtype = {"end_turn": "success", "max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}.get(
             result.stop, "error_during_execution"
         )
@@ -276,16 +286,19 @@ class ClaudeStream:
             for model, counts in self._by_model.items()
         }
         usage = result.usage
-        message: dict[str, Any] = {
-            "type": "result",
-            "subtype": subtype,
-            "is_error": result.stop != "end_turn",
-            "api_error_status": None,
-            "duration_ms": result.duration_ms if started is None else round((time.monotonic() - started) * 1000),
-            "duration_api_ms": result.api_duration_ms,
-            "num_turns": result.num_turns,
-            "result": result.text,
-            "stop_reason": _stop_reason(result.stop),
+        duration = result.duration_ms if started is None else round((time.monotonic() - started) * 1000)
+        message: dict[str, Any] = {"type": "result", "subtype": subtype}
+        if subtype == "success":
+            message |= {"is_error": False, "api_error_status": None, "duration_ms": duration}
+            message |= {"duration_api_ms": result.api_duration_ms, "num_turns": result.num_turns}
+            message |= {"result": result.text, "stop_reason": self._stop_reason or "end_turn"}
+        else:
+            message |= {"duration_ms": duration, "duration_api_ms": result.api_duration_ms, "is_error": True}
+            message["num_turns"] = result.num_turns
+            if result.stop in ("error", "interrupted") and result.text:
+                message["result"] = result.text
+            message["stop_reason"] = self._stop_reason
+        message |= {
             "session_id": result.session_id,
             "total_cost_usd": result.cost_usd,
             "usage": {
@@ -303,12 +316,32 @@ class ClaudeStream:
         }
         if (structured := self.conversation.structured_output) is not None:
             message["structured_output"] = structured
+        if subtype != "success":
+            message["errors"] = [self._error(result)]
         if result.error:
-            message["errors"] = [result.error]  # (Claude Code's)
             message["error"] = result.error  # (agentui's, as before: one sentence)
-        elif result.stop in ("max_total_tokens", "max_duration"):  # (limits Claude Code has no subtype for)
-            message["errors"] = [limit_reached(result.stop)]
         return message
+
+    def _error(self, result: RunResult) -> str:
+        """Why a run ended without its answer, as Claude Code words it where it has the same stop."""
+        max_turns, limits = self.conversation.limits
+        if result.stop == "max_turns":
+            return f"Reached maximum number of turns ({max_turns})"
+        if result.stop == "max_budget":
+            return f"Reached maximum budget (${_js_number(limits.max_budget_usd or 0.0)})"
+        if result.stop == "cancelled":
+            return "The run was interrupted before it finished."
+        return result.error or limit_reached(result.stop) or f"The run stopped ({result.stop})."
+
+
+def _js_number(value: float) -> str:
+    """A number as JavaScript prints it (Claude Code's messages): 0.5, 2, 0.000001, 1e-7, 2.5e+21."""
+    from decimal import Decimal
+
+    if value == 0 or 1e-6 <= abs(value) < 1e21:
+        return format(Decimal(repr(value)), "f").removesuffix(".0")
+    mantissa, _, exponent = repr(value).partition("e")
+    return f"{mantissa.removesuffix('.0')}e{int(exponent):+d}"
 
 
 def _block(block: Any) -> dict[str, Any]:
@@ -323,10 +356,6 @@ def _api_message(message: Message) -> dict[str, Any]:
     if len(content) == 1 and content[0].get("type") == "text":
         content = content[0]["text"]
     return {"role": message.role, "content": content}
-
-
-def _stop_reason(stop: str) -> str | None:
-    return {"end_turn": "end_turn", "max_turns": "max_turns"}.get(stop)
 
 
 def _terminal_reason(stop: str) -> str:

@@ -233,17 +233,13 @@ def result_summary(result: RunResult) -> dict[str, object]:
     return summary
 
 
-EXIT_LIMIT = 3
-"""The run stopped at a limit the person set (--max-turns): not a failure of the model or the API."""
-
-
 def exit_code(result: RunResult) -> int:
+    """0 for an answer, 130 when the person interrupted, and 1 for every other end, a limit the person set among
+    them (as Claude Code exits)."""
     if result.stop == "end_turn":
         return 0
     if result.stop == "cancelled":
         return 130
-    if result.stop in ("max_turns", "max_budget", "max_total_tokens", "max_duration"):
-        return EXIT_LIMIT
     return 1
 
 
