@@ -143,6 +143,7 @@ def open_project(
     tools = builtin_tools(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
+    tools.withheld = engine.withholds  # (a tool a deny rule names whole is not offered, as in Claude Code)
     _confine(engine, sandbox, tools, guard, env)
     status_line = None
     if status_setting is not None:  # (given what Bash's commands are given: no secrets, the settings' env)

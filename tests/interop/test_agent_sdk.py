@@ -273,3 +273,17 @@ async def test_set_model_and_mcp_status(cli: str, server: LoopbackServer, tmp_pa
     assert status["mcpServers"] == []
     assert seen[-1].json()["model"] == "local-model-x"
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "From the other model."
+
+
+async def test_disallowed_tools_are_not_offered_to_the_model(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
+    """A tool the rules deny whole is left out of the tools sent to the model; one denied only in part stays."""
+    seen = played(server, [[text("Nothing to do.")]])
+    project = tmp_path / "d"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Write"]}}))
+    opts = options(cli, server, tmp_path, "d", disallowed_tools=["Read", "WebFetch", "Bash(rm:*)"])
+    messages = await collect("hi", opts)
+    offered = [t["name"] for t in seen[0].json()["tools"]]
+    assert not {"Read", "WebFetch", "Write"} & set(offered) and {"Bash", "Edit"} <= set(offered)
+    init = next(m for m in messages if isinstance(m, SystemMessage))
+    assert "Read" not in init.data["tools"] and "Bash" in init.data["tools"]

@@ -270,11 +270,14 @@ class Task(Tool[TaskArgs]):
         parent = self.parent
         allowed = kind.tools
         tools = ToolRegistry(
-            tool
-            for tool in parent.services.tools
-            if tool.name != self.name
-            and not tool.main_only
-            and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+            [
+                tool
+                for tool in parent.services.tools
+                if tool.name != self.name
+                and not tool.main_only
+                and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+            ],
+            parent.services.tools.withheld,
         )
         model = None if requested in MODEL_ALIASES else requested
         # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's.

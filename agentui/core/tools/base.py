@@ -150,12 +150,15 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
 class ToolRegistry:
     """The tools of one agent, by name, in the order they were registered (which is the order the model sees).
 
-    A tool is found by its name or one of its aliases; only the tools `offered` are shown to the model.
+    A tool is found by its name or one of its aliases; only the tools `offered` and not `withheld` are shown to the
+    model.
     """
 
-    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool[Any]] = (), withheld: Callable[[str], bool] | None = None) -> None:
         self._tools: dict[str, Tool[Any]] = {}
         self._aliases: dict[str, str] = {}
+        self.withheld: Callable[[str], bool] = withheld or (lambda name: False)
+        """Tools the rules deny whole, by name: not shown to the model (the permission engine's `withholds`)."""
         for tool in tools:
             self.register(tool)
 
@@ -178,10 +181,10 @@ class ToolRegistry:
 
     def names(self) -> list[str]:
         """The names the model is offered."""
-        return [name for name, tool in self._tools.items() if tool.offered]
+        return [name for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for tool in self._tools.values() if tool.offered]
+        return [tool.spec for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
 
     def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self._tools.values())

@@ -111,7 +111,7 @@ class McpHub:
 
     def _refresh(self, server: McpServer) -> None:
         prefix = tool_name(server.name, "")
-        for name in [name for name in self.tools.names() if name.startswith(prefix)]:
+        for name in [tool.name for tool in self.tools if tool.name.startswith(prefix)]:
             self.tools.unregister(name)
         if server.state == "connected":
             for remote in server.tools:

@@ -129,6 +129,15 @@ class PermissionEngine:
             self._rules.remove(rule)
             self._candidates.clear()
 
+    def withholds(self, name: str) -> bool:
+        """A deny rule names the whole tool (`Read`, `mcp__server`, `mcp__server__*`; not `Bash(rm:*)`): it is not
+        offered to the model at all, as Claude Code leaves it out. (A call the model makes anyway is still denied.)"""
+        return any(
+            rule.behavior == "deny" and rule.specifier is None and (rule.tool == name or "__" in rule.tool)
+            and rule.covers_tool(name)
+            for rule in self._rules
+        )  # fmt: skip
+
     # The gate
 
     def check(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock) -> Verdict:
