@@ -261,10 +261,12 @@ class Conversation:
         if (title := await model_title(self.agent, prompt, answer)) is not None:
             self.session.writer.ai_title(title)
 
-    def steer(self, text: str, images: Sequence[ImageBlock] = ()) -> None:
+    def steer(self, text: str, images: Sequence[ImageBlock] = (), *, with_tool_results: bool = False) -> None:
         """A message typed while a run goes on (with the images pasted into it): the model sees it after the current
-        tool calls."""
-        self.agent.inject(text, images)
+        tool calls. `with_tool_results`: only with tool results; if the model ends its turn without any, the run
+        ends and the message comes back in the result's `unsent`, for a run of its own (as Claude Code's SDK
+        interface gives one result per message)."""
+        self.agent.inject(text, images, with_tool_results=with_tool_results)
 
     def interrupt(self) -> None:
         """Esc: stop the running step now (the run ends "cancelled")."""

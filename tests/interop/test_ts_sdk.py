@@ -195,3 +195,12 @@ def test_after_an_interrupted_run_the_process_ends_with_1_once_its_input_closes(
         process.kill()
         process.wait()
     assert result is not None and result["subtype"] == "error_during_execution"
+
+
+def test_two_messages_sent_at_once_get_one_result_each(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(server, [[text("First.")], [text("Second.")], [text("Third.")]])
+    lines = run(ts_sdk, cli, server, tmp_path, "one", "two", together=True)
+    assert [result["result"] for result in results(lines)] == ["First.", "Second."]
+    assert len(seen) == 2 and seen[1].json()["messages"][-1]["content"][-1]["text"] == "two"

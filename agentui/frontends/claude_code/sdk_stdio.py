@@ -141,8 +141,8 @@ class SdkSession:
         body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         text, images = _prompt(content, number)
-        if self._run is not None and not self._run.done():
-            self.conversation.steer(text, images)
+        if self._run is not None and not self._run.done():  # (with the next tool results, or a run of its own)
+            self.conversation.steer(text, images, with_tool_results=True)
             return
         self._run = asyncio.get_running_loop().create_task(self._answer(text, images))
 
@@ -161,8 +161,8 @@ class SdkSession:
         message = self.stream.result(result)
         self.last_failed = message["is_error"] is True
         self.send(message)
-        if result.unsent:  # (sent while the run went on, which ended before reading them: answered now, not lost)
-            await self._answer("\n\n".join(result.unsent), [])
+        for sent in result.unsent:  # (sent while the run went on, which ended without reading them: one run each)
+            await self._answer(sent, [])
 
     def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(work)
