@@ -16,6 +16,7 @@ import pytest
 
 from tests.interop.conftest import claude_env
 from tests.interop.test_agent_sdk import played, text, tool
+from tests.interop.test_round_trips import summarising
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
 
@@ -204,3 +205,51 @@ def test_two_messages_sent_at_once_get_one_result_each(
     lines = run(ts_sdk, cli, server, tmp_path, "one", "two", together=True)
     assert [result["result"] for result in results(lines)] == ["First.", "Second."]
     assert len(seen) == 2 and seen[1].json()["messages"][-1]["content"][-1]["text"] == "two"
+
+
+def test_a_compact_message_compacts_with_claude_codes_status_and_boundary(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """`/compact` sent as a message is a command: the conversation is summarised (Claude Code needs five exchanges
+    before it will), the program sees the status lines and the boundary, and the next message goes on from the
+    summary."""
+
+    def model(request: RecordedRequest) -> Reply:
+        body = request.json()
+        if summarising(body):
+            return Reply(chunks=anthropic_stream([text("<summary>We greeted each other.</summary>")]))
+        if "tools" not in body:
+            return Reply(chunks=anthropic_stream([text("A title")]))
+        return Reply(chunks=anthropic_stream([text("Hello.")], message_id=f"msg_{len(server.requests)}"))
+
+    server.responder = model
+    prompts = [*(f"hi {n}" for n in range(6)), "/compact", "after"]
+    lines = run(ts_sdk, cli, server, tmp_path, *prompts, streaming=True)
+    compacted = results(lines)[6]
+    assert compacted["subtype"] == "success" and compacted["result"] == "" and compacted["num_turns"] == 0
+    kinds = [(line.get("subtype"), line.get("status"), line.get("compact_result")) for line in lines]
+    at = kinds.index(("status", "compacting", None))
+    assert kinds[at + 1] == ("status", None, "success")
+    boundary = next(line for line in lines if line.get("subtype") == "compact_boundary")
+    assert boundary["compact_metadata"]["trigger"] == "manual" and boundary["compact_metadata"]["pre_tokens"] > 0
+    last = server.requests[-1].json()["messages"]
+    said = [
+        block.get("text", "").strip() for message in last for block in message["content"] if message["role"] == "user"
+    ]
+    assert "We greeted each other." in json.dumps(last) and "/compact" not in said and "hi 0" not in said
+    assert results(lines)[-1]["result"] == "Hello."
+
+
+def test_a_compact_message_with_nothing_to_compact_says_so(
+    ts_sdk: Path, cli: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """Nothing is summarised and nothing goes to the model. (Claude Code says nothing of an empty conversation, and
+    fails the same way as agentui, with status lines, below its threshold of five exchanges.)"""
+    seen = played(server, [[text("Hello.")]])
+    lines = run(ts_sdk, cli, server, tmp_path, "/compact", streaming=True)
+    [result] = results(lines)
+    assert result["subtype"] == "success" and result["num_turns"] == 0 and seen == []
+    assert not any(line.get("subtype") == "compact_boundary" for line in lines)
+    if cli == agentui_bin:
+        failed = next(line for line in lines if line.get("compact_result"))
+        assert failed["compact_result"] == "failed" and result["result"] == failed["compact_error"]

@@ -21,6 +21,7 @@ from agentui.api.messages import ImageBlock
 from agentui.frontends.claude_code.stream import ClaudeStream
 
 GONE = "The SDK program closed its input, so no one can answer."
+NOTHING_TO_COMPACT = "There is nothing to compact yet."
 CONTROL_TIMEOUT = 600.0
 """How long a question to the SDK (a permission, a hook) may wait for its answer."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -153,6 +154,9 @@ class SdkSession:
         if not self._started:
             self._started = True
             self.stream.init(self.settings)
+        if text.strip() == "/compact" or text.strip().startswith("/compact "):  # (a command, not text for the model)
+            await self._compact(text.strip().removeprefix("/compact").strip() or None)
+            return
         if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
             text, notices = expanded
             for notice in notices:
@@ -163,6 +167,21 @@ class SdkSession:
         self.send(message)
         for sent in result.unsent:  # (sent while the run went on, which ended without reading them: one run each)
             await self._answer(sent, [])
+
+    async def _compact(self, instructions: str | None) -> None:
+        """`/compact [instructions]`, as Claude Code answers it: status lines and the boundary (the stream writes
+        them as it happens), then a result with no answer; or, with nothing to summarise yet, the status says it
+        failed and the result says why."""
+        before = self.stream.compactions
+        result = await self.conversation.compact(instructions)
+        said = ""
+        if self.stream.compactions == before and result.stop == "end_turn":
+            said = NOTHING_TO_COMPACT
+            self.stream.status("compacting")
+            self.stream.status(None, compact_result="failed", compact_error=said)
+        message = self.stream.result(result.model_copy(update={"text": said, "num_turns": 0}))
+        self.last_failed = message["is_error"] is True
+        self.send(message)
 
     def _spawn(self, work: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(work)

@@ -14,6 +14,8 @@ from typing import Any
 from agentui import __version__
 from agentui.api import Conversation, RunResult, Settings, limit_reached
 from agentui.api.events import (
+    CompactionEnd,
+    CompactionStart,
     ContentBlockEnd,
     Event,
     MessageEnd,
@@ -71,6 +73,9 @@ class ClaudeStream:
         """Indexes of the content blocks whose `content_block_start` was written (partial messages)."""
         self._by_model: dict[str, dict[str, Any]] = {}
         self._cost = 0.0
+        self._trigger = "manual"
+        self.compactions = 0
+        """Compactions that happened (a front end tells one that found nothing to summarise by this)."""
         if hook_events:
             conversation.on_hook(self._hook)
         conversation.on_subagent(self._subagent)
@@ -150,10 +155,24 @@ class ClaudeStream:
                 self._tool_result(event)
             case UsageUpdate():
                 self._count(event)
+            case CompactionStart():
+                self._trigger = event.trigger
+                self.status("compacting")
+            case CompactionEnd():
+                self.compactions += 1
+                self.status(None, compact_result="success")
+                metadata = {"trigger": self._trigger, "pre_tokens": event.pre_tokens, "post_tokens": event.post_tokens}
+                self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.session_id,
+                            "uuid": _id(), "compact_metadata": metadata})  # fmt: skip
             case UserMessage() if self.replay_user and event.source in ("prompt", "steer", "follow_up"):
                 self.write(self._user(_api_message(event.message), replay=True))
             case _:
                 pass
+
+    def status(self, status: str | None, **more: str) -> None:
+        """A `system`/`status` line: "compacting", then null with how it went (`compact_result`, `compact_error`)."""
+        message = {"type": "system", "subtype": "status", "status": status, **more}
+        self.write({**message, "session_id": self.session_id, "uuid": _id()})
 
     def _assistant(self, event: ContentBlockEnd, parent: str | None = None) -> None:
         self.write(
@@ -291,7 +310,8 @@ class ClaudeStream:
         if subtype == "success":
             message |= {"is_error": False, "api_error_status": None, "duration_ms": duration}
             message |= {"duration_api_ms": result.api_duration_ms, "num_turns": result.num_turns}
-            message |= {"result": result.text, "stop_reason": self._stop_reason or "end_turn"}
+            stop_reason = (self._stop_reason or "end_turn") if result.num_turns else None  # (none: no model call)
+            message |= {"result": result.text, "stop_reason": stop_reason}
         else:
             message |= {"duration_ms": duration, "duration_api_ms": result.api_duration_ms, "is_error": True}
             message["num_turns"] = result.num_turns
