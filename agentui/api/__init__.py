@@ -50,6 +50,8 @@ _EXPORTS = {
     # what a conversation holds and how the setup stands: /context, /status and /doctor
     "ContextBreakdown": "agentui.core.context.breakdown",
     "context_breakdown": "agentui.core.context.breakdown",
+    "PART_NAMES": "agentui.core.context.breakdown",
+    "changed_lines": "agentui.core.extend.status_line_report",
     "status_report": "agentui.core.status_report",
     "no_conversation_report": "agentui.core.status_report",
     "HealthCheck": "agentui.core.doctor",
@@ -78,6 +80,8 @@ _EXPORTS = {
     "check_agent_name": "agentui.core.extend.agent_files:check_name",
     "save_agent_type": "agentui.core.extend.agent_files",
     "rename_session": "agentui.core.session.naming",
+    "set_instructions": "agentui.core.instructions",
+    "settings_report": "agentui.core.claude_settings",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
     "save_config_value": "agentui.core.settings",
@@ -147,6 +151,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.call_views import CallView as CallView
     from agentui.core.call_views import ResultView as ResultView
+    from agentui.core.claude_settings import settings_report as settings_report
+    from agentui.core.context.breakdown import PART_NAMES as PART_NAMES
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.conversation import Conversation as Conversation
@@ -172,11 +178,13 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
     from agentui.core.extend.status_line_report import StatusReport as StatusReport
+    from agentui.core.extend.status_line_report import changed_lines as changed_lines
     from agentui.core.extend.status_line_report import status_line_report as status_line_report
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
+    from agentui.core.instructions import set_instructions as set_instructions
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.memory_note import remember_note as remember_note

@@ -4,15 +4,16 @@ agent made and wired to each other here and nowhere else."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from agentui.core.context.history import History
-from agentui.core.context.memory import MemoryFile, MemoryLoader
-from agentui.core.context.prompt import SystemPrompt, build_system_prompt
+from agentui.core.context.memory import MemoryLoader
+from agentui.core.context.prompt import build_system_prompt
 from agentui.core.context.window import TokenCounter
 from agentui.core.conversation import Conversation, Launch
-from agentui.core.extend.skills import Skill, load_skills
+from agentui.core.extend.skills import load_skills
+from agentui.core.instructions import system_prompt
 from agentui.core.loop.agent import Agent
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.services import Services
@@ -168,21 +169,6 @@ def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
     for tool in list(project.tools):
         if not tool.name.startswith(("mcp__", "openapi__")) and not ({tool.name, *tool.aliases} & wanted):
             project.tools.unregister(tool.name)
-
-
-def system_prompt(launch: Launch, root: Path, memory: Sequence[MemoryFile], skills: Sequence[Skill]) -> SystemPrompt:
-    """The system prompt of a launch: its instructions (agentui's, or --system-prompt's), what --append-system-prompt
-    adds, then the memory files and the skills."""
-    return build_system_prompt(root, memory, skills=skills, base=launch.system_prompt, append=_appended(launch))
-
-
-def _appended(launch: Launch) -> str | None:
-    """What goes at the end of the system prompt: --append-system-prompt, and how to answer with --json-schema."""
-    if launch.json_schema is None:
-        return launch.append_system_prompt
-    from agentui.core.tools.structured_output import INSTRUCTIONS
-
-    return "\n\n".join(part for part in (launch.append_system_prompt, INSTRUCTIONS) if part)
 
 
 def _branch_maker(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -136,6 +136,36 @@ class SettingsSource:
     def from_project(self) -> bool:
         """Project and local files arrive with the code: what they grant applies only once the project is trusted."""
         return self.name in ("project", "local")
+
+
+_REPORTED_AS = {"managed": "policySettings", "user": "userSettings", "project": "projectSettings",
+                "local": "localSettings", "flag": "flagSettings"}  # fmt: skip
+
+
+def settings_report(sources: Sequence[SettingsSource]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The settings in force as Claude Code's `get_settings` reports them: merged in the sources' order, later over
+    earlier (lists joined without repeats, objects merged key by key), and each source's own as its file says it
+    (a conversation's are `conversation.project.sources`)."""
+    reported = []
+    effective: dict[str, Any] = {}
+    for source in sources:
+        own = source.settings.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_defaults=True)
+        reported.append({"source": _REPORTED_AS.get(source.name, source.name), "settings": own})
+        effective = _merged(effective, own)
+    return effective, reported
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        before = merged.get(key)
+        if isinstance(before, dict) and isinstance(value, dict):
+            merged[key] = _merged(before, value)
+        elif isinstance(before, list) and isinstance(value, list):
+            merged[key] = [*before, *(item for item in value if item not in before)]
+        else:
+            merged[key] = value
+    return merged
 
 
 def managed_settings_path() -> Path:

@@ -4,7 +4,6 @@ agent wired to them. Every front end (print mode, the app) opens one the same wa
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -178,17 +177,6 @@ class Conversation:
                 task.add_type(kind)
         return problems
 
-    def set_instructions(self, system: str | None, append: str | None) -> None:
-        """The system prompt from the next request on, with `system` in place of the launch's instructions (None:
-        agentui's own) and `append` after them (an SDK's initialize says these, not the command line)."""
-        from agentui.core.assembly import system_prompt
-
-        launch = dataclasses.replace(self.launch, system_prompt=system, append_system_prompt=append)
-        memory = self.agent.services.memory
-        prompt = system_prompt(launch, self.root, memory.files if memory else [], load_skills(self.root, self.env))
-        self.launch = launch
-        self.agent.config = self.agent.config.model_copy(update={"system_prompt": prompt.stable})
-
     def command_names(self) -> list[str]:
         """The slash commands a prompt may start with: the custom ones of this project and of the person."""
         from agentui.core.extend.commands import load_custom_commands
@@ -212,11 +200,6 @@ class Conversation:
 
         tool = self.project.tools.get(StructuredOutput.name)
         return tool.value if isinstance(tool, StructuredOutput) else None
-
-    @property
-    def limits(self) -> tuple[int | None, RunLimits]:
-        """The limits each run stops at: model calls (--max-turns), and spending, tokens and time."""
-        return self.agent.config.max_turns, self.agent.config.limits
 
     @property
     def max_output_tokens(self) -> int:
@@ -262,10 +245,7 @@ class Conversation:
             self.session.writer.ai_title(title)
 
     def steer(self, text: str, images: Sequence[ImageBlock] = (), *, with_tool_results: bool = False) -> None:
-        """A message typed while a run goes on (with the images pasted into it): the model sees it after the current
-        tool calls. `with_tool_results`: only with tool results; if the model ends its turn without any, the run
-        ends and the message comes back in the result's `unsent`, for a run of its own (as Claude Code's SDK
-        interface gives one result per message)."""
+        """A message sent while a run goes on: it follows the current tool calls (see `Agent.inject`)."""
         self.agent.inject(text, images, with_tool_results=with_tool_results)
 
     def interrupt(self) -> None:

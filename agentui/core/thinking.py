@@ -61,11 +61,11 @@ def thinking_budget(conversation: Thinking) -> int | None:
     return conversation.agent.config.options.thinking_budget
 
 
-def set_thinking(conversation: Thinking, on: bool) -> int | None:
-    """Thinking on (with the settings' budget, or 8,000 tokens) or off for the requests from now on, in this
-    conversation; returns the budget now in force."""
+def set_thinking(conversation: Thinking, on: bool, tokens: int | None = None) -> int | None:
+    """Thinking on (with `tokens`, else the settings' budget, or 8,000 tokens) or off for the requests from now on,
+    in this conversation; returns the budget now in force."""
     launched = conversation.launch.settings.options
-    budget = (launched.thinking_budget or DEFAULT_THINKING_TOKENS) if on else None
+    budget = (tokens or launched.thinking_budget or DEFAULT_THINKING_TOKENS) if on else None
     agent = conversation.agent
     agent.config = agent.config.model_copy(update={"options": _with_budget(launched, budget)})
     return budget

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
 
 PROGRAM = Path(__file__).with_name("ts_sdk") / "program.mjs"
+TINY = str(Path(__file__).resolve().parents[1] / "support" / "mcp_server.py")
+"""A small stdio MCP server (tests/support/mcp_server.py)."""
 CEILING = 180.0
 
 
@@ -253,3 +256,64 @@ def test_a_compact_message_with_nothing_to_compact_says_so(
     if cli == agentui_bin:
         failed = next(line for line in lines if line.get("compact_result"))
         assert failed["compact_result"] == "failed" and result["result"] == failed["compact_error"]
+
+
+def controls(lines: list[Any]) -> dict[str, Any]:
+    """What each control method the program called gave: its value, or {"error": what it threw}."""
+    return {line["control"]: line.get("value", {"error": line.get("error")}) for line in lines if "control" in line}
+
+
+def test_the_query_control_methods_answer_as_claude_codes_do(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """getContextUsage(), getSettings(), readFile(), rewindFiles(), setMaxThinkingTokens(), reconnectMcpServer()
+    and the rest: answered, in Claude Code's shapes, with this session's values."""
+    seen = played(server, [[text("Hello.")], [text("Again.")]])
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Grep"]}}))
+    (tmp_path / "project" / ".claude").mkdir(parents=True)
+    project_settings = {"permissions": {"allow": ["Read"], "deny": ["Write"]}, "env": {"A": "1"}}
+    (tmp_path / "project" / ".claude" / "settings.json").write_text(json.dumps(project_settings))
+    calls = [
+        ["getContextUsage"], ["getSettings"], ["readFile", "notes.txt"], ["reconnectMcpServer", "nowhere"],
+        ["toggleMcpServer", "nowhere", False], ["stopTask", "no-such-task"],
+        ["rewindFiles", "no-such-message", {"dryRun": True}], ["reloadSkills"], ["setMaxThinkingTokens", 2048],
+    ]  # fmt: skip
+    lines = run(ts_sdk, cli, server, tmp_path, "hi", "again", controls=calls)
+    got = controls(lines)
+    usage = got["getContextUsage"]
+    assert usage["maxTokens"] > usage["totalTokens"] > 0 and usage["model"]
+    assert sum(c["tokens"] for c in usage["categories"]) == usage["maxTokens"]
+    assert any(c["name"] == "Free space" for c in usage["categories"]) and len(usage["gridRows"]) == 10
+    settings = got["getSettings"]
+    assert settings["effective"]["permissions"] == {"allow": ["Grep", "Read"], "deny": ["Write"]}
+    assert [source["source"] for source in settings["sources"]] == ["userSettings", "projectSettings"]
+    assert settings["sources"][1]["settings"] == project_settings
+    assert got["readFile"]["contents"] == "hello\n"
+    assert Path(got["readFile"]["absPath"]) == (tmp_path / "project" / "notes.txt").resolve()
+    assert "Server not found: nowhere" in got["reconnectMcpServer"]["error"]
+    assert "Server not found: nowhere" in got["toggleMcpServer"]["error"]
+    assert got["rewindFiles"]["canRewind"] is False and got["rewindFiles"]["error"]
+    assert isinstance(got["reloadSkills"]["skills"], list) and got["setMaxThinkingTokens"] is None
+    # (Claude Code counts tokens for getContextUsage with requests of its own: the answers are the streamed ones)
+    answered = [request.json() for request in seen if request.json().get("stream")]
+    assert len(answered) == 2 and answered[1]["thinking"]["budget_tokens"] == 2048
+    assert results(lines)[0]["result"] == "Hello." and len(results(lines)) == 2
+
+
+def test_an_mcp_server_toggled_off_loses_its_tools_and_toggled_on_has_them_again(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(server, [[text("One.")], [text("Two.")], [text("Three.")]])
+    tiny = {"command": sys.executable, "args": [TINY]}
+    after = {1: [["toggleMcpServer", "tiny", False]], 2: [["toggleMcpServer", "tiny", True]]}
+    lines = run(ts_sdk, cli, server, tmp_path, "one", "two", "three", options={"mcpServers": {"tiny": tiny}},
+                controlsAfter=after)  # fmt: skip
+    offered = [
+        "mcp__tiny__add" in [tool["name"] for tool in request.json()["tools"]]
+        for request in seen
+        if request.json().get("stream")
+    ]
+    assert offered == [True, False, True]
+    assert [line.get("value", line.get("error")) for line in lines if "control" in line] == [None, None]

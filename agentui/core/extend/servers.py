@@ -157,6 +157,19 @@ class ToolServers:
         self.mcp = McpHub(chosen, self._project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
         return notices + await self.mcp.start()
 
+    async def stop_mcp(self, name: str) -> None:
+        """Stop the MCP server `name` and take its tools away (ValueError if there is none)."""
+        if self.mcp is None or name not in [server.name for server in self.mcp.servers]:
+            raise ValueError(f"Server not found: {name}")
+        await self.mcp.stop(name)
+
+    async def restart_mcp(self, name: str) -> None:
+        """Connect the MCP server `name` anew; ValueError with its sentence if there is none or it fails."""
+        if self.mcp is None or name not in [server.name for server in self.mcp.servers]:
+            raise ValueError(f"Server not found: {name}")
+        if (error := await self.mcp.restart(name)) is not None:
+            raise ValueError(error)
+
     async def aclose(self) -> None:
         if self.mcp is not None:
             await self.mcp.aclose()

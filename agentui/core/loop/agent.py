@@ -159,9 +159,7 @@ class Agent:
         return await self._launch(self._run(None, instructions))
 
     def inject(self, text: str, images: Sequence[ImageBlock] = (), *, with_tool_results: bool = False) -> None:
-        """Steer: deliver `text` (and `images`) after the current tool calls, before the model is called again; or,
-        `with_tool_results` only, left for the front end to send as a run of its own (`unsent`) if the model ends
-        its turn without calling a tool."""
+        """Steer: `text` and `images` follow the current tool calls (`with_tool_results`: only some; else `unsent`)."""
         self.inbox.steer(text, images, with_tool_results=with_tool_results)
 
     def follow_up(self, text: str) -> None:
@@ -276,7 +274,7 @@ class Agent:
             if message.tool_uses and self._dispatcher.refused:  # (a plain No: Claude Code's turn ends there too)
                 self._add_user(Message.user(INTERRUPTED_FOR_TOOL_USE), "interrupt")
                 return "cancelled"
-            if self._deliver(self.inbox.steering(tool_results=bool(message.tool_uses)), "steer") or message.tool_uses:
+            if self._deliver(self.inbox.steering(tool_results=bool(calls)), "steer") or calls:
                 continue
             if self._deliver(self.inbox.follow_ups(), "follow_up"):
                 continue

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import IO, Any, Literal
 
-from agentui.api import Conversation, Settings, image_from_bytes
+from agentui.api import Conversation, Settings, image_from_bytes, set_instructions
 from agentui.api.events import Event, PermissionDecision, PermissionRequest
 from agentui.api.messages import ImageBlock
 from agentui.frontends.claude_code.stream import ClaudeStream
@@ -59,6 +59,9 @@ class SdkSession:
         self._initializing: asyncio.Task[Any] | None = None
         self._closed = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        from agentui.frontends.claude_code.controls import SessionTotals
+
+        self._totals = SessionTotals(conversation, self.stream.model_usage)
         self.failed = False
         self.last_failed = False
         """The last result was an error: the process then ends with 1, as Claude Code's does."""
@@ -164,6 +167,7 @@ class SdkSession:
         result = await self.conversation.send(text, images)
         message = self.stream.result(result)
         self.last_failed = message["is_error"] is True
+        self._totals.api_ms += result.api_duration_ms
         self.send(message)
         for sent in result.unsent:  # (sent while the run went on, which ended without reading them: one run each)
             await self._answer(sent, [])
@@ -205,14 +209,12 @@ class SdkSession:
                 }
             )
             return
-        self.send(
-            {
-                "type": "control_response",
-                "response": {"subtype": "success", "request_id": request_id, "response": response},
-            }
-        )
+        answered: dict[str, Any] = {"subtype": "success", "request_id": request_id}
+        if response is not None:  # (a request with nothing to say back has no `response`, as in Claude Code)
+            answered["response"] = response
+        self.send({"type": "control_response", "response": answered})
 
-    async def _answer_request(self, subtype: str, request: dict[str, Any]) -> dict[str, Any]:
+    async def _answer_request(self, subtype: str, request: dict[str, Any]) -> dict[str, Any] | None:
         conversation = self.conversation
         if subtype == "initialize":
             self._register_hooks(request.get("hooks") or {})
@@ -245,7 +247,9 @@ class SdkSession:
             return {}
         if subtype == "mcp_status":
             return {"mcpServers": [{"name": s.name, "status": s.state} for s in conversation.mcp_status()]}
-        raise ValueError(f"agentui does not handle the control request {subtype!r}")
+        from agentui.frontends.claude_code import controls
+
+        return await controls.answer(conversation, self._totals, subtype, request)
 
     def _instructions(self, request: dict[str, Any]) -> None:
         """The TypeScript SDK's system prompt, sent in `initialize`: its `systemPrompt` (a list of parts, joined as
@@ -258,7 +262,7 @@ class SdkSession:
             system = "\n\n".join(str(part) for part in system if part)
         elif system is not None:
             system = str(system)
-        self.conversation.set_instructions(system, str(append) if append else None)
+        set_instructions(self.conversation, system, str(append) if append else None)
 
     def _register_hooks(self, hooks: dict[str, Any]) -> None:
         for event, matchers in hooks.items():

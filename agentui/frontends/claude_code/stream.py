@@ -299,11 +299,7 @@ class ClaudeStream:
         subtype = {"end_turn": "success", "max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}.get(
             result.stop, "error_during_execution"
         )
-        window = self.conversation.window or WINDOWS["claude"]
-        model_usage = {
-            model: {**counts, "contextWindow": window, "maxOutputTokens": self.conversation.max_output_tokens}
-            for model, counts in self._by_model.items()
-        }
+        model_usage = self.model_usage()
         usage = result.usage
         duration = result.duration_ms if started is None else round((time.monotonic() - started) * 1000)
         message: dict[str, Any] = {"type": "result", "subtype": subtype}
@@ -342,13 +338,22 @@ class ClaudeStream:
             message["error"] = result.error  # (agentui's, as before: one sentence)
         return message
 
+    def model_usage(self) -> dict[str, dict[str, Any]]:
+        """Each model's tokens and cost so far, as `modelUsage` has them."""
+        window = self.conversation.window or WINDOWS["claude"]
+        return {
+            model: {**counts, "contextWindow": window, "maxOutputTokens": self.conversation.max_output_tokens}
+            for model, counts in self._by_model.items()
+        }
+
     def _error(self, result: RunResult) -> str:
         """Why a run ended without its answer, as Claude Code words it where it has the same stop."""
-        max_turns, limits = self.conversation.limits
+        launch = self.conversation.launch
         if result.stop == "max_turns":
-            return f"Reached maximum number of turns ({max_turns})"
+            return f"Reached maximum number of turns ({launch.max_turns})"
         if result.stop == "max_budget":
-            return f"Reached maximum budget (${_js_number(limits.max_budget_usd or 0.0)})"
+            budget = launch.limits.over(launch.settings.limits).max_budget_usd
+            return f"Reached maximum budget (${_js_number(budget or 0.0)})"
         if result.stop == "cancelled":
             return "The run was interrupted before it finished."
         return result.error or limit_reached(result.stop) or f"The run stopped ({result.stop})."

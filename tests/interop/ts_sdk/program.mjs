@@ -43,10 +43,23 @@ if (spec.calc) {
   options.mcpServers = { calc: calculator() };
 }
 const stream = spec.prompts.length > 1 || spec.streaming;
+let answered = 0;
+if (spec.controls) spec.controlsAfter = { 1: spec.controls };
 try {
   const run = sdk.query({ prompt: stream ? prompts() : spec.prompts[0], options });
   for await (const message of run) {
     print(message);
+    if (message.type === "result") answered += 1;
+    if (message.type === "result" && (spec.controlsAfter ?? {})[answered]) {
+      // The Query's control methods, once that many answers are in: each one's value, or what it threw.
+      for (const [name, ...args] of spec.controlsAfter[answered]) {
+        try {
+          print({ control: name, value: (await run[name](...args)) ?? null });
+        } catch (error) {
+          print({ control: name, error: String(error) });
+        }
+      }
+    }
     if (message.type === "result") nextPrompt();
     if (spec.interruptOnDelta && message.type === "stream_event" && message.event.type === "content_block_delta") {
       spec.interruptOnDelta = false;

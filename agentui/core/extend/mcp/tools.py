@@ -119,5 +119,21 @@ class McpHub:
                 if self.tools.get(tool.name) is None:
                     self.tools.register(tool)
 
+    async def stop(self, name: str) -> None:
+        """Stop the server `name` (its tools go); it can be started again with `restart`."""
+        server = next(server for server in self.servers if server.name == name)
+        await server.close()
+        self._refresh(server)
+
+    async def restart(self, name: str) -> str | None:
+        """Connect the server `name` anew (its tools as it lists them now); why it failed, or None."""
+        at, old = next((at, server) for at, server in enumerate(self.servers) if server.name == name)
+        await old.close()
+        new = McpServer(old.config, old.log_dir, env=old.env, on_tools_changed=self._refresh, bridge=old.bridge)
+        self.servers[at] = new
+        await new.start()
+        self._refresh(new)
+        return new.error or None
+
     async def aclose(self) -> None:
         await asyncio.gather(*(server.close() for server in self.servers), return_exceptions=True)
