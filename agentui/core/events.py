@@ -35,6 +35,9 @@ class PermissionDecision(BaseModel):
     scope: Literal["once", "session", "always"] = "once"
     message: str | None = None
     """With a deny: what to tell the model instead ("no, and do this instead")."""
+    verbatim: bool = False
+    """With a deny and a message: the message is all the model reads (an SDK program's callback words it whole,
+    as Claude Code passes it on); else it follows agentui's sentence that the call was rejected."""
     interrupt: bool = False
     """With a deny: end the turn there, as a plain No in Claude Code does (the SDK's `interrupt: true`): the model
     is told the call was rejected and is not called again until the person writes."""

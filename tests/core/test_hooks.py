@@ -52,7 +52,7 @@ async def test_pre_tool_use_gets_json_on_stdin_and_exit_2_blocks_with_stderr(tmp
     agent, provider, _ = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "ok"}], [spec], Echo())
     await agent.prompt("go")
     blocked = result_of(provider, "e1")
-    assert blocked.is_error and blocked.content == "A PreToolUse hook blocked Echo: use the safe variant"
+    assert blocked.is_error and blocked.content == "use the safe variant"  # (the reason alone, as in Claude Code)
     payload = json.loads(seen_input.read_text())
     assert payload["hook_event_name"] == "PreToolUse" and payload["tool_name"] == "Echo"
     assert payload["tool_input"] == {"text": "hi"} and payload["tool_use_id"] == "e1"

@@ -183,7 +183,7 @@ async def test_a_pre_tool_use_hook_callback_blocks_a_call(cli: str, server: Loop
         messages = [message async for message in client.receive_response()]
     assert [i["tool_name"] for i in inputs] == ["Bash"] and inputs[0]["tool_input"] == {"command": "echo hi"}
     blocked = seen[1].json()["messages"][-1]["content"][0]
-    assert blocked["is_error"] and "echo is not allowed here" in blocked["content"]
+    assert blocked["is_error"] and blocked["content"] == "echo is not allowed here", blocked
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Blocked, then."
 
 
@@ -287,3 +287,41 @@ async def test_disallowed_tools_are_not_offered_to_the_model(cli: str, server: L
     assert not {"Read", "WebFetch", "Write"} & set(offered) and {"Bash", "Edit"} <= set(offered)
     init = next(m for m in messages if isinstance(m, SystemMessage))
     assert "Read" not in init.data["tools"] and "Bash" in init.data["tools"]
+
+
+async def test_the_permission_callback_gets_claude_codes_context_and_its_words_reach_the_model(
+    cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """What Claude Code's callback is told: a name and a description for each call, rules shaped as Claude Code
+    shapes them (a command's own Bash rule first, accepting edits for a write), the path a command would write; and
+    the callback's deny message is all the model reads. No SessionStart callback fires as the session starts."""
+    project = tmp_path / "p"
+    calls = [tool("b1", "Bash", command="echo hi > ok.txt"), tool("w1", "Write", file_path=str(project / "w.txt"),
+             content="x\n")]  # fmt: skip
+    seen = played(server, [[call] for call in calls] + [[text("Done.")]])
+    asked: list[tuple[str, Any]] = []
+    started: list[dict[str, Any]] = []
+
+    async def decide(name: str, given: dict[str, Any], context: Any) -> PermissionResultDeny:
+        asked.append((name, context))
+        return PermissionResultDeny(message=f"No {name} now; use X.")
+
+    async def session_start(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        started.append(hook_input)
+        return {}
+
+    hooks = {"SessionStart": [HookMatcher(hooks=[session_start])]}
+    opts = options(cli, server, tmp_path, "p", can_use_tool=decide, hooks=hooks)
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("go")
+        messages = [message async for message in client.receive_response()]
+    assert [name for name, _ in asked] == ["Bash", "Write"] and started == []
+    bash, write = (context for _, context in asked)
+    assert bash.display_name == "Bash" and bash.description == "echo hi > ok.txt"
+    assert bash.suggestions[0].type == "addRules" and bash.suggestions[0].rules[0].tool_name == "Bash"
+    assert bash.blocked_path == str((project / "ok.txt").resolve())
+    assert write.description == "w.txt"
+    assert [(s.type, s.mode) for s in write.suggestions] == [("setMode", "acceptEdits")]
+    results = [request.json()["messages"][-1]["content"][0] for request in seen[1:3]]
+    assert [result["content"] for result in results] == ["No Bash now; use X.", "No Write now; use X."]
+    assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Done."

@@ -163,6 +163,8 @@ class Hooks:
         return await self._event("Stop", session_id, {"stop_hook_active": stop_hook_active})
 
     async def session_start(self, session_id: str, source: str = "startup") -> HookOutcome:
+        """SessionStart: an SDK program's callbacks are not among the hooks of a start (Claude Code's session has
+        started before the program's `initialize` registers them), only of a later source."""
         return await self._event("SessionStart", session_id, {"source": source}, target=source)
 
     async def pre_compact(self, session_id: str, trigger: str, custom_instructions: str | None) -> HookOutcome:
@@ -176,6 +178,8 @@ class Hooks:
     ) -> HookOutcome:
         outcome = HookOutcome()
         specs = [spec for spec in self.specs if spec.event == event and spec.matches(target)]
+        if event == "SessionStart" and target == "startup":
+            specs = [spec for spec in specs if spec.source != "sdk"]
         if not specs:
             return outcome
         body = {

@@ -175,8 +175,9 @@ class ToolDispatcher:
             outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
             if verdict.behavior == "deny":
                 return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
-            if outcome.decision in ("deny", "block"):
-                return ToolResult.error(f"A PreToolUse hook blocked {call.name}: {outcome.reason}", denied=True)
+            if outcome.decision in ("deny", "block"):  # (its reason is what the model reads, as in Claude Code)
+                said = outcome.reason or f"A PreToolUse hook blocked {call.name}."
+                return ToolResult.error(said, denied=True)
             if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
                 verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
             elif outcome.decision == "ask" and verdict.behavior == "allow":
@@ -196,6 +197,8 @@ class ToolDispatcher:
             if decision.behavior == "deny":
                 if decision.interrupt:
                     self._refuse_the_rest(decision)
+                if decision.verbatim and decision.message:
+                    return ToolResult.error(decision.message, denied=True)
                 said = f" The user said: {decision.message}" if decision.message else _WAIT
                 return ToolResult.error(_REJECTED + said, denied=True)
             lifted = verdict.protected  # (the person said yes to a question that named the protected write)

@@ -13,6 +13,7 @@ import os
 import sys
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import IO, Any, Literal
 
 from agentui.api import Conversation, Settings, image_from_bytes, set_instructions
@@ -320,16 +321,8 @@ class SdkSession:
             )
             self.conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
             return
-        suggestions = [
-            {"type": "addRules", "rules": [_rule(text) for text in event.suggestions], "behavior": "allow",
-             "destination": "session"}
-        ] if event.suggestions else []  # fmt: skip
         try:
-            response = await self.ask(
-                {"subtype": "can_use_tool", "tool_name": event.tool_name, "input": event.input,
-                 "permission_suggestions": suggestions, "tool_use_id": event.tool_call_id,
-                 "decision_reason": event.reason}
-            )  # fmt: skip
+            response = await self.ask({"subtype": "can_use_tool", **permission_context(event, self.conversation.root)})
         except (TimeoutError, ConnectionError, asyncio.CancelledError) as exc:
             said = (
                 GONE if isinstance(exc, ConnectionError) else "The SDK program did not answer the permission question."
@@ -348,10 +341,11 @@ def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionD
     answer = response.get("response") or {}
     if answer.get("behavior") != "allow":
         message = str(answer.get("message") or "") or None
-        return PermissionDecision(behavior="deny", message=message, interrupt=answer.get("interrupt") is True)
+        interrupt = answer.get("interrupt") is True
+        return PermissionDecision(behavior="deny", message=message, interrupt=interrupt, verbatim=True)
     updated = answer.get("updatedInput")
     mode = None
-    scope: Literal["once", "session"] = "once"
+    scope: Literal["once", "session", "always"] = "once"
     for update in answer.get("updatedPermissions") or []:
         if update.get("type") == "setMode" and update.get("mode") in (
             "default",
@@ -360,14 +354,57 @@ def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionD
             "bypassPermissions",
         ):
             mode = update["mode"]
-        elif update.get("type") == "addRules" and update.get("behavior") == "allow":
-            scope = "session"
+        elif update.get("type") == "addRules" and update.get("behavior") == "allow":  # (agentui's rules for it)
+            saved = update.get("destination") in ("localSettings", "projectSettings", "userSettings")
+            scope = "always" if saved or scope == "always" else "session"
     return PermissionDecision(
         behavior="allow",
         scope=scope,
         updated_input=updated if isinstance(updated, dict) and updated != event.input else None,
         mode=mode,
     )
+
+
+def permission_context(event: PermissionRequest, root: Path) -> dict[str, Any]:
+    """A `can_use_tool` request's fields as Claude Code sends them: the tool and its input, a name and a one-line
+    description, the rules or mode that would allow it as Claude Code shapes them, the path a command would write
+    (`blocked_path`), and why it asks."""
+    rules = [_rule(text) for text in event.suggestions]
+    suggestions: list[dict[str, Any]] = []
+    if event.tool_name == "Bash" and not any(rule["toolName"] == "Bash" for rule in rules):
+        command = str(event.input.get("command", "")).strip()  # (Claude Code offers the command itself first)
+        suggestions.append({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": command}],
+                            "behavior": "allow", "destination": "localSettings"})  # fmt: skip
+    if rules == [{"toolName": "Edit"}]:  # (every edit: Claude Code's "accept edits for this session")
+        suggestions.append({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
+    elif rules:
+        suggestions.append({"type": "addRules", "rules": rules, "behavior": "allow", "destination": "session"})
+    context: dict[str, Any] = {
+        "tool_name": event.tool_name, "display_name": event.tool_name, "input": event.input,
+        "description": _description(event, root), "permission_suggestions": suggestions,
+    }  # fmt: skip
+    written = [rule["ruleContent"] for rule in rules if rule["toolName"] == "Edit" and "ruleContent" in rule]
+    if event.tool_name == "Bash" and written and not written[0].endswith("/**"):
+        context["blocked_path"] = "/" + written[0].lstrip("/")
+    return {**context, "tool_use_id": event.tool_call_id, "decision_reason": event.reason}
+
+
+def _description(event: PermissionRequest, root: Path) -> str:
+    """What Claude Code's prompt shows under the tool's name: the command, or the path (from the project, or ~)."""
+    given = event.input
+    if isinstance(given.get("description"), str) and event.tool_name != "Bash":
+        return str(given["description"])
+    if isinstance(given.get("command"), str):
+        return str(given["command"])
+    raw = next((given[key] for key in ("file_path", "notebook_path", "path") if isinstance(given.get(key), str)), "")
+    if not raw:
+        return event.tool_name
+    path = Path(raw).expanduser()
+    home = Path(os.environ.get("HOME") or Path.home())
+    for base, shown in ((root, ""), (home, "~/")):
+        if path.is_absolute() and path.is_relative_to(base):
+            return shown + str(path.relative_to(base))
+    return raw
 
 
 def _rule(text: str) -> dict[str, str]:
