@@ -325,3 +325,23 @@ async def test_the_permission_callback_gets_claude_codes_context_and_its_words_r
     results = [request.json()["messages"][-1]["content"][0] for request in seen[1:3]]
     assert [result["content"] for result in results] == ["No Bash now; use X.", "No Write now; use X."]
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Done."
+
+
+@pytest.mark.parametrize(
+    ("alias", "model", "wide"),
+    [("sonnet", "claude-sonnet-5", False), ("opus", "claude-opus-4-8", False),
+     ("haiku", "claude-haiku-4-5-20251001", False), ("sonnet[1m]", "claude-sonnet-5", True),
+     ("opusplan", "claude-sonnet-5", False)],
+)  # fmt: skip
+async def test_set_model_resolves_claude_codes_aliases(
+    cli: str, server: LoopbackServer, tmp_path: Path, alias: str, model: str, wide: bool
+) -> None:
+    """As Claude Code 2.1.197 resolves them for Anthropic's API (`opusplan` outside plan mode is Sonnet), with the
+    1M-context beta for `[1m]`."""
+    seen = played(server, [[text("Hi.")]])
+    async with ClaudeSDKClient(options=options(cli, server, tmp_path, "m")) as client:
+        await client.set_model(alias)
+        await client.query("hi")
+        [message async for message in client.receive_response()]
+    assert seen[-1].json()["model"] == model
+    assert ("context-1m-2025-08-07" in seen[-1].headers.get("anthropic-beta", "")) == wide
