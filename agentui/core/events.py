@@ -103,6 +103,8 @@ class MessageStart(_Event):
     message_id: str
     model: str
     request_id: str | None = None
+    usage: Usage | None = None
+    """What the server reported as the answer began (Anthropic's `message_start`: the input tokens)."""
 
 
 class TextDelta(_Event):

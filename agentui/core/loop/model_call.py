@@ -76,6 +76,7 @@ class ModelCall:
                                 message_id=event.message_id,
                                 model=event.model,
                                 request_id=event.request_id or None,
+                                usage=event.usage,
                             )
                         )
                     case StreamEnd():

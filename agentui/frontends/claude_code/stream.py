@@ -14,6 +14,7 @@ from typing import Any
 from agentui import __version__
 from agentui.api import Conversation, RunResult, Settings, limit_reached
 from agentui.api.events import (
+    AgentStart,
     CompactionEnd,
     CompactionStart,
     ContentBlockEnd,
@@ -25,6 +26,7 @@ from agentui.api.events import (
     ToolEnd,
     ToolStart,
     ToolUseDelta,
+    TurnStart,
     UsageUpdate,
     UserMessage,
 )
@@ -74,6 +76,9 @@ class ClaudeStream:
         self._by_model: dict[str, dict[str, Any]] = {}
         self._cost = 0.0
         self._trigger = "manual"
+        self._start_usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0}
+        """What the server said of the answer as it began: each assistant message of it carries this."""
+        self._timing = RunTiming()
         self.compactions = 0
         """Compactions that happened (a front end tells one that found nothing to summarise by this)."""
         if hook_events:
@@ -110,13 +115,17 @@ class ClaudeStream:
             "model": conversation.model,
             "permissionMode": conversation.mode,
             "slash_commands": conversation.command_names(),
-            "apiKeySource": "none" if settings.provider == "scripted" else "environment",
+            "apiKeySource": _key_source(settings),
             "claude_code_version": CLAUDE_CODE_VERSION,
             "output_style": "default",
             "agents": conversation.agent_names(),
             "skills": conversation.skill_names(),
             "plugins": [],
+            "analytics_disabled": True,  # (agentui sends nothing anywhere but the model's server)
+            "product_feedback_disabled": True,
             "uuid": _id(),
+            "memory_paths": {},  # (Claude Code's `auto` is its automatic memory, which agentui does not keep)
+            "fast_mode_state": "off",
             "agentui_version": __version__,
             "provider": settings.provider,
         }
@@ -124,12 +133,16 @@ class ClaudeStream:
         return message
 
     def __call__(self, event: Event) -> None:
+        self._timing.see(event)
         match event:
             case TextDelta() | ThinkingDelta() | ToolUseDelta() if self.partial:
                 self._delta(event)
+            case TurnStart() if self.partial:  # (before each model call, as Claude Code says it)
+                self.status("requesting")
             case MessageStart():
                 self._message_id, self._model = event.message_id, event.model or self._model
                 self._stop_reason = None
+                self._start_usage = _start_usage(event.usage)
                 self._open.clear()
                 if self.partial:
                     self._stream_event(
@@ -138,9 +151,10 @@ class ClaudeStream:
                             "message": {
                                 "id": event.message_id, "type": "message", "role": "assistant", "content": [],
                                 "model": event.model, "stop_reason": None, "stop_sequence": None,
-                                "usage": {"input_tokens": 0, "output_tokens": 0},
+                                "usage": dict(self._start_usage),
                             },
-                        }
+                        },
+                        ttft_ms=self._timing.since_request(),
                     )  # fmt: skip
             case ContentBlockEnd():
                 self._assistant(event)
@@ -159,20 +173,25 @@ class ClaudeStream:
                 self._trigger = event.trigger
                 self.status("compacting")
             case CompactionEnd():
-                self.compactions += 1
-                self.status(None, compact_result="success")
-                metadata = {"trigger": self._trigger, "pre_tokens": event.pre_tokens, "post_tokens": event.post_tokens}
-                self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.session_id,
-                            "uuid": _id(), "compact_metadata": metadata})  # fmt: skip
+                self._compacted(event)
             case UserMessage() if self.replay_user and event.source in ("prompt", "steer", "follow_up"):
                 self.write(self._user(_api_message(event.message), replay=True))
             case _:
                 pass
 
+    def _compacted(self, event: CompactionEnd) -> None:
+        self.compactions += 1
+        self.status(None, compact_result="success")
+        metadata = {"trigger": self._trigger, "pre_tokens": event.pre_tokens, "post_tokens": event.post_tokens}
+        self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.session_id, "uuid": _id(),
+                    "compact_metadata": metadata})  # fmt: skip
+
     def status(self, status: str | None, **more: str) -> None:
-        """A `system`/`status` line: "compacting", then null with how it went (`compact_result`, `compact_error`)."""
+        """A `system`/`status` line: "requesting" before a model call; "compacting", then null with how it went
+        (`compact_result`, `compact_error`). (Claude Code writes the two kinds' last fields in different orders.)"""
         message = {"type": "system", "subtype": "status", "status": status, **more}
-        self.write({**message, "session_id": self.session_id, "uuid": _id()})
+        ids = [("uuid", _id()), ("session_id", self.session_id)]
+        self.write({**message, **dict(ids if status == "requesting" else ids[::-1])})
 
     def _assistant(self, event: ContentBlockEnd, parent: str | None = None) -> None:
         self.write(
@@ -182,11 +201,12 @@ class ClaudeStream:
                     "id": event.message_id or self._message_id,
                     "type": "message",
                     "role": "assistant",
-                    "model": self._model,
                     "content": [_block(event.block)],
+                    "model": self._model,
                     "stop_reason": None,
                     "stop_sequence": None,
-                    "usage": {"input_tokens": 0, "output_tokens": 0},
+                    "usage": dict(self._start_usage),
+                    "context_management": None,
                 },
                 "parent_tool_use_id": parent,
                 "session_id": self.session_id,
@@ -203,6 +223,8 @@ class ClaudeStream:
         result: dict[str, Any] = {"tool_use_id": event.tool_call_id, "type": "tool_result", "content": content}
         if event.is_error:
             result["is_error"] = True
+        if event.denied:  # (Claude Code writes a refusal's block in another order)
+            result = {"type": "tool_result", "content": content, "is_error": True, "tool_use_id": event.tool_call_id}
         message = self._user({"role": "user", "content": [result]}, parent=parent)
         message["timestamp"] = _now()
         text = content if isinstance(content, str) else ""
@@ -263,16 +285,9 @@ class ClaudeStream:
         )
         self._stream_event({"type": "message_stop"})
 
-    def _stream_event(self, event: dict[str, Any]) -> None:
-        self.write(
-            {
-                "type": "stream_event",
-                "event": event,
-                "session_id": self.session_id,
-                "parent_tool_use_id": None,
-                "uuid": _id(),
-            }
-        )
+    def _stream_event(self, event: dict[str, Any], **more: Any) -> None:
+        line = {"type": "stream_event", "event": event, "session_id": self.session_id, "parent_tool_use_id": None}
+        self.write({**line, "uuid": _id(), **more})
 
     # The result
 
@@ -305,7 +320,8 @@ class ClaudeStream:
         message: dict[str, Any] = {"type": "result", "subtype": subtype}
         if subtype == "success":
             message |= {"is_error": False, "api_error_status": None, "duration_ms": duration}
-            message |= {"duration_api_ms": result.api_duration_ms, "num_turns": result.num_turns}
+            message |= {"duration_api_ms": result.api_duration_ms, **self._timing.fields()}
+            message["num_turns"] = result.num_turns
             stop_reason = (self._stop_reason or "end_turn") if result.num_turns else None  # (none: no model call)
             message |= {"result": result.text, "stop_reason": stop_reason}
         else:
@@ -324,10 +340,18 @@ class ClaudeStream:
                 "output_tokens": usage.output_tokens,
                 "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
                 "service_tier": "standard",
+                "cache_creation": {  # (agentui asks for the 5-minute cache only)
+                    "ephemeral_1h_input_tokens": 0,
+                    "ephemeral_5m_input_tokens": usage.cache_creation_input_tokens,
+                },
+                "inference_geo": "",
+                "iterations": [],
+                "speed": "standard",
             },
             "modelUsage": model_usage,
             "permission_denials": list(self.denials),
             "terminal_reason": _terminal_reason(result.stop),
+            "fast_mode_state": "off",
             "uuid": _id(),
         }
         if (structured := self.conversation.structured_output) is not None:
@@ -357,6 +381,57 @@ class ClaudeStream:
         if result.stop == "cancelled":
             return "The run was interrupted before it finished."
         return result.error or limit_reached(result.stop) or f"The run stopped ({result.stop})."
+
+
+def _key_source(settings: Settings) -> str:
+    """Where the key came from, named as Claude Code names it (the variable), or "none"."""
+    if settings.provider == "anthropic" and settings.api_key:
+        return "ANTHROPIC_API_KEY"
+    if settings.provider == "anthropic" and settings.auth_token:
+        return "ANTHROPIC_AUTH_TOKEN"
+    return "OPENAI_API_KEY" if settings.provider == "openai" and settings.api_key else "none"
+
+
+class RunTiming:
+    """When a run's first model call was sent and its answer began, from the run's start (Claude Code's
+    `time_to_request_ms`, `ttft_stream_ms` and `ttft_ms`), and when the latest call was sent."""
+
+    def __init__(self) -> None:
+        self.started = self.request = 0.0
+        self.marks: dict[str, float] = {}
+
+    def see(self, event: Event) -> None:
+        now = time.monotonic()
+        match event:
+            case AgentStart():
+                self.started, self.marks = now, {}
+            case TurnStart():
+                self.request = now
+                self.marks.setdefault("time_to_request_ms", now)
+            case MessageStart():
+                self.marks.setdefault("ttft_stream_ms", now)
+            case TextDelta() | ThinkingDelta() | ToolUseDelta():
+                self.marks.setdefault("ttft_ms", now)
+            case _:
+                pass
+
+    def since_request(self) -> int:
+        return round((time.monotonic() - self.request) * 1000)
+
+    def fields(self) -> dict[str, int]:
+        """The three, in Claude Code's order, each that happened in this run."""
+        names = ("ttft_ms", "ttft_stream_ms", "time_to_request_ms")
+        return {name: round((self.marks[name] - self.started) * 1000) for name in names if name in self.marks}
+
+
+def _start_usage(usage: Usage | None) -> dict[str, int]:
+    """A message's usage as its stream began, as the Messages API gives it (cache counts only when there are any)."""
+    usage = usage or Usage()
+    counts = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    for name in ("cache_creation_input_tokens", "cache_read_input_tokens"):
+        if value := getattr(usage, name):
+            counts[name] = value
+    return counts
 
 
 def _js_number(value: float) -> str:
