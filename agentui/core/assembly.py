@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.context.history import History
 from agentui.core.context.memory import MemoryLoader
@@ -25,6 +25,7 @@ from agentui.core.session.store import open_session
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from agentui.core.background import ShellInfo
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
     from agentui.core.parallel.working_copy import WorkingCopy
@@ -84,6 +85,8 @@ def open_conversation(
     )
     history = History(session.messages, TokenCounter(env, exact=False))
     agent = Agent(config, services, history, session_id=session.session_id)
+    project.hooks.last_answer = history.last_answer
+    project.hooks.background_tasks = lambda: [_task_summary(shell.info()) for shell in shells.running()]
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
     session.writer.attach(agent.bus)
@@ -104,6 +107,13 @@ def open_conversation(
     if settings.model_alias == "opusplan":  # (Opus while planning, Sonnet otherwise: the mode is watched)
         conversation.set_model(settings.model_alias)
     return conversation
+
+
+def _task_summary(shell: ShellInfo) -> dict[str, Any]:
+    """A background shell as Claude Code's Stop hook input lists its background work."""
+    said = shell.description or shell.command
+    return {"id": shell.id, "type": "shell", "status": shell.status, "description": said[:1000],
+            "command": shell.command[:1000]}  # fmt: skip
 
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:

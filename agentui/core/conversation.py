@@ -319,9 +319,8 @@ class Conversation:
 
     def rewind(self, to: str, *, code: bool = True, conversation: bool = True, overwrite: bool = False) -> Rewound:
         """Back to before the prompt `to` (a PromptPoint's uuid): the files changed since (`code`) and the
-        conversation (`conversation`, on a new branch of the session). Files someone else changed since agentui last
-        did anything are overwritten only with `overwrite` (see `changes_since(to).outside`). Raises RewindError,
-        changing nothing."""
+        conversation (`conversation`, on a new branch). Files someone else changed since agentui last did anything
+        are overwritten only with `overwrite` (`changes_since(to).outside`). Raises RewindError, changing nothing."""
         from agentui.core.rewind import rewind
 
         return rewind(self, to, code=code, history=conversation, overwrite=overwrite)
@@ -483,6 +482,7 @@ class Conversation:
         if self._titling is not None:  # (a title on its way is written, unless the model takes too long)
             await asyncio.wait([self._titling], timeout=TITLE_WAIT)
             self._titling.cancel()
+        await self.project.hooks.session_end(self.session_id)  # (a hook's failure is a notice, never raised)
         await self.project.workspace.shells.stop_all()
         self.session.close(keep=self.launch.session.persist)
         await self.servers.aclose()

@@ -234,3 +234,17 @@ async def test_pre_compact_runs_before_a_summary_with_its_trigger_and_instructio
     assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "manual"
     assert payload["custom_instructions"] == "keep names"
     assert agent.messages[0].text.endswith("the summary")
+
+
+async def test_pre_compact_without_instructions_says_null_and_the_prompts_id(tmp_path: Path) -> None:
+    """As Claude Code's PreCompact input: `custom_instructions` null when none were given, and the prompt's id."""
+    seen_input = tmp_path / "stdin.json"
+    spec = hook("PreCompact", f"cat > {seen_input}")
+    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.compact()
+    payload = json.loads(seen_input.read_text())
+    assert payload["custom_instructions"] is None and payload["prompt_id"]
+    assert list(payload)[:6] == ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode",
+                                 "hook_event_name"]  # fmt: skip

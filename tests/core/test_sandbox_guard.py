@@ -182,7 +182,7 @@ async def test_a_hook_runs_under_the_guard_and_cannot_write_the_keys_to_the_hous
     )
     spec = HookSpec("PostToolUse", "", command, 60, "user")
     hooks = Hooks([spec], cwd=box.project, env=box.env, guard=box.guard)
-    await hooks.post_tool_use("s", "Write", {"file_path": "a.py"}, "t1", {"type": "create"})
+    await hooks.post_tool_use("s", ("Write", {"file_path": "a.py"}, "t1"), {"type": "create"}, 1)
     assert (box.project / "a.py").read_text() == "formatted\n"  # it ran, and wrote the project
     assert '"tool_name": "Write"' in (box.project / "seen.json").read_text()
     assert (box.home / ".bashrc").read_text() == "# mine\n"
@@ -191,7 +191,7 @@ async def test_a_hook_runs_under_the_guard_and_cannot_write_the_keys_to_the_hous
     assert not (box.project / ".claude").exists()
 
     unguarded = Hooks([spec], cwd=box.project, env=box.env)  # (the check itself: without the guard it writes them)
-    await unguarded.post_tool_use("s", "Write", {"file_path": "a.py"}, "t2", {"type": "create"})
+    await unguarded.post_tool_use("s", ("Write", {"file_path": "a.py"}, "t2"), {"type": "create"}, 1)
     assert (box.home / ".bashrc").read_text() == "# mine\npwned\n"
     for written in (box.home / ".zshrc", box.project / ".claude" / "settings.local.json"):
         written.unlink()

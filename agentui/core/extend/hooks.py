@@ -1,5 +1,6 @@
-"""Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse, UserPromptSubmit, Stop,
-SessionStart and PreCompact, with the event as JSON on stdin.
+"""Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse (PostToolUseFailure for a call
+that failed), UserPromptSubmit, Stop, SessionStart, SessionEnd and PreCompact, with the event as JSON on stdin, the
+fields Claude Code 2.1.197 gives each in its order.
 
 Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMessage`, `hookSpecificOutput` with
 `permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
@@ -30,7 +31,13 @@ if TYPE_CHECKING:
     from agentui.core.safety.guard import Guard
 
 DEFAULT_TIMEOUT = 60.0
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact")
+EVENTS = (
+    "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
+    "PreCompact",
+)  # fmt: skip
+_NO_PROMPT_ID = frozenset({"SessionStart"})
+_NO_MODE = frozenset({"SessionStart", "SessionEnd"})
+"""Claude Code's inputs for these events leave out the prompt's id, or the permission mode."""
 MAX_OUTPUT = 100_000
 
 Decision = Literal["allow", "deny", "ask", "block"]
@@ -122,6 +129,10 @@ class Hooks:
         self.transcript_path = transcript_path
         self.prompt_id: str | None = None
         """The id of the prompt being answered (Claude Code's promptId), sent with every hook's input."""
+        self.last_answer: Callable[[], str] = str
+        """The text of the last assistant message, for Stop (the assembly gives it)."""
+        self.background_tasks: Callable[[], list[dict[str, Any]]] = list
+        """What runs in the background now, as Claude Code's Stop input lists it (the assembly gives it)."""
         self.observer: Callable[[str, dict[str, Any]], None] | None = None
         """Told of each hook as it starts ("hook_started") and ends ("hook_response"), for front ends that show them."""
 
@@ -137,14 +148,23 @@ class Hooks:
         return await self._event("PreToolUse", session_id, payload, target=tool_name)
 
     async def post_tool_use(
-        self, session_id: str, tool_name: str, tool_input: dict[str, Any], tool_use_id: str, tool_response: Any
+        self,
+        session_id: str,
+        call: tuple[str, dict[str, Any], str],
+        tool_response: Any,
+        duration_ms: int,
+        *,
+        error: str | None = None,
     ) -> HookOutcome:
-        payload = {
-            "tool_name": tool_name,
-            "tool_input": tool_input,
-            "tool_use_id": tool_use_id,
-            "tool_response": tool_response,
-        }
+        """PostToolUse after a call (its tool's name, input and id) that succeeded; PostToolUseFailure, with the
+        `error`, after one that failed. `duration_ms` is the tool's own time (not asking, not hooks)."""
+        tool_name, tool_input, tool_use_id = call
+        head = {"tool_name": tool_name, "tool_input": tool_input}
+        if error is not None:
+            failed = {**head, "tool_use_id": tool_use_id, "error": error, "is_interrupt": False}
+            return await self._event("PostToolUseFailure", session_id, {**failed, "duration_ms": duration_ms},
+                                     target=tool_name)  # fmt: skip
+        payload = {**head, "tool_response": tool_response, "tool_use_id": tool_use_id, "duration_ms": duration_ms}
         return await self._event("PostToolUse", session_id, payload, target=tool_name)
 
     async def before_prompt(self, session_id: str, prompt: str, *, first: bool) -> list[str]:
@@ -160,7 +180,13 @@ class Hooks:
         return await self._event("UserPromptSubmit", session_id, {"prompt": prompt})
 
     async def stop(self, session_id: str, stop_hook_active: bool) -> HookOutcome:
-        return await self._event("Stop", session_id, {"stop_hook_active": stop_hook_active})
+        payload = {"stop_hook_active": stop_hook_active, "last_assistant_message": self.last_answer()}
+        payload |= {"background_tasks": self.background_tasks(), "session_crons": []}  # (agentui schedules none)
+        return await self._event("Stop", session_id, payload)
+
+    async def session_end(self, session_id: str, reason: str = "other") -> HookOutcome:
+        """SessionEnd, as the conversation closes (`reason` as Claude Code's: "clear", "resume", "other"...)."""
+        return await self._event("SessionEnd", session_id, {"reason": reason})
 
     async def session_start(self, session_id: str, source: str = "startup") -> HookOutcome:
         """SessionStart: an SDK program's callbacks are not among the hooks of a start (Claude Code's session has
@@ -168,7 +194,7 @@ class Hooks:
         return await self._event("SessionStart", session_id, {"source": source}, target=source)
 
     async def pre_compact(self, session_id: str, trigger: str, custom_instructions: str | None) -> HookOutcome:
-        payload = {"trigger": trigger, "custom_instructions": custom_instructions or ""}
+        payload = {"trigger": trigger, "custom_instructions": custom_instructions or None}
         return await self._event("PreCompact", session_id, payload, target=trigger)
 
     # Running
@@ -182,15 +208,16 @@ class Hooks:
             specs = [spec for spec in specs if spec.source != "sdk"]
         if not specs:
             return outcome
-        body = {
+        body: dict[str, Any] = {
             "session_id": session_id,
             "transcript_path": self.transcript_path(),
             "cwd": str(self.cwd),
-            "hook_event_name": event,
-            "permission_mode": self._mode(),
-            **({"prompt_id": self.prompt_id} if self.prompt_id else {}),
-            **payload,
         }
+        if self.prompt_id and event not in _NO_PROMPT_ID:
+            body["prompt_id"] = self.prompt_id
+        if event not in _NO_MODE:
+            body["permission_mode"] = self._mode()
+        body = {**body, "hook_event_name": event, **payload}  # (in Claude Code's order)
         data = json.dumps(body, ensure_ascii=False, default=str).encode()
         ids = [uuid.uuid4().hex for _ in specs]
         for hook_id, spec in zip(ids, specs, strict=True):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -223,15 +224,26 @@ class ToolDispatcher:
             checked_path=verdict.path,
             protection_lifted=lifted,
         )
+        started = time.monotonic()
         result = await self._run_or_recall(tool, args, ctx, _real(path) if path is not None else None)
         if self.hooks:
-            response = result.details or (result.content if isinstance(result.content, str) else "")
-            outcome = await self.hooks.post_tool_use(self._session_id, call.name, call.input, call.id, response)
-            notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
-            if notes and isinstance(result.content, str):
-                result = replace(result, content="\n\n".join([result.content, *notes]))
+            result = await self._post_hooks(call, result, round((time.monotonic() - started) * 1000))
         if self.memory is not None and not result.is_error and path is not None:
             result = self._with_nested_memory(result, path)
+        return result
+
+    async def _post_hooks(self, call: ToolUseBlock, result: ToolResult, took: int) -> ToolResult:
+        """PostToolUse (or PostToolUseFailure, for a call that failed) with the tool's time; what the hooks say
+        joins the result."""
+        assert self.hooks is not None
+        text = result.content if isinstance(result.content, str) else ""
+        error = (text or "the tool failed") if result.is_error else None
+        outcome = await self.hooks.post_tool_use(
+            self._session_id, (call.name, call.input, call.id), result.details or text, took, error=error
+        )
+        notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
+        if notes and isinstance(result.content, str):
+            result = replace(result, content="\n\n".join([result.content, *notes]))
         return result
 
     async def _run_or_recall(self, tool: Tool[Any], args: Any, ctx: ToolContext, path: Path | None) -> ToolResult:

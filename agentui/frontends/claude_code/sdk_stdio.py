@@ -26,7 +26,10 @@ NOTHING_TO_COMPACT = "There is nothing to compact yet."
 CONTROL_TIMEOUT = 600.0
 """How long a question to the SDK (a permission, a hook) may wait for its answer."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-_HOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"})
+_HOOK_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
+     "PreCompact"}
+)  # fmt: skip
 
 
 class InputError(Exception):
