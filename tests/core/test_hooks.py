@@ -248,3 +248,15 @@ async def test_pre_compact_without_instructions_says_null_and_the_prompts_id(tmp
     assert payload["custom_instructions"] is None and payload["prompt_id"]
     assert list(payload)[:6] == ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode",
                                  "hook_event_name"]  # fmt: skip
+
+
+async def test_a_compaction_starts_the_session_again_with_source_compact(tmp_path: Path) -> None:
+    seen_input = tmp_path / "stdin.json"
+    spec = hook("SessionStart", f"cat >> {seen_input}; echo >> {seen_input}; echo kept-after-compaction")
+    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.compact()
+    sources = [json.loads(line)["source"] for line in seen_input.read_text().splitlines() if line.strip()]
+    assert sources == ["startup", "compact"]
+    assert "kept-after-compaction" in json.dumps([m.model_dump() for m in agent.messages])

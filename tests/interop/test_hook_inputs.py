@@ -58,3 +58,29 @@ def test_every_hook_reads_claude_codes_fields_in_its_order(
     failed = ours[5]
     assert failed["error"] and failed["is_interrupt"] is False and isinstance(failed["duration_ms"], int)
     assert ours[-1]["reason"] == "other" and ours[0]["source"] == "startup"
+
+
+def test_a_resumed_session_starts_with_source_resume(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    sources = {}
+    for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
+        home = tmp_path / name
+        project = home / "project"
+        (project / ".claude").mkdir(parents=True)
+        log = home / "hooks.log"
+        hook = {"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
+        (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [hook]}}))
+        (home / ".claude").mkdir()
+        trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+        (home / ".claude" / ".claude.json").write_text(json.dumps(trusted))
+        env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+        played(server, [[text("One.")], [text("Two.")]])
+        flags = ["--model", "claude-sonnet-4-5", "--output-format", "json"]
+        first = subprocess.run([cli, "-p", "go", *flags], cwd=project, env=env, capture_output=True, text=True,
+                               timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
+        session_id = json.loads(first.stdout)["session_id"]
+        subprocess.run([cli, "-p", "again", "--resume", session_id, *flags], cwd=project, env=env, timeout=180,
+                       capture_output=True, stdin=subprocess.DEVNULL, check=True)  # fmt: skip
+        sources[name] = [json.loads(line)["source"] for line in log.read_text().splitlines() if line.strip()]
+    assert sources["agentui"] == sources["claude"] == ["startup", "resume"]

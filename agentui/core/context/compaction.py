@@ -407,6 +407,10 @@ class Compactor:
             session_id=agent.session_id, summary=first.text, post_tokens=post, pre_tokens=pre, kept=kept
         )
         bus.emit(end)
+        if hooks:  # (a new start of the session, from the summary, as Claude Code's SessionStart "compact")
+            said = [TextBlock(text=text) for text in (await hooks.session_start(agent.session_id, "compact")).context]
+            if said and messages and messages[0].role == "user":  # (its context goes with the summary)
+                messages[0] = messages[0].model_copy(update={"content": [*messages[0].content, *said]})
         if usage is not None:
             agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
         return True

@@ -167,10 +167,10 @@ class Hooks:
         payload = {**head, "tool_response": tool_response, "tool_use_id": tool_use_id, "duration_ms": duration_ms}
         return await self._event("PostToolUse", session_id, payload, target=tool_name)
 
-    async def before_prompt(self, session_id: str, prompt: str, *, first: bool) -> list[str]:
-        """SessionStart (before a session's first prompt) and UserPromptSubmit: the context they add for the model.
-        Raises PromptBlocked when a hook refuses the prompt."""
-        context = (await self.session_start(session_id, "startup")).context if first else []
+    async def before_prompt(self, session_id: str, prompt: str, *, start: str | None = None) -> list[str]:
+        """SessionStart (before the first prompt of this process, `start` saying "startup" or "resume") and
+        UserPromptSubmit: the context they add for the model. Raises PromptBlocked when a hook refuses the prompt."""
+        context = (await self.session_start(session_id, start)).context if start else []
         outcome = await self.user_prompt_submit(session_id, prompt)
         if outcome.decision == "block":
             raise PromptBlocked(outcome.reason or "no reason given")
@@ -189,8 +189,8 @@ class Hooks:
         return await self._event("SessionEnd", session_id, {"reason": reason})
 
     async def session_start(self, session_id: str, source: str = "startup") -> HookOutcome:
-        """SessionStart: an SDK program's callbacks are not among the hooks of a start (Claude Code's session has
-        started before the program's `initialize` registers them), only of a later source."""
+        """SessionStart: an SDK program's callbacks are not among the hooks of a start or a resume (Claude Code's
+        session has started before the program's `initialize` registers them), only of a compaction."""
         return await self._event("SessionStart", session_id, {"source": source}, target=source)
 
     async def pre_compact(self, session_id: str, trigger: str, custom_instructions: str | None) -> HookOutcome:
@@ -204,7 +204,7 @@ class Hooks:
     ) -> HookOutcome:
         outcome = HookOutcome()
         specs = [spec for spec in self.specs if spec.event == event and spec.matches(target)]
-        if event == "SessionStart" and target == "startup":
+        if event == "SessionStart" and target in ("startup", "resume"):
             specs = [spec for spec in specs if spec.source != "sdk"]
         if not specs:
             return outcome

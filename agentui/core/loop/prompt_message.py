@@ -21,6 +21,9 @@ class Prompted(Protocol):
     @property
     def lineage(self) -> object | None: ...
 
+    @property
+    def messages(self) -> list[Message]: ...
+
     def warn(self, message: str) -> None: ...
 
 
@@ -29,7 +32,8 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     Messages API advises; what the prompt names with `@` after it, so the prompt stays the first text, which
     titles and lists of prompts read."""
     hooks = agent.services.hooks
-    context = await hooks.before_prompt(agent.session_id, prompt, first=first) if hooks else []
+    start = ("resume" if agent.messages else "startup") if first else None  # (SessionStart's source)
+    context = await hooks.before_prompt(agent.session_id, prompt, start=start) if hooks else []
     notes = [TextBlock(text=text) for text in [*context, *agent.services.reminders()]]
     mentioned: list[TextBlock | ImageBlock] = []
     if agent.lineage is None and "@" in prompt:  # (the person's prompt; a sub-agent's is the model's words)
