@@ -81,6 +81,8 @@ _EXPORTS = {
     "save_agent_type": "agentui.core.extend.agent_files",
     "rename_session": "agentui.core.session.naming",
     "set_instructions": "agentui.core.instructions",
+    "can_use_tool_request": "agentui.core.sdk_permission",
+    "read_for_program": "agentui.core.program_read",
     "settings_report": "agentui.core.claude_settings",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
@@ -209,6 +211,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale
+    from agentui.core.program_read import read_for_program as read_for_program
     from agentui.core.project import PermissionOptions as PermissionOptions
     from agentui.core.project import Project as Project
     from agentui.core.project import ProjectError as ProjectError
@@ -229,6 +232,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.safety.environ import scrub_own_environment as scrub_own_environment
     from agentui.core.safety.permissions.rules import RuleError as RuleError
     from agentui.core.safety.trust import trust as trust
+    from agentui.core.sdk_permission import can_use_tool_request as can_use_tool_request
     from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions

@@ -74,5 +74,6 @@ def test_outcomes_become_json() -> None:
         decisions: list[PermissionDecision]
 
     found = outcome_json(Outcome(Path("/a/b"), [PermissionDecision(behavior="allow")]))
-    assert found == {"path": "/a/b", "decisions": [{"behavior": "allow", "scope": "once", "interrupt": False}]}
+    decision = {"behavior": "allow", "scope": "once", "interrupt": False, "verbatim": False}
+    assert found == {"path": "/a/b", "decisions": [decision]}
     assert outcome_json(None) is None and outcome_json(True) is True and outcome_json(("a", 1)) == ["a", 1]

@@ -49,3 +49,17 @@ def test_what_is_not_an_image_is_one_sentence(tmp_path: Path) -> None:
         assert said in str(caught.value)
     block = image_from_bytes(PIXEL, "pixel.png")
     assert isinstance(block, ImageBlock) and block.source["media_type"] == "image/png"
+
+
+def test_each_steering_message_keeps_its_own_images() -> None:
+    """A message that waits for tool results keeps its images while one that does not is delivered without them."""
+    from agentui.core.loop.inbox import Inbox
+
+    first, second = image_from_bytes(PIXEL), image_from_bytes(PIXEL + b"\0")
+    inbox = Inbox()
+    inbox.steer("waits", [first], with_tool_results=True)
+    inbox.steer("now", [second])
+    [now] = inbox.steering(tool_results=False)
+    assert now.content == [second, TextBlock(text="now")]
+    [waits] = inbox.steering(tool_results=True)
+    assert waits.content == [first, TextBlock(text="waits")]

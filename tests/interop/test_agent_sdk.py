@@ -345,3 +345,39 @@ async def test_set_model_resolves_claude_codes_aliases(
         [message async for message in client.receive_response()]
     assert seen[-1].json()["model"] == model
     assert ("context-1m-2025-08-07" in seen[-1].headers.get("anthropic-beta", "")) == wide
+
+
+@pytest.mark.parametrize("output", ["updated input", "continue false", "post context"])
+async def test_hook_outputs_are_honoured_as_claude_code_honours_them(
+    cli: str, server: LoopbackServer, tmp_path: Path, output: str
+) -> None:
+    """PreToolUse's `updatedInput` (the call runs with it, checked again), `continue: false` (nothing more runs and
+    the model is not called again), PostToolUse's `additionalContext` (a note beside the result)."""
+    seen = played(server, [[tool("b1", "Bash", command="echo hi")], [text("After.")]])
+    answers = {
+        "updated input": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                                 "updatedInput": {"command": "echo changed"}}},
+        "continue false": {"continue": False, "stopReason": "Stopped by policy"},
+        "post context": {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "A note."}},
+    }  # fmt: skip
+
+    async def hook(hook_input: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        return answers[output]
+
+    event = "PostToolUse" if output == "post context" else "PreToolUse"
+    opts = options(cli, server, tmp_path, "o", hooks={event: [HookMatcher(matcher="Bash", hooks=[hook])]})
+    async with ClaudeSDKClient(options=opts) as client:
+        await client.query("say hi")
+        messages = [message async for message in client.receive_response()]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success"
+    if output == "continue false":
+        assert len(seen) == 1 and result.result == "" and result.stop_reason == "tool_use"
+        return
+    answered = seen[1].json()["messages"][-1]["content"]
+    assert answered[0]["type"] == "tool_result" and result.result == "After."
+    if output == "updated input":
+        assert answered[0]["content"] == "changed"
+    else:
+        assert answered[0]["content"] == "hi" and answered[1]["type"] == "text"
+        assert "PostToolUse:Bash hook additional context: A note." in answered[1]["text"]

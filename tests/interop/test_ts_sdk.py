@@ -259,8 +259,15 @@ def test_a_compact_message_with_nothing_to_compact_says_so(
 
 
 def controls(lines: list[Any]) -> dict[str, Any]:
-    """What each control method the program called gave: its value, or {"error": what it threw}."""
-    return {line["control"]: line.get("value", {"error": line.get("error")}) for line in lines if "control" in line}
+    """What each control method the program called gave: its value, or {"error": what it threw} (a method called
+    again is `name#2`, and so on)."""
+    got: dict[str, Any] = {}
+    for line in (line for line in lines if "control" in line):
+        name, count = line["control"], 1
+        while (name if count == 1 else f"{name}#{count}") in got:
+            count += 1
+        got[name if count == 1 else f"{name}#{count}"] = line.get("value", {"error": line.get("error")})
+    return got
 
 
 def test_the_query_control_methods_answer_as_claude_codes_do(
@@ -273,10 +280,12 @@ def test_the_query_control_methods_answer_as_claude_codes_do(
     (home / ".claude").mkdir(parents=True)
     (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Grep"]}}))
     (tmp_path / "project" / ".claude").mkdir(parents=True)
-    project_settings = {"permissions": {"allow": ["Read"], "deny": ["Write"]}, "env": {"A": "1"}}
+    project_settings = {"permissions": {"allow": ["Read"], "deny": ["Write", "Read(./secret.txt)"]}, "env": {"A": "1"}}
+    (tmp_path / "project" / "secret.txt").write_text("s3cret\n")
     (tmp_path / "project" / ".claude" / "settings.json").write_text(json.dumps(project_settings))
     calls = [
-        ["getContextUsage"], ["getSettings"], ["readFile", "notes.txt"], ["reconnectMcpServer", "nowhere"],
+        ["getContextUsage"], ["getSettings"], ["readFile", "notes.txt"], ["readFile", "secret.txt"],
+        ["readFile", "notes.txt", {"maxBytes": 2, "encoding": "base64"}], ["reconnectMcpServer", "nowhere"],
         ["toggleMcpServer", "nowhere", False], ["stopTask", "no-such-task"],
         ["rewindFiles", "no-such-message", {"dryRun": True}], ["reloadSkills"], ["setMaxThinkingTokens", 2048],
     ]  # fmt: skip
@@ -287,10 +296,12 @@ def test_the_query_control_methods_answer_as_claude_codes_do(
     assert sum(c["tokens"] for c in usage["categories"]) == usage["maxTokens"]
     assert any(c["name"] == "Free space" for c in usage["categories"]) and len(usage["gridRows"]) == 10
     settings = got["getSettings"]
-    assert settings["effective"]["permissions"] == {"allow": ["Grep", "Read"], "deny": ["Write"]}
+    assert settings["effective"]["permissions"] == {"allow": ["Grep", "Read"], "deny": ["Write", "Read(./secret.txt)"]}
     assert [source["source"] for source in settings["sources"]] == ["userSettings", "projectSettings"]
     assert settings["sources"][1]["settings"] == project_settings
     assert got["readFile"]["contents"] == "hello\n"
+    assert got["readFile#2"] is None  # (a deny rule refuses it, as it would refuse the Read tool)
+    assert got["readFile#3"]["contents"] == "aGU=" and got["readFile#3"]["truncated"] is True
     assert Path(got["readFile"]["absPath"]) == (tmp_path / "project" / "notes.txt").resolve()
     assert "Server not found: nowhere" in got["reconnectMcpServer"]["error"]
     assert "Server not found: nowhere" in got["toggleMcpServer"]["error"]
@@ -317,3 +328,23 @@ def test_an_mcp_server_toggled_off_loses_its_tools_and_toggled_on_has_them_again
     ]
     assert offered == [True, False, True]
     assert [line.get("value", line.get("error")) for line in lines if "control" in line] == [None, None]
+
+
+def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    def model(request: RecordedRequest) -> Reply:
+        body = request.json()
+        if summarising(body):
+            return Reply(chunks=anthropic_stream([text("<summary>We greeted each other.</summary>")]))
+        if "tools" not in body:
+            return Reply(chunks=anthropic_stream([text("A title")]))
+        said = "After it." if "after" in json.dumps(body["messages"][-1]) else "Hello."
+        return Reply(chunks=anthropic_stream([text(said)], message_id=f"msg_{len(server.requests)}"))
+
+    server.responder = model
+    prompts = [*(f"hi {n}" for n in range(6)), "/compact", "after"]
+    lines = run(ts_sdk, cli, server, tmp_path, *prompts, togetherFrom=6)
+    assert [result["result"] for result in results(lines)][-2:] == ["", "After it."]
+    last = server.requests[-1].json()["messages"]
+    assert "We greeted each other." in json.dumps(last) and "hi 0" not in json.dumps(last)

@@ -73,6 +73,10 @@ class HookOutcome:
     decision: Decision | None = None
     reason: str | None = None
     context: list[str] = field(default_factory=list)
+    updated_input: dict[str, Any] | None = None
+    """PreToolUse's `updatedInput`: the arguments the call runs with instead (checked again before it runs)."""
+    stop: str | None = None
+    """`continue: false`: the run ends after this step, and `stopReason` says why (to the person, not the model)."""
 
     def absorb(self, decision: Decision | None, reason: str | None) -> None:
         if decision is None:
@@ -335,11 +339,16 @@ class Hooks:
     def _json(self, spec: HookSpec, name: str, output: dict[str, Any], outcome: HookOutcome) -> None:
         if isinstance(output.get("systemMessage"), str):
             self.notify(f"{name}: {output['systemMessage']}")
-        if output.get("continue") is False:
+        stopped = output.get("continue") is False
+        if stopped and spec.event in ("PreToolUse", "PostToolUse"):
+            outcome.stop = str(output.get("stopReason") or "a hook stopped the run")
+        elif stopped:
             outcome.absorb("block", str(output.get("stopReason") or "the hook stopped the run"))
         specific = output.get("hookSpecificOutput")
         if not isinstance(specific, dict):
             specific = {}
+        if spec.event == "PreToolUse" and isinstance(specific.get("updatedInput"), dict):
+            outcome.updated_input = specific["updatedInput"]
         decision = specific.get("permissionDecision")
         if spec.event == "PreToolUse" and decision in ("allow", "deny", "ask"):
             outcome.absorb(decision, specific.get("permissionDecisionReason"))

@@ -105,15 +105,9 @@ class Agent:
         self.results = ResultCache(lambda: self.history.generation, services.quiet)
         """Repeated read-only calls answered from results the model already holds."""
         self._dispatcher = ToolDispatcher(
-            services.tools,
-            services.gate,
-            self.bus.emit,
-            session_id=self.session_id,
-            cwd=config.cwd,
-            hooks=services.hooks,
-            memory=services.memory,
-            cache=self.results,
-        )
+            services.tools, services.gate, self.bus.emit, session_id=self.session_id, cwd=config.cwd,
+            hooks=services.hooks, memory=services.memory, cache=self.results,
+        )  # fmt: skip
         self.inbox = Inbox()
         self._session_started = False
         self._task: asyncio.Task[RunResult] | None = None
@@ -274,6 +268,8 @@ class Agent:
             if message.tool_uses and self._dispatcher.refused:  # (a plain No: Claude Code's turn ends there too)
                 self._add_user(Message.user(INTERRUPTED_FOR_TOOL_USE), "interrupt")
                 return "cancelled"
+            if message.tool_uses and self._dispatcher.halted:  # (a hook's `continue: false`: no more model calls)
+                return "end_turn"
             if self._deliver(self.inbox.steering(tool_results=bool(calls)), "steer") or calls:
                 continue
             if self._deliver(self.inbox.follow_ups(), "follow_up"):

@@ -71,6 +71,10 @@ class ToolDispatcher:
         self._running: dict[str, str] = {}  # tool_call_id -> tool name, between ToolStart and ToolEnd
         self.finished: dict[str, ToolResultBlock] = {}
         """Results of the current batch so far, so a cancel keeps the results that did arrive."""
+        self.halted: str | None = None
+        """A hook said `continue: false` (its `stopReason`): the run ends once this batch's calls have ended."""
+        self.notes: list[str] = []
+        """What hooks add for the model beside this batch's results (after them, in the same message)."""
         self.refused = False
         """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
         after it are not run, and the turn ends there."""
@@ -94,19 +98,22 @@ class ToolDispatcher:
 
     # Running calls
 
-    async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
-        """Run one response's calls: consecutive read-only calls together, anything else alone and in order."""
+    async def run_all(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock | TextBlock]:
+        """Run one response's calls: consecutive read-only calls together, anything else alone and in order; their
+        results, then what hooks added beside them."""
         self.finished.clear()
-        self.refused = False
+        self.refused, self.halted, self.notes = False, None, []
         for batch in self._batches(calls):
-            if self.refused:  # (each call still ends, so its block and the history say it did not run)
+            if self.refused or self.halted:  # (each call still ends, so its block and the history say it did not run)
+                why = _NOT_RUN_AFTER_NO if self.refused else f"Not run: a hook stopped the run ({self.halted})."
                 for call in batch:
-                    self._finish(call.id, call.name, ToolResult.error(_NOT_RUN_AFTER_NO))
+                    self._finish(call.id, call.name, ToolResult.error(why))
             elif len(batch) == 1:
                 await self.run(batch[0])
             else:
                 await asyncio.gather(*(self.run(call) for call in batch))
-        return [self.finished[call.id] for call in calls]
+        notes = [TextBlock(text=note) for note in self.notes]
+        return [*(self.finished[call.id] for call in calls), *notes]
 
     def _batches(self, calls: Sequence[ToolUseBlock]) -> list[list[ToolUseBlock]]:
         batches: list[list[ToolUseBlock]] = []
@@ -173,18 +180,10 @@ class ToolDispatcher:
 
         verdict = self.gate.check(tool, args, call)
         if self.hooks:  # (before a deny rule refuses the call, as Claude Code runs them; a hook cannot undo a deny)
-            outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
-            if verdict.behavior == "deny":
-                return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
-            if outcome.decision in ("deny", "block"):  # (its reason is what the model reads, as in Claude Code)
-                said = outcome.reason or f"A PreToolUse hook blocked {call.name}."
-                return ToolResult.error(said, denied=True)
-            if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
-                verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
-            elif outcome.decision == "ask" and verdict.behavior == "allow":
-                verdict = replace(
-                    verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}"
-                )
+            hooked = await self._pre_hooks(tool, call, args, verdict)
+            if isinstance(hooked, ToolResult):
+                return hooked
+            call, args, verdict = hooked
         if verdict.behavior == "deny":
             return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
         lifted = False
@@ -232,6 +231,33 @@ class ToolDispatcher:
             result = self._with_nested_memory(result, path)
         return result
 
+    async def _pre_hooks(
+        self, tool: Tool[Any], call: ToolUseBlock, args: Any, verdict: Verdict
+    ) -> ToolResult | tuple[ToolUseBlock, Any, Verdict]:
+        """PreToolUse: the call as its hooks leave it (their `updatedInput`, checked again), and the verdict their
+        decision makes of it; or the result of a call they refuse or that a deny rule refuses."""
+        assert self.hooks is not None
+        outcome = await self.hooks.pre_tool_use(self._session_id, call.name, call.input, call.id)
+        if outcome.stop is not None:  # (`continue: false`: nothing more runs, and the model is not called again)
+            self.halted = outcome.stop
+            return ToolResult.error(f"Not run: a hook stopped the run ({outcome.stop}).")
+        if outcome.updated_input is not None:
+            call = call.model_copy(update={"input": outcome.updated_input})
+            try:
+                args = tool.Args.model_validate(call.input)
+            except ValidationError as exc:
+                return ToolResult.error(f"{call.name} was not run: a PreToolUse hook gave {_describe(exc)}.")
+            verdict = self.gate.check(tool, args, call)  # (what runs is what is checked)
+        if verdict.behavior == "deny":
+            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+        if outcome.decision in ("deny", "block"):  # (its reason is what the model reads, as in Claude Code)
+            return ToolResult.error(outcome.reason or f"A PreToolUse hook blocked {call.name}.", denied=True)
+        if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
+            verdict = replace(verdict, behavior="allow", reason="a PreToolUse hook allowed it")
+        elif outcome.decision == "ask" and verdict.behavior == "allow":
+            verdict = replace(verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}")
+        return call, args, verdict
+
     async def _post_hooks(self, call: ToolUseBlock, result: ToolResult, took: int) -> ToolResult:
         """PostToolUse (or PostToolUseFailure, for a call that failed) with the tool's time; what the hooks say
         joins the result."""
@@ -241,9 +267,13 @@ class ToolDispatcher:
         outcome = await self.hooks.post_tool_use(
             self._session_id, (call.name, call.input, call.id), result.details or text, took, error=error
         )
-        notes = ([f"PostToolUse hook: {outcome.reason}"] if outcome.decision == "block" else []) + outcome.context
-        if notes and isinstance(result.content, str):
-            result = replace(result, content="\n\n".join([result.content, *notes]))
+        if outcome.stop is not None:
+            self.halted = outcome.stop
+        if outcome.decision == "block" and isinstance(result.content, str):
+            result = replace(result, content="\n\n".join([result.content, f"PostToolUse hook: {outcome.reason}"]))
+        for said in outcome.context:  # (beside the results, as Claude Code gives a hook's context)
+            hook = f"PostToolUse:{call.name} hook additional context: {said}"
+            self.notes.append(f"<system-reminder>\n{hook}\n</system-reminder>")
         return result
 
     async def _run_or_recall(self, tool: Tool[Any], args: Any, ctx: ToolContext, path: Path | None) -> ToolResult:

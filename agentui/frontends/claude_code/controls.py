@@ -5,10 +5,8 @@ remote container). An unknown request is an error response, never silence."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from agentui import __version__
@@ -17,6 +15,7 @@ from agentui.api import (
     RewindError,
     changed_lines,
     context_breakdown,
+    read_for_program,
     rename_session,
     set_thinking,
     settings_report,
@@ -24,8 +23,6 @@ from agentui.api import (
 from agentui.api.events import Event, ToolEnd
 
 CLAUDE_CODE_VERSION = "2.1.197"
-READ_LIMIT = 10 * 1024 * 1024
-"""The largest file `read_file` returns (the SDK program gets it in one JSON line)."""
 _COLORS = {
     "System prompt": "promptBorder", "System tools": "inactive", "MCP tools": "cyan_FOR_SUBAGENTS_ONLY",
     "OpenAPI tools": "cyan_FOR_SUBAGENTS_ONLY", "Custom agents": "permission", "Memory files": "claude",
@@ -154,10 +151,12 @@ async def _session_cost(conversation: Conversation, totals: SessionTotals, reque
 
 
 async def _thinking_tokens(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> None:
+    """The thinking budget from now on: a number of tokens (at least 1,024, the API's least), 0 for none, or null
+    for the settings' own."""
     tokens = request.get("max_thinking_tokens")
-    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
-        raise ValueError("max_thinking_tokens must be a whole number of tokens, or null")
-    set_thinking(conversation, bool(tokens), tokens or None)
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or 0 < tokens < 1024):
+        raise ValueError("max_thinking_tokens must be 0, null, or a whole number of at least 1024 tokens")
+    set_thinking(conversation, tokens != 0, tokens or None)
     return None
 
 
@@ -202,21 +201,12 @@ async def _rewind(conversation: Conversation, _: SessionTotals, request: dict[st
 
 
 async def _read_file(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
-    """A file's text for the SDK program itself (not the model: no permission asked), by a path relative to the
-    project; a directory, a FIFO or a device is refused, never waited on."""
-    path = Path(os.path.realpath(conversation.root / str(request.get("path") or "")))
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise ValueError(f"{path} cannot be read ({exc.strerror}).") from None
-    with os.fdopen(descriptor, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not (info.st_mode & 0o170000 == 0o100000):
-            raise ValueError(f"{path} is not a regular file.")
-        if info.st_size > READ_LIMIT:
-            raise ValueError(f"{path} is larger than {READ_LIMIT // (1024 * 1024)} MB.")
-        contents = file.read(READ_LIMIT + 1).decode("utf-8", errors="replace")
-    return {"contents": contents, "absPath": str(path)}
+    """A file for the SDK program itself, where the Read tool would read it without asking (see `read_for_program`)."""
+    cap = request.get("max_bytes")
+    encoding = request.get("encoding")
+    return read_for_program(
+        conversation, str(request.get("path") or ""), cap if isinstance(cap, int) else None, str(encoding or "")
+    )
 
 
 async def _rename(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> None:
@@ -225,8 +215,13 @@ async def _rename(conversation: Conversation, _: SessionTotals, request: dict[st
 
 
 async def _model_flags(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> None:
+    """Settings given while the session runs: the model; anything else is refused by name, not ignored."""
     settings = request.get("settings")
-    if isinstance(settings, dict) and isinstance(model := settings.get("model"), str) and model:
+    if not isinstance(settings, dict):
+        raise ValueError("apply_flag_settings needs `settings`, an object")
+    if others := sorted(key for key in settings if key != "model"):
+        raise ValueError(f"agentui applies only `model` while a session runs, not {', '.join(others)}")
+    if isinstance(model := settings.get("model"), str) and model:
         conversation.set_model(model)
     return None
 

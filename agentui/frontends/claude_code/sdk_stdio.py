@@ -13,10 +13,9 @@ import os
 import sys
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import IO, Any, Literal
 
-from agentui.api import Conversation, Settings, image_from_bytes, set_instructions
+from agentui.api import Conversation, Settings, can_use_tool_request, image_from_bytes, set_instructions
 from agentui.api.events import Event, PermissionDecision, PermissionRequest
 from agentui.api.messages import ImageBlock
 from agentui.frontends.claude_code.stream import ClaudeStream
@@ -58,6 +57,12 @@ class SdkSession:
         )
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._run: asyncio.Task[None] | None = None
+        """Answering the messages in `_queue`, one run each."""
+        self._queue: list[tuple[int, str, list[ImageBlock]]] = []
+        self._steered: list[tuple[int, str, list[ImageBlock]]] = []
+        """Messages joined to the run going on: back in the queue if it ends without reading them."""
+        self._arrived = 0
+        self._compacting = False
         self._started = False
         self._mcp_started = False
         self._initializing: asyncio.Task[Any] | None = None
@@ -146,13 +151,26 @@ class SdkSession:
         return answer if isinstance(answer, dict) else None
 
     def _user(self, message: dict[str, Any], number: int) -> None:
+        """A message: joined to the run going on with its next tool results (a command never: it waits), or
+        answered in its turn; every message gets its answer, in the order they came."""
         body = message.get("message")
         content = body.get("content") if isinstance(body, dict) else None
         text, images = _prompt(content, number)
-        if self._run is not None and not self._run.done():  # (with the next tool results, or a run of its own)
-            self.conversation.steer(text, images, with_tool_results=True)
+        self._arrived += 1
+        if self._run is not None and not self._run.done():
+            if self.conversation.running and not self._compacting and not text.lstrip().startswith("/"):
+                self._steered.append((self._arrived, text, images))
+                self.conversation.steer(text, images, with_tool_results=True)
+            else:  # (between runs, or while compacting: a run of its own, once the one before has its result)
+                self._queue.append((self._arrived, text, images))
             return
-        self._run = asyncio.get_running_loop().create_task(self._answer(text, images))
+        self._queue.append((self._arrived, text, images))
+        self._run = asyncio.get_running_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        while self._queue:
+            _, text, images = self._queue.pop(0)
+            await self._answer(text, images)
 
     async def _answer(self, text: str, images: list[ImageBlock]) -> None:
         if self._initializing is not None:
@@ -173,15 +191,28 @@ class SdkSession:
         self.last_failed = message["is_error"] is True
         self._totals.api_ms += result.api_duration_ms
         self.send(message)
-        for sent in result.unsent:  # (sent while the run went on, which ended without reading them: one run each)
-            await self._answer(sent, [])
+        self._requeue(result.unsent)
+
+    def _requeue(self, unsent: list[str]) -> None:
+        """The messages the run ended without reading, back in line by when they came, with their images."""
+        left = list(unsent)
+        for entry in self._steered:
+            if entry[1] in left:
+                left.remove(entry[1])
+                self._queue.append(entry)
+        self._steered.clear()
+        self._queue.sort(key=lambda entry: entry[0])
 
     async def _compact(self, instructions: str | None) -> None:
         """`/compact [instructions]`, as Claude Code answers it: status lines and the boundary (the stream writes
         them as it happens), then a result with no answer; or, with nothing to summarise yet, the status says it
         failed and the result says why."""
         before = self.stream.compactions
-        result = await self.conversation.compact(instructions)
+        self._compacting = True
+        try:
+            result = await self.conversation.compact(instructions)
+        finally:
+            self._compacting = False
         said = ""
         if self.stream.compactions == before and result.stop == "end_turn":
             said = NOTHING_TO_COMPACT
@@ -264,8 +295,8 @@ class SdkSession:
             return
         if isinstance(system, list):
             system = "\n\n".join(str(part) for part in system if part)
-        elif system is not None:
-            system = str(system)
+        else:  # (none given: the command line's, if it gave one)
+            system = str(system) if system is not None else self.conversation.launch.system_prompt
         set_instructions(self.conversation, system, str(append) if append else None)
 
     def _register_hooks(self, hooks: dict[str, Any]) -> None:
@@ -325,7 +356,9 @@ class SdkSession:
             self.conversation.answer(event.request_id, PermissionDecision(behavior="deny", message=message))
             return
         try:
-            response = await self.ask({"subtype": "can_use_tool", **permission_context(event, self.conversation.root)})
+            response = await self.ask(
+                {"subtype": "can_use_tool", **can_use_tool_request(event, self.conversation.root)}
+            )
         except (TimeoutError, ConnectionError, asyncio.CancelledError) as exc:
             said = (
                 GONE if isinstance(exc, ConnectionError) else "The SDK program did not answer the permission question."
@@ -348,7 +381,7 @@ def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionD
         return PermissionDecision(behavior="deny", message=message, interrupt=interrupt, verbatim=True)
     updated = answer.get("updatedInput")
     mode = None
-    scope: Literal["once", "session", "always"] = "once"
+    scope: Literal["once", "session"] = "once"
     for update in answer.get("updatedPermissions") or []:
         if update.get("type") == "setMode" and update.get("mode") in (
             "default",
@@ -357,62 +390,16 @@ def _decision(response: dict[str, Any], event: PermissionRequest) -> PermissionD
             "bypassPermissions",
         ):
             mode = update["mode"]
-        elif update.get("type") == "addRules" and update.get("behavior") == "allow":  # (agentui's rules for it)
-            saved = update.get("destination") in ("localSettings", "projectSettings", "userSettings")
-            scope = "always" if saved or scope == "always" else "session"
+        elif update.get("type") == "addRules" and update.get("behavior") == "allow":
+            # (agentui's own rules for the call hold for the session: what a program sends back is not written to
+            # the settings, so a suggestion it returns whole cannot make more than the session's rules lasting)
+            scope = "session"
     return PermissionDecision(
         behavior="allow",
         scope=scope,
         updated_input=updated if isinstance(updated, dict) and updated != event.input else None,
         mode=mode,
     )
-
-
-def permission_context(event: PermissionRequest, root: Path) -> dict[str, Any]:
-    """A `can_use_tool` request's fields as Claude Code sends them: the tool and its input, a name and a one-line
-    description, the rules or mode that would allow it as Claude Code shapes them, the path a command would write
-    (`blocked_path`), and why it asks."""
-    rules = [_rule(text) for text in event.suggestions]
-    suggestions: list[dict[str, Any]] = []
-    if event.tool_name == "Bash" and not any(rule["toolName"] == "Bash" for rule in rules):
-        command = str(event.input.get("command", "")).strip()  # (Claude Code offers the command itself first)
-        suggestions.append({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": command}],
-                            "behavior": "allow", "destination": "localSettings"})  # fmt: skip
-    if rules == [{"toolName": "Edit"}]:  # (every edit: Claude Code's "accept edits for this session")
-        suggestions.append({"type": "setMode", "mode": "acceptEdits", "destination": "session"})
-    elif rules:
-        suggestions.append({"type": "addRules", "rules": rules, "behavior": "allow", "destination": "session"})
-    context: dict[str, Any] = {
-        "tool_name": event.tool_name, "display_name": event.tool_name, "input": event.input,
-        "description": _description(event, root), "permission_suggestions": suggestions,
-    }  # fmt: skip
-    written = [rule["ruleContent"] for rule in rules if rule["toolName"] == "Edit" and "ruleContent" in rule]
-    if event.tool_name == "Bash" and written and not written[0].endswith("/**"):
-        context["blocked_path"] = "/" + written[0].lstrip("/")
-    return {**context, "tool_use_id": event.tool_call_id, "decision_reason": event.reason}
-
-
-def _description(event: PermissionRequest, root: Path) -> str:
-    """What Claude Code's prompt shows under the tool's name: the command, or the path (from the project, or ~)."""
-    given = event.input
-    if isinstance(given.get("description"), str) and event.tool_name != "Bash":
-        return str(given["description"])
-    if isinstance(given.get("command"), str):
-        return str(given["command"])
-    raw = next((given[key] for key in ("file_path", "notebook_path", "path") if isinstance(given.get(key), str)), "")
-    if not raw:
-        return event.tool_name
-    path = Path(raw).expanduser()
-    home = Path(os.environ.get("HOME") or Path.home())
-    for base, shown in ((root, ""), (home, "~/")):
-        if path.is_absolute() and path.is_relative_to(base):
-            return shown + str(path.relative_to(base))
-    return raw
-
-
-def _rule(text: str) -> dict[str, str]:
-    name, _, rest = text.partition("(")
-    return {"toolName": name, "ruleContent": rest[:-1]} if rest else {"toolName": name}
 
 
 def _prompt(content: Any, number: int) -> tuple[str, list[ImageBlock]]:

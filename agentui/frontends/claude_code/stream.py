@@ -135,6 +135,8 @@ class ClaudeStream:
     def __call__(self, event: Event) -> None:
         self._timing.see(event)
         match event:
+            case AgentStart():
+                self._stop_reason = None
             case TextDelta() | ThinkingDelta() | ToolUseDelta() if self.partial:
                 self._delta(event)
             case TurnStart() if self.partial:  # (before each model call, as Claude Code says it)
@@ -327,7 +329,7 @@ class ClaudeStream:
         else:
             message |= {"duration_ms": duration, "duration_api_ms": result.api_duration_ms, "is_error": True}
             message["num_turns"] = result.num_turns
-            if result.stop in ("error", "interrupted") and result.text:
+            if result.stop == "interrupted" and result.text:  # (a failure before any answer has none of its own)
                 message["result"] = result.text
             message["stop_reason"] = self._stop_reason
         message |= {

@@ -288,6 +288,7 @@ async def run_print(
     try:
         if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
             result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
+            result = result.model_copy(update={"text": "", "num_turns": 0})  # (it answers nothing, as Claude Code's)
         elif attempts:
             result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
         else:

@@ -23,9 +23,11 @@ function calculator() {
 
 async function* prompts() {
   // Streaming input: each prompt is sent once the previous one's result arrived, unless `together`.
-  for (const text of spec.prompts) {
+  // (`togetherFrom`: the prompts from that one on are sent at once, without waiting)
+  for (const [at, text] of spec.prompts.entries()) {
     yield { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null, session_id: "" };
-    if (!spec.together) await new Promise((resolve) => (nextPrompt = resolve));
+    const together = spec.together || (spec.togetherFrom !== undefined && at >= spec.togetherFrom);
+    if (!together) await new Promise((resolve) => (nextPrompt = resolve));
   }
 }
 let nextPrompt = () => {};

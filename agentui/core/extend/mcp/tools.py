@@ -86,6 +86,7 @@ class McpHub:
         import os
 
         self.tools = tools
+        self._changing = asyncio.Lock()
         self.servers = [
             McpServer(
                 config,
@@ -110,6 +111,8 @@ class McpHub:
         ]
 
     def _refresh(self, server: McpServer) -> None:
+        if server not in self.servers:  # (one replaced by a restart: its late news must not touch the new one's)
+            return
         prefix = tool_name(server.name, "")
         for name in [tool.name for tool in self.tools if tool.name.startswith(prefix)]:
             self.tools.unregister(name)
@@ -121,19 +124,21 @@ class McpHub:
 
     async def stop(self, name: str) -> None:
         """Stop the server `name` (its tools go); it can be started again with `restart`."""
-        server = next(server for server in self.servers if server.name == name)
-        await server.close()
-        self._refresh(server)
+        async with self._changing:  # (one stop or restart at a time: two at once would start two servers)
+            server = next(server for server in self.servers if server.name == name)
+            await server.close()
+            self._refresh(server)
 
     async def restart(self, name: str) -> str | None:
         """Connect the server `name` anew (its tools as it lists them now); why it failed, or None."""
-        at, old = next((at, server) for at, server in enumerate(self.servers) if server.name == name)
-        await old.close()
-        new = McpServer(old.config, old.log_dir, env=old.env, on_tools_changed=self._refresh, bridge=old.bridge)
-        self.servers[at] = new
-        await new.start()
-        self._refresh(new)
-        return new.error or None
+        async with self._changing:
+            at, old = next((at, server) for at, server in enumerate(self.servers) if server.name == name)
+            await old.close()
+            new = McpServer(old.config, old.log_dir, env=old.env, on_tools_changed=self._refresh, bridge=old.bridge)
+            self.servers[at] = new
+            await new.start()
+            self._refresh(new)
+            return new.error or None
 
     async def aclose(self) -> None:
         await asyncio.gather(*(server.close() for server in self.servers), return_exceptions=True)
