@@ -83,12 +83,17 @@ async def test_a_session_prompts_asks_cancels_and_loads_again(
             [asked] = client.asked
             assert asked.tool_call.tool_call_id == "w1" and "hello.txt" in str(asked.tool_call.title)
             assert asked.options[0].option_id == "allow_once"
+            # Edits and writes carry the file's diff, as Zed's Claude Code adapter sends them: asked, started, done.
+            [diff] = asked.tool_call.content
+            assert diff.type == "diff" and diff.path == str(project / "hello.txt") and diff.new_text == "hi\n"
+            assert diff.old_text is None
             kinds = client.kinds()
             assert kinds.index("tool_call") < kinds.index("tool_call_update")
             started = next(u for u in client.updates if u.session_update == "tool_call")
             assert started.kind == "edit" and started.status == "in_progress"
             finished = [u for u in client.updates if u.session_update == "tool_call_update" and u.status == "completed"]
             assert [u.tool_call_id for u in finished] == ["w1"]
+            assert started.content == [diff] and finished[0].content[0] == diff
 
             # A prompt cancelled while the answer streams.
             client.updates.clear()

@@ -27,6 +27,7 @@ from agentui.api import (
     describe_call,
     image_from_bytes,
     open_conversation,
+    proposed_change,
 )
 from agentui.api.events import (
     AgentEnd,
@@ -70,6 +71,9 @@ class AcpAgent:
         self.client: Any = None
         self.sessions: dict[str, Conversation] = {}
         self._updates: dict[str, asyncio.Queue[Any]] = {}
+        self._diffs: dict[str, Any] = {}
+        """Each file-changing call's diff (the whole file before and after), as its start showed it: again with its
+        end, as Zed's Claude Code adapter sends them."""
         self._pumps: list[asyncio.Task[None]] = []
 
     def on_connect(self, conn: Any) -> None:
@@ -185,12 +189,20 @@ class AcpAgent:
             case ThinkingDelta():
                 queue.put_nowait(acp.update_agent_thought_text(event.text))
             case ToolStart():
-                queue.put_nowait(_tool_start(event.tool_call_id, event.name, event.input, conversation.root))
+                # (replayed, the file has changed since: no diff drawn from it)
+                if not replaying and (diff := _diff(event.name, event.input, conversation.root)) is not None:
+                    self._diffs[event.tool_call_id] = diff
+                start = _tool_start(event.tool_call_id, event.name, event.input, conversation.root)
+                queue.put_nowait(start.model_copy(update={"content": [self._diffs[event.tool_call_id]]})
+                                 if event.tool_call_id in self._diffs else start)  # fmt: skip
             case ToolProgress():
                 content = [acp.tool_content(acp.text_block(event.text))]
                 queue.put_nowait(acp.update_tool_call(event.tool_call_id, content=content))
             case ToolEnd():
-                queue.put_nowait(_tool_done(event.tool_call_id, event.content, event.is_error, event.details or None))
+                done = _tool_done(event.tool_call_id, event.content, event.is_error, event.details or None)
+                if (diff := self._diffs.pop(event.tool_call_id, None)) is not None and not event.is_error:
+                    done = done.model_copy(update={"content": [diff, *(done.content or [])]})
+                queue.put_nowait(done)
             case TaskListUpdate():
                 entries = [acp.plan_entry(task.subject, status=task.status) for task in event.tasks]
                 queue.put_nowait(acp.update_plan(entries))
@@ -215,9 +227,11 @@ class AcpAgent:
             )
         options.append(schema.PermissionOption(option_id="reject_once", name="No", kind="reject_once"))
         title = f"{event.tool_name}: {describe_call(event.tool_name, event.input, conversation.root).title}"
+        diff = _diff(event.tool_name, event.input, conversation.root)
         tool_call = schema.ToolCallUpdate(
-            tool_call_id=event.tool_call_id, title=title[:200], status="pending", raw_input=event.input
-        )
+            tool_call_id=event.tool_call_id, title=title[:200], status="pending", raw_input=event.input,
+            content=[diff] if diff is not None else None,
+        )  # fmt: skip
         try:
             response = await self.client.request_permission(session_id=session_id, tool_call=tool_call, options=options)
             outcome = response.outcome
@@ -259,6 +273,18 @@ def _tool_start(
         locations=locations,
         raw_input=arguments,
     )
+
+
+def _diff(name: str, arguments: dict[str, Any], root: Path) -> Any:
+    """A call that changes a file's text as ACP's diff content: the file's path and its whole text before (None for a
+    new file) and after, for the editor to show; None for any other call."""
+    change = proposed_change(name, arguments, root)
+    locations = describe_call(name, arguments, root).locations
+    if change is None or not locations:
+        return None
+    before, after = change
+    path = Path(locations[0]) if Path(locations[0]).is_absolute() else root / locations[0]
+    return acp.tool_diff_content(str(path), after, before if before else None)
 
 
 def _modes(current: str) -> schema.SessionModeState:
