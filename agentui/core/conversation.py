@@ -214,12 +214,12 @@ class Conversation:
         return Resumed(loaded.session_id, loaded.name, lines, loaded.tool_details, loaded.leaf_uuid)
 
     def replay(self) -> Iterator[Event]:
-        """The history this conversation resumed, as the events a live run emits (see `core.replay`), for a front end
-        to draw with its live handlers; nothing for a new conversation. Call it before the first prompt."""
+        """The history so far (what it resumed, and what was said since), as the events a live run emits (see
+        `core.replay`), for a front end to draw with its live handlers."""
         from agentui.core.replay import replay
 
         loaded = self.session.resumed_from
-        return replay(self.agent.messages, loaded.tool_details, self.session_id) if loaded is not None else iter(())
+        return replay(self.agent.messages, loaded.tool_details if loaded is not None else {}, self.session_id)
 
     @property
     def messages(self) -> list[Message]:

@@ -135,3 +135,41 @@ def test_bad_lines_and_a_closed_input_end_cleanly(agentui_bin: str, clean_env: d
     ]
     [answer] = [json.loads(line) for line in done.stdout.splitlines()]
     assert answer["id"] == 1 and answer["error"]["message"] == "Method not found"
+
+
+async def test_sessions_are_listed_loaded_while_open_resumed_forked_and_closed(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    answers = ["First answer.", "From the fork.", "From the original."]
+
+    def model(request: RecordedRequest) -> Reply:
+        return Reply(chunks=anthropic_stream([{"type": "text", "text": answers.pop(0)}], message_id=f"m{len(answers)}"))
+
+    server.responder = model
+    client = Client()
+    async with acp.spawn_agent_process(client, agentui_bin, "acp", env=env_for(clean_env, server),
+                                       cwd=str(project)) as (conn, _):  # fmt: skip
+        ready = await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        offered = ready.agent_capabilities.session_capabilities
+        assert offered.list and offered.fork and offered.resume and offered.close
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("first question")])
+        listed = await conn.list_sessions(cwd=str(project))
+        assert [info.session_id for info in listed.sessions] == [session.session_id]
+        # Loaded while this process has it open: replayed, not refused.
+        client.updates.clear()
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        assert client.kinds()[0] == "user_message_chunk" and "First answer." in client.text()
+        await conn.resume_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        fork = await conn.fork_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        assert fork.session_id != session.session_id
+        await conn.prompt(session_id=fork.session_id, prompt=[acp.text_block("in the fork")])
+        forked = server.requests[-1].json()["messages"]
+        assert "first question" in str(forked) and forked[-1]["content"][0]["text"] == "in the fork"
+        await conn.close_session(session_id=session.session_id)
+        await conn.load_session(cwd=str(project), session_id=session.session_id, mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("in the original")])
+        original = server.requests[-1].json()["messages"]
+        assert "in the fork" not in str(original) and "first question" in str(original)

@@ -26,7 +26,9 @@ from agentui.api import (
     Settings,
     describe_call,
     image_from_bytes,
+    list_sessions,
     open_conversation,
+    project_dir,
     proposed_change,
 )
 from agentui.api.events import (
@@ -52,6 +54,8 @@ MODES = {
     "plan": ("Plan", "Read-only: the agent looks and plans, and changes nothing"),
     "bypassPermissions": ("Bypass permissions", "Everything runs but what deny rules forbid"),
 }
+SESSION_PAGE = 50
+"""Sessions per page of session/list."""
 _STOPS: dict[str, schema.StopReason] = {
     "end_turn": "end_turn",
     "max_turns": "max_turn_requests",
@@ -85,7 +89,14 @@ class AcpAgent:
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
-                load_session=True, prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True)
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities(),
+                    fork=schema.SessionForkCapabilities(),
+                    resume=schema.SessionResumeCapabilities(),
+                    close=schema.SessionCloseCapabilities(),
+                ),
             ),
             agent_info=schema.Implementation(name="agentui", title="agentui", version=__version__),
         )
@@ -102,12 +113,59 @@ class AcpAgent:
     async def load_session(
         self, cwd: str, session_id: str, additional_directories: list[str] | None = None, **_: Any
     ) -> schema.LoadSessionResponse:
-        try:
-            conversation = self._open(cwd, additional_directories, SessionRequest(resume=session_id))
-        except SessionError as exc:
-            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
+        """A session's history replayed as updates: from its file, or (open in this process already) as it is."""
+        conversation = self._reopened(cwd, session_id, additional_directories)
         await self._replay(conversation)
         return schema.LoadSessionResponse(modes=_modes(conversation.mode))
+
+    async def resume_session(
+        self, session_id: str, cwd: str, additional_directories: list[str] | None = None, **_: Any
+    ) -> schema.ResumeSessionResponse:
+        """A session to go on with, without its history replayed (the client has it)."""
+        conversation = self._reopened(cwd, session_id, additional_directories)
+        return schema.ResumeSessionResponse(modes=_modes(conversation.mode))
+
+    async def fork_session(
+        self, session_id: str, cwd: str, additional_directories: list[str] | None = None, **_: Any
+    ) -> schema.ForkSessionResponse:
+        """A new session that goes on from a copy of this one's history (the original stays as it is)."""
+        if (open_one := self.sessions.get(session_id)) is not None:
+            session_id = str(open_one.session.path)  # (its file, with all that was said so far)
+        request = SessionRequest(resume=session_id, fork=True)
+        try:
+            conversation = self._open(cwd, additional_directories, request)
+        except SessionError as exc:
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
+        return schema.ForkSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
+
+    async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
+        """The session's conversation closed (what runs stopped, its file synced); its id may be loaded again."""
+        conversation = self._conversation(session_id)
+        del self.sessions[session_id]
+        await conversation.aclose()
+        return schema.CloseSessionResponse()
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> Any:
+        """The project's sessions, newest first, a page at a time (the cursor is where the next page starts)."""
+        root = Path(cwd or Path.cwd())
+        found = list_sessions(project_dir(root))
+        start = int(cursor) if cursor and cursor.isdigit() else 0
+        page = found[start : start + SESSION_PAGE]
+        infos = [
+            schema.SessionInfo(session_id=info.session_id, cwd=str(root), title=info.title or info.last_prompt or None,
+                               updated_at=_iso(info.modified))
+            for info in page
+        ]  # fmt: skip
+        more = str(start + SESSION_PAGE) if start + SESSION_PAGE < len(found) else None
+        return schema.ListSessionsResponse(sessions=infos, next_cursor=more)
+
+    def _reopened(self, cwd: str, session_id: str, directories: list[str] | None) -> Conversation:
+        if (conversation := self.sessions.get(session_id)) is not None:
+            return conversation
+        try:
+            return self._open(cwd, directories, SessionRequest(resume=session_id))
+        except SessionError as exc:
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
 
     def _open(self, cwd: str, directories: list[str] | None, request: SessionRequest) -> Conversation:
         permissions = PermissionOptions(add_dirs=tuple(Path(d) for d in directories or []))
@@ -287,6 +345,12 @@ def _diff(name: str, arguments: dict[str, Any], root: Path) -> Any:
     return acp.tool_diff_content(str(path), after, before if before else None)
 
 
+def _iso(when: float) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 def _modes(current: str) -> schema.SessionModeState:
     return schema.SessionModeState(
         current_mode_id=current,
@@ -333,7 +397,8 @@ async def serve(settings: Settings) -> int:
     logging.basicConfig(handlers=[handler], level=logging.WARNING, force=True)
     agent = AcpAgent(settings)
     try:
-        await acp.run_agent(agent)  # type: ignore[arg-type]  # (it implements the methods of the protocol it uses)
+        # (session/fork, session/resume and session/close are in the protocol's unstable part, which agentui serves)
+        await acp.run_agent(agent, use_unstable_protocol=True)  # type: ignore[arg-type]
     finally:
         await agent.close()
     return 0
