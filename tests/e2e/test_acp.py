@@ -141,7 +141,8 @@ async def test_sessions_are_listed_loaded_while_open_resumed_forked_and_closed(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
 ) -> None:
     project = tmp_path / "project"
-    project.mkdir()
+    (project / ".claude" / "commands").mkdir(parents=True)
+    (project / ".claude" / "commands" / "greet.md").write_text("---\ndescription: Say hello\n---\nSay hello.\n")
     answers = ["First answer.", "From the fork.", "From the original."]
 
     def model(request: RecordedRequest) -> Reply:
@@ -156,6 +157,12 @@ async def test_sessions_are_listed_loaded_while_open_resumed_forked_and_closed(
         assert offered.list and offered.fork and offered.resume and offered.close
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("first question")])
+        # The slash commands (the project's own among them), and how full the window is and what it cost.
+        [commands] = [u for u in client.updates if u.session_update == "available_commands_update"]
+        assert [c.name for c in commands.available_commands] == ["compact", "greet"]
+        assert commands.available_commands[1].description == "Say hello"
+        [usage] = [u for u in client.updates if u.session_update == "usage_update"]
+        assert usage.used > 0 and usage.size > usage.used and usage.cost.currency == "USD"
         listed = await conn.list_sessions(cwd=str(project))
         assert [info.session_id for info in listed.sessions] == [session.session_id]
         # Loaded while this process has it open: replayed, not refused.

@@ -27,6 +27,7 @@ from agentui.api import (
     describe_call,
     image_from_bytes,
     list_sessions,
+    load_custom_commands,
     open_conversation,
     project_dir,
     proposed_change,
@@ -42,6 +43,7 @@ from agentui.api.events import (
     ToolEnd,
     ToolProgress,
     ToolStart,
+    UsageUpdate,
     UserMessage,
 )
 from agentui.api.messages import ImageBlock, TextBlock
@@ -108,6 +110,7 @@ class AcpAgent:
         self, cwd: str, additional_directories: list[str] | None = None, **_: Any
     ) -> schema.NewSessionResponse:
         conversation = self._open(cwd, additional_directories, SessionRequest())
+        self._announce(conversation)
         return schema.NewSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
 
     async def load_session(
@@ -116,6 +119,7 @@ class AcpAgent:
         """A session's history replayed as updates: from its file, or (open in this process already) as it is."""
         conversation = self._reopened(cwd, session_id, additional_directories)
         await self._replay(conversation)
+        self._announce(conversation)
         return schema.LoadSessionResponse(modes=_modes(conversation.mode))
 
     async def resume_session(
@@ -123,6 +127,7 @@ class AcpAgent:
     ) -> schema.ResumeSessionResponse:
         """A session to go on with, without its history replayed (the client has it)."""
         conversation = self._reopened(cwd, session_id, additional_directories)
+        self._announce(conversation)
         return schema.ResumeSessionResponse(modes=_modes(conversation.mode))
 
     async def fork_session(
@@ -136,6 +141,7 @@ class AcpAgent:
             conversation = self._open(cwd, additional_directories, request)
         except SessionError as exc:
             raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
+        self._announce(conversation)
         return schema.ForkSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
 
     async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
@@ -158,6 +164,14 @@ class AcpAgent:
         ]  # fmt: skip
         more = str(start + SESSION_PAGE) if start + SESSION_PAGE < len(found) else None
         return schema.ListSessionsResponse(sessions=infos, next_cursor=more)
+
+    def _announce(self, conversation: Conversation) -> None:
+        """The session's slash commands, once the response that names the session has gone (as Zed's adapter
+        sends them: the response is written before the loop runs what this schedules)."""
+        update = schema.AvailableCommandsUpdate(
+            session_update="available_commands_update", available_commands=_commands(conversation)
+        )
+        asyncio.get_running_loop().call_soon(self._updates[conversation.session_id].put_nowait, update)
 
     def _reopened(self, cwd: str, session_id: str, directories: list[str] | None) -> Conversation:
         if (conversation := self.sessions.get(session_id)) is not None:
@@ -202,8 +216,16 @@ class AcpAgent:
     # Prompts
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> schema.PromptResponse:
+        """A prompt's answer; `/compact [instructions]` summarises the conversation, and `/command arguments` runs
+        a custom command, as the commands the session announced say."""
         conversation = self._conversation(session_id)
         text, images = _prompt(prompt)
+        if text.strip() == "/compact" or text.strip().startswith("/compact "):
+            result = await conversation.compact(text.strip().removeprefix("/compact").strip() or None)
+            await self._flush(session_id)
+            return schema.PromptResponse(stop_reason=_STOPS.get(result.stop, "end_turn"))
+        if (expanded := conversation.expand_command(text)) is not None:
+            text = expanded[0]
         result = await conversation.send(text, images)
         if result.error and result.stop == "error":
             self._updates[session_id].put_nowait(acp.update_agent_message_text(f"\n\nagentui: {result.error}"))
@@ -266,6 +288,11 @@ class AcpAgent:
                 queue.put_nowait(acp.update_plan(entries))
             case PermissionRequest():
                 asyncio.get_running_loop().create_task(self._ask(session_id, event))
+            case UsageUpdate():  # (how full the window is, and what the session has cost)
+                window = conversation.window or 0
+                cost = schema.Cost(amount=round(event.cost_usd, 6), currency="USD")
+                queue.put_nowait(schema.UsageUpdate(session_update="usage_update", used=event.context_tokens,
+                                                    size=window, cost=cost))  # fmt: skip
             case AgentEnd():
                 pass
             case _:
@@ -343,6 +370,18 @@ def _diff(name: str, arguments: dict[str, Any], root: Path) -> Any:
     before, after = change
     path = Path(locations[0]) if Path(locations[0]).is_absolute() else root / locations[0]
     return acp.tool_diff_content(str(path), after, before if before else None)
+
+
+def _commands(conversation: Conversation) -> list[schema.AvailableCommand]:
+    """The slash commands a prompt may start with: /compact, and the custom commands of the project and person."""
+    found = [schema.AvailableCommand(name="compact", description="Summarise the conversation to free the context",
+                                     input=schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(
+                                         hint="instructions for the summary")))]  # fmt: skip
+    for name, command in sorted(load_custom_commands(conversation.root, conversation.env).items()):
+        hint = schema.AvailableCommandInput(root=schema.UnstructuredCommandInput(hint=command.argument_hint))
+        found.append(schema.AvailableCommand(name=name, description=command.description or f"/{name}",
+                                             input=hint if command.argument_hint else None))  # fmt: skip
+    return found
 
 
 def _iso(when: float) -> str:
