@@ -75,6 +75,28 @@ def ts_sdk() -> Path:
     return where / "node_modules"
 
 
+ACP_TS = "2.4.0"
+"""The TypeScript ACP library's release the agent side is checked with (it validates every message)."""
+
+
+@pytest.fixture(scope="session")
+def ts_acp() -> Path:
+    """The pinned TypeScript ACP library's module (its unstable entry point: sessions' list, fork, resume, close),
+    installed on first use."""
+    where = CACHE.parent / f"ts-acp-{ACP_TS}"
+    module = where / "node_modules" / "@agentclientprotocol" / "sdk" / "dist" / "v1" / "unstable" / "acp.js"
+    if not module.exists():
+        npm = shutil.which("npm")
+        assert npm, "npm is needed to install the TypeScript ACP library for the interop tests (apt-get install npm)"
+        where.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [npm, "install", "--prefix", str(where), "--no-audit", "--no-fund", f"@agentclientprotocol/sdk@{ACP_TS}"],
+            capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0 and module.exists(), f"npm could not install the ACP library: {done.stderr[-2000:]}"
+    return module
+
+
 @pytest.fixture(scope="session")
 def ccusage_bin() -> str:
     return _npm_installed(f"ccusage@{CCUSAGE}", "ccusage", CACHE.parent / f"ccusage-{CCUSAGE}")
