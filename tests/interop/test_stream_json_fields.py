@@ -28,6 +28,15 @@ SCENARIOS = {
         ["Read"],
         ["--max-turns", "1"],
     ),
+    "background": (
+        lambda notes: [
+            [tool("b1", "Bash", command="sleep 1; echo done", run_in_background=True)],
+            [text("Started.")],
+            [text("It is done.")],
+        ],
+        ["Bash"],
+        [],
+    ),
 }
 """Each: the model's turns (given the path of a file in the project), the tools allowed, and more flags."""
 
@@ -50,7 +59,16 @@ def paths(value: Any, prefix: str = "") -> list[str]:
     for key, inner in items:
         path = f"{prefix}{key}"
         found.append(path)
-        if key not in ("input", "modelUsage", "tool_use_result", "tools", "slash_commands", "skills", "agents"):
+        if key not in (
+            "input",
+            "modelUsage",
+            "tool_use_result",
+            "tools",
+            "slash_commands",
+            "skills",
+            "agents",
+            "patch",
+        ):
             found += paths(inner, path + ".")
     return found
 
@@ -98,3 +116,26 @@ def test_every_line_has_claude_codes_fields_in_its_order(
         assert result["time_to_request_ms"] <= result["ttft_stream_ms"] <= result["ttft_ms"] <= result["duration_ms"]
     assistant = next(line for line in ours if line["type"] == "assistant")
     assert assistant["message"]["usage"]["input_tokens"] == 12  # (the server's count as the answer began)
+
+
+def test_claude_code_resuming_a_session_finds_the_background_commands_end(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """agentui's print mode waits for the background command, answers its `<task-notification>` and records it, so
+    Claude Code resuming the session does not say it found no completion record."""
+    code, lines = run(agentui_bin, server, tmp_path, "background", False)
+    assert code == 0 and [line.get("result") for line in lines if line["type"] == "result"] == [
+        "Started.",
+        "It is done.",
+    ]
+    notification = next(line for line in lines if line.get("subtype") == "task_notification")
+    assert notification["status"] == "completed" and notification["tool_use_id"] == "b1"
+    played(server, [[text("Resumed.")]])
+    env = {**claude_env(tmp_path, server.url), "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui")}
+    resumed = subprocess.run(
+        [claude_bin, "-p", "and now?", "--resume", lines[-1]["session_id"], "--model", "claude-sonnet-4-5"],
+        cwd=tmp_path / "project", env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert resumed.stdout.strip() == "Resumed.", resumed.stderr
+    sent = json.dumps(server.requests[-1].json()["messages"])
+    assert "No completion record" not in sent and "<status>completed</status>" in sent

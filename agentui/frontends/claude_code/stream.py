@@ -12,9 +12,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentui import __version__
-from agentui.api import Conversation, RunResult, Settings, limit_reached
+from agentui.api import Conversation, RunResult, Settings, describe_call, limit_reached
 from agentui.api.events import (
     AgentStart,
+    BackgroundShellUpdate,
     CompactionEnd,
     CompactionStart,
     ContentBlockEnd,
@@ -188,6 +189,15 @@ class ClaudeStream:
         self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.session_id, "uuid": _id(),
                     "compact_metadata": metadata})  # fmt: skip
 
+    def task_ended(self, update: BackgroundShellUpdate, tool_use_id: str | None, summary: str) -> None:
+        """A background command's end, as Claude Code reports it before the turn its notification starts."""
+        ended = {"status": update.status, "end_time": round(time.time() * 1000)}
+        self.write({"type": "system", "subtype": "task_updated", "task_id": update.shell_id, "patch": ended,
+                    "uuid": _id(), "session_id": self.session_id})  # fmt: skip
+        self.write({"type": "system", "subtype": "task_notification", "task_id": update.shell_id,
+                    "tool_use_id": tool_use_id, "status": update.status, "output_file": update.output_path,
+                    "summary": summary, "session_id": self.session_id, "uuid": _id()})  # fmt: skip
+
     def status(self, status: str | None, **more: str) -> None:
         """A `system`/`status` line: "requesting" before a model call; "compacting", then null with how it went
         (`compact_result`, `compact_error`). (Claude Code writes the two kinds' last fields in different orders.)"""
@@ -223,10 +233,16 @@ class ClaudeStream:
         if not isinstance(content, str):
             content = [block.model_dump(exclude_none=True) for block in content]
         result: dict[str, Any] = {"tool_use_id": event.tool_call_id, "type": "tool_result", "content": content}
-        if event.is_error:
-            result["is_error"] = True
+        name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
+        if event.is_error or describe_call(name, given, self.conversation.root).shown == "execute":
+            result["is_error"] = event.is_error  # (Claude Code says it of a command's result either way)
         if event.denied:  # (Claude Code writes a refusal's block in another order)
             result = {"type": "tool_result", "content": content, "is_error": True, "tool_use_id": event.tool_call_id}
+        if isinstance(task := (event.details or {}).get("backgroundTaskId"), str) and parent is None:
+            about = str(given.get("description") or given.get("command") or name)
+            started = {"task_id": task, "tool_use_id": event.tool_call_id, "description": about}
+            self.write({"type": "system", "subtype": "task_started", **started, "task_type": "local_bash",
+                        "uuid": _id(), "session_id": self.session_id})  # fmt: skip
         message = self._user({"role": "user", "content": [result]}, parent=parent)
         message["timestamp"] = _now()
         text = content if isinstance(content, str) else ""

@@ -48,6 +48,7 @@ from agentui.api.events import (
 from agentui.api.messages import Usage
 
 if TYPE_CHECKING:
+    from agentui.api import TaskNotices
     from agentui.frontends.claude_code.stream import ClaudeStream
 
 OutputFormat = Literal["text", "json", "stream-json", "events"]
@@ -277,8 +278,12 @@ async def run_print(
     stream = _listen(conversation, printer, settings, output_format, partial, replay_user, hook_events)
 
     loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
-        loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
+        loop.add_signal_handler(signal.SIGINT, _stopper(conversation, stopping))
+    from agentui.api import TaskNotices
+
+    tasks = TaskNotices(conversation)
     if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
         prompt, notices = expanded
         for notice in notices:
@@ -293,12 +298,54 @@ async def run_print(
             result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
         else:
             result = await conversation.send(prompt)
+            result = await _background(conversation, tasks, result, (stream, printer, output_format), stopping)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await conversation.aclose()
 
     _report(result, outcome, printer, stream, output_format)
     return exit_code(result)
+
+
+def _stopper(conversation: Conversation, stopping: asyncio.Event) -> Callable[[], None]:
+    """Ctrl+C: the run stops, and so does the waiting for background commands."""
+
+    def stop() -> None:
+        conversation.interrupt()
+        stopping.set()
+
+    return stop
+
+
+async def _background(
+    conversation: Conversation,
+    notices: TaskNotices,
+    result: RunResult,
+    out: tuple[ClaudeStream, Printer, OutputFormat],
+    stopping: asyncio.Event,
+) -> RunResult:
+    """As Claude Code's `-p`: while background commands the run started still run, wait; each one's end after the
+    run is reported and its `<task-notification>` answered by the model, as a prompt of its own. The last run's
+    result is the result (stream-json shows each one's); Ctrl+C stops the waiting, and the commands."""
+    stream, printer, output_format = out
+    notices.take()  # (what ended while the run went on, the model could see for itself: only later ends are told)
+    while result.stop == "end_turn" and (notices.running or notices.ended) and not stopping.is_set():
+        if output_format == "stream-json":
+            printer.line(_compact(stream.result(result)))
+        waiting = asyncio.ensure_future(notices.wait())
+        stopped = asyncio.ensure_future(stopping.wait())
+        await asyncio.wait([waiting, stopped], return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+        stopped.cancel()
+        if stopping.is_set() or not (ended := notices.take()):
+            continue
+        for update, text in ended:
+            summary = text.split("<summary>")[1].split("</summary>")[0]
+            stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
+        if output_format == "stream-json":
+            stream.init(conversation.launch.settings)
+        result = await conversation.send("\n".join(text for _, text in ended))
+    return result
 
 
 def _listen(
