@@ -260,3 +260,39 @@ async def test_a_compaction_starts_the_session_again_with_source_compact(tmp_pat
     sources = [json.loads(line)["source"] for line in seen_input.read_text().splitlines() if line.strip()]
     assert sources == ["startup", "compact"]
     assert "kept-after-compaction" in json.dumps([m.model_dump() for m in agent.messages])
+
+
+@pytest.mark.parametrize("behavior", ["allow", "deny"])
+async def test_a_permission_request_hook_answers_for_the_person(tmp_path: Path, behavior: str) -> None:
+    """As the person is about to be asked: a Notification, then PermissionRequest, whose decision answers (a deny's
+    message is all the model reads); nobody is asked."""
+    told = tmp_path / "told.json"
+    answer = {"behavior": behavior, **({"message": "Not that note."} if behavior == "deny" else {})}
+    output = json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": answer}})
+    specs = [hook("Notification", f"cat >> {told}; echo >> {told}"),
+             hook("PermissionRequest", f"cat >> {told}; echo >> {told}; echo '{output}'")]  # fmt: skip
+    writer = WriteNote()
+    agent, provider, seen = make(tmp_path, [call("WriteNote", "w1", note="x"), {"text": "ok"}], specs, writer)
+    await agent.prompt("go")
+    assert not any(isinstance(e, PermissionRequest) for e in seen)
+    assert writer.written == (["x"] if behavior == "allow" else [])
+    if behavior == "deny":
+        assert result_of(provider, "w1").content == "Not that note."
+    notice, request = [json.loads(line) for line in told.read_text().splitlines() if line.strip()]
+    assert notice["hook_event_name"] == "Notification" and notice["notification_type"] == "permission_prompt"
+    assert request["hook_event_name"] == "PermissionRequest" and request["tool_name"] == "WriteNote"
+    assert request["tool_input"] == {"note": "x"}
+
+
+async def test_post_compact_gets_the_summary(tmp_path: Path) -> None:
+    seen_input = tmp_path / "stdin.json"
+    agent, _provider, _ = make(
+        tmp_path,
+        [{"text": "one"}, {"text": "two"}, {"text": "the summary"}],
+        [hook("PostCompact", f"cat > {seen_input}")],
+    )
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.compact()
+    payload = json.loads(seen_input.read_text())
+    assert payload["trigger"] == "manual" and payload["compact_summary"].endswith("the summary")

@@ -239,3 +239,25 @@ async def test_with_hooks_a_task_completes_and_hook_warnings_return_to_the_paren
     assert parent_notices == [
         "The PostToolUse hook `echo noted >&2; exit 1` failed with exit code 1 (noted); continuing."
     ]
+
+
+async def test_subagent_start_and_stop_hooks_fire_with_the_agents_id_type_and_last_words(tmp_path: Path) -> None:
+    (tmp_path / "claude").mkdir()
+    told = tmp_path / "told.jsonl"
+    record = {"type": "command", "command": f"cat >> {told}; echo >> {told}"}
+    hooks = {"hooks": {event: [{"hooks": [record]}] for event in ("SubagentStart", "SubagentStop")}}
+    (tmp_path / "claude" / "settings.json").write_text(json.dumps(hooks))
+    script = [
+        use("Task", "t1", description="say hi", prompt="Say hi", subagent_type="general-purpose"),
+        {"text": "Hi from the child."},
+        {"text": "Done."},
+    ]
+    conversation, _provider = open_conversation(tmp_path, script)
+    try:
+        await conversation.agent.prompt("delegate")
+    finally:
+        await conversation.aclose()
+    start, stop = [json.loads(line) for line in told.read_text().splitlines() if line.strip()]
+    assert start["hook_event_name"] == "SubagentStart" and start["agent_type"] == "general-purpose"
+    assert stop["hook_event_name"] == "SubagentStop" and stop["agent_id"] == start["agent_id"]
+    assert stop["last_assistant_message"] == "Hi from the child." and stop["agent_transcript_path"].endswith(".jsonl")

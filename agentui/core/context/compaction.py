@@ -407,6 +407,8 @@ class Compactor:
             session_id=agent.session_id, summary=first.text, post_tokens=post, pre_tokens=pre, kept=kept
         )
         bus.emit(end)
+        if hooks:
+            await hooks.post_compact(agent.session_id, trigger, first.text)
         if hooks:  # (a new start of the session, from the summary, as Claude Code's SessionStart "compact")
             said = [TextBlock(text=text) for text in (await hooks.session_start(agent.session_id, "compact")).context]
             if said and messages and messages[0].role == "user":  # (its context goes with the summary)

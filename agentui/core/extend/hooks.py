@@ -1,6 +1,7 @@
 """Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse (PostToolUseFailure for a call
-that failed), UserPromptSubmit, Stop, SessionStart, SessionEnd and PreCompact, with the event as JSON on stdin, the
-fields Claude Code 2.1.197 gives each in its order.
+that failed), UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, PostCompact, SubagentStart, SubagentStop,
+PermissionRequest (which may answer for the person) and Notification, with the event as JSON on stdin, the fields
+Claude Code 2.1.197 gives each in its order.
 
 Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMessage`, `hookSpecificOutput` with
 `permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 60.0
 EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
-    "PreCompact",
+    "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification",
 )  # fmt: skip
 _NO_PROMPT_ID = frozenset({"SessionStart"})
 _NO_MODE = frozenset({"SessionStart", "SessionEnd"})
@@ -197,6 +198,32 @@ class Hooks:
         session has started before the program's `initialize` registers them), only of a compaction."""
         return await self._event("SessionStart", session_id, {"source": source}, target=source)
 
+    async def post_compact(self, session_id: str, trigger: str, summary: str) -> HookOutcome:
+        return await self._event("PostCompact", session_id, {"trigger": trigger, "compact_summary": summary},
+                                 target=trigger)  # fmt: skip
+
+    async def subagent_start(self, session_id: str, agent_id: str, agent_type: str) -> HookOutcome:
+        payload = {"agent_id": agent_id, "agent_type": agent_type}
+        return await self._event("SubagentStart", session_id, payload, target=agent_type)
+
+    async def subagent_stop(self, session_id: str, agent: tuple[str, str, str], last_message: str) -> HookOutcome:
+        """SubagentStop, for the sub-agent (its id, type and transcript's path) as it ends."""
+        agent_id, agent_type, transcript = agent
+        payload = {"stop_hook_active": False, "agent_id": agent_id, "agent_transcript_path": transcript,
+                   "agent_type": agent_type, "last_assistant_message": last_message}  # fmt: skip
+        return await self._event("SubagentStop", session_id, payload, target=agent_type)
+
+    async def permission_request(
+        self, session_id: str, tool_name: str, tool_input: dict[str, Any], suggestions: list[str]
+    ) -> HookOutcome:
+        """PermissionRequest, as the person is about to be asked: a hook's `decision` answers for them."""
+        await self._event("Notification", session_id, {"message": f"agentui needs your permission to use {tool_name}",
+                                                      "notification_type": "permission_prompt"})  # fmt: skip
+        rules = [{"type": "addRules", "rules": [_rule_value(text) for text in suggestions], "behavior": "allow",
+                  "destination": "session"}] if suggestions else []  # fmt: skip
+        payload = {"tool_name": tool_name, "tool_input": tool_input, "permission_suggestions": rules}
+        return await self._event("PermissionRequest", session_id, payload, target=tool_name)
+
     async def pre_compact(self, session_id: str, trigger: str, custom_instructions: str | None) -> HookOutcome:
         payload = {"trigger": trigger, "custom_instructions": custom_instructions or None}
         return await self._event("PreCompact", session_id, payload, target=trigger)
@@ -349,6 +376,15 @@ class Hooks:
             specific = {}
         if spec.event == "PreToolUse" and isinstance(specific.get("updatedInput"), dict):
             outcome.updated_input = specific["updatedInput"]
+        answer = specific.get("decision")
+        if (
+            spec.event == "PermissionRequest"
+            and isinstance(answer, dict)
+            and answer.get("behavior") in ("allow", "deny")
+        ):
+            outcome.absorb(answer["behavior"], str(answer.get("message") or "") or None)
+            if isinstance(answer.get("updatedInput"), dict):
+                outcome.updated_input = answer["updatedInput"]
         decision = specific.get("permissionDecision")
         if spec.event == "PreToolUse" and decision in ("allow", "deny", "ask"):
             outcome.absorb(decision, specific.get("permissionDecisionReason"))
@@ -359,6 +395,11 @@ class Hooks:
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
             outcome.context.append(specific["additionalContext"])
+
+
+def _rule_value(text: str) -> dict[str, str]:
+    name, _, rest = text.partition("(")
+    return {"toolName": name, "ruleContent": rest[:-1]} if rest else {"toolName": name}
 
 
 def _short(command: str) -> str:

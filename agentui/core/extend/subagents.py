@@ -202,6 +202,9 @@ class Task(Tool[TaskArgs]):
                 f"There is no agent type {args.subagent_type!r}; the types are: {', '.join(self.types)}."
             )
         child, writer, agent_id = self._child(kind, ctx, args.model)
+        hooks = self.parent.services.hooks
+        if hooks:
+            await hooks.subagent_start(self.parent.session_id, agent_id, kind.name)
         self.parent.children.append(child)
         forward = child.bus.on(self._forward)
         report = child.bus.on(lambda event: _report(event, ctx.progress))
@@ -230,6 +233,9 @@ class Task(Tool[TaskArgs]):
                 )  # (the child took the hooks' warnings while it ran)
             if writer is not None:
                 writer.close()
+        if hooks:
+            transcript = str(getattr(writer, "path", "") or "")
+            await hooks.subagent_stop(self.parent.session_id, (agent_id, kind.name, transcript), result.text)
         usage = result.usage
         details: AgentDetails = {
             "status": "completed" if result.stop == "end_turn" else "failed",

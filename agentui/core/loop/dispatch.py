@@ -258,6 +258,19 @@ class ToolDispatcher:
             verdict = replace(verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}")
         return call, args, verdict
 
+    async def _hook_answers(self, call: ToolUseBlock, verdict: Verdict) -> PermissionDecision | None:
+        """PermissionRequest hooks, as the person is about to be asked: their answer, or None to ask (a question
+        only the person may answer, about a protected file or a command not understood, is always asked)."""
+        assert self.hooks is not None
+        outcome = await self.hooks.permission_request(
+            self._session_id, call.name, call.input, list(verdict.suggestions)
+        )
+        if outcome.decision == "deny":
+            return PermissionDecision(behavior="deny", message=outcome.reason, verbatim=bool(outcome.reason))
+        if outcome.decision == "allow" and not verdict.hard:
+            return PermissionDecision(behavior="allow", updated_input=outcome.updated_input)
+        return None
+
     async def _post_hooks(self, call: ToolUseBlock, result: ToolResult, took: int) -> ToolResult:
         """PostToolUse (or PostToolUseFailure, for a call that failed) with the tool's time; what the hooks say
         joins the result."""
@@ -322,6 +335,8 @@ class ToolDispatcher:
                 future.set_result(decision)
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
+        if self.hooks and (said := await self._hook_answers(call, verdict)) is not None:
+            return said
         request_id = uuid.uuid4().hex
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
         # Registered before the request goes out, so a front end may answer from inside its event callback.

@@ -27,7 +27,7 @@ CONTROL_TIMEOUT = 600.0
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 _HOOK_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
-     "PreCompact"}
+     "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification"}
 )  # fmt: skip
 
 
