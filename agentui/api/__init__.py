@@ -37,6 +37,7 @@ _EXPORTS = {
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
     "project_dir": "agentui.core.session.paths",
+    "is_session_id": "agentui.core.session.paths",
     "canonical": "agentui.core.session.paths",
     "sanitize": "agentui.core.session.paths",
     "PromptPoint": "agentui.core.rewind",
@@ -242,6 +243,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.lookup import preview_session as preview_session
     from agentui.core.session.naming import rename_session as rename_session
     from agentui.core.session.paths import canonical as canonical
+    from agentui.core.session.paths import is_session_id as is_session_id
     from agentui.core.session.paths import project_dir as project_dir
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession

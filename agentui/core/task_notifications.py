@@ -50,14 +50,20 @@ class TaskNotices:
             for wait in waits:
                 wait.cancel()
 
-    def take(self) -> list[tuple[BackgroundShellUpdate, str]]:
-        """The ends not reported yet, each with its `<task-notification>` text, taken out."""
+    def running_ids(self) -> list[str]:
+        return [shell.id for shell in self._shells.running()]
+
+    def take(self) -> list[tuple[BackgroundShellUpdate, str, str]]:
+        """The ends not reported yet, each with its `<task-notification>` text and its summary, taken out."""
         ended, self.ended = self.ended, []
-        return [(update, self.notification(update)) for update in ended]
+        return [(update, self.notification(update), self.summary(update)) for update in ended]
+
+    def summary(self, update: BackgroundShellUpdate) -> str:
+        code = f" (exit code {update.exit_code})" if update.exit_code is not None else ""
+        return f'Background command "{update.description or update.command}" {_SAID[update.status]}{code}'
 
     def notification(self, update: BackgroundShellUpdate) -> str:
-        code = f" (exit code {update.exit_code})" if update.exit_code is not None else ""
-        summary = f'Background command "{update.description or update.command}" {_SAID[update.status]}{code}'
+        summary = self.summary(update)
         lines = [
             "<task-notification>",
             f"<task-id>{update.shell_id}</task-id>",

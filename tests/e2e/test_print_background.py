@@ -120,3 +120,30 @@ def test_background_shells_and_tasks_in_print_mode(
     assert processes_with("36.7107") == []
     offered = [tool["name"] for tool in server.requests[0].json()["tools"]]
     assert {"TaskOutput", "TaskStop", "TaskCreate", "Agent"} <= set(offered) and "TodoWrite" not in offered
+
+
+def test_print_mode_stops_waiting_for_a_background_command_at_its_limit(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A command the run leaves running (a server) is waited for only so long; then it is stopped, and said."""
+    marker = f"{3000 + int(time.time()) % 1000}.4321"
+    replies = [
+        [tool_call("Bash", "bg", command=f"sleep {marker}", run_in_background=True)],
+        [{"type": "text", "text": "Started."}],
+    ]
+    server.responder = lambda request: Reply(
+        chunks=anthropic_stream(replies.pop(0), stop_reason="tool_use" if len(replies) == 1 else "end_turn")
+    )
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x", "AGENTUI_BACKGROUND_WAIT": "1"}
+    done = subprocess.run(
+        [agentui_bin, "-p", "start it", "--allowedTools", "Bash"],
+        env=env, capture_output=True, text=True, timeout=120, cwd=project, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "Started.", done.stderr
+    assert "stopped waiting for 1 background command(s)." in done.stderr
+    deadline = time.monotonic() + 60  # (stopped as agentui closed; on a busy machine the kernel may lag a little)
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_with(marker) == []

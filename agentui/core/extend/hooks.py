@@ -218,7 +218,8 @@ class Hooks:
     ) -> HookOutcome:
         """PermissionRequest, as the person is about to be asked: a hook's `decision` answers for them."""
         await self._event("Notification", session_id, {"message": f"agentui needs your permission to use {tool_name}",
-                                                      "notification_type": "permission_prompt"})  # fmt: skip
+                                                      "notification_type": "permission_prompt"},
+                          target="permission_prompt")  # fmt: skip
         rules = [{"type": "addRules", "rules": [_rule_value(text) for text in suggestions], "behavior": "allow",
                   "destination": "session"}] if suggestions else []  # fmt: skip
         payload = {"tool_name": tool_name, "tool_input": tool_input, "permission_suggestions": rules}

@@ -265,10 +265,10 @@ class ToolDispatcher:
         outcome = await self.hooks.permission_request(
             self._session_id, call.name, call.input, list(verdict.suggestions)
         )
-        if outcome.decision == "deny":
+        if outcome.decision in ("deny", "block"):  # (exit 2 denies too, as in Claude Code)
             return PermissionDecision(behavior="deny", message=outcome.reason, verbatim=bool(outcome.reason))
-        if outcome.decision == "allow" and not verdict.hard:
-            return PermissionDecision(behavior="allow", updated_input=outcome.updated_input)
+        if outcome.decision == "allow" and not verdict.hard:  # (its `updatedInput` is not taken: it was not checked)
+            return PermissionDecision(behavior="allow")
         return None
 
     async def _post_hooks(self, call: ToolUseBlock, result: ToolResult, took: int) -> ToolResult:

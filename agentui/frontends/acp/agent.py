@@ -26,6 +26,7 @@ from agentui.api import (
     Settings,
     describe_call,
     image_from_bytes,
+    is_session_id,
     list_sessions,
     load_custom_commands,
     open_conversation,
@@ -80,7 +81,7 @@ class AcpAgent:
         self._diffs: dict[str, Any] = {}
         """Each file-changing call's diff (the whole file before and after), as its start showed it: again with its
         end, as Zed's Claude Code adapter sends them."""
-        self._pumps: list[asyncio.Task[None]] = []
+        self._pumps: dict[str, asyncio.Task[None]] = {}
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
@@ -134,9 +135,12 @@ class AcpAgent:
         self, session_id: str, cwd: str, additional_directories: list[str] | None = None, **_: Any
     ) -> schema.ForkSessionResponse:
         """A new session that goes on from a copy of this one's history (the original stays as it is)."""
+        if not is_session_id(session_id):
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": "not a session id"})
+        reference = session_id
         if (open_one := self.sessions.get(session_id)) is not None:
-            session_id = str(open_one.session.path)  # (its file, with all that was said so far)
-        request = SessionRequest(resume=session_id, fork=True)
+            reference = str(open_one.session.path)  # (its file, with all that was said so far)
+        request = SessionRequest(resume=reference, fork=True)
         try:
             conversation = self._open(cwd, additional_directories, request)
         except SessionError as exc:
@@ -149,6 +153,10 @@ class AcpAgent:
         conversation = self._conversation(session_id)
         del self.sessions[session_id]
         await conversation.aclose()
+        await self._flush(session_id)
+        self._updates.pop(session_id, None)
+        if (pump := self._pumps.pop(session_id, None)) is not None:
+            pump.cancel()
         return schema.CloseSessionResponse()
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **_: Any) -> Any:
@@ -176,6 +184,8 @@ class AcpAgent:
     def _reopened(self, cwd: str, session_id: str, directories: list[str] | None) -> Conversation:
         if (conversation := self.sessions.get(session_id)) is not None:
             return conversation
+        if not is_session_id(session_id):  # (an id, never a path: the session is known by the id the client gave)
+            raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": "not a session id"})
         try:
             return self._open(cwd, directories, SessionRequest(resume=session_id))
         except SessionError as exc:
@@ -189,7 +199,7 @@ class AcpAgent:
         self.sessions[session_id] = conversation
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._updates[session_id] = queue
-        self._pumps.append(asyncio.get_running_loop().create_task(self._pump(session_id, queue)))
+        self._pumps[session_id] = asyncio.get_running_loop().create_task(self._pump(session_id, queue))
         conversation.on(lambda event: self._translate(session_id, event))
         return conversation
 
@@ -222,11 +232,16 @@ class AcpAgent:
         text, images = _prompt(prompt)
         if text.strip() == "/compact" or text.strip().startswith("/compact "):
             result = await conversation.compact(text.strip().removeprefix("/compact").strip() or None)
+            if result.error:
+                self._updates[session_id].put_nowait(acp.update_agent_message_text(f"agentui: {result.error}"))
             await self._flush(session_id)
             return schema.PromptResponse(stop_reason=_STOPS.get(result.stop, "end_turn"))
-        if (expanded := conversation.expand_command(text)) is not None:
-            text = expanded[0]
-        result = await conversation.send(text, images)
+        expanded = conversation.expand_command(text)
+        try:
+            result = await conversation.send(expanded[0] if expanded else text, images)
+        finally:
+            if expanded is not None:  # (a command's allowed-tools hold for its run only)
+                conversation.end_grants()
         if result.error and result.stop == "error":
             self._updates[session_id].put_nowait(acp.update_agent_message_text(f"\n\nagentui: {result.error}"))
         await self._flush(session_id)
@@ -251,14 +266,15 @@ class AcpAgent:
     async def close(self) -> None:
         for conversation in self.sessions.values():
             await conversation.aclose()
-        for pump in self._pumps:
+        for pump in self._pumps.values():
             pump.cancel()
 
     # Events into updates
 
     def _translate(self, session_id: str, event: Event, *, replaying: bool = False) -> None:
-        queue = self._updates[session_id]
-        conversation = self.sessions[session_id]
+        queue, conversation = self._updates.get(session_id), self.sessions.get(session_id)
+        if queue is None or conversation is None:  # (closed: what its closing emits goes nowhere)
+            return
         match event:
             case UserMessage() if replaying:  # (live, the client shows what it sent itself)
                 for block in event.message.content:
@@ -288,8 +304,8 @@ class AcpAgent:
                 queue.put_nowait(acp.update_plan(entries))
             case PermissionRequest():
                 asyncio.get_running_loop().create_task(self._ask(session_id, event))
-            case UsageUpdate():  # (how full the window is, and what the session has cost)
-                window = conversation.window or 0
+            case UsageUpdate() if conversation.window:  # (how full the window is, and what the session has cost)
+                window = conversation.window
                 cost = schema.Cost(amount=round(event.cost_usd, 6), currency="USD")
                 queue.put_nowait(schema.UsageUpdate(session_update="usage_update", used=event.context_tokens,
                                                     size=window, cost=cost))  # fmt: skip

@@ -186,7 +186,11 @@ class SdkSession:
             text, notices = expanded
             for notice in notices:
                 self.note(notice)
-        result = await self.conversation.send(text, images)
+        try:
+            result = await self.conversation.send(text, images)
+        finally:
+            if expanded is not None:  # (a command's allowed-tools hold for its run only)
+                self.conversation.end_grants()
         message = self.stream.result(result)
         self.last_failed = message["is_error"] is True
         self._totals.api_ms += result.api_duration_ms

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 import time
@@ -234,6 +235,10 @@ def result_summary(result: RunResult) -> dict[str, object]:
     return summary
 
 
+BACKGROUND_WAIT = 1800.0
+"""Seconds print mode waits in all for background commands the run left running (Claude Code waits for them too)."""
+
+
 def exit_code(result: RunResult) -> int:
     """0 for an answer, 130 when the person interrupted, and 1 for every other end, a limit the person set among
     them (as Claude Code exits)."""
@@ -326,26 +331,39 @@ async def _background(
 ) -> RunResult:
     """As Claude Code's `-p`: while background commands the run started still run, wait; each one's end after the
     run is reported and its `<task-notification>` answered by the model, as a prompt of its own. The last run's
-    result is the result (stream-json shows each one's); Ctrl+C stops the waiting, and the commands."""
+    result is the result (stream-json shows each one's). The waiting ends at Ctrl+C, when the output is closed, or
+    after BACKGROUND_WAIT seconds in all (`AGENTUI_BACKGROUND_WAIT`); what still runs is then stopped."""
     stream, printer, output_format = out
     notices.take()  # (what ended while the run went on, the model could see for itself: only later ends are told)
-    while result.stop == "end_turn" and (notices.running or notices.ended) and not stopping.is_set():
-        if output_format == "stream-json":
-            printer.line(_compact(stream.result(result)))
+    deadline = time.monotonic() + _background_wait()
+    while result.stop == "end_turn" and (notices.running or notices.ended):
+        left = deadline - time.monotonic()
+        if stopping.is_set() or printer.closed or left <= 0:
+            if not stopping.is_set() and notices.running:
+                printer.note(f"stopped waiting for {len(notices.running_ids())} background command(s).")
+            break
         waiting = asyncio.ensure_future(notices.wait())
         stopped = asyncio.ensure_future(stopping.wait())
-        await asyncio.wait([waiting, stopped], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([waiting, stopped], timeout=left, return_when=asyncio.FIRST_COMPLETED)
         waiting.cancel()
         stopped.cancel()
         if stopping.is_set() or not (ended := notices.take()):
             continue
-        for update, text in ended:
-            summary = text.split("<summary>")[1].split("</summary>")[0]
+        if output_format == "stream-json":  # (the answer before the notification has its own result line)
+            printer.line(_compact(stream.result(result)))
+        for update, _, summary in ended:
             stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
         if output_format == "stream-json":
             stream.init(conversation.launch.settings)
-        result = await conversation.send("\n".join(text for _, text in ended))
-    return result
+        result = await conversation.send("\n".join(text for _, text, _ in ended))
+    return result.model_copy(update={"stop": "cancelled"}) if stopping.is_set() else result
+
+
+def _background_wait() -> float:
+    try:
+        return max(0.0, float(os.environ.get("AGENTUI_BACKGROUND_WAIT", BACKGROUND_WAIT)))
+    except ValueError:
+        return BACKGROUND_WAIT
 
 
 def _listen(
