@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 _EXPORTS = {
     # the root of every error the core raises for a front end to show
     "AgentuiError": "agentui.core.errors",
+    "ProviderError": "agentui.core.providers.base",
+    "side_question": "agentui.core.loop.side_call",
     # a conversation: open it, then give it commands (its methods) and read its events
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
@@ -191,6 +193,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.instructions import set_instructions as set_instructions
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
+    from agentui.core.loop.side_call import side_question as side_question
     from agentui.core.memory_note import remember_note as remember_note
     from agentui.core.messages import SUMMARY_PREFIX as SUMMARY_PREFIX
     from agentui.core.messages import is_summary as is_summary
@@ -219,6 +222,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.project import ProjectError as ProjectError
     from agentui.core.project import open_project as open_project
     from agentui.core.providers.base import Provider as Provider
+    from agentui.core.providers.base import ProviderError as ProviderError
     from agentui.core.providers.scripted import ScriptError as ScriptError
     from agentui.core.replay import replay as replay
     from agentui.core.rewind import ChangedOutside as ChangedOutside

@@ -348,3 +348,23 @@ def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     assert [result["result"] for result in results(lines)][-2:] == ["", "After it."]
     last = server.requests[-1].json()["messages"]
     assert "We greeted each other." in json.dumps(last) and "hi 0" not in json.dumps(last)
+
+
+def test_a_side_question_is_answered_from_the_conversation_and_not_kept_in_it(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    def model(request: RecordedRequest) -> Reply:
+        said = json.dumps(request.json()["messages"])
+        if "tools" not in request.json() and "what did I say first" not in said:
+            return Reply(chunks=anthropic_stream([text("A title")]))
+        answer = "You said hi." if "what did I say first" in said else "Hello."
+        return Reply(chunks=anthropic_stream([text(answer)], message_id=f"msg_{len(server.requests)}"))
+
+    server.responder = model
+    calls = [["askSideQuestion", "what did I say first?"]]
+    lines = run(ts_sdk, cli, server, tmp_path, "hi", "again", controls=calls)
+    assert controls(lines)["askSideQuestion"]["response"] == "You said hi."
+    asked = next(r.json() for r in server.requests if "what did I say first" in json.dumps(r.json()["messages"]))
+    assert "hi" in json.dumps(asked["messages"][0])  # (the conversation so far goes with it)
+    last = server.requests[-1].json()["messages"]
+    assert "what did I say first" not in json.dumps(last) and results(lines)[-1]["result"] == "Hello."

@@ -4,7 +4,7 @@ not part of the history, made with the conversation's provider and retries, coun
 from __future__ import annotations
 
 from contextlib import aclosing
-from typing import Any
+from typing import Any, Protocol
 
 from agentui.core.loop.agent import Agent
 from agentui.core.loop.model_call import ModelCall
@@ -13,6 +13,14 @@ from agentui.core.providers.base import ProviderRequest
 from agentui.core.providers.retry import RetryNotice, stream_with_retry
 from agentui.core.providers.stream import MessageAccumulator, StreamEnd
 from agentui.core.tools.web_search import SearchOutcome
+
+
+class Asked(Protocol):
+    """A conversation, as far as a side question goes: its agent."""
+
+    @property
+    def agent(self) -> Agent: ...
+
 
 SIDE_MAX_TOKENS = 4096
 WEB_SEARCH_TOOL = "web_search_20250305"
@@ -69,3 +77,27 @@ async def side_search(
             if isinstance(item, dict) and item.get("url"):
                 links.append({"title": str(item.get("title") or item["url"]), "url": str(item["url"])})
     return SearchOutcome(answer.message().text.strip(), links, error)
+
+
+async def side_question(conversation: Asked, question: str) -> str:
+    """A question about the conversation, answered from its history by its model and instructions with no tools, and
+    not added to it (Claude Code's side question); raises ProviderError."""
+    agent = conversation.agent
+    history = list(agent.messages)
+    if history and history[-1].role == "user":  # (the question joins a last user message, as two may not follow)
+        last = history.pop()
+        asked = Message(role="user", content=[*last.content, *Message.user(question).content])
+    else:
+        asked = Message.user(question)
+    request = ProviderRequest(
+        model=agent.config.model,
+        system=agent.config.system_prompt,
+        system_volatile=agent.config.environment,
+        messages=(*history, asked),
+        max_tokens=SIDE_MAX_TOKENS,
+    )
+    with agent.ledger.waiting():
+        answer = await ModelCall(agent.session_id).run(agent.services.provider, request, agent.services.retry)
+    if answer.usage is not None:
+        agent.ledger.record(answer.usage, agent.config.model, context_tokens=agent.context_tokens, window=agent.window)
+    return answer.text.strip()

@@ -238,6 +238,20 @@ async def _not_cancelled(_: Conversation, __: SessionTotals, ___: dict[str, Any]
     return {"cancelled": False}  # (a message sent while a run goes on has joined it, or is answered next)
 
 
+async def _side_question(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
+    """A question about the conversation, answered beside it (not added to it)."""
+    from agentui.api import ProviderError, side_question
+
+    question = str(request.get("question") or "").strip()
+    if not question:
+        raise ValueError("side_question needs a question")
+    try:
+        said = await side_question(conversation, question)
+    except ProviderError as exc:
+        raise ValueError(f"The model could not answer: {exc}") from None
+    return {"response": said, "synthetic": False}
+
+
 async def _no_title(_: Conversation, __: SessionTotals, ___: dict[str, Any]) -> dict[str, Any]:
     return {"title": None}
 
@@ -266,5 +280,6 @@ HANDLERS: dict[str, Handler] = {
     "apply_flag_settings": _model_flags,
     "cancel_async_message": _not_cancelled,
     "seed_read_state": _nothing,
+    "side_question": _side_question,
 }
 """Each request agentui answers beyond initialize, interrupt, set_permission_mode, set_model and mcp_status."""
