@@ -54,7 +54,7 @@ _EXPORTS = {
     "ContextBreakdown": "agentui.core.context.breakdown",
     "context_breakdown": "agentui.core.context.breakdown",
     "PART_NAMES": "agentui.core.context.breakdown",
-    "changed_lines": "agentui.core.extend.status_line_report",
+    "LineTally": "agentui.core.extend.status_line_report",
     "status_report": "agentui.core.status_report",
     "no_conversation_report": "agentui.core.status_report",
     "HealthCheck": "agentui.core.doctor",
@@ -183,8 +183,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
+    from agentui.core.extend.status_line_report import LineTally as LineTally
     from agentui.core.extend.status_line_report import StatusReport as StatusReport
-    from agentui.core.extend.status_line_report import changed_lines as changed_lines
     from agentui.core.extend.status_line_report import status_line_report as status_line_report
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
     from agentui.core.images import ImageError as ImageError

@@ -26,17 +26,33 @@ _CLAUDE = re.compile(
 )
 
 
+class LineTally:
+    """The lines a conversation's edits added and removed, counted from its events (made before the first prompt, it
+    sees them all)."""
+
+    def __init__(self, conversation: Conversation) -> None:
+        self.added = self.removed = 0
+        conversation.on(self._count)
+
+    def _count(self, event: Event) -> None:
+        match event:
+            case ToolEnd(is_error=False, loop_id=None, details=details) if "structuredPatch" in details:
+                added, removed = changed_lines(details)
+                self.added += added
+                self.removed += removed
+            case _:
+                pass
+
+
 class StatusReport:
-    """A conversation's status line: the session as its command is told it, and the command run with it. Counts the
-    lines the session's edits added and removed from its events (made before the first prompt, it sees them all)."""
+    """A conversation's status line: the session as its command is told it (the lines its edits changed among it),
+    and the command run with it."""
 
     def __init__(self, conversation: Conversation, status_line: StatusLine) -> None:
         self.conversation = conversation
         self.status_line = status_line
         self.started = time.monotonic()
-        self.lines_added = 0
-        self.lines_removed = 0
-        conversation.on(self._count_lines)
+        self.lines = LineTally(conversation)
 
     @property
     def padding(self) -> int:
@@ -49,15 +65,6 @@ class StatusReport:
     async def refresh(self, columns: int | None = None) -> StatusLineOutcome:
         """The command run now with the session as it stands: its first line, or why there is none."""
         return await self.status_line.run(self.session(), columns=columns)
-
-    def _count_lines(self, event: Event) -> None:
-        match event:
-            case ToolEnd(is_error=False, loop_id=None, details=details) if "structuredPatch" in details:
-                added, removed = changed_lines(details)
-                self.lines_added += added
-                self.lines_removed += removed
-            case _:
-                pass
 
     def session(self) -> dict[str, Any]:
         """Claude Code's status JSON, in its order (keys it leaves out when they do not apply are left out here)."""
@@ -88,8 +95,8 @@ class StatusReport:
                 "total_cost_usd": agent.ledger.cost_usd,
                 "total_duration_ms": round((time.monotonic() - self.started) * 1000),
                 "total_api_duration_ms": round(agent.ledger.session_api_seconds * 1000),
-                "total_lines_added": self.lines_added,
-                "total_lines_removed": self.lines_removed,
+                "total_lines_added": self.lines.added,
+                "total_lines_removed": self.lines.removed,
             },
             "context_window": context_window(usage, window),
             "exceeds_200k_tokens": usage is not None and usage.total_tokens > LARGE_CONTEXT,

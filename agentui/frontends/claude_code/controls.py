@@ -12,15 +12,14 @@ from typing import Any
 from agentui import __version__
 from agentui.api import (
     Conversation,
+    LineTally,
     RewindError,
-    changed_lines,
     context_breakdown,
     read_for_program,
     rename_session,
     set_thinking,
     settings_report,
 )
-from agentui.api.events import Event, ToolEnd
 
 CLAUDE_CODE_VERSION = "2.1.197"
 _COLORS = {
@@ -41,17 +40,7 @@ class SessionTotals:
         self.started = time.monotonic()
         self.api_ms = 0
         """Time the session's runs spent waiting on the model (their results' `duration_api_ms`)."""
-        self.lines_added = self.lines_removed = 0
-        conversation.on(self._count)
-
-    def _count(self, event: Event) -> None:
-        match event:
-            case ToolEnd(is_error=False, loop_id=None, details=details) if "structuredPatch" in details:
-                added, removed = changed_lines(details)
-                self.lines_added += added
-                self.lines_removed += removed
-            case _:
-                pass
+        self.lines = LineTally(conversation)
 
 
 Handler = Callable[[Conversation, SessionTotals, dict[str, Any]], Awaitable[dict[str, Any] | None]]
@@ -131,8 +120,8 @@ async def _usage(conversation: Conversation, totals: SessionTotals, __: dict[str
         "total_cost_usd": cost,
         "total_api_duration_ms": totals.api_ms,
         "total_duration_ms": round((time.monotonic() - totals.started) * 1000),
-        "total_lines_added": totals.lines_added,
-        "total_lines_removed": totals.lines_removed,
+        "total_lines_added": totals.lines.added,
+        "total_lines_removed": totals.lines.removed,
         "model_usage": totals.model_usage(),
     }
     return {"session": session, "subscription_type": None, "rate_limits_available": False, "rate_limits": None,
@@ -145,7 +134,7 @@ async def _session_cost(conversation: Conversation, totals: SessionTotals, reque
         f"Total cost:            ${session['total_cost_usd']:.4f}",
         f"Total duration (API):  {session['total_api_duration_ms'] // 1000}s",
         f"Total duration (wall): {session['total_duration_ms'] // 1000}s",
-        f"Total code changes:    {totals.lines_added} lines added, {totals.lines_removed} lines removed",
+        f"Total code changes:    {totals.lines.added} lines added, {totals.lines.removed} lines removed",
     ]
     return {"text": "\n".join(lines)}
 
