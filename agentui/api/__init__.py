@@ -53,6 +53,7 @@ _EXPORTS = {
     # what a conversation holds and how the setup stands: /context, /status and /doctor
     "ContextBreakdown": "agentui.core.context.breakdown",
     "context_breakdown": "agentui.core.context.breakdown",
+    "compact_command": "agentui.core.context.compaction",
     "PART_NAMES": "agentui.core.context.breakdown",
     "LineTally": "agentui.core.extend.status_line_report",
     "status_report": "agentui.core.status_report",
@@ -161,6 +162,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.breakdown import PART_NAMES as PART_NAMES
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
+    from agentui.core.context.compaction import compact_command as compact_command
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed

@@ -14,7 +14,7 @@ def can_use_tool_request(event: PermissionRequest, root: Path) -> dict[str, Any]
     """A `can_use_tool` request's fields as Claude Code sends them: the tool and its input, a name and a one-line
     description, the rules or mode that would allow it as Claude Code shapes them, the path a command would write
     (`blocked_path`), and why it asks."""
-    rules = [_rule(text) for text in event.suggestions]
+    rules = [rule_value(text) for text in event.suggestions]
     suggestions: list[dict[str, Any]] = []
     if event.tool_name == "Bash" and not any(rule["toolName"] == "Bash" for rule in rules):
         command = str(event.input.get("command", "")).strip()  # (Claude Code offers the command itself first)
@@ -52,6 +52,7 @@ def _description(event: PermissionRequest, root: Path) -> str:
     return raw
 
 
-def _rule(text: str) -> dict[str, str]:
+def rule_value(text: str) -> dict[str, str]:
+    """A rule as Claude Code's permission updates carry it: `Bash(npm test:*)` is its tool and its content."""
     name, _, rest = text.partition("(")
     return {"toolName": name, "ruleContent": rest[:-1]} if rest else {"toolName": name}

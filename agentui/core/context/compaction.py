@@ -288,6 +288,16 @@ KEEP_SHARE = 0.25
 """An automatic summary keeps the recent turns up to this share of the window as they are."""
 MANUAL_KEEP_SHARE = 0.05
 """/compact is asked for to free context: it keeps less."""
+
+
+def compact_command(text: str) -> str | None:
+    """The instructions of a `/compact [instructions]` prompt ("" for none); None for any other prompt."""
+    said = text.strip()
+    if said != "/compact" and not said.startswith("/compact "):
+        return None
+    return said.removeprefix("/compact").strip()
+
+
 EXACT_COUNT_SHARE = 0.5
 """Past this share of the window, count with tiktoken (if its encoding is on disk) rather than estimate."""
 SUMMARY_MAX_TOKENS = 8192

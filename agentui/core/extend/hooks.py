@@ -27,6 +27,7 @@ from agentui.core.claude_settings import SettingsSource
 from agentui.core.errors import AgentuiError
 from agentui.core.process_groups import start_group
 from agentui.core.safety.confined import Confined
+from agentui.core.sdk_permission import rule_value
 
 if TYPE_CHECKING:
     from agentui.core.safety.guard import Guard
@@ -220,7 +221,7 @@ class Hooks:
         await self._event("Notification", session_id, {"message": f"agentui needs your permission to use {tool_name}",
                                                       "notification_type": "permission_prompt"},
                           target="permission_prompt")  # fmt: skip
-        rules = [{"type": "addRules", "rules": [_rule_value(text) for text in suggestions], "behavior": "allow",
+        rules = [{"type": "addRules", "rules": [rule_value(text) for text in suggestions], "behavior": "allow",
                   "destination": "session"}] if suggestions else []  # fmt: skip
         payload = {"tool_name": tool_name, "tool_input": tool_input, "permission_suggestions": rules}
         return await self._event("PermissionRequest", session_id, payload, target=tool_name)
@@ -396,11 +397,6 @@ class Hooks:
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
             outcome.context.append(specific["additionalContext"])
-
-
-def _rule_value(text: str) -> dict[str, str]:
-    name, _, rest = text.partition("(")
-    return {"toolName": name, "ruleContent": rest[:-1]} if rest else {"toolName": name}
 
 
 def _short(command: str) -> str:

@@ -24,6 +24,7 @@ from agentui.api import (
     SessionError,
     SessionRequest,
     Settings,
+    compact_command,
     describe_call,
     image_from_bytes,
     is_session_id,
@@ -230,8 +231,8 @@ class AcpAgent:
         a custom command, as the commands the session announced say."""
         conversation = self._conversation(session_id)
         text, images = _prompt(prompt)
-        if text.strip() == "/compact" or text.strip().startswith("/compact "):
-            result = await conversation.compact(text.strip().removeprefix("/compact").strip() or None)
+        if (instructions := compact_command(text)) is not None:
+            result = await conversation.compact(instructions or None)
             if result.error:
                 self._updates[session_id].put_nowait(acp.update_agent_message_text(f"agentui: {result.error}"))
             await self._flush(session_id)

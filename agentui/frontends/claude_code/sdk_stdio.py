@@ -15,7 +15,14 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import IO, Any, Literal
 
-from agentui.api import Conversation, Settings, can_use_tool_request, image_from_bytes, set_instructions
+from agentui.api import (
+    Conversation,
+    Settings,
+    can_use_tool_request,
+    compact_command,
+    image_from_bytes,
+    set_instructions,
+)
 from agentui.api.events import Event, PermissionDecision, PermissionRequest
 from agentui.api.messages import ImageBlock
 from agentui.frontends.claude_code.stream import ClaudeStream
@@ -179,8 +186,8 @@ class SdkSession:
         if not self._started:
             self._started = True
             self.stream.init(self.settings)
-        if text.strip() == "/compact" or text.strip().startswith("/compact "):  # (a command, not text for the model)
-            await self._compact(text.strip().removeprefix("/compact").strip() or None)
+        if (instructions := compact_command(text)) is not None:  # (a command, not text for the model)
+            await self._compact(instructions or None)
             return
         if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
             text, notices = expanded

@@ -27,6 +27,7 @@ from agentui.api import (
     RunResult,
     SessionRequest,
     Settings,
+    compact_command,
     describe_call,
     limit_reached,
     list_sessions,
@@ -293,11 +294,11 @@ async def run_print(
         prompt, notices = expanded
         for notice in notices:
             printer.note(notice)
-    compact = prompt.strip() == "/compact" or prompt.strip().startswith("/compact ")
+    instructions = compact_command(prompt)
     outcome: dict[str, Any] = {}
     try:
-        if compact:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, and answer nothing else)
-            result = await conversation.compact(prompt.strip().removeprefix("/compact").strip() or None)
+        if instructions is not None:  # (as Claude Code's `-p "/compact [instructions]"`: summarise, answer nothing)
+            result = await conversation.compact(instructions or None)
             result = result.model_copy(update={"text": "", "num_turns": 0})  # (it answers nothing, as Claude Code's)
         elif attempts:
             result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
