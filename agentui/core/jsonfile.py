@@ -50,14 +50,20 @@ class NotRegularError(OSError):
 
 
 def regular_file_text(path: Path) -> str:
-    """The UTF-8 text of the regular file at `path` (a link to one is followed). Opened without waiting, so a FIFO
-    planted where a settings file goes is refused at once instead of blocking whoever reads it for ever."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    """The UTF-8 text of the regular file at `path` (see `regular_file_bytes`)."""
+    return regular_file_bytes(path).decode("utf-8")
+
+
+def regular_file_bytes(path: Path, limit: int = -1) -> bytes:
+    """The bytes of the regular file at `path` (a link to one is followed), `limit` of them at most. Opened without
+    waiting, so a FIFO planted where a settings file goes is refused at once (NotRegularError) instead of blocking
+    whoever reads it for ever; a terminal opened so is never made this process's."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularError(f"{path} is not a regular file")
         with os.fdopen(os.dup(fd), "rb") as handle:
-            return handle.read().decode("utf-8")
+            return handle.read(limit)
     finally:
         os.close(fd)
 

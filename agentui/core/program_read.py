@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,14 +34,14 @@ def read_for_program(
     if verdict.behavior != "allow":
         raise ValueError(f"{path} may not be read without a permission ({verdict.reason}).")
     cap = min(max(1, max_bytes or DEFAULT_BYTES), MOST_BYTES)
+    from agentui.core.jsonfile import NotRegularError, regular_file_bytes
+
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+        data = regular_file_bytes(path, cap + 1)
+    except NotRegularError:
+        raise ValueError(f"{path} is not a regular file.") from None
     except OSError as exc:
         raise ValueError(f"{path} cannot be read ({exc.strerror}).") from None
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise ValueError(f"{path} is not a regular file.")
-        data = file.read(cap + 1)
     answer: dict[str, Any] = {"contents": "", "absPath": str(path)}
     if encoding == "base64":
         answer |= {"contents": base64.b64encode(data[:cap]).decode("ascii"), "encoding": "base64"}
