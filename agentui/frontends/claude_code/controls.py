@@ -11,6 +11,7 @@ from typing import Any
 
 from agentui import __version__
 from agentui.api import (
+    PART_NAMES,
     Conversation,
     LineTally,
     RewindError,
@@ -62,19 +63,18 @@ async def _context_usage(conversation: Conversation, _: SessionTotals, __: dict[
     window = view.window or view.used
     parts = [(part.name, part.tokens) for part in view.parts]
     if view.buffer:
-        parts.append(("Autocompact buffer", view.buffer))
+        parts.append((PART_NAMES["buffer"], view.buffer))
     if view.free is not None:
-        parts.append(("Free space", view.free))
-    rows = [
-        [
-            {"color": _COLORS[cell_name(cell.kind)], "isFilled": cell.kind != "free",
-             "categoryName": cell_name(cell.kind), "tokens": dict(parts).get(cell_name(cell.kind), 0),
-             "percentage": round(view.share(dict(parts).get(cell_name(cell.kind), 0))),
-             "squareFullness": cell.fullness}
-            for cell in row
-        ]
-        for row in view.cells()
-    ]  # fmt: skip
+        parts.append((PART_NAMES["free"], view.free))
+    tokens = dict(parts)
+
+    def square(kind: str, fullness: float) -> dict[str, Any]:
+        name = PART_NAMES[kind]  # type: ignore[index]
+        return {"color": _COLORS[name], "isFilled": kind != "free", "categoryName": name,
+                "tokens": tokens.get(name, 0), "percentage": round(view.share(tokens.get(name, 0))),
+                "squareFullness": fullness}  # fmt: skip
+
+    rows = [[square(cell.kind, cell.fullness) for cell in row] for row in view.cells()]
     return {
         "categories": [{"name": name, "tokens": tokens, "color": _COLORS[name]} for name, tokens in parts],
         "totalTokens": view.used,
@@ -101,12 +101,6 @@ async def _context_usage(conversation: Conversation, _: SessionTotals, __: dict[
         "isAutoCompactEnabled": view.buffer > 0,
         "apiUsage": None,
     }
-
-
-def cell_name(kind: str) -> str:
-    from agentui.api import PART_NAMES
-
-    return PART_NAMES[kind]  # type: ignore[index]
 
 
 async def _settings(conversation: Conversation, _: SessionTotals, __: dict[str, Any]) -> dict[str, Any]:
