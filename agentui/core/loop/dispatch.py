@@ -185,7 +185,7 @@ class ToolDispatcher:
                 return hooked
             call, args, verdict = hooked
         if verdict.behavior == "deny":
-            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+            return _refused(call, verdict)
         lifted = False
         if verdict.behavior == "ask":
             decision = await self._ask(tool, call, verdict)
@@ -249,7 +249,7 @@ class ToolDispatcher:
                 return ToolResult.error(f"{call.name} was not run: a PreToolUse hook gave {_describe(exc)}.")
             verdict = self.gate.check(tool, args, call)  # (what runs is what is checked)
         if verdict.behavior == "deny":
-            return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
+            return _refused(call, verdict)
         if outcome.decision in ("deny", "block"):  # (its reason is what the model reads, as in Claude Code)
             return ToolResult.error(outcome.reason or f"A PreToolUse hook blocked {call.name}.", denied=True)
         if outcome.decision == "allow" and verdict.behavior == "ask" and not verdict.hard:
@@ -389,6 +389,11 @@ def _failure(name: str, exc: Exception) -> str:
 def _real(path: Path) -> Path:
     """Where `path` leads; a link loop leaves it as named (`Path.resolve` raises RuntimeError there)."""
     return Path(os.path.realpath(path))
+
+
+def _refused(call: ToolUseBlock, verdict: Verdict) -> ToolResult:
+    """A call the permission rules refuse, and why."""
+    return ToolResult.error(f"Permission to use {call.name} was denied: {verdict.reason}.", denied=True)
 
 
 def _describe(error: ValidationError) -> str:
