@@ -223,13 +223,19 @@ async def test_a_link_swapped_after_the_permission_check_cannot_redirect_a_write
     assert outside.read_text() == "secret\n" and (root / "notes.txt").read_text() == "notes\n"
 
 
+async def compacted(tmp_path: Path, specs: list[HookSpec], instructions: str | None = None) -> Any:
+    """An agent with `specs` that answered two prompts and then compacted (its summary: "the summary")."""
+    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], specs)
+    await agent.prompt("first")
+    await agent.prompt("second")
+    await agent.compact(instructions)
+    return agent
+
+
 async def test_pre_compact_runs_before_a_summary_with_its_trigger_and_instructions(tmp_path: Path) -> None:
     seen_input = tmp_path / "stdin.json"
     spec = hook("PreCompact", f"cat > {seen_input}", matcher="manual")
-    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
-    await agent.prompt("first")
-    await agent.prompt("second")
-    await agent.compact("keep names")
+    agent = await compacted(tmp_path, [spec], "keep names")
     payload = json.loads(seen_input.read_text())
     assert payload["hook_event_name"] == "PreCompact" and payload["trigger"] == "manual"
     assert payload["custom_instructions"] == "keep names"
@@ -240,10 +246,7 @@ async def test_pre_compact_without_instructions_says_null_and_the_prompts_id(tmp
     """As Claude Code's PreCompact input: `custom_instructions` null when none were given, and the prompt's id."""
     seen_input = tmp_path / "stdin.json"
     spec = hook("PreCompact", f"cat > {seen_input}")
-    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
-    await agent.prompt("first")
-    await agent.prompt("second")
-    await agent.compact()
+    await compacted(tmp_path, [spec])
     payload = json.loads(seen_input.read_text())
     assert payload["custom_instructions"] is None and payload["prompt_id"]
     assert list(payload)[:6] == ["session_id", "transcript_path", "cwd", "prompt_id", "permission_mode",
@@ -253,10 +256,7 @@ async def test_pre_compact_without_instructions_says_null_and_the_prompts_id(tmp
 async def test_a_compaction_starts_the_session_again_with_source_compact(tmp_path: Path) -> None:
     seen_input = tmp_path / "stdin.json"
     spec = hook("SessionStart", f"cat >> {seen_input}; echo >> {seen_input}; echo kept-after-compaction")
-    agent, _provider, _ = make(tmp_path, [{"text": "one"}, {"text": "two"}, {"text": "the summary"}], [spec])
-    await agent.prompt("first")
-    await agent.prompt("second")
-    await agent.compact()
+    agent = await compacted(tmp_path, [spec])
     sources = [json.loads(line)["source"] for line in seen_input.read_text().splitlines() if line.strip()]
     assert sources == ["startup", "compact"]
     assert "kept-after-compaction" in json.dumps([m.model_dump() for m in agent.messages])
@@ -286,13 +286,6 @@ async def test_a_permission_request_hook_answers_for_the_person(tmp_path: Path, 
 
 async def test_post_compact_gets_the_summary(tmp_path: Path) -> None:
     seen_input = tmp_path / "stdin.json"
-    agent, _provider, _ = make(
-        tmp_path,
-        [{"text": "one"}, {"text": "two"}, {"text": "the summary"}],
-        [hook("PostCompact", f"cat > {seen_input}")],
-    )
-    await agent.prompt("first")
-    await agent.prompt("second")
-    await agent.compact()
+    await compacted(tmp_path, [hook("PostCompact", f"cat > {seen_input}")])
     payload = json.loads(seen_input.read_text())
     assert payload["trigger"] == "manual" and payload["compact_summary"].endswith("the summary")

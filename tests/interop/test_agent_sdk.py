@@ -208,7 +208,9 @@ async def test_a_client_keeps_the_conversation_across_turns_and_changes_mode(
     assert first[-1].session_id == second[-1].session_id
 
 
-async def test_interrupt_stops_an_answer_in_the_middle(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
+def endless_answer(server: LoopbackServer) -> threading.Event:
+    """The model starts a long answer and holds it after a few chunks until the returned gate is set (a title request
+    gets a short text)."""
     gate = threading.Event()
     chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
 
@@ -218,6 +220,11 @@ async def test_interrupt_stops_an_answer_in_the_middle(cli: str, server: Loopbac
         return Reply(chunks=chunks, gate=gate, gate_after=6)
 
     server.responder = model
+    return gate
+
+
+async def test_interrupt_stops_an_answer_in_the_middle(cli: str, server: LoopbackServer, tmp_path: Path) -> None:
+    gate = endless_answer(server)
     opts = options(cli, server, tmp_path, "i", include_partial_messages=True)
     try:
         async with ClaudeSDKClient(options=opts) as client:

@@ -9,14 +9,14 @@ import json
 import shutil
 import subprocess
 import sys
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.interop.conftest import claude_env
-from tests.interop.test_agent_sdk import played, text, tool
+from tests.interop.test_agent_sdk import endless_answer, played, text, tool
 from tests.interop.test_round_trips import summarising
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
@@ -125,15 +125,7 @@ def test_max_turns_ends_with_claude_codes_error_result_and_the_sdk_reports_it(
 def test_an_interrupt_ends_with_an_error_result_without_the_partial_answer(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
-    gate = threading.Event()
-    chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
-
-    def model(request: RecordedRequest) -> Reply:
-        if "tools" not in request.json():
-            return Reply(chunks=anthropic_stream([text("A title")]))
-        return Reply(chunks=chunks, gate=gate, gate_after=6)
-
-    server.responder = model
+    gate = endless_answer(server)
     try:
         lines = run(
             ts_sdk, cli, server, tmp_path, "talk", options={"includePartialMessages": True}, interruptOnDelta=True
@@ -150,13 +142,7 @@ def test_after_an_interrupted_run_the_process_ends_with_1_once_its_input_closes(
     cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
     """The protocol under the SDKs, spoken directly: an interrupted run is an error, so the process ends with 1."""
-    gate = threading.Event()
-    chunks = anthropic_stream([text("A long answer that never finishes " * 20)], pieces=40)
-    server.responder = lambda request: (
-        Reply(chunks=chunks, gate=gate, gate_after=6)
-        if "tools" in request.json()
-        else Reply(chunks=anthropic_stream([text("A title")]))
-    )
+    gate = endless_answer(server)
     home, project = tmp_path / "home", tmp_path / "project"
     project.mkdir(parents=True)
     env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
@@ -210,12 +196,9 @@ def test_two_messages_sent_at_once_get_one_result_each(
     assert len(seen) == 2 and seen[1].json()["messages"][-1]["content"][-1]["text"] == "two"
 
 
-def test_a_compact_message_compacts_with_claude_codes_status_and_boundary(
-    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
-) -> None:
-    """`/compact` sent as a message is a command: the conversation is summarised (Claude Code needs five exchanges
-    before it will), the program sees the status lines and the boundary, and the next message goes on from the
-    summary."""
+def compacting_model(server: LoopbackServer, answer: Callable[[str], str]) -> None:
+    """The model summarises when asked (Claude Code's request or agentui's), titles briefly, and otherwise answers
+    `answer(the last message, as JSON)`, each answer a message of its own (Claude Code merges ones that share an id)."""
 
     def model(request: RecordedRequest) -> Reply:
         body = request.json()
@@ -223,9 +206,20 @@ def test_a_compact_message_compacts_with_claude_codes_status_and_boundary(
             return Reply(chunks=anthropic_stream([text("<summary>We greeted each other.</summary>")]))
         if "tools" not in body:
             return Reply(chunks=anthropic_stream([text("A title")]))
-        return Reply(chunks=anthropic_stream([text("Hello.")], message_id=f"msg_{len(server.requests)}"))
+        said = answer(json.dumps(body["messages"][-1]))
+        return Reply(chunks=anthropic_stream([text(said)], message_id=f"msg_{len(server.requests)}"))
 
     server.responder = model
+
+
+def test_a_compact_message_compacts_with_claude_codes_status_and_boundary(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """`/compact` sent as a message is a command: the conversation is summarised (Claude Code needs five exchanges
+    before it will), the program sees the status lines and the boundary, and the next message goes on from the
+    summary."""
+
+    compacting_model(server, lambda said: "Hello.")
     prompts = [*(f"hi {n}" for n in range(6)), "/compact", "after"]
     lines = run(ts_sdk, cli, server, tmp_path, *prompts, streaming=True)
     compacted = results(lines)[6]
@@ -333,16 +327,7 @@ def test_an_mcp_server_toggled_off_loses_its_tools_and_toggled_on_has_them_again
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
-    def model(request: RecordedRequest) -> Reply:
-        body = request.json()
-        if summarising(body):
-            return Reply(chunks=anthropic_stream([text("<summary>We greeted each other.</summary>")]))
-        if "tools" not in body:
-            return Reply(chunks=anthropic_stream([text("A title")]))
-        said = "After it." if "after" in json.dumps(body["messages"][-1]) else "Hello."
-        return Reply(chunks=anthropic_stream([text(said)], message_id=f"msg_{len(server.requests)}"))
-
-    server.responder = model
+    compacting_model(server, lambda said: "After it." if "after" in said else "Hello.")
     prompts = [*(f"hi {n}" for n in range(6)), "/compact", "after"]
     lines = run(ts_sdk, cli, server, tmp_path, *prompts, togetherFrom=6)
     assert [result["result"] for result in results(lines)][-2:] == ["", "After it."]
