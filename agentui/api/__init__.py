@@ -85,6 +85,7 @@ _EXPORTS = {
     "save_agent_type": "agentui.core.extend.agent_files",
     "rename_session": "agentui.core.session.naming",
     "set_instructions": "agentui.core.instructions",
+    "HOOK_EVENTS": "agentui.core.extend.hooks:EVENTS",
     "can_use_tool_request": "agentui.core.sdk_permission",
     "read_for_program": "agentui.core.program_read",
     "TaskNotices": "agentui.core.task_notifications",
@@ -183,6 +184,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.agent_files import save_agent_type as save_agent_type
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
+    from agentui.core.extend.hooks import EVENTS
     from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
     from agentui.core.extend.status_line_report import LineTally as LineTally
@@ -277,6 +279,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
 
     # (names the surface gives things: an assignment is an explicit export, an alias in an import is not)
     GIT_TRANSPORTS = TRANSPORTS
+    HOOK_EVENTS = EVENTS
     git_complaint = complaint
     run_git = run
     process_directory = current

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import IO, Any, Literal
 
 from agentui.api import (
+    HOOK_EVENTS,
     Conversation,
     Settings,
     can_use_tool_request,
@@ -32,10 +33,6 @@ NOTHING_TO_COMPACT = "There is nothing to compact yet."
 CONTROL_TIMEOUT = 600.0
 """How long a question to the SDK (a permission, a hook) may wait for its answer."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-_HOOK_EVENTS = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
-     "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification"}
-)  # fmt: skip
 
 
 class InputError(Exception):
@@ -312,7 +309,7 @@ class SdkSession:
 
     def _register_hooks(self, hooks: dict[str, Any]) -> None:
         for event, matchers in hooks.items():
-            if event not in _HOOK_EVENTS or not isinstance(matchers, list):
+            if event not in HOOK_EVENTS or not isinstance(matchers, list):  # (an SDK's callbacks: the same events)
                 continue
             for matcher in matchers:
                 for callback_id in matcher.get("hookCallbackIds") or []:
