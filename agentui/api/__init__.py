@@ -17,6 +17,7 @@ _EXPORTS = {
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
     "Launch": "agentui.core.conversation",
+    "EditorFiles": "agentui.core.editor_files",
     "ShellOutcome": "agentui.core.tools.person_command",
     "SHELL_TOOL": "agentui.core.tools.person_command",
     "Resumed": "agentui.core.conversation",
@@ -173,6 +174,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.dirs import state_dir as state_dir
     from agentui.core.doctor import HealthCheck as HealthCheck
     from agentui.core.doctor import health_checks as health_checks
+    from agentui.core.editor_files import EditorFiles as EditorFiles
     from agentui.core.editor_mode import EditorModeError as EditorModeError
     from agentui.core.editor_mode import editor_mode as editor_mode
     from agentui.core.editor_mode import save_editor_mode as save_editor_mode

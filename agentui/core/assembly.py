@@ -47,6 +47,7 @@ def open_conversation(
     project = project or open_project(launch.cwd, launch.permissions, env=env)
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
+    project.workspace.editor = launch.editor
     memory = MemoryLoader(project.root, env, trusted=project.trusted, denied=project.engine.read_denied)
     skills = load_skills(project.root, env)
     for directory in {skill.path.parent.parent for skill in skills}:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from agentui.core.completion import PathCompleter
     from agentui.core.context.memory import MemoryFile
     from agentui.core.control import Command
+    from agentui.core.editor_files import EditorFiles
     from agentui.core.events import Event, ModelSpend, PermissionDecision, Subscription, TaskItem
     from agentui.core.extend.hooks import HookCallback
     from agentui.core.extend.mcp.client import SdkBridge
@@ -75,6 +76,8 @@ class Launch:
     """--agents: sub-agent types by name, as Claude Code takes them."""
     json_schema: dict[str, Any] | None = None
     """--json-schema: the final answer is a StructuredOutput call whose arguments follow this schema."""
+    editor: EditorFiles | None = None
+    """The client's editor, where it offers its files (ACP's `fs/*`): Read, Edit and Write go through its buffers."""
 
 
 @dataclass(frozen=True)

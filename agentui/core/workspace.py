@@ -12,6 +12,7 @@ from agentui.core.escapes import unescape_path
 
 if TYPE_CHECKING:
     from agentui.core.background import BackgroundShells
+    from agentui.core.editor_files import EditorFiles
     from agentui.core.task_board import TaskBoard
 
 
@@ -52,6 +53,8 @@ class Workspace:
     """Set by the permission engine: files deny rules forbid reading, which searches leave out."""
     reads_documents: bool = False
     """The model reads PDF documents (the Messages API): Read sends PDF pages as documents, else as their text."""
+    editor: EditorFiles | None = None
+    """The editor the front end's client is, if it offers its files: Read, Edit and Write go through its buffers."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)

@@ -21,7 +21,10 @@ RESPONSES = {
     "session/resume": "ResumeSessionResponse", "session/fork": "ForkSessionResponse",
     "session/close": "CloseSessionResponse",
 }  # fmt: skip
-FROM_AGENT = {"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest"}
+FROM_AGENT = {
+    "session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
+    "fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
+}  # fmt: skip
 
 
 def schema_problems(module: Path, to_agent: list[str], from_agent: list[str]) -> list[str]:
@@ -51,7 +54,8 @@ def test_every_message_passes_the_typescript_librarys_schema(
     project = tmp_path / "project"
     project.mkdir()
     write = {"type": "tool_use", "id": "w1", "name": "Write", "input": {"file_path": "hello.txt", "content": "hi\n"}}
-    answers = [[{"type": "text", "text": "Writing it."}, write], [{"type": "text", "text": "Done."}]]
+    run = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "cat hello.txt", "description": "Show"}}
+    answers = [[{"type": "text", "text": "Writing it."}, write], [run], [{"type": "text", "text": "Done."}]]
 
     def model(request: RecordedRequest) -> Reply:
         blocks = answers.pop(0) if answers else [{"type": "text", "text": "More."}]
@@ -76,8 +80,14 @@ def test_every_message_passes_the_typescript_librarys_schema(
     diff = started["content"][0]
     assert diff["type"] == "diff" and diff["path"] == str(project / "hello.txt") and diff["newText"] == "hi\n"
     assert diff.get("oldText") is None  # (a new file)
-    [asked] = seen["asked"]
+    asked = seen["asked"][0]
     assert asked["toolCall"]["content"][0]["type"] == "diff"
+    # The write went through the editor's files; the command's output reached it as a terminal's.
+    assert seen["written"] == [[str(project / "hello.txt"), "hi\n"]]
+    mine = [update for update in seen["updates"] if update.get("toolCallId") == "b1"]
+    assert mine[0]["content"] == [{"type": "terminal", "terminalId": "b1"}]
+    assert any(update.get("_meta", {}).get("terminal_output", {}).get("data") == "hi" for update in mine), mine
+    assert mine[-1]["_meta"]["terminal_exit"]["exit_code"] == 0 and mine[-1]["status"] == "completed"
     responses = seen["responses"]
     assert responses["prompt"]["stopReason"] == "end_turn"
     assert [s["sessionId"] for s in responses["list"]["sessions"]] == [responses["new"]["sessionId"]]

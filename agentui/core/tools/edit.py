@@ -11,11 +11,11 @@ from typing import Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from agentui.core.atomic_write import atomic_write
 from agentui.core.call_views import ChangesAFile, Hunk
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
-from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
+from agentui.core.tools.file_store import store_text, text_to_change
+from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
 
@@ -74,7 +74,8 @@ class Edit(ChangesAFile, Tool[EditArgs]):
                 return ToolResult.error(
                     f"File does not exist: {shown}; to create it, use Write (or an empty old_string)."
                 )
-            atomic_write(path, TextFormat().encode(args.new_string))
+            if problem := await store_text(ws, path, args.new_string, TextFormat()):
+                return ToolResult.error(f"{problem}; nothing was changed.")
             ws.record_read(path)
             return ToolResult(content=f"Created {shown}.", details=_details(path, args, "", args.new_string))
         if path.is_dir():
@@ -82,7 +83,7 @@ class Edit(ChangesAFile, Tool[EditArgs]):
         if reason := ws.unread_reason(path):
             return ToolResult.error(f"{reason}; nothing was changed.")
         try:
-            stored, fmt = decode(path.read_bytes())
+            stored, fmt = await text_to_change(ws, path)
         except BinaryFileError:
             return ToolResult.error(f"{shown} is a binary file; Edit changes text files only.")
 
@@ -105,7 +106,8 @@ class Edit(ChangesAFile, Tool[EditArgs]):
                 "it unique, or set replace_all to true."
             )
         updated = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
-        atomic_write(path, fmt.encode(updated))
+        if problem := await store_text(ws, path, updated, fmt):
+            return ToolResult.error(f"{problem}; nothing was changed.")
         ws.record_read(path)
         count = len(positions) if args.replace_all else 1
         summary = f"Edited {shown}: {count} replacement{'s' if count > 1 else ''}."

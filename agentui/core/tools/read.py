@@ -18,6 +18,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.call_views import ResultView, plural, shown_path
+from agentui.core.editor_files import editor_text
 from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
 from agentui.core.no_links import open_no_links
 from agentui.core.pdf import MAX_PAGES
@@ -131,7 +132,7 @@ class Read(Tool[ReadArgs]):
 
     async def run(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         # (on a thread: a slow disk or a network file system must not stop the app, and Esc still answers)
-        return await asyncio.to_thread(self._read, args, ctx)
+        return await self._buffer(args, await asyncio.to_thread(self._read, args, ctx))
 
     def _read(self, args: ReadArgs, ctx: ToolContext) -> ToolResult:
         ws = self.workspace
@@ -175,16 +176,20 @@ class Read(Tool[ReadArgs]):
                 source = io.TextIOWrapper(handle, encoding=codec, errors="replace", newline="")
                 lines, more, last = _numbered_lines(source, start, limit)
         ws.record_read(path, info)
-        details = _file_details(path, lines, start, more, last, text)
-        if not lines:
-            if last == 0:
-                return ToolResult(content=f"(the file {ws.display(path)} exists but is empty)", details=details)
-            return ToolResult.error(f"{ws.display(path)} has only {last} lines; offset {start} is past the end.")
-        text = "\n".join(lines)
-        if more:
-            next_line = start + len(lines)
-            text += f"\n… more lines follow (file is {size:,} bytes); use offset={next_line} to read on."
-        return ToolResult(content=text, details=details)
+        return _text_result(ws, path, (lines, more, last), start, size, text)
+
+    async def _buffer(self, args: ReadArgs, result: ToolResult) -> ToolResult:
+        """A text file's read again from the editor's buffer of it (its unsaved changes), where the editor has one."""
+        if self.workspace.editor is None or result.is_error or result.details.get("type") != "text":
+            return result
+        path = Path(result.details["file"]["filePath"])
+        buffer = await editor_text(self.workspace.editor, path)
+        if buffer is None:
+            return result
+        start, limit = max(1, args.offset or 1), args.limit or DEFAULT_LIMIT
+        found = _whole_small_file(buffer, start, limit)
+        lines = found or _numbered_lines(io.StringIO(buffer, newline=""), start, limit)
+        return _text_result(self.workspace, path, lines, start, len(buffer.encode("utf-8", "replace")), buffer)
 
     def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
         """A notebook's cells and outputs; None for one that does not parse (it is then read as text)."""
@@ -227,6 +232,23 @@ class Read(Tool[ReadArgs]):
         self.workspace.record_read(path)
         block = ImageBlock(source={"type": "base64", "media_type": media_type, "data": data})
         return ToolResult(content=[block], details=ImageRead(filePath=str(path), type="image", size=size))
+
+
+def _text_result(
+    ws: Workspace, path: Path, read: tuple[list[str], bool, int], start: int, size: int, whole: str | None
+) -> ToolResult:
+    """The numbered lines read (whether more follow, the last line seen) as the tool's result."""
+    lines, more, last = read
+    details = _file_details(path, lines, start, more, last, whole)
+    if not lines:
+        if last == 0:
+            return ToolResult(content=f"(the file {ws.display(path)} exists but is empty)", details=details)
+        return ToolResult.error(f"{ws.display(path)} has only {last} lines; offset {start} is past the end.")
+    text = "\n".join(lines)
+    if more:
+        next_line = start + len(lines)
+        text += f"\n… more lines follow (file is {size:,} bytes); use offset={next_line} to read on."
+    return ToolResult(content=text, details=details)
 
 
 def _file_details(path: Path, lines: list[str], start: int, more: bool, last: int, whole: str | None) -> TextRead:

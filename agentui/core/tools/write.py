@@ -9,11 +9,11 @@ from typing import Any, Literal
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from agentui.core.atomic_write import atomic_write
 from agentui.core.call_views import ChangesAFile, Hunk
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
-from agentui.core.tools.files import BinaryFileError, TextFormat, decode, for_display
+from agentui.core.tools.file_store import store_text, text_to_change
+from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
 from agentui.core.workspace import Workspace
 
 
@@ -67,10 +67,11 @@ class Write(ChangesAFile, Tool[WriteArgs]):
             if reason := ws.unread_reason(path):
                 return ToolResult.error(f"{reason}; nothing was written.")
             try:
-                original, fmt = decode(path.read_bytes())
+                original, fmt = await text_to_change(ws, path)
             except BinaryFileError:
                 return ToolResult.error(f"{shown} is a binary file; Write replaces text files only.")
-        atomic_write(path, fmt.encode(args.content))
+        if problem := await store_text(ws, path, args.content, fmt):
+            return ToolResult.error(f"{problem}; nothing was written.")
         ws.record_read(path)
         lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
         before = for_display(original.replace("\r\n", "\n")) if original is not None else ""

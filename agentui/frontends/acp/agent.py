@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,14 @@ from agentui.api.events import (
     UserMessage,
 )
 from agentui.api.messages import ImageBlock, TextBlock
+from agentui.frontends.acp.client_side import (
+    ClientFiles,
+    offers_files,
+    shows_terminals,
+    terminal_end,
+    terminal_output,
+    terminal_start,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +68,8 @@ MODES = {
     "bypassPermissions": ("Bypass permissions", "Everything runs but what deny rules forbid"),
 }
 SESSION_PAGE = 50
+OUTPUT_SHOWN = 64_000
+"""Characters of a running command's output each update carries (its latest)."""
 """Sessions per page of session/list."""
 _STOPS: dict[str, schema.StopReason] = {
     "end_turn": "end_turn",
@@ -83,13 +94,22 @@ class AcpAgent:
         """Each file-changing call's diff (the whole file before and after), as its start showed it: again with its
         end, as Zed's Claude Code adapter sends them."""
         self._pumps: dict[str, asyncio.Task[None]] = {}
+        self.capabilities: schema.ClientCapabilities | None = None
+        self._outputs: dict[str, str] = {}
+        """Each running command's output so far (its last OUTPUT_SHOWN characters): an update replaces the call's
+        content, so each one carries all of it. For a client that shows terminals, whether any has been sent."""
+        self._terminals: set[str] = set()
+        """The calls shown as terminals (commands, where the client draws them so)."""
 
     def on_connect(self, conn: Any) -> None:
         self.client = conn
 
     # Setting up
 
-    async def initialize(self, protocol_version: int, **_: Any) -> schema.InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: schema.ClientCapabilities | None = None, **_: Any
+    ) -> schema.InitializeResponse:
+        self.capabilities = client_capabilities
         return schema.InitializeResponse(
             protocol_version=min(protocol_version, acp.PROTOCOL_VERSION),
             agent_capabilities=schema.AgentCapabilities(
@@ -194,9 +214,12 @@ class AcpAgent:
 
     def _open(self, cwd: str, directories: list[str] | None, request: SessionRequest) -> Conversation:
         permissions = PermissionOptions(add_dirs=tuple(Path(d) for d in directories or []))
-        launch = Launch(settings=self.settings, cwd=Path(cwd), permissions=permissions, session=request)
+        files = ClientFiles(self.client) if offers_files(self.capabilities) else None
+        launch = Launch(settings=self.settings, cwd=Path(cwd), permissions=permissions, session=request, editor=files)
         conversation = open_conversation(launch)
         session_id = conversation.session_id
+        if files is not None:
+            files.session_id = session_id
         self.sessions[session_id] = conversation
         queue: asyncio.Queue[Any] = asyncio.Queue()
         self._updates[session_id] = queue
@@ -286,20 +309,12 @@ class AcpAgent:
             case ThinkingDelta():
                 queue.put_nowait(acp.update_agent_thought_text(event.text))
             case ToolStart():
-                # (replayed, the file has changed since: no diff drawn from it)
-                if not replaying and (diff := _diff(event.name, event.input, conversation.root)) is not None:
-                    self._diffs[event.tool_call_id] = diff
-                start = _tool_start(event.tool_call_id, event.name, event.input, conversation.root)
-                queue.put_nowait(start.model_copy(update={"content": [self._diffs[event.tool_call_id]]})
-                                 if event.tool_call_id in self._diffs else start)  # fmt: skip
+                queue.put_nowait(self._started(event, conversation.root, replaying))
             case ToolProgress():
-                content = [acp.tool_content(acp.text_block(event.text))]
-                queue.put_nowait(acp.update_tool_call(event.tool_call_id, content=content))
+                queue.put_nowait(self._progress(event.tool_call_id, event.text))
             case ToolEnd():
-                done = _tool_done(event.tool_call_id, event.content, event.is_error, event.details or None)
-                if (diff := self._diffs.pop(event.tool_call_id, None)) is not None and not event.is_error:
-                    done = done.model_copy(update={"content": [diff, *(done.content or [])]})
-                queue.put_nowait(done)
+                for update in self._ended(event):
+                    queue.put_nowait(update)
             case TaskListUpdate():
                 entries = [acp.plan_entry(task.subject, status=task.status) for task in event.tasks]
                 queue.put_nowait(acp.update_plan(entries))
@@ -314,6 +329,46 @@ class AcpAgent:
                 pass
             case _:
                 pass
+
+    def _started(self, event: ToolStart, root: Path, replaying: bool) -> Any:
+        """A call's `tool_call`: with its diff (a file's change), as a terminal (a command, where the client draws
+        terminals), or as it is."""
+        call_id = event.tool_call_id
+        # (replayed, the file has changed since: no diff drawn from it)
+        if not replaying and (diff := _diff(event.name, event.input, root)) is not None:
+            self._diffs[call_id] = diff
+        start = _tool_start(call_id, event.name, event.input, root)
+        if call_id in self._diffs:
+            return start.model_copy(update={"content": [self._diffs[call_id]]})
+        if start.kind == "execute" and shows_terminals(self.capabilities):
+            self._terminals.add(call_id)
+            return terminal_start(start, call_id)
+        return start
+
+    def _progress(self, call_id: str, text: str) -> Any:
+        """A running call's new output: the terminal's next piece, or all of it so far as the call's content."""
+        if call_id in self._terminals:
+            self._outputs[call_id] = ""  # (some was sent: the end need not send the result as output)
+            return terminal_output(call_id, text)
+        shown = self._outputs[call_id] = (self._outputs.get(call_id, "") + text)[-OUTPUT_SHOWN:]
+        return acp.update_tool_call(call_id, content=[acp.tool_content(acp.text_block(shown))])
+
+    def _ended(self, event: ToolEnd) -> list[Any]:
+        call_id = event.tool_call_id
+        done = _tool_done(call_id, event.content, event.is_error, event.details or None)
+        streamed = self._outputs.pop(call_id, None) is not None
+        if (diff := self._diffs.pop(call_id, None)) is not None and not event.is_error:
+            done = done.model_copy(update={"content": [diff, *(done.content or [])]})
+        if call_id not in self._terminals:
+            return [done]
+        self._terminals.discard(call_id)
+        code = event.details.get("exitCode")
+        # (a replayed end has no code recorded (Claude Code records none): it ended, well or not; one sent to the
+        # background has not ended)
+        sent_away = bool(event.details.get("backgroundTaskId"))
+        exit_code = code if isinstance(code, int) else 1 if event.is_error else None if sent_away else 0
+        output = [] if streamed else [terminal_output(call_id, str(event.details.get("stdout", _text(event.content))))]
+        return [*output, terminal_end(done, call_id, exit_code)]
 
     async def _ask(self, session_id: str, event: PermissionRequest) -> None:
         """A permission question to the client, after the updates before it (the tool call it is about)."""
@@ -352,13 +407,16 @@ class AcpAgent:
 
 def _tool_done(call_id: str, content: Any, is_error: bool, raw_output: dict[str, Any] | None = None) -> Any:
     """A tool call's end, as it happens or replayed from a loaded session: its result's text, failed or completed."""
-    text = content if isinstance(content, str) else "\n".join(b.text for b in content if isinstance(b, TextBlock))
     return acp.update_tool_call(
         call_id,
         status="failed" if is_error else "completed",
-        content=[acp.tool_content(acp.text_block(text))],
+        content=[acp.tool_content(acp.text_block(_text(content)))],
         raw_output=raw_output,
     )
+
+
+def _text(content: Any) -> str:
+    return content if isinstance(content, str) else "\n".join(b.text for b in content if isinstance(b, TextBlock))
 
 
 def _tool_start(
@@ -386,7 +444,8 @@ def _diff(name: str, arguments: dict[str, Any], root: Path) -> Any:
         return None
     before, after = change
     path = Path(locations[0]) if Path(locations[0]).is_absolute() else root / locations[0]
-    return acp.tool_diff_content(str(path), after, before if before else None)
+    # (the file the change would reach, links followed: that is where the editor writes, and what the person judges)
+    return acp.tool_diff_content(os.path.realpath(path), after, before if before else None)
 
 
 def _commands(conversation: Conversation) -> list[schema.AvailableCommand]:

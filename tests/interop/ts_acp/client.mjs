@@ -1,13 +1,15 @@
 // An editor's side of ACP on the official TypeScript library (which checks every message against the protocol's
-// schema), run by tests/interop/test_acp_ts.py: it starts `agentui acp`, writes a file through a prompt (allowing
-// it when asked), lists, loads, resumes, forks and closes sessions, and prints one JSON line of what it saw.
+// schema), run by tests/interop/test_acp_ts.py: it starts `agentui acp`, offering its files and drawing terminals,
+// writes a file and runs a command through a prompt (allowing each when asked), lists, loads, resumes, forks and
+// closes sessions, and prints one JSON line of what it saw.
 import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
 const [library, agentui, cwd] = process.argv.slice(2);
 const acp = await import(pathToFileURL(library).href);
-const seen = { updates: [], asked: [], errors: [], responses: {} };
+const seen = { updates: [], asked: [], errors: [], responses: {}, read: [], written: [] };
 for (const level of ["error", "warn"]) {
   const original = console[level];
   console[level] = (...args) => {
@@ -38,12 +40,24 @@ const app = acp
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
     seen.asked.push(params);
     return { outcome: { outcome: "selected", optionId: "allow_once" } };
+  })
+  .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+    seen.read.push(params.path);
+    return { content: readFileSync(params.path, "utf8") };
+  })
+  .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+    seen.written.push([params.path, params.content]);
+    writeFileSync(params.path, params.content);
+    return {};
   });
 try {
   await app.connectWith(stream, async (ctx) => {
     const { methods } = acp;
     const call = async (name, method, params) => (seen.responses[name] = await ctx.request(method, params));
-    await call("initialize", methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+    await call("initialize", methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, _meta: { terminal_output: true } },
+    });
     const session = await call("new", methods.agent.session.new, { cwd, mcpServers: [] });
     const prompt = [{ type: "text", text: "write hello.txt" }];
     await call("prompt", methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
