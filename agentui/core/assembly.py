@@ -88,6 +88,9 @@ def open_conversation(
     agent = Agent(config, services, history, session_id=session.session_id)
     project.hooks.last_answer = history.last_answer
     project.hooks.background_tasks = lambda: [_task_summary(shell.info()) for shell in shells.running()]
+    from agentui.core.loop.hook_models import AgentHookModels
+
+    project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
     session.writer.attach(agent.bus)

@@ -32,7 +32,11 @@ class HookCommand(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     type: str = "command"
-    command: str
+    command: str = ""
+    prompt: str = ""
+    """A "prompt" or "agent" hook's question for the model ($ARGUMENTS: the hook's input)."""
+    model: str | None = None
+    """The model a "prompt" or "agent" hook asks (else the small fast model)."""
     timeout: float | None = Field(default=None, gt=0)
     """Seconds (Claude Code's unit)."""
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentui.core.claude_settings import SettingsSource
 from agentui.core.errors import AgentuiError
+from agentui.core.extend.model_hooks import AGENT_TIMEOUT, KINDS, PROMPT_TIMEOUT, HookModels, run_model_hook
 from agentui.core.process_groups import start_group
 from agentui.core.safety.confined import Confined
 from agentui.core.sdk_permission import rule_value
@@ -60,6 +61,10 @@ class HookSpec:
     source: str
     callback: HookCallback | None = field(default=None, compare=False)
     """Instead of `command`: a callback in the front end (`command` then only names it)."""
+    kind: str = "command"
+    """"command", or "prompt" or "agent" (`model_hooks`): a model answers, `command` then being the prompt."""
+    model: str | None = None
+    """The model a prompt or agent hook asks (else the small fast model)."""
 
     def matches(self, target: str | None) -> bool:
         if target is None or self.matcher in ("", "*"):
@@ -104,6 +109,10 @@ def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[Hook
                         specs.append(
                             HookSpec(event, matcher.matcher, hook.command, hook.timeout or DEFAULT_TIMEOUT, source.name)
                         )
+                    elif hook.type in KINDS and hook.prompt.strip():
+                        timeout = hook.timeout or (AGENT_TIMEOUT if hook.type == "agent" else PROMPT_TIMEOUT)
+                        specs.append(HookSpec(event, matcher.matcher, hook.prompt, timeout, source.name,
+                                              kind=hook.type, model=hook.model))  # fmt: skip
     return specs
 
 
@@ -141,6 +150,8 @@ class Hooks:
         """What runs in the background now, as Claude Code's Stop input lists it (the assembly gives it)."""
         self.observer: Callable[[str, dict[str, Any]], None] | None = None
         """Told of each hook as it starts ("hook_started") and ends ("hook_response"), for front ends that show them."""
+        self.models: HookModels | None = None
+        """The model calls of prompt and agent hooks (the assembly gives them; without them such a hook warns)."""
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -276,12 +287,14 @@ class Hooks:
         return outcome
 
     def _observe(self, kind: str, hook_id: str, spec: HookSpec, **fields: Any) -> None:
-        if self.observer is not None:
+        if self.observer is not None and spec.kind == "command":  # (Claude Code tells of no prompt or agent hook)
             name = f"{spec.event}:{spec.matcher}" if spec.matcher else spec.event
             self.observer(kind, {"hook_id": hook_id, "hook_name": name, "hook_event": spec.event, **fields})
 
     async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
         """(exit code or None on timeout, stdout, stderr)."""
+        if spec.kind != "command":
+            return await run_model_hook(spec, data, self.models, self.transcript_path())
         if spec.callback is not None:
             try:
                 output = await asyncio.wait_for(spec.callback(json.loads(data)), spec.timeout)
@@ -349,6 +362,9 @@ class Hooks:
             return
         if code != 0:
             detail = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
+            if spec.kind != "command":
+                self.notify(f"{name} could not be answered: {detail}; continuing.")
+                return
             self.notify(f"{name} failed with exit code {code} ({detail}); continuing.")
             return
         text = stdout.strip()

@@ -202,11 +202,12 @@ class ToolDispatcher:
                 said = f" The user said: {decision.message}" if decision.message else _WAIT
                 return ToolResult.error(_REJECTED + said, denied=True)
             lifted = verdict.protected  # (the person said yes to a question that named the protected write)
-            if decision.updated_input is not None:  # (the person's answer, for a tool that asks one)
-                try:
-                    args = tool.Args.model_validate(decision.updated_input)
-                except ValidationError as exc:
-                    return ToolResult.error(f"{call.name} was not run: the answer had {_describe(exc)}.")
+            if decision.updated_input is not None:  # (the person's answer, for a tool that asks one; a hook's input)
+                changed = self._recheck(tool, call, decision.updated_input)
+                if isinstance(changed, ToolResult):
+                    return changed
+                lifted = lifted and changed[2].path == verdict.path  # (the yes was about that path, no other)
+                call, args, verdict = changed
 
         raw = tool.permission_path(args)
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
@@ -258,18 +259,44 @@ class ToolDispatcher:
             verdict = replace(verdict, behavior="ask", reason=f"a PreToolUse hook asks: {outcome.reason or 'confirm'}")
         return call, args, verdict
 
-    async def _hook_answers(self, call: ToolUseBlock, verdict: Verdict) -> PermissionDecision | None:
+    async def _hook_answers(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision | None:
         """PermissionRequest hooks, as the person is about to be asked: their answer, or None to ask (a question
-        only the person may answer, about a protected file or a command not understood, is always asked)."""
+        only the person may answer, about a protected file or a command not understood, is always asked). An allow's
+        `updatedInput` is checked again before it runs (`_recheck`): a deny rule still refuses it."""
         assert self.hooks is not None
         outcome = await self.hooks.permission_request(
             self._session_id, call.name, call.input, list(verdict.suggestions)
         )
         if outcome.decision in ("deny", "block"):  # (exit 2 denies too, as in Claude Code)
             return PermissionDecision(behavior="deny", message=outcome.reason, verbatim=bool(outcome.reason))
-        if outcome.decision == "allow" and not verdict.hard:  # (its `updatedInput` is not taken: it was not checked)
-            return PermissionDecision(behavior="allow")
-        return None
+        if outcome.decision != "allow" or verdict.hard:
+            return None
+        changed = outcome.updated_input
+        if changed is not None and changed != call.input:
+            try:
+                again = self.gate.check(
+                    tool, tool.Args.model_validate(changed), call.model_copy(update={"input": changed})
+                )
+            except ValidationError:
+                again = None  # (`_recheck` says what is wrong with it)
+            if again is not None and again.behavior == "ask" and again.hard:  # (nor for the input the hook gave)
+                return None
+        return PermissionDecision(behavior="allow", updated_input=changed)
+
+    def _recheck(
+        self, tool: Tool[Any], call: ToolUseBlock, updated: dict[str, Any]
+    ) -> ToolResult | tuple[ToolUseBlock, Any, Verdict]:
+        """The call with the input an answer gave, checked again (what runs is what is checked): a deny rule still
+        refuses it, and the tool acts on the path its own check resolved; or why it is not run."""
+        call = call.model_copy(update={"input": updated})
+        try:
+            args = tool.Args.model_validate(updated)
+        except ValidationError as exc:
+            return ToolResult.error(f"{call.name} was not run: the answer had {_describe(exc)}.")
+        again = self.gate.check(tool, args, call)
+        if again.behavior == "deny":
+            return _refused(call, again)
+        return call, args, replace(again, behavior="allow")
 
     async def _post_hooks(self, call: ToolUseBlock, result: ToolResult, took: int) -> ToolResult:
         """PostToolUse (or PostToolUseFailure, for a call that failed) with the tool's time; what the hooks say
@@ -335,7 +362,7 @@ class ToolDispatcher:
                 future.set_result(decision)
 
     async def _ask(self, tool: Tool[Any], call: ToolUseBlock, verdict: Verdict) -> PermissionDecision:
-        if self.hooks and (said := await self._hook_answers(call, verdict)) is not None:
+        if self.hooks and (said := await self._hook_answers(tool, call, verdict)) is not None:
             return said
         request_id = uuid.uuid4().hex
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
