@@ -97,6 +97,18 @@ def ts_acp() -> Path:
     return module
 
 
+ZED_ACP = "0.23.1"
+"""Zed's Claude Code adapter (`@zed-industries/claude-agent-acp`): the reference for what an ACP agent sends. It
+drives the pinned Claude Code (CLAUDE_CODE_EXECUTABLE), not the one its Agent SDK would fetch."""
+
+
+@pytest.fixture(scope="session")
+def zed_acp_bin() -> str:
+    return _npm_installed(
+        f"@zed-industries/claude-agent-acp@{ZED_ACP}", "claude-agent-acp", CACHE.parent / f"zed-acp-{ZED_ACP}"
+    )
+
+
 @pytest.fixture(scope="session")
 def ccusage_bin() -> str:
     return _npm_installed(f"ccusage@{CCUSAGE}", "ccusage", CACHE.parent / f"ccusage-{CCUSAGE}")

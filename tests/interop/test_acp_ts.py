@@ -67,7 +67,7 @@ def test_every_message_passes_the_typescript_librarys_schema(
     assert node, "node is needed for the TypeScript ACP library (apt-get install nodejs)"
     env = {**clean_env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
     done = subprocess.run(
-        [node, str(CLIENT), str(ts_acp), agentui_bin, str(project)],
+        [node, str(CLIENT), str(ts_acp), json.dumps([agentui_bin, "acp"]), str(project)],
         cwd=project, env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     seen: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
@@ -86,7 +86,9 @@ def test_every_message_passes_the_typescript_librarys_schema(
     assert seen["written"] == [[str(project / "hello.txt"), "hi\n"]]
     mine = [update for update in seen["updates"] if update.get("toolCallId") == "b1"]
     assert mine[0]["content"] == [{"type": "terminal", "terminalId": "b1"}]
-    assert any(update.get("_meta", {}).get("terminal_output", {}).get("data") == "hi" for update in mine), mine
+    assert any(update.get("_meta", {}).get("terminal_output", {}).get("data", "").strip() == "hi" for update in mine), (
+        mine
+    )
     assert mine[-1]["_meta"]["terminal_exit"]["exit_code"] == 0 and mine[-1]["status"] == "completed"
     responses = seen["responses"]
     assert responses["prompt"]["stopReason"] == "end_turn"

@@ -7,7 +7,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 
-const [library, agentui, cwd] = process.argv.slice(2);
+// The agent's command is a JSON list (`agentui acp`, or Zed's Claude Code adapter for the reference run); with
+// "prompt-only", the session methods after the prompt are left out.
+const [library, command, cwd, only] = process.argv.slice(2);
+const [program, ...programArgs] = JSON.parse(command);
 const acp = await import(pathToFileURL(library).href);
 const seen = { updates: [], asked: [], errors: [], responses: {}, read: [], written: [] };
 for (const level of ["error", "warn"]) {
@@ -17,7 +20,7 @@ for (const level of ["error", "warn"]) {
     original(...args);
   };
 }
-const child = spawn(agentui, ["acp"], { cwd, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
+const child = spawn(program, programArgs, { cwd, env: process.env, stdio: ["pipe", "pipe", "inherit"] });
 // Every line each way, as sent, for the test to check against the protocol's JSON schema.
 const tee = (into) =>
   new TransformStream({
@@ -39,7 +42,8 @@ const app = acp
   })
   .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
     seen.asked.push(params);
-    return { outcome: { outcome: "selected", optionId: "allow_once" } };
+    const once = params.options.find((option) => option.kind === "allow_once");
+    return { outcome: { outcome: "selected", optionId: once.optionId } };
   })
   .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
     seen.read.push(params.path);
@@ -61,6 +65,7 @@ try {
     const session = await call("new", methods.agent.session.new, { cwd, mcpServers: [] });
     const prompt = [{ type: "text", text: "write hello.txt" }];
     await call("prompt", methods.agent.session.prompt, { sessionId: session.sessionId, prompt });
+    if (only === "prompt-only") return;
     await call("list", methods.agent.session.list, { cwd });
     await call("load", methods.agent.session.load, { sessionId: session.sessionId, cwd, mcpServers: [] });
     await call("resume", methods.agent.session.resume, { sessionId: session.sessionId, cwd, mcpServers: [] });
