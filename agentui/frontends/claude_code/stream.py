@@ -32,6 +32,7 @@ from agentui.api.events import (
     UserMessage,
 )
 from agentui.api.messages import Message, Usage
+from agentui.frontends.claude_code.held_end import HeldEnd
 
 CLAUDE_CODE_VERSION = "2.1.197"
 """The Claude Code release whose headless interface this one follows (the Agent SDKs read it from `init`)."""
@@ -60,8 +61,11 @@ class ClaudeStream:
         partial: bool = False,
         replay_user: bool = False,
         hook_events: bool = False,
+        refuses_asks: bool = False,
     ) -> None:
         self.conversation = conversation
+        self._held = HeldEnd(refuses_asks)
+        """A message's end, held while its calls are refused (`refuses_asks`: questions are answered no at once)."""
         self.write = write
         self.partial = partial
         self.replay_user = replay_user
@@ -135,6 +139,8 @@ class ClaudeStream:
 
     def __call__(self, event: Event) -> None:
         self._timing.see(event)
+        if self._held.lines and not self._held.keeps(event):
+            self._release()
         match event:
             case AgentStart():
                 self._stop_reason = None
@@ -294,18 +300,27 @@ class ClaudeStream:
 
     def _message_end(self, message: Message) -> None:
         usage = message.usage or Usage()
-        self._stream_event(
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": message.stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": usage.output_tokens},
-            }
-        )
-        self._stream_event({"type": "message_stop"})
+        delta = {
+            "type": "message_delta",
+            "delta": {"stop_reason": message.stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": usage.output_tokens},
+        }
+        for event in (delta, {"type": "message_stop"}):
+            if message.tool_uses:  # (until its calls are decided: see HeldEnd)
+                self._held.lines.append(self._stream_line(event))
+            else:
+                self.write(self._stream_line(event))
+
+    def _release(self) -> None:
+        for line in self._held.release():
+            self.write(line)
 
     def _stream_event(self, event: dict[str, Any], **more: Any) -> None:
+        self.write({**self._stream_line(event), **more})
+
+    def _stream_line(self, event: dict[str, Any]) -> dict[str, Any]:
         line = {"type": "stream_event", "event": event, "session_id": self.session_id, "parent_tool_use_id": None}
-        self.write({**line, "uuid": _id(), **more})
+        return {**line, "uuid": _id()}
 
     # The result
 
@@ -329,6 +344,7 @@ class ClaudeStream:
         in `result`; an error (a limit, an interrupt, a failure) has no answer but an `errors` list the SDKs read,
         and the stop reason of the last model message. A failure of the API after part of an answer keeps that
         part in `result` (agentui's: it would be lost otherwise)."""
+        self._release()  # (a run that ended while its last message's calls were being refused)
         subtype = {"end_turn": "success", "max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}.get(
             result.stop, "error_during_execution"
         )

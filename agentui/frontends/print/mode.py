@@ -396,7 +396,9 @@ def _listen(
             except BrokenPipeError:
                 printer.closed = True
 
-    stream = ClaudeStream(conversation, write, partial=partial, replay_user=replay_user, hook_events=hook_events)
+    stream = ClaudeStream(
+        conversation, write, partial=partial, replay_user=replay_user, hook_events=hook_events, refuses_asks=True
+    )
     conversation.on(_own(stream))
     if output_format == "stream-json":
         stream.init(settings)
