@@ -324,6 +324,30 @@ def test_an_mcp_server_toggled_off_loses_its_tools_and_toggled_on_has_them_again
     assert [line.get("value", line.get("error")) for line in lines if "control" in line] == [None, None]
 
 
+def test_servers_set_at_run_time_serve_the_model_and_go_when_set_again(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    seen = played(
+        server, [[text("One.")], [tool("m1", "mcp__tiny__add", a=2, b=3)], [text("It is 5.")], [text("Three.")]]
+    )
+    tiny = {"command": sys.executable, "args": [TINY]}
+    after = {1: [["setMcpServers", {"tiny": tiny, "broken": {"type": "stdio"}}]], 2: [["setMcpServers", {}]]}
+    lines = run(ts_sdk, cli, server, tmp_path, "one", "add 2 and 3", "three", controlsAfter=after,
+                options={"allowedTools": ["mcp__tiny__add"]})  # fmt: skip
+    offered = [
+        "mcp__tiny__add" in [tool["name"] for tool in request.json()["tools"]]
+        for request in seen
+        if request.json().get("stream")
+    ]
+    assert offered == [False, True, True, False]
+    answer = seen[2].json()["messages"][-1]["content"][0]
+    assert answer["type"] == "tool_result" and "5" in json.dumps(answer["content"])
+    first, second = [line["value"] for line in lines if line.get("control") == "setMcpServers"]
+    # (one that cannot start is added all the same, with why, and removed with the rest)
+    assert first["added"] == ["tiny", "broken"] and first["removed"] == [] and list(first["errors"]) == ["broken"]
+    assert second == {"added": [], "removed": ["tiny", "broken"], "errors": {}}
+
+
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:

@@ -3,6 +3,7 @@ start only once approved) and the OpenAPI APIs of the config; started on request
 
 from __future__ import annotations
 
+import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,10 @@ class ToolServers:
         self._openapi_configs = openapi
         self.mcp: McpHub | None = None
         self.openapi: OpenApiHub | None = None
+        self._env: Mapping[str, str] | None = None
+        self._bridge: SdkBridge | None = None
+        self._dynamic: dict[str, Any] = {}
+        """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
 
     def mcp_status(self) -> list[McpStatus]:
         """Each configured MCP server: its state, its tools, and what went wrong."""
@@ -73,8 +78,40 @@ class ToolServers:
         of those it announced outside the configuration (`sdk_servers`: the TypeScript SDK's, in `initialize`).
         Nothing is imported or started when no server is configured. The APIs of the config's `openapi` load here
         too."""
+        self._env, self._bridge = env, sdk_bridge
         notices = await self._start_openapi(env)
         return notices + await self._start_mcp_servers(env, approve, sdk_bridge, sdk_servers)
+
+    async def set_dynamic(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The servers set at run time become `raw` (Claude Code's `mcp_set_servers`): those no longer named, or
+        named with another configuration, stop; the others start; the configured ones are left alone. Claude Code's
+        answer: the names added and removed, and why each that failed did (not valid, or did not connect: it still
+        counts as added, as in Claude Code, until it is set away)."""
+        from agentui.core.dirs import cache_dir
+        from agentui.core.extend.mcp.config import servers_one_by_one
+        from agentui.core.extend.mcp.tools import McpHub
+
+        env = self._env if self._env is not None else os.environ
+        if self.mcp is None:
+            self.mcp = McpHub([], self._project.tools, cache_dir(env) / "mcp-logs", env, self._bridge)
+        removed = [name for name, entry in self._dynamic.items() if raw.get(name) != entry]
+        for name in removed:
+            del self._dynamic[name]
+            if name in {server.name for server in self.mcp.servers}:
+                await self.mcp.remove(name)
+        configured = {server.name for server in self.mcp.servers}
+        fresh = {name: entry for name, entry in raw.items() if name not in self._dynamic}
+        valid, errors = servers_one_by_one(fresh, "the SDK program", env)
+        added = []
+        for name, entry in fresh.items():
+            if name in configured:
+                errors[name] = f"An MCP server named {name} is already configured; it was left as it is."
+                continue
+            self._dynamic[name] = entry
+            added.append(name)
+            if name in valid and (error := await self.mcp.add(valid[name], env, self._bridge)) is not None:
+                errors[name] = error
+        return {"added": added, "removed": [name for name in removed if name not in added], "errors": errors}
 
     async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
         apis = self._openapi_configs

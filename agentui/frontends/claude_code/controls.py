@@ -168,6 +168,11 @@ async def _mcp_server(conversation: Conversation, _: SessionTotals, request: dic
     return {}
 
 
+async def _set_servers(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
+    servers = request.get("servers")
+    return await conversation.servers.set_dynamic(servers if isinstance(servers, dict) else {})
+
+
 async def _rewind(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
     """The files as they were before a user message (by its uuid): what would change (`dry_run`), or changed."""
     to = str(request.get("user_message_id") or "")
@@ -256,6 +261,7 @@ HANDLERS: dict[str, Handler] = {
     "background_tasks": _empty,
     "mcp_reconnect": _mcp_server,
     "mcp_toggle": _mcp_server,
+    "mcp_set_servers": _set_servers,
     "rewind_files": _rewind,
     "read_file": _read_file,
     "rename_session": _rename,

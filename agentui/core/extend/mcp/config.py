@@ -93,6 +93,21 @@ def _servers(raw: Any, scope: Scope, source: str, env: Mapping[str, str]) -> dic
     return found
 
 
+def servers_one_by_one(
+    raw: Mapping[str, Any], source: str, env: Mapping[str, str]
+) -> tuple[dict[str, ServerConfig], dict[str, str]]:
+    """Servers given at run time (an SDK program's `setMcpServers`, as --mcp-config's scope): those that are valid,
+    and why each other one is not."""
+    valid: dict[str, ServerConfig] = {}
+    errors: dict[str, str] = {}
+    for name, entry in raw.items():
+        try:
+            valid.update(_servers({name: entry}, "flag", source, env))
+        except McpConfigError as exc:
+            errors[name] = str(exc)
+    return valid, errors
+
+
 def _read(path: Path) -> Any:
     """The JSON object in `path`, None if there is no such file; anything else is a McpConfigError."""
     from agentui.core.jsonfile import regular_file_text  # (a FIFO there is refused, never waited on)

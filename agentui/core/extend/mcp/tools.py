@@ -86,6 +86,7 @@ class McpHub:
         import os
 
         self.tools = tools
+        self.log_dir = log_dir
         self._changing = asyncio.Lock()
         self.servers = [
             McpServer(
@@ -139,6 +140,24 @@ class McpHub:
             await new.start()
             self._refresh(new)
             return new.error or None
+
+    async def add(self, config: ServerConfig, env: Mapping[str, str], bridge: SdkBridge | None) -> str | None:
+        """Start a server the conversation did not start with (an SDK program's `setMcpServers`) and register its
+        tools; why it failed, or None (a failed one stays listed, as a configured one does)."""
+        async with self._changing:
+            server = McpServer(config, self.log_dir, env=env, on_tools_changed=self._refresh, bridge=bridge)
+            self.servers.append(server)
+            await server.start()
+            self._refresh(server)
+            return server.error or None
+
+    async def remove(self, name: str) -> None:
+        """Stop the server `name` and forget it: its tools go, and it is no longer listed."""
+        async with self._changing:
+            server = next(server for server in self.servers if server.name == name)
+            await server.close()
+            self._refresh(server)
+            self.servers.remove(server)
 
     async def aclose(self) -> None:
         await asyncio.gather(*(server.close() for server in self.servers), return_exceptions=True)
