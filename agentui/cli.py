@@ -219,6 +219,11 @@ def _add_permission_flags(parser: argparse.ArgumentParser) -> None:
         "--dangerously-skip-permissions", action="store_true", help="the same as --permission-mode bypassPermissions"
     )
     parser.add_argument(
+        "--allow-dangerously-skip-permissions",
+        action="store_true",
+        help="bypassPermissions becomes one of the modes Shift+Tab switches to, without starting in it",
+    )
+    parser.add_argument(
         "--allowedTools",
         "--allowed-tools",
         dest="allowed_tools",
@@ -647,6 +652,7 @@ def _permission_options(args: Any) -> Any:
         if args.setting_sources is None
         else tuple(s.strip() for s in args.setting_sources.split(",") if s.strip()),
         settings_flag=args.settings,
+        bypass_available=args.allow_dangerously_skip_permissions,
     )
 
 

@@ -363,7 +363,7 @@ class Conversation:
     def cycle_mode(self) -> Mode:
         """Shift+Tab: default → acceptEdits → plan (→ bypassPermissions, if the launch allowed it) and round."""
         cycle: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
-        if self.launch.permissions.mode == "bypassPermissions":
+        if self.launch.permissions.mode == "bypassPermissions" or self.launch.permissions.bypass_available:
             cycle += ("bypassPermissions",)
         current = self.mode
         self.set_mode(cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0])

@@ -54,6 +54,8 @@ class PermissionOptions:
     """--setting-sources: which of the user, project and local settings files to read (None: all; managed always)."""
     settings_flag: str | None = None
     """--settings: one more settings file, or its JSON written out, above the local file."""
+    bypass_available: bool = False
+    """--allow-dangerously-skip-permissions: bypassPermissions is one of the modes to switch to, not the first."""
 
 
 @dataclass

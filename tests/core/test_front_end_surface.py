@@ -42,6 +42,23 @@ async def test_mode_model_and_rules_are_set_through_commands(conversation: Conve
     await conversation.aclose()
 
 
+@pytest.mark.parametrize("available", [False, True])
+async def test_bypass_is_in_the_cycle_only_when_the_launch_makes_it_available(tmp_path: Path, available: bool) -> None:
+    (tmp_path / "project").mkdir()
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    launch = Launch(
+        settings=Settings(provider="scripted", model="scripted"),
+        cwd=tmp_path / "project",
+        permissions=PermissionOptions(bypass_available=available),
+    )
+    conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
+    assert conversation.mode == "default"  # (--allow-dangerously-skip-permissions: there to switch to, not first)
+    cycle = [conversation.cycle_mode() for _ in range(4)]
+    assert cycle == (["acceptEdits", "plan", "bypassPermissions", "default"] if available
+                     else ["acceptEdits", "plan", "default", "acceptEdits"])  # fmt: skip
+    await conversation.aclose()
+
+
 async def test_grants_last_until_taken_back_and_a_shell_command_joins_the_conversation(
     conversation: Conversation,
 ) -> None:

@@ -36,12 +36,13 @@ def cli(request: pytest.FixtureRequest, agentui_bin: str) -> str:
 
 
 def run(ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path, *prompts: str, **spec: Any) -> list[Any]:
-    """The program's messages, each as the SDK gave it, then its end (`done`, or `threw` with the error)."""
+    """The program's messages, each as the SDK gave it, then its end (`done`, or `threw` with the error).
+    `extra_env`: variables for both CLIs besides the usual ones."""
     home, project = tmp_path / "home", tmp_path / "project"
     home.mkdir(exist_ok=True)
     project.mkdir(exist_ok=True)
     (project / "notes.txt").write_text("hello\n")
-    env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+    env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui"), **spec.pop("extra_env", {})}
     spec = {"cli": cli, "cwd": str(project), "env": env, "prompts": list(prompts), **spec}
     node = shutil.which("node")
     assert node, "node is needed for the TypeScript Agent SDK (apt-get install nodejs)"
@@ -346,6 +347,31 @@ def test_servers_set_at_run_time_serve_the_model_and_go_when_set_again(
     # (one that cannot start is added all the same, with why, and removed with the rest)
     assert first["added"] == ["tiny", "broken"] and first["removed"] == [] and list(first["errors"]) == ["broken"]
     assert second == {"added": [], "removed": ["tiny", "broken"], "errors": {}}
+
+
+def test_a_server_pinned_to_the_default_mode_asks_even_when_permissions_are_bypassed(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    turns = [[tool("m1", "mcp__tiny__add", a=1, b=1)], [text("Two.")], [tool("m2", "mcp__tiny__add", a=2, b=3)],
+             [text("Asked.")]]  # fmt: skip
+    seen = played(server, turns)
+    tiny = {"command": sys.executable, "args": [TINY]}
+    pins = [["setMcpPermissionModeOverride", "tiny", "default"], ["setMcpPermissionModeOverride", "nowhere", None],
+            ["setMcpPermissionModeOverride", "tiny", "bypassPermissions"],
+            ["setMcpPermissionModeOverride", "tiny", "auto"]]  # fmt: skip
+    options = {"mcpServers": {"tiny": tiny}, "permissionMode": "bypassPermissions",
+               "allowDangerouslySkipPermissions": True}  # fmt: skip
+    # (IS_SANDBOX: Claude Code refuses to bypass permissions as root anywhere else, and the tests may run as root)
+    lines = run(ts_sdk, cli, server, tmp_path, "one", "two", controlsAfter={1: pins}, options=options,
+                extra_env={"IS_SANDBOX": "1"})  # fmt: skip
+    answers = [request.json()["messages"][-1]["content"][0] for request in seen if request.json().get("stream")]
+    assert not answers[1].get("is_error") and "2" in json.dumps(answers[1]["content"])  # (bypassed: it ran)
+    assert answers[3]["is_error"] is True and "5" not in json.dumps(
+        answers[3]["content"]
+    )  # (pinned: not without asking)
+    said = [line.get("value", line.get("error")) for line in lines if "control" in line]
+    assert said[0] == {} and "not known" in said[1]["warning"]
+    assert "tighten-only" in said[2] and "Cannot pin MCP server 'tiny' to auto" in said[3]
 
 
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(

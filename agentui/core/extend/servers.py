@@ -113,6 +113,38 @@ class ToolServers:
                 errors[name] = error
         return {"added": added, "removed": [name for name in removed if name not in added], "errors": errors}
 
+    def pin_mode(self, name: str, mode: Any) -> dict[str, Any]:
+        """Claude Code's `set_mcp_permission_mode_override`: the server `name`'s tools held to the default mode
+        ("default": bypassPermissions asks for them), or released (None). Tighten-only; agentui has no auto mode,
+        so "auto" is refused as Claude Code refuses it where it has none. Raises ValueError with the sentence."""
+        from agentui.core.extend.mcp.tools import tool_name
+
+        if mode not in ("default", "auto", None):
+            raise ValueError(
+                "Permission mode override over the control channel is tighten-only ('default', 'auto', or null); "
+                f"rejected '{mode}'"
+            )
+        if mode == "auto":
+            raise ValueError(f"Cannot pin MCP server '{name}' to auto")
+        held = self._project.engine.held_to_ask
+        prefix = tool_name(name, "")
+        present = prefix in held
+        if mode is None:
+            held.discard(prefix)
+        else:
+            held.add(prefix)
+        known = name in {status.name for status in self.mcp_status()} or name in self._dynamic
+        if known:
+            return {}
+        if mode is None and not present:
+            return {"warning": f"MCP server '{name}' is not known; no override was present to clear."}
+        if mode is None:
+            return {}
+        return {
+            "warning": f"MCP server '{name}' is not yet known; override stored but will not apply until a server "
+            "with that exact name connects."
+        }
+
     async def _start_openapi(self, env: Mapping[str, str]) -> list[str]:
         apis = self._openapi_configs
         if not apis:

@@ -173,6 +173,10 @@ async def _set_servers(conversation: Conversation, _: SessionTotals, request: di
     return await conversation.servers.set_dynamic(servers if isinstance(servers, dict) else {})
 
 
+async def _pin_mode(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
+    return conversation.servers.pin_mode(str(request.get("serverName") or ""), request.get("mode"))
+
+
 async def _rewind(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
     """The files as they were before a user message (by its uuid): what would change (`dry_run`), or changed."""
     to = str(request.get("user_message_id") or "")
@@ -262,6 +266,7 @@ HANDLERS: dict[str, Handler] = {
     "mcp_reconnect": _mcp_server,
     "mcp_toggle": _mcp_server,
     "mcp_set_servers": _set_servers,
+    "set_mcp_permission_mode_override": _pin_mode,
     "rewind_files": _rewind,
     "read_file": _read_file,
     "rename_session": _rename,

@@ -67,6 +67,9 @@ class PermissionEngine:
         self._persist = persist
         self.sandbox: Sandbox | None = None
         """Set by the project when its settings turn the sandbox on."""
+        self.held_to_ask: set[str] = set()
+        """Tool-name prefixes (an MCP server's `mcp__<server>__`) whose tools bypassPermissions does not let run
+        without a question: an SDK program pinned the server to the default mode (tighten-only)."""
         self.guard_available: Callable[[], bool] = lambda: False
         """Whether Bash commands run outside the sandbox are guarded (agentui's and the person's configuration
         read-only); set by the project. Where they are not, bypassPermissions asks for what it cannot understand."""
@@ -383,7 +386,8 @@ class PermissionEngine:
             return Verdict("deny", f"the rule {rule.text} denies it")
         if rule := self.find_rule("ask", name):
             return Verdict("ask", f"the rule {rule.text} asks for it", suggestions=(name,))
-        if self.find_rule("allow", name) or tool.kind == "read" or self.mode == "bypassPermissions":
+        bypass = self.mode == "bypassPermissions" and not any(name.startswith(held) for held in self.held_to_ask)
+        if self.find_rule("allow", name) or tool.kind == "read" or bypass:
             return Verdict("allow", "allowed")
         if self.mode == "plan":
             return Verdict("deny", "plan mode allows only tools that change nothing")
