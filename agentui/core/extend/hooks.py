@@ -7,6 +7,10 @@ Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMe
 `permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
 the model). Exit 2 blocks, and stderr says why. Any other exit, or a timeout (60 s unless the hook says), is shown
 as a warning and the run goes on. Several matching hooks run at once; a deny or block from any of them wins.
+
+A "prompt" or "agent" hook is a model's answer instead of a command's (`model_hooks`): ok is exit 0, not ok is exit 2
+with its reason. PermissionRequest's `updatedInput` with an allow is what runs, checked by the rules again first (the
+dispatcher's `_recheck`). `suppressOutput` changes nothing here: a hook's JSON output is never shown as text.
 """
 
 from __future__ import annotations
