@@ -110,6 +110,13 @@ async def test_a_pre_tool_use_prompt_hook_that_says_no_denies_the_call(tmp_path:
     assert asked["tool_name"] == "Echo" and asked["tool_input"] == {"text": "hi"}
 
 
+async def test_a_post_tool_use_prompt_hook_that_says_no_ends_the_run_after_the_call(tmp_path: Path) -> None:
+    script = [call("Echo", "e1", text="hi"), verdict(False, "not fine"), {"text": "never"}]
+    agent, provider, _ = make(tmp_path, script, [model_hook("PostToolUse", "Was it fine?")], Echo())
+    await agent.prompt("go")
+    assert len(provider.requests) == 2  # (the call's, and the hook's question: the model is not called again)
+
+
 async def test_a_prompt_hook_that_says_yes_or_cannot_be_answered_lets_the_call_run(tmp_path: Path) -> None:
     script = [call("Echo", "e1", text="hi"), verdict(True, "fine"), {"text": "ok"}]
     agent, provider, _ = make(tmp_path, script, [model_hook("PreToolUse", "Safe?")], Echo())

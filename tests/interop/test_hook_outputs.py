@@ -146,6 +146,17 @@ def test_a_pre_tool_use_prompt_hook_that_says_no_denies_the_call(
     assert given["agentui"]["tool_input"] == given["claude"]["tool_input"]
 
 
+def test_a_post_tool_use_prompt_hook_that_says_no_ends_the_run_after_the_call(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
+        call = tool("toolu_1", "Bash", command="echo hi", description="say")
+        main, hook = play(server, [[call], [text("Done.")]], [[text('{"ok": false, "reason": "not fine"}')]])
+        hooks = {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": "Was it fine?"}]}]}
+        assert run(cli, server, tmp_path / name, hooks, "--allowedTools", "Bash") == "", name
+        assert len(main) == 1 and len(hook) == 1, name  # (the model is not called again)
+
+
 def test_an_agent_hook_verifies_with_tools_and_its_no_denies_the_call(
     claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
 ) -> None:

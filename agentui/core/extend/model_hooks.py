@@ -2,11 +2,12 @@
 
 A prompt hook sends its `prompt` (`$ARGUMENTS` replaced by the hook's input as JSON, or the input appended when it has
 no placeholder) to the small fast model, which answers `{"ok": true}` or `{"ok": false, "reason": "..."}`; at Stop
-and SubagentStop the conversation so far goes before the question. An agent hook gives the same prompt to a sub-agent
+the conversation so far goes before the question. An agent hook gives the same prompt to a sub-agent
 that may look around (read-only tools, never asking the person) and answers through a StructuredOutput call.
 
 Both end as a command hook would, so `Hooks` reads them alike: ok is exit 0, not ok is exit 2 (a block, with Claude
-Code's reason), and a hook that cannot be answered (no model, a bad answer, an error) is a warning, the run going on.
+Code's reason; a prompt hook's no after a call also ends the run, as `continue: false` does), and a hook that cannot
+be answered (no model, a bad answer, an error) is a warning, the run going on.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ AGENT_TIMEOUT = 60.0
 AGENT_MAX_TURNS = 50
 KINDS = ("prompt", "agent")
 _STOPS = frozenset({"Stop", "SubagentStop"})
+_ENDS_THE_RUN = frozenset({"PostToolUse"})
+"""Where a prompt hook's no also ends the run after the call, as Claude Code's does (`continue: false`)."""
 
 JUDGE_SYSTEM = """You are evaluating a hook condition in Claude Code. Judge whether the user-provided condition is met.
 
@@ -174,13 +177,19 @@ async def _prompt(spec: ModelHook, arguments: str, models: HookModels) -> tuple[
     stop = spec.event in _STOPS
     question = STOP_CONDITION.format(prompt=spec.command) if stop else spec.command
     system = STOP_JUDGE_SYSTEM if stop else JUDGE_SYSTEM
-    answer = await models.judge(system, with_arguments(question, arguments), model=spec.model, transcript=stop)
+    # (the conversation before a Stop's question; a sub-agent's own is not at hand, so SubagentStop's has none)
+    transcript = spec.event == "Stop"
+    answer = await models.judge(system, with_arguments(question, arguments), model=spec.model, transcript=transcript)
     verdict = verdict_of(answer)
     if verdict is None:
         return 1, answer, "its model's answer was not the JSON it asks for"
     if verdict["ok"] or (stop and verdict.get("impossible") is True):  # (impossible: stopping is all that is left)
         return 0, "", ""
-    return 2, "", f"[{spec.command}]: {verdict.get('reason') or 'no reason given'}"
+    reason = verdict.get("reason") or "no reason given"
+    if spec.event in _ENDS_THE_RUN:
+        said = {"continue": False, "stopReason": reason, "decision": "block", "reason": f"[{spec.command}]: {reason}"}
+        return 0, json.dumps(said), ""
+    return 2, "", f"[{spec.command}]: {reason}"
 
 
 async def _agent(spec: ModelHook, arguments: str, models: HookModels, transcript: str) -> tuple[int | None, str, str]:
