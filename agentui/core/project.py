@@ -141,6 +141,7 @@ def open_project(
         permission_mode=lambda: engine.mode,
         guard=guard,
     )
+    hooks.where = lambda: workspace.shell_cwd or root
     engine.sandbox = sandbox
     tools = builtin_tools(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"

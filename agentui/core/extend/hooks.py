@@ -1,7 +1,9 @@
 """Claude Code hooks: commands from the settings files run at PreToolUse, PostToolUse (PostToolUseFailure for a call
-that failed), UserPromptSubmit, Stop, SessionStart, SessionEnd, PreCompact, PostCompact, SubagentStart, SubagentStop,
-PermissionRequest (which may answer for the person) and Notification, with the event as JSON on stdin, the fields
-Claude Code 2.1.197 gives each in its order.
+that failed), PostToolBatch (once a response's calls have all ended), UserPromptExpansion (a custom command's prompt),
+UserPromptSubmit, Stop, StopFailure (a run the API's error ended), SessionStart, SessionEnd, PreCompact, PostCompact,
+SubagentStart, SubagentStop, PermissionRequest (which may answer for the person), Notification, InstructionsLoaded (each
+memory file as it is read), CwdChanged (the shell's directory moved), TaskCreated and TaskCompleted, with the event as
+JSON on stdin, the fields Claude Code 2.1.197 gives each in its order.
 
 Exit 0 succeeds (stdout may be JSON: `decision`, `reason`, `continue`, `systemMessage`, `hookSpecificOutput` with
 `permissionDecision` or `additionalContext`; plain stdout of UserPromptSubmit and SessionStart becomes context for
@@ -35,15 +37,19 @@ from agentui.core.safety.confined import Confined
 from agentui.core.sdk_permission import rule_value
 
 if TYPE_CHECKING:
+    from agentui.core.context.memory import MemoryFile, MemoryLoader
     from agentui.core.safety.guard import Guard
 
 DEFAULT_TIMEOUT = 60.0
 EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
     "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification",
+    "PostToolBatch", "StopFailure", "UserPromptExpansion", "InstructionsLoaded", "CwdChanged", "TaskCreated",
+    "TaskCompleted",
 )  # fmt: skip
 _NO_PROMPT_ID = frozenset({"SessionStart"})
-_NO_MODE = frozenset({"SessionStart", "SessionEnd"})
+_NO_MODE = frozenset({"SessionStart", "SessionEnd", "StopFailure", "InstructionsLoaded", "CwdChanged", "TaskCreated",
+                      "TaskCompleted"})  # fmt: skip
 """Claude Code's inputs for these events leave out the prompt's id, or the permission mode."""
 MAX_OUTPUT = 100_000
 
@@ -156,6 +162,11 @@ class Hooks:
         """Told of each hook as it starts ("hook_started") and ends ("hook_response"), for front ends that show them."""
         self.models: HookModels | None = None
         """The model calls of prompt and agent hooks (the assembly gives them; without them such a hook warns)."""
+        self.where: Callable[[], Path] = lambda: cwd
+        """The shell's directory now (the project gives it): each input's `cwd`, as Claude Code's follows a `cd`."""
+        self.memory: MemoryLoader | None = None
+        """The memory files read, for InstructionsLoaded (the agent gives them)."""
+        self._told: set[Path] = set()
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -192,6 +203,8 @@ class Hooks:
         """SessionStart (before the first prompt of this process, `start` saying "startup" or "resume") and
         UserPromptSubmit: the context they add for the model. Raises PromptBlocked when a hook refuses the prompt."""
         context = (await self.session_start(session_id, start)).context if start else []
+        if start:
+            await self.instructions_loaded(session_id, "session_start")
         outcome = await self.user_prompt_submit(session_id, prompt)
         if outcome.decision == "block":
             raise PromptBlocked(outcome.reason or "no reason given")
@@ -245,6 +258,65 @@ class Hooks:
         payload = {"trigger": trigger, "custom_instructions": custom_instructions or None}
         return await self._event("PreCompact", session_id, payload, target=trigger)
 
+    # Claude Code 2.1's newer events: inputs that take work to build are built only when a hook listens
+
+    def listens(self, event: str) -> bool:
+        return any(spec.event == event for spec in self.specs)
+
+    async def post_tool_batch(self, session_id: str, calls: list[tuple[str, dict[str, Any], str, Any]]) -> HookOutcome:
+        """PostToolBatch, once every call of a response has ended, before the next model call: each call's name,
+        input, id and the result the model reads."""
+        keys = ("tool_name", "tool_input", "tool_use_id", "tool_response")
+        tool_calls = [dict(zip(keys, call, strict=True)) for call in calls]
+        return await self._event("PostToolBatch", session_id, {"tool_calls": tool_calls})
+
+    async def stop_failure(self, session_id: str, error: str, message: str, details: str | None = None) -> None:
+        """StopFailure, as a run ends on the API's error (`error` is Claude Code's name for its kind); what the
+        hooks say changes nothing."""
+        payload = {"error": error, **({"error_details": details} if details else {}), "last_assistant_message": message}
+        await self._event("StopFailure", session_id, payload, target=error)
+
+    async def user_prompt_expansion(self, session_id: str, name: str, arguments: str, source: str) -> HookOutcome:
+        """UserPromptExpansion, before a custom command's prompt replaces what was typed; a block refuses it."""
+        typed = f"/{name} {arguments}" if arguments else f"/{name}"
+        payload = {"expansion_type": "slash_command", "command_name": name, "command_args": arguments,
+                   "command_source": source, "prompt": typed}  # fmt: skip
+        return await self._event("UserPromptExpansion", session_id, payload)
+
+    async def instructions_loaded(self, session_id: str, reason: str, trigger: Path | None = None) -> None:
+        """InstructionsLoaded for each memory file read since the last time (`reason`: "session_start", or
+        "nested_traversal" for those a tool's `trigger` path reached); an imported file's reason is "include"."""
+        every = [] if self.memory is None else self.memory.files
+        files = [memory for memory in every if memory.path not in self._told]
+        self._told.update(memory.path for memory in files)
+        if files and self.listens("InstructionsLoaded"):
+            held, self.prompt_id = self.prompt_id, None if reason == "session_start" else self.prompt_id
+            try:  # (Claude Code reads the start's memory before there is a prompt: their inputs have no id)
+                for memory in files:
+                    await self._instructions(session_id, reason, trigger, memory, every)
+            finally:
+                self.prompt_id = held
+
+    async def _instructions(
+        self, session_id: str, reason: str, trigger: Path | None, memory: MemoryFile, every: list[MemoryFile]
+    ) -> None:
+        why = "include" if memory.imported_by is not None else reason
+        payload = {"file_path": str(memory.path), "memory_type": _memory_type(memory, every), "load_reason": why}
+        if trigger is not None and memory.imported_by is None:
+            payload["trigger_file_path"] = str(trigger)
+        if memory.imported_by is not None:
+            payload["parent_file_path"] = str(memory.imported_by)
+        await self._event("InstructionsLoaded", session_id, payload, target=why)
+
+    async def cwd_changed(self, session_id: str, old: Path, new: Path) -> None:
+        await self._event("CwdChanged", session_id, {"old_cwd": str(old), "new_cwd": str(new)})
+
+    async def task_event(self, session_id: str, event: str, task: tuple[str, str, str]) -> HookOutcome:
+        """TaskCreated or TaskCompleted for the task (its id, subject and description); a block undoes it."""
+        task_id, subject, description = task
+        payload = {"task_id": task_id, "task_subject": subject, "task_description": description}
+        return await self._event(event, session_id, payload)
+
     # Running
 
     async def _event(
@@ -259,7 +331,7 @@ class Hooks:
         body: dict[str, Any] = {
             "session_id": session_id,
             "transcript_path": self.transcript_path(),
-            "cwd": str(self.cwd),
+            "cwd": str(self.where()),
         }
         if self.prompt_id and event not in _NO_PROMPT_ID:
             body["prompt_id"] = self.prompt_id
@@ -417,6 +489,16 @@ class Hooks:
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
             outcome.context.append(specific["additionalContext"])
+
+
+def _memory_type(memory: MemoryFile, files: list[MemoryFile]) -> str:
+    """Claude Code's name for where a memory file comes from (an imported file's is its importer's)."""
+    for _ in range(len(files)):  # (imports are a tree: at most this many steps up)
+        importer = next((f for f in files if f.path == memory.imported_by), None) if memory.kind == "import" else None
+        if importer is None:
+            break
+        memory = importer
+    return {"user": "User", "local": "Local"}.get(memory.kind, "Project")
 
 
 def _short(command: str) -> str:

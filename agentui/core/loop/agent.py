@@ -45,6 +45,7 @@ from agentui.core.loop.routing import Router
 from agentui.core.loop.run import Run, RunResult
 from agentui.core.loop.services import Services
 from agentui.core.loop.steps import Cancelled, Steps
+from agentui.core.loop.stop_failure import stop_failure
 from agentui.core.messages import (
     INTERRUPTED_BY_USER,
     INTERRUPTED_FOR_TOOL_USE,
@@ -86,8 +87,8 @@ class Agent:
         self.history = history or History()
         self.bus = services.bus
         self.session_id = session_id or str(uuid.uuid4())
-        if services.hooks is not None:
-            services.hooks.notify = self.warn
+        if services.hooks is not None:  # (and the memory its InstructionsLoaded reports, a sub-agent's too)
+            services.hooks.notify, services.hooks.memory = self.warn, services.memory or services.hooks.memory
         self.children: list[Agent] = []
         """Sub-agents running now (the Task tool's): their permission questions are answered through this agent."""
         self.router = services.router or Router(services.provider)
@@ -234,6 +235,7 @@ class Agent:
         finally:
             if deadline is not None:
                 deadline.cancel()
+        await stop_failure(self.services.hooks, self.session_id, error)
         return self._finish(stop, error, started)
 
     async def _loop(self, prompt: str, images: Sequence[ImageBlock] = ()) -> RunStop:

@@ -75,6 +75,8 @@ class ToolDispatcher:
         """A hook said `continue: false` (its `stopReason`): the run ends once this batch's calls have ended."""
         self.notes: list[str] = []
         """What hooks add for the model beside this batch's results (after them, in the same message)."""
+        self._reached: list[Path] = []
+        """The paths this batch's calls reached that brought nested CLAUDE.md files (for InstructionsLoaded)."""
         self.refused = False
         """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
         after it are not run, and the turn ends there."""
@@ -102,7 +104,7 @@ class ToolDispatcher:
         """Run one response's calls: consecutive read-only calls together, anything else alone and in order; their
         results, then what hooks added beside them."""
         self.finished.clear()
-        self.refused, self.halted, self.notes = False, None, []
+        self.refused, self.halted, self.notes, self._reached = False, None, [], []
         for batch in self._batches(calls):
             if self.refused or self.halted:  # (each call still ends, so its block and the history say it did not run)
                 why = _NOT_RUN_AFTER_NO if self.refused else f"Not run: a hook stopped the run ({self.halted})."
@@ -112,8 +114,25 @@ class ToolDispatcher:
                 await self.run(batch[0])
             else:
                 await asyncio.gather(*(self.run(call) for call in batch))
+        if self.hooks and not self.refused and not self.halted:
+            await self._after_batch(calls)
         notes = [TextBlock(text=note) for note in self.notes]
         return [*(self.finished[call.id] for call in calls), *notes]
+
+    async def _after_batch(self, calls: Sequence[ToolUseBlock]) -> None:
+        """PostToolBatch, once every call of the response has ended (its context joins the results, its block ends
+        the run), then InstructionsLoaded for the CLAUDE.md files the calls reached, as Claude Code orders them."""
+        assert self.hooks is not None
+        if self.hooks.listens("PostToolBatch"):
+            done = [(call.name, call.input, call.id, _said(self.finished[call.id])) for call in calls]
+            outcome = await self.hooks.post_tool_batch(self._session_id, done)
+            self.notes += [f"<system-reminder>\nPostToolBatch hook additional context: {said}\n</system-reminder>"
+                           for said in outcome.context]  # fmt: skip
+            if outcome.decision == "block" or outcome.stop is not None:
+                self.halted = outcome.stop or outcome.reason or "a PostToolBatch hook stopped the run"
+                return
+        for path in self._reached:
+            await self.hooks.instructions_loaded(self._session_id, "nested_traversal", path)
 
     def _batches(self, calls: Sequence[ToolUseBlock]) -> list[list[ToolUseBlock]]:
         batches: list[list[ToolUseBlock]] = []
@@ -224,10 +243,12 @@ class ToolDispatcher:
             checked_path=verdict.path,
             protection_lifted=lifted,
         )
-        started = time.monotonic()
+        started, place = time.monotonic(), self.hooks.where() if self.hooks else None
         result = await self._run_or_recall(tool, args, ctx, _real(path) if path is not None else None)
         if self.hooks:
             result = await self._post_hooks(call, result, round((time.monotonic() - started) * 1000))
+        if self.hooks and place is not None and (moved := self.hooks.where()) != place:  # (a `cd` in Bash)
+            await self.hooks.cwd_changed(self._session_id, place, moved)
         if self.memory is not None and not result.is_error and path is not None:
             result = self._with_nested_memory(result, path)
         return result
@@ -348,6 +369,7 @@ class ToolDispatcher:
         found = self.memory.touch(path)
         if not found:
             return result
+        self._reached.append(path)
         note = f"<system-reminder>\n{render_memory(found)}\n</system-reminder>"
         if isinstance(result.content, str):
             return replace(result, content=f"{result.content}\n\n{note}")
@@ -405,6 +427,14 @@ def _visible(result: ToolResult) -> ToolResult:
     else:
         content = [b.model_copy(update={"text": visible(b.text)}) if isinstance(b, TextBlock) else b for b in content]
     return replace(result, content=content, details=scrub(result.details) if result.details else result.details)
+
+
+def _said(block: ToolResultBlock) -> Any:
+    """A result as the model reads it, as JSON: its text, or its blocks."""
+    content = block.content
+    return (
+        content if isinstance(content, str) else [part.model_dump(mode="json", exclude_none=True) for part in content]
+    )
 
 
 def _failure(name: str, exc: Exception) -> str:
