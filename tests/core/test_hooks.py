@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentui.core.claude_settings import SettingsFile, SettingsSource
-from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
+from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest, ToolProgress
 from agentui.core.extend.hooks import Hooks, HookSpec, specs_from
 from agentui.core.loop.agent import AgentConfig
 from agentui.core.messages import TextBlock, ToolResultBlock
@@ -289,3 +289,102 @@ async def test_post_compact_gets_the_summary(tmp_path: Path) -> None:
     await compacted(tmp_path, [hook("PostCompact", f"cat > {seen_input}")])
     payload = json.loads(seen_input.read_text())
     assert payload["trigger"] == "manual" and payload["compact_summary"].endswith("the summary")
+
+
+def told(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()] if log.exists() else []
+
+
+async def test_post_tool_batch_runs_once_for_a_responses_calls_and_its_context_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "told.jsonl"
+    said = json.dumps({"hookSpecificOutput": {"hookEventName": "PostToolBatch", "additionalContext": "both ran"}})
+    spec = hook("PostToolBatch", f"cat >> {log}; echo >> {log}; echo '{said}'")
+    both = {"content": [*call("Echo", "e1", text="one")["content"], *call("Echo", "e2", text="two")["content"]]}
+    agent, provider, _ = make(tmp_path, [both, {"text": "ok"}], [spec], Echo())
+    await agent.prompt("go")
+    (batch,) = told(log)
+    assert list(batch)[-2:] == ["hook_event_name", "tool_calls"] and batch["permission_mode"] == "default"
+    assert batch["tool_calls"] == [
+        {"tool_name": "Echo", "tool_input": {"text": "one"}, "tool_use_id": "e1", "tool_response": "one"},
+        {"tool_name": "Echo", "tool_input": {"text": "two"}, "tool_use_id": "e2", "tool_response": "two"},
+    ]
+    assert "PostToolBatch hook additional context: both ran" in json.dumps(
+        [m.model_dump() for m in provider.requests[-1].messages]
+    )
+
+
+async def test_a_post_tool_batch_block_ends_the_run_before_the_next_model_call(tmp_path: Path) -> None:
+    spec = hook("PostToolBatch", "echo 'enough' >&2; exit 2")
+    agent, provider, _ = make(tmp_path, [call("Echo", "e1", text="hi"), {"text": "never"}], [spec], Echo())
+    result = await agent.prompt("go")
+    assert len(provider.requests) == 1 and result.stop == "end_turn"
+
+
+async def test_stop_failure_runs_instead_of_stop_when_the_api_ends_the_run_and_only_then(tmp_path: Path) -> None:
+    log = tmp_path / "told.jsonl"
+    specs = [hook(event, f"cat >> {log}; echo >> {log}") for event in ("Stop", "StopFailure")]
+    agent, _provider, _ = make(tmp_path, [{"error": {"status": 401, "message": "who are you"}}], specs)
+    result = await agent.prompt("go")
+    (failure,) = told(log)
+    assert result.stop == "error" and failure["hook_event_name"] == "StopFailure"
+    assert failure["error"] == "authentication_failed" and "permission_mode" not in failure
+    assert list(failure)[-3:] == ["hook_event_name", "error", "last_assistant_message"]
+    assert failure["last_assistant_message"] == result.error
+    blocked, _provider, _ = make(tmp_path, [{"text": "never"}], [*specs, hook("UserPromptSubmit", "exit 2")])
+    await blocked.prompt("go")  # (a run a hook refused is not the API's failure)
+    assert len(told(log)) == 1
+
+
+async def test_cwd_changed_runs_when_a_call_moves_the_shell_and_every_input_says_where_it_is(tmp_path: Path) -> None:
+    log = tmp_path / "told.jsonl"
+    specs = [hook(event, f"cat >> {log}; echo >> {log}") for event in ("CwdChanged", "PostToolUse", "Stop")]
+    agent, _provider, _ = make(tmp_path, [call("Echo", "e1", text="cd"), {"text": "ok"}], specs, Echo())
+    assert agent.services.hooks is not None
+    place = [tmp_path]
+    agent.services.hooks.where = lambda: place[-1]
+    moves = lambda event: place.append(tmp_path / "sub") if isinstance(event, ToolProgress) else None  # noqa: E731
+    agent.bus.on(moves)  # (as the tool runs, as a `cd` in Bash moves the shell)
+    await agent.prompt("go")
+    events = told(log)
+    assert [e["hook_event_name"] for e in events] == ["PostToolUse", "CwdChanged", "Stop"]
+    moved = events[1]
+    assert list(moved)[-3:] == ["hook_event_name", "old_cwd", "new_cwd"] and "permission_mode" not in moved
+    assert moved["old_cwd"] == str(tmp_path) and moved["new_cwd"] == moved["cwd"] == str(tmp_path / "sub")
+
+
+async def test_instructions_loaded_names_each_memory_file_at_the_start_and_nested_ones_after_their_batch(
+    tmp_path: Path,
+) -> None:
+    from agentui.core.context.memory import MemoryLoader
+
+    (tmp_path / "CLAUDE.md").write_text("See @extra.md\n")
+    (tmp_path / "extra.md").write_text("Extra.\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "CLAUDE.md").write_text("Below.\n")
+    (tmp_path / "sub" / "a.txt").write_text("a\n")
+    log = tmp_path / "told.jsonl"
+    specs = [hook(event, f"cat >> {log}; echo >> {log}") for event in ("InstructionsLoaded", "PostToolBatch")]
+    memory = MemoryLoader(tmp_path, {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "home")})
+    memory.load()
+    from agentui.core.tools.read import Read
+    from agentui.core.workspace import Workspace
+
+    provider = ScriptedProvider([call("Read", "r1", file_path=str(tmp_path / "sub" / "a.txt")), {"text": "ok"}])
+    hooks = Hooks(specs, cwd=tmp_path)
+    config = AgentConfig(model="m", cwd=tmp_path)
+    tools = ToolRegistry([Read(Workspace(root=tmp_path))])
+    agent = new_agent(provider, config, tools=tools, hooks=hooks, memory=memory)
+    await agent.prompt("go")
+    await agent.prompt("again")  # (each file once)
+    events = told(log)
+    assert [(e["hook_event_name"], e.get("load_reason")) for e in events] == [
+        ("InstructionsLoaded", "session_start"), ("InstructionsLoaded", "include"), ("PostToolBatch", None),
+        ("InstructionsLoaded", "nested_traversal"),
+    ]  # fmt: skip
+    start, included, _batch, nested = events
+    assert "prompt_id" not in start and nested["prompt_id"] and "permission_mode" not in nested
+    assert start["memory_type"] == included["memory_type"] == nested["memory_type"] == "Project"
+    assert included["parent_file_path"] == str(tmp_path / "CLAUDE.md")
+    assert nested["trigger_file_path"] == str(tmp_path / "sub" / "a.txt")
