@@ -41,7 +41,7 @@ NO_CREDENTIALS = (
 )
 
 
-ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge")
+ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge", "hook")
 """The kinds of model call a route can send elsewhere; "subagent:<type>" names one type of sub-agent."""
 
 

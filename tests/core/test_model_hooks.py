@@ -22,6 +22,8 @@ from agentui.core.tools.base import ToolRegistry
 from agentui.core.tools.write import Write
 from agentui.core.workspace import Workspace
 from tests.support.agents import new_agent
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
 from tests.support.tools import Echo, WriteNote
 
 
@@ -223,3 +225,38 @@ class _Asks:
 
     def remember(self, *_: Any) -> None:
         return None
+
+
+async def test_a_conversations_prompt_hook_asks_the_model_its_hook_route_names(
+    tmp_path: Path, server: LoopbackServer
+) -> None:
+    """The assembly gives the hooks the conversation's model calls: a route for "hook" sends them elsewhere."""
+    from agentui.core.assembly import open_conversation
+    from agentui.core.conversation import Launch
+    from agentui.core.providers.anthropic import AnthropicProvider
+    from agentui.core.settings import ConfigFile, Settings
+
+    def model(request: RecordedRequest) -> Reply:
+        judged = "stop-condition hook" in json.dumps(request.json().get("system"))
+        said = '{"ok": true, "reason": "done"}' if judged else "Done."
+        return Reply(chunks=anthropic_stream([{"type": "text", "text": said}]))
+
+    server.responder = model
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Finished?"}]}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": hooks}))
+    root = tmp_path / "project"
+    root.mkdir()
+    routes = ConfigFile.model_validate({"routes": {"hook": "claude-haiku-4-5"}}).routes or {}
+    settings = Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x",
+                        routes=routes)  # fmt: skip
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(claude)}
+    provider = AnthropicProvider(base_url=server.url, api_key="x")
+    conversation = open_conversation(Launch(settings, cwd=root), provider=provider, env=env)
+    try:
+        await conversation.send("go")
+    finally:
+        await conversation.aclose()
+    asked = [r.json() for r in server.requests if "stop-condition hook" in json.dumps(r.json().get("system"))]
+    assert [body["model"] for body in asked] == ["claude-haiku-4-5"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentui.core.extend.model_hooks import AGENT_MAX_TURNS, VERDICT_SCHEMA, VERDICT_TOOL_DESCRIPTION
 from agentui.core.loop.model_call import ModelCall
+from agentui.core.loop.routing import Target
 from agentui.core.loop.side_call import SIDE_MAX_TOKENS
 from agentui.core.loop.spawn import spawn
 from agentui.core.messages import Message
@@ -37,10 +38,10 @@ class AgentHookModels:
         self._agent = agent
         self._small = small_model
 
-    def _target(self, model: str | None) -> tuple[Any, str]:
+    def _target(self, model: str | None) -> Target:
         agent = self._agent
         if model:  # (a model the hook names is the conversation provider's, as a sub-agent type's is)
-            return agent.services.provider, model
+            return Target(agent.services.provider, model)
         return agent.router.route(HOOK_KIND, self._small or agent.config.model)
 
     async def judge(self, system: str, text: str, *, model: str | None, transcript: bool) -> str:
