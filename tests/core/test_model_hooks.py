@@ -139,7 +139,11 @@ async def test_a_prompt_hook_that_says_yes_or_cannot_be_answered_lets_the_call_r
 async def test_a_prompt_hook_without_a_model_warns_and_the_run_goes_on(tmp_path: Path) -> None:
     script = [{"text": "Done."}]
     agent, _, seen = make(tmp_path, script, [model_hook("Stop", "Done?")], models=False)
+    told: list[str] = []
+    assert agent.services.hooks is not None
+    agent.services.hooks.observer = lambda kind, fields: told.append(kind)
     result = await agent.prompt("go")
+    assert told == []  # (no hook_started or hook_response lines for a model's hook, as in Claude Code)
     assert result.text == "Done."
     assert [e.message for e in seen if isinstance(e, Notice)] == [
         "The Stop hook `Done?` could not be answered: no model is available to answer it; continuing."
