@@ -30,6 +30,7 @@ from agentui.core.safety.permissions.rules import (
 from agentui.core.safety.trust import is_trusted
 from agentui.core.tools import builtin_tools
 from agentui.core.tools.base import ToolRegistry
+from agentui.core.tools.tasks import TaskCreate, TaskUpdate
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -147,6 +148,9 @@ def open_project(
         workspace, env=settings_env, sandbox=sandbox, modes=engine, plans_dir=claude_config_dir(env) / "plans"
     )
     tools.withheld = engine.withholds  # (a tool a deny rule names whole is not offered, as in Claude Code)
+    for task_tool in (tools.get("TaskCreate"), tools.get("TaskUpdate")):
+        if isinstance(task_tool, TaskCreate | TaskUpdate):
+            task_tool.hook = hooks.task_event
     _confine(engine, sandbox, tools, guard, env)
     status_line = None
     if status_setting is not None:  # (given what Bash's commands are given: no secrets, the settings' env)

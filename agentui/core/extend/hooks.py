@@ -311,11 +311,13 @@ class Hooks:
     async def cwd_changed(self, session_id: str, old: Path, new: Path) -> None:
         await self._event("CwdChanged", session_id, {"old_cwd": str(old), "new_cwd": str(new)})
 
-    async def task_event(self, session_id: str, event: str, task: tuple[str, str, str]) -> HookOutcome:
-        """TaskCreated or TaskCompleted for the task (its id, subject and description); a block undoes it."""
+    async def task_event(self, session_id: str, event: str, task: tuple[str, str, str]) -> str | None:
+        """TaskCreated or TaskCompleted for the task (its id, subject and description): what a hook that refuses it
+        says, as Claude Code words it for the model, or None."""
         task_id, subject, description = task
         payload = {"task_id": task_id, "task_subject": subject, "task_description": description}
-        return await self._event(event, session_id, payload)
+        outcome = await self._event(event, session_id, payload)
+        return f"{event} hook feedback:\n{outcome.reason}" if outcome.decision == "block" else None
 
     # Running
 

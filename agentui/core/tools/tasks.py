@@ -3,7 +3,7 @@ and its `toolUseResult`s. They change nothing outside the session, so they need 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, NotRequired
 
@@ -18,6 +18,9 @@ from agentui.core.workspace import Workspace
 
 TASK_LIST_TOOLS = ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")
 """The tools of the task list, which TodoWrite replaces for a session that used it."""
+TaskHook = Callable[[str, str, tuple[str, str, str]], Awaitable[str | None]]
+"""Claude Code's TaskCreated or TaskCompleted hooks for a task (given the session, the event, and the task's id,
+subject and description): what a hook that refuses it says, or None."""
 
 
 class TaskCreateArgs(ToolArgs):
@@ -75,6 +78,13 @@ class _TaskTool(Tool[Any]):
 
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
+        self.hook: TaskHook | None = None
+        """The task hooks (the project gives them): a task they refuse is not created, or not completed."""
+
+    async def _refused(self, ctx: ToolContext, event: str, task: TaskItem) -> str | None:
+        if self.hook is None:
+            return None
+        return await self.hook(ctx.session_id, event, (task.id, task.subject, task.description))
 
 
 class TaskCreate(_TaskTool):
@@ -98,6 +108,9 @@ class TaskCreate(_TaskTool):
 
     async def run(self, args: TaskCreateArgs, ctx: ToolContext) -> ToolResult:
         task = self.workspace.tasks.create(args.subject, args.description, args.activeForm)
+        if (refused := await self._refused(ctx, "TaskCreated", task)) is not None:
+            self.workspace.tasks.update(task.id, {"status": "deleted"})  # (created first, as Claude Code's)
+            return ToolResult.error(refused)
         return ToolResult(
             f"Task #{task.id} created successfully: {task.subject}",
             details=TaskCreateDetails(task={"id": task.id, "subject": task.subject}),
@@ -120,6 +133,8 @@ class TaskUpdate(_TaskTool):
         return f"#{arguments.get('taskId', '?')}{change}"
 
     async def run(self, args: TaskUpdateArgs, ctx: ToolContext) -> ToolResult:
+        if args.status == "completed" and (refused := await self._completing(args.taskId, ctx)) is not None:
+            return ToolResult.error(refused, success=False, taskId=args.taskId.lstrip("#"))
         try:
             task, fields, status_change = self.workspace.tasks.update(args.taskId, args.model_dump())
         except TaskError as exc:
@@ -131,6 +146,14 @@ class TaskUpdate(_TaskTool):
         if task is None:
             return ToolResult(f"Task #{task_id} deleted", details)
         return ToolResult(f"Updated task #{task_id} {', '.join(sorted(fields)) or '(nothing changed)'}", details)
+
+    async def _completing(self, task_id: str, ctx: ToolContext) -> str | None:
+        """TaskCompleted, before a task becomes completed (not for one that already is, nor an unknown id)."""
+        try:
+            task = self.workspace.tasks.get(task_id)
+        except TaskError:
+            return None  # (the update says it is unknown)
+        return None if task.status == "completed" else await self._refused(ctx, "TaskCompleted", task)
 
 
 class TaskList(_TaskTool):
