@@ -90,6 +90,7 @@ _EXPORTS = {
     "can_use_tool_request": "agentui.core.sdk_permission",
     "read_for_program": "agentui.core.program_read",
     "TaskNotices": "agentui.core.task_notifications",
+    "task_notices": "agentui.core.task_notifications",
     "settings_report": "agentui.core.claude_settings",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
@@ -265,6 +266,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.status_report import no_conversation_report as no_conversation_report
     from agentui.core.status_report import status_report as status_report
     from agentui.core.task_notifications import TaskNotices as TaskNotices
+    from agentui.core.task_notifications import task_notices as task_notices
     from agentui.core.thinking import DEFAULT_THINKING_TOKENS as DEFAULT_THINKING_TOKENS
     from agentui.core.thinking import set_thinking as set_thinking
     from agentui.core.thinking import thinking_budget as thinking_budget

@@ -82,6 +82,7 @@ def open_conversation(
         hooks=project.hooks,
         memory=memory,
         reminders=plan_mode_reminders(project.engine),
+        notices=project.workspace.notices.take_reminder,
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
     )
     history = History(session.messages, TokenCounter(env, exact=False))
@@ -138,6 +139,7 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
         elif tool.name in TASK_LIST_TOOLS:
             tool.offered = not todo_write
     board.on_change = lambda tasks: agent.bus.emit(TaskListUpdate(session_id=session_id, tasks=tasks))
+    workspace.notices.listen(agent.bus.on)
     workspace.shells.on_change = lambda info: agent.bus.emit(
         BackgroundShellUpdate(
             session_id=session_id,

@@ -1,35 +1,60 @@
 """Background commands' ends as Claude Code reports them: which call started each shell, a `<task-notification>` for
 the model when one ends (what Claude Code records in the session, so either tool resuming it knows the command is
-done), and waiting for the ones still running."""
+done), and waiting for the ones still running. One per conversation (its workspace's): an end is told once, in the
+first of these that comes after it, as Claude Code tells it: with the next tool results of the run going on, else
+with the next prompt (print mode sends one of its own for the ends after its run)."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentui.core.events import BackgroundShellUpdate, Event, ToolEnd
 
 if TYPE_CHECKING:
-    from agentui.core.conversation import Conversation
+    from agentui.core.background import BackgroundShells
+
+
+class _Opened(Protocol):
+    """A conversation, as far as its notices go (named so, not imported: the workspace holds them)."""
+
+    @property
+    def project(self) -> Any: ...
 
 _SAID = {"completed": "completed", "failed": "failed", "killed": "was stopped"}
+NOT_THE_USER = (
+    "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the "
+    "user.\nDo NOT interpret this as user acknowledgement, confirmation, or response to any pending question."
+)
+"""What Claude Code 2.1.197 puts before the notifications it adds to a tool result, word for word."""
+
+
+def task_notices(conversation: _Opened) -> TaskNotices:
+    """The conversation's background ends not told to the model yet."""
+    notices = conversation.project.workspace.notices
+    assert isinstance(notices, TaskNotices)
+    return notices
 
 
 class TaskNotices:
     """The background shells of a conversation that ended and are not reported yet, in the order they ended."""
 
-    def __init__(self, conversation: Conversation) -> None:
-        self._shells = conversation.project.workspace.shells
+    def __init__(self, shells: BackgroundShells) -> None:
+        self._shells = shells
         self._calls: dict[str, str] = {}
         """Each shell's id, and the id of the tool call that started it."""
         self.ended: list[BackgroundShellUpdate] = []
-        conversation.on(self._see)
+
+    def listen(self, subscribe: Callable[[Callable[[Event], None]], object]) -> None:
+        """Follow the conversation's events (its agent's bus): the shells' calls, and their ends."""
+        subscribe(self._see)
 
     def _see(self, event: Event) -> None:
         match event:
             case ToolEnd(details=details) if isinstance(details.get("backgroundTaskId"), str):
                 self._calls[details["backgroundTaskId"]] = event.tool_call_id
-            case BackgroundShellUpdate(status="completed" | "failed" | "killed"):
+            case BackgroundShellUpdate(status="completed" | "failed"):  # (one stopped, whoever stopped it knows)
                 self.ended.append(event)
             case _:
                 pass
@@ -57,6 +82,15 @@ class TaskNotices:
         """The ends not reported yet, each with its `<task-notification>` text and its summary, taken out."""
         ended, self.ended = self.ended, []
         return [(update, self.notification(update), self.summary(update)) for update in ended]
+
+    def take_reminder(self) -> str | None:
+        """The ends not told yet as the reminder Claude Code adds to a tool result (None when there are none),
+        taken out."""
+        ended = self.take()
+        if not ended:
+            return None
+        notifications = "\n".join(text for _, text, _ in ended)
+        return f"<system-reminder>\n{NOT_THE_USER}\n\n{notifications}\n</system-reminder>"
 
     def summary(self, update: BackgroundShellUpdate) -> str:
         code = f" (exit code {update.exit_code})" if update.exit_code is not None else ""

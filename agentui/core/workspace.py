@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from agentui.core.background import BackgroundShells
     from agentui.core.editor_files import EditorFiles
     from agentui.core.task_board import TaskBoard
+    from agentui.core.task_notifications import TaskNotices
 
 
 def relative_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -> str | None:
@@ -59,6 +60,7 @@ class Workspace:
     _scratch: Path | None = field(default=None, init=False, repr=False)
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)
     _tasks: TaskBoard | None = field(default=None, init=False, repr=False)
+    _notices: TaskNotices | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.realpath(self.root))
@@ -139,6 +141,15 @@ class Workspace:
 
             self._shells = BackgroundShells(lambda: self.scratch / "tasks")
         return self._shells
+
+    @property
+    def notices(self) -> TaskNotices:
+        """The background shells' ends not told to the model yet."""
+        if self._notices is None:
+            from agentui.core.task_notifications import TaskNotices
+
+            self._notices = TaskNotices(self.shells)
+        return self._notices
 
     def new_conversation(self) -> None:
         """A conversation starts (or a resumed one opens): its task list starts empty. (Background shells stay with

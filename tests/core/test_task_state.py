@@ -3,13 +3,24 @@ events for the front ends, 2.0's names under the permission rules, and no shell 
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 from agentui.core.conversation import Conversation
-from agentui.core.events import BackgroundShellUpdate, Event, TaskListUpdate
+from agentui.core.events import (
+    BackgroundShellUpdate,
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    TaskListUpdate,
+    ToolEnd,
+)
+from agentui.core.messages import TextBlock, ToolResultBlock
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.lookup import SessionRequest
+from agentui.core.task_notifications import NOT_THE_USER, task_notices
 from tests.core.test_subagents import open_conversation as opened
 from tests.core.tools.test_bash import processes_with
 from tests.support.waiting import eventually
@@ -106,3 +117,59 @@ async def test_rules_for_2_0_names_cover_the_2_1_tools(tmp_path: Path) -> None:
     agent, output = (provider.requests[i].messages[-1].content[0] for i in (1, 2))
     assert "Permission to use Agent was denied" in str(getattr(agent, "content", ""))
     assert "Permission to use TaskOutput was denied" in str(getattr(output, "content", ""))
+
+
+async def test_a_background_end_is_told_with_the_next_tool_result_once(tmp_path: Path) -> None:
+    """As Claude Code: a background command that ends while the run goes on is told to the model in the next tool
+    result (not as the person's words), once; the session records it with that result."""
+    script = [
+        use("Bash", "b1", command="echo from-the-background", run_in_background=True, description="quick"),
+        use("Bash", "w1", command="touch made.txt", description="asks first"),
+        say("Done."),
+        say("Again."),
+    ]
+    conversation, provider, events = open_conversation(tmp_path, script)
+    ended = asyncio.Event()
+
+    def watch(event: Event) -> None:
+        if isinstance(event, BackgroundShellUpdate) and event.status == "completed":
+            ended.set()
+        if isinstance(event, PermissionRequest):  # (answered once the background command has ended)
+
+            async def answer() -> None:
+                await asyncio.wait_for(ended.wait(), 60)
+                conversation.answer(event.request_id, PermissionDecision(behavior="allow"))
+
+            asyncio.get_running_loop().create_task(answer())
+
+    conversation.on(watch)
+    result = await conversation.send("go")
+    assert result.text == "Done."
+    told = provider.requests[2].messages[-1].content[0]
+    assert isinstance(told, ToolResultBlock) and told.tool_use_id == "w1" and isinstance(told.content, str)
+    assert told.content.startswith("<system-reminder>") is False  # (after the call's own output)
+    assert f"\n\n<system-reminder>\n{NOT_THE_USER}\n\n<task-notification>" in told.content
+    assert "<tool-use-id>b1</tool-use-id>" in told.content and "<status>completed</status>" in told.content
+    [end] = [e for e in events if isinstance(e, ToolEnd) and e.tool_call_id == "w1"]
+    assert end.content == told.content  # (what the session records, and Claude Code resuming it reads)
+    assert task_notices(conversation).ended == []  # (told: print mode has nothing left to tell after the run)
+    await conversation.send("and?")
+    assert "<task-notification>" not in json.dumps([m.model_dump() for m in provider.requests[3].messages[-1:]])
+    await conversation.aclose()
+
+
+async def test_a_background_end_between_prompts_is_told_with_the_next_prompt(tmp_path: Path) -> None:
+    script = [
+        use("Bash", "b1", command="echo from-the-background", run_in_background=True, description="quick"),
+        say("Started."),
+        say("Noted."),
+    ]
+    conversation, provider, events = open_conversation(tmp_path, script, mode="bypassPermissions")
+    await conversation.send("start it")
+    await eventually(lambda: any(isinstance(e, BackgroundShellUpdate) and e.status == "completed" for e in events))
+    await conversation.send("what now?")
+    prompt = provider.requests[2].messages[-1]
+    texts = [block.text for block in prompt.content if isinstance(block, TextBlock)]
+    assert texts[0] == "what now?"  # (the person's words first; the notice after them, as a reminder)
+    assert NOT_THE_USER in texts[-1] and "<tool-use-id>b1</tool-use-id>" in texts[-1], texts
+    await conversation.aclose()

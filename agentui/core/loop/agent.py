@@ -107,7 +107,7 @@ class Agent:
         """Repeated read-only calls answered from results the model already holds."""
         self._dispatcher = ToolDispatcher(
             services.tools, services.gate, self.bus.emit, session_id=self.session_id, cwd=config.cwd,
-            hooks=services.hooks, memory=services.memory, cache=self.results,
+            hooks=services.hooks, memory=services.memory, cache=self.results, notices=services.notices,
         )  # fmt: skip
         self.inbox = Inbox()
         self._session_started = False

@@ -58,8 +58,12 @@ class ToolDispatcher:
         hooks: Hooks | None = None,
         memory: MemoryLoader | None = None,
         cache: ResultCache | None = None,
+        notices: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.tools = tools
+        self.notices = notices
+        """The background ends not told to the model yet, taken as one reminder (None: none): it goes with the next
+        tool result, as in Claude Code."""
         self.cache = cache
         self.gate = gate
         self.hooks = hooks
@@ -167,6 +171,8 @@ class ToolDispatcher:
     def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
         self._running.pop(tool_call_id, None)
         result = _visible(result)
+        if (told := self.notices()) is not None:
+            result = _with_note(result, told)
         block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
         self.finished[tool_call_id] = block
         self._emit(
@@ -370,10 +376,7 @@ class ToolDispatcher:
         if not found:
             return result
         self._reached.append(path)
-        note = f"<system-reminder>\n{render_memory(found)}\n</system-reminder>"
-        if isinstance(result.content, str):
-            return replace(result, content=f"{result.content}\n\n{note}")
-        return replace(result, content=[*result.content, TextBlock(text=note)])
+        return _with_note(result, f"<system-reminder>\n{render_memory(found)}\n</system-reminder>")
 
     def _refuse_the_rest(self, decision: PermissionDecision) -> None:
         """A plain No ends the turn: the questions of the calls running beside this one get the same answer (a
@@ -460,3 +463,10 @@ def _describe(error: ValidationError) -> str:
         where = ".".join(str(part) for part in item["loc"]) or "arguments"
         problems.append(f"{where}: {item['msg']}")
     return "invalid arguments (" + "; ".join(problems) + ")"
+
+
+def _with_note(result: ToolResult, note: str) -> ToolResult:
+    """`note` for the model after the result's own content."""
+    if isinstance(result.content, str):
+        return replace(result, content=f"{result.content}\n\n{note}")
+    return replace(result, content=[*result.content, TextBlock(text=note)])

@@ -1,5 +1,5 @@
 """The user message a prompt becomes: any images, the prompt's text, what it names with `@`, then the notes for the
-model (a UserPromptSubmit hook's context, plan mode's reminder)."""
+model (a UserPromptSubmit hook's context, plan mode's reminder, background commands' ends)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     hooks = agent.services.hooks
     start = ("resume" if agent.messages else "startup") if first else None  # (SessionStart's source)
     context = await hooks.before_prompt(agent.session_id, prompt, start=start) if hooks else []
-    notes = [TextBlock(text=text) for text in [*context, *agent.services.reminders()]]
+    told = agent.services.notices()  # (background ends since the last tool result)
+    notes = [TextBlock(text=text) for text in [*context, *agent.services.reminders(), *([told] if told else [])]]
     mentioned: list[TextBlock | ImageBlock] = []
     if agent.lineage is None and "@" in prompt:  # (the person's prompt; a sub-agent's is the model's words)
         from agentui.core.loop.mentions import attach_mentions

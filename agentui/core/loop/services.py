@@ -24,6 +24,10 @@ def _always() -> bool:
     return True
 
 
+def _no_notices() -> str | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Services:
     provider: Provider
@@ -38,5 +42,8 @@ class Services:
     """Nested CLAUDE.md files, loaded as the tools reach their directories."""
     reminders: Callable[[], list[str]] = list
     """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
+    notices: Callable[[], str | None] = _no_notices
+    """The background commands' ends not told to the model yet, taken as one reminder (None: none): with the next
+    tool result, else the next prompt, as in Claude Code."""
     quiet: Callable[[], bool] = _always
     """False while something may write files on its own (a background command): cached search results do not hold."""

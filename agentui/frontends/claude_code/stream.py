@@ -183,6 +183,10 @@ class ClaudeStream:
                 self.status("compacting")
             case CompactionEnd():
                 self._compacted(event)
+            case BackgroundShellUpdate(status="completed" | "failed" | "killed"):  # (as it ends, told or not)
+                ended = {"status": event.status, "end_time": round(time.time() * 1000)}
+                self.write({"type": "system", "subtype": "task_updated", "task_id": event.shell_id, "patch": ended,
+                            "uuid": _id(), "session_id": self.session_id})  # fmt: skip
             case UserMessage() if self.replay_user and event.source in ("prompt", "steer", "follow_up"):
                 self.write(self._user(_api_message(event.message), replay=True))
             case _:
@@ -196,10 +200,8 @@ class ClaudeStream:
                     "compact_metadata": metadata})  # fmt: skip
 
     def task_ended(self, update: BackgroundShellUpdate, tool_use_id: str | None, summary: str) -> None:
-        """A background command's end, as Claude Code reports it before the turn its notification starts."""
-        ended = {"status": update.status, "end_time": round(time.time() * 1000)}
-        self.write({"type": "system", "subtype": "task_updated", "task_id": update.shell_id, "patch": ended,
-                    "uuid": _id(), "session_id": self.session_id})  # fmt: skip
+        """A background command's end told after the run, as Claude Code reports it before the turn its
+        notification starts (its `task_updated` came as it ended)."""
         self.write({"type": "system", "subtype": "task_notification", "task_id": update.shell_id,
                     "tool_use_id": tool_use_id, "status": update.status, "output_file": update.output_path,
                     "summary": summary, "session_id": self.session_id, "uuid": _id()})  # fmt: skip

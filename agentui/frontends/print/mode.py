@@ -287,9 +287,9 @@ async def run_print(
     stopping = asyncio.Event()
     with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread, or no signals here
         loop.add_signal_handler(signal.SIGINT, _stopper(conversation, stopping))
-    from agentui.api import TaskNotices
+    from agentui.api import task_notices
 
-    tasks = TaskNotices(conversation)
+    tasks = task_notices(conversation)
     if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
         prompt, notices = expanded
         for notice in notices:
@@ -330,12 +330,12 @@ async def _background(
     out: tuple[ClaudeStream, Printer, OutputFormat],
     stopping: asyncio.Event,
 ) -> RunResult:
-    """As Claude Code's `-p`: while background commands the run started still run, wait; each one's end after the
-    run is reported and its `<task-notification>` answered by the model, as a prompt of its own. The last run's
+    """As Claude Code's `-p`: while background commands the run started still run, wait; each one's end not told in
+    the run (with a tool result) is reported and its `<task-notification>` answered by the model, as a prompt of its
+    own. The last run's
     result is the result (stream-json shows each one's). The waiting ends at Ctrl+C, when the output is closed, or
     after BACKGROUND_WAIT seconds in all (`AGENTUI_BACKGROUND_WAIT`); what still runs is then stopped."""
     stream, printer, output_format = out
-    notices.take()  # (what ended while the run went on, the model could see for itself: only later ends are told)
     deadline = time.monotonic() + _background_wait()
     while result.stop == "end_turn" and (notices.running or notices.ended):
         left = deadline - time.monotonic()
