@@ -400,8 +400,8 @@ class Conversation:
         if no custom command has that name."""
         from agentui.core.extend.commands import expand_custom_command
 
-        trusted, grant, record = self.project.trusted, self.grant_for_run, self.agent.add_context
-        return expand_custom_command(text, self.root, self.env, trusted, self.running, grant, record)
+        grant, record = self.grant_for_run, self.agent.add_context
+        return expand_custom_command(text, self.project, self.env, self.running, grant, record)
 
     def end_grants(self) -> None:
         """Take back what `grant_for_run` allowed (when the run it was for has ended)."""

@@ -15,13 +15,31 @@ from tests.support.loopback import LoopbackServer, Reply
 
 EVENTS = [
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
-    "PreCompact", "PostToolBatch", "StopFailure", "InstructionsLoaded", "CwdChanged",
+    "PreCompact", "PostToolBatch", "StopFailure", "InstructionsLoaded", "CwdChanged", "UserPromptExpansion",
+    "TaskCreated", "TaskCompleted",
 ]  # fmt: skip
 """The events compared (not MessageDisplay, which agentui does not fire: Claude Code runs it for every answer)."""
 
 
+def recording(home: Path) -> dict[str, Any]:
+    """A hook that keeps its input in a file of its own, named by when it started: Claude Code runs some hooks while
+    others run, so appending to one log could interleave them."""
+    (home / "hooks").mkdir(parents=True)
+    return {"hooks": [{"type": "command", "command": f"cat > {home}/hooks/$(date +%s%N)-$$.json"}]}
+
+
+def recorded(home: Path) -> list[dict[str, Any]]:
+    """The inputs the hooks of `recording` kept, in the order the hooks started."""
+    return [json.loads(path.read_text()) for path in sorted((home / "hooks").iterdir())]
+
+
 def hook_inputs(
-    cli: str, server: LoopbackServer, home: Path, turns: list[list[dict[str, Any]]] | None = None, tools: str = "Read"
+    cli: str,
+    server: LoopbackServer,
+    home: Path,
+    turns: list[list[dict[str, Any]]] | None = None,
+    tools: str = "Read",
+    prompt: str = "go",
 ) -> list[dict[str, Any]]:
     """The hooks' inputs of one `-p go` run (a call that reads, one that fails, an answer, unless `turns` says),
     with a CLAUDE.md in the project and one in a directory below it."""
@@ -31,23 +49,44 @@ def hook_inputs(
     (project / "CLAUDE.md").write_text("Be brief.\n")
     (project / "sub" / "CLAUDE.md").write_text("Below.\n")
     (project / "sub" / "a.txt").write_text("a\n")
+    (project / ".claude" / "commands").mkdir(parents=True)
+    (project / ".claude" / "commands" / "greet.md").write_text("Say hello to $ARGUMENTS.\n")
     turns = turns or [[tool("t1", "Read", file_path=str(project / "notes.txt"))],
                       [tool("t2", "Read", file_path=str(project / "missing.txt"))], [text("Done.")]]  # fmt: skip
     played(server, turns)
-    log = home / "hooks.log"
-    hook = {"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
-    (project / ".claude").mkdir()
+    hook = recording(home)
     (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {event: [hook] for event in EVENTS}}))
     (home / ".claude").mkdir()
     trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
     (home / ".claude" / ".claude.json").write_text(json.dumps(trusted))
     env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
     done = subprocess.run(
-        [cli, "-p", "go", "--model", "claude-sonnet-4-5", "--allowedTools", tools],
+        [cli, "-p", prompt, "--model", "claude-sonnet-4-5", "--allowedTools", tools],
         cwd=project, env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "Done.", done.stderr
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return recorded(home)
+
+
+UNAWAITED = frozenset({"InstructionsLoaded", "CwdChanged", "StopFailure"})
+"""Claude Code starts these events' hooks without waiting for them: they may end after the next event's hooks."""
+
+
+def names(inputs: list[dict[str, Any]]) -> list[str]:
+    return [i["hook_event_name"] for i in inputs]
+
+
+def same_events(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], expected: list[str]) -> None:
+    """agentui fires `expected` in its order, Claude Code the same events (in that order but for the ones it does not
+    wait for), and each event's input has the same fields in the same order in both."""
+    assert names(ours) == expected
+    assert sorted(names(theirs)) == sorted(expected), names(theirs)
+    steady = [name for name in expected if name not in UNAWAITED]
+    assert [name for name in names(theirs) if name not in UNAWAITED] == steady, names(theirs)
+    for event in set(expected):
+        same_fields(
+            [i for i in ours if i["hook_event_name"] == event], [i for i in theirs if i["hook_event_name"] == event]
+        )
 
 
 def same_fields(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> None:
@@ -63,11 +102,10 @@ def test_every_hook_reads_claude_codes_fields_in_its_order(
 ) -> None:
     theirs = hook_inputs(claude_bin, server, tmp_path / "claude")
     ours = hook_inputs(agentui_bin, server, tmp_path / "agentui")
-    assert [i["hook_event_name"] for i in ours] == [i["hook_event_name"] for i in theirs] == [
+    same_events(ours, theirs, [
         "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolBatch",
         "PreToolUse", "PostToolUseFailure", "PostToolBatch", "Stop", "SessionEnd",
-    ]  # fmt: skip
-    same_fields(ours, theirs)
+    ])  # fmt: skip
     stop = ours[-2]
     assert stop["last_assistant_message"] == "Done." and stop["background_tasks"] == [] == stop["session_crons"]
     failed = ours[7]
@@ -94,12 +132,11 @@ def test_a_cd_a_parallel_batch_and_a_nested_claude_md_fire_as_in_claude_code(
                   tool("t3", "Read", file_path=str(project / "notes.txt"))], [text("Done.")]]  # fmt: skip
         inputs[name] = hook_inputs(cli, server, tmp_path / name, turns, tools="Bash Read")
     ours, theirs = inputs["agentui"], inputs["claude"]
-    assert [i["hook_event_name"] for i in ours] == [i["hook_event_name"] for i in theirs] == [
+    same_events(ours, theirs, [
         "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "PreToolUse", "PostToolUse", "CwdChanged",
         "PostToolBatch", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUse", "PostToolBatch",
         "InstructionsLoaded", "Stop", "SessionEnd",
-    ]  # fmt: skip
-    same_fields(ours, theirs)
+    ])  # fmt: skip
     project = tmp_path / "agentui" / "project"
     moved = ours[5]
     assert moved["old_cwd"] == str(project) and moved["new_cwd"] == str(project / "sub")
@@ -116,9 +153,9 @@ def test_a_run_the_api_ends_runs_stop_failure_not_stop(
     inputs = {}
     refused = Reply.error(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad thing"}})
     for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
-        home, log = tmp_path / name, tmp_path / name / "hooks.log"
+        home = tmp_path / name
         (home / "project" / ".claude").mkdir(parents=True)
-        hook = {"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}
+        hook = recording(home)
         hooks = {event: [hook] for event in EVENTS}
         (home / "project" / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
         (home / ".claude").mkdir()
@@ -129,12 +166,11 @@ def test_a_run_the_api_ends_runs_stop_failure_not_stop(
         done = subprocess.run([cli, "-p", "go", "--model", "claude-sonnet-4-5"], cwd=home / "project", env=env,
                               capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
         assert done.returncode == 1
-        inputs[name] = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        inputs[name] = recorded(home)
     ours, theirs = inputs["agentui"], inputs["claude"]
-    assert [i["hook_event_name"] for i in ours] == [i["hook_event_name"] for i in theirs] == [
-        "SessionStart", "UserPromptSubmit", "StopFailure", "SessionEnd"]  # fmt: skip
-    same_fields(ours, theirs)
-    assert ours[2]["error"] == theirs[2]["error"] == "unknown" and "bad thing" in ours[2]["last_assistant_message"]
+    same_events(ours, theirs, ["SessionStart", "UserPromptSubmit", "StopFailure", "SessionEnd"])
+    (failure,) = [i for i in theirs if i["hook_event_name"] == "StopFailure"]
+    assert ours[2]["error"] == failure["error"] == "unknown" and "bad thing" in ours[2]["last_assistant_message"]
 
 
 def test_a_resumed_session_starts_with_source_resume(
@@ -161,3 +197,30 @@ def test_a_resumed_session_starts_with_source_resume(
                        capture_output=True, stdin=subprocess.DEVNULL, check=True)  # fmt: skip
         sources[name] = [json.loads(line)["source"] for line in log.read_text().splitlines() if line.strip()]
     assert sources["agentui"] == sources["claude"] == ["startup", "resume"]
+
+
+def test_a_custom_command_and_the_task_list_fire_as_in_claude_code(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """UserPromptExpansion before UserPromptSubmit for `/greet world`; TaskCreated as TaskCreate runs (before its
+    PostToolUse), TaskCompleted as TaskUpdate completes the task (not as it starts it)."""
+    turns = [[tool("t1", "TaskCreate", subject="Fix it", description="Fix the bug")],
+             [tool("t2", "TaskUpdate", taskId="1", status="in_progress")],
+             [tool("t3", "TaskUpdate", taskId="1", status="completed")], [text("Done.")]]  # fmt: skip
+    ours = hook_inputs(agentui_bin, server, tmp_path / "agentui", turns, prompt="/greet world")
+    theirs = hook_inputs(claude_bin, server, tmp_path / "claude", turns, prompt="/greet world")
+    batch = ["PreToolUse", "PostToolUse", "PostToolBatch"]
+    same_events(ours, theirs, [
+        "SessionStart", "InstructionsLoaded", "UserPromptExpansion", "UserPromptSubmit",
+        "PreToolUse", "TaskCreated", "PostToolUse", "PostToolBatch", *batch,
+        "PreToolUse", "TaskCompleted", "PostToolUse", "PostToolBatch", "Stop", "SessionEnd",
+    ])  # fmt: skip
+    expanded = ours[2]
+    assert (expanded["expansion_type"], expanded["command_name"], expanded["command_args"]) == (
+        "slash_command", "greet", "world")  # fmt: skip
+    (their_expansion,) = [i for i in theirs if i["hook_event_name"] == "UserPromptExpansion"]
+    assert expanded["command_source"] == their_expansion["command_source"] == "projectSettings"
+    assert expanded["prompt"] == their_expansion["prompt"] == "/greet world"
+    created, completed = ours[5], ours[12]
+    assert created["task_id"] == completed["task_id"] == "1" and created["task_subject"] == "Fix it"
+    assert completed["task_description"] == "Fix the bug"

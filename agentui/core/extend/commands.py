@@ -8,10 +8,14 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
+
+if TYPE_CHECKING:
+    from agentui.core.project import Project
 
 
 @dataclass(frozen=True)
@@ -47,26 +51,26 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
 
 def expand_custom_command(
     text: str,
-    root: Path,
+    project: Project,
     env: Mapping[str, str] | None,
-    trusted: bool,
     running: bool,
     grant: Callable[[list[str], str], list[str]],
     record: Callable[[str], None] = lambda text: None,
 ) -> tuple[str, list[str]] | None:
     """A prompt that starts with a custom command (`/name arguments`): the command's prompt, with its
-    `allowed-tools` granted (by `grant`) until the run ends, a project's command's only once the project is trusted,
+    `allowed-tools` granted (by `grant`) until the run ends, a project's command's only once the `project` is trusted,
     like its settings; and a sentence for each thing not granted. None if no custom command has that name. The
     command as typed goes to `record` first, as Claude Code records it before the prompt (the model reads both; a
-    viewer shows the command, not its expansion)."""
+    viewer shows the command, not its expansion). The run it starts tells the UserPromptExpansion hooks first."""
     name, _, arguments = text.strip()[1:].partition(" ")
+    root = project.root
     command = load_custom_commands(root, env).get(name) if text.strip().startswith("/") else None
     if command is None:
         return None
     notices: list[str] = []
     if command.allowed_tools and not running:
         from_project = command.path is not None and root in command.path.parents
-        if from_project and not trusted:
+        if from_project and not project.trusted:
             notices.append(
                 f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
                 "so they are asked for as usual."
@@ -77,4 +81,7 @@ def expand_custom_command(
     from agentui.core.messages import command_record
 
     record(command_record(name, arguments.strip()))
+    if not running:  # (a command sent while a run goes on steers it: no prompt of its own)
+        from_project = command.path is not None and root in command.path.parents
+        project.hooks.expansion = (name, arguments.strip(), "projectSettings" if from_project else "userSettings")
     return command.expand(arguments.strip()), notices

@@ -167,6 +167,8 @@ class Hooks:
         self.memory: MemoryLoader | None = None
         """The memory files read, for InstructionsLoaded (the agent gives them)."""
         self._told: set[Path] = set()
+        self.expansion: tuple[str, str, str] | None = None
+        """The custom command the next prompt was expanded from (its name, arguments and Claude Code's source)."""
 
     def __bool__(self) -> bool:
         return bool(self.specs)
@@ -205,6 +207,12 @@ class Hooks:
         context = (await self.session_start(session_id, start)).context if start else []
         if start:
             await self.instructions_loaded(session_id, "session_start")
+        if self.expansion is not None:
+            expansion, self.expansion = self.expansion, None
+            expanded = await self.user_prompt_expansion(session_id, *expansion)
+            if expanded.decision == "block":
+                raise PromptBlocked(expanded.reason or "no reason given")
+            context += expanded.context
         outcome = await self.user_prompt_submit(session_id, prompt)
         if outcome.decision == "block":
             raise PromptBlocked(outcome.reason or "no reason given")
