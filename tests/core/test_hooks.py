@@ -388,3 +388,53 @@ async def test_instructions_loaded_names_each_memory_file_at_the_start_and_neste
     assert start["memory_type"] == included["memory_type"] == nested["memory_type"] == "Project"
     assert included["parent_file_path"] == str(tmp_path / "CLAUDE.md")
     assert nested["trigger_file_path"] == str(tmp_path / "sub" / "a.txt")
+
+
+async def test_a_task_hook_that_refuses_leaves_no_task_and_no_completion(tmp_path: Path) -> None:
+    from agentui.core.tools.tasks import TaskCreate, TaskUpdate
+    from agentui.core.workspace import Workspace
+
+    log = tmp_path / "told.jsonl"
+    refuse = f"cat >> {log}; echo >> {log}; echo 'not like that' >&2; exit 2"
+    workspace = Workspace(root=tmp_path)
+    create, update = TaskCreate(workspace), TaskUpdate(workspace)
+    script = [call("TaskCreate", "c1", subject="A", description="first"), {"text": "ok"}]
+    agent, provider, _ = make(tmp_path, script, [hook("TaskCreated", refuse)], create, update)
+    assert agent.services.hooks is not None
+    create.hook = update.hook = agent.services.hooks.task_event
+    await agent.prompt("go")
+    refused = result_of(provider, "c1")
+    assert refused.is_error and refused.content == "TaskCreated hook feedback:\nnot like that"
+    assert workspace.tasks.tasks() == []
+    (created,) = told(log)
+    assert list(created)[-4:] == ["hook_event_name", "task_id", "task_subject", "task_description"]
+    assert (created["task_id"], created["task_subject"], created["task_description"]) == ("1", "A", "first")
+
+    task = workspace.tasks.create("B", "second")
+    script = [call("TaskUpdate", "u1", taskId=task.id, status="completed"), {"text": "ok"}]
+    agent, provider, _ = make(tmp_path, script, [hook("TaskCompleted", refuse)], create, update)
+    assert agent.services.hooks is not None
+    create.hook = update.hook = agent.services.hooks.task_event
+    await agent.prompt("go")
+    assert result_of(provider, "u1").content == "TaskCompleted hook feedback:\nnot like that"
+    assert workspace.tasks.get(task.id).status == "pending" and told(log)[-1]["hook_event_name"] == "TaskCompleted"
+
+
+async def test_user_prompt_expansion_runs_before_user_prompt_submit_and_may_refuse_the_prompt(tmp_path: Path) -> None:
+    from agentui.core.extend.hooks import PromptBlocked
+
+    log = tmp_path / "told.jsonl"
+    record = f"cat >> {log}; echo >> {log}"
+    hooks = Hooks([hook("UserPromptExpansion", record), hook("UserPromptSubmit", record)], cwd=tmp_path)
+    hooks.expansion = ("greet", "world", "projectSettings")
+    await hooks.before_prompt("s1", "Say hello to world.")
+    expanded, submitted = told(log)
+    assert list(expanded)[-6:] == ["hook_event_name", "expansion_type", "command_name", "command_args",
+                                   "command_source", "prompt"]  # fmt: skip
+    assert expanded["prompt"] == "/greet world" and submitted["hook_event_name"] == "UserPromptSubmit"
+    await hooks.before_prompt("s1", "plain")  # (told once: the next prompt is no command's)
+    assert [e["hook_event_name"] for e in told(log)][2:] == ["UserPromptSubmit"]
+    refusing = Hooks([hook("UserPromptExpansion", "echo 'no greetings' >&2; exit 2")], cwd=tmp_path)
+    refusing.expansion = ("greet", "", "userSettings")
+    with pytest.raises(PromptBlocked, match="no greetings"):
+        await refusing.before_prompt("s1", "Say hello to .")
