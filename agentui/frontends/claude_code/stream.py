@@ -85,6 +85,9 @@ class ClaudeStream:
         """What the server said of the answer as it began: each assistant message of it carries this."""
         self._timing = RunTiming()
         self.compactions = 0
+        self.written: list[RunResult] = []
+        """The results whose line has been written already (print mode writes each run's as it ends while it
+        waits for background commands)."""
         """Compactions that happened (a front end tells one that found nothing to summarise by this)."""
         if hook_events:
             conversation.on_hook(self._hook)
@@ -198,6 +201,9 @@ class ClaudeStream:
         metadata = {"trigger": self._trigger, "pre_tokens": event.pre_tokens, "post_tokens": event.post_tokens}
         self.write({"type": "system", "subtype": "compact_boundary", "session_id": self.session_id, "uuid": _id(),
                     "compact_metadata": metadata})  # fmt: skip
+
+    def wrote(self, result: RunResult) -> bool:
+        return any(written is result for written in self.written)
 
     def task_ended(self, update: BackgroundShellUpdate, tool_use_id: str | None, summary: str) -> None:
         """A background command's end told after the run, as Claude Code reports it before the turn its

@@ -338,6 +338,9 @@ async def _background(
     stream, printer, output_format = out
     deadline = time.monotonic() + _background_wait()
     while result.stop == "end_turn" and (notices.running or notices.ended):
+        if output_format == "stream-json" and not stream.wrote(result):  # (as each run ends, as Claude Code does)
+            printer.line(_compact(stream.result(result)))
+            stream.written.append(result)
         left = deadline - time.monotonic()
         if stopping.is_set() or printer.closed or left <= 0:
             if not stopping.is_set() and notices.running:
@@ -350,8 +353,6 @@ async def _background(
         stopped.cancel()
         if stopping.is_set() or not (ended := notices.take()):
             continue
-        if output_format == "stream-json":  # (the answer before the notification has its own result line)
-            printer.line(_compact(stream.result(result)))
         for update, _, summary in ended:
             stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
         if output_format == "stream-json":
@@ -414,6 +415,8 @@ def _report(
     if result.error and output_format == "text":
         printer.finish(result, {})
         printer.note(result.error)
+    elif stream.wrote(result):  # (its line went out as the run ended, before the background waiting)
+        pass
     else:
         summary = result_summary(result) if output_format == "events" else stream.result(result)
         printer.finish(result, {**summary, **outcome})
