@@ -64,6 +64,7 @@ def open_conversation(
     settings = launch.settings
     config = _agent_config(launch, prompt.stable, prompt.volatile, project.root)
     from agentui.core.telemetry import start as start_telemetry
+    from agentui.core.extend.listings import Listings
     from agentui.core.tools.plan import plan_mode_reminders
 
     telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
@@ -83,6 +84,7 @@ def open_conversation(
         memory=memory,
         reminders=plan_mode_reminders(project.engine),
         notices=project.workspace.notices.take_reminder,
+        listings=Listings(project.tools, skills),
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
     )
     history = History(session.messages, TokenCounter(env, exact=False))

@@ -181,6 +181,9 @@ class Message(_Frozen):
     model: str | None = None
     stop_reason: StopReason | None = None
     usage: Usage | None = None
+    attachments: tuple[dict[str, Any], ...] = ()
+    """A user message's Claude Code `attachment`s (the agent types and skills listed to the model): written as
+    lines of their own after it, sent as reminders with it (session.attachments)."""
 
     @classmethod
     def user(cls, text: str) -> Message:

@@ -12,6 +12,7 @@ import pytest
 from agentui.core.images import ImageError, image_from_bytes, image_from_file
 from agentui.core.messages import ImageBlock, TextBlock
 from tests.core.test_task_state import open_conversation, say, use
+from tests.support.listings import without_listings
 
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -25,7 +26,7 @@ async def test_images_go_before_the_text_of_a_prompt_and_of_a_steering_message(t
     await conversation.send("what is [Image #1]?", [image])
     await conversation.aclose()
     first, second = provider.requests
-    assert first.messages[-1].content == [image, TextBlock(text="what is [Image #1]?")]
+    assert without_listings(first.messages[-1].content) == [image, TextBlock(text="what is [Image #1]?")]
     assert second.messages[-1].content == [image, TextBlock(text="and this one")]
     lines = [json.loads(line) for line in conversation.session.path.read_text().splitlines()]
     prompts = [e["message"]["content"] for e in lines if e["type"] == "user"]

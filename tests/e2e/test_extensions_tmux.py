@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.e2e.test_tui_tmux import Terminal, app_env
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -67,7 +68,7 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
         terminal.close()
 
     first, child, child_after, last = (json.loads(request.body) for request in server.requests)
-    typed, expanded = (block["text"] for block in first["messages"][0]["content"][:2])
+    typed, expanded = (block["text"] for block in without_listings(first["messages"][0]["content"])[:2])
     assert typed.endswith("<command-args>19 23</command-args>") and expanded == "Check that 19 plus 23 is right."
     system = " ".join(part["text"] for part in first["system"])
     assert "- sums: How this project checks its sums." in system  # the skill, listed

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -39,7 +40,7 @@ def _last_user_blocks(request: Any) -> list[dict[str, Any]]:
         elif isinstance(message["content"], str):
             blocks.append({"type": "text", "text": message["content"]})
         else:
-            blocks += message["content"]
+            blocks += without_listings(message["content"])
     return blocks
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e.test_print_mode import anthropic_env, run
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -37,7 +38,7 @@ def _project(tmp_path: Path) -> Path:
 def _prompt_blocks(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The blocks of the first user message (the prompt's)."""
     content = body["messages"][0]["content"]
-    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return [{"type": "text", "text": content}] if isinstance(content, str) else without_listings(content)
 
 
 def test_what_a_prompt_names_with_at_goes_with_it(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agentui.core.events import parse_event
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream, recorded, recorded_events
 
@@ -60,12 +61,12 @@ def test_streams_the_reply_from_a_messages_api_server(
     assert done.stdout == recorded_text("anthropic_text.sse") + "\n"
     assert done.stderr == ""
     body = server.requests[0].json()
+    listing = body["messages"][0]["content"][0]  # (the agent types, as Claude Code lists them, then the prompt)
+    assert listing["text"].startswith("<system-reminder>\nAvailable agent types for the Agent tool:\n")
     assert body["messages"] == [
-        {
-            "role": "user",
-            "content": [{"type": "text", "text": "Name three colors.", "cache_control": {"type": "ephemeral"}}],
-        }
-    ]
+        {"role": "user", "content": [listing, {"type": "text", "text": "Name three colors.",
+                                               "cache_control": {"type": "ephemeral"}}]}
+    ]  # fmt: skip
     assert "agentui" in body["system"][0]["text"] and body["max_tokens"] == 8192
 
 
@@ -204,7 +205,8 @@ def test_the_prompt_can_come_on_stdin(agentui_bin: str, clean_env: dict[str, str
     done = run(agentui_bin, ["-p"], anthropic_env(clean_env, server), stdin="diff --git a/x b/x\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Seen.\n"
-    assert server.requests[0].json()["messages"][0]["content"][0]["text"] == "diff --git a/x b/x\n"
+    (said,) = without_listings(server.requests[0].json()["messages"][0]["content"])
+    assert said["text"] == "diff --git a/x b/x\n"
 
 
 def test_openai_compatible_server(agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer) -> None:

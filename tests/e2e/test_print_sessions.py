@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agentui.core.session.paths import project_dir
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sessions import claude_code_log_reads, lines
 from tests.support.sse import anthropic_stream
@@ -104,7 +105,7 @@ def test_resume_lists_sessions_and_takes_an_id(
     resumed = agentui(agentui_bin, project, env, "-p", "--resume", one["session_id"], "more on it")
     assert resumed.returncode == 0 and resumed.stdout == "Back to first.\n"
     assert [
-        m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
+        without_listings(m["content"])[0]["text"] if isinstance(m["content"], list) else m["content"]
         for m in server.requests[2].json()["messages"]
     ] == ["the first topic", "First.", "more on it"]
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
+from tests.support.listings import without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -23,7 +24,8 @@ def _text(text: str) -> Reply:
 def _prompt_text(request: Any) -> str:
     """What the last user message of `request` says."""
     content = request.json()["messages"][-1]["content"]
-    return content if isinstance(content, str) else "".join(b.get("text", "") for b in content if b["type"] == "text")
+    blocks = [] if isinstance(content, str) else without_listings(content)
+    return content if isinstance(content, str) else "".join(b.get("text", "") for b in blocks if b["type"] == "text")
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -47,7 +47,8 @@ def render_skills(skills: list[Skill]) -> str:
     return (
         "Skills: instructions for particular kinds of task, each in a SKILL.md file. When a task matches a "
         "skill's description, Read its file first and follow it (files it mentions are relative to its "
-        "directory).\n" + "\n".join(lines)
+        "directory). A reminder may list them as for a Skill tool; there is none here: Read the skill's file "
+        "instead.\n" + "\n".join(lines)
     )
 
 

@@ -11,6 +11,7 @@ from agentui.core.loop.budget import Budget
 from agentui.core.messages import Message
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.run_options import ModelOptions, RunLimits
+from agentui.core.session.attachments import with_reminders
 from agentui.core.tools.base import ToolRegistry
 
 
@@ -42,7 +43,7 @@ class AgentConfig(BaseModel):
             model=self.model,
             system=self.system_prompt,
             system_volatile=self.environment,
-            messages=tuple(messages),
+            messages=tuple(with_reminders(messages)),
             tools=tools.specs(),
             max_tokens=self.options.max_tokens,
             thinking_budget=self.options.thinking_budget,

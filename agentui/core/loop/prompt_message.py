@@ -45,4 +45,5 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
             agent.warn(notice)
         mentioned = attached.blocks
     content: list[ContentBlock] = [*images, TextBlock(text=prompt), *mentioned, *notes]
-    return Message(role="user", content=content)
+    listed = agent.services.listings(agent.messages) if agent.lineage is None else []  # (a sub-agent lists none)
+    return Message(role="user", content=content, attachments=tuple(listed))

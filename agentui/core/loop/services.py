@@ -4,11 +4,12 @@ one Hooks object's specs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.events import EventBus
+from agentui.core.messages import Message
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.safety.permissions import KindGate, PermissionGate
 from agentui.core.tools.base import ToolRegistry
@@ -28,6 +29,10 @@ def _no_notices() -> str | None:
     return None
 
 
+def _nothing(history: Sequence[Message]) -> list[dict[str, Any]]:
+    return []
+
+
 @dataclass(frozen=True)
 class Services:
     provider: Provider
@@ -42,6 +47,8 @@ class Services:
     """Nested CLAUDE.md files, loaded as the tools reach their directories."""
     reminders: Callable[[], list[str]] = list
     """Notes for the model added to each prompt (plan mode's), as Claude Code's system reminders."""
+    listings: Callable[[Sequence[Message]], list[dict[str, Any]]] = _nothing
+    """Claude Code's listing attachments a prompt brings, given the history (the agent types and skills new to it)."""
     notices: Callable[[], str | None] = _no_notices
     """The background commands' ends not told to the model yet, taken as one reminder (None: none): with the next
     tool result, else the next prompt, as in Claude Code."""

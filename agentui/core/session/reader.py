@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -30,6 +30,7 @@ from agentui.core.messages import (
     ToolUseBlock,
     Usage,
 )
+from agentui.core.session.attachments import LISTINGS
 
 CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
 RESUME_PLACEHOLDER = "[Earlier messages of this session could not be loaded.]"
@@ -416,6 +417,8 @@ class _Rebuild:
         self.answered: dict[str, tuple[ToolResultBlock, int]] = {}
         self.emitted: set[str] = set()
         self.open_assistant: int | None = None
+        self.loose: list[dict[str, Any]] = []
+        """Listings written after the open message's calls: they go with its results."""
 
     def blocks_of(self, index: int) -> list[ContentBlock]:  # each line's content is validated once
         if index not in self.parsed:
@@ -432,6 +435,8 @@ class _Rebuild:
                 self._assistant(index, entry)
             elif kind == "user":
                 self._user(index)
+            elif kind == "attachment" and _listing(found := entry.get("attachment")):
+                self._attachment(found)
         self._flush()
         return _tidy(self.messages), self.used
 
@@ -485,6 +490,15 @@ class _Rebuild:
             self._flush()
             self.messages.append(Message(role="user", content=rest))
 
+    def _attachment(self, attachment: dict[str, Any]) -> None:
+        """A listing goes with the user message it follows (a prompt, or the results of the open message's calls);
+        one after an answer, with nothing of the person's to go with, is left out."""
+        if self.open_assistant is not None:
+            self.loose.append(attachment)
+        elif self.messages and self.messages[-1].role == "user":
+            last = self.messages[-1]
+            self.messages[-1] = last.model_copy(update={"attachments": (*last.attachments, attachment)})
+
     def _flush(self) -> None:
         """The open assistant message is complete: its calls' results follow it, and calls without one go."""
         if self.open_assistant is None:
@@ -505,10 +519,16 @@ class _Rebuild:
             kept = [b for b in old.content if not (isinstance(b, ToolUseBlock) and b.id in dangling)]
             self.messages[self.open_assistant] = old.model_copy(update={"content": kept})
         if results:
-            self.messages.append(Message(role="user", content=results))
+            self.messages.append(Message(role="user", content=results, attachments=tuple(self.loose)))
+        self.loose.clear()
         self.pending.clear()
         self.answered.clear()
         self.open_assistant = None
+
+
+def _listing(attachment: object) -> TypeGuard[dict[str, Any]]:
+    """Whether an `attachment` line's content is a listing the request sends (the others are Claude Code's own)."""
+    return isinstance(attachment, dict) and attachment.get("type") in LISTINGS
 
 
 def _tidy(messages: list[Message]) -> list[Message]:

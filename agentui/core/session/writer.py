@@ -230,6 +230,8 @@ class SessionWriter:
         if source == "prompt" and self.history is not None:
             self._history_line(lambda history: history.at_prompt(prompt_uuid))
         self._chain("user", new_uuid=prompt_uuid, message={"role": "user", "content": content})
+        for attachment in message.attachments:  # (after the prompt's line, as Claude Code writes its listings)
+            self._chain("attachment", attachment=attachment)
         if source == "prompt":  # (what was typed: the first text, not the notes for the model after it)
             text = next((block.text for block in blocks if isinstance(block, TextBlock)), "")
             self._first_prompt = self._first_prompt or text
@@ -391,6 +393,7 @@ class SessionWriter:
             "isSidechain": self.sidechain,
             **({"promptId": self._prompt_id} if kind == "user" and self._prompt_id else {}),
             **({"agentId": self.agent_id} if self.agent_id else {}),
+            **({"attachment": fields.pop("attachment")} if kind == "attachment" else {}),
             "type": kind,
             **fields,
             "uuid": new_uuid,

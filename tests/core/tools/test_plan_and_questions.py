@@ -13,6 +13,7 @@ from agentui.core.conversation import Conversation
 from agentui.core.events import Event, PermissionDecision, PermissionRequest, ToolEnd
 from agentui.core.tools.plan import PLAN_MODE_REMINDER
 from tests.core.test_task_state import open_conversation, say, use
+from tests.support.listings import without_listings
 
 PLAN = "# Plan\n\n1. Write hello.txt\n"
 QUESTIONS = [
@@ -128,7 +129,8 @@ async def test_no_plan_mode_reminder_outside_plan_mode(tmp_path: Path) -> None:
     conversation, provider, _ = open_conversation(tmp_path, [say("hi")])
     await conversation.send("hello")
     await conversation.aclose()
-    assert [b.text for b in provider.requests[0].messages[-1].content] == ["hello"]  # type: ignore[union-attr]
+    said = without_listings(provider.requests[0].messages[-1].content)
+    assert [b.text for b in said] == ["hello"]  # type: ignore[union-attr]
 
 
 async def test_questions_are_answered_by_the_person_with_claude_codes_result(tmp_path: Path) -> None:
