@@ -139,3 +139,32 @@ def test_claude_code_resuming_a_session_finds_the_background_commands_end(
     assert resumed.stdout.strip() == "Resumed.", resumed.stderr
     sent = json.dumps(server.requests[-1].json()["messages"])
     assert "No completion record" not in sent and "<status>completed</status>" in sent
+
+
+def test_a_refused_calls_result_comes_before_its_messages_end_for_an_sdk_program_too(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """Over stream-json input, with no permission callback, a call that needs permission is refused at once: its
+    result comes between the tool_use block's end and the message's, in either tool."""
+    kinds = {}
+    for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
+        home = tmp_path / name
+        (home / "project").mkdir(parents=True)
+        played(server, [[text("Writing."), tool("t1", "Bash", command="touch x")], [text("Done.")]])
+        env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+        said = json.dumps({"type": "user", "message": {"role": "user", "content": "go"}, "parent_tool_use_id": None,
+                           "session_id": ""})  # fmt: skip
+        done = subprocess.run(
+            [cli, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+             "--include-partial-messages", "--model", "claude-sonnet-4-5"],
+            cwd=home / "project", env=env, input=said + "\n", capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        kinds[name] = [kind(json.loads(line)) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert kinds["agentui"] == kinds["claude"]
+    result = kinds["claude"].index("user:tool_result")
+    assert kinds["claude"][result - 1 : result + 2] == [
+        "stream_event:content_block_stop",
+        "user:tool_result",
+        "stream_event:message_delta",
+    ]

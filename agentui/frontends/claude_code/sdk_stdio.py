@@ -57,7 +57,12 @@ class SdkSession:
         self.out, self.err = out, err
         self.ask_over_stdio = ask_over_stdio
         self.stream = ClaudeStream(
-            conversation, self.send, partial=partial, replay_user=replay_user, hook_events=hook_events
+            conversation,
+            self.send,
+            partial=partial,
+            replay_user=replay_user,
+            hook_events=hook_events,
+            refuses_asks=not ask_over_stdio,  # (no permission callback: a question is answered no at once)
         )
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._run: asyncio.Task[None] | None = None
