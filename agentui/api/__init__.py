@@ -91,6 +91,7 @@ _EXPORTS = {
     "read_for_program": "agentui.core.program_read",
     "TaskNotices": "agentui.core.task_notifications",
     "task_notices": "agentui.core.task_notifications",
+    "background_wait": "agentui.core.task_notifications",
     "settings_report": "agentui.core.claude_settings",
     # the person's choices and files
     "trust": "agentui.core.safety.trust",
@@ -266,6 +267,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.status_report import no_conversation_report as no_conversation_report
     from agentui.core.status_report import status_report as status_report
     from agentui.core.task_notifications import TaskNotices as TaskNotices
+    from agentui.core.task_notifications import background_wait as background_wait
     from agentui.core.task_notifications import task_notices as task_notices
     from agentui.core.thinking import DEFAULT_THINKING_TOKENS as DEFAULT_THINKING_TOKENS
     from agentui.core.thinking import set_thinking as set_thinking

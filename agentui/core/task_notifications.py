@@ -7,7 +7,8 @@ with the next prompt (print mode sends one of its own for the ends after its run
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentui.core.events import BackgroundShellUpdate, Event, ToolEnd
@@ -23,6 +24,17 @@ class _Opened(Protocol):
     def project(self) -> Any: ...
 
 _SAID = {"completed": "completed", "failed": "failed", "killed": "was stopped"}
+BACKGROUND_WAIT = 1800.0
+"""Seconds a run's end waits in all for the background commands it left running, when no one is there to go on (print
+mode, and an Agent SDK program whose input has ended): Claude Code waits for them too."""
+
+
+def background_wait(env: Mapping[str, str] | None = None) -> float:
+    """BACKGROUND_WAIT, or `AGENTUI_BACKGROUND_WAIT` seconds."""
+    try:
+        return max(0.0, float((os.environ if env is None else env).get("AGENTUI_BACKGROUND_WAIT", BACKGROUND_WAIT)))
+    except ValueError:
+        return BACKGROUND_WAIT
 NOT_THE_USER = (
     "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the "
     "user.\nDo NOT interpret this as user acknowledgement, confirmation, or response to any pending question."
@@ -45,6 +57,7 @@ class TaskNotices:
         self._calls: dict[str, str] = {}
         """Each shell's id, and the id of the tool call that started it."""
         self.ended: list[BackgroundShellUpdate] = []
+        self._news = asyncio.Event()
 
     def listen(self, subscribe: Callable[[Callable[[Event], None]], object]) -> None:
         """Follow the conversation's events (its agent's bus): the shells' calls, and their ends."""
@@ -56,6 +69,7 @@ class TaskNotices:
                 self._calls[details["backgroundTaskId"]] = event.tool_call_id
             case BackgroundShellUpdate(status="completed" | "failed"):  # (one stopped, whoever stopped it knows)
                 self.ended.append(event)
+                self._news.set()
             case _:
                 pass
 
@@ -74,6 +88,12 @@ class TaskNotices:
         finally:
             for wait in waits:
                 wait.cancel()
+
+    async def next_end(self) -> None:
+        """Until an end not told yet is there (at once if one is)."""
+        while not self.ended:
+            self._news.clear()
+            await self._news.wait()
 
     def running_ids(self) -> list[str]:
         return [shell.id for shell in self._shells.running()]

@@ -374,6 +374,23 @@ def test_a_server_pinned_to_the_default_mode_asks_even_when_permissions_are_bypa
     assert "tighten-only" in said[2] and "Cannot pin MCP server 'tiny' to auto" in said[3]
 
 
+def test_a_background_commands_end_after_the_last_message_gets_a_turn_of_its_own(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """As Claude Code: the program's input has ended, but a background command still runs: it is waited for, and its
+    end is a turn of its own, its `<task-notification>` the prompt."""
+    start = tool("b1", "Bash", command="sleep 1; echo done", run_in_background=True, description="Finishes soon")
+    seen = played(server, [[start], [text("Started.")], [text("It is done.")]])
+    lines = run(ts_sdk, cli, server, tmp_path, "start it", streaming=True, options={"allowedTools": ["Bash"]})
+    assert [result["result"] for result in results(lines)] == ["Started.", "It is done."]
+    [told] = [line for line in lines if line.get("subtype") == "task_notification"]
+    assert told["tool_use_id"] == "b1" and told["status"] == "completed"
+    ended = [line for line in lines if line.get("subtype") == "task_updated"]
+    assert [line["patch"]["status"] for line in ended] == ["completed"]
+    prompt = json.dumps(seen[2].json()["messages"][-1])
+    assert "<task-notification>" in prompt and "<tool-use-id>b1</tool-use-id>" in prompt
+
+
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:

@@ -8,9 +8,11 @@ request gets an error response. Output is Claude Code's stream-json (stream.py).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import IO, Any, Literal
@@ -19,10 +21,12 @@ from agentui.api import (
     HOOK_EVENTS,
     Conversation,
     Settings,
+    background_wait,
     can_use_tool_request,
     compact_command,
     image_from_bytes,
     set_instructions,
+    task_notices,
 )
 from agentui.api.events import Event, PermissionDecision, PermissionRequest
 from agentui.api.messages import ImageBlock
@@ -100,6 +104,7 @@ class SdkSession:
 
     async def serve(self, lines: AsyncIterator[str]) -> int:
         number = 0
+        watching = self._spawn(self._told_when_idle())
         try:
             async for line in lines:
                 number += 1
@@ -122,7 +127,34 @@ class SdkSession:
                 future.set_exception(ConnectionError(GONE))
         if self._run is not None:  # (the input ended: the message being answered is answered first)
             await asyncio.gather(self._run, return_exceptions=True)
+        watching.cancel()
+        if not self.failed:
+            await self._background_after_input()
         return 1 if self.failed or self.last_failed else 0
+
+    async def _told_when_idle(self) -> None:
+        """As Claude Code: a background command's end not told with a run's tool results gets a turn of its own
+        (its `<task-notification>` as the prompt), once no run goes on."""
+        notices = task_notices(self.conversation)
+        while True:
+            await notices.next_end()
+            if self._run is None or self._run.done():
+                self._run = asyncio.get_running_loop().create_task(self._drain())
+            await asyncio.gather(self._run, return_exceptions=True)
+
+    async def _background_after_input(self) -> None:
+        """The input has ended with background commands still running: as Claude Code, wait for them (at most
+        `background_wait()` seconds in all), each end a turn of its own; what still runs is then stopped."""
+        notices = task_notices(self.conversation)
+        deadline = time.monotonic() + background_wait()
+        while notices.running or notices.ended:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.note(f"stopped waiting for {len(notices.running_ids())} background command(s).")
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(notices.wait(), left)
+            await self._drain()
 
     async def _handle(self, message: dict[str, Any], number: int) -> None:
         kind = message.get("type")
@@ -177,9 +209,19 @@ class SdkSession:
         self._run = asyncio.get_running_loop().create_task(self._drain())
 
     async def _drain(self) -> None:
-        while self._queue:
-            _, text, images = self._queue.pop(0)
-            await self._answer(text, images)
+        """The messages in line, each answered in turn; then the background ends not told yet, a turn of their own."""
+        notices = task_notices(self.conversation)
+        while self._queue or notices.ended:
+            if self._queue:
+                _, text, images = self._queue.pop(0)
+                await self._answer(text, images)
+                continue
+            ended = notices.take()
+            for update, _, summary in ended:
+                self.stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
+            if self._started:  # (a turn the program did not ask for starts as Claude Code's do)
+                self.stream.init(self.settings)
+            await self._answer("\n".join(text for _, text, _ in ended), [])
 
     async def _answer(self, text: str, images: list[ImageBlock]) -> None:
         if self._initializing is not None:

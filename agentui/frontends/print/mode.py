@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 import time
@@ -236,10 +235,6 @@ def result_summary(result: RunResult) -> dict[str, object]:
     return summary
 
 
-BACKGROUND_WAIT = 1800.0
-"""Seconds print mode waits in all for background commands the run left running (Claude Code waits for them too)."""
-
-
 def exit_code(result: RunResult) -> int:
     """0 for an answer, 130 when the person interrupted, and 1 for every other end, a limit the person set among
     them (as Claude Code exits)."""
@@ -335,8 +330,10 @@ async def _background(
     own. The last run's
     result is the result (stream-json shows each one's). The waiting ends at Ctrl+C, when the output is closed, or
     after BACKGROUND_WAIT seconds in all (`AGENTUI_BACKGROUND_WAIT`); what still runs is then stopped."""
+    from agentui.api import background_wait
+
     stream, printer, output_format = out
-    deadline = time.monotonic() + _background_wait()
+    deadline = time.monotonic() + background_wait()
     while result.stop == "end_turn" and (notices.running or notices.ended):
         if output_format == "stream-json" and not stream.wrote(result):  # (as each run ends, as Claude Code does)
             printer.line(_compact(stream.result(result)))
@@ -359,13 +356,6 @@ async def _background(
             stream.init(conversation.launch.settings)
         result = await conversation.send("\n".join(text for _, text, _ in ended))
     return result.model_copy(update={"stop": "cancelled"}) if stopping.is_set() else result
-
-
-def _background_wait() -> float:
-    try:
-        return max(0.0, float(os.environ.get("AGENTUI_BACKGROUND_WAIT", BACKGROUND_WAIT)))
-    except ValueError:
-        return BACKGROUND_WAIT
 
 
 def _listen(
