@@ -364,6 +364,9 @@ async def test_instructions_loaded_names_each_memory_file_at_the_start_and_neste
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "CLAUDE.md").write_text("Below.\n")
     (tmp_path / "sub" / "a.txt").write_text("a\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "CLAUDE.md").write_text("Other.\n")
+    (tmp_path / "other" / "b.txt").write_text("b\n")
     log = tmp_path / "told.jsonl"
     specs = [hook(event, f"cat >> {log}; echo >> {log}") for event in ("InstructionsLoaded", "PostToolBatch")]
     memory = MemoryLoader(tmp_path, {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "home")})
@@ -371,7 +374,9 @@ async def test_instructions_loaded_names_each_memory_file_at_the_start_and_neste
     from agentui.core.tools.read import Read
     from agentui.core.workspace import Workspace
 
-    provider = ScriptedProvider([call("Read", "r1", file_path=str(tmp_path / "sub" / "a.txt")), {"text": "ok"}])
+    reads = [*call("Read", "r1", file_path=str(tmp_path / "sub" / "a.txt"))["content"],
+             *call("Read", "r2", file_path=str(tmp_path / "other" / "b.txt"))["content"]]  # fmt: skip
+    provider = ScriptedProvider([{"content": reads}, {"text": "ok"}])
     hooks = Hooks(specs, cwd=tmp_path)
     config = AgentConfig(model="m", cwd=tmp_path)
     tools = ToolRegistry([Read(Workspace(root=tmp_path))])
@@ -381,13 +386,15 @@ async def test_instructions_loaded_names_each_memory_file_at_the_start_and_neste
     events = told(log)
     assert [(e["hook_event_name"], e.get("load_reason")) for e in events] == [
         ("InstructionsLoaded", "session_start"), ("InstructionsLoaded", "include"), ("PostToolBatch", None),
-        ("InstructionsLoaded", "nested_traversal"),
+        ("InstructionsLoaded", "nested_traversal"), ("InstructionsLoaded", "nested_traversal"),
     ]  # fmt: skip
-    start, included, _batch, nested = events
+    start, included, _batch, nested, other = events
     assert "prompt_id" not in start and nested["prompt_id"] and "permission_mode" not in nested
     assert start["memory_type"] == included["memory_type"] == nested["memory_type"] == "Project"
     assert included["parent_file_path"] == str(tmp_path / "CLAUDE.md")
     assert nested["trigger_file_path"] == str(tmp_path / "sub" / "a.txt")
+    assert other["file_path"] == str(tmp_path / "other" / "CLAUDE.md")  # (each with the read that reached it)
+    assert other["trigger_file_path"] == str(tmp_path / "other" / "b.txt")
 
 
 async def test_a_task_hook_that_refuses_leaves_no_task_and_no_completion(tmp_path: Path) -> None:

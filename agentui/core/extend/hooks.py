@@ -291,11 +291,13 @@ class Hooks:
                    "command_source": source, "prompt": typed}  # fmt: skip
         return await self._event("UserPromptExpansion", session_id, payload)
 
-    async def instructions_loaded(self, session_id: str, reason: str, trigger: Path | None = None) -> None:
-        """InstructionsLoaded for each memory file read since the last time (`reason`: "session_start", or
-        "nested_traversal" for those a tool's `trigger` path reached); an imported file's reason is "include"."""
+    async def instructions_loaded(
+        self, session_id: str, reason: str, trigger: Path | None = None, found: list[MemoryFile] | None = None
+    ) -> None:
+        """InstructionsLoaded for each memory file not told yet: all read so far ("session_start"), or those a tool's
+        `trigger` path `found` ("nested_traversal"); an imported file's reason is "include"."""
         every = [] if self.memory is None else self.memory.files
-        files = [memory for memory in every if memory.path not in self._told]
+        files = [memory for memory in (every if found is None else found) if memory.path not in self._told]
         self._told.update(memory.path for memory in files)
         if files and self.listens("InstructionsLoaded"):
             held, self.prompt_id = self.prompt_id, None if reason == "session_start" else self.prompt_id

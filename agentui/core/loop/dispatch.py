@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentui.core.context.memory import MemoryLoader, render_memory
+from agentui.core.context.memory import MemoryFile, MemoryLoader, render_memory
 from agentui.core.errors import AgentuiError
 from agentui.core.escapes import scrub, visible
 from agentui.core.events import (
@@ -79,8 +79,8 @@ class ToolDispatcher:
         """A hook said `continue: false` (its `stopReason`): the run ends once this batch's calls have ended."""
         self.notes: list[str] = []
         """What hooks add for the model beside this batch's results (after them, in the same message)."""
-        self._reached: list[Path] = []
-        """The paths this batch's calls reached that brought nested CLAUDE.md files (for InstructionsLoaded)."""
+        self._reached: list[tuple[Path, list[MemoryFile]]] = []
+        """The paths this batch's calls reached and the nested CLAUDE.md files each brought (for InstructionsLoaded)."""
         self.refused = False
         """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
         after it are not run, and the turn ends there."""
@@ -135,8 +135,8 @@ class ToolDispatcher:
             if outcome.decision == "block" or outcome.stop is not None:
                 self.halted = outcome.stop or outcome.reason or "a PostToolBatch hook stopped the run"
                 return
-        for path in self._reached:
-            await self.hooks.instructions_loaded(self._session_id, "nested_traversal", path)
+        for path, found in self._reached:
+            await self.hooks.instructions_loaded(self._session_id, "nested_traversal", path, found)
 
     def _batches(self, calls: Sequence[ToolUseBlock]) -> list[list[ToolUseBlock]]:
         batches: list[list[ToolUseBlock]] = []
@@ -375,7 +375,7 @@ class ToolDispatcher:
         found = self.memory.touch(path)
         if not found:
             return result
-        self._reached.append(path)
+        self._reached.append((path, found))
         return _with_note(result, f"<system-reminder>\n{render_memory(found)}\n</system-reminder>")
 
     def _refuse_the_rest(self, decision: PermissionDecision) -> None:
