@@ -75,6 +75,7 @@ _EXPORTS = {
     "Resolved": "agentui.core.model_aliases",
     "ModelOption": "agentui.core.model_choice",
     "model_options": "agentui.core.model_choice",
+    "resolved_model": "agentui.core.model_choice",
     "served_models": "agentui.core.model_choice",
     "DirectoryError": "agentui.core.added_directories",
     "directory_to_add": "agentui.core.added_directories",
@@ -208,6 +209,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.model_aliases import Resolved as Resolved
     from agentui.core.model_choice import ModelOption as ModelOption
     from agentui.core.model_choice import model_options as model_options
+    from agentui.core.model_choice import resolved_model as resolved_model
     from agentui.core.model_choice import served_models as served_models
     from agentui.core.money import shown_cost as shown_cost
     from agentui.core.parallel.attempts import AttemptConfig as AttemptConfig

@@ -66,6 +66,13 @@ class ModelOption:
     """False for a route to another provider: shown, for where those calls go, but not a model for this one."""
 
 
+def resolved_model(conversation: Conversation, typed: str) -> str:
+    """The model `typed` (an alias, or an id) means in this conversation, without choosing it."""
+    settings = conversation.launch.settings
+    env = os.environ if conversation.env is None else conversation.env
+    return resolve(typed, settings.provider, env, settings.default_model or settings.model).model
+
+
 def model_options(conversation: Conversation) -> list[ModelOption]:
     """What a person can pick: Claude Code's aliases (on Anthropic's API, or `default` elsewhere), the configured
     model, and the models the routes name on the conversation's own provider."""

@@ -391,6 +391,40 @@ def test_a_background_commands_end_after_the_last_message_gets_a_turn_of_its_own
     assert "<task-notification>" in prompt and "<tool-use-id>b1</tool-use-id>" in prompt
 
 
+def test_what_initialize_answers_lists_the_commands_agents_models_and_account(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    (project / ".claude" / "commands").mkdir(parents=True)
+    (project / ".claude" / "commands" / "greet.md").write_text(
+        "---\ndescription: Say hello\nargument-hint: <name>\n---\nGreet $ARGUMENTS.\n"
+    )
+    (project / ".claude" / "agents").mkdir()
+    (project / ".claude" / "agents" / "checker.md").write_text(
+        "---\nname: checker\ndescription: Checks things.\nmodel: haiku\n---\nCheck.\n"
+    )
+    trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (tmp_path / "home" / ".claude").mkdir(parents=True)
+    (tmp_path / "home" / ".claude" / ".claude.json").write_text(json.dumps(trusted))
+    played(server, [[text("Hello.")]])
+    asked = [["supportedCommands"], ["supportedAgents"], ["supportedModels"], ["accountInfo"]]
+    lines = run(ts_sdk, cli, server, tmp_path, "hi", streaming=True, controlsAfter={1: asked})
+    got = {line["control"]: line.get("value", line.get("error")) for line in lines if "control" in line}
+    commands = {command["name"]: command for command in got["supportedCommands"]}
+    assert commands["greet"]["description"].startswith("Say hello") and commands["greet"]["argumentHint"] == "<name>"
+    assert "compact" in commands
+    agents = {agent["name"]: agent for agent in got["supportedAgents"]}
+    assert agents["checker"] == {"name": "checker", "description": "Checks things.", "model": "haiku"}
+    models = got["supportedModels"]
+    assert models and {"value", "resolvedModel", "displayName", "description"} <= set(models[0])
+    assert any(model["value"] == "haiku" and "haiku" in model["resolvedModel"] for model in models)
+    assert got["accountInfo"] == {
+        "tokenSource": "none",
+        "apiKeySource": "ANTHROPIC_API_KEY",
+        "apiProvider": "firstParty",
+    }
+
+
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:

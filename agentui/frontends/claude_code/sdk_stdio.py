@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import sys
 import time
 import uuid
@@ -313,15 +312,9 @@ class SdkSession:
                 self.note(problem)
             servers = request.get("sdkMcpServers")
             await self._start_mcp(servers if isinstance(servers, list) else None)
-            commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
-            return {
-                "commands": commands,
-                "output_style": "default",
-                "available_output_styles": ["default"],
-                "models": [],
-                "account": {},
-                "pid": os.getpid(),
-            }
+            from agentui.frontends.claude_code.initialize import initialize_response
+
+            return initialize_response(conversation, self.settings)
         if subtype == "interrupt":
             conversation.interrupt()
             return {}

@@ -123,7 +123,7 @@ class ClaudeStream:
             "model": conversation.model,
             "permissionMode": conversation.mode,
             "slash_commands": conversation.command_names(),
-            "apiKeySource": _key_source(settings),
+            "apiKeySource": key_source(settings),
             "claude_code_version": CLAUDE_CODE_VERSION,
             "output_style": "default",
             "agents": conversation.agent_names(),
@@ -425,7 +425,7 @@ class ClaudeStream:
         return result.error or limit_reached(result.stop) or f"The run stopped ({result.stop})."
 
 
-def _key_source(settings: Settings) -> str:
+def key_source(settings: Settings) -> str:
     """Where the key came from, named as Claude Code names it (the variable), or "none"."""
     if settings.provider == "anthropic" and settings.api_key:
         return "ANTHROPIC_API_KEY"
