@@ -220,7 +220,7 @@ def test_a_custom_command_and_the_task_list_fire_as_in_claude_code(
         "slash_command", "greet", "world")  # fmt: skip
     (their_expansion,) = [i for i in theirs if i["hook_event_name"] == "UserPromptExpansion"]
     assert expanded["command_source"] == their_expansion["command_source"] == "projectSettings"
-    assert expanded["prompt"] == their_expansion["prompt"] == "/greet world"
+    assert expanded["prompt"] == their_expansion["prompt"] == ours[3]["prompt"] == theirs[3]["prompt"] == "/greet world"
     created, completed = ours[5], ours[12]
     assert created["task_id"] == completed["task_id"] == "1" and created["task_subject"] == "Fix it"
     assert completed["task_description"] == "Fix the bug"

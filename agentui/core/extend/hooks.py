@@ -213,6 +213,7 @@ class Hooks:
             if expanded.decision == "block":
                 raise PromptBlocked(expanded.reason or "no reason given")
             context += expanded.context
+            prompt = _typed(*expansion[:2])  # (UserPromptSubmit reads the command as typed, as Claude Code's does)
         outcome = await self.user_prompt_submit(session_id, prompt)
         if outcome.decision == "block":
             raise PromptBlocked(outcome.reason or "no reason given")
@@ -286,7 +287,7 @@ class Hooks:
 
     async def user_prompt_expansion(self, session_id: str, name: str, arguments: str, source: str) -> HookOutcome:
         """UserPromptExpansion, before a custom command's prompt replaces what was typed; a block refuses it."""
-        typed = f"/{name} {arguments}" if arguments else f"/{name}"
+        typed = _typed(name, arguments)
         payload = {"expansion_type": "slash_command", "command_name": name, "command_args": arguments,
                    "command_source": source, "prompt": typed}  # fmt: skip
         return await self._event("UserPromptExpansion", session_id, payload)
@@ -501,6 +502,11 @@ class Hooks:
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
             outcome.context.append(specific["additionalContext"])
+
+
+def _typed(name: str, arguments: str) -> str:
+    """A custom command as typed."""
+    return f"/{name} {arguments}" if arguments else f"/{name}"
 
 
 def _memory_type(memory: MemoryFile, files: list[MemoryFile]) -> str:
