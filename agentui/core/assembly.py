@@ -62,9 +62,9 @@ def open_conversation(
 
         provider = create_provider(launch.settings.provider_config())
     settings = launch.settings
-    config = _agent_config(launch, prompt.stable, prompt.volatile, project.root)
-    from agentui.core.telemetry import start as start_telemetry
+    config = _agent_config(launch, prompt.stable, prompt.volatile, project.root, bool(session.messages))
     from agentui.core.extend.listings import Listings
+    from agentui.core.telemetry import start as start_telemetry
     from agentui.core.tools.plan import plan_mode_reminders
 
     telemetry = start_telemetry(os.environ if env is None else env, session.session_id, on_error)
@@ -231,7 +231,7 @@ def _branch_maker(
     return branch
 
 
-def _agent_config(launch: Launch, stable: str, volatile: str, root: Path) -> AgentConfig:
+def _agent_config(launch: Launch, stable: str, volatile: str, root: Path, resumed: bool) -> AgentConfig:
     """The agent's configuration: the model and its limits from the settings, each limit the command line gives
     taking the place of the settings' own."""
     settings = launch.settings
@@ -244,6 +244,7 @@ def _agent_config(launch: Launch, stable: str, volatile: str, root: Path) -> Age
         fallback_model=launch.fallback_model,
         options=settings.options,
         cwd=root,
+        resumed=resumed,
     )
 
 

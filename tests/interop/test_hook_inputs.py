@@ -16,7 +16,7 @@ from tests.support.loopback import LoopbackServer, Reply
 EVENTS = [
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
     "PreCompact", "PostToolBatch", "StopFailure", "InstructionsLoaded", "CwdChanged", "UserPromptExpansion",
-    "TaskCreated", "TaskCompleted",
+    "TaskCreated", "TaskCompleted", "SubagentStart", "SubagentStop",
 ]  # fmt: skip
 """The events compared (not MessageDisplay, which agentui does not fire: Claude Code runs it for every answer)."""
 
@@ -215,6 +215,7 @@ def test_a_custom_command_and_the_task_list_fire_as_in_claude_code(
         "PreToolUse", "TaskCreated", "PostToolUse", "PostToolBatch", *batch,
         "PreToolUse", "TaskCompleted", "PostToolUse", "PostToolBatch", "Stop", "SessionEnd",
     ])  # fmt: skip
+    assert ours[0]["source"] == theirs[0]["source"] == "startup"  # (a command's record before it: still a new session)
     expanded = ours[2]
     assert (expanded["expansion_type"], expanded["command_name"], expanded["command_args"]) == (
         "slash_command", "greet", "world")  # fmt: skip
@@ -224,3 +225,18 @@ def test_a_custom_command_and_the_task_list_fire_as_in_claude_code(
     created, completed = ours[5], ours[12]
     assert created["task_id"] == completed["task_id"] == "1" and created["task_subject"] == "Fix it"
     assert completed["task_description"] == "Fix the bug"
+
+
+def test_a_sub_agent_fires_subagent_start_and_stop_and_nothing_of_the_persons(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    """A sub-agent's prompt is the model's: no SessionStart, UserPromptSubmit or Stop of its own, as in Claude Code
+    (agentui fired all three for each sub-agent)."""
+    turns = [[tool("t1", "Agent", description="Say hi", prompt="Say hi", subagent_type="general-purpose")],
+             [text("Hi from the child.")], [text("Done.")]]  # fmt: skip
+    ours = hook_inputs(agentui_bin, server, tmp_path / "agentui", turns, tools="Agent")
+    theirs = hook_inputs(claude_bin, server, tmp_path / "claude", turns, tools="Agent")
+    person = {"SessionStart", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop"}
+    assert [name for name in names(ours) if name in person] == [name for name in names(theirs) if name in person] == [
+        "SessionStart", "UserPromptSubmit", "SubagentStart", "SubagentStop", "Stop",
+    ]  # fmt: skip

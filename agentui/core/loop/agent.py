@@ -276,7 +276,7 @@ class Agent:
                 continue
             if self._deliver(self.inbox.follow_ups(), "follow_up"):
                 continue
-            if hooks and continuations < MAX_STOP_HOOK_CONTINUATIONS:
+            if hooks and self.lineage is None and continuations < MAX_STOP_HOOK_CONTINUATIONS:  # (not a sub-agent's)
                 outcome = await self._steps.run(hooks.stop(self.session_id, stop_hook_active))
                 if outcome.decision == "block" and outcome.reason:
                     stop_hook_active, continuations = True, continuations + 1

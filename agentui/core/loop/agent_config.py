@@ -31,6 +31,8 @@ class AgentConfig(BaseModel):
     options: ModelOptions = ModelOptions()
     """How each model call is made, and when the context is compacted: the settings' own, as they are."""
     cwd: Path = Field(default_factory=Path.cwd)
+    resumed: bool = False
+    """The conversation goes on from a session's history (SessionStart's source is "resume", not "startup")."""
 
     def budget(self) -> Budget:
         """A fresh pool with these limits, for a run (and the sub-agents or attempts it shares with)."""

@@ -32,8 +32,11 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     Messages API advises; what the prompt names with `@` after it, so the prompt stays the first text, which
     titles and lists of prompts read."""
     hooks = agent.services.hooks
-    start = ("resume" if agent.messages else "startup") if first else None  # (SessionStart's source)
-    context = await hooks.before_prompt(agent.session_id, prompt, start=start) if hooks else []
+    start = ("resume" if agent.config.resumed else "startup") if first else None  # (SessionStart's source)
+    # (a sub-agent's prompt is the model's, not the person's: Claude Code fires SubagentStart for it instead)
+    context = (
+        await hooks.before_prompt(agent.session_id, prompt, start=start) if hooks and agent.lineage is None else []
+    )
     told = agent.services.notices()  # (background ends since the last tool result)
     notes = [TextBlock(text=text) for text in [*context, *agent.services.reminders(), *([told] if told else [])]]
     mentioned: list[TextBlock | ImageBlock] = []
