@@ -23,6 +23,7 @@ class _Opened(Protocol):
     @property
     def project(self) -> Any: ...
 
+
 _SAID = {"completed": "completed", "failed": "failed", "killed": "was stopped"}
 BACKGROUND_WAIT = 1800.0
 """Seconds a run's end waits in all for the background commands it left running, when no one is there to go on (print
@@ -35,6 +36,8 @@ def background_wait(env: Mapping[str, str] | None = None) -> float:
         return max(0.0, float((os.environ if env is None else env).get("AGENTUI_BACKGROUND_WAIT", BACKGROUND_WAIT)))
     except ValueError:
         return BACKGROUND_WAIT
+
+
 NOT_THE_USER = (
     "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the "
     "user.\nDo NOT interpret this as user acknowledgement, confirmation, or response to any pending question."
