@@ -26,8 +26,10 @@ def test_the_readme_has_two_set_up_commands_and_ci_runs_the_second_with_lint_and
     ]
     system_packages = [line for line in ci if line.startswith("need=()")]  # tools tests need, if missing
     install, tests = install_and_test.removesuffix(" && python -m pytest"), "python -m pytest"
-    checks = "ruff check . && ruff format --check . && mypy"
-    assert ci == [*system_packages, install, checks, tests] and len(system_packages) == 1
+    # (`|| exit 1`: under `set -e`, a check that fails before the last `&&` would not stop the run)
+    checks = "ruff check . && ruff format --check . && mypy || exit 1"
+    lines = [line.split("  #")[0] for line in ci]
+    assert lines == [*system_packages, install, checks, tests] and len(system_packages) == 1
     assert all(tool in system_packages[0] for tool in ("tmux:tmux", "bwrap:bubblewrap", "tree:tree", 'npm:"nodejs'))
 
 
