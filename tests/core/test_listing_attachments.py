@@ -71,6 +71,12 @@ def test_reminders_go_before_a_prompt_and_after_tool_results() -> None:
     assert sent_prompt.content[1] == TextBlock(text="hi") and "greet" in sent_prompt.text
     assert isinstance(sent_results.content[0], ToolResultBlock) and len(sent_results.content) == 2
     assert prompt.content == [TextBlock(text="hi")]  # (the history keeps the prompt as typed)
+    # Moved up past the person's messages before the prompt (a command's record), not past an answer.
+    record = Message.user("<command-name>/review</command-name>")
+    answer = Message(role="assistant", content=[TextBlock(text="ok")])
+    sent = with_reminders([Message.user("before"), answer, record, prompt])
+    assert [m.text for m in sent[:2]] == ["before", "ok"]
+    assert sent[2].content[0] == TextBlock(text=str(reminder(listed))) and sent[3].content == prompt.content
 
 
 def test_a_prompts_listings_are_written_after_it_and_read_back_onto_it(tmp_path: Path) -> None:

@@ -23,3 +23,8 @@ def is_listing(block: Any) -> bool:
 
 def without_listings(blocks: list[Block]) -> list[Block]:
     return [block for block in blocks if not is_listing(block)]
+
+
+def said(message: Any) -> str:
+    """A history's or a request's Message as text, without the listings."""
+    return "".join(getattr(block, "text", "") for block in without_listings(list(message.content)))

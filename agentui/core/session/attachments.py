@@ -91,16 +91,22 @@ def reminder(attachment: Mapping[str, Any]) -> str | None:
 
 
 def with_reminders(messages: Sequence[Message]) -> list[Message]:
-    """The messages as a request sends them: each one's listing attachments as reminders, before the prompt (Claude
-    Code moves them up to it) or after tool results (which must come first)."""
-    sent = []
+    """The messages as a request sends them: each one's listing attachments as reminders. Claude Code moves them up
+    past the person's messages before them (a command's record and its prompt) to the first after an answer, and
+    puts them after tool results (which must come first)."""
+    sent: list[Message] = []
+    start, after_barrier = 0, True  # (the first of the person's messages since the last answer or results)
     for message in messages:
+        results = any(isinstance(block, ToolResultBlock) for block in message.content)
+        if after_barrier:
+            start = len(sent)
+        after_barrier = message.role == "assistant" or results
+        sent.append(message)
         notes = [TextBlock(text=text) for a in message.attachments if (text := reminder(a)) is not None]
         if notes:
-            results = any(isinstance(block, ToolResultBlock) for block in message.content)
-            content = [*message.content, *notes] if results else [*notes, *message.content]
-            message = message.model_copy(update={"content": content})
-        sent.append(message)
+            at = len(sent) - 1 if results else start
+            held = sent[at].content
+            sent[at] = sent[at].model_copy(update={"content": [*held, *notes] if results else [*notes, *held]})
     return sent
 
 

@@ -36,6 +36,7 @@ from agentui.frontends.tui.widgets.help_view import HelpView
 from agentui.frontends.tui.widgets.tool_block import ToolBlock
 from agentui.frontends.tui.widgets.transcript import AssistantText, Notice, UserPrompt
 from tests.support.chain import SessionChain
+from tests.support.listings import said, without_listings
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
@@ -401,7 +402,7 @@ async def test_resume_opens_the_picker_and_restores_the_conversation(tmp_path: P
         assert [a.source for a in texts(app, AssistantText)] == ["The first answer."]
         await type_and_send(pilot, "and then?")
         await until(pilot, lambda: idle(app) and len(texts(app, AssistantText)) == 2)
-        assert [m.text for m in again.providers[-1].requests[0].messages] == [
+        assert [said(m) for m in again.providers[-1].requests[0].messages] == [
             "the first question",
             "The first answer.",
             "and then?",
@@ -473,8 +474,8 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
         # As Claude Code: the command as typed is recorded before the prompt it expands to; the model reads both,
         # the person sees the command (issue 33's small things: the expansion was shown).
         record, expansion = harness.providers[0].requests[0].messages[:2]
-        assert record.text == command_record("review", "app.py utils.py")
-        assert expansion.text == "Review app.py utils.py carefully; start with app.py."
+        assert said(record) == command_record("review", "app.py utils.py")
+        assert said(expansion) == "Review app.py utils.py carefully; start with app.py."
         assert [p.text for p in texts(app, UserPrompt)] == ["/review app.py utils.py"]
         assert app.status.status.title == "/review app.py utils.py"
         await type_and_send(pilot, "/nonsense")
@@ -509,7 +510,8 @@ async def test_at_completion_offers_project_files(tmp_path: Path) -> None:
         assert not app.query_one("CompletionList").showing  # the list closes once a completion is taken
         await pilot.press("enter")  # and the next Enter sends
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
-        assert harness.providers[0].requests[0].messages[0].content[0].text.strip() == "look at @src/main.py"
+        sent = without_listings(harness.providers[0].requests[0].messages[0].content)
+        assert sent[0].text.strip() == "look at @src/main.py"  # type: ignore[union-attr]
 
 
 async def test_at_completion_ranks_a_name_that_starts_with_what_was_typed_first(tmp_path: Path) -> None:
@@ -562,8 +564,8 @@ async def test_bang_commands_and_notes(tmp_path: Path) -> None:
         await type_and_send(pilot, "what did you see?")
         await until(pilot, lambda: idle(app) and texts(app, AssistantText))
         sent = harness.providers[0].requests[0].messages
-        assert sent[0].text == "<bash-input>ls</bash-input>\n<bash-stdout>data.csv</bash-stdout>"
-        assert sent[-1].text == "what did you see?"
+        assert said(sent[0]) == "<bash-input>ls</bash-input>\n<bash-stdout>data.csv</bash-stdout>"
+        assert said(sent[-1]) == "what did you see?"
         # On screen: the command once, as the person typed it, and its output once, in its block.
         prompts = [p.text for p in texts(app, UserPrompt)]
         assert prompts == ["! ls", "what did you see?"]
@@ -1460,7 +1462,7 @@ async def test_a_broken_settings_file_is_said_a_prompt_says_why_it_was_not_sent_
         broken.write_text('{"permissions": {"deny": ["Read(./secret.txt)"]}}')
         await type_and_send(pilot, "and now?")
         await until(pilot, lambda: idle(app) and bool(texts(app, AssistantText)))
-        assert [m.text for m in harness.providers[-1].requests[0].messages] == ["and now?"]
+        assert [said(m) for m in harness.providers[-1].requests[0].messages] == ["and now?"]
         assert ("deny", "Read(./secret.txt)") in [(b, r) for b, r, _ in app.conversation.rules()]
         assert any(n.message.startswith("The settings read well now") for n in texts(app, Notice))
 

@@ -14,6 +14,7 @@ from textual import events
 from agentui.core.messages import ImageBlock, TextBlock
 from agentui.frontends.tui.clipboard_image import dropped_path
 from tests.frontends.tui.test_app import Harness, idle, ready, until
+from tests.support.listings import without_listings
 
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -35,7 +36,7 @@ def fake_xclip(tmp_path: Path, output: bytes | None) -> dict[str, str]:
 
 
 def sent_blocks(harness: Harness) -> list[object]:
-    return list(harness.providers[0].requests[0].messages[-1].content)
+    return without_listings(list(harness.providers[0].requests[0].messages[-1].content))
 
 
 async def test_ctrl_v_attaches_the_clipboard_image_as_a_chip(tmp_path: Path) -> None:
