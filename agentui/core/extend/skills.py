@@ -1,7 +1,7 @@
 """Skills, as Claude Code has them: a `SKILL.md` in each directory of `~/.claude/skills/` and the project's
 `.claude/skills/`, whose front matter names and describes it. The model is told what skills exist (name,
-description, file) in its system prompt and reads a skill's file itself when a task calls for it, so a skill costs
-a line of context until it is used."""
+description, file) in its system prompt, and as Claude Code tells it in a listing reminder (extend.listings), and
+reads a skill's file itself when a task calls for it, so a skill costs a line or two of context until it is used."""
 
 from __future__ import annotations
 
