@@ -14,6 +14,7 @@ from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
 from agentui.core.model_choice import choose_model
+from agentui.core.output_tokens import model_output_tokens
 from agentui.core.project import PermissionOptions, Project
 from agentui.core.providers.base import Provider
 from agentui.core.run_options import RunLimits
@@ -206,7 +207,7 @@ class Conversation:
 
     @property
     def max_output_tokens(self) -> int:
-        return self.agent.config.options.max_tokens
+        return model_output_tokens(self.agent.config.model, self.agent.config.output_tokens)  # (the model's own)
 
     @property
     def resumed(self) -> Resumed | None:

@@ -12,7 +12,9 @@ class ModelOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_tokens: int = Field(default=8192, ge=1)
-    """The most tokens one answer may have."""
+    """The most tokens one answer may have (with `max_tokens_named` False: at least; the model's own when more)."""
+    max_tokens_named: bool = False
+    """The settings (or CLAUDE_CODE_MAX_OUTPUT_TOKENS) name `max_tokens`: it is sent as it is, whatever the model."""
     thinking_budget: int | None = None
     """Tokens the model may think with before it answers (extended thinking); None for none."""
     context_window: int | None = None

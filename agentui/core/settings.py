@@ -291,8 +291,12 @@ def _model_options(config: ConfigFile, env: Mapping[str, str]) -> ModelOptions:
         lambda v: min(MAX_AUTO_COMPACT_WINDOW, max(MIN_AUTO_COMPACT_WINDOW, int(v))),
         "a number of tokens, such as 200000",
     )
+    named = _env_number(
+        env, "CLAUDE_CODE_MAX_OUTPUT_TOKENS", lambda v: max(1, int(v)), "a number of tokens, such as 32000"
+    )
     return ModelOptions(
-        max_tokens=config.max_tokens or 8192,
+        max_tokens=named or config.max_tokens or 8192,
+        max_tokens_named=bool(named or config.max_tokens),
         thinking_budget=config.thinking_budget,
         context_window=config.context_window,
         compact_threshold=percent if percent is not None else config.compact_threshold or 0.9,

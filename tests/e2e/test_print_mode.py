@@ -67,7 +67,7 @@ def test_streams_the_reply_from_a_messages_api_server(
         {"role": "user", "content": [listing, {"type": "text", "text": "Name three colors.",
                                                "cache_control": {"type": "ephemeral"}}]}
     ]  # fmt: skip
-    assert "agentui" in body["system"][0]["text"] and body["max_tokens"] == 8192
+    assert "agentui" in body["system"][0]["text"] and body["max_tokens"] == 32000  # (Claude Code's, for its model)
 
 
 def test_text_reaches_stdout_while_the_server_is_still_streaming(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentui.core.loop.budget import Budget
 from agentui.core.messages import Message
+from agentui.core.output_tokens import model_output_tokens
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.run_options import ModelOptions, RunLimits
 from agentui.core.session.attachments import with_reminders
@@ -47,6 +48,16 @@ class AgentConfig(BaseModel):
             system_volatile=self.environment,
             messages=tuple(with_reminders(messages)),
             tools=tools.specs(),
-            max_tokens=self.options.max_tokens,
+            max_tokens=self.output_tokens,
             thinking_budget=self.options.thinking_budget,
         )
+
+    @property
+    def output_tokens(self) -> int:
+        """What one answer may have: as the settings name it, else the model's own (Claude Code's figure for a
+        Claude model), never less than thinking needs."""
+        if self.options.max_tokens_named:
+            return self.options.max_tokens
+        own = model_output_tokens(self.model, self.options.max_tokens)
+        budget = self.options.thinking_budget
+        return max(own, budget + 1) if budget else own  # (max_tokens counts the thinking, and must exceed it)
