@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from agentui.core.tools.files import TextFormat
 
 EDITOR_WAIT = 30.0
-"""Seconds an editor has to answer a read or a write: an editor that stops answering must not stop the tool."""
+"""Seconds an editor has to answer a write: an editor that stops answering must not stop the tool."""
+READ_WAIT = 5.0
+"""Seconds it has to answer a read; then the disk's copy serves."""
 
 
 class EditorFiles(Protocol):
@@ -28,13 +30,17 @@ class EditorFiles(Protocol):
 
 
 class EditorError(AgentuiError):
-    """The editor refused a read or a write, or did not answer in time; the message is one sentence."""
+    """The editor did not answer a write in time (it may still make it); the message is one sentence."""
+
+
+class EditorRefused(AgentuiError):
+    """The editor refused a write (a path outside its worktrees, say): nothing was written."""
 
 
 def held_as_text(fmt: TextFormat, text: str) -> bool:
     """Whether the editor can hold the file as it is stored: UTF-8 with no byte-order mark and nothing undecodable
     (an editor's text would store anything else differently, so those are read and written on disk)."""
-    if fmt.codec != "utf-8" or fmt.bom:
+    if fmt.codec != "utf-8" or fmt.bom or ("\r" in text and fmt.newline == "\n"):  # (mixed line endings too)
         return False
     try:
         text.encode("utf-8")
@@ -48,16 +54,19 @@ async def editor_text(editor: EditorFiles | None, path: Path) -> str | None:
     if editor is None:
         return None
     try:
-        return await asyncio.wait_for(editor.read_text(path), EDITOR_WAIT)
+        return await asyncio.wait_for(editor.read_text(path), READ_WAIT)
     except Exception:  # (any refusal or silence: the file on disk is the next best thing, and is what was checked)
         return None
 
 
 async def write_through(editor: EditorFiles, path: Path, text: str) -> None:
-    """`text` written by the editor; raises EditorError with the editor's reason."""
+    """`text` written by the editor; raises EditorRefused when it says no, EditorError when it does not answer."""
     try:
         await asyncio.wait_for(editor.write_text(path, text), EDITOR_WAIT)
     except TimeoutError:
-        raise EditorError(f"the editor did not write {path} within {EDITOR_WAIT:.0f} s") from None
+        raise EditorError(
+            f"the editor did not answer within {EDITOR_WAIT:.0f} s, so {path} may or may not have been written; "
+            "Read it again"
+        ) from None
     except Exception as exc:
-        raise EditorError(f"the editor could not write {path}: {exc}") from None
+        raise EditorRefused(f"the editor could not write {path}: {exc}") from None

@@ -62,6 +62,11 @@ class TaskNotices:
         self.ended: list[BackgroundShellUpdate] = []
         self._news = asyncio.Event()
 
+    def forget(self) -> None:
+        """A new conversation starts: nothing that ended before is told in it."""
+        self.ended.clear()
+        self._calls.clear()
+
     def listen(self, subscribe: Callable[[Callable[[Event], None]], object]) -> None:
         """Follow the conversation's events (its agent's bus): the shells' calls, and their ends."""
         subscribe(self._see)

@@ -40,6 +40,8 @@ def is_within(path: str | os.PathLike[str], directory: str | os.PathLike[str]) -
 class ReadRecord:
     mtime_ns: int
     size: int
+    seen: int | None = None
+    """A hash of the text the model read from the editor's buffer, if it read it there."""
 
 
 @dataclass
@@ -106,6 +108,16 @@ class Workspace:
         stat = stat or path.stat()
         self._reads[path] = ReadRecord(stat.st_mtime_ns, stat.st_size)
 
+    def saw_text(self, path: Path, text: str) -> None:
+        """The model read `path` as the editor holds it: `text`."""
+        if (record := self._reads.get(path)) is not None:
+            record.seen = hash(text)
+
+    def edited_since_seen(self, path: Path, text: str) -> bool:
+        """Whether the editor's text of `path` is not what the model read there (the person typed since)."""
+        record = self._reads.get(path)
+        return record is not None and record.seen is not None and record.seen != hash(text)
+
     def unread_reason(self, path: Path) -> str | None:
         """Why `path` may not be overwritten now (never read, or changed since), or None if it may."""
         record = self._reads.get(path)
@@ -156,6 +168,8 @@ class Workspace:
         the workspace; closing the conversation before stopped those that ran.)"""
         self.todos = []
         self._tasks = None
+        if self._notices is not None:  # (what ended before is not the new conversation's to be told)
+            self._notices.forget()
 
     @property
     def tasks(self) -> TaskBoard:

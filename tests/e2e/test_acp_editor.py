@@ -21,19 +21,25 @@ class Editor(Client):
     """An editor with open buffers: a buffer's text is what it reads (unsaved or not); a write replaces the buffer
     and saves it to disk, as Zed does."""
 
-    def __init__(self, buffers: dict[str, str], answer: str = "allow_once") -> None:
+    def __init__(self, buffers: dict[str, str], answer: str = "allow_once", refuses: bool = False) -> None:
         super().__init__(answer)
         self.buffers = buffers
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.typed: dict[str, str] = {}
+        """What the person types into a buffer once the agent has read it (not saved)."""
+        self.refuses = refuses
 
     async def read_text_file(self, session_id: str, path: str, **_: Any) -> schema.ReadTextFileResponse:
         self.reads.append(path)
-        if path in self.buffers:
-            return schema.ReadTextFileResponse(content=self.buffers[path])
-        return schema.ReadTextFileResponse(content=Path(path).read_text())
+        text = self.buffers[path] if path in self.buffers else Path(path).read_text()
+        if path in self.typed:
+            self.buffers[path] = self.typed.pop(path)
+        return schema.ReadTextFileResponse(content=text)
 
     async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> None:
+        if self.refuses:
+            raise acp.RequestError.invalid_params({"path": path, "reason": "not in a worktree"})
         self.writes.append((path, content))
         self.buffers[path] = content
         Path(path).write_text(content)
@@ -142,3 +148,46 @@ async def test_a_refused_write_never_reaches_the_editor_and_a_plain_client_keeps
     assert all(block.type != "terminal" for block in started.content or [])
     ended = [u for u in plain.updates if getattr(u, "tool_call_id", None) == "b1"][-1]
     assert "plain" in ended.content[0].content.text and not (ended.field_meta or {})
+
+
+async def test_the_persons_unsaved_typing_is_not_overwritten_and_a_running_command_keeps_the_editor_out(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    notes = project / "notes.txt"
+    notes.write_text("on disk\n")
+    play(server, [
+        [tool("r1", "Read", file_path="notes.txt")],
+        [tool("w1", "Write", file_path="notes.txt", content="the model's\n")],
+        [tool("b1", "Bash", command="sleep 37.2091", run_in_background=True, description="Runs on")],
+        [tool("r2", "Read", file_path="notes.txt")],
+    ])  # fmt: skip
+    editor = Editor({str(notes): "read by the model\n"})
+    editor.typed[str(notes)] = "typed by the person, unsaved\n"
+    env = env_for(clean_env, server)
+    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    results = tool_results(server.requests[-1])
+    assert "changed in the editor since it was read" in results["w1"] and editor.writes == []
+    assert editor.buffers[str(notes)] == "typed by the person, unsaved\n" and notes.read_text() == "on disk\n"
+    # While a command the model started runs, what it could swap in between the check and the editor's read is not
+    # risked: the file is read from the disk.
+    assert "on disk" in results["r2"] and "typed by the person" not in results["r2"]
+
+
+async def test_a_write_the_editor_refuses_is_made_on_disk(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    play(server, [[tool("w1", "Write", file_path="new.txt", content="made\n")]])
+    editor = Editor({}, refuses=True)
+    env = env_for(clean_env, server)
+    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    assert (project / "new.txt").read_text() == "made\n" and "Created" in tool_results(server.requests[-1])["w1"]

@@ -3,6 +3,7 @@ start only once approved) and the OpenAPI APIs of the config; started on request
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ class ToolServers:
         self.openapi: OpenApiHub | None = None
         self._env: Mapping[str, str] | None = None
         self._bridge: SdkBridge | None = None
+        self._changing = asyncio.Lock()
+        """Starting and setting servers one at a time: an SDK program may set some while the configured ones start."""
         self._dynamic: dict[str, Any] = {}
         """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
 
@@ -79,10 +82,16 @@ class ToolServers:
         Nothing is imported or started when no server is configured. The APIs of the config's `openapi` load here
         too."""
         self._env, self._bridge = env, sdk_bridge
-        notices = await self._start_openapi(env)
-        return notices + await self._start_mcp_servers(env, approve, sdk_bridge, sdk_servers)
+        async with self._changing:
+            notices = await self._start_openapi(env)
+            return notices + await self._start_mcp_servers(env, approve, sdk_bridge, sdk_servers)
 
     async def set_dynamic(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """See `_set_dynamic`; after the configured servers' start, if it is going on."""
+        async with self._changing:
+            return await self._set_dynamic(raw)
+
+    async def _set_dynamic(self, raw: Mapping[str, Any]) -> dict[str, Any]:
         """The servers set at run time become `raw` (Claude Code's `mcp_set_servers`): those no longer named, or
         named with another configuration, stop; the others start; the configured ones are left alone. Claude Code's
         answer: the names added and removed, and why each that failed did (not valid, or did not connect: it still
@@ -223,6 +232,11 @@ class ToolServers:
         from agentui.core.dirs import cache_dir
         from agentui.core.extend.mcp.tools import McpHub
 
+        if self.mcp is not None:  # (an SDK program set servers before these started: they join them)
+            failed = [await self.mcp.add(config, env, sdk_bridge) for config in chosen]
+            return notices + [
+                f"{error[:1].upper()}{error[1:]}; its tools are not available." for error in failed if error
+            ]
         self.mcp = McpHub(chosen, self._project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
         return notices + await self.mcp.start()
 

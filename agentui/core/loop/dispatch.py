@@ -171,7 +171,8 @@ class ToolDispatcher:
     def _finish(self, tool_call_id: str, name: str, result: ToolResult) -> ToolResultBlock:
         self._running.pop(tool_call_id, None)
         result = _visible(result)
-        if (told := self.notices()) is not None:
+        # (not with the result of a call that sends a command away: its end would be told before its start is)
+        if not result.details.get("backgroundTaskId") and (told := self.notices()) is not None:
             result = _with_note(result, told)
         block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
         self.finished[tool_call_id] = block

@@ -55,7 +55,7 @@ class ResultCache:
 
     def remember(self, name: str, arguments: dict[str, Any], path: Path | None, result: ToolResult) -> None:
         """A read-only call's result, now in the model's context."""
-        if result.is_error:
+        if result.is_error or result.from_editor:
             return
         if name == "Read" and path is not None:
             stamp = _stamp(path)

@@ -43,6 +43,9 @@ class ToolResult:
     """Answered from the results the model already holds, without running the tool."""
     denied: bool = False
     """Refused (a deny rule, the person, a hook): the tool did not run."""
+    from_editor: bool = False
+    """Read from an editor's buffer, which may change with the file on disk as it was: never answered again from the
+    results cache."""
 
     @classmethod
     def error(cls, message: str, *, denied: bool = False, **details: Any) -> ToolResult:

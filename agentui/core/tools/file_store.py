@@ -1,44 +1,88 @@
 """A text file read to be changed and its change stored: through the editor where the front end has one (its unsaved
-buffer is what is changed, and it shows the change), else from and to the disk, atomically."""
+buffer is what is changed, and it shows the change), else from and to the disk, atomically.
+
+The editor opens a path as it finds it, between agentui's check of the path and its answer. So it is used only while
+no program agentui started is running (nothing of the model's can swap a link in meanwhile), only for a file it holds
+as the disk does (UTF-8 text with one kind of line ending), and only once the path is checked again to be that file;
+otherwise the disk is read and written, the write pinning its directory."""
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from agentui.core.atomic_write import atomic_write
-from agentui.core.editor_files import EditorError, editor_text, held_as_text, write_through
-from agentui.core.tools.files import TextFormat, decode
+from agentui.core.editor_files import EditorError, EditorFiles, EditorRefused, editor_text, held_as_text, write_through
+from agentui.core.tools.files import BinaryFileError, TextFormat, decode
 from agentui.core.workspace import Workspace
+
+EDITOR_READ_BYTES = 1 << 20
+"""Larger files are read from the disk: the editor would send the whole of one for a few lines of it."""
+
+
+def usable_editor(ws: Workspace) -> EditorFiles | None:
+    """The editor, while nothing agentui started runs beside the tool (no background command)."""
+    return ws.editor if ws.editor is not None and not ws.shells.running() else None
+
+
+async def editor_copy(ws: Workspace, path: Path) -> str | None:
+    """The editor's text of the (checked, resolved) file `path`, where it may be used; None for the disk's."""
+    editor = usable_editor(ws)
+    if editor is None:
+        return None
+    try:
+        before = os.lstat(path)
+        if not stat.S_ISREG(before.st_mode) or before.st_size > EDITOR_READ_BYTES:
+            return None
+        stored, fmt = decode(path.read_bytes())
+    except (OSError, BinaryFileError):
+        return None
+    if not held_as_text(fmt, stored):
+        return None
+    text = await editor_text(editor, path)
+    try:
+        after = os.lstat(path)
+    except OSError:
+        return None
+    if (
+        text is None
+        or (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
+        or not stat.S_ISREG(after.st_mode)
+    ):
+        return None  # (something else is at the path now: what the editor read is not what was checked)
+    return text
 
 
 async def text_to_change(ws: Workspace, path: Path) -> tuple[str, TextFormat]:
-    """The file's text (line endings as stored) and its format: the editor's buffer of it where the editor holds it
-    as the disk does. Raises BinaryFileError for a binary file, OSError as reading does."""
+    """The file's text (line endings as stored) and its format: the editor's buffer of it where it may be used.
+    Raises BinaryFileError for a binary file, OSError as reading does."""
     stored, fmt = decode(path.read_bytes())
-    if ws.editor is not None and held_as_text(fmt, stored):
-        buffer = await editor_text(ws.editor, path)
-        if buffer is not None:
-            newline = "\r\n" if buffer.count("\r\n") and buffer.count("\r\n") == buffer.count("\n") else "\n"
-            return buffer, TextFormat(newline=newline)
+    buffer = await editor_copy(ws, path)
+    if buffer is not None:
+        newline = "\r\n" if buffer.count("\r\n") and buffer.count("\r\n") == buffer.count("\n") else "\n"
+        return buffer, TextFormat(newline=newline)
     return stored, fmt
 
 
 async def store_text(ws: Workspace, path: Path, text: str, fmt: TextFormat) -> str | None:
-    """`text` stored in `fmt`; None once stored, else why it was not (the editor refused: nothing was written)."""
-    if ws.editor is not None and held_as_text(fmt, text) and _plainly_placed(path):
+    """`text` stored in `fmt`; None once stored, else why it may not have been (the editor did not answer). Where
+    the editor refuses the write (a file outside what it has open), the disk is written as without one."""
+    editor = usable_editor(ws)
+    if editor is not None and held_as_text(fmt, text) and _plainly_placed(path):
         try:
-            await write_through(ws.editor, path, fmt.encode(text).decode("utf-8"))
+            await write_through(editor, path, fmt.encode(text).decode("utf-8"))
         except EditorError as exc:
             return str(exc)
-        return None
+        except EditorRefused:
+            pass
+        else:
+            return None
     atomic_write(path, fmt.encode(text))
     return None
 
 
 def _plainly_placed(path: Path) -> bool:
-    """Whether `path` (resolved when it was checked) still is where it was: no link in its place or its directory's.
-    An editor opens the path as it finds it, so where a link has been swapped in since, the disk is written instead,
-    by the write that pins the directory and replaces the link itself."""
+    """Whether `path` (resolved when it was checked) still is where it was: no link in its place or its directory's."""
     path.parent.mkdir(parents=True, exist_ok=True)
     return os.path.realpath(path.parent) == str(path.parent) and not path.is_symlink()

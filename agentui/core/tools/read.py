@@ -11,6 +11,7 @@ import io
 import os
 import stat
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
@@ -18,11 +19,11 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.call_views import ResultView, plural, shown_path
-from agentui.core.editor_files import editor_text
 from agentui.core.messages import DocumentBlock, ImageBlock, TextBlock
 from agentui.core.no_links import open_no_links
 from agentui.core.pdf import MAX_PAGES
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.file_store import editor_copy
 from agentui.core.tools.files import SAMPLE_BYTES, BinaryFileError, image_type, sniff
 from agentui.core.workspace import Workspace
 
@@ -183,13 +184,15 @@ class Read(Tool[ReadArgs]):
         if self.workspace.editor is None or result.is_error or result.details.get("type") != "text":
             return result
         path = Path(result.details["file"]["filePath"])
-        buffer = await editor_text(self.workspace.editor, path)
+        buffer = await editor_copy(self.workspace, path)
         if buffer is None:
             return result
+        self.workspace.saw_text(path, buffer)
         start, limit = max(1, args.offset or 1), args.limit or DEFAULT_LIMIT
         found = _whole_small_file(buffer, start, limit)
         lines = found or _numbered_lines(io.StringIO(buffer, newline=""), start, limit)
-        return _text_result(self.workspace, path, lines, start, len(buffer.encode("utf-8", "replace")), buffer)
+        read = _text_result(self.workspace, path, lines, start, len(buffer.encode("utf-8", "replace")), buffer)
+        return replace(read, from_editor=True)
 
     def _notebook(self, path: Path, raw: bytes, info: os.stat_result) -> ToolResult | None:
         """A notebook's cells and outputs; None for one that does not parse (it is then read as text)."""

@@ -70,6 +70,8 @@ class Write(ChangesAFile, Tool[WriteArgs]):
                 original, fmt = await text_to_change(ws, path)
             except BinaryFileError:
                 return ToolResult.error(f"{shown} is a binary file; Write replaces text files only.")
+            if ws.edited_since_seen(path, original):  # (the person's unsaved typing would go)
+                return ToolResult.error(f"{shown} changed in the editor since it was read; Read it again first.")
         if problem := await store_text(ws, path, args.content, fmt):
             return ToolResult.error(f"{problem}; nothing was written.")
         ws.record_read(path)

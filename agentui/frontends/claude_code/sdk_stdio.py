@@ -84,6 +84,7 @@ class SdkSession:
 
         self._totals = SessionTotals(conversation, self.stream.model_usage)
         self.failed = False
+        self.out_closed = False
         self.last_failed = False
         """The last result was an error: the process then ends with 1, as Claude Code's does."""
         conversation.on(self.stream)
@@ -92,8 +93,13 @@ class SdkSession:
     # Writing
 
     def send(self, message: dict[str, Any]) -> None:
-        self.out.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.out.flush()
+        if self.out_closed:
+            return
+        try:
+            self.out.write(json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.out.flush()
+        except BrokenPipeError:  # (the program has gone: nothing waits for its answers any more)
+            self.out_closed = True
 
     def note(self, sentence: str) -> None:
         self.err.write(f"agentui: {sentence}\n")
@@ -139,14 +145,14 @@ class SdkSession:
             await notices.next_end()
             if self._run is None or self._run.done():
                 self._run = asyncio.get_running_loop().create_task(self._drain())
-            await asyncio.gather(self._run, return_exceptions=True)
+            await asyncio.wait([self._run])  # (not gather: this watcher's cancelling must not cancel the turn)
 
     async def _background_after_input(self) -> None:
         """The input has ended with background commands still running: as Claude Code, wait for them (at most
         `background_wait()` seconds in all), each end a turn of its own; what still runs is then stopped."""
         notices = task_notices(self.conversation)
         deadline = time.monotonic() + background_wait()
-        while notices.running or notices.ended:
+        while (notices.running or notices.ended) and not self.out_closed:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.note(f"stopped waiting for {len(notices.running_ids())} background command(s).")

@@ -336,7 +336,10 @@ async def _background(
     deadline = time.monotonic() + background_wait()
     while result.stop == "end_turn" and (notices.running or notices.ended):
         if output_format == "stream-json" and not stream.wrote(result):  # (as each run ends, as Claude Code does)
-            printer.line(_compact(stream.result(result)))
+            try:
+                printer.line(_compact(stream.result(result)))
+            except BrokenPipeError:
+                printer.closed = True
             stream.written.append(result)
         left = deadline - time.monotonic()
         if stopping.is_set() or printer.closed or left <= 0:
@@ -355,7 +358,12 @@ async def _background(
         if output_format == "stream-json":
             stream.init(conversation.launch.settings)
         result = await conversation.send("\n".join(text for _, text, _ in ended))
-    return result.model_copy(update={"stop": "cancelled"}) if stopping.is_set() else result
+    if not stopping.is_set():
+        return result
+    cancelled = result.model_copy(update={"stop": "cancelled"})
+    if stream.wrote(result):  # (its line went out already: not a second one)
+        stream.written.append(cancelled)
+    return cancelled
 
 
 def _listen(
