@@ -758,7 +758,8 @@ def _serve_acp(args: Any) -> int:
         return _fail("agentui acp talks to an editor over pipes: start it from the editor (Zed, Toad), not a terminal.")
     from agentui.frontends.acp.agent import serve
 
-    return _served(serve(settings))
+    bypass = args.dangerously_skip_permissions or args.allow_dangerously_skip_permissions
+    return _served(serve(settings, bypass=bypass))
 
 
 def _parse_agents(args: Any) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import acp
+import pytest
 from acp import schema
 
 from tests.e2e.test_acp import Client, env_for
@@ -191,3 +192,26 @@ async def test_a_write_the_editor_refuses_is_made_on_disk(
         session = await conn.new_session(cwd=str(project), mcp_servers=[])
         await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
     assert (project / "new.txt").read_text() == "made\n" and "Created" in tool_results(server.requests[-1])["w1"]
+
+
+async def test_bypass_permissions_is_offered_only_when_agentui_was_started_allowing_it(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = env_for(clean_env, server)
+    for flags, offered in (((), False), (("--allow-dangerously-skip-permissions",), True)):
+        async with acp.spawn_agent_process(Client(), agentui_bin, "acp", *flags, env=env, cwd=str(project)) as (
+            conn,
+            _,
+        ):
+            await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            assert session.modes is not None
+            modes = [mode.id for mode in session.modes.available_modes]
+            assert ("bypassPermissions" in modes) is offered and "acceptEdits" in modes
+            if not offered:
+                with pytest.raises(acp.RequestError):
+                    await conn.set_session_mode(session_id=session.session_id, mode_id="bypassPermissions")
+            else:
+                await conn.set_session_mode(session_id=session.session_id, mode_id="bypassPermissions")

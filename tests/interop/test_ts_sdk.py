@@ -425,6 +425,17 @@ def test_what_initialize_answers_lists_the_commands_agents_models_and_account(
     }
 
 
+def test_bypass_permissions_is_refused_to_a_session_not_launched_allowing_it(
+    ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    played(server, [[text("One.")], [text("Two.")]])
+    asked = {1: [["setPermissionMode", "bypassPermissions"]]}
+    lines = run(ts_sdk, cli, server, tmp_path, "one", "two", controlsAfter=asked, extra_env={"IS_SANDBOX": "1"})
+    [said] = [line for line in lines if line.get("control") == "setPermissionMode"]
+    assert "Cannot set permission mode to bypassPermissions because the session was not launched with" in said["error"]
+    assert [result["result"] for result in results(lines)] == ["One.", "Two."]
+
+
 def test_a_message_sent_during_a_compaction_gets_its_own_answer_after_it(
     ts_sdk: Path, cli: str, server: LoopbackServer, tmp_path: Path
 ) -> None:

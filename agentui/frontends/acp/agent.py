@@ -10,6 +10,7 @@ import asyncio
 import base64
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +86,11 @@ _STOPS: dict[str, schema.StopReason] = {
 class AcpAgent:
     """The agent side of ACP (the `acp.Agent` protocol), one conversation per session."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, bypass: bool = False) -> None:
         self.settings = settings
+        self.modes = [mode for mode in MODES if bypass or mode != "bypassPermissions"]
+        """The modes the editor may switch to: bypassPermissions only when agentui was started with
+        --dangerously-skip-permissions or --allow-dangerously-skip-permissions, as in Claude Code."""
         self.client: Any = None
         self.sessions: dict[str, Conversation] = {}
         self._updates: dict[str, asyncio.Queue[Any]] = {}
@@ -133,7 +137,9 @@ class AcpAgent:
     ) -> schema.NewSessionResponse:
         conversation = self._open(cwd, additional_directories, SessionRequest())
         self._announce(conversation)
-        return schema.NewSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
+        return schema.NewSessionResponse(
+            session_id=conversation.session_id, modes=_modes(conversation.mode, self.modes)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, additional_directories: list[str] | None = None, **_: Any
@@ -142,7 +148,7 @@ class AcpAgent:
         conversation = self._reopened(cwd, session_id, additional_directories)
         await self._replay(conversation)
         self._announce(conversation)
-        return schema.LoadSessionResponse(modes=_modes(conversation.mode))
+        return schema.LoadSessionResponse(modes=_modes(conversation.mode, self.modes))
 
     async def resume_session(
         self, session_id: str, cwd: str, additional_directories: list[str] | None = None, **_: Any
@@ -150,7 +156,7 @@ class AcpAgent:
         """A session to go on with, without its history replayed (the client has it)."""
         conversation = self._reopened(cwd, session_id, additional_directories)
         self._announce(conversation)
-        return schema.ResumeSessionResponse(modes=_modes(conversation.mode))
+        return schema.ResumeSessionResponse(modes=_modes(conversation.mode, self.modes))
 
     async def fork_session(
         self, session_id: str, cwd: str, additional_directories: list[str] | None = None, **_: Any
@@ -167,7 +173,9 @@ class AcpAgent:
         except SessionError as exc:
             raise acp.RequestError.invalid_params({"sessionId": session_id, "reason": str(exc)}) from None
         self._announce(conversation)
-        return schema.ForkSessionResponse(session_id=conversation.session_id, modes=_modes(conversation.mode))
+        return schema.ForkSessionResponse(
+            session_id=conversation.session_id, modes=_modes(conversation.mode, self.modes)
+        )
 
     async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
         """The session's conversation closed (what runs stopped, its file synced); its id may be loaded again."""
@@ -276,8 +284,8 @@ class AcpAgent:
             conversation.interrupt()
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> schema.SetSessionModeResponse:
-        if mode_id not in MODES:
-            raise acp.RequestError.invalid_params({"modeId": mode_id, "modes": list(MODES)})
+        if mode_id not in self.modes:
+            raise acp.RequestError.invalid_params({"modeId": mode_id, "modes": list(self.modes)})
         self._conversation(session_id).set_mode(mode_id)  # type: ignore[arg-type]
         return schema.SetSessionModeResponse()
 
@@ -466,11 +474,13 @@ def _iso(when: float) -> str:
     return datetime.fromtimestamp(when, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _modes(current: str) -> schema.SessionModeState:
+def _modes(current: str, offered: Sequence[str]) -> schema.SessionModeState:
     return schema.SessionModeState(
         current_mode_id=current,
         available_modes=[
-            schema.SessionMode(id=mode, name=name, description=about) for mode, (name, about) in MODES.items()
+            schema.SessionMode(id=mode, name=name, description=about)
+            for mode, (name, about) in MODES.items()
+            if mode in offered
         ],
     )
 
@@ -505,12 +515,12 @@ class _OneLine(logging.Formatter):
         return f"agentui acp: {record.getMessage()}{why}"
 
 
-async def serve(settings: Settings) -> int:
+async def serve(settings: Settings, *, bypass: bool = False) -> int:
     """Serve ACP on stdin and stdout until the client closes them."""
     handler = logging.StreamHandler()
     handler.setFormatter(_OneLine())
     logging.basicConfig(handlers=[handler], level=logging.WARNING, force=True)
-    agent = AcpAgent(settings)
+    agent = AcpAgent(settings, bypass=bypass)
     try:
         # (session/fork, session/resume and session/close are in the protocol's unstable part, which agentui serves)
         await acp.run_agent(agent, use_unstable_protocol=True)  # type: ignore[arg-type]

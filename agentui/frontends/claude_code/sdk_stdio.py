@@ -328,6 +328,12 @@ class SdkSession:
             mode = request.get("mode")
             if mode not in MODES:
                 raise ValueError(f"{mode!r} is not a permission mode (default, acceptEdits, plan, bypassPermissions)")
+            launched = conversation.launch.permissions
+            if mode == "bypassPermissions" and not (launched.mode == mode or launched.bypass_available):
+                raise ValueError(
+                    "Cannot set permission mode to bypassPermissions because the session was not launched with "
+                    "--dangerously-skip-permissions"
+                )  # (Claude Code's words; --allow-dangerously-skip-permissions allows it too)
             conversation.set_mode(mode)
             return {}
         if subtype == "set_model":
