@@ -149,7 +149,9 @@ if not data['stop_hook_active']:
     agent, provider, _ = make(tmp_path, [{"text": "Done."}, {"text": "Tests pass."}], [spec])
     result = await agent.prompt("fix it")
     assert result.text == "Tests pass." and len(provider.requests) == 2
-    assert provider.requests[1].messages[-1].content == [TextBlock(text="Stop hook feedback: run the tests first")]
+    [told] = provider.requests[1].messages[-1].content  # (Claude Code's words: the hook's command, then why)
+    assert isinstance(told, TextBlock) and told.text.startswith("Stop hook feedback:\n[python3 -c ")
+    assert told.text.endswith("]: run the tests first")
 
 
 async def test_failures_and_timeouts_warn_and_continue(tmp_path: Path) -> None:

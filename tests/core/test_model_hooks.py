@@ -95,7 +95,7 @@ async def test_a_stop_prompt_hook_that_says_no_makes_the_agent_go_on_once(tmp_pa
                                     "condition been satisfied?")  # fmt: skip
     assert "Condition: Did it say Second?\n\nARGUMENTS: {" in question.text
     assert json.loads(question.text.split("ARGUMENTS: ", 1)[1])["hook_event_name"] == "Stop"
-    assert provider.requests[2].messages[-1].text == "Stop hook feedback: [Did it say Second?]: say Second"
+    assert provider.requests[2].messages[-1].text == "Stop hook feedback:\n[Did it say Second?]: say Second"
 
 
 async def test_a_pre_tool_use_prompt_hook_that_says_no_denies_the_call(tmp_path: Path) -> None:

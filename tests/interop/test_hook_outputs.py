@@ -91,7 +91,7 @@ def result_text(block: dict[str, Any]) -> str:
 def test_a_stop_prompt_hook_that_says_no_makes_the_agent_go_on_once(
     claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
 ) -> None:
-    asked = {}
+    asked, feedback = {}, {}
     for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
         main, hook = play(
             server,
@@ -101,8 +101,9 @@ def test_a_stop_prompt_hook_that_says_no_makes_the_agent_go_on_once(
         hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did it say Second?"}]}]}
         assert run(cli, server, tmp_path / name, hooks) == "Second."
         assert len(main) == 2 and len(hook) == 2, name
-        assert "[Did it say Second?]: say Second" in texts(main[1].json()["messages"][-1])[-1], name
+        feedback[name] = texts(main[1].json()["messages"][-1])[-1]
         asked[name] = hook[0]
+    assert feedback["agentui"] == feedback["claude"] == "Stop hook feedback:\n[Did it say Second?]: say Second"
     ours, theirs = asked["agentui"].json(), asked["claude"].json()
     assert system_text(asked["agentui"]) == system_text(asked["claude"])
     assert not ours.get("tools") and not theirs.get("tools")
@@ -225,3 +226,17 @@ async def changed_write(cli: str, server: LoopbackServer, tmp_path: Path, name: 
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Done.", name
     assert not (project / "a.txt").exists(), name  # (the model's input did not run)
     return (project / target).exists()
+
+
+def test_a_stop_command_hook_that_blocks_tells_the_model_in_claude_codes_words(
+    claude_bin: str, agentui_bin: str, server: LoopbackServer, tmp_path: Path
+) -> None:
+    once = "cat > /dev/null; [ -e once ] && exit 0; touch once; echo 'run the tests first' >&2; exit 2"
+    feedback = {}
+    for name, cli in (("claude", claude_bin), ("agentui", agentui_bin)):
+        main, _ = play(server, [[text("First.")], [text("Second.")]], [])
+        assert run(cli, server, tmp_path / name, {"Stop": [{"hooks": [{"type": "command", "command": once}]}]}) == (
+            "Second."
+        )
+        feedback[name] = texts(main[1].json()["messages"][-1])[-1]
+    assert feedback["agentui"] == feedback["claude"] == f"Stop hook feedback:\n[{once}]: run the tests first\n"

@@ -94,6 +94,8 @@ class HookOutcome:
     """PreToolUse's `updatedInput`: the arguments the call runs with instead (checked again before it runs)."""
     stop: str | None = None
     """`continue: false`: the run ends after this step, and `stopReason` says why (to the person, not the model)."""
+    blocked_by: list[str] = field(default_factory=list)
+    """Each blocking hook's reason after the hook (`[command]: reason`), as Claude Code tells them to the model."""
 
     def absorb(self, decision: Decision | None, reason: str | None) -> None:
         if decision is None:
@@ -448,6 +450,7 @@ class Hooks:
                 self.notify(f"{name}: {reason}")
             else:
                 outcome.absorb("block", reason)
+                outcome.blocked_by.append(_labelled(spec, stderr if stderr.strip() else reason))  # (as written)
             return
         if code != 0:
             detail = stderr.strip().splitlines()[0] if stderr.strip() else "no message"
@@ -498,6 +501,7 @@ class Hooks:
         legacy = output.get("decision")
         if legacy == "block":
             outcome.absorb("block", str(output.get("reason") or "blocked by a hook"))
+            outcome.blocked_by.append(_labelled(spec, str(output.get("reason") or "blocked by a hook")))
         elif legacy == "approve" and spec.event == "PreToolUse":
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
@@ -522,3 +526,14 @@ def _memory_type(memory: MemoryFile, files: list[MemoryFile]) -> str:
 def _short(command: str) -> str:
     command = " ".join(command.split())
     return command if len(command) <= 60 else command[:57] + "..."
+
+
+def _labelled(spec: HookSpec, reason: str) -> str:
+    """A blocking hook's reason as Claude Code tells it: after the command as written (a prompt or agent hook's
+    reason says its prompt already)."""
+    return f"[{spec.command}]: {reason}" if spec.kind == "command" else reason
+
+
+def stop_feedback(outcome: HookOutcome) -> str:
+    """What the model is told when Stop hooks keep the run going, in Claude Code 2.1.197's words."""
+    return "Stop hook feedback:\n" + "\n".join(outcome.blocked_by or [outcome.reason or "no reason given"])

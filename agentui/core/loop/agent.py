@@ -32,7 +32,7 @@ from agentui.core.events import (
     UserMessage,
     UserSource,
 )
-from agentui.core.extend.hooks import PromptBlocked
+from agentui.core.extend.hooks import PromptBlocked, stop_feedback
 from agentui.core.loop.accounting import Ledger
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.budget import Budget
@@ -280,7 +280,7 @@ class Agent:
                 outcome = await self._steps.run(hooks.stop(self.session_id, stop_hook_active))
                 if outcome.decision == "block" and outcome.reason:
                     stop_hook_active, continuations = True, continuations + 1
-                    self._add_user(Message.user(f"Stop hook feedback: {outcome.reason}"), "hook")
+                    self._add_user(Message.user(stop_feedback(outcome)), "hook")
                     continue
             return "end_turn"
 
