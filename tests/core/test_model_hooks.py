@@ -9,19 +9,18 @@ from typing import Any
 
 from agentui.core.claude_settings import SettingsFile, SettingsSource
 from agentui.core.events import Event, Notice, PermissionDecision, PermissionRequest
-from agentui.core.extend.hooks import Hooks, HookSpec, specs_from
+from agentui.core.extend.hooks import HookSpec, specs_from
 from agentui.core.extend.model_hooks import JUDGE_SYSTEM, STOP_JUDGE_SYSTEM, verdict_of, with_arguments
 from agentui.core.loop.agent import Agent
-from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.hook_models import AgentHookModels
 from agentui.core.messages import ToolResultBlock
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.safety.permissions.engine import PermissionEngine
 from agentui.core.safety.permissions.gate import Verdict
-from agentui.core.tools.base import ToolRegistry
 from agentui.core.tools.write import Write
 from agentui.core.workspace import Workspace
-from tests.support.agents import new_agent
+from tests.core.test_hooks import call, result_of
+from tests.core.test_hooks import make as make_with_hooks
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
 from tests.support.tools import Echo, WriteNote
@@ -31,30 +30,16 @@ def model_hook(event: str, prompt: str, kind: str = "prompt", matcher: str = "")
     return HookSpec(event, matcher, prompt, 10, "user", kind=kind)
 
 
-def call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
-    return {"content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}]}
-
-
 def make(
     tmp_path: Path, script: list[dict[str, Any]], specs: list[HookSpec], *tools: Any, gate: Any = None,
     models: bool = True,
 ) -> tuple[Agent, ScriptedProvider, list[Event]]:  # fmt: skip
-    provider = ScriptedProvider(script)
-    hooks = Hooks(specs, cwd=tmp_path)
-    agent = new_agent(provider, AgentConfig(model="m", cwd=tmp_path), tools=ToolRegistry(tools), hooks=hooks, gate=gate)
+    """test_hooks' agent, its hooks asking the agent's model (unless `models` is False)."""
+    agent, provider, seen = make_with_hooks(tmp_path, script, specs, *tools, gate=gate)
     if models:
-        hooks.models = AgentHookModels(agent, "small")
-    seen: list[Event] = []
-    agent.bus.on(seen.append)
+        assert agent.services.hooks is not None
+        agent.services.hooks.models = AgentHookModels(agent, "small")
     return agent, provider, seen
-
-
-def result_of(provider: ScriptedProvider, call_id: str) -> ToolResultBlock:
-    for message in provider.requests[-1].messages:
-        for block in message.content:
-            if isinstance(block, ToolResultBlock) and block.tool_use_id == call_id:
-                return block
-    raise AssertionError(f"no result for {call_id}")
 
 
 def verdict(ok: bool, reason: str = "") -> dict[str, Any]:
