@@ -51,6 +51,17 @@ CAPABILITIES = schema.ClientCapabilities(
 )
 
 
+async def prompted(
+    client: Client, agentui_bin: str, env: dict[str, str], project: Path,
+    capabilities: schema.ClientCapabilities | None = CAPABILITIES,
+) -> schema.PromptResponse:  # fmt: skip
+    """`agentui acp` in `project` for `client` (offering `capabilities`): a new session, prompted "go" to its end."""
+    async with acp.spawn_agent_process(client, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
+        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
+        session = await conn.new_session(cwd=str(project), mcp_servers=[])
+        return await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+
+
 def tool(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
 
@@ -90,10 +101,7 @@ async def test_read_and_edit_go_through_the_editors_buffer_and_commands_show_as_
     ])  # fmt: skip
     editor = Editor({str(notes): unsaved})
     env = env_for(clean_env, server)
-    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
-        session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        done = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    done = await prompted(editor, agentui_bin, env, project)
     assert done.stop_reason == "end_turn"
     results = tool_results(server.requests[-1])
     assert "unsaved line" in results["r1"]  # (the editor's buffer, not the file on disk)
@@ -123,10 +131,7 @@ async def test_a_refused_write_never_reaches_the_editor_and_a_plain_client_keeps
     play(server, [[tool("w1", "Write", file_path="link.txt", content="planted\n")]])
     editor = Editor({}, answer="reject_once")
     env = env_for(clean_env, server)
-    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
-        session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    await prompted(editor, agentui_bin, env, project)
     # The link was resolved before the question: the person was asked about the file outside, said no, and the
     # editor was never asked to write anything.
     [asked] = editor.asked
@@ -140,10 +145,7 @@ async def test_a_refused_write_never_reaches_the_editor_and_a_plain_client_keeps
         [tool("b1", "Bash", command="echo plain", description="Prints")],
     ])  # fmt: skip
     plain = Editor({str(project / "notes.txt"): "a buffer the agent must not see\n"})
-    async with acp.spawn_agent_process(plain, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
-        session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    await prompted(plain, agentui_bin, env, project, capabilities=None)
     assert plain.reads == [] and "on disk" in tool_results(server.requests[-1])["r1"]
     started = next(u for u in plain.updates if getattr(u, "tool_call_id", None) == "b1")
     assert all(block.type != "terminal" for block in started.content or [])
@@ -167,10 +169,7 @@ async def test_the_persons_unsaved_typing_is_not_overwritten_and_a_running_comma
     editor = Editor({str(notes): "read by the model\n"})
     editor.typed[str(notes)] = "typed by the person, unsaved\n"
     env = env_for(clean_env, server)
-    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
-        session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    await prompted(editor, agentui_bin, env, project)
     results = tool_results(server.requests[-1])
     assert "changed in the editor since it was read" in results["w1"] and editor.writes == []
     assert editor.buffers[str(notes)] == "typed by the person, unsaved\n" and notes.read_text() == "on disk\n"
@@ -187,10 +186,7 @@ async def test_a_write_the_editor_refuses_is_made_on_disk(
     play(server, [[tool("w1", "Write", file_path="new.txt", content="made\n")]])
     editor = Editor({}, refuses=True)
     env = env_for(clean_env, server)
-    async with acp.spawn_agent_process(editor, agentui_bin, "acp", env=env, cwd=str(project)) as (conn, _):
-        await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=CAPABILITIES)
-        session = await conn.new_session(cwd=str(project), mcp_servers=[])
-        await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("go")])
+    await prompted(editor, agentui_bin, env, project)
     assert (project / "new.txt").read_text() == "made\n" and "Created" in tool_results(server.requests[-1])["w1"]
 
 
