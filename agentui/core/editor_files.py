@@ -49,10 +49,8 @@ def held_as_text(fmt: TextFormat, text: str) -> bool:
     return True
 
 
-async def editor_text(editor: EditorFiles | None, path: Path) -> str | None:
-    """The editor's text of `path`, or None (no editor, the editor has none, or it failed: the disk's copy serves)."""
-    if editor is None:
-        return None
+async def editor_text(editor: EditorFiles, path: Path) -> str | None:
+    """The editor's text of `path`, or None (the editor has none, or it failed: the disk's copy serves)."""
     try:
         return await asyncio.wait_for(editor.read_text(path), READ_WAIT)
     except Exception:  # (any refusal or silence: the file on disk is the next best thing, and is what was checked)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentui.core.atomic_write import atomic_write
 from agentui.core.editor_files import EditorError, EditorFiles, EditorRefused, editor_text, held_as_text, write_through
-from agentui.core.tools.files import BinaryFileError, TextFormat, decode
+from agentui.core.tools.files import BinaryFileError, TextFormat, decode, line_ending
 from agentui.core.workspace import Workspace
 
 EDITOR_READ_BYTES = 1 << 20
@@ -26,8 +26,9 @@ def usable_editor(ws: Workspace) -> EditorFiles | None:
     return ws.editor if ws.editor is not None and not ws.shells.running() else None
 
 
-async def editor_copy(ws: Workspace, path: Path) -> str | None:
-    """The editor's text of the (checked, resolved) file `path`, where it may be used; None for the disk's."""
+async def editor_copy(ws: Workspace, path: Path, stored: tuple[str, TextFormat] | None = None) -> str | None:
+    """The editor's text of the (checked, resolved) file `path`, where it may be used; None for the disk's.
+    `stored`: the file's text and format as just read from the disk, if they were."""
     editor = usable_editor(ws)
     if editor is None:
         return None
@@ -35,10 +36,10 @@ async def editor_copy(ws: Workspace, path: Path) -> str | None:
         before = os.lstat(path)
         if not stat.S_ISREG(before.st_mode) or before.st_size > EDITOR_READ_BYTES:
             return None
-        stored, fmt = decode(path.read_bytes())
+        text_on_disk, fmt = stored or decode(path.read_bytes())
     except (OSError, BinaryFileError):
         return None
-    if not held_as_text(fmt, stored):
+    if not held_as_text(fmt, text_on_disk):
         return None
     text = await editor_text(editor, path)
     try:
@@ -58,10 +59,9 @@ async def text_to_change(ws: Workspace, path: Path) -> tuple[str, TextFormat]:
     """The file's text (line endings as stored) and its format: the editor's buffer of it where it may be used.
     Raises BinaryFileError for a binary file, OSError as reading does."""
     stored, fmt = decode(path.read_bytes())
-    buffer = await editor_copy(ws, path)
+    buffer = await editor_copy(ws, path, (stored, fmt))
     if buffer is not None:
-        newline = "\r\n" if buffer.count("\r\n") and buffer.count("\r\n") == buffer.count("\n") else "\n"
-        return buffer, TextFormat(newline=newline)
+        return buffer, TextFormat(newline=line_ending(buffer))
     return stored, fmt
 
 

@@ -67,9 +67,13 @@ def decode(data: bytes) -> tuple[str, TextFormat]:
     codec, bom = sniff(data[:SAMPLE_BYTES])
     body = data[len(bom) :]
     text = body.decode(codec, errors="surrogateescape" if codec == "utf-8" else "replace")
+    return text, TextFormat(codec=codec, bom=bom, newline=line_ending(text))
+
+
+def line_ending(text: str) -> str:
+    """ "\r\n" when every line break in `text` is one, else "\n" (see TextFormat.newline)."""
     crlf = text.count("\r\n")
-    newline = "\r\n" if crlf and crlf == text.count("\n") else "\n"
-    return text, TextFormat(codec=codec, bom=bom, newline=newline)
+    return "\r\n" if crlf and crlf == text.count("\n") else "\n"
 
 
 def for_display(text: str) -> str:
