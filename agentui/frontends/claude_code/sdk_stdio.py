@@ -221,12 +221,10 @@ class SdkSession:
                 _, text, images = self._queue.pop(0)
                 await self._answer(text, images)
                 continue
-            ended = notices.take()
-            for update, _, summary in ended:
-                self.stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
+            told = self.stream.tell_ends(notices)
             if self._started:  # (a turn the program did not ask for starts as Claude Code's do)
                 self.stream.init(self.settings)
-            await self._answer("\n".join(text for _, text, _ in ended), [])
+            await self._answer(told, [])
 
     async def _answer(self, text: str, images: list[ImageBlock]) -> None:
         if self._initializing is not None:

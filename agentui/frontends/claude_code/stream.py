@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentui import __version__
-from agentui.api import Conversation, RunResult, Settings, describe_call, limit_reached
+from agentui.api import Conversation, RunResult, Settings, TaskNotices, describe_call, limit_reached
 from agentui.api.events import (
     AgentStart,
     BackgroundShellUpdate,
@@ -205,12 +205,16 @@ class ClaudeStream:
     def wrote(self, result: RunResult) -> bool:
         return any(written is result for written in self.written)
 
-    def task_ended(self, update: BackgroundShellUpdate, tool_use_id: str | None, summary: str) -> None:
-        """A background command's end told after the run, as Claude Code reports it before the turn its
-        notification starts (its `task_updated` came as it ended)."""
-        self.write({"type": "system", "subtype": "task_notification", "task_id": update.shell_id,
-                    "tool_use_id": tool_use_id, "status": update.status, "output_file": update.output_path,
-                    "summary": summary, "session_id": self.session_id, "uuid": _id()})  # fmt: skip
+    def tell_ends(self, notices: TaskNotices) -> str:
+        """The background commands' ends not told yet, taken out: their `task_notification` lines, as Claude Code
+        writes them before the turn that tells them (each `task_updated` came as it ended), and that turn's prompt."""
+        ended = notices.take()
+        for update, _, summary in ended:
+            self.write({"type": "system", "subtype": "task_notification", "task_id": update.shell_id,
+                        "tool_use_id": notices.tool_use_id(update.shell_id), "status": update.status,
+                        "output_file": update.output_path, "summary": summary, "session_id": self.session_id,
+                        "uuid": _id()})  # fmt: skip
+        return "\n".join(text for _, text, _ in ended)
 
     def status(self, status: str | None, **more: str) -> None:
         """A `system`/`status` line: "requesting" before a model call; "compacting", then null with how it went

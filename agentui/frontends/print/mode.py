@@ -351,13 +351,12 @@ async def _background(
         await asyncio.wait([waiting, stopped], timeout=left, return_when=asyncio.FIRST_COMPLETED)
         waiting.cancel()
         stopped.cancel()
-        if stopping.is_set() or not (ended := notices.take()):
+        if stopping.is_set() or not notices.ended:
             continue
-        for update, _, summary in ended:
-            stream.task_ended(update, notices.tool_use_id(update.shell_id), summary)
+        told = stream.tell_ends(notices)
         if output_format == "stream-json":
             stream.init(conversation.launch.settings)
-        result = await conversation.send("\n".join(text for _, text, _ in ended))
+        result = await conversation.send(told)
     if not stopping.is_set():
         return result
     cancelled = result.model_copy(update={"stop": "cancelled"})
