@@ -48,14 +48,12 @@ def open_conversation(
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
     project.workspace.editor = launch.editor
-    memory = MemoryLoader(project.root, env, trusted=project.trusted, denied=project.engine.read_denied)
+    memory = _memory(project, launch, env, on_error)
+    memory_files = list(memory.files)
     skills = load_skills(project.root, env)
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    memory_files = memory.load()
-    for notice in memory.notices:
-        on_error(notice)
     prompt = system_prompt(launch, project.root, memory_files, skills)
     if provider is None:
         from agentui.core.providers import create_provider
@@ -229,6 +227,23 @@ def _branch_maker(
         )
 
     return branch
+
+
+def _memory(
+    project: Project, launch: Launch, env: Mapping[str, str] | None, on_error: Callable[[str], object]
+) -> MemoryLoader:
+    """The memory files of the conversation's start, read, each notice about them told."""
+    memory = MemoryLoader(
+        project.root,
+        env,
+        trusted=project.trusted,
+        denied=project.engine.read_denied,
+        agents_md=launch.settings.agents_md,
+    )
+    memory.load()
+    for notice in memory.notices:
+        on_error(notice)
+    return memory
 
 
 def _agent_config(launch: Launch, stable: str, volatile: str, root: Path, resumed: bool) -> AgentConfig:

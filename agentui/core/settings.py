@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agentui.core.context.memory import AgentsMd
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
@@ -123,6 +124,9 @@ class ConfigFile(BaseModel):
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
+    agents_md: AgentsMd | None = None
+    """Where AGENTS.md is read as memory: "fallback" (in a directory without CLAUDE.md, the default), "beside"
+    (with CLAUDE.md too) or "off" (never, as Claude Code)."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -158,6 +162,8 @@ class Settings(BaseModel):
     """What a run may use, from the config file (the command line's limits take their place)."""
     routes: dict[str, Route] = Field(default_factory=dict)
     """The config file's routes, "main" already applied to the provider and model above."""
+    agents_md: AgentsMd = "fallback"
+    """Where AGENTS.md is read as memory (ConfigFile.agents_md)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
 
     def with_thinking(self, budget: int | None) -> Settings:
@@ -273,6 +279,7 @@ def resolve_settings(
         ),
         routes=routes,
         openapi=config.openapi or {},
+        agents_md=config.agents_md or "fallback",
     )
 
 

@@ -1,12 +1,16 @@
-"""Memory files, read as Claude Code reads them: `~/.claude/CLAUDE.md`, then `CLAUDE.md` and `.claude/CLAUDE.md` in
-every directory from the filesystem root down to the project, then `CLAUDE.local.md`. Each may import others with
+"""Memory files, read as Claude Code 2.1.197 reads them: `~/.claude/CLAUDE.md` and the person's rules
+(`~/.claude/rules/**/*.md`), then in every directory from the filesystem root down to the project `CLAUDE.md`,
+`.claude/CLAUDE.md`, the directory's rules (`.claude/rules/`) and `CLAUDE.local.md`. Each may import others with
 `@path` (relative to it, or `~/`), up to four levels deep; cycles are ignored, and `@` inside code is just text.
 
-CLAUDE.md files in directories below the project join later, when a tool first touches their directory.
+Files in directories below the project join later, when a tool first touches their directory; a rule scoped with
+`paths:` joins when a tool first touches a file it matches (context/rules.py). `AGENTS.md`, which Claude Code does not
+read, is read where a directory has no CLAUDE.md, beside it, or never, as the `agents_md` setting says.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -14,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agentui.core.context.rules import ConditionalRule, rule_files, rule_globs
 from agentui.core.dirs import claude_config_dir
+from agentui.core.frontmatter import parse_front_matter
 from agentui.core.workspace import is_within
 
 MAX_IMPORT_DEPTH = 4
@@ -26,6 +32,8 @@ _IMPORT = re.compile(r"(?<![\w@`])@((?:~/|\.{1,2}/|/)?[\w.\-/~]+[\w\-])")
 _FENCE = re.compile(r"^(```|~~~)")
 
 Kind = Literal["user", "project", "local", "nested", "import"]
+AgentsMd = Literal["fallback", "beside", "off"]
+"""Where AGENTS.md is read: in a directory without CLAUDE.md (the default), beside it too, or nowhere."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,10 @@ class MemoryFile:
     kind: Kind
     text: str
     imported_by: Path | None = None
+    reason: str = ""
+    """Why it was read, for /memory ("a rule for src/**, read when src/app.py was touched")."""
+    globs: tuple[str, ...] = ()
+    """A conditional rule's `paths:` (InstructionsLoaded's `globs`)."""
 
 
 def _read(path: Path, limit: int) -> tuple[str, int] | str | None:
@@ -79,6 +91,7 @@ class MemoryLoader:
         *,
         trusted: bool = True,
         denied: Callable[[Path], bool] | None = None,
+        agents_md: AgentsMd = "fallback",
     ) -> None:
         self.cwd = Path(os.path.realpath(cwd))
         self.env = os.environ if env is None else env
@@ -88,19 +101,22 @@ class MemoryLoader:
         sit in a linked `.claude/`) that lead outside it."""
         self.denied = denied
         """Files a deny rule forbids reading: never memory, whatever link or import leads to them."""
+        self.agents_md: AgentsMd = agents_md
         self._seen: set[Path] = set()
         self._chars = 0
+        self._waiting: list[ConditionalRule] = []
+        """Rules scoped with `paths:` that no touched file has matched yet."""
         self.files: list[MemoryFile] = []
         self.notices: list[str] = []
         """What was clipped, left out or refused, one sentence each, for the person."""
 
     def load(self) -> list[MemoryFile]:
         """The memory of a session's start, in the order the model reads it."""
-        self._add(claude_config_dir(self.env) / "CLAUDE.md", "user")
+        self._add(claude_config_dir(self.env) / "CLAUDE.md", "user", reason="your instructions for every project")
+        self._add_rules(claude_config_dir(self.env) / "rules", "user", self.cwd)
         for directory in [*reversed(self.cwd.parents), self.cwd]:
-            self._add(directory / "CLAUDE.md", "project")
-            self._add(directory / ".claude" / "CLAUDE.md", "project")
-        self._add(self.cwd / "CLAUDE.local.md", "local")
+            where = "the project's" if directory == self.cwd else f"{directory}'s, above the project,"
+            self._directory(directory, "project", f"{where} instructions")
         return list(self.files)
 
     def reread(self, path: Path) -> None:
@@ -111,25 +127,69 @@ class MemoryLoader:
                 read = _read(real, MAX_FILE_CHARS)
                 if isinstance(read, tuple):
                     self._chars += len(read[0]) - len(memory.text)
-                    self.files[index] = MemoryFile(memory.path, memory.kind, read[0])
+                    self.files[index] = dataclasses.replace(memory, text=read[0])
                 return
         self._seen.discard(real)
-        self._add(path, "project")
+        self._add(path, "project", reason="the project's instructions")
 
     def touch(self, path: Path) -> list[MemoryFile]:
-        """A tool touched `path`: the CLAUDE.md files between the project and it not read yet, in order."""
+        """A tool touched `path`: the memory files it brings that were not read yet, in order: those of the
+        directories between the project and it, then the rules scoped to files it matches."""
         path = Path(os.path.realpath(path))
         directory = path if path.is_dir() else path.parent
-        if not is_within(directory, self.cwd) or directory == self.cwd:
-            return []
         before = len(self.files)
-        chain = [directory, *directory.parents]
-        for folder in reversed(chain[: chain.index(self.cwd)]):
-            self._add(folder / "CLAUDE.md", "nested")
-            self._add(folder / ".claude" / "CLAUDE.md", "nested")
+        if is_within(directory, self.cwd) and directory != self.cwd:
+            chain = [directory, *directory.parents]
+            for folder in reversed(chain[: chain.index(self.cwd)]):
+                self._directory(folder, "nested", f"read when {path} was touched")
+        for rule in [rule for rule in self._waiting if rule.matches(path)]:
+            self._waiting.remove(rule)
+            why = f"a rule for {', '.join(rule.globs)}, read when {path} was touched"
+            self._add(rule.path, "user" if rule.scope == "user" else "project", reason=why, globs=rule.globs)
         return self.files[before:]
 
-    def _add(self, path: Path, kind: Kind, imported_by: Path | None = None, depth: int = 0) -> None:
+    def _directory(self, directory: Path, kind: Kind, why: str) -> None:
+        """One directory's memory: CLAUDE.md, .claude/CLAUDE.md, AGENTS.md as the setting says, its rules (those
+        scoped with `paths:` wait), CLAUDE.local.md."""
+        claude = [directory / "CLAUDE.md", directory / ".claude" / "CLAUDE.md"]
+        for path in claude:
+            self._add(path, kind, reason=why)
+        has_claude = any(os.path.isfile(path) for path in claude)
+        if self.agents_md == "beside" or (self.agents_md == "fallback" and not has_claude):
+            said = "beside its CLAUDE.md" if has_claude else "as it has no CLAUDE.md"
+            self._add(directory / "AGENTS.md", kind, reason=f"AGENTS.md, {said}: {why}")
+        self._add_rules(directory / ".claude" / "rules", kind, directory)
+        self._add(directory / "CLAUDE.local.md", "local", reason=f"{why}, yours alone (not shared)")
+
+    def _add_rules(self, directory: Path, kind: Kind, base: Path) -> None:
+        """The rules under `directory`: each one without `paths:` is read now, the others wait for a file they match
+        (`base` is the directory their globs are relative to)."""
+        waiting = {rule.path for rule in self._waiting}
+        for path in rule_files(directory) if os.path.isdir(directory) else []:
+            real = Path(os.path.realpath(path))
+            if real in self._seen or real in waiting:
+                continue
+            if self._refused(path, real) is not None:
+                self._add(path, kind)  # (which says why, once)
+                continue
+            read = _read(real, MAX_FILE_CHARS)
+            globs = rule_globs(parse_front_matter(read[0])[0].get("paths")) if isinstance(read, tuple) else ()
+            if globs:
+                self._waiting.append(ConditionalRule(real, base, globs, "user" if kind == "user" else "project"))
+                waiting.add(real)
+            else:
+                self._add(path, kind, reason="a rule, always applied")
+
+    def _add(
+        self,
+        path: Path,
+        kind: Kind,
+        imported_by: Path | None = None,
+        depth: int = 0,
+        *,
+        reason: str = "",
+        globs: tuple[str, ...] = (),
+    ) -> None:
         real = Path(os.path.realpath(path))
         if real in self._seen:
             return  # read already, or an import cycle
@@ -158,8 +218,11 @@ class MemoryLoader:
                 f"{left_out:,} left out."
             )
             text += f"\n[… about {left_out:,} more characters left out]"
+        if text.startswith("---"):  # (front matter, a rule's `paths:`, is for agentui, not the model)
+            text = parse_front_matter(text)[1]
         self._chars += len(text)
-        self.files.append(MemoryFile(path, kind, text, imported_by))
+        reason = f"imported by {imported_by}" if imported_by is not None else reason
+        self.files.append(MemoryFile(path, kind, text, imported_by, reason, globs))
         if depth >= MAX_IMPORT_DEPTH:
             return
         for reference in imports_in(text):

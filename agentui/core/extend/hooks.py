@@ -313,8 +313,14 @@ class Hooks:
     async def _instructions(
         self, session_id: str, reason: str, trigger: Path | None, memory: MemoryFile, every: list[MemoryFile]
     ) -> None:
-        why = "include" if memory.imported_by is not None else reason
-        payload = {"file_path": str(memory.path), "memory_type": _memory_type(memory, every), "load_reason": why}
+        why = "include" if memory.imported_by is not None else "path_glob_match" if memory.globs else reason
+        payload: dict[str, object] = {
+            "file_path": str(memory.path),
+            "memory_type": _memory_type(memory, every),
+            "load_reason": why,
+        }
+        if memory.globs:
+            payload["globs"] = list(memory.globs)
         if trigger is not None and memory.imported_by is None:
             payload["trigger_file_path"] = str(trigger)
         if memory.imported_by is not None:

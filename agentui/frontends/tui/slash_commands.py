@@ -63,7 +63,7 @@ class Compact(SlashCommand):
 
 
 class Memory(SlashCommand):
-    name, description = "memory", "List the memory files (CLAUDE.md) the model reads"
+    name, description = "memory", "List the memory files (CLAUDE.md, rules, AGENTS.md) the model reads, and why each"
 
     async def run(self, app: AppHost, arguments: str) -> None:
         files = app.conversation.memory_files if app.conversation else []
@@ -75,9 +75,9 @@ class Memory(SlashCommand):
             return
         lines = []
         root = app.conversation.root if app.conversation else Path.cwd()
-        for f in files:  # (each with its last lines: what #note added shows at once)
-            origin = f", imported by {shown_path(f.imported_by, root)}" if f.imported_by else ""
-            lines.append(f"- {shown_path(f.path, root)} ({f.kind}{origin}, {len(f.text):,} characters), ending:")
+        for f in files:  # (each with why it was read, and its last lines: what #note added shows at once)
+            why = f"imported by {shown_path(f.imported_by, root)}" if f.imported_by else f.reason or f.kind
+            lines.append(f"- {shown_path(f.path, root)}: {why} ({len(f.text):,} characters), ending:")
             lines += [f"    {line[:200]}" for line in [x for x in f.text.splitlines() if x.strip()][-MEMORY_TAIL:]]
         app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 

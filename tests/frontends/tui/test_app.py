@@ -706,13 +706,16 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
     )
     (harness.project / "CLAUDE.md").write_text("Use tabs. @notes.md\n")
     (harness.project / "notes.md").write_text("Notes.\n")
+    (harness.project / ".claude" / "rules").mkdir(parents=True)
+    (harness.project / ".claude" / "rules" / "style.md").write_text("Short names.\n")
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await type_and_send(pilot, "/memory")
         listing = texts(app, Notice)[-1].message
-        assert "- CLAUDE.md (project, 20 characters), ending:\n    Use tabs. @notes.md" in listing
-        assert "- notes.md (import, imported by CLAUDE.md" in listing
+        assert "- CLAUDE.md: the project's instructions (20 characters), ending:\n    Use tabs. @notes.md" in listing
+        assert "- notes.md: imported by CLAUDE.md (7 characters)" in listing
+        assert "- .claude/rules/style.md: a rule, always applied (" in listing
         for prompt in ("one", "two"):
             await type_and_send(pilot, prompt)
             await until(pilot, lambda: idle(app))
