@@ -148,3 +148,15 @@ def test_an_untrusted_projects_rule_that_links_out_of_it_is_not_read_and_says_so
 def test_rule_globs_split_at_commas_outside_braces_and_a_bare_double_star_applies_always() -> None:
     assert rule_globs("src/**/*.{ts,tsx}, lib/**") == ("src/**/*.ts", "src/**/*.tsx", "lib")
     assert rule_globs("**") == () == rule_globs("") == rule_globs(None)
+
+
+def test_html_comments_that_open_a_line_are_kept_from_the_model_as_claude_code_keeps_them(tmp_path: Path) -> None:
+    from agentui.core.context.memory import without_comments
+
+    text = "Keep.\n<!-- a note\nfor editors -->\nAlso keep.\n<!-- x --> tail stays\n```\n<!-- in code -->\n```\n"
+    assert without_comments(text) == "Keep.\nAlso keep.\n tail stays\n```\n<!-- in code -->\n```\n"
+    assert without_comments("Inline <!-- kept --> text\n") == "Inline <!-- kept --> text\n"
+    env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}
+    write(tmp_path / "app" / "CLAUDE.md", "<!-- maintainer: keep this short -->\nUse tabs.\n")
+    (loaded,) = MemoryLoader(tmp_path / "app", env).load()
+    assert "maintainer" not in loaded.text and "Use tabs." in loaded.text

@@ -30,6 +30,7 @@ MAX_TOTAL_CHARS = 120_000
 """All memory together; files past it are left out."""
 _IMPORT = re.compile(r"(?<![\w@`])@((?:~/|\.{1,2}/|/)?[\w.\-/~]+[\w\-])")
 _FENCE = re.compile(r"^(```|~~~)")
+_COMMENT = re.compile(r"<!--[\s\S]*?-->")
 
 Kind = Literal["user", "project", "local", "nested", "import"]
 AgentsMd = Literal["fallback", "beside", "off"]
@@ -66,6 +67,30 @@ def _read(path: Path, limit: int) -> tuple[str, int] | str | None:
         return text, 0
     left_out = len(text) - limit + max(rest, 0)  # (bytes past what was read count as characters: an estimate)
     return text[:limit], left_out
+
+
+def without_comments(text: str) -> str:
+    """`text` without its HTML comment blocks (`<!-- ... -->` that open a line, outside code blocks): notes for the
+    people who edit the file, which Claude Code keeps from the model. What follows a comment on its last line stays."""
+    if "<!--" not in text:
+        return text
+    kept: list[str] = []
+    comment: list[str] | None = None
+    in_fence = False
+    for line in text.splitlines(keepends=True):
+        if comment is None and _FENCE.match(line.strip()):
+            in_fence = not in_fence
+        if comment is None and (
+            in_fence or not line.lstrip(" ").startswith("<!--") or len(line) - len(line.lstrip(" ")) > 3
+        ):
+            kept.append(line)
+            continue
+        comment = [*(comment or []), line]
+        if "-->" in line:
+            rest = _COMMENT.sub("", "".join(comment))
+            kept.append(rest if rest.strip() else "")
+            comment = None
+    return "".join(kept + (comment or []))
 
 
 def imports_in(text: str) -> list[str]:
@@ -220,6 +245,7 @@ class MemoryLoader:
             text += f"\n[… about {left_out:,} more characters left out]"
         if text.startswith("---"):  # (front matter, a rule's `paths:`, is for agentui, not the model)
             text = parse_front_matter(text)[1]
+        text = without_comments(text)
         self._chars += len(text)
         reason = f"imported by {imported_by}" if imported_by is not None else reason
         self.files.append(MemoryFile(path, kind, text, imported_by, reason, globs))
