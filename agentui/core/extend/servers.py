@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agentui.core.extend.mcp.client import SdkBridge
+    from agentui.core.extend.mcp.oauth import ShowUrl
     from agentui.core.extend.mcp.tools import McpHub
     from agentui.core.extend.openapi.config import OpenApiConfig
     from agentui.core.extend.openapi.hub import OpenApiHub
@@ -26,6 +27,8 @@ class McpStatus:
     tools: list[str]
     error: str | None
     log_path: Path | None
+    oauth: bool = False
+    """An HTTP or SSE server, which the person can sign in to (/mcp's Authenticate)."""
 
 
 class ToolServers:
@@ -49,12 +52,20 @@ class ToolServers:
         self._changing = asyncio.Lock()
         """Starting and setting servers one at a time: an SDK program may set some while the configured ones start."""
         self._dynamic: dict[str, Any] = {}
+        self._awaiting: dict[str, Any] = {}
+        """The project's `.mcp.json` servers no answer or setting approved yet, by name (/mcp can approve them)."""
         """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
 
     def mcp_status(self) -> list[McpStatus]:
-        """Each configured MCP server: its state, its tools, and what went wrong."""
+        """Each configured MCP server: its state, its tools, and what went wrong; then those awaiting approval."""
+        from agentui.core.extend.mcp.oauth import uses_oauth
+
+        waiting = [
+            McpStatus(name, config.scope, "needs-approval", [], None, None, uses_oauth(config))
+            for name, config in self._awaiting.items()
+        ]
         if self.mcp is None:
-            return []
+            return waiting
         return [
             McpStatus(
                 server.name,
@@ -63,9 +74,10 @@ class ToolServers:
                 [tool.name for tool in server.tools],
                 server.error,
                 server.log_path if server.config.type == "stdio" else None,
+                uses_oauth(server.config),
             )
             for server in self.mcp.servers
-        ]
+        ] + waiting
 
     async def start(
         self,
@@ -219,6 +231,7 @@ class ToolServers:
                     if approved is not None:
                         remember_approval(self._project.root, config.name, approved, env)
                 if approved is None:
+                    self._awaiting[config.name] = config
                     notices.append(
                         f"The MCP server {config.name} from this project's .mcp.json is not started: "
                         "approve it in the app, or add its name to enabledMcpjsonServers in your "
@@ -252,6 +265,52 @@ class ToolServers:
             raise ValueError(f"Server not found: {name}")
         if (error := await self.mcp.restart(name)) is not None:
             raise ValueError(error)
+
+    async def authenticate_mcp(self, name: str, show: ShowUrl) -> str:
+        """Sign in to the HTTP MCP server `name` (the browser opened on its authorization page, or `show` told the
+        URL to open; the redirect taken on a loopback port; the tokens stored) and connect it anew. Claude Code's
+        sentence for how it went; AuthenticationFailed or ValueError with one sentence when it could not."""
+        from agentui.core.extend.mcp.oauth import authenticate, uses_oauth
+
+        if self.mcp is None or (server := next((s for s in self.mcp.servers if s.name == name), None)) is None:
+            raise ValueError(f"Server not found: {name}")
+        if not uses_oauth(server.config):
+            raise ValueError(f"The MCP server {name} is not an HTTP server that signs in with OAuth.")
+        was_connected = server.state == "connected"
+        await authenticate(server.config, self._env if self._env is not None else os.environ, show)
+        succeeded, said = await self.reconnect_mcp(name)
+        if succeeded:
+            return f"Authentication successful. {'Reconnected' if was_connected else 'Connected'} to {name}."
+        if said.endswith("option."):
+            said = f"Got new credentials, but {name} rejected them on reconnect. Try re-authenticating."
+        raise ValueError(said)
+
+    async def reconnect_mcp(self, name: str) -> tuple[bool, str]:
+        """Connect the MCP server `name` anew: whether it connected, and Claude Code's sentence for it."""
+        if self.mcp is None or name not in [server.name for server in self.mcp.servers]:
+            raise ValueError(f"Server not found: {name}")
+        error = await self.mcp.restart(name)
+        server = next(server for server in self.mcp.servers if server.name == name)
+        if server.state == "connected":
+            return True, f"Reconnected to {name}."
+        if server.state == "needs-auth":
+            return False, f"{name} requires authentication. Use the 'Authenticate' option."
+        return False, f"Failed to reconnect to {name}: {error}." if error else f"Failed to reconnect to {name}."
+
+    async def approve_mcp(self, name: str) -> str | None:
+        """Approve the project's server `name` (remembered for this project) and start it; why it failed, or None."""
+        from agentui.core.dirs import cache_dir
+        from agentui.core.extend.mcp.config import remember_approval
+        from agentui.core.extend.mcp.tools import McpHub
+
+        if (config := self._awaiting.pop(name, None)) is None:
+            raise ValueError(f"No MCP server named {name} is awaiting approval.")
+        env = self._env if self._env is not None else os.environ
+        remember_approval(self._project.root, name, True, env)
+        async with self._changing:
+            if self.mcp is None:
+                self.mcp = McpHub([], self._project.tools, cache_dir(env) / "mcp-logs", env, self._bridge)
+            return await self.mcp.add(config, env, self._bridge)
 
     async def aclose(self) -> None:
         if self.mcp is not None:

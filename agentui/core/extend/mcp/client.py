@@ -19,7 +19,7 @@ from agentui.core.extend.mcp.config import ServerConfig
 
 log = logging.getLogger(__name__)
 
-State = Literal["starting", "connected", "failed", "closed"]
+State = Literal["starting", "connected", "failed", "needs-auth", "closed"]
 DEFAULT_START_SECONDS = 30.0
 DEFAULT_CALL_SECONDS = 120.0
 _REQUEST_TIMEOUT = 408
@@ -130,6 +130,11 @@ class McpServer:
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # the SDK raises exception groups from its task groups
+            from agentui.core.extend.mcp.oauth import describe_failure
+
+            if why := describe_failure(exc):  # (not a failure: the person signs in from /mcp)
+                self.state, self.error = "needs-auth", f"the MCP server {self.name} {why}"
+                return
             said = self._last_log_line()
             self._fail(f"the MCP server {self.name} {_describe(exc)}" + (f"; it said: {said}" if said else ""))
         finally:
@@ -153,15 +158,19 @@ class McpServer:
                 command=self.config.command, args=self.config.args, env={**self.env, **self.config.env}
             )
             return stdio_client(params, errlog=errlog)
+        from agentui.core.extend.mcp.oauth import provider, uses_oauth
+
+        auth = provider(self.config, self.env) if uses_oauth(self.config) else None
         if self.config.type == "sse":  # the older HTTP transport, still served by many
             from mcp.client.sse import sse_client
 
-            return sse_client(self.config.url, headers=self.config.headers or None)
+            return sse_client(self.config.url, headers=self.config.headers or None, auth=auth)
         from mcp.client.streamable_http import streamablehttp_client
 
         @contextlib.asynccontextmanager
         async def http() -> Any:
-            async with streamablehttp_client(self.config.url, headers=self.config.headers or None) as streams:
+            headers = self.config.headers or None
+            async with streamablehttp_client(self.config.url, headers=headers, auth=auth) as streams:
                 yield streams[0], streams[1]
 
         return http()

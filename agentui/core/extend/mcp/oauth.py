@@ -1,0 +1,198 @@
+"""OAuth 2.1 for HTTP and SSE MCP servers, through the SDK's OAuthClientProvider: discovery (protected-resource
+metadata, then the authorization server's), dynamic client registration and PKCE are the SDK's; agentui adds the
+storage (oauth_store), the loopback redirect listener, the browser, and the rule that connecting never starts a
+sign-in by itself: a server that wants one is "needs-auth" until the person authenticates from /mcp, as in Claude
+Code."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shlex
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from agentui.core.extend.mcp.config import ServerConfig
+from agentui.core.extend.mcp.oauth_errors import AuthenticationFailed, NeedsAuthentication
+from agentui.core.extend.mcp.oauth_store import REFRESH_MARGIN_SECONDS, CredentialStore
+
+if TYPE_CHECKING:
+    import httpx
+
+AUTH_SECONDS = 300.0
+"""How long the browser sign-in may take (Claude Code's limit)."""
+FALLBACK_PORT = 3118
+"""Claude Code's port when no random one in 49152-65535 is free."""
+
+ShowUrl = Callable[[str, bool], Awaitable[None] | None]
+"""Told the authorization URL, and whether a browser was opened for it (else the person must open it)."""
+
+
+def uses_oauth(config: ServerConfig) -> bool:
+    """HTTP and SSE servers, unless their configuration brings its own Authorization header (Claude Code's rule)."""
+    return config.type in ("http", "sse") and not any(name.lower() == "authorization" for name in config.headers)
+
+
+def provider(
+    config: ServerConfig,
+    env: Mapping[str, str],
+    sign_in: tuple[str, Callable[[str], Awaitable[None]], Callable[[], Awaitable[tuple[str, str | None]]]]
+    | None = None,
+) -> httpx.Auth:
+    """The httpx auth for `config`'s requests: stored tokens, refreshed when (nearly) expired. Without `sign_in`
+    (redirect URI, redirect handler, callback handler) a 401 raises NeedsAuthentication instead of a sign-in."""
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientMetadata
+
+    store = CredentialStore(config, env, sign_in[0] if sign_in else "")
+    entry = store.entry() or {}
+    redirect = sign_in[0] if sign_in else entry.get("redirectUri") or f"http://localhost:{FALLBACK_PORT}/callback"
+
+    class Provider(OAuthClientProvider):
+        async def _initialize(self) -> None:
+            await super()._initialize()
+            # The SDK does not know when a stored token expires, nor where a separate server refreshes it.
+            left = store.seconds_left()
+            if left is not None:
+                self.context.token_expiry_time = time.time() + left - REFRESH_MARGIN_SECONDS
+            server_url, metadata = store.discovery()
+            self.context.auth_server_url = self.context.auth_server_url or server_url
+            self.context.oauth_metadata = self.context.oauth_metadata or metadata
+
+        async def _handle_token_response(self, response: httpx.Response) -> None:
+            store.save_discovery(self.context.auth_server_url, self.context.oauth_metadata)
+            await super()._handle_token_response(response)
+
+        async def _auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+            flow = super()._auth_flow(request)
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                if sign_in is None and outgoing is request and response.status_code == 401:
+                    await flow.aclose()  # (not registering a client nor opening a browser: only /mcp does that)
+                    raise NeedsAuthentication(config.name)
+                try:
+                    outgoing = await flow.asend(response)
+                except StopAsyncIteration:
+                    return
+
+    metadata = OAuthClientMetadata(
+        client_name=f"agentui ({config.name})",
+        redirect_uris=[redirect],
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+    )
+    handlers = (sign_in[1], sign_in[2]) if sign_in else (None, None)
+    return Provider(config.url, metadata, store, handlers[0], handlers[1], timeout=AUTH_SECONDS)
+
+
+async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowUrl) -> None:
+    """Sign in to `config`'s server: a loopback listener for the redirect, the browser opened on the authorization
+    URL (`show` is told it, and whether a browser opened), the tokens stored. Raises AuthenticationFailed."""
+    import httpx
+    from mcp.client.auth import OAuthFlowError, OAuthTokenError
+
+    from agentui.core.extend.mcp.oauth_callback import CallbackListener
+
+    store = CredentialStore(config, env)
+    listener = await CallbackListener.open(_port(env, (store.entry() or {}).get("redirectUri")))
+
+    async def redirect(url: str) -> None:
+        opened = await open_browser(url, env)
+        told = show(url, opened)
+        if told is not None:
+            await told
+
+    async def callback() -> tuple[str, str | None]:
+        return await listener.wait(AUTH_SECONDS)
+
+    auth = provider(config, env, (listener.redirect_uri, redirect, callback))
+    try:
+        async with httpx.AsyncClient(auth=auth, timeout=30, follow_redirects=False) as client:
+            await _knock(client, config)
+    except (AuthenticationFailed, OAuthFlowError, OAuthTokenError, httpx.HTTPError, ValueError) as exc:
+        said = (str(exc).strip() or type(exc).__name__).rstrip(".")
+        raise AuthenticationFailed(f"Authenticating with {config.name} failed: {said}.") from None
+    finally:
+        await listener.close()
+    if not (await CredentialStore(config, env).get_tokens()):
+        raise AuthenticationFailed(
+            f"{config.name} did not ask for authentication, so there is nothing to sign in to; reconnect it instead."
+        )
+
+
+async def _knock(client: httpx.AsyncClient, config: ServerConfig) -> None:
+    """A first request the server must authorise (an MCP initialize, or opening the SSE stream): its 401 starts the
+    SDK's flow, and the flow's end retries it with the new token."""
+    if config.type == "sse":
+        async with client.stream("GET", config.url, headers={"Accept": "text/event-stream", **config.headers}):
+            return
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "agentui", "version": "0"},
+        },
+    }
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18", **config.headers}
+    async with client.stream("POST", config.url, json=hello, headers=headers):
+        return
+
+
+def _port(env: Mapping[str, str], registered_for: str | None) -> int:
+    """MCP_OAUTH_CALLBACK_PORT, else the port the client was registered with (so its registration still holds),
+    else 0 (any free one)."""
+    with contextlib.suppress(ValueError):
+        if env.get("MCP_OAUTH_CALLBACK_PORT"):
+            return int(env["MCP_OAUTH_CALLBACK_PORT"])
+    with contextlib.suppress(ValueError):
+        if registered_for and (port := urlsplit(registered_for).port):
+            return port
+    return 0
+
+
+async def open_browser(url: str, env: Mapping[str, str]) -> bool:
+    """As Claude Code does: `$BROWSER URL`, else `xdg-open URL` where there is a display; True if it said it did."""
+    command = shlex.split(env.get("BROWSER", ""))
+    if not command:
+        if not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+            return False
+        command = ["xdg-open"]
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *command,
+            url,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=dict(env),
+            start_new_session=True,  # (a browser outlives the sign-in; the terminal's signals are not its)
+        )
+        return await asyncio.wait_for(process.wait(), 30) == 0
+    except (OSError, TimeoutError):
+        return False
+
+
+def describe_failure(exc: BaseException) -> str:
+    """Why connecting failed, when the cause is OAuth's (for McpServer's sentence), else ''."""
+    found = _find(exc, NeedsAuthentication)
+    return "needs authentication: run /mcp and choose Authenticate" if found else ""
+
+
+def _find(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _find(inner, kind)) is not None:
+                return found
+    for linked in (exc.__cause__, exc.__context__):
+        if linked is not None and linked is not exc and (found := _find(linked, kind)) is not None:
+            return found
+    return None

@@ -1,0 +1,13 @@
+"""What an MCP server's OAuth can go wrong with: a sign-in is needed, or one did not end with tokens."""
+
+from __future__ import annotations
+
+from agentui.core.errors import AgentuiError
+
+
+class NeedsAuthentication(Exception):
+    """The server asked for OAuth and there is no token that works: the person must authenticate (/mcp)."""
+
+
+class AuthenticationFailed(AgentuiError):
+    """A sign-in that did not end with tokens; the message is one sentence for the person."""

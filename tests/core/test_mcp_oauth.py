@@ -1,0 +1,155 @@
+"""OAuth for HTTP MCP servers, against the official SDK's MCP server behind its own authorisation server on loopback
+(tests/support/mcp_oauth_server.py), signed in through a test "browser" that consents by following the
+authorization URL with httpx: discovery, registration, PKCE and the loopback redirect; tokens kept in Claude Code's
+`.credentials.json` (0600), reused by the next start, refreshed once expired; a refusal told in one sentence."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from agentui.core.extend.mcp.client import McpServer
+from agentui.core.extend.mcp.config import ServerConfig
+from agentui.core.extend.mcp.oauth import AuthenticationFailed, authenticate
+from tests.support.oauth_fixture import browser_env, oauth_server
+
+
+@dataclass
+class Started:
+    state: str
+    error: str
+    tools: list[str]
+
+
+async def started(config: ServerConfig, env: dict[str, str], logs: Path) -> Started:
+    """How the server's start went (it is closed again)."""
+    server = McpServer(config, logs, env=env)
+    await server.start()
+    try:
+        return Started(server.state, server.error, [tool.name for tool in server.tools])
+    finally:
+        await server.close()
+
+
+def stored(env: dict[str, str]) -> dict[str, object]:
+    return json.loads((Path(env["CLAUDE_CONFIG_DIR"]) / ".credentials.json").read_text())
+
+
+def quiet(url: str, opened: bool) -> None:
+    assert opened, "the test's browser should have been opened"
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_first_sign_in_discovers_registers_uses_pkce_and_keeps_claude_codes_entry(
+    tmp_path: Path, transport: str
+) -> None:
+    env = browser_env(tmp_path / "home", tmp_path / "browser.log")
+    with oauth_server(tmp_path / "server", transport) as site:
+        config = ServerConfig(name="tiny", type=transport, url=site.url)  # type: ignore[arg-type]
+        before = await started(config, env, tmp_path)
+        assert before.state == "needs-auth" and "needs authentication" in before.error
+        assert site.grants() == []  # connecting alone neither registers a client nor opens a browser
+
+        await authenticate(config, env, quiet)
+
+        [registration, grant] = site.grants()
+        assert registration["client_name"] == "agentui (tiny)"
+        [redirect] = registration["redirect_uris"]  # type: ignore[misc]
+        assert str(redirect).startswith("http://localhost:") and str(redirect).endswith("/callback")
+        [url] = (tmp_path / "browser.log").read_text().splitlines()
+        asked = parse_qs(urlsplit(url).query)
+        assert url.startswith(f"{site.issuer}/authorize?")
+        assert asked["code_challenge_method"] == ["S256"] and len(asked["code_challenge"][0]) >= 43
+        assert asked["redirect_uri"] == [redirect]
+        after = await started(config, env, tmp_path)
+        assert after.state == "connected" and after.tools == ["whoami"]
+
+    described = json.dumps({"type": transport, "url": site.url, "headers": {}}, separators=(",", ":"))
+    key = f"tiny|{hashlib.sha256(described.encode()).hexdigest()[:16]}"
+    entry = stored(env)["mcpOAuth"][key]  # type: ignore[index]
+    assert entry["serverName"] == "tiny" and entry["serverUrl"] == site.url
+    assert entry["accessToken"] == grant["access_token"] and entry["refreshToken"]
+    assert abs(entry["expiresAt"] - (time.time() + 3600) * 1000) < 600_000  # milliseconds, as Claude Code's
+    assert entry["clientId"] and entry["redirectUri"] == redirect
+    assert entry["discoveryState"]["authorizationServerUrl"].rstrip("/") == site.issuer
+
+
+async def test_the_credentials_file_is_the_owners_alone_and_keeps_what_else_it_holds(tmp_path: Path) -> None:
+    env = browser_env(tmp_path / "home")
+    credentials = Path(env["CLAUDE_CONFIG_DIR"]) / ".credentials.json"
+    credentials.parent.mkdir(parents=True)
+    credentials.write_text(json.dumps({"claudeAiOauth": {"accessToken": "the person's login"}}))
+    credentials.chmod(0o644)
+    with oauth_server(tmp_path / "server") as site:
+        await authenticate(ServerConfig(name="tiny", type="http", url=site.url), env, quiet)
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    data = json.loads(credentials.read_text())
+    assert data["claudeAiOauth"] == {"accessToken": "the person's login"} and len(data["mcpOAuth"]) == 1
+
+
+async def test_a_stored_token_is_used_by_the_next_start_without_signing_in_again(tmp_path: Path) -> None:
+    env = browser_env(tmp_path / "home", tmp_path / "browser.log")
+    with oauth_server(tmp_path / "server") as site:
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        await authenticate(config, env, quiet)
+        granted = site.kinds()
+        for _ in range(2):
+            assert (await started(config, env, tmp_path)).state == "connected"
+        assert site.kinds() == granted == ["registration", "authorization_code"]
+        assert len((tmp_path / "browser.log").read_text().splitlines()) == 1
+
+
+async def test_an_expired_token_is_refreshed_and_the_new_one_kept(tmp_path: Path) -> None:
+    env = browser_env(tmp_path / "home")
+    with oauth_server(tmp_path / "server") as site:
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        site.token_lifetime(0)  # the first token is expired as soon as it is granted
+        await authenticate(config, env, quiet)
+        [old] = [entry["accessToken"] for entry in stored(env)["mcpOAuth"].values()]  # type: ignore[attr-defined]
+        site.token_lifetime(3600)
+        server = await started(config, env, tmp_path)
+        assert server.state == "connected", server.error
+        assert site.kinds() == ["registration", "authorization_code", "refresh_token"]
+        [entry] = stored(env)["mcpOAuth"].values()  # type: ignore[attr-defined]
+        assert entry["accessToken"] == site.grants()[-1]["access_token"] != old
+        assert entry["expiresAt"] > time.time() * 1000
+
+
+async def test_a_refused_sign_in_is_one_sentence_and_stores_no_token(tmp_path: Path) -> None:
+    env = browser_env(tmp_path / "home")
+    with oauth_server(tmp_path / "server", "http", "refuse") as site:
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        with pytest.raises(AuthenticationFailed) as refused:
+            await authenticate(config, env, quiet)
+        assert str(refused.value) == (
+            "Authenticating with tiny failed: OAuth error: access_denied - "
+            "The person declined to share their tiny tools."
+        )
+        assert "\n" not in str(refused.value)
+        assert (await started(config, env, tmp_path)).state == "needs-auth"
+    assert not any(entry.get("accessToken") for entry in stored(env).get("mcpOAuth", {}).values())  # type: ignore[attr-defined]
+
+
+async def test_without_a_browser_the_url_is_shown_for_the_person_to_open(tmp_path: Path) -> None:
+    env = {key: value for key, value in browser_env(tmp_path / "home").items() if key != "BROWSER"}
+    shown: list[tuple[str, bool]] = []
+
+    async def person_opens(url: str, opened: bool) -> None:
+        shown.append((url, opened))
+        async with httpx.AsyncClient(follow_redirects=True) as browser:  # (the person, in a browser elsewhere)
+            assert (await browser.get(url)).status_code == 200
+
+    with oauth_server(tmp_path / "server") as site:
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        await authenticate(config, env, person_opens)
+        [(url, opened)] = shown
+        assert not opened and url.startswith(f"{site.issuer}/authorize?")
+        assert (await started(config, env, tmp_path)).state == "connected"
