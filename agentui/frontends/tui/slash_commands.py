@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from agentui.frontends.tui.commands_agents import Agents
 from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
+from agentui.frontends.tui.commands_mcp import Mcp
 from agentui.frontends.tui.commands_model import Model
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_status import Doctor, Status
@@ -80,28 +81,6 @@ class Memory(SlashCommand):
             lines.append(f"- {shown_path(f.path, root)}: {why} ({len(f.text):,} characters), ending:")
             lines += [f"    {line[:200]}" for line in [x for x in f.text.splitlines() if x.strip()][-MEMORY_TAIL:]]
         app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
-
-
-class Mcp(SlashCommand):
-    name, description = "mcp", "Show the MCP servers, whether each is connected, and their tools"
-
-    async def run(self, app: AppHost, arguments: str) -> None:
-        servers = app.conversation.mcp_status() if app.conversation else []
-        if not servers:
-            app.say(
-                "No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "
-                "~/.claude.json, or with --mcp-config."
-            )
-            return
-        lines = []
-        for server in servers:
-            where = f"- {server.name} ({server.scope}): {server.state}"
-            if server.state == "connected":
-                lines.append(f"{where}, {len(server.tools)} tools: {', '.join(server.tools) or 'no tools'}")
-            else:
-                log = f" (log: {server.log_path})" if server.log_path else ""
-                lines.append(f"{where}{' — ' + server.error if server.error else ''}{log}")
-        app.say("MCP servers:\n" + "\n".join(lines))
 
 
 class Resume(SlashCommand):

@@ -740,6 +740,10 @@ async def test_memory_lists_the_claude_md_files_and_compact_folds_the_history_in
 async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path: Path) -> None:
     import sys
 
+    from textual.widgets import OptionList, Static
+
+    from agentui.frontends.tui.screens.mcp import McpScreen
+
     server = str(Path(__file__).resolve().parents[2] / "support" / "mcp_server.py")
     harness = Harness(
         tmp_path,
@@ -775,11 +779,15 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
         await until(pilot, lambda: any("MCP: tiny connected." in n.message for n in texts(app, Notice)))
         assert any("The MCP server broken" in n.message and n.has_class("-warning") for n in texts(app, Notice))
         await type_and_send(pilot, "/mcp")
-        listing = texts(app, Notice)[-1].message
-        assert "- tiny (user): connected, 7 tools: add, shout, pixel, grow, wait, chatter, die" in listing
-        assert (
-            "- broken (user): failed" in listing and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in listing
-        )
+        await until(pilot, lambda: isinstance(app.screen, McpScreen))
+        listing = app.screen.query_one("#servers", OptionList)
+        assert str(listing.get_option_at_index(0).prompt) == "✔ tiny (user) · connected · 7 tools"
+        shown = str(app.screen.query_one("#server-details", Static).render())
+        assert "Tools: add, shout, pixel, grow, wait, chatter, die" in shown
+        await pilot.press("down")
+        shown = str(app.screen.query_one("#server-details", Static).render())
+        assert "Status: failed" in shown and str(tmp_path / "cache" / "mcp-logs" / "mcp-broken.log") in shown
+        await pilot.press("escape")
         await type_and_send(pilot, "add them")
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["It is 42."])
         [block] = texts(app, ToolBlock)
