@@ -135,8 +135,10 @@ def open_project(
         persist=lambda rule: _persist(root, rule, env),
     )
     guard = Guard(workspace, home=home, env=env)
+    from agentui.core.extend.plugins.hooks import plugin_hook_specs
+
     hooks = Hooks(
-        specs_from(sources, trusted=trusted),
+        specs_from(sources, trusted=trusted) + plugin_hook_specs(root, env, trusted=trusted),
         cwd=root,
         env={**env, **settings_env},
         permission_mode=lambda: engine.mode,

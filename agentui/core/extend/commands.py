@@ -35,13 +35,20 @@ class CustomCommand:
 
 def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, CustomCommand]:
     """User commands first, then the project's (which win on a clash); `a/b.md` is `/a:b`."""
+    from agentui.core.extend.plugins.enabled import part_directories
+
     commands: dict[str, CustomCommand] = {}
-    for directory in (claude_config_dir(env) / "commands", project_root / ".claude" / "commands"):
+    plugins = [(directory, plugin) for plugin, directory in part_directories("commands", project_root, env)]
+    for directory, plugin in [*plugins, *((d, None) for d in (claude_config_dir(env) / "commands",
+                                                               project_root / ".claude" / "commands"))]:  # fmt: skip
         for path in sorted(directory.rglob("*.md")) if directory.is_dir() else []:
-            if (text := extension_text(path, in_project(directory, project_root))) is None:
+            held = plugin.root if plugin is not None else in_project(directory, project_root)
+            if (text := extension_text(path, held)) is None:
                 continue  # (not a regular file, or a project's link out of it: see extension_files)
             meta, body = parse_front_matter(text)
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
+            if plugin is not None:  # (`/hello:hi`, with the plugin's directory written in, as Claude Code's)
+                name, body = f"{plugin.name}:{name}", plugin.expand(body)
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             commands[name] = CustomCommand(
                 name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path

@@ -75,6 +75,8 @@ class HookSpec:
     """"command", or "prompt" or "agent" (`model_hooks`): a model answers, `command` then being the prompt."""
     model: str | None = None
     """The model a prompt or agent hook asks (else the small fast model)."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables its command gets besides the others' (a plugin's CLAUDE_PLUGIN_ROOT)."""
 
     def matches(self, target: str | None) -> bool:
         if target is None or self.matcher in ("", "*"):
@@ -399,7 +401,7 @@ class Hooks:
                 return None, "", ""
             return 0, json.dumps(output, default=str), ""
         try:
-            confined = self._confined(spec.command)
+            confined = self._confined(spec.command, dict(spec.env))
         except OSError as exc:
             return 127, "", f"agentui could not confine the hook: {exc}"
         try:
@@ -419,13 +421,13 @@ class Hooks:
         finally:
             confined.ended()
 
-    def _confined(self, command: str) -> Confined:
+    def _confined(self, command: str, extra: Mapping[str, str]) -> Confined:
         """The hook's command under the guard, where bubblewrap can run here (else as it is: no one is asked before a
         hook runs)."""
-        argv = ["bash", "-c", command]
+        argv, env = ["bash", "-c", command], {**self._env, **extra}
         if self._guard is None or not self._guard.available:
-            return Confined(argv, dict(self._env))
-        return self._guard.wrap(argv, cwd=self.cwd, scratch=self._guard.workspace.scratch, env=self._env)
+            return Confined(argv, env)
+        return self._guard.wrap(argv, cwd=self.cwd, scratch=self._guard.workspace.scratch, env=env)
 
     async def _finish(
         self, process: asyncio.subprocess.Process, data: bytes, limit: float

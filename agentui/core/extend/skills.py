@@ -30,13 +30,18 @@ def skill_directories(project_root: Path, env: Mapping[str, str] | None = None) 
 
 
 def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> list[Skill]:
+    from agentui.core.extend.plugins.enabled import part_directories
+
     skills: dict[str, Skill] = {}
-    for directory in skill_directories(project_root, env):
+    plugins = [(directory, plugin) for plugin, directory in part_directories("skills", project_root, env)]
+    for directory, plugin in [*plugins, *((d, None) for d in skill_directories(project_root, env))]:
         for path in sorted(directory.glob("*/SKILL.md")) if directory.is_dir() else []:
-            if (text := extension_text(path, in_project(directory, project_root))) is None:
+            held = plugin.root if plugin is not None else in_project(directory, project_root)
+            if (text := extension_text(path, held)) is None:
                 continue  # (not a regular file, or a project's link out of it: see extension_files)
             meta, body = parse_front_matter(text)
             name = meta.get("name") or path.parent.name
+            name = f"{plugin.name}:{name}" if plugin is not None else name  # (`hello:greet`, as Claude Code's)
             description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
             skills[name] = Skill(name, description, path)
     return list(skills.values())

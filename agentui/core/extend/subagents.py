@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -97,6 +97,12 @@ def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -
             # (a project's file is read only where it lies in the project: see extension_files)
             if (kind := agent_type_from_file(path, in_project(directory, project_root))) is not None:
                 types[kind.name] = kind
+    from agentui.core.extend.plugins.enabled import part_directories
+
+    for plugin, directory in part_directories("agents", project_root, env):  # (named `hello:greeter`)
+        for path in sorted(directory.glob("*.md")):
+            if (kind := agent_type_from_file(path, plugin.root)) is not None:
+                types[f"{plugin.name}:{kind.name}"] = replace(kind, name=f"{plugin.name}:{kind.name}")
     return types
 
 

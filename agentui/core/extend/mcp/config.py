@@ -135,6 +135,10 @@ def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[
     project = _read(root / ".mcp.json")
     if isinstance(project, dict):
         servers.update(_servers(project.get("mcpServers"), "project", str(root / ".mcp.json"), env))
+    from agentui.core.extend.plugins.enabled import mcp_server_entries
+
+    for name, entry, source, plugin in mcp_server_entries(root, env):  # (approved as a .mcp.json's: "project")
+        servers.update(_servers({name: entry}, "project", source, {**env, **plugin.variables()}))
     if (here := project_entry(user, root)) is not None:
         servers.update(_servers(here.get("mcpServers"), "local", str(user_file), env))
     for value in flags:

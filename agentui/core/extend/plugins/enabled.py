@@ -1,0 +1,150 @@
+"""The plugins that are on for a project and where each part of them lies: on when the settings' `enabledPlugins`
+says so (the local file over the project's over the person's, as Claude Code merges them) and installed. What a
+plugin brings, as Claude Code finds it: `commands/`, `agents/`, `skills/`, `hooks/hooks.json` and `.mcp.json`, and
+the paths or inline objects its `plugin.json` gives for them. Its parts are named after it (`/hello:hi`, the agent
+`hello:greeter`, the MCP server `plugin:hello:hellosrv`); `${CLAUDE_PLUGIN_ROOT}` is its directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from agentui.core.extend.plugins.files import SCOPES, PluginError, read_object, settings_file
+
+Part = Literal["commands", "agents", "skills"]
+
+
+@dataclass(frozen=True)
+class Plugin:
+    id: str
+    """`name@marketplace`."""
+    name: str
+    root: Path
+    from_project: bool
+    """Turned on by the project's own settings (project or local file): its hooks wait for the project's trust."""
+
+    @property
+    def data_dir(self) -> Path:
+        """`${CLAUDE_PLUGIN_DATA}`: where Claude Code gives the plugin a place of its own to write."""
+        return self.root.parents[3] / "data" / self.id.replace("@", "-") if len(self.root.parents) > 3 else self.root
+
+    def variables(self) -> dict[str, str]:
+        return {"CLAUDE_PLUGIN_ROOT": str(self.root), "CLAUDE_PLUGIN_DATA": str(self.data_dir)}
+
+    def expand(self, text: str) -> str:
+        for name, value in self.variables().items():
+            text = text.replace("${" + name + "}", value)
+        return text
+
+    def manifest(self) -> dict[str, Any]:
+        try:
+            return read_object(self.root / ".claude-plugin" / "plugin.json")
+        except PluginError:
+            return {}
+
+
+def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) -> list[Plugin]:
+    """The plugins on for this project, by id."""
+    from agentui.core.extend.plugins.installing import installed_entries
+
+    switched: dict[str, tuple[bool, bool]] = {}
+    for scope in SCOPES:
+        try:
+            chosen = read_object(settings_file(scope, project_root, env)).get("enabledPlugins")
+        except PluginError:
+            continue  # (a broken settings file is reported where the settings are read)
+        for plugin_id, on in (chosen or {}).items() if isinstance(chosen, dict) else ():
+            switched[plugin_id] = (on is True, scope != "user")
+    try:
+        installed = installed_entries(env)
+    except PluginError:
+        return []
+    found = []
+    for plugin_id, (on, from_project) in sorted(switched.items()):
+        entries = installed.get(plugin_id, [])
+        paths = [Path(str(e["installPath"])) for e in _nearest(entries, project_root) if e.get("installPath")]
+        root = next((path for path in paths if path.is_dir()), None)
+        if on and root is not None:
+            found.append(Plugin(plugin_id, plugin_id.partition("@")[0], root, from_project))
+    return found
+
+
+def _nearest(entries: list[dict[str, Any]], project_root: Path) -> list[dict[str, Any]]:
+    """Installs for this project first (local, project), then the person's."""
+    here = [e for e in entries if e.get("projectPath") == str(project_root)]
+    return [*sorted(here, key=lambda e: e.get("scope") != "local"), *(e for e in entries if e.get("scope") == "user")]
+
+
+def part_directories(part: Part, project_root: Path, env: Mapping[str, str] | None = None) -> list[tuple[Plugin, Path]]:
+    """Each enabled plugin's directories of `part`: the default one and those its manifest adds."""
+    found = []
+    for plugin in enabled_plugins(project_root, env):
+        for path in _paths(plugin, part, plugin.root / part):
+            if path.is_dir():
+                found.append((plugin, path))
+    return found
+
+
+def _paths(plugin: Plugin, key: str, default: Path | None) -> list[Path]:
+    """The default path and the ones `plugin.json`'s `key` adds (a path or a list of them), each inside the plugin."""
+    from agentui.core.workspace import is_within
+
+    given = plugin.manifest().get(key)
+    extra = [given] if isinstance(given, str) else [g for g in given if isinstance(g, str)] if isinstance(
+        given, list) else []  # fmt: skip
+    paths = [default] if default is not None else []
+    for value in extra:
+        path = Path(os.path.realpath(plugin.root / value))
+        if is_within(path, os.path.realpath(plugin.root)) and path not in paths:
+            paths.append(path)
+    return paths
+
+
+def inline_or_files(plugin: Plugin, key: str, default: Path) -> list[tuple[Any, str]]:
+    """For hooks and MCP servers: each object `plugin.json` gives inline, and each file's (the default file and the
+    ones it names), with where it came from; a file that cannot be read is left out."""
+    found: list[tuple[Any, str]] = []
+    given = plugin.manifest().get(key)
+    if isinstance(given, dict):
+        found.append((given, f"{plugin.root / '.claude-plugin' / 'plugin.json'}"))
+    for path in _paths(plugin, key, default):
+        if path.is_file():
+            try:
+                found.append((read_object(path), str(path)))
+            except PluginError:
+                continue
+    return found
+
+
+ServerEntry = tuple[str, dict[str, Any], str, Plugin]
+
+
+def mcp_server_entries(project_root: Path, env: Mapping[str, str] | None = None) -> list[ServerEntry]:
+    """Each enabled plugin's MCP servers as (name, entry, where from, plugin): named `plugin:<plugin>:<server>`, the
+    plugin's variables in the entry's environment, as Claude Code gives them."""
+    found = []
+    for plugin in enabled_plugins(project_root, env):
+        for data, source in inline_or_files(plugin, "mcpServers", plugin.root / ".mcp.json"):
+            servers = data.get("mcpServers", data) if isinstance(data, dict) else None
+            for name, entry in servers.items() if isinstance(servers, dict) else ():
+                if isinstance(entry, dict):
+                    given = entry["env"] if isinstance(entry.get("env"), dict) else {}
+                    entry = {**entry, "env": {**plugin.variables(), **given}}
+                    found.append((f"plugin:{plugin.name}:{name}", entry, source, plugin))
+    return found
+
+
+def plugins_json(env: Mapping[str, str] | None, project_root: Path) -> list[dict[str, Any]]:
+    """Installed plugins as `claude plugin list --json` gives them: id, version, scope, enabled, installPath..."""
+    from agentui.core.extend.plugins.installing import installed_entries
+
+    on = {plugin.id for plugin in enabled_plugins(project_root, env)}
+    rows = []
+    for plugin_id, entries in sorted(installed_entries(env).items()):
+        for entry in entries:
+            if entry.get("scope") == "user" or entry.get("projectPath") == str(project_root):
+                rows.append({"id": plugin_id, **entry, "enabled": plugin_id in on})
+    return rows

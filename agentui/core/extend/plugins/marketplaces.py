@@ -1,0 +1,141 @@
+"""Marketplaces: a `.claude-plugin/marketplace.json` (its name, and its plugins with where each comes from) in a
+directory or a git repository. Added, listed and removed as Claude Code's `plugin marketplace` does: known ones in
+`plugins/known_marketplaces.json`, git ones cloned to `plugins/marketplaces/<name>/`, and each declared in the
+settings' `extraKnownMarketplaces`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentui.core.extend.plugins.files import (
+    PluginError,
+    Scope,
+    marketplaces_file,
+    now,
+    plugins_dir,
+    read_object,
+    update_setting,
+    write_object,
+)
+from agentui.core.extend.plugins.sources import clone, git_url, parse_source
+
+MANIFEST = Path(".claude-plugin") / "marketplace.json"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+@dataclass(frozen=True)
+class Marketplace:
+    name: str
+    source: dict[str, Any]
+    location: Path
+    """Its directory (the one holding `.claude-plugin/`), or its marketplace.json for a file source."""
+
+    @property
+    def root(self) -> Path:
+        """What its plugins' relative sources are relative to."""
+        if self.location.is_file():
+            parent = self.location.parent
+            return parent.parent if parent.name == ".claude-plugin" else parent
+        return self.location
+
+    def manifest(self) -> dict[str, Any]:
+        return read_manifest(self.location if self.location.is_file() else self.location / MANIFEST)
+
+    def describe(self) -> str:
+        where = self.source.get("path") or self.source.get("url") or self.source.get("repo") or ""
+        return f"{self.name} ({self.source.get('source', '?')}: {where})"
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A marketplace.json with its name and list of plugins; PluginError in one sentence otherwise."""
+    if not path.is_file():
+        raise PluginError(f"No marketplace manifest at {path}.")
+    data = read_object(path)
+    if not isinstance(data.get("name"), str) or not NAME.fullmatch(data["name"]):
+        raise PluginError(f"{path} does not give the marketplace a usable name (letters, digits, . _ -).")
+    if not isinstance(data.get("plugins"), list):
+        raise PluginError(f"{path} has no list of plugins.")
+    return data
+
+
+def known_marketplaces(env: Mapping[str, str] | None = None) -> list[Marketplace]:
+    found = []
+    for name, entry in read_object(marketplaces_file(env)).items():
+        if isinstance(entry, dict) and isinstance(entry.get("source"), dict) and entry.get("installLocation"):
+            found.append(Marketplace(name, entry["source"], Path(entry["installLocation"])))
+    return found
+
+
+def marketplace(name: str, env: Mapping[str, str] | None = None) -> Marketplace:
+    for known in known_marketplaces(env):
+        if known.name == name:
+            return known
+    raise PluginError(f"No marketplace named {name} is known; add it with `plugin marketplace add`.")
+
+
+def add_marketplace(
+    text: str, cwd: Path, env: Mapping[str, str] | None = None, scope: Scope = "user", project_root: Path | None = None
+) -> Marketplace:
+    """Add the marketplace `text` names (a path, a git URL, owner/repo), declared in `scope`'s settings."""
+    source = parse_source(text, cwd)
+    if source["source"] == "url":
+        raise PluginError("agentui does not fetch a marketplace.json from a URL; give a git repository or a path.")
+    if (url := git_url(source)) is not None:
+        staging = plugins_dir(env) / "marketplaces" / ".adding"
+        clone(url, source.get("ref"), staging)
+        try:
+            name = read_manifest(staging / MANIFEST)["name"]
+        except PluginError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        location = plugins_dir(env) / "marketplaces" / name
+        shutil.rmtree(location, ignore_errors=True)
+        staging.rename(location)
+    else:
+        location = Path(source["path"])
+        name = read_manifest(location if location.is_file() else location / MANIFEST)["name"]
+    known = read_object(marketplaces_file(env))
+    known[name] = {"source": source, "installLocation": str(location), "lastUpdated": now()}
+    write_object(marketplaces_file(env), known)
+    update_setting(scope, project_root or cwd, "extraKnownMarketplaces", name, {"source": source}, env)
+    return Marketplace(name, source, location)
+
+
+def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | None = None) -> None:
+    """Forget the marketplace (and its clone), and its declaration in every settings file that has one."""
+    from agentui.core.extend.plugins.files import SCOPES, settings_file
+    from agentui.core.workspace import is_within
+
+    known = read_object(marketplaces_file(env))
+    declared = [s for s in SCOPES if name in (read_object(settings_file(s, project_root, env)).get(
+        "extraKnownMarketplaces") or {})]  # fmt: skip
+    if name not in known and not declared:
+        raise PluginError(f"No marketplace named {name} is known.")
+    entry = known.pop(name, None)
+    write_object(marketplaces_file(env), known)
+    location = Path(str(entry.get("installLocation", ""))) if isinstance(entry, dict) else None
+    clones = plugins_dir(env) / "marketplaces"
+    if location is not None and location != clones and is_within(location, clones):
+        shutil.rmtree(location, ignore_errors=True)
+    for scope in declared:
+        update_setting(scope, project_root, "extraKnownMarketplaces", name, None, env)
+
+
+def listed_plugin(market: Marketplace, plugin: str) -> dict[str, Any]:
+    """The marketplace's entry for `plugin`."""
+    for entry in market.manifest()["plugins"]:
+        if isinstance(entry, dict) and entry.get("name") == plugin:
+            return entry
+    raise PluginError(f"Plugin {plugin} is not in the {market.name} marketplace.")
+
+
+def marketplace_json(markets: list[Marketplace]) -> str:
+    """As `claude plugin marketplace list --json` prints them."""
+    rows = [{"name": m.name, **m.source, "installLocation": str(m.location)} for m in markets]
+    return json.dumps(rows, indent=2)

@@ -1,0 +1,149 @@
+"""Plugins and marketplaces, in Claude Code's files: a marketplace from a folder and from a git repository,
+installing, enabling, disabling and uninstalling a plugin in each scope, and what an enabled plugin brings reaching
+the loaders (commands, skills, agents, hooks, MCP servers), under the project's trust rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentui.core.extend.commands import load_custom_commands
+from agentui.core.extend.mcp.config import load_servers
+from agentui.core.extend.plugins.files import PluginError
+from agentui.core.extend.plugins.installing import install_plugin, set_enabled, uninstall_plugin
+from agentui.core.extend.plugins.marketplaces import add_marketplace, known_marketplaces, remove_marketplace
+from agentui.core.extend.skills import load_skills
+from agentui.core.extend.subagents import load_agent_types
+from agentui.core.project import open_project
+from tests.support.plugins import git_repository, write_marketplace
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
+           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
+    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+
+
+def read(path: Path) -> dict[str, object]:
+    return dict(json.loads(path.read_text()))
+
+
+def test_a_folder_marketplace_and_an_install_are_written_as_claude_code_writes_them(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    claude = Path(env["CLAUDE_CONFIG_DIR"])
+    assert add_marketplace(str(mkt), root, env).name == "local-mkt"
+    known = read(claude / "plugins" / "known_marketplaces.json")
+    assert known["local-mkt"] == {"source": {"source": "directory", "path": str(mkt)}, "installLocation": str(mkt),
+                                  "lastUpdated": known["local-mkt"]["lastUpdated"]}  # type: ignore[index]  # fmt: skip
+    assert install_plugin("hello@local-mkt", "user", root, env) == "hello@local-mkt"
+    installed = read(claude / "plugins" / "installed_plugins.json")
+    (entry,) = installed["plugins"]["hello@local-mkt"]  # type: ignore[index]
+    cache = claude / "plugins" / "cache" / "local-mkt" / "hello" / "1.0.0"
+    assert installed["version"] == 2 and entry["scope"] == "user" and entry["installPath"] == str(cache)
+    assert entry["version"] == "1.0.0" and entry["installedAt"].endswith("Z")
+    assert (cache / "commands" / "hi.md").is_file()
+    settings = read(claude / "settings.json")
+    assert settings["enabledPlugins"] == {"hello@local-mkt": True}
+    assert settings["extraKnownMarketplaces"] == {"local-mkt": {"source": {"source": "directory", "path": str(mkt)}}}
+
+
+def test_what_an_enabled_plugin_brings_reaches_each_loader_named_as_claude_code_names_it(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello", "user", root, env)  # (one marketplace lists it: the name is enough)
+    cache = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "cache" / "local-mkt" / "hello" / "1.0.0"
+    command = load_custom_commands(root, env)["hello:hi"]
+    assert command.description == "Say hi" and command.expand("bob").strip() == f"Say hi to bob from {cache}"
+    assert [skill.name for skill in load_skills(root, env)] == ["hello:greet"]
+    assert load_agent_types(root, env)["hello:greeter"].instructions == "You greet."
+    (server,) = load_servers(root, env)
+    assert server.name == "plugin:hello:hellosrv" and server.scope == "project"  # (approved before it starts)
+    assert server.env["CLAUDE_PLUGIN_ROOT"] == str(cache) and server.env["TINY_GREETING"] == f"from {cache}"
+    (hook,) = [spec for spec in open_project(root, env=env, trusted=False).hooks.specs if spec.source == "plugin"]
+    assert hook.command.startswith(f'echo "hook {cache} $CLAUDE_PLUGIN_ROOT"')
+    assert dict(hook.env)["CLAUDE_PLUGIN_ROOT"] == str(cache)
+
+    set_enabled("hello@local-mkt", False, "user", root, env)
+    assert "hello:hi" not in load_custom_commands(root, env) and load_skills(root, env) == []
+    assert "hello:greeter" not in load_agent_types(root, env) and load_servers(root, env) == []
+    assert not [spec for spec in open_project(root, env=env, trusted=True).hooks.specs if spec.source == "plugin"]
+    set_enabled("hello@local-mkt", True, "user", root, env)
+    assert "hello:hi" in load_custom_commands(root, env)
+
+    uninstall_plugin("hello@local-mkt", "user", root, env)
+    assert "hello:hi" not in load_custom_commands(root, env) and not cache.exists()
+    assert read(Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json").get("enabledPlugins") is None
+    remove_marketplace("local-mkt", root, env)
+    assert known_marketplaces(env) == []
+
+
+def test_a_plugin_the_project_turns_on_runs_its_hooks_only_once_the_project_is_trusted(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env, scope="project")
+    install_plugin("hello@local-mkt", "project", root, env)
+    assert read(root / ".claude" / "settings.json")["enabledPlugins"] == {"hello@local-mkt": True}
+    (entry,) = read(Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "installed_plugins.json")["plugins"][  # type: ignore[index]
+        "hello@local-mkt"
+    ]
+    assert entry["scope"] == "project" and entry["projectPath"] == str(root)
+    plugin_hooks = lambda trusted: [s for s in open_project(root, env=env, trusted=trusted).hooks.specs  # noqa: E731
+                                    if s.source == "plugin"]  # fmt: skip
+    assert plugin_hooks(False) == [] and len(plugin_hooks(True)) == 1
+    assert "hello:hi" in load_custom_commands(root, env)  # (like the project's own commands)
+    set_enabled("hello@local-mkt", False, "local", root, env)  # (the local file wins over the project's)
+    assert "hello:hi" not in load_custom_commands(root, env)
+
+
+def test_a_git_marketplace_is_cloned_without_running_the_repositorys_programs(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    repo = git_repository(mkt)
+    ran = tmp_path / "hook-ran"
+    hook = repo / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch {ran}\n")
+    hook.chmod(0o755)
+    subprocess.run(["git", "config", "core.hooksPath", str(repo / ".git" / "hooks")], cwd=repo, check=True)
+    market = add_marketplace(f"file://{repo}", root, env)
+    clone = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "marketplaces" / "local-mkt"
+    assert market.location == clone and (clone / ".claude-plugin" / "marketplace.json").is_file()
+    assert known_marketplaces(env)[0].source == {"source": "git", "url": f"file://{repo}"}
+    install_plugin("hello@local-mkt", "user", root, env)
+    assert "hello:hi" in load_custom_commands(root, env) and not ran.exists()
+
+
+def test_a_plugins_file_that_links_out_of_it_is_not_read(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\ndescription: leaked\n---\nthe secret\n")
+    (mkt / "plugins" / "hello" / "commands" / "leak.md").symlink_to(secret)
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    assert "hello:hi" in load_custom_commands(root, env) and "hello:leak" not in load_custom_commands(root, env)
+
+
+@pytest.mark.parametrize(
+    ("source", "problem"),
+    [("./nowhere", "Path does not exist"), ("not a source", "Invalid marketplace source format"),
+     ("bad owner/repo", "not a valid GitHub owner/repo")],
+)  # fmt: skip
+def test_a_bad_marketplace_source_is_one_sentence(world, source: str, problem: str) -> None:  # type: ignore[no-untyped-def]
+    root, env, _ = world
+    with pytest.raises(PluginError, match=problem):
+        add_marketplace(source, root, env)
+
+
+def test_installing_what_no_marketplace_lists_is_one_sentence(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    with pytest.raises(PluginError, match="Plugin nope is not in the local-mkt marketplace"):
+        install_plugin("nope@local-mkt", "user", root, env)
+    with pytest.raises(PluginError, match="No marketplace named other"):
+        install_plugin("hello@other", "user", root, env)
+    with pytest.raises(PluginError, match="is not installed"):
+        set_enabled("hello@local-mkt", True, "user", root, env)
