@@ -153,3 +153,20 @@ async def test_without_a_browser_the_url_is_shown_for_the_person_to_open(tmp_pat
         [(url, opened)] = shown
         assert not opened and url.startswith(f"{site.issuer}/authorize?")
         assert (await started(config, env, tmp_path)).state == "connected"
+
+
+async def test_a_server_wanting_a_sign_in_is_told_at_start_with_what_to_do(tmp_path: Path) -> None:
+    from agentui.core.extend.mcp.tools import McpHub
+    from agentui.core.tools.base import ToolRegistry
+
+    env = browser_env(tmp_path / "home", tmp_path / "browser.log")
+    with oauth_server(tmp_path / "server") as site:
+        hub = McpHub([ServerConfig(name="web", type="http", url=site.url)], ToolRegistry(), tmp_path, env=env)
+        try:
+            assert await hub.start() == [
+                "The MCP server web needs authentication: run /mcp and choose Authenticate; "
+                "its tools are not available."
+            ]
+        finally:
+            await hub.aclose()
+        assert site.grants() == [] and not (tmp_path / "browser.log").exists()

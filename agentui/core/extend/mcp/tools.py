@@ -100,7 +100,7 @@ class McpHub:
         ]
 
     async def start(self) -> list[str]:
-        """Start every server at once; one sentence for each that failed."""
+        """Start every server at once; one sentence for each that failed or needs a sign-in."""
         await asyncio.gather(*(server.start() for server in self.servers))
         for server in self.servers:
             self._refresh(server)
@@ -108,7 +108,7 @@ class McpHub:
             f"{server.error[:1].upper()}{server.error[1:]}; its tools are not available"
             + (f" (log: {server.log_path})." if server.config.type == "stdio" else ".")
             for server in self.servers
-            if server.state == "failed"
+            if server.state in ("failed", "needs-auth")
         ]
 
     def _refresh(self, server: McpServer) -> None:
