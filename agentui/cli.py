@@ -349,6 +349,21 @@ def _fail(message: str, code: int = EXIT_USAGE) -> int:
     return code
 
 
+def _plugin(words: list[str]) -> int:
+    """Plugins and marketplaces, in Claude Code's files (its configuration directory and settings)."""
+    from pathlib import Path
+
+    from agentui.api import PluginError, plugin_command
+
+    try:
+        print(plugin_command(words, Path(os.getcwd())))
+    except PluginError as exc:
+        return _fail(str(exc), 1)
+    except OSError as exc:
+        return _fail(f"the plugin files could not be written ({exc.strerror or exc}).", 1)
+    return 0
+
+
 def _run(argv: list[str]) -> int:
     from agentui.api import end_cleanly_on_signals, prune_stale
 
@@ -361,6 +376,8 @@ def _run(argv: list[str]) -> int:
 
         scrub_own_environment()
         return evaluate(argv[1:])
+    if argv and argv[0] in ("plugin", "plugins"):  # `agentui plugin install x@mkt`, as `claude plugin`
+        return _plugin(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:

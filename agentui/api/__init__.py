@@ -134,6 +134,9 @@ _EXPORTS = {
     "structured_patch": "agentui.core.tools.diff",
     "CustomCommand": "agentui.core.extend.commands",
     "load_custom_commands": "agentui.core.extend.commands",
+    # plugins and marketplaces (`agentui plugin ...`, /plugin)
+    "plugin_command": "agentui.core.extend.plugins.commands",
+    "PluginError": "agentui.core.extend.plugins.files",
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
@@ -190,6 +193,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.hooks import EVENTS
+    from agentui.core.extend.plugins.commands import plugin_command as plugin_command
+    from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
     from agentui.core.extend.status_line_report import LineTally as LineTally

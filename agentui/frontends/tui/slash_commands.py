@@ -11,6 +11,7 @@ from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
 from agentui.frontends.tui.commands_mcp import Mcp
 from agentui.frontends.tui.commands_model import Model
+from agentui.frontends.tui.commands_plugin import Plugin
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_status import Doctor, Status
 from agentui.frontends.tui.history_view import INIT_PROMPT
@@ -336,6 +337,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Try,
         Model,
         Agents,
+        Plugin,
         AddDir,
         Copy,
         Cost,
