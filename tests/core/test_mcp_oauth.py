@@ -170,3 +170,29 @@ async def test_a_server_wanting_a_sign_in_is_told_at_start_with_what_to_do(tmp_p
         finally:
             await hub.aclose()
         assert site.grants() == [] and not (tmp_path / "browser.log").exists()
+
+
+async def test_a_token_the_server_stops_taking_makes_it_need_authentication_again(tmp_path: Path) -> None:
+    from agentui.core.extend.mcp.tools import McpHub
+    from agentui.core.tools.base import ToolContext, ToolRegistry
+    from tests.support.waiting import eventually
+
+    env = browser_env(tmp_path / "home")
+    with oauth_server(tmp_path / "server") as site:
+        config = ServerConfig(name="web", type="http", url=site.url)
+        await authenticate(config, env, quiet)
+        tools = ToolRegistry()
+        hub = McpHub([config], tools, tmp_path, env=env)
+        try:
+            assert await hub.start() == []
+            whoami = tools.get("mcp__web__whoami")
+            assert whoami is not None
+            ctx = ToolContext(cwd=tmp_path, session_id="s", tool_call_id="t")
+            assert (await whoami.run(whoami.Args.model_validate({}), ctx)).content == "signed in"
+            site.forget_tokens()
+            assert (await whoami.run(whoami.Args.model_validate({}), ctx)).is_error
+            [server] = hub.servers
+            await eventually(lambda: server.state == "needs-auth")
+            assert "needs authentication" in server.error
+        finally:
+            await hub.aclose()

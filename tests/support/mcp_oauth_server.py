@@ -3,7 +3,7 @@
 another, which takes only the tokens the first issued. Usage: `mcp_oauth_server.py DIR [http|sse] [refuse]`;
 it prints `{"issuer": ..., "url": ...}` on its first line and appends each grant it makes to DIR/grants.jsonl.
 `refuse`: the authorisation page answers `access_denied`. The access tokens' lifetime is DIR/lifetime (seconds, 3600
-if absent), read at each grant."""
+if absent), read at each grant; once DIR/forget exists, every access token is refused."""
 
 from __future__ import annotations
 
@@ -113,6 +113,8 @@ class Provider:
         return self._issue(client.client_id or "", scopes or refresh_token.scopes, "refresh_token")
 
     async def load_access_token(self, token: str) -> AccessToken | None:
+        if (STATE / "forget").exists():  # (as a server that lost its tokens: every one is refused)
+            return None
         found = self.tokens.get(token)
         return found if found is not None and (found.expires_at or 0) > time.time() else None
 

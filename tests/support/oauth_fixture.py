@@ -29,6 +29,10 @@ class OAuthServer:
     def kinds(self) -> list[object]:
         return [grant["grant"] for grant in self.grants()]
 
+    def forget_tokens(self) -> None:
+        """From now on the server refuses every access token it granted (as one restarted without them)."""
+        (self.state / "forget").touch()
+
     def token_lifetime(self, seconds: int) -> None:
         """The lifetime of the access tokens granted from now on."""
         (self.state / "lifetime").write_text(str(seconds))

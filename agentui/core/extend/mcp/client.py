@@ -94,6 +94,8 @@ class McpServer:
     _task: asyncio.Task[None] | None = None
     _ready: asyncio.Event = field(default_factory=asyncio.Event)
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the connection has ended: calls still waiting will get no answer."""
     _refreshes: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
@@ -142,6 +144,7 @@ class McpServer:
             if self.state == "connected":
                 self.state = "closed"
             self._ready.set()
+            self._ended.set()
 
     def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         if self.config.type == "sdk":
@@ -219,14 +222,15 @@ class McpServer:
             is_error=True,
         )
         try:
-            result = await asyncio.wait_for(
-                self._session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout)), timeout + 1
-            )
+            calling = self._session.call_tool(tool, arguments, read_timeout_seconds=timedelta(seconds=timeout))
+            result = await asyncio.wait_for(self._unless_ended(calling), timeout + 1)
         except TimeoutError:
             return unanswered
         except Exception as exc:  # a crashed server, a protocol error: the model hears of it
             if getattr(getattr(exc, "error", None), "code", None) == _REQUEST_TIMEOUT:  # (the SDK's own limit)
                 return unanswered
+            if self.state == "needs-auth":  # (its token was refused: the person must sign in again)
+                return CallOutcome([{"type": "text", "text": f"{self.error[:1].upper()}{self.error[1:]}."}], True)
             what = _describe(exc)
             if "closed the connection" in what or type(exc).__name__ == "ClosedResourceError":
                 self._fail(f"the MCP server {self.name} stopped")
@@ -236,8 +240,22 @@ class McpServer:
             )
         return CallOutcome(_blocks(result.content), bool(result.isError))
 
+    async def _unless_ended(self, request: Awaitable[Any]) -> Any:
+        """`request`'s answer, unless the connection ends first (a sign-in lost, a transport failed), when none
+        will come: then ConnectionError at once rather than at the call's time limit."""
+        call, ended = asyncio.ensure_future(request), asyncio.ensure_future(self._ended.wait())
+        try:
+            await asyncio.wait({call, ended}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ended.cancel()
+            if not call.done():
+                call.cancel()
+        if call.done() and not call.cancelled():
+            return call.result()
+        raise ConnectionError("Connection closed")
+
     def _fail(self, message: str) -> None:
-        if self.state != "failed":
+        if self.state not in ("failed", "needs-auth"):  # (a lost sign-in ends the connection too: that is the news)
             self.state, self.error = "failed", message
             log.info("%s", message)  # (logging, not the screen: the front end shows the sentence)
 
