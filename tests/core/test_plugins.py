@@ -147,3 +147,19 @@ def test_installing_what_no_marketplace_lists_is_one_sentence(world) -> None:  #
         install_plugin("hello@other", "user", root, env)
     with pytest.raises(PluginError, match="is not installed"):
         set_enabled("hello@local-mkt", True, "user", root, env)
+
+
+def test_agents_shows_a_plugins_agent_as_the_plugins_not_one_to_edit(world) -> None:  # type: ignore[no-untyped-def]
+    from types import SimpleNamespace
+
+    from agentui.core.extend.agent_files import agent_types
+    from agentui.core.extend.subagents import Task
+
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    project = open_project(root, trusted=True, env=env)
+    project.tools.register(Task(SimpleNamespace(), load_agent_types(root, env), transcript_dir=None))  # type: ignore[arg-type]
+    conversation = SimpleNamespace(project=project, env=env)
+    (info,) = [kind for kind in agent_types(conversation) if kind.name == "hello:greeter"]  # type: ignore[arg-type]
+    assert info.source == "plugin" and not info.editable

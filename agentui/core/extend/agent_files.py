@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agentui.core.project import Project
 
 Scope = Literal["project", "user"]
-Source = Literal["built-in", "project", "user", "session"]
+Source = Literal["built-in", "project", "user", "session", "plugin"]
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{1,48}[A-Za-z0-9]")
 """Claude Code's rule for an agent type's name: letters, digits and hyphens, 3 to 50, a letter or digit at each end."""
 OWN_KEYS = ("name", "description", "tools", "model")
@@ -185,6 +185,8 @@ def _source(kind: AgentType, conversation: Conversation) -> Source:
         return "built-in" if kind.name == "general-purpose" and kind.instructions == GENERAL_PURPOSE else "session"
     if is_within(kind.path, conversation.project.root / ".claude" / "agents"):
         return "project"
+    if is_within(kind.path, claude_config_dir(conversation.env) / "plugins"):
+        return "plugin"  # (an installed plugin's copy: /agents does not change it)
     return "user"
 
 
