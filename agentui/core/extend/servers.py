@@ -56,13 +56,15 @@ class ToolServers:
         """The project's `.mcp.json` servers no answer or setting approved yet, by name (/mcp can approve them)."""
         """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
 
-    def mcp_status(self) -> list[McpStatus]:
-        """Each configured MCP server: its state, its tools, and what went wrong; then those awaiting approval."""
+    def mcp_status(self, awaiting: bool = False) -> list[McpStatus]:
+        """Each configured MCP server: its state, its tools, and what went wrong; with `awaiting`, then the project's
+        servers awaiting approval (for /mcp: Claude Code's SDK statuses have no such state)."""
         from agentui.core.extend.mcp.oauth import uses_oauth
 
         waiting = [
             McpStatus(name, config.scope, "needs-approval", [], None, None, uses_oauth(config))
             for name, config in self._awaiting.items()
+            if awaiting
         ]
         if self.mcp is None:
             return waiting

@@ -15,7 +15,7 @@ class Mcp(SlashCommand):
     name, description = "mcp", "Manage MCP servers: their state and tools; authenticate, reconnect, approve"
 
     async def run(self, app: AppHost, arguments: str) -> None:
-        servers = app.conversation.mcp_status() if app.conversation else []
+        servers = app.conversation.servers.mcp_status(awaiting=True) if app.conversation else []
         if not servers or app.conversation is None:
             app.say(
                 "No MCP servers are in use. Configure them in .mcp.json (approved in your settings), "

@@ -79,7 +79,7 @@ class McpScreen(ModalScreen[None]):
         super().__init__()
         self.conversation = conversation
         self.say = say
-        self.servers = conversation.mcp_status()
+        self.servers = conversation.servers.mcp_status(awaiting=True)
         self.busy = ""
         """What is going on (an authentication, a reconnection), shown instead of the highlighted server's keys."""
 
@@ -108,7 +108,7 @@ class McpScreen(ModalScreen[None]):
             self.action_act(actions[0][0])
 
     def _redraw(self) -> None:
-        self.servers = self.conversation.mcp_status()
+        self.servers = self.conversation.servers.mcp_status(awaiting=True)
         servers = self.query_one("#servers", OptionList)
         for index, server in enumerate(self.servers[: servers.option_count]):
             servers.replace_option_prompt_at_index(index, server_line(server))
