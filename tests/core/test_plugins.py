@@ -163,3 +163,24 @@ def test_agents_shows_a_plugins_agent_as_the_plugins_not_one_to_edit(world) -> N
     conversation = SimpleNamespace(project=project, env=env)
     (info,) = [kind for kind in agent_types(conversation) if kind.name == "hello:greeter"]  # type: ignore[arg-type]
     assert info.source == "plugin" and not info.editable
+
+
+def test_a_project_enabled_plugins_command_grants_its_allowed_tools_only_once_the_project_is_trusted(world) -> None:  # type: ignore[no-untyped-def]
+    from agentui.core.extend.commands import expand_custom_command
+
+    root, env, mkt = world
+    (mkt / "plugins" / "hello" / "commands" / "run.md").write_text("---\nallowed-tools: Bash(make:*)\n---\nRun make.\n")
+    add_marketplace(str(mkt), root, env, scope="project")
+    asked: list[str] = []
+    for scope, trusted, granted in (("project", False, []), ("project", True, ["Bash(make:*)"]),
+                                    ("user", False, ["Bash(make:*)"])):  # fmt: skip
+        install_plugin("hello@local-mkt", scope, root, env)
+        asked.clear()
+        project = open_project(root, env=env, trusted=trusted)
+        expanded = expand_custom_command(
+            "/hello:run", project, env, False, lambda tools, why: asked.extend(tools) or []
+        )
+        assert expanded is not None and expanded[0].strip() == "Run make." and asked == granted, (scope, trusted)
+        if not granted:
+            assert "this project is not trusted" in expanded[1][0]
+        uninstall_plugin("hello@local-mkt", scope, root, env)

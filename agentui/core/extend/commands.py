@@ -26,6 +26,8 @@ class CustomCommand:
     argument_hint: str = ""
     allowed_tools: tuple[str, ...] = field(default=())
     path: Path | None = None
+    project_plugin: bool = False
+    """A plugin's that only the project's own settings turn on: what it grants waits for trust, as theirs does."""
 
     def expand(self, arguments: str) -> str:
         words = arguments.split()
@@ -51,8 +53,9 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
                 name, body = f"{plugin.name}:{name}", plugin.expand(body)
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             commands[name] = CustomCommand(
-                name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path
-            )
+                name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path,
+                plugin is not None and plugin.from_project,
+            )  # fmt: skip
     return commands
 
 
@@ -76,7 +79,7 @@ def expand_custom_command(
         return None
     notices: list[str] = []
     if command.allowed_tools and not running:
-        from_project = command.path is not None and root in command.path.parents
+        from_project = command.project_plugin or (command.path is not None and root in command.path.parents)
         if from_project and not project.trusted:
             notices.append(
                 f"/{command.name} asks for {', '.join(command.allowed_tools)}; this project is not trusted, "
