@@ -117,6 +117,11 @@ def open_project(
     directories, settings_env = _granted(sources, options, root, home, trusted, notices, held_back)
     if not trusted and any(source.from_project and source.settings.hooks for source in sources):
         held_back.append("hooks")
+    from agentui.core.extend.plugins.hooks import plugin_hook_specs
+
+    plugin_hooks = plugin_hook_specs(root, env, trusted=trusted)
+    if not trusted and len(plugin_hook_specs(root, env, trusted=True)) > len(plugin_hooks):
+        held_back.append("the hooks of plugins it turns on")
     status_setting = status_line_setting(sources, trusted, notices, held_back)
     if held_back:
         notices.append(
@@ -135,10 +140,8 @@ def open_project(
         persist=lambda rule: _persist(root, rule, env),
     )
     guard = Guard(workspace, home=home, env=env)
-    from agentui.core.extend.plugins.hooks import plugin_hook_specs
-
     hooks = Hooks(
-        specs_from(sources, trusted=trusted) + plugin_hook_specs(root, env, trusted=trusted),
+        specs_from(sources, trusted=trusted) + plugin_hooks,
         cwd=root,
         env={**env, **settings_env},
         permission_mode=lambda: engine.mode,

@@ -184,3 +184,13 @@ def test_a_project_enabled_plugins_command_grants_its_allowed_tools_only_once_th
         if not granted:
             assert "this project is not trusted" in expanded[1][0]
         uninstall_plugin("hello@local-mkt", scope, root, env)
+
+
+def test_the_hooks_a_project_enabled_plugin_would_run_are_named_among_what_waits_for_trust(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env, scope="project")
+    install_plugin("hello@local-mkt", "project", root, env)
+    held = open_project(root, env=env, trusted=False)
+    assert held.held_back == ["the hooks of plugins it turns on"]
+    assert "(the hooks of plugins it turns on) are not applied" in " ".join(held.notices)
+    assert open_project(root, env=env, trusted=True).held_back == []

@@ -229,7 +229,7 @@ class McpServer:
         except Exception as exc:  # a crashed server, a protocol error: the model hears of it
             if getattr(getattr(exc, "error", None), "code", None) == _REQUEST_TIMEOUT:  # (the SDK's own limit)
                 return unanswered
-            if self.state == "needs-auth":  # (its token was refused: the person must sign in again)
+            if self._signed_out():  # (its token was refused: the person must sign in again)
                 return CallOutcome([{"type": "text", "text": f"{self.error[:1].upper()}{self.error[1:]}."}], True)
             what = _describe(exc)
             if "closed the connection" in what or type(exc).__name__ == "ClosedResourceError":
@@ -239,6 +239,11 @@ class McpServer:
                 [{"type": "text", "text": f"The MCP server {self.name} failed on {tool}: {what}."}], is_error=True
             )
         return CallOutcome(_blocks(result.content), bool(result.isError))
+
+    def _signed_out(self) -> bool:
+        """The connection ended because the server no longer takes the token (a method: the state has changed
+        since the call began, which the type checker cannot see)."""
+        return self.state == "needs-auth"
 
     async def _unless_ended(self, request: Awaitable[Any]) -> Any:
         """`request`'s answer, unless the connection ends first (a sign-in lost, a transport failed), when none
