@@ -194,3 +194,22 @@ def test_the_hooks_a_project_enabled_plugin_would_run_are_named_among_what_waits
     assert held.held_back == ["the hooks of plugins it turns on"]
     assert "(the hooks of plugins it turns on) are not applied" in " ".join(held.notices)
     assert open_project(root, env=env, trusted=True).held_back == []
+
+
+def test_updating_a_git_marketplace_fetches_what_was_committed_since(world) -> None:  # type: ignore[no-untyped-def]
+    from agentui.core.extend.plugins.commands import plugin_command
+
+    root, env, mkt = world
+    repo = git_repository(mkt)
+    add_marketplace(f"file://{repo}", root, env)
+    manifest = json.loads((repo / ".claude-plugin" / "marketplace.json").read_text())
+    manifest["plugins"].append({"name": "later", "source": "./plugins/hello"})
+    (repo / ".claude-plugin" / "marketplace.json").write_text(json.dumps(manifest))
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "later"], cwd=repo, check=True
+    )
+    with pytest.raises(PluginError, match="Plugin later is not in the local-mkt marketplace"):
+        install_plugin("later@local-mkt", "user", root, env)
+    said = plugin_command(["marketplace", "update"], root, env)
+    assert said == "✔ Successfully updated marketplace: local-mkt"
+    assert install_plugin("later@local-mkt", "user", root, env) == "later@local-mkt"

@@ -10,9 +10,9 @@ from pathlib import Path
 from agentui.core.extend.plugins.files import SCOPES, PluginError, Scope
 
 USAGE = (
-    "Usage: plugin marketplace add <source> | marketplace list | marketplace remove <name> | "
-    "install <name@marketplace> | uninstall <name@marketplace> | enable <name@marketplace> | "
-    "disable <name@marketplace> | list (add --scope user|project|local to change another settings file)"
+    "Usage: plugin marketplace add <source> | marketplace list | marketplace update [name] | "
+    "marketplace remove <name> | install <name@marketplace> | uninstall <name@marketplace> | "
+    "enable <name@marketplace> | disable <name@marketplace> | list (add --scope user|project|local to change another settings file)"
 )
 TICK = "✔"
 
@@ -29,6 +29,13 @@ def plugin_command(words: Sequence[str], cwd: Path, env: Mapping[str, str] | Non
             return f"{TICK} Successfully added marketplace: {market.name} (declared in {scope or 'user'} settings)"
         case ["marketplace", "list"]:
             return _marketplaces(env, as_json)
+        case ["marketplace", "update", *names]:
+            from agentui.core.extend.plugins.marketplaces import known_marketplaces, update_marketplace
+
+            chosen = names or [market.name for market in known_marketplaces(env)]
+            return "\n".join(
+                f"{TICK} Successfully updated marketplace: {update_marketplace(n, env).name}" for n in chosen
+            )
         case ["marketplace", "remove" | "rm", name]:
             from agentui.core.extend.plugins.marketplaces import remove_marketplace
 

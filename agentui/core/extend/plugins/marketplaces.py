@@ -107,6 +107,26 @@ def add_marketplace(
     return Marketplace(name, source, location)
 
 
+def update_marketplace(name: str, env: Mapping[str, str] | None = None) -> Marketplace:
+    """Fetch a git marketplace again (a folder one is read where it is); its manifest must still read."""
+    market = marketplace(name, env)
+    if (url := git_url(market.source)) is not None:
+        staging = plugins_dir(env) / "marketplaces" / ".updating"
+        clone(url, market.source.get("ref"), staging)
+        try:
+            read_manifest(staging / MANIFEST)
+        except PluginError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        shutil.rmtree(market.location, ignore_errors=True)
+        staging.rename(market.location)
+    market.manifest()
+    known = read_object(marketplaces_file(env))
+    known[name] = {**known.get(name, {}), "lastUpdated": now()}
+    write_object(marketplaces_file(env), known)
+    return market
+
+
 def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | None = None) -> None:
     """Forget the marketplace (and its clone), and its declaration in every settings file that has one."""
     from agentui.core.extend.plugins.files import SCOPES, settings_file
