@@ -12,7 +12,8 @@ from agentui.core.extend.plugins.files import SCOPES, PluginError, Scope
 USAGE = (
     "Usage: plugin marketplace add <source> | marketplace list | marketplace update [name] | "
     "marketplace remove <name> | install <name@marketplace> | uninstall <name@marketplace> | "
-    "enable <name@marketplace> | disable <name@marketplace> | list (add --scope user|project|local to change another settings file)"
+    "enable <name@marketplace> | disable <name@marketplace> | list "
+    "(add --scope user|project|local to change another settings file)"
 )
 TICK = "✔"
 
