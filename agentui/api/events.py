@@ -6,6 +6,7 @@ They are the core's own (`agentui.core.events`), named here so that a front end 
 from agentui.core.events import (
     AgentEnd,
     AgentStart,
+    BackgroundAgentUpdate,
     BackgroundShellUpdate,
     CompactionEnd,
     CompactionStart,
@@ -46,6 +47,7 @@ __all__ = [
     "AgentEnd",
     "AgentStart",
     "BackgroundShellUpdate",
+    "BackgroundAgentUpdate",
     "CompactionEnd",
     "CompactionStart",
     "ContentBlockEnd",

@@ -177,6 +177,28 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
         project.tools.register(tool)
 
 
+def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
+    """The Skill tool, reading the skills afresh at each call; what a skill allows holds until the run ends."""
+    from agentui.core.events import AgentEnd, Event
+    from agentui.core.extend.skills import Skill, load_skills
+    from agentui.core.safety.permissions.grants import RunGrants
+    from agentui.core.tools.skill import Skill as SkillTool
+
+    grants = RunGrants(project.engine)
+
+    def ended(event: Event) -> None:
+        if isinstance(event, AgentEnd) and event.loop_id is None:
+            grants.end()
+
+    agent.bus.on(ended)
+
+    def skills() -> dict[str, Skill]:
+        return {skill.name: skill for skill in load_skills(project.root, env)}
+
+    project.tools.unregister(SkillTool.name)  # (a project reopened for a new conversation had the old one's)
+    project.tools.register(SkillTool(skills, grants.grant, lambda: project.trusted))
+
+
 def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
     """--tools: only these built-in tools (by either of their names) stay; "default" keeps them all."""
     if "default" in names:
@@ -285,6 +307,7 @@ def _wire_tools(
         )
     )
     _register_web_tools(project, agent, launch.settings)
+    _register_skill_tool(project, agent, env)
     if launch.tools is not None:
         _keep_tools(project, launch.tools)
     if launch.name:

@@ -479,15 +479,15 @@ class Conversation:
         return self.project.workspace.shells.detach_foreground()
 
     async def aclose(self) -> None:
-        """Stop what runs (the background shells too), then close the session file (its last lines synced), the
-        MCP servers and the provider's connections."""
+        """Stop what runs (background shells and sub-agents too), then close the session file (its last lines
+        synced), the MCP servers and the provider's connections."""
         if self.agent.running:
             self.agent.cancel()
         if self._titling is not None:  # (a title on its way is written, unless the model takes too long)
             await asyncio.wait([self._titling], timeout=TITLE_WAIT)
             self._titling.cancel()
         await self.project.hooks.session_end(self.session_id)  # (a hook's failure is a notice, never raised)
-        await self.project.workspace.shells.stop_all()
+        await self.project.workspace.stop_background()
         self.session.close(keep=self.launch.session.persist)
         await self.servers.aclose()
         await self.provider.aclose()

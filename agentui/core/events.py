@@ -168,6 +168,8 @@ class ToolEnd(_Event):
     denied: bool = False
     """Refused (a deny rule, the person, a hook): the tool did not run. (`details` says so too, as `denied`, for
     the session's toolUseResult and the programs that read agentui's events.)"""
+    context: list[str] = []
+    """Texts for the model that follow the result (a skill's instructions): recorded as lines of their own."""
 
 
 class PermissionRequest(_Event):

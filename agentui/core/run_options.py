@@ -39,6 +39,8 @@ class RunLimits(BaseModel):
     """Wall-clock seconds a run may take: a deadline, at which whatever runs is stopped."""
     subagent_seconds: float | None = Field(default=None, gt=0)
     """Wall-clock seconds each sub-agent may take: asked to wrap up at 80%, stopped at the limit."""
+    max_subagents: int | None = Field(default=None, ge=1)
+    """Sub-agents running at once (the others wait their turn); None for MAX_SUBAGENTS (background_agents.py)."""
 
     def over(self, base: RunLimits) -> RunLimits:
         """These limits, and `base`'s where these set none (the command line's over the settings file's)."""

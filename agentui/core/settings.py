@@ -115,6 +115,9 @@ class ConfigFile(BaseModel):
     """The seconds a run may take before it stops, unless --max-duration says otherwise."""
     subagent_timeout: float | None = Field(default=None, gt=0)
     """The seconds each sub-agent may take (asked to wrap up at 80%), unless --subagent-timeout says otherwise."""
+    max_subagents: int | None = Field(default=None, ge=1)
+    """How many sub-agents run at once (the others wait their turn), unless AGENTUI_MAX_SUBAGENTS says otherwise;
+    10 by default."""
     openapi: dict[str, OpenApiConfig] | None = None
     """APIs whose operations become tools (`openapi__<api>__<operation>`): {"pets": {"spec": "pets.yaml",
     "operations": ["listPets"], "auth": {"env": "PETS_TOKEN"}}}; a relative spec path is in this file's directory."""
@@ -276,6 +279,10 @@ def resolve_settings(
             max_total_tokens=config.max_total_tokens,
             max_seconds=config.max_duration,
             subagent_seconds=config.subagent_timeout,
+            max_subagents=_env_number(
+                env, "AGENTUI_MAX_SUBAGENTS", lambda v: max(1, int(v)), "a whole number of sub-agents, such as 4"
+            )
+            or config.max_subagents,
         ),
         routes=routes,
         openapi=config.openapi or {},

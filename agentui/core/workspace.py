@@ -12,6 +12,7 @@ from agentui.core.escapes import unescape_path
 
 if TYPE_CHECKING:
     from agentui.core.background import BackgroundShells
+    from agentui.core.background_agents import BackgroundAgents
     from agentui.core.editor_files import EditorFiles
     from agentui.core.task_board import TaskBoard
     from agentui.core.task_notifications import TaskNotices
@@ -63,6 +64,7 @@ class Workspace:
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)
     _tasks: TaskBoard | None = field(default=None, init=False, repr=False)
     _notices: TaskNotices | None = field(default=None, init=False, repr=False)
+    _agents: BackgroundAgents | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.realpath(self.root))
@@ -160,8 +162,23 @@ class Workspace:
         if self._notices is None:
             from agentui.core.task_notifications import TaskNotices
 
-            self._notices = TaskNotices(self.shells)
+            self._notices = TaskNotices(self.shells, self.agents)
         return self._notices
+
+    @property
+    def agents(self) -> BackgroundAgents:
+        """The sub-agents' slots (how many run at once) and the ones sent to the background."""
+        if self._agents is None:
+            from agentui.core.background_agents import BackgroundAgents
+
+            self._agents = BackgroundAgents()
+        return self._agents
+
+    async def stop_background(self) -> None:
+        """Stop the background sub-agents and shells still running (the conversation closes)."""
+        if self._agents is not None:
+            await self._agents.stop_all()
+        await self.shells.stop_all()
 
     def new_conversation(self) -> None:
         """A conversation starts (or a resumed one opens): its task list starts empty. (Background shells stay with

@@ -73,6 +73,19 @@ def one_of_each() -> list[ev.Event]:
         ev.BackgroundShellUpdate(
             session_id=SID, shell_id="b1a2b3c", command="npm run dev", status="failed", exit_code=1, output_path="/t"
         ),
+        ev.BackgroundAgentUpdate(
+            session_id=SID,
+            task_id="a1",
+            tool_call_id="t1",
+            description="Find notes",
+            agent_type="Explore",
+            status="completed",
+            output_path="/t",
+            result="Found.",
+            total_tokens=12,
+            tool_uses=1,
+            duration_ms=30,
+        ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
     ]
 

@@ -138,8 +138,11 @@ async def test_a_refused_sign_in_is_one_sentence_and_stores_no_token(tmp_path: P
     assert not any(entry.get("accessToken") for entry in stored(env).get("mcpOAuth", {}).values())  # type: ignore[attr-defined]
 
 
-async def test_without_a_browser_the_url_is_shown_for_the_person_to_open(tmp_path: Path) -> None:
+@pytest.mark.parametrize("browser", [None, "false"])
+async def test_without_a_browser_the_url_is_shown_for_the_person_to_open(tmp_path: Path, browser: str | None) -> None:
     env = {key: value for key, value in browser_env(tmp_path / "home").items() if key != "BROWSER"}
+    if browser is not None:  # (one that fails: the URL is shown just the same)
+        env["BROWSER"] = browser
     shown: list[tuple[str, bool]] = []
 
     async def person_opens(url: str, opened: bool) -> None:

@@ -56,7 +56,7 @@ def test_agent_types_come_from_agents_directories(tmp_path: Path) -> None:
         "---\nname: reader\ndescription: Reads files.\ntools: Read, Grep\nmodel: claude-haiku-4-5\n---\nYou read.\n"
     )
     types = load_agent_types(root, {"CLAUDE_CONFIG_DIR": str(claude)})
-    assert set(types) == {"general-purpose", "reviewer", "reader"}
+    assert set(types) == {"general-purpose", "Explore", "Plan", "reviewer", "reader"}
     assert types["reader"].tools == ("Read", "Grep") and types["reader"].model == "claude-haiku-4-5"
     assert types["reviewer"].tools is None and types["reviewer"].model is None  # an alias: the parent's model
     assert types["reader"].instructions == "You read."

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from agentui.core.dirs import claude_config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.extension_files import extension_text
-from agentui.core.extend.subagents import GENERAL_PURPOSE, AgentType, Task, agent_type_from_file
+from agentui.core.extend.subagents import AgentType, Task, agent_type_from_file
 from agentui.core.frontmatter import front_matter_lines, parse_front_matter, quoted
 from agentui.core.workspace import is_within
 
@@ -182,7 +182,7 @@ def _real_directory(directory: Path, base: Path) -> Path:
 
 def _source(kind: AgentType, conversation: Conversation) -> Source:
     if kind.path is None:
-        return "built-in" if kind.name == "general-purpose" and kind.instructions == GENERAL_PURPOSE else "session"
+        return "built-in" if kind.builtin else "session"
     if is_within(kind.path, conversation.project.root / ".claude" / "agents"):
         return "project"
     if is_within(kind.path, claude_config_dir(conversation.env) / "plugins"):

@@ -2,7 +2,10 @@
 set and the parent's permission engine (rules, and the answers given this session), and returns its final answer.
 
 Agent types come from `.claude/agents/*.md` and `~/.claude/agents/*.md` (front matter: name, description, tools,
-model; the body is the child's instructions), plus the built-in `general-purpose`. The child's transcript is
+disallowedTools, model; the body is the child's instructions), plus the built-in `general-purpose`, `Explore` and
+`Plan` (builtin_agents.py). At most so many run at once, the others wait their turn (background_agents.py); with
+`run_in_background` one goes on while the parent does, a task the model reads with TaskOutput, is told of when it
+ends, and can stop with TaskStop. The child's transcript is
 written as Claude Code writes it, `<session>/subagents/agent-<id>.jsonl` with `isSidechain: true`. Its permission
 questions reach the front end through the parent's bus, and the answers find their way back; cancelling the parent
 cancels the child.
@@ -11,6 +14,7 @@ cancels the child.
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -21,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from agentui.core.background_agents import MAX_SUBAGENTS, AgentTask, BackgroundAgents, Slots
 from agentui.core.dirs import claude_config_dir
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
+from agentui.core.extend.builtin_agents import BUILT_IN, GENERAL_PURPOSE, small_fast_model
 from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
 from agentui.core.tools.base import (
@@ -36,11 +42,8 @@ from agentui.core.tools.base import (
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
 
-GENERAL_PURPOSE = (
-    "You are a sub-agent: another agent has given you one task. Work on it with the tools you have, then reply with "
-    "a concise report of what you found or did. Your final message is all the other agent sees, so include the "
-    "facts, file paths and conclusions it needs."
-)
+__all__ = ["GENERAL_PURPOSE", "AgentType", "Task", "agent_type_from_file", "agent_types_from", "load_agent_types"]
+
 MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit")
 """Front-matter model names that mean "the parent's model" here (agentui does not map families to model ids)."""
 WRAP_UP_AT = 0.8
@@ -60,6 +63,11 @@ class AgentType:
     """The tools it may use; None for all of the parent's (but Task)."""
     model: str | None = None
     path: Path | None = None
+    disallowed: tuple[str, ...] = ()
+    """Tools it may not use, of those `tools` gives it."""
+    small: bool = False
+    """It runs on the small, fast model (Explore), unless a route or the call names another."""
+    builtin: bool = False
 
 
 def agent_types_from(definitions: Mapping[str, Any]) -> tuple[list[AgentType], list[str]]:
@@ -86,12 +94,10 @@ def agent_types_from(definitions: Mapping[str, Any]) -> tuple[list[AgentType], l
 
 def load_agent_types(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, AgentType]:
     types = {
-        "general-purpose": AgentType(
-            "general-purpose",
-            "General-purpose agent for researching questions, searching code and doing multi-step tasks on its own.",
-            GENERAL_PURPOSE,
-        )
-    }
+        kind.name: AgentType(kind.name, kind.description, kind.instructions, None, None, None, kind.disallowed,
+                             kind.small, builtin=True)
+        for kind in BUILT_IN
+    }  # fmt: skip
     for directory in (claude_config_dir(env) / "agents", project_root / ".claude" / "agents"):
         for path in sorted(directory.glob("*.md")) if directory.is_dir() else []:
             # (a project's file is read only where it lies in the project: see extension_files)
@@ -114,6 +120,7 @@ def agent_type_from_file(path: Path, project_root: Path | None = None) -> AgentT
         return None
     meta, body = parse_front_matter(text)
     tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip() and t.strip() != "*") or None
+    denied = tuple(t.strip() for t in meta.get("disallowedTools", "").split(",") if t.strip())
     model = meta.get("model") or None
     return AgentType(
         meta.get("name") or path.stem,
@@ -122,6 +129,7 @@ def agent_type_from_file(path: Path, project_root: Path | None = None) -> AgentT
         tools,
         None if model in MODEL_ALIASES else model,
         path,
+        denied,
     )
 
 
@@ -132,6 +140,10 @@ class TaskArgs(ToolArgs):
     model: str | None = Field(
         default=None,
         description="A model for this agent; sonnet, opus and haiku (Claude Code's names) keep the current model",
+    )
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Set to true to run this agent in the background. You will be notified when it completes.",
     )
 
 
@@ -173,12 +185,18 @@ class Task(Tool[TaskArgs]):
         *,
         transcript_dir: Path | None,
         env: Mapping[str, str] | None = None,
+        agents: BackgroundAgents | None = None,
+        small_model: str | None = None,
     ) -> None:
         self.parent = parent
         self.types = types
         self.transcript_dir = transcript_dir
         """Where `agent-<id>.jsonl` files go (`<session>/subagents`); None writes none."""
         self.env = env
+        self.agents = agents if agents is not None else BackgroundAgents()
+        """The workspace's: its slots cap the sub-agents running at once, and it holds the background ones."""
+        self.small_model = small_model
+        """The configured small model (settings.small_model), for Explore off Anthropic's API."""
         self.watchers: list[Callable[[str, Event], None]] = []
         """Told of every event of every sub-agent, with the id of the call that started it (stream-json shows a
         sub-agent's messages under that id)."""
@@ -190,14 +208,12 @@ class Task(Tool[TaskArgs]):
         self._describe()
 
     def _describe(self) -> None:
-        listed = "\n".join(
-            f"- {t.name}: {t.description}" + (f" (tools: {', '.join(t.tools)})" if t.tools else "")
-            for t in self.types.values()
-        )
+        listed = "\n".join(f"- {t.name}: {t.description}{_tools_said(t)}" for t in self.types.values())
         self.description = (  # type: ignore[misc]
             "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
             "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
-            f"at the same time. Agent types:\n{listed}"
+            "at the same time. With run_in_background it works on while you go on; you are notified when it "
+            f"completes: do not poll it. Agent types:\n{listed}"
         )
         self.__dict__.pop("spec", None)  # (the spec the model sees is made again from the new description)
 
@@ -207,7 +223,29 @@ class Task(Tool[TaskArgs]):
             return ToolResult.error(
                 f"There is no agent type {args.subagent_type!r}; the types are: {', '.join(self.types)}."
             )
-        child, writer, agent_id = self._child(kind, ctx, args.model)
+        agent_id = uuid.uuid4().hex[:17]
+        if args.run_in_background:
+            from agentui.core.extend.subagent_background import launch
+
+            transcript = self.transcript(agent_id)
+            task = AgentTask(agent_id, args.description, kind.name, ctx.tool_call_id, str(transcript or ""))
+            run = partial(self.run_child, kind, args, agent_id=agent_id)
+            return launch(self.agents, self.slots, run, task, args.prompt, ctx)
+        slots = self.slots()
+        async with slots.slot(lambda: ctx.progress(waiting(slots))):
+            return await self.run_child(kind, args, ctx, agent_id)
+
+    def slots(self) -> Slots:
+        """The workspace's sub-agent slots, as many as the limits allow now."""
+        self.agents.slots.limit = self.parent.config.limits.max_subagents or MAX_SUBAGENTS
+        return self.agents.slots
+
+    def transcript(self, agent_id: str) -> Path | None:
+        return self.transcript_dir / f"agent-{agent_id}.jsonl" if self.transcript_dir is not None else None
+
+    async def run_child(self, kind: AgentType, args: TaskArgs, ctx: ToolContext, agent_id: str) -> ToolResult:
+        """Run a sub-agent of `kind` on the call's prompt until it answers (its slot already held)."""
+        child, writer = self._child(kind, ctx, args.model, agent_id)
         hooks = self.parent.services.hooks
         if hooks:
             await hooks.subagent_start(self.parent.session_id, agent_id, kind.name)
@@ -276,11 +314,11 @@ class Task(Tool[TaskArgs]):
         timed_out.append(True)
         child.cancel()
 
-    def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None) -> tuple[Agent, Any, str]:
+    def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None, agent_id: str) -> tuple[Agent, Any]:
         from agentui.core.loop.spawn import spawn
 
         parent = self.parent
-        allowed = kind.tools
+        allowed, denied = kind.tools, set(kind.disallowed)
         tools = ToolRegistry(
             [
                 tool
@@ -288,14 +326,19 @@ class Task(Tool[TaskArgs]):
                 if tool.name != self.name
                 and not tool.main_only
                 and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+                and not {tool.name, *tool.aliases} & denied
             ],
             parent.services.tools.withheld,
         )
         model = None if requested in MODEL_ALIASES else requested
-        # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's.
+        # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's
+        # (Explore's: the small, fast model).
         provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
         if model or kind.model:
             provider, routed = parent.services.provider, model or kind.model or routed
+        elif kind.small and provider is parent.services.provider and routed == parent.config.model:
+            env = os.environ if self.env is None else self.env
+            routed = small_fast_model(provider.name, env, self.small_model, routed)
         config = parent.config.model_copy(
             update={
                 "model": routed,
@@ -305,7 +348,6 @@ class Task(Tool[TaskArgs]):
                 "fallback_model": parent.config.fallback_model if provider is parent.services.provider else None,
             }
         )
-        agent_id = uuid.uuid4().hex[:17]
         # The parent's hooks too: a PreToolUse hook that guards tool calls must see the child's.
         child = spawn(
             parent,
@@ -318,18 +360,18 @@ class Task(Tool[TaskArgs]):
         )
         child.back_up_into(parent)
         writer = None
-        if self.transcript_dir is not None:
+        if (transcript := self.transcript(agent_id)) is not None:
             from agentui.core.session.writer import SessionWriter
 
             writer = SessionWriter(
-                self.transcript_dir / f"agent-{agent_id}.jsonl",
+                transcript,
                 parent.session_id,
                 config.cwd,
                 sidechain=True,
                 agent_id=agent_id,
             )
             writer.attach(child.bus)
-        return child, writer, agent_id
+        return child, writer
 
     def _watch(self, call_id: str, event: Event) -> None:
         for watcher in self.watchers:
@@ -342,6 +384,18 @@ class Task(Tool[TaskArgs]):
                 self.parent.bus.emit(event)
             case _:
                 pass
+
+
+def waiting(slots: Slots) -> str:
+    """A queued sub-agent's live output, until a slot frees."""
+    return f"Queued: {slots.running} sub-agents are running, at most {slots.limit} at once.\n"
+
+
+def _tools_said(kind: AgentType) -> str:
+    """What the Agent tool's listing says of a type's tools, in Claude Code's words."""
+    if kind.disallowed:
+        return f" (Tools: All tools except {', '.join(kind.disallowed)})"
+    return f" (Tools: {', '.join(kind.tools)})" if kind.tools else " (Tools: *)" if kind.builtin else ""
 
 
 def _report(event: Event, progress: Callable[[str], None]) -> None:

@@ -1,5 +1,6 @@
-"""TaskOutput and TaskStop: reading and ending background shells (Bash `run_in_background`), by Claude Code 2.1's
-names and shapes; BashOutput and KillShell (KillBash) are 2.0's, for sessions and models that use them."""
+"""TaskOutput and TaskStop: reading and ending background shells (Bash `run_in_background`) and background sub-agents
+(Agent `run_in_background`: agent_tasks.py), by Claude Code 2.1's names and shapes; BashOutput and KillShell
+(KillBash) are 2.0's, for sessions and models that use them."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ class _ShellTool(Tool[Any]):
         return self.shells.get(shell_id.strip())
 
     def _unknown(self, shell_id: str) -> ToolResult:
-        known = ", ".join(info.id for info in self.shells.all()) or "none"
+        ids = [info.id for info in self.shells.all()] + [task.id for task in self.workspace.agents.all()]
+        known = ", ".join(ids) or "none"
         return ToolResult.error(f"No background task found with ID: {shell_id} (the tasks are: {known})")
 
 
@@ -125,13 +127,18 @@ class TaskOutput(_Reads):
     name = "TaskOutput"
     description = (
         "Read what a background task (a Bash command run with run_in_background) printed since the last read, "
-        "and its status. block=true waits until it finishes or `timeout` ms pass; block=false returns at once."
+        "and its status; of a background agent, its status and, once it has ended, its answer. block=true waits "
+        "until it finishes or `timeout` ms pass; block=false returns at once."
     )
     Args = TaskOutputArgs
     Details = TaskOutputDetails
 
     async def run(self, args: TaskOutputArgs, ctx: ToolContext) -> ToolResult:
         shell = self._find(args.task_id)
+        if shell is None and (agent := self.workspace.agents.get(args.task_id)) is not None:
+            from agentui.core.tools.agent_tasks import agent_output
+
+            return await agent_output(self.workspace.agents, agent, args.block, args.timeout)
         if shell is None:
             return self._unknown(args.task_id)
         retrieval = "success"
@@ -170,7 +177,9 @@ class TaskOutput(_Reads):
 
 class TaskStop(_Stops):
     name = "TaskStop"
-    description = "Stop a background task (a Bash command run with run_in_background) and everything it started."
+    description = (
+        "Stop a background task (a Bash command or an agent run with run_in_background) and everything it started."
+    )
     Args = TaskStopArgs
     Details = TaskStopDetails
 
@@ -179,6 +188,10 @@ class TaskStop(_Stops):
         if not shell_id:
             return ToolResult.error("TaskStop needs task_id: the id Bash gave when it started the task.")
         shell = self._find(shell_id)
+        if shell is None and (agent := self.workspace.agents.get(shell_id)) is not None:
+            from agentui.core.tools.agent_tasks import stop_agent
+
+            return await stop_agent(self.workspace.agents, agent)
         if shell is None:
             return self._unknown(shell_id)
         if shell.status != "running":

@@ -15,6 +15,7 @@ from agentui import __version__
 from agentui.api import Conversation, RunResult, Settings, TaskNotices, describe_call, limit_reached
 from agentui.api.events import (
     AgentStart,
+    BackgroundAgentUpdate,
     BackgroundShellUpdate,
     CompactionEnd,
     CompactionStart,
@@ -186,9 +187,13 @@ class ClaudeStream:
                 self.status("compacting")
             case CompactionEnd():
                 self._compacted(event)
-            case BackgroundShellUpdate(status="completed" | "failed" | "killed"):  # (as it ends, told or not)
+            case (
+                BackgroundShellUpdate(status="completed" | "failed" | "killed")
+                | BackgroundAgentUpdate(status="completed" | "failed" | "killed")
+            ):  # (as it ends, told or not)
                 ended = {"status": event.status, "end_time": round(time.time() * 1000)}
-                self.write({"type": "system", "subtype": "task_updated", "task_id": event.shell_id, "patch": ended,
+                task_id = event.task_id if isinstance(event, BackgroundAgentUpdate) else event.shell_id
+                self.write({"type": "system", "subtype": "task_updated", "task_id": task_id, "patch": ended,
                             "uuid": _id(), "session_id": self.session_id})  # fmt: skip
             case UserMessage() if self.replay_user and event.source in ("prompt", "steer", "follow_up"):
                 self.write(self._user(_api_message(event.message), replay=True))
@@ -210,10 +215,14 @@ class ClaudeStream:
         writes them before the turn that tells them (each `task_updated` came as it ended), and that turn's prompt."""
         ended = notices.take()
         for update, _, summary in ended:
-            self.write({"type": "system", "subtype": "task_notification", "task_id": update.shell_id,
-                        "tool_use_id": notices.tool_use_id(update.shell_id), "status": update.status,
-                        "output_file": update.output_path, "summary": summary, "session_id": self.session_id,
-                        "uuid": _id()})  # fmt: skip
+            task_id = notices.task_id(update)
+            line: dict[str, Any] = {"type": "system", "subtype": "task_notification", "task_id": task_id,
+                    "tool_use_id": notices.tool_use_id(task_id), "status": update.status,
+                    "output_file": update.output_path, "summary": summary}  # fmt: skip
+            if isinstance(update, BackgroundAgentUpdate):  # (a sub-agent's, as Claude Code's: what it took)
+                line["usage"] = {"total_tokens": update.total_tokens, "tool_uses": update.tool_uses,
+                                 "duration_ms": update.duration_ms}  # fmt: skip
+            self.write({**line, "session_id": self.session_id, "uuid": _id()})
         return "\n".join(text for _, text, _ in ended)
 
     def status(self, status: str | None, **more: str) -> None:

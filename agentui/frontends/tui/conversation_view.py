@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from agentui.api import Conversation, LoadedSession, SessionRequest
     from agentui.api.events import (
         AgentEnd,
+        BackgroundAgentUpdate,
         BackgroundShellUpdate,
         CompactionEnd,
         ContentBlockEnd,
@@ -119,6 +120,12 @@ class ConversationView:
                 self.say(f"Background shell {event.shell_id} ({what}) was stopped.")
             case "running":
                 pass
+
+    def _background_agent(self, event: BackgroundAgentUpdate) -> None:
+        """A line in the transcript when a background sub-agent ends (its launch shows in the Agent call's block)."""
+        said = {"completed": "finished", "failed": "failed", "killed": "was stopped"}.get(event.status)
+        if said is not None:  # (not while it waits for a slot or runs)
+            self.say(f"Background agent {event.task_id} ({event.description}) {said}.", "info")
 
     def _forget_message(self) -> None:
         self._texts.clear()
@@ -212,6 +219,8 @@ class ConversationView:
                 self.todos.show_tasks(event.tasks)
             case ev.BackgroundShellUpdate():
                 self._background_shell(event)
+            case ev.BackgroundAgentUpdate():
+                self._background_agent(event)
             case ev.PermissionRequest():
                 self.app.permissions.ask(event)
             case ev.UsageUpdate():

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 AUTH_SECONDS = 300.0
 """How long the browser sign-in may take (Claude Code's limit)."""
+BROWSER_SECONDS = 5.0
+"""How long an opener may take to say it failed; one still running then is taken to be the browser itself."""
 FALLBACK_PORT = 3118
 """Claude Code's port when no random one in 49152-65535 is free."""
 
@@ -174,9 +176,12 @@ async def open_browser(url: str, env: Mapping[str, str]) -> bool:
             env=dict(env),
             start_new_session=True,  # (a browser outlives the sign-in; the terminal's signals are not its)
         )
-        return await asyncio.wait_for(process.wait(), 30) == 0
-    except (OSError, TimeoutError):
+    except OSError:
         return False
+    try:
+        return await asyncio.wait_for(process.wait(), BROWSER_SECONDS) == 0
+    except TimeoutError:  # (still running: a browser that stays until it is closed, showing the page)
+        return True
 
 
 def describe_failure(exc: BaseException) -> str:
