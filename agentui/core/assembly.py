@@ -124,7 +124,7 @@ def _task_summary(shell: ShellInfo) -> dict[str, Any]:
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
     background shells. A session that kept its list with TodoWrite goes on being offered TodoWrite."""
-    from agentui.core.events import BackgroundShellUpdate, TaskListUpdate
+    from agentui.core.events import BackgroundAgentUpdate, BackgroundShellUpdate, TaskListUpdate
     from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
     workspace, session_id = project.workspace, agent.session_id
@@ -151,6 +151,13 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
             output_path=str(info.output_path),
         )
     )
+    workspace.agents.on_change = lambda task: agent.bus.emit(
+        BackgroundAgentUpdate(
+            session_id=session_id, task_id=task.id, tool_call_id=task.tool_use_id, description=task.description,
+            agent_type=task.agent_type, status=task.status, output_path=task.output_path, result=task.result,
+            error=task.error, total_tokens=task.total_tokens, tool_uses=task.tool_uses, duration_ms=task.duration_ms,
+        )
+    )  # fmt: skip
 
 
 def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
@@ -304,6 +311,8 @@ def _wire_tools(
             load_agent_types(project.root, env),
             transcript_dir=session.path.parent / session.session_id / "subagents",
             env=env,
+            agents=project.workspace.agents,
+            small_model=launch.settings.small_model,
         )
     )
     _register_web_tools(project, agent, launch.settings)

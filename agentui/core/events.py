@@ -289,6 +289,25 @@ class BackgroundShellUpdate(_Event):
     output_path: str
 
 
+class BackgroundAgentUpdate(_Event):
+    """A sub-agent the model sent to the background (`run_in_background`) waits for a slot, starts, ends or was
+    stopped; when it ends, what it answered and what it took."""
+
+    type: Literal["background_agent"] = "background_agent"
+    task_id: str
+    tool_call_id: str
+    description: str
+    agent_type: str
+    status: Literal["pending", "running", "completed", "failed", "killed"]
+    output_path: str
+    """Its transcript, "" when none is written."""
+    result: str = ""
+    error: str | None = None
+    total_tokens: int = 0
+    tool_uses: int = 0
+    duration_ms: int = 0
+
+
 class Notice(_Event):
     """Something the person should see that does not stop the run: a hook that failed, a skipped setting."""
 
@@ -322,6 +341,7 @@ Event = Annotated[
         | Error
         | TaskListUpdate
         | BackgroundShellUpdate
+        | BackgroundAgentUpdate
         | Notice
     ),
     Field(discriminator="type"),

@@ -29,6 +29,12 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
     return meta, "\n".join(lines[end + 1 :]).lstrip("\n")
 
 
+def body_of(text: str) -> str:
+    """The body after the front matter as Claude Code sends a command's or a skill's: its last line break kept."""
+    body = parse_front_matter(text)[1]
+    return body + "\n" if text.endswith("\n") and body and not body.endswith("\n") else body
+
+
 def front_matter_lines(text: str) -> tuple[list[str], int | None]:
     """The file's lines, and the index of the line that closes its front matter (None: it has none)."""
     lines = text.splitlines()

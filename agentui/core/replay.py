@@ -38,6 +38,7 @@ from agentui.core.messages import (
     is_summary,
     was_refused,
 )
+from agentui.core.tools.skill import SKILL_LOADED
 
 
 def replay(messages: Sequence[Message], tool_details: Mapping[str, dict[str, Any]], session_id: str) -> Iterator[Event]:
@@ -71,8 +72,8 @@ def _user(
             )
         else:
             rest.append(block)
-    if rest:
-        text = "".join(block.text for block in rest if isinstance(block, TextBlock))
+    text = "".join(block.text for block in rest if isinstance(block, TextBlock))
+    if rest and not text.startswith(SKILL_LOADED):  # (a skill's instructions are the model's, not shown)
         source: UserSource = "interrupt" if text.startswith(INTERRUPTED) else "prompt"
         yield UserMessage(session_id=session_id, message=message.model_copy(update={"content": rest}), source=source)
 

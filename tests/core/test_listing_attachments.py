@@ -14,6 +14,7 @@ from agentui.core.session.lookup import SessionRequest
 from agentui.core.session.reader import load_session
 from agentui.core.session.store import open_session
 from agentui.core.tools.base import ToolRegistry
+from agentui.core.tools.skill import Skill as SkillTool
 from tests.support.sessions import lines
 
 REVIEWER = agent_line("reviewer", "Reviews code", ("Read", "Grep"))
@@ -84,7 +85,9 @@ def test_a_prompts_listings_are_written_after_it_and_read_back_onto_it(tmp_path:
     cwd.mkdir()
     env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
     session = open_session(SessionRequest(), cwd, env=env)
-    listed = Listings(ToolRegistry(), [Skill("greet", "Greets", cwd / "SKILL.md")])([])
+    tools = ToolRegistry([SkillTool(dict, lambda rules, source: [], lambda: True)])
+    assert Listings(ToolRegistry(), [Skill("greet", "Greets", cwd / "SKILL.md")])([]) == []  # (no Skill tool: none)
+    listed = Listings(tools, [Skill("greet", "Greets", cwd / "SKILL.md")])([])
     assert [a["type"] for a in listed] == ["skill_listing"]  # (no Agent tool: no agent listing)
     prompt = Message(role="user", content=[TextBlock(text="hello")], attachments=tuple(listed))
     session.writer.handle(UserMessage(session_id=session.session_id, message=prompt, source="prompt"))
@@ -96,4 +99,4 @@ def test_a_prompts_listings_are_written_after_it_and_read_back_onto_it(tmp_path:
     assert list(written[1])[:4] == ["parentUuid", "isSidechain", "attachment", "type"]
     (loaded,) = load_session(session.path).messages
     assert loaded.attachments == tuple(listed) and loaded.text == "hello"
-    assert Listings(ToolRegistry(), [Skill("greet", "Greets", cwd / "SKILL.md")])([loaded]) == []
+    assert Listings(tools, [Skill("greet", "Greets", cwd / "SKILL.md")])([loaded]) == []

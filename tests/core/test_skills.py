@@ -34,7 +34,7 @@ def test_skills_come_from_the_users_and_the_projects_directories(tmp_path: Path)
     assert found["plain"].description == "Write changelogs"  # no front matter: the first line
 
 
-def test_the_model_is_told_of_skills_and_reads_one_without_asking(tmp_path: Path) -> None:
+def test_skills_are_listed_for_the_skill_tool_and_their_files_read_without_asking(tmp_path: Path) -> None:
     root, claude = tmp_path / "project", tmp_path / "claude"
     root.mkdir()
     env = {"CLAUDE_CONFIG_DIR": str(claude), "HOME": str(tmp_path / "home")}
@@ -46,7 +46,9 @@ def test_the_model_is_told_of_skills_and_reads_one_without_asking(tmp_path: Path
         permissions=PermissionOptions(disallowed_tools=(f"Read(//{str(secret).lstrip('/')})",)),
     )
     conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
-    assert f"- pdf: Fill in PDF forms. ({path})" in conversation.agent.config.system_prompt
+    assert "pdf" not in conversation.agent.config.system_prompt  # (listed in a reminder, for the Skill tool)
+    [listing] = conversation.agent.services.listings([])[-1:]
+    assert listing["type"] == "skill_listing" and "- pdf: Fill in PDF forms." in listing["content"]
     engine, tools = conversation.project.engine, conversation.project.tools
     read = tools.get("Read")
     assert read is not None

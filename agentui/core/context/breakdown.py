@@ -147,7 +147,7 @@ def context_breakdown(conversation: Conversation) -> ContextBreakdown:
     skills = _skills_in(conversation, prompt, counter)
     mcp_total, agents_total = sum(tool.tokens for tool in mcp_tools), sum(kind.tokens for kind in agents)
     fixed: dict[PartKind, int] = {
-        "system_prompt": max(0, counter.count(prompt) + counter.count(config.environment) - memory_in_prompt - skills),
+        "system_prompt": max(0, counter.count(prompt) + counter.count(config.environment) - memory_in_prompt),
         "system_tools": max(0, tools_total - mcp_total - api_tools - agents_total),
         "mcp_tools": mcp_total,
         "api_tools": api_tools,
@@ -204,12 +204,13 @@ def _custom_agents(conversation: Conversation, counter: TokenCounter) -> tuple[I
 
 
 def _skills_in(conversation: Conversation, prompt: str, counter: TokenCounter) -> int:
-    """The tokens of the skills' list in the system prompt (0 if it has none)."""
+    """The tokens of the skills' listing (Claude Code's reminder, with the first prompt; 0 without the Skill tool)."""
     from agentui.core.extend.skills import load_skills, render_skills
 
+    if conversation.project.tools.get("Skill") is None:
+        return 0
     skills = load_skills(conversation.root, conversation.env)
-    text = render_skills(skills) if skills else ""
-    return counter.count(text) if text and text in prompt else 0
+    return counter.count(render_skills(skills)) if skills else 0
 
 
 def _fitted(fixed: dict[PartKind, int], used: int) -> dict[PartKind, int]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.context.memory import MemoryFile, render_memory
-from agentui.core.extend.skills import Skill, render_skills
+from agentui.core.extend.skills import Skill
 from agentui.core.safety.confined_git import GitError, run
 
 BASE_INSTRUCTIONS = """\
@@ -77,8 +77,6 @@ def build_system_prompt(
         stable.append(
             "The user's instructions for this project (memory files); follow them:\n\n" + render_memory(list(memory))
         )
-    if skills:
-        stable.append(render_skills(list(skills)))
     git = git_facts(cwd) if git is None else git
     facts = [
         f"Working directory: {cwd}",

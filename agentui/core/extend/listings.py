@@ -23,7 +23,8 @@ class Listings:
 
     def __call__(self, history: Sequence[Message]) -> list[dict[str, Any]]:
         agents_told, skills_told = told(attachment for message in history for attachment in message.attachments)
-        made = [skill_listing(self.skills, skills_told)]
+        offered = "Skill" in self.tools.names()  # (the listing is for the Skill tool: without it, none)
+        made = [skill_listing(self.skills, skills_told) if offered else None]
         if isinstance(task := self.tools.get(Task.name), Task):  # (without the Agent tool, nothing is said of agents)
             types = {name: agent_line(name, kind.description, kind.tools) for name, kind in task.types.items()}
             made.insert(0, agent_listing(types, agents_told))

@@ -1,7 +1,7 @@
-"""Skills, as Claude Code has them: a `SKILL.md` in each directory of `~/.claude/skills/` and the project's
-`.claude/skills/`, whose front matter names and describes it. The model is told what skills exist (name,
-description, file) in its system prompt, and as Claude Code tells it in a listing reminder (extend.listings), and
-reads a skill's file itself when a task calls for it, so a skill costs a line or two of context until it is used."""
+"""Skills, as Claude Code has them: a `SKILL.md` in each directory of `~/.claude/skills/`, the project's
+`.claude/skills/` and enabled plugins', whose front matter names and describes it. The model is told what skills
+exist in Claude Code's listing reminder (extend.listings) and loads one with the Skill tool (tools.skill) when a task
+calls for it, so a skill costs a line of context until it is used."""
 
 from __future__ import annotations
 
@@ -22,6 +22,20 @@ class Skill:
     description: str
     path: Path
     """The SKILL.md file."""
+    source: str = "user"
+    """Where it comes from: "user", "project" or "plugin" (as /skills says)."""
+    allowed_tools: tuple[str, ...] = ()
+    """Rules its `allowed-tools` grants while it runs (a skill with some asks before it loads, as Claude Code's)."""
+    model_invocable: bool = True
+    """False when its front matter says `disable-model-invocation: true`: the person's to run, not the model's."""
+
+    def prompt(self, arguments: str, session_id: str) -> str | None:
+        return skill_prompt(self, arguments, session_id)
+
+    @property
+    def directory(self) -> Path:
+        """Its base directory, where its supporting files are."""
+        return self.path.parent
 
 
 def skill_directories(project_root: Path, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -43,18 +57,35 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
             name = meta.get("name") or path.parent.name
             name = f"{plugin.name}:{name}" if plugin is not None else name  # (`hello:greet`, as Claude Code's)
             description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
-            skills[name] = Skill(name, description, path)
+            source = "plugin" if plugin is not None else "project" if held is not None else "user"
+            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            tools = tuple(t.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for t in tools)
+            invocable = meta.get("disable-model-invocation", "").strip().lower() != "true"
+            skills[name] = Skill(name, description, path, source, tools, invocable)
     return list(skills.values())
 
 
+def skill_prompt(skill: Skill, arguments: str, session_id: str) -> str | None:
+    """What loading `skill` tells the model, as Claude Code words it: its base directory (so its supporting files
+    can be read), then its instructions with the arguments filled in. None when its file can no longer be read."""
+    from agentui.core.extend.arguments import fill_arguments
+    from agentui.core.frontmatter import body_of
+    from agentui.core.tools.skill import SKILL_LOADED
+
+    root = skill.path.parents[3] if skill.source == "project" else None  # (project/.claude/skills/name/SKILL.md)
+    if (text := extension_text(skill.path, root)) is None:
+        return None
+    prompt = fill_arguments(f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}", arguments)
+    prompt = prompt.replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
+    return prompt.replace("${CLAUDE_SESSION_ID}", session_id)
+
+
 def render_skills(skills: list[Skill]) -> str:
-    lines = [f"- {skill.name}: {skill.description} ({skill.path})" for skill in skills]
-    return (
-        "Skills: instructions for particular kinds of task, each in a SKILL.md file. When a task matches a "
-        "skill's description, Read its file first and follow it (files it mentions are relative to its "
-        "directory). A reminder may list them as for a Skill tool; there is none here: Read the skill's file "
-        "instead.\n" + "\n".join(lines)
-    )
+    """The skills as Claude Code's listing reminder names them to the model."""
+    from agentui.core.session.attachments import reminder, skill_listing
+
+    listing = skill_listing({skill.name: skill.description for skill in skills}, set())
+    return (reminder(listing) or "") if listing is not None else ""
 
 
 def _first_line(body: str) -> str:

@@ -176,6 +176,7 @@ class ToolDispatcher:
             result = _with_note(result, told)
         block = ToolResultBlock(tool_use_id=tool_call_id, content=result.content, is_error=result.is_error)
         self.finished[tool_call_id] = block
+        self.notes += result.context
         self._emit(
             ToolEnd(
                 session_id=self._session_id,
@@ -186,6 +187,7 @@ class ToolDispatcher:
                 details={**result.details, "denied": True} if result.denied else result.details,
                 cached=result.cached,
                 denied=result.denied,
+                context=list(result.context),
             )
         )
         return block

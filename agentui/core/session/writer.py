@@ -262,7 +262,15 @@ class SessionWriter:
                 self._tool_names[block.id] = block.name
 
     def _tool_result(self, event: ToolEnd) -> None:
+        name = self._tool_names.get(event.tool_call_id)
         self._result_line(event.tool_call_id, event.content, event.is_error, event.details)
+        for text in event.context:  # (a skill's instructions: a line of their own after the result, as Claude Code's)
+            content = [{"type": "text", "text": text}]
+            self._chain("user", message={"role": "user", "content": content}, isMeta=True,
+                        sourceToolUseID=event.tool_call_id)  # fmt: skip
+        if name == "Skill" and not event.is_error:  # (what the skill allows while it runs, as Claude Code records it)
+            allowed = event.details.get("allowedTools") or []
+            self._chain("attachment", attachment={"type": "command_permissions", "allowedTools": allowed})
 
     def _result_line(self, tool_call_id: str, result: Any, is_error: bool, details: dict[str, Any] | None) -> None:
         content = redact(result if isinstance(result, str) else [block_json(b) for b in result])

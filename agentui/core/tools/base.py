@@ -46,6 +46,9 @@ class ToolResult:
     from_editor: bool = False
     """Read from an editor's buffer, which may change with the file on disk as it was: never answered again from the
     results cache."""
+    context: tuple[str, ...] = ()
+    """Texts for the model after the results of the call's response, in the same message (a skill's instructions);
+    the session records each as a line of its own after the result, as Claude Code does."""
 
     @classmethod
     def error(cls, message: str, *, denied: bool = False, **details: Any) -> ToolResult:

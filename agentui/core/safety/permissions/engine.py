@@ -154,6 +154,8 @@ class PermissionEngine:
             return self._person_tool(tool.name)
         if tool.name == "WebFetch":
             return self.web_fetch(str(getattr(args, "url", "")))
+        if tool.name == "Skill":
+            return self._skill(str(getattr(args, "skill", "")), bool(getattr(tool, "grants", lambda args: ())(args)))
         if tool.name == "WebSearch" and tool.offered:  # (it changes nothing, but the query leaves the machine)
             return self._asked_tool(tool.name, f"WebSearch wants to search the web for {getattr(args, 'query', '')!r}")
         raw = tool.permission_path(args)
@@ -394,6 +396,24 @@ class PermissionEngine:
         return Verdict(
             "ask", f"{name} can {'modify files' if tool.kind == 'write' else 'run commands'}", suggestions=(name,)
         )
+
+    def _skill(self, typed: str, grants: bool) -> Verdict:
+        """As Claude Code's Skill: rules name a skill (`Skill(name)`, `Skill(prefix:*)`); one that grants tools asks
+        unless a rule (or bypassPermissions) allows it; one that grants none loads at once."""
+        name = typed.strip().removeprefix("/")
+
+        def naming(rule: Rule) -> bool:
+            said = (rule.specifier or "").removeprefix("/")
+            return rule.tool == "Skill" and (
+                not said or said == name or (said[-2:] in (":*", " *") and name.startswith(said[:-2]))
+            )
+
+        if rule := next((r for r in self._rules if r.behavior == "deny" and naming(r)), None):
+            return Verdict("deny", f"the rule {rule.text} denies it")
+        allowed = any(r.behavior == "allow" and naming(r) for r in self._rules)
+        if allowed or not grants or self.mode == "bypassPermissions":
+            return Verdict("allow", "allowed")
+        return Verdict("ask", f"Execute skill: {name}", suggestions=(f"Skill({name})", f"Skill({name}:*)"))
 
     def _person_tool(self, name: str) -> Verdict:
         """The tools whose question is the call itself: a deny rule refuses them, and otherwise the person answers
