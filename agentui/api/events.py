@@ -46,8 +46,8 @@ from agentui.core.events import (
 __all__ = [
     "AgentEnd",
     "AgentStart",
-    "BackgroundShellUpdate",
     "BackgroundAgentUpdate",
+    "BackgroundShellUpdate",
     "CompactionEnd",
     "CompactionStart",
     "ContentBlockEnd",
