@@ -22,6 +22,11 @@ _EXPORTS = {
     "SHELL_TOOL": "agentui.core.tools.person_command",
     "Resumed": "agentui.core.conversation",
     "McpStatus": "agentui.core.extend.servers",
+    # MCP prompts as slash commands (`/mcp__server__prompt words`)
+    "McpPromptCommand": "agentui.core.extend.mcp.prompt_commands",
+    "McpPromptError": "agentui.core.extend.mcp.prompt_commands",
+    "expand_mcp_prompt": "agentui.core.extend.mcp.prompt_commands",
+    "mcp_commands": "agentui.core.extend.mcp.prompt_commands",
     "RunResult": "agentui.core.loop.run",
     "Settings": "agentui.core.settings",
     "RunLimits": "agentui.core.run_options",
@@ -193,6 +198,10 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.commands import CustomCommand as CustomCommand
     from agentui.core.extend.commands import load_custom_commands as load_custom_commands
     from agentui.core.extend.hooks import EVENTS
+    from agentui.core.extend.mcp.prompt_commands import McpPromptCommand as McpPromptCommand
+    from agentui.core.extend.mcp.prompt_commands import McpPromptError as McpPromptError
+    from agentui.core.extend.mcp.prompt_commands import expand_mcp_prompt as expand_mcp_prompt
+    from agentui.core.extend.mcp.prompt_commands import mcp_commands as mcp_commands
     from agentui.core.extend.plugins.commands import plugin_command as plugin_command
     from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus

@@ -1,10 +1,12 @@
 """Completing `@path` in a prompt: the project's files (as Glob sees them, ignores honoured) and those of the
-directories added to the session (`--add-dir`, `/add-dir`), walked once and ranked for what was typed."""
+directories added to the session (`--add-dir`, `/add-dir`), walked once, and the MCP servers' resources
+(`server:uri`, as Claude Code offers them), ranked for what was typed."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from agentui.core.tools.walk import walk_files
 
@@ -12,10 +14,19 @@ MAX_FILES = 5000
 """The walk stops here: a huge tree must not stall the prompt (what is typed still narrows these)."""
 
 
+class Resources(Protocol):
+    def resource_names(self) -> list[str]:
+        """`server:uri` for each resource a connected MCP server lists now."""
+        ...
+
+
 class PathCompleter:
-    def __init__(self, root: Path, added: Callable[[], Sequence[Path]] = tuple) -> None:
+    def __init__(
+        self, root: Path, added: Callable[[], Sequence[Path]] = tuple, resources: Resources | None = None
+    ) -> None:
         self.root = root
         self.added = added
+        self.resources = resources
         """The added directories as they are now: their files are offered as absolute paths."""
         self._files: list[str] | None = None
         self._walked: tuple[Path, ...] = ()
@@ -23,7 +34,8 @@ class PathCompleter:
     def complete(self, typed: str) -> list[str]:
         """Project-relative paths (absolute ones in an added directory) containing `typed` (any case), best first."""
         typed = typed.lower()
-        found = [path for path in self.files() if typed in path.lower()]
+        named = self.resources.resource_names() if self.resources is not None else []
+        found = [path for path in [*self.files(), *named] if typed in path.lower()]
         return sorted(found, key=lambda path: rank(path, typed))
 
     def files(self) -> list[str]:

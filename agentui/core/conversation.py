@@ -79,6 +79,9 @@ class Launch:
     """--json-schema: the final answer is a StructuredOutput call whose arguments follow this schema."""
     editor: EditorFiles | None = None
     """The client's editor, where it offers its files (ACP's `fs/*`): Read, Edit and Write go through its buffers."""
+    answers_elicitation: bool = False
+    """The front end shows MCP servers' elicitation requests (ElicitationRequest events) and answers them; else
+    they are declined, as where no one is there to answer."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class Conversation:
         self.session = session
         self.provider = provider
         self.agent = agent
-        self.servers = ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi)
+        self.servers = _tool_servers(launch, project, agent)
         self.telemetry = telemetry
         self._grants = RunGrants(project.engine)
         self._attempting: Attempts | None = None
@@ -262,7 +265,7 @@ class Conversation:
     def answer(self, request_id: str, decision: PermissionDecision) -> bool:
         """The person's answer to a PermissionRequest event; False if nothing was waiting for it. An allow that
         names a mode (an approved plan) switches to it at once."""
-        answered = self.agent.respond_permission(request_id, decision)
+        answered = self.agent.respond_permission(request_id, decision) or self.servers.answer(request_id, decision)
         if answered and decision.behavior == "allow" and decision.mode is not None:
             self.set_mode(decision.mode)
         return answered
@@ -424,7 +427,7 @@ class Conversation:
         if self._completer is None:
             from agentui.core.completion import PathCompleter
 
-            self._completer = PathCompleter(self.root, lambda: self.project.workspace.additional_dirs)
+            self._completer = PathCompleter(self.root, lambda: self.project.workspace.additional_dirs, self.servers)
         return self._completer.complete(typed)
 
     def export(self, name: str = "") -> Path:
@@ -495,6 +498,14 @@ class Conversation:
         if self.telemetry is not None:  # (the last spans and metrics go out, within a few seconds at most)
             await asyncio.to_thread(self.telemetry.close)
             self.telemetry = None
+
+
+def _tool_servers(launch: Launch, project: Project, agent: Agent) -> ToolServers:
+    """The conversation's MCP servers and APIs; their elicitation requests go to the front end if it answers them."""
+    from agentui.core.extend.mcp.elicitation import Elicitations
+
+    asks = Elicitations(agent.bus, lambda: agent.session_id, launch.answers_elicitation)
+    return ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi, asks)
 
 
 def _no_branches(branch_id: str, config: AttemptConfig, copy: WorkingCopy) -> Agent:

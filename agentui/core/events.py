@@ -316,6 +316,20 @@ class Notice(_Event):
     message: str
 
 
+class ElicitationRequest(_Event):
+    """An MCP server asks the person for something (an elicitation): `message`, and the fields of
+    `requested_schema` to fill in (or, in URL mode, a page to open at `url`). Answered with `Conversation.answer`:
+    an allow whose `updated_input` holds the fields accepts, a deny declines, a deny with `interrupt` cancels. A
+    front end that does not say it answers them (`Launch.answers_elicitation`) never sees one: they are declined."""
+
+    type: Literal["elicitation_request"] = "elicitation_request"
+    request_id: str
+    server: str
+    message: str
+    requested_schema: dict[str, Any] = Field(default_factory=dict)
+    url: str | None = None
+
+
 Event = Annotated[
     (
         AgentStart
@@ -343,6 +357,7 @@ Event = Annotated[
         | BackgroundShellUpdate
         | BackgroundAgentUpdate
         | Notice
+        | ElicitationRequest
     ),
     Field(discriminator="type"),
 ]

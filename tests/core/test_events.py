@@ -87,6 +87,13 @@ def one_of_each() -> list[ev.Event]:
             duration_ms=30,
         ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
+        ev.ElicitationRequest(
+            session_id=SID,
+            request_id="elicit_1",
+            server="deployer",
+            message="Where should it be deployed?",
+            requested_schema={"type": "object", "properties": {"place": {"type": "string"}}, "required": ["place"]},
+        ),
     ]
 
 

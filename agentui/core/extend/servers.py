@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agentui.core.events import PermissionDecision
     from agentui.core.extend.mcp.client import SdkBridge
+    from agentui.core.extend.mcp.config import ServerConfig
+    from agentui.core.extend.mcp.elicitation import Elicitations
     from agentui.core.extend.mcp.oauth import ShowUrl
     from agentui.core.extend.mcp.tools import McpHub
     from agentui.core.extend.openapi.config import OpenApiConfig
@@ -38,8 +41,11 @@ class ToolServers:
         mcp_configs: tuple[str, ...],
         strict: bool,
         openapi: Mapping[str, OpenApiConfig],
+        elicitations: Elicitations | None = None,
     ) -> None:
         self._project = project
+        self._elicitations = elicitations
+        """Where the servers' elicitation requests go (None: declined)."""
         self._mcp_configs = mcp_configs
         """--mcp-config: files or JSON of servers besides the configured ones."""
         self._strict = strict
@@ -110,13 +116,11 @@ class ToolServers:
         named with another configuration, stop; the others start; the configured ones are left alone. Claude Code's
         answer: the names added and removed, and why each that failed did (not valid, or did not connect: it still
         counts as added, as in Claude Code, until it is set away)."""
-        from agentui.core.dirs import cache_dir
         from agentui.core.extend.mcp.config import servers_one_by_one
-        from agentui.core.extend.mcp.tools import McpHub
 
         env = self._env if self._env is not None else os.environ
         if self.mcp is None:
-            self.mcp = McpHub([], self._project.tools, cache_dir(env) / "mcp-logs", env, self._bridge)
+            self.mcp = self._hub([], env, self._bridge)
         removed = [name for name, entry in self._dynamic.items() if raw.get(name) != entry]
         for name in removed:
             del self._dynamic[name]
@@ -244,15 +248,13 @@ class ToolServers:
             chosen.append(config)
         if not chosen:
             return notices
-        from agentui.core.dirs import cache_dir
-        from agentui.core.extend.mcp.tools import McpHub
 
         if self.mcp is not None:  # (an SDK program set servers before these started: they join them)
             failed = [await self.mcp.add(config, env, sdk_bridge) for config in chosen]
             return notices + [
                 f"{error[:1].upper()}{error[1:]}; its tools are not available." for error in failed if error
             ]
-        self.mcp = McpHub(chosen, self._project.tools, cache_dir(env) / "mcp-logs", env, sdk_bridge)
+        self.mcp = self._hub(chosen, env, sdk_bridge)
         return notices + await self.mcp.start()
 
     async def stop_mcp(self, name: str) -> None:
@@ -287,6 +289,21 @@ class ToolServers:
             said = f"Got new credentials, but {name} rejected them on reconnect. Try re-authenticating."
         raise ValueError(said)
 
+    async def clear_mcp_auth(self, name: str) -> str:
+        """Forget the tokens and registration kept for the HTTP MCP server `name` (in Claude Code's file too) and
+        connect it anew, which then needs a sign-in; Claude Code's sentence. ValueError when there is no such server."""
+        from agentui.core.extend.mcp.oauth import uses_oauth
+        from agentui.core.extend.mcp.oauth_store import change_entry, credentials_path, server_key
+
+        if self.mcp is None or (server := next((s for s in self.mcp.servers if s.name == name), None)) is None:
+            raise ValueError(f"Server not found: {name}")
+        if not uses_oauth(server.config):
+            raise ValueError(f'Cannot clear auth for server type "{server.config.type}"')
+        env = self._env if self._env is not None else os.environ
+        change_entry(credentials_path(env), server_key(server.config), lambda entry: None)
+        await self.mcp.restart(name)
+        return f"Authentication cleared for {name}."
+
     async def reconnect_mcp(self, name: str) -> tuple[bool, str]:
         """Connect the MCP server `name` anew: whether it connected, and Claude Code's sentence for it."""
         if self.mcp is None or name not in [server.name for server in self.mcp.servers]:
@@ -301,9 +318,7 @@ class ToolServers:
 
     async def approve_mcp(self, name: str) -> str | None:
         """Approve the project's server `name` (remembered for this project) and start it; why it failed, or None."""
-        from agentui.core.dirs import cache_dir
         from agentui.core.extend.mcp.config import remember_approval
-        from agentui.core.extend.mcp.tools import McpHub
 
         if (config := self._awaiting.pop(name, None)) is None:
             raise ValueError(f"No MCP server named {name} is awaiting approval.")
@@ -311,8 +326,24 @@ class ToolServers:
         remember_approval(self._project.root, name, True, env)
         async with self._changing:
             if self.mcp is None:
-                self.mcp = McpHub([], self._project.tools, cache_dir(env) / "mcp-logs", env, self._bridge)
+                self.mcp = self._hub([], env, self._bridge)
             return await self.mcp.add(config, env, self._bridge)
+
+    def _hub(self, configs: list[ServerConfig], env: Mapping[str, str], bridge: SdkBridge | None) -> McpHub:
+        from agentui.core.dirs import cache_dir
+        from agentui.core.extend.mcp.tools import McpHub
+
+        elicit = self._elicitations.ask if self._elicitations is not None else None
+        return McpHub(configs, self._project.tools, cache_dir(env) / "mcp-logs", env, bridge, elicit)
+
+    def resource_names(self) -> list[str]:
+        """`server:uri` for each resource a connected MCP server lists now (what `@` completes besides files)."""
+        servers = self.mcp.servers if self.mcp is not None else []
+        return [f"{s.name}:{r.uri}" for s in servers if s.state == "connected" for r in s.resources]
+
+    def answer(self, request_id: str, decision: PermissionDecision) -> bool:
+        """The person's answer to an ElicitationRequest event; False if none waits for it."""
+        return self._elicitations is not None and self._elicitations.answer(request_id, decision)
 
     async def aclose(self) -> None:
         if self.mcp is not None:

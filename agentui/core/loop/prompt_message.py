@@ -42,8 +42,10 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     mentioned: list[TextBlock | ImageBlock] = []
     if agent.lineage is None and "@" in prompt:  # (the person's prompt; a sub-agent's is the model's words)
         from agentui.core.loop.mentions import attach_mentions
+        from agentui.core.loop.resource_mentions import attach_resources
 
         attached = await attach_mentions(prompt, agent.config.cwd, agent.services.tools, agent.services.gate)
+        await attach_resources(prompt, agent.config.cwd, agent.services.tools, agent.services.gate, attached)
         for notice in attached.notices:
             agent.warn(notice)
         mentioned = attached.blocks

@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from agentui import __version__
 from agentui.api import (
+    AgentuiError,
     AttemptConfig,
     Branch,
     ChangedOutside,
@@ -46,7 +47,7 @@ from agentui.api.events import (
     ToolEnd,
     ToolStart,
 )
-from agentui.api.messages import Usage
+from agentui.api.messages import ImageBlock, Usage
 
 if TYPE_CHECKING:
     from agentui.api import TaskNotices
@@ -285,6 +286,12 @@ async def run_print(
     from agentui.api import task_notices
 
     tasks = task_notices(conversation)
+    try:
+        prompt, images = await _mcp_prompt(conversation, prompt)
+    except AgentuiError as exc:  # (a prompt an MCP server could not give: said, and nothing is run)
+        printer.note(str(exc))
+        await conversation.aclose()
+        return 1
     if (expanded := conversation.expand_command(prompt)) is not None:  # `-p "/command arguments"`
         prompt, notices = expanded
         for notice in notices:
@@ -298,7 +305,7 @@ async def run_print(
         elif attempts:
             result, outcome = await _attempted(conversation, prompt, attempts, evaluate, printer)
         else:
-            result = await conversation.send(prompt)
+            result = await conversation.send(prompt, images)
             result = await _background(conversation, tasks, result, (stream, printer, output_format), stopping)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
@@ -306,6 +313,14 @@ async def run_print(
 
     _report(result, outcome, printer, stream, output_format)
     return exit_code(result)
+
+
+async def _mcp_prompt(conversation: Conversation, prompt: str) -> tuple[str, list[ImageBlock]]:
+    """`-p "/mcp__server__prompt words"`: the server's prompt (and its images) in place of the command as typed."""
+    from agentui.api import expand_mcp_prompt
+
+    expanded = await expand_mcp_prompt(conversation, prompt)
+    return expanded if expanded is not None else (prompt, [])
 
 
 def _stopper(conversation: Conversation, stopping: asyncio.Event) -> Callable[[], None]:

@@ -217,7 +217,7 @@ class AgentApp(AppOpening):
         try:  # (on a worker thread: a long session takes a while to load, and the screen stays usable)
             conversation = await asyncio.to_thread(
                 open_one,
-                replace(self.launch, session=request),
+                replace(self.launch, session=request, answers_elicitation=True),  # (the person answers servers)
                 project=self._project,
                 provider=self._provider_factory() if self._provider_factory else None,
                 on_error=problems.append,

@@ -9,7 +9,7 @@ from agentui.frontends.tui.slash_commands import COMMANDS
 from agentui.frontends.tui.widgets.prompt_input import Completion
 
 if TYPE_CHECKING:
-    from agentui.api import Conversation, CustomCommand
+    from agentui.api import Conversation, CustomCommand, McpPromptCommand
 
 
 def completions(
@@ -20,6 +20,7 @@ def completions(
         names = {
             **{name: command.description for name, command in COMMANDS.items()},
             **{name: command.description or "custom command" for name, command in custom.items()},
+            **{command.name: f"{command.description or command.name} (MCP)" for command in _mcp(conversation)},
         }
         return [
             Completion(f"/{name}", description) for name, description in sorted(names.items()) if name.startswith(typed)
@@ -29,3 +30,11 @@ def completions(
     if word.startswith("@") and conversation is not None:
         return [Completion(f"@{path}") for path in conversation.complete_path(word[1:])]
     return []
+
+
+def _mcp(conversation: Conversation | None) -> list[McpPromptCommand]:
+    if conversation is None:
+        return []
+    from agentui.api import mcp_commands
+
+    return mcp_commands(conversation)

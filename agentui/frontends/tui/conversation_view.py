@@ -221,7 +221,7 @@ class ConversationView:
                 self._background_shell(event)
             case ev.BackgroundAgentUpdate():
                 self._background_agent(event)
-            case ev.PermissionRequest():
+            case ev.PermissionRequest() | ev.ElicitationRequest():  # (questions for the person, one at a time)
                 self.app.permissions.ask(event)
             case ev.UsageUpdate():
                 status.set(

@@ -1,5 +1,5 @@
-"""Permission questions, one at a time: each waits its turn, is shown as a dialog over the transcript, and its answer
-goes to the engine once the transcript is back on screen."""
+"""Permission questions (and MCP servers' elicitation requests), one at a time: each waits its turn, is shown as a
+dialog over the transcript, and its answer goes to the engine once the transcript is back on screen."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
     from textual.screen import ModalScreen
 
-    from agentui.api.events import PermissionDecision, PermissionRequest
+    from agentui.api.events import ElicitationRequest, PermissionDecision, PermissionRequest
     from agentui.frontends.tui.host import AppHost
+
+    Question = PermissionRequest | ElicitationRequest
 
 
 def dialog_for(
@@ -41,10 +43,10 @@ def dialog_for(
 class PermissionQueue:
     def __init__(self, app: AppHost) -> None:
         self.app = app
-        self._questions: deque[PermissionRequest] = deque()
+        self._questions: deque[Question] = deque()
         self._asking: ModalScreen[PermissionDecision] | None = None
 
-    def ask(self, request: PermissionRequest) -> None:
+    def ask(self, request: Question) -> None:
         self._questions.append(request)
         if self._asking is None:
             self._next()
@@ -64,7 +66,12 @@ class PermissionQueue:
             self._asking = None
             app.prompt_input.focus()
             return
+        from agentui.api.events import ElicitationRequest
+
         request = self._questions.popleft()
+        if isinstance(request, ElicitationRequest):
+            self._elicit(request)
+            return
         tool = app.view.tool(request.tool_call_id)
         if tool is not None:
             tool.set_arguments(request.input)
@@ -75,18 +82,30 @@ class PermissionQueue:
         asks = describe_call(request.tool_name, request.input).asks
         call_attention(app, said.get(asks, f"{request.tool_name} is waiting for your answer"))
 
-    def _answered(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
+    def _elicit(self, request: ElicitationRequest) -> None:
+        from agentui.frontends.tui.screens.elicitation import ElicitationScreen
+
+        self._asking = ElicitationScreen(request)
+        self.app.push_screen(self._asking, lambda decision: self._answered(request, decision))
+        call_attention(self.app, f"the MCP server {request.server} is waiting for your answer")
+
+    def _answered(self, request: Question, decision: PermissionDecision | None) -> None:
         if decision is not None and decision.interrupt:
             self.app.view.ending = True  # (a plain No ends the turn: what is typed from now on is the next prompt)
         # Tell the engine only once the question is gone and the transcript is back on screen: what the answer
         # sets off (the tool's result, the next answer) must not update a screen that is still hidden.
         self.app.call_after_refresh(self._deliver, request, decision)
 
-    def _deliver(self, request: PermissionRequest, decision: PermissionDecision | None) -> None:
-        from agentui.api.events import PermissionDecision
+    def _deliver(self, request: Question, decision: PermissionDecision | None) -> None:
+        from agentui.api.events import ElicitationRequest, PermissionDecision
 
         self._asking = None
         view = self.app.view
+        if isinstance(request, ElicitationRequest):  # (a server's request: its answer goes back, nothing else)
+            if view.conversation is not None:
+                view.conversation.answer(request.request_id, decision or PermissionDecision(behavior="deny"))
+            self._next()
+            return
         tool = view.tool(request.tool_call_id)
         if tool is not None and decision is not None and decision.behavior == "allow":
             tool.start()

@@ -39,7 +39,7 @@ class Help(SlashCommand):
 
         commands = [(f"/{name}", command.description) for name, command in COMMANDS.items()]
         custom = [(f"/{name}", c.description or "your command") for name, c in sorted(app.custom_commands.items())]
-        app.transcript.add(HelpView(KEYS, [*commands, *custom]))
+        app.transcript.add(HelpView(KEYS, [*commands, *custom, *mcp_prompt_commands(app)]))
 
 
 class Clear(SlashCommand):
@@ -359,6 +359,8 @@ async def run_command(app: AppHost, text: str) -> None:
     arguments = arguments.strip()
     if (command := COMMANDS.get(name)) is not None:
         await command.run(app, arguments)
+    elif app.conversation is not None and await run_mcp_prompt(app, text):
+        pass
     elif app.conversation is not None and (expanded := app.conversation.expand_command(text)) is not None:
         prompt, notices = expanded
         for notice in notices:
@@ -366,6 +368,36 @@ async def run_command(app: AppHost, text: str) -> None:
         app.send(prompt)
     else:
         app.say(f"There is no command /{name}; /help lists them.", "warning")
+
+
+def mcp_prompt_commands(app: AppHost) -> list[tuple[str, str]]:
+    """The MCP servers' prompts, as /help and completion list them: `/mcp__server__prompt`, what it does."""
+    if app.conversation is None:
+        return []
+    from agentui.api import mcp_commands
+
+    return [
+        (f"/{command.name}", f"{command.description or command.name} (MCP)")
+        for command in mcp_commands(app.conversation)
+    ]
+
+
+async def run_mcp_prompt(app: AppHost, text: str) -> bool:
+    """`/mcp__server__prompt words`: the server's prompt sent as the person's; False if no server has that prompt."""
+    from agentui.api import McpPromptError, expand_mcp_prompt
+
+    if app.conversation is None or not text.startswith("/mcp__"):
+        return False
+    try:
+        expanded = await expand_mcp_prompt(app.conversation, text)
+    except McpPromptError as exc:
+        app.say(str(exc), "error")
+        return True
+    if expanded is None:
+        return False
+    prompt, images = expanded
+    app.send(prompt, images)
+    return True
 
 
 def remember(app: AppHost, note: str) -> None:

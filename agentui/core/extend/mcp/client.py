@@ -15,7 +15,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from agentui.core.errors import AgentuiError
 from agentui.core.extend.mcp.config import ServerConfig
+from agentui.core.extend.mcp.offers import RemotePrompt, RemoteResource, list_prompts, list_resources
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,12 @@ _REQUEST_TIMEOUT = 408
 
 SdkBridge = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Sends one JSON-RPC message to the named SDK server and returns its answer (None for a notification)."""
+Elicit = Callable[[str, Any], Awaitable[Any]]
+"""Asks the person what a server's elicitation request (its name, the SDK's params) wants: an ElicitResult."""
+
+
+class McpRequestError(AgentuiError):
+    """A request to a server that did not get its answer, in one sentence."""
 
 
 @contextlib.asynccontextmanager
@@ -90,6 +98,11 @@ class McpServer:
     state: State = "starting"
     error: str = ""
     tools: list[RemoteTool] = field(default_factory=list)
+    resources: list[RemoteResource] = field(default_factory=list)
+    prompts: list[RemotePrompt] = field(default_factory=list)
+    elicit: Elicit | None = None
+    """Where the server's elicitation requests go (None: declined, as where no one is there to answer)."""
+    _capabilities: Any = None
     _session: Any = None
     _task: asyncio.Task[None] | None = None
     _ready: asyncio.Event = field(default_factory=asyncio.Event)
@@ -101,6 +114,11 @@ class McpServer:
     @property
     def name(self) -> str:
         return self.config.name
+
+    @property
+    def has_resources(self) -> bool:
+        """It declared resources when it connected (then the model is given the resource tools)."""
+        return getattr(self._capabilities, "resources", None) is not None
 
     @property
     def log_path(self) -> Path:
@@ -122,10 +140,14 @@ class McpServer:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(stack))
-                session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
-                await session.initialize()
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=self._on_message, elicitation_callback=self._elicited)
+                )
+                self._capabilities = (await session.initialize()).capabilities
                 self._session = session
                 await self._list_tools()
+                await self._list_resources()
+                await self._list_prompts()
                 self.state = "connected"
                 self._ready.set()
                 await self._stop.wait()
@@ -192,23 +214,68 @@ class McpServer:
             for tool in listed.tools
         ]
 
+    async def _list_resources(self) -> None:
+        try:
+            self.resources = await list_resources(self._session, self._capabilities)
+        except Exception as exc:  # (as Claude Code: a server whose list fails offers none)
+            log.info("listing the resources of %s failed: %s", self.name, exc)
+            self.resources = []
+
+    async def _list_prompts(self) -> None:
+        try:
+            self.prompts = await list_prompts(self._session, self._capabilities)
+        except Exception as exc:
+            log.info("listing the prompts of %s failed: %s", self.name, exc)
+            self.prompts = []
+
     async def _on_message(self, message: Any) -> None:
         from mcp import types
 
         root = getattr(message, "root", None)
-        if isinstance(root, types.ToolListChangedNotification) and self._session is not None:
+        listers = {
+            types.ToolListChangedNotification: self._list_tools,
+            types.ResourceListChangedNotification: self._list_resources,
+            types.PromptListChangedNotification: self._list_prompts,
+        }
+        if (lister := listers.get(type(root))) is not None and self._session is not None:
             # Not here: this runs inside the session's reader, which must be free to read the list's answer.
-            task = asyncio.get_running_loop().create_task(self._refresh_tools())
+            task = asyncio.get_running_loop().create_task(self._refresh(lister))
             self._refreshes.add(task)
             task.add_done_callback(self._refreshes.discard)
 
-    async def _refresh_tools(self) -> None:
+    async def _refresh(self, lister: Callable[[], Awaitable[None]]) -> None:
         try:
-            await self._list_tools()
+            await lister()
         except Exception as exc:  # a server going away mid-refresh: reported on the next call
-            log.info("refreshing the tools of %s failed: %s", self.name, exc)
+            log.info("refreshing the lists of %s failed: %s", self.name, exc)
             return
         self.on_tools_changed(self)
+
+    async def _elicited(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        if self.elicit is None:
+            return types.ElicitResult(action="decline")
+        return await self.elicit(self.name, params)
+
+    async def request(self, what: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
+        """`send(session)`'s answer (a resources/read, a prompts/get); McpRequestError with the sentence when the
+        server is not running, does not answer within MCP_TOOL_TIMEOUT, or answers with an error."""
+        if self._session is None or self.state != "connected":
+            why = f" ({self.error})" if self.error else ""
+            raise McpRequestError(f"The MCP server {self.name} is not running{why}.")
+        timeout = _seconds(self.env.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
+        late = f"The MCP server {self.name} did not answer {what} within {timeout:g} s."
+        try:
+            return await asyncio.wait_for(send(self._session), timeout)
+        except TimeoutError:
+            raise McpRequestError(late) from None
+        except Exception as exc:  # the server's error, or a crashed server: one sentence
+            error = getattr(exc, "error", None)
+            if getattr(error, "code", None) == _REQUEST_TIMEOUT:
+                raise McpRequestError(late) from None
+            said = getattr(error, "message", None) or _describe(exc)
+            raise McpRequestError(f"The MCP server {self.name} failed on {what}: {said.rstrip('.')}.") from None
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._session is None or self.state != "connected":

@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import ConfigDict
 from typing_extensions import TypedDict
 
-from agentui.core.extend.mcp.client import McpServer, RemoteTool, SdkBridge
+from agentui.core.extend.mcp.client import Elicit, McpServer, RemoteTool, SdkBridge
 from agentui.core.extend.mcp.config import ServerConfig
 from agentui.core.messages import ImageBlock, ResultBlock, TextBlock
 from agentui.core.providers.base import ToolSpec
@@ -82,10 +82,12 @@ class McpHub:
         log_dir: Path,
         env: Mapping[str, str] | None = None,
         sdk_bridge: SdkBridge | None = None,
+        elicit: Elicit | None = None,
     ) -> None:
         import os
 
         self.tools = tools
+        self.elicit = elicit
         self.log_dir = log_dir
         self._changing = asyncio.Lock()
         self.servers = [
@@ -95,6 +97,7 @@ class McpHub:
                 env=os.environ if env is None else env,
                 on_tools_changed=self._refresh,
                 bridge=sdk_bridge,
+                elicit=elicit,
             )
             for config in configs
         ]
@@ -122,6 +125,19 @@ class McpHub:
                 tool = McpTool(server, remote)
                 if self.tools.get(tool.name) is None:
                     self.tools.register(tool)
+        self._offer_resource_tools()
+
+    def _offer_resource_tools(self) -> None:
+        """Claude Code's resource tools, while a connected server declares resources."""
+        from agentui.core.extend.mcp.resource_tools import ListMcpResources, ReadMcpResource
+
+        wanted = any(server.state == "connected" and server.has_resources for server in self.servers)
+        for tool in (ListMcpResources(lambda: self.servers), ReadMcpResource(lambda: self.servers)):
+            present = self.tools.get(tool.name) is not None
+            if wanted and not present:
+                self.tools.register(tool)
+            elif present and not wanted:
+                self.tools.unregister(tool.name)
 
     async def stop(self, name: str) -> None:
         """Stop the server `name` (its tools go); it can be started again with `restart`."""
@@ -135,7 +151,14 @@ class McpHub:
         async with self._changing:
             at, old = next((at, server) for at, server in enumerate(self.servers) if server.name == name)
             await old.close()
-            new = McpServer(old.config, old.log_dir, env=old.env, on_tools_changed=self._refresh, bridge=old.bridge)
+            new = McpServer(
+                old.config,
+                old.log_dir,
+                env=old.env,
+                on_tools_changed=self._refresh,
+                bridge=old.bridge,
+                elicit=self.elicit,
+            )
             self.servers[at] = new
             await new.start()
             self._refresh(new)
@@ -145,7 +168,9 @@ class McpHub:
         """Start a server the conversation did not start with (an SDK program's `setMcpServers`) and register its
         tools; why it failed, or None (a failed one stays listed, as a configured one does)."""
         async with self._changing:
-            server = McpServer(config, self.log_dir, env=env, on_tools_changed=self._refresh, bridge=bridge)
+            server = McpServer(
+                config, self.log_dir, env=env, on_tools_changed=self._refresh, bridge=bridge, elicit=self.elicit
+            )
             self.servers.append(server)
             await server.start()
             self._refresh(server)
