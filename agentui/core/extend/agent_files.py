@@ -185,8 +185,8 @@ def _source(kind: AgentType, conversation: Conversation) -> Source:
         return "built-in" if kind.builtin else "session"
     if is_within(kind.path, conversation.project.root / ".claude" / "agents"):
         return "project"
-    if is_within(kind.path, claude_config_dir(conversation.env) / "plugins"):
-        return "plugin"  # (an installed plugin's copy: /agents does not change it)
+    if ":" in kind.name:
+        return "plugin"  # (`hello:greeter`: a plugin's, which /agents does not change)
     return "user"
 
 
