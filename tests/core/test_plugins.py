@@ -59,23 +59,28 @@ def test_what_an_enabled_plugin_brings_reaches_each_loader_named_as_claude_code_
     add_marketplace(str(mkt), root, env)
     install_plugin("hello", "user", root, env)  # (one marketplace lists it: the name is enough)
     cache = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "cache" / "local-mkt" / "hello" / "1.0.0"
+    assert (cache / "commands" / "hi.md").is_file()
+    live = mkt / "plugins" / "hello"  # (from a folder marketplace, read where it is, as Claude Code reads it)
     command = load_custom_commands(root, env)["hello:hi"]
-    assert command.description == "Say hi" and command.expand("bob").strip() == f"Say hi to bob from {cache}"
+    assert command.description == "Say hi" and command.expand("bob").strip() == f"Say hi to bob from {live}"
     assert [skill.name for skill in load_skills(root, env)] == ["hello:greet"]
     assert load_agent_types(root, env)["hello:greeter"].instructions == "You greet."
     (server,) = load_servers(root, env)
     assert server.name == "plugin:hello:hellosrv" and server.scope == "project"  # (approved before it starts)
-    assert server.env["CLAUDE_PLUGIN_ROOT"] == str(cache) and server.env["TINY_GREETING"] == f"from {cache}"
+    assert server.env["CLAUDE_PLUGIN_ROOT"] == str(live) and server.env["TINY_GREETING"] == f"from {live}"
     (hook,) = [spec for spec in open_project(root, env=env, trusted=False).hooks.specs if spec.source == "plugin"]
-    assert hook.command.startswith(f'echo "hook {cache} $CLAUDE_PLUGIN_ROOT"')
-    assert dict(hook.env)["CLAUDE_PLUGIN_ROOT"] == str(cache)
+    assert hook.command.startswith(f'echo "hook {live} $CLAUDE_PLUGIN_ROOT"')
+    assert dict(hook.env)["CLAUDE_PLUGIN_ROOT"] == str(live)
 
     set_enabled("hello@local-mkt", False, "user", root, env)
     assert "hello:hi" not in load_custom_commands(root, env) and load_skills(root, env) == []
     assert "hello:greeter" not in load_agent_types(root, env) and load_servers(root, env) == []
     assert not [spec for spec in open_project(root, env=env, trusted=True).hooks.specs if spec.source == "plugin"]
     set_enabled("hello@local-mkt", True, "user", root, env)
-    assert "hello:hi" in load_custom_commands(root, env)
+    (live / "commands" / "hi.md").write_text("Say hello to $ARGUMENTS\n")  # (used at once, as in Claude Code)
+    assert load_custom_commands(root, env)["hello:hi"].expand("bob").strip() == "Say hello to bob"
+    data = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "data" / "hello-local-mkt"
+    assert load_servers(root, env)[0].env["CLAUDE_PLUGIN_DATA"] == str(data)
 
     uninstall_plugin("hello@local-mkt", "user", root, env)
     assert "hello:hi" not in load_custom_commands(root, env) and not cache.exists()
@@ -115,6 +120,8 @@ def test_a_git_marketplace_is_cloned_without_running_the_repositorys_programs(wo
     assert known_marketplaces(env)[0].source == {"source": "git", "url": f"file://{repo}"}
     install_plugin("hello@local-mkt", "user", root, env)
     assert "hello:hi" in load_custom_commands(root, env) and not ran.exists()
+    cache = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "cache" / "local-mkt" / "hello" / "1.0.0"
+    assert load_custom_commands(root, env)["hello:hi"].path == cache / "commands" / "hi.md"  # (the installed copy)
 
 
 def test_a_plugins_file_that_links_out_of_it_is_not_read(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -59,7 +59,7 @@ def test_a_plugin_installed_in_the_app_brings_a_command_hook_agent_mcp_server_an
     log = tmp_path / "hook.log"
     mkt = write_marketplace(tmp_path / "mkt", log)
     env = app_env(clean_env, server, CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
-    root = tmp_path / "claude" / "plugins" / "cache" / "local-mkt" / "hello" / "1.0.0"
+    root = mkt / "plugins" / "hello"  # (a folder marketplace's plugin is read where it is, as in Claude Code)
     server.responder = played(root / "skills" / "greet" / "SKILL.md")
 
     terminal = Terminal(agentui_bin, env, project, size)

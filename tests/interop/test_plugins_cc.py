@@ -44,8 +44,7 @@ def test_a_plugin_claude_code_installed_is_seen_and_used_by_agentui(plugged: tup
     world, mkt, log = plugged
     cli(world, "claude", "marketplace", "add", str(mkt))
     cli(world, "claude", "install", ID)
-    installed = json.loads((world.home / ".claude" / "plugins" / "installed_plugins.json").read_text())
-    (root,) = [entry["installPath"] for entry in installed["plugins"][ID]]
+    root = mkt / "plugins" / "hello"  # (a folder marketplace's plugin is read where it is, by both)
     settings = world.home / ".claude" / "settings.json"  # (the person approves its server, as a .mcp.json's)
     settings.write_text(
         json.dumps({**json.loads(settings.read_text()), "enabledMcpjsonServers": ["plugin:hello:hellosrv"]})
@@ -81,7 +80,7 @@ def test_a_plugin_agentui_installed_is_listed_and_used_by_claude_code(plugged: t
     assert market == json.loads(cli(world, "agentui", "marketplace", "list", "--json"))[0]
     world.server.requests.clear()
     world.run("claude", "/hello:hi bob")
-    assert "Say hi to bob from " in json.dumps(first_request(world)["messages"])
+    assert f"Say hi to bob from {mkt / 'plugins' / 'hello'}" in json.dumps(first_request(world)["messages"])
     assert "hook " in log.read_text()
     cli(world, "agentui", "uninstall", ID)
     assert json.loads(cli(world, "claude", "list", "--json")) == []

@@ -1,7 +1,8 @@
 """The plugins that are on for a project and where each part of them lies: on when the settings' `enabledPlugins`
 says so (the local file over the project's over the person's, as Claude Code merges them) and installed. What a
 plugin brings, as Claude Code finds it: `commands/`, `agents/`, `skills/`, `hooks/hooks.json` and `.mcp.json`, and
-the paths or inline objects its `plugin.json` gives for them. Its parts are named after it (`/hello:hi`, the agent
+the paths or inline objects its `plugin.json` gives for them, read from the installed copy (or, from a folder
+marketplace, from that folder, as Claude Code reads it). Its parts are named after it (`/hello:hi`, the agent
 `hello:greeter`, the MCP server `plugin:hello:hellosrv`); `${CLAUDE_PLUGIN_ROOT}` is its directory."""
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agentui.core.extend.plugins.files import SCOPES, PluginError, read_object, settings_file
+from agentui.core.extend.plugins.files import SCOPES, PluginError, plugins_dir, read_object, settings_file
 
 Part = Literal["commands", "agents", "skills"]
+LOCAL = ("directory", "file")
+"""Marketplaces read where they are (not cloned)."""
 
 
 @dataclass(frozen=True)
@@ -25,11 +28,8 @@ class Plugin:
     root: Path
     from_project: bool
     """Turned on by the project's own settings (project or local file): its hooks wait for the project's trust."""
-
-    @property
-    def data_dir(self) -> Path:
-        """`${CLAUDE_PLUGIN_DATA}`: where Claude Code gives the plugin a place of its own to write."""
-        return self.root.parents[3] / "data" / self.id.replace("@", "-") if len(self.root.parents) > 3 else self.root
+    data_dir: Path
+    """`${CLAUDE_PLUGIN_DATA}`: where Claude Code gives the plugin a place of its own to write."""
 
     def variables(self) -> dict[str, str]:
         return {"CLAUDE_PLUGIN_ROOT": str(self.root), "CLAUDE_PLUGIN_DATA": str(self.data_dir)}
@@ -66,10 +66,30 @@ def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) ->
     for plugin_id, (on, from_project) in sorted(switched.items()):
         entries = installed.get(plugin_id, [])
         paths = [Path(str(e["installPath"])) for e in _nearest(entries, project_root) if e.get("installPath")]
+        paths = [live, *paths] if on and entries and (live := _live_root(plugin_id, env)) is not None else paths
         root = next((path for path in paths if path.is_dir()), None)
         if on and root is not None:
-            found.append(Plugin(plugin_id, plugin_id.partition("@")[0], root, from_project))
+            data = plugins_dir(env) / "data" / plugin_id.replace("@", "-")
+            found.append(Plugin(plugin_id, plugin_id.partition("@")[0], root, from_project, data))
     return found
+
+
+def _live_root(plugin_id: str, env: Mapping[str, str] | None) -> Path | None:
+    """Where Claude Code reads a plugin from a folder marketplace (a relative source): that folder itself, not the
+    copy installed, so a change there is used at once."""
+    from agentui.core.extend.plugins.marketplaces import listed_plugin, marketplace
+    from agentui.core.workspace import is_within
+
+    name, _, market_name = plugin_id.partition("@")
+    try:
+        market = marketplace(market_name, env)
+        source = listed_plugin(market, name).get("source") if market.source.get("source") in LOCAL else None
+    except PluginError:
+        return None
+    if not isinstance(source, str):
+        return None
+    path = Path(os.path.realpath(market.root / source))
+    return path if is_within(path, os.path.realpath(market.root)) and path.is_dir() else None
 
 
 def _nearest(entries: list[dict[str, Any]], project_root: Path) -> list[dict[str, Any]]:
