@@ -1,7 +1,7 @@
 """A plugin installed from a local marketplace in the app (`/plugin`), in a real terminal at both sizes, and, at the
 next start, each thing it brings used against a model the loopback server plays: its command `/hello:hi`, its hook
 (UserPromptSubmit), its agent `hello:greeter`, its MCP server `plugin:hello:hellosrv` (approved with one key), and its
-skill `hello:greet` (read from its SKILL.md: agentui has no Skill tool yet)."""
+skill `hello:greet` (loaded with the Skill tool)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def use(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
 
 
-def played(skill: Path) -> Any:
+def played() -> Any:
     """The model: the greeter agent answers; the main agent starts it, calls the MCP server, reads the skill, ends."""
 
     def model(request: RecordedRequest) -> Reply:
@@ -40,7 +40,7 @@ def played(skill: Path) -> Any:
         if "agent" in done:
             return reply(use("shout", "mcp__plugin_hello_hellosrv__shout", {"text": "hi"}))
         if "shout" in done:
-            return reply(use("skill", "Read", {"file_path": str(skill)}))
+            return reply(use("skill", "Skill", {"skill": "hello:greet"}))
         if "skill" in done:
             return reply({"type": "text", "text": "All four used."})
         return reply(
@@ -60,7 +60,7 @@ def test_a_plugin_installed_in_the_app_brings_a_command_hook_agent_mcp_server_an
     mkt = write_marketplace(tmp_path / "mkt", log)
     env = app_env(clean_env, server, CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
     root = mkt / "plugins" / "hello"  # (a folder marketplace's plugin is read where it is, as in Claude Code)
-    server.responder = played(root / "skills" / "greet" / "SKILL.md")
+    server.responder = played()
 
     terminal = Terminal(agentui_bin, env, project, size)
     try:
@@ -97,5 +97,7 @@ def test_a_plugin_installed_in_the_app_brings_a_command_hook_agent_mcp_server_an
     said = {b["tool_use_id"]: json.dumps(b["content"]) for b in results}
     assert "Greetings from the greeter." in said["agent"]
     assert f"HI (from {root})" in said["shout"]  # the MCP server, with CLAUDE_PLUGIN_ROOT in its environment
-    assert "Greet warmly." in said["skill"]
+    assert "Launching skill: hello:greet" in said["skill"]
+    assert f"Base directory for this skill: {root / 'skills' / 'greet'}" in json.dumps(main[-1]["messages"])
+    assert "Greet warmly." in json.dumps(main[-1]["messages"])
     assert log.read_text().splitlines() == [f"hook {root} {root}"]  # the hook, once for the one prompt
