@@ -1,6 +1,6 @@
 """/mcp in the app: each server's state in Claude Code's words (connected with its tools, failed and why, needs
 authentication, pending approval), and its actions: authenticating an OAuth server through the browser (the test's,
-which consents with httpx), reconnecting, approving a project's server."""
+which consents with httpx), reconnecting, approving a project's server, clearing a sign-in."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ async def test_mcp_shows_each_state_and_authenticates_reconnects_and_approves(tm
                 "✘ broken (user) · failed",
                 "○ tiny (project) · pending approval",
             ]
-            assert "a authenticate · r reconnect · Enter authenticate · Esc close" in details(screen)
+            keys = "a authenticate · r reconnect · c clear authentication · Enter authenticate · Esc close"
+            assert keys in details(screen)
 
             await pilot.press("enter")  # authenticate web: the browser consents, the server connects
             await until(pilot, lambda: any("Authentication successful" in n.message for n in texts(app, Notice)))
@@ -86,5 +87,10 @@ async def test_mcp_shows_each_state_and_authenticates_reconnects_and_approves(tm
             await pilot.press("up", "up", "r")
             await until(pilot, lambda: texts(app, Notice)[-1].message == "Reconnected to web.")
             assert site.kinds() == ["registration", "authorization_code"]  # the stored token served again
+
+            await pilot.press("c")  # the sign-in forgotten: it needs one again
+            await until(pilot, lambda: texts(app, Notice)[-1].message == "Authentication cleared for web.")
+            assert lines(screen)[0] == "△ web (user) · needs authentication"
+            assert json.loads((claude / ".credentials.json").read_text())["mcpOAuth"] == {}
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, McpScreen))

@@ -1,6 +1,7 @@
 """/mcp: each MCP server with its state as Claude Code words it (connected, needs authentication, pending approval,
 failed and why), its tools, and what can be done to the one highlighted: authenticate (a browser sign-in), reconnect,
-approve a project's server. The work runs in a worker; its outcome is said in the transcript and the list redrawn."""
+approve a project's server, clear the authentication kept for one. The work runs in a worker; its outcome is said in
+the transcript and the list redrawn."""
 
 from __future__ import annotations
 
@@ -40,10 +41,11 @@ def actions_of(server: McpStatus) -> list[tuple[str, str]]:
     """The keys that act on `server` and what each does; the first is Enter's."""
     if server.state == "needs-approval":
         return [("y", "approve")]
-    found = [("a", "re-authenticate" if server.state == "connected" else "authenticate")] if server.oauth else []
+    if not server.oauth:
+        return [("r", "reconnect")]
     if server.state == "needs-auth":
-        return [*found, ("r", "reconnect")]
-    return [("r", "reconnect"), *found]
+        return [("a", "authenticate"), ("r", "reconnect"), ("c", "clear authentication")]
+    return [("r", "reconnect"), ("a", "re-authenticate"), ("c", "clear authentication")]
 
 
 def server_details(server: McpStatus) -> str:
@@ -73,6 +75,7 @@ class McpScreen(ModalScreen[None]):
         Binding("a", "act('a')", "Authenticate", show=False),
         Binding("r", "act('r')", "Reconnect", show=False),
         Binding("y", "act('y')", "Approve", show=False),
+        Binding("c", "act('c')", "Clear authentication", show=False),
     ]
 
     def __init__(self, conversation: Conversation, say: Callable[[str, str], None]) -> None:
@@ -125,6 +128,9 @@ class McpScreen(ModalScreen[None]):
         if key == "a":
             self.busy = f"Authenticating with {name}…\nA browser window will open for authentication."
             self._run(name, lambda: servers.authenticate_mcp(name, self._show_url))
+        elif key == "c":
+            self.busy = f"Clearing the authentication of {name}…"
+            self._run(name, lambda: servers.clear_mcp_auth(name))
         elif key == "r":
             self.busy = f"Reconnecting to {name}…"
             self._run(name, lambda: self._reconnect(name))
