@@ -220,3 +220,26 @@ def test_updating_a_git_marketplace_fetches_what_was_committed_since(world) -> N
     said = plugin_command(["marketplace", "update"], root, env)
     assert said == "✔ Successfully updated marketplace: local-mkt"
     assert install_plugin("later@local-mkt", "user", root, env) == "later@local-mkt"
+
+
+async def test_a_plugins_skill_loads_with_its_root_written_in_and_grants_as_the_plugins_scope_allows(world) -> None:  # type: ignore[no-untyped-def]
+    from agentui.core.tools.base import ToolContext
+    from agentui.core.tools.skill import Skill as SkillTool
+    from agentui.core.tools.skill import SkillArgs
+
+    root, env, mkt = world
+    (mkt / "plugins" / "hello" / "skills" / "build" / "SKILL.md").parent.mkdir()
+    (mkt / "plugins" / "hello" / "skills" / "build" / "SKILL.md").write_text(
+        "---\nname: build\ndescription: Builds\nallowed-tools: Bash(make:*)\n---\nRun ${CLAUDE_PLUGIN_ROOT}/build.sh\n"
+    )
+    add_marketplace(str(mkt), root, env, scope="project")
+    for scope, trusted, granted in (("project", False, []), ("project", True, ["Bash(make:*)"]),
+                                    ("user", False, ["Bash(make:*)"])):  # fmt: skip
+        install_plugin("hello@local-mkt", scope, root, env)
+        asked: list[str] = []
+        tool = SkillTool(lambda: {s.name: s for s in load_skills(root, env)},
+                         lambda tools, why, asked=asked: asked.extend(tools) or [], lambda t=trusted: t)  # fmt: skip
+        result = await tool.run(SkillArgs(skill="hello:build"), ToolContext(cwd=root, session_id="s", tool_call_id="t"))
+        assert result.content == "Launching skill: hello:build" and asked == granted, (scope, trusted)
+        assert f"Run {mkt / 'plugins' / 'hello'}/build.sh" in result.context[0]
+        uninstall_plugin("hello@local-mkt", scope, root, env)

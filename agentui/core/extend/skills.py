@@ -8,10 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
 from agentui.core.frontmatter import parse_front_matter
+
+if TYPE_CHECKING:
+    from agentui.core.extend.plugins.enabled import Plugin
 
 MAX_DESCRIPTION = 500
 
@@ -28,6 +32,13 @@ class Skill:
     """Rules its `allowed-tools` grants while it runs (a skill with some asks before it loads, as Claude Code's)."""
     model_invocable: bool = True
     """False when its front matter says `disable-model-invocation: true`: the person's to run, not the model's."""
+    plugin: Plugin | None = None
+    """The enabled plugin it comes with."""
+
+    @property
+    def needs_trust(self) -> bool:
+        """What it grants waits for the project's trust: the project's own, or a plugin only the project turns on."""
+        return self.source == "project" or (self.plugin is not None and self.plugin.from_project)
 
     def prompt(self, arguments: str, session_id: str) -> str | None:
         return skill_prompt(self, arguments, session_id)
@@ -61,7 +72,7 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             tools = tuple(t.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for t in tools)
             invocable = meta.get("disable-model-invocation", "").strip().lower() != "true"
-            skills[name] = Skill(name, description, path, source, tools, invocable)
+            skills[name] = Skill(name, description, path, source, tools, invocable, plugin)
     return list(skills.values())
 
 
@@ -73,9 +84,10 @@ def skill_prompt(skill: Skill, arguments: str, session_id: str) -> str | None:
     from agentui.core.tools.skill import SKILL_LOADED
 
     root = skill.path.parents[3] if skill.source == "project" else None  # (project/.claude/skills/name/SKILL.md)
-    if (text := extension_text(skill.path, root)) is None:
+    if (text := extension_text(skill.path, skill.plugin.root if skill.plugin else root)) is None:
         return None
     prompt = fill_arguments(f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}", arguments)
+    prompt = skill.plugin.expand(prompt) if skill.plugin else prompt  # (its ${CLAUDE_PLUGIN_ROOT}, as Claude Code's)
     prompt = prompt.replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
     return prompt.replace("${CLAUDE_SESSION_ID}", session_id)
 

@@ -58,6 +58,9 @@ class Loadable(Protocol):
     @property
     def model_invocable(self) -> bool: ...
 
+    @property
+    def needs_trust(self) -> bool: ...
+
     def prompt(self, arguments: str, session_id: str) -> str | None: ...
 
 
@@ -131,7 +134,7 @@ class Skill(Tool[SkillArgs]):
 
     def _grant(self, found: Loadable) -> None:
         """A project's skill grants nothing until the project is trusted: its tools are asked for as usual."""
-        if found.source == "project" and not self.trusted():
+        if found.needs_trust and not self.trusted():
             return
         self.grant(list(found.allowed_tools), f"skill {found.name}")
 
