@@ -47,7 +47,8 @@ class ElicitationScreen(ModalScreen[PermissionDecision]):
             for at, (name, spec) in enumerate(self.fields.items()):
                 yield Static(Text(_label(name, spec, name in self.required)), classes="field")
                 default = spec.get("default")
-                yield Input(value="" if default is None else str(default), id=f"field-{at}")
+                shown = {None: "", True: "yes", False: "no"}.get(default, str(default))
+                yield Input(value=shown, id=f"field-{at}")
             keys = "Enter sends the answers" if self.fields else "Enter accepts"
             yield Static(Text(f"  {keys}   ⎋ declines"), id="hint", classes="choice")
 
