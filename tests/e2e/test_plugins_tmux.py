@@ -1,7 +1,8 @@
 """A plugin installed from a local marketplace in the app (`/plugin`), in a real terminal at both sizes, and, at the
 next start, each thing it brings used against a model the loopback server plays: its command `/hello:hi`, its hook
 (UserPromptSubmit), its agent `hello:greeter`, its MCP server `plugin:hello:hellosrv` (approved with one key), and its
-skill `hello:greet` (loaded with the Skill tool)."""
+skill `hello:greet` (loaded with the Skill tool). And in print mode, its MCP server not yet approved is said to be the
+plugin's and is not started."""
 
 from __future__ import annotations
 
@@ -101,3 +102,23 @@ def test_a_plugin_installed_in_the_app_brings_a_command_hook_agent_mcp_server_an
     assert f"Base directory for this skill: {root / 'skills' / 'greet'}" in json.dumps(main[-1]["messages"])
     assert "Greet warmly." in json.dumps(main[-1]["messages"])
     assert log.read_text().splitlines() == [f"hook {root} {root}"]  # the hook, once for the one prompt
+
+
+def test_in_print_mode_a_plugins_server_not_yet_approved_is_said_to_be_the_plugins_and_not_started(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    import subprocess
+
+    project = tmp_path / "project"
+    project.mkdir()
+    env = app_env(clean_env, server, CLAUDE_CONFIG_DIR=str(tmp_path / "claude"))
+    mkt = write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+    for words in (["marketplace", "add", str(mkt)], ["install", "hello@local-mkt"]):
+        done = subprocess.run([agentui_bin, "plugin", *words], env=env, cwd=project, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    server.enqueue(reply({"type": "text", "text": "Fine."}))
+    done = subprocess.run([agentui_bin, "-p", "hello"], env=env, cwd=project, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "Fine.", done.stderr
+    assert "The MCP server plugin:hello:hellosrv from the plugin hello is not started" in done.stderr
+    assert not [t for t in server.requests[0].json()["tools"] if t["name"].startswith("mcp__")]

@@ -238,8 +238,10 @@ class ToolServers:
                         remember_approval(self._project.root, config.name, approved, env)
                 if approved is None:
                     self._awaiting[config.name] = config
+                    plugin = config.name.split(":")[1] if config.name.startswith("plugin:") else None
+                    where = f"the plugin {plugin}" if plugin else "this project's .mcp.json"
                     notices.append(
-                        f"The MCP server {config.name} from this project's .mcp.json is not started: "
+                        f"The MCP server {config.name} from {where} is not started: "
                         "approve it in the app, or add its name to enabledMcpjsonServers in your "
                         "settings."
                     )
