@@ -35,6 +35,7 @@ class LaunchDetails(TypedDict):
     status: str
     agentId: str
     description: str
+    resolvedModel: str
     prompt: str
     outputFile: str
     canReadOutputFile: bool
@@ -46,10 +47,12 @@ def launch(
     slots: Callable[[], Slots],
     run: Callable[[ToolContext], Awaitable[ToolResult]],
     task: AgentTask,
-    prompt: str,
+    asked: tuple[str, str],
     ctx: ToolContext,
 ) -> ToolResult:
-    """Start `task`: `run(ctx)` runs the sub-agent (Task.run_child) once `slots()` gives it a slot."""
+    """Start `task`: `run(ctx)` runs the sub-agent (Task.run_child) once `slots()` gives it a slot; `asked` is its
+    prompt and the model it runs on."""
+    prompt, model = asked
     quiet = replace(ctx, progress=lambda text: None)  # (the call has ended: nothing is shown as its output)
 
     async def work(task: AgentTask) -> None:
@@ -76,6 +79,7 @@ def launch(
         status="async_launched",
         agentId=task.id,
         description=task.description,
+        resolvedModel=model,
         prompt=prompt,
         outputFile=output,
         canReadOutputFile=bool(output),

@@ -41,6 +41,7 @@ from agentui.core.tools.base import (
 
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
+    from agentui.core.providers.base import Provider
 
 __all__ = ["GENERAL_PURPOSE", "AgentType", "Task", "agent_type_from_file", "agent_types_from", "load_agent_types"]
 
@@ -230,7 +231,8 @@ class Task(Tool[TaskArgs]):
             transcript = self.transcript(agent_id)
             task = AgentTask(agent_id, args.description, kind.name, ctx.tool_call_id, str(transcript or ""))
             run = partial(self.run_child, kind, args, agent_id=agent_id)
-            return launch(self.agents, self.slots, run, task, args.prompt, ctx)
+            model = self.model_for(kind, args.model)[1]
+            return launch(self.agents, self.slots, run, task, (args.prompt, model), ctx)
         slots = self.slots()
         async with slots.slot(lambda: ctx.progress(waiting(slots))):
             return await self.run_child(kind, args, ctx, agent_id)
@@ -330,15 +332,7 @@ class Task(Tool[TaskArgs]):
             ],
             parent.services.tools.withheld,
         )
-        model = None if requested in MODEL_ALIASES else requested
-        # A model the call or the agent type names; else the route for this type or for sub-agents; else the parent's
-        # (Explore's: the small, fast model).
-        provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
-        if model or kind.model:
-            provider, routed = parent.services.provider, model or kind.model or routed
-        elif kind.small and provider is parent.services.provider and routed == parent.config.model:
-            env = os.environ if self.env is None else self.env
-            routed = small_fast_model(provider.name, env, self.small_model, routed)
+        provider, routed = self.model_for(kind, requested)
         config = parent.config.model_copy(
             update={
                 "model": routed,
@@ -372,6 +366,19 @@ class Task(Tool[TaskArgs]):
             )
             writer.attach(child.bus)
         return child, writer
+
+    def model_for(self, kind: AgentType, requested: str | None) -> tuple[Provider, str]:
+        """A model the call or the agent type names; else the route for this type or for sub-agents; else the
+        parent's (Explore's: the small, fast model)."""
+        parent = self.parent
+        model = None if requested in MODEL_ALIASES else requested
+        provider, routed = parent.router.route("subagent", parent.config.model, subagent_type=kind.name)
+        if model or kind.model:
+            return parent.services.provider, model or kind.model or routed
+        if kind.small and provider is parent.services.provider and routed == parent.config.model:
+            env = os.environ if self.env is None else self.env
+            return provider, small_fast_model(provider.name, env, self.small_model, routed)
+        return provider, routed
 
     def _watch(self, call_id: str, event: Event) -> None:
         for watcher in self.watchers:

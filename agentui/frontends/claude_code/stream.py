@@ -266,10 +266,7 @@ class ClaudeStream:
         if event.denied:  # (Claude Code writes a refusal's block in another order)
             result = {"type": "tool_result", "content": content, "is_error": True, "tool_use_id": event.tool_call_id}
         if isinstance(task := (event.details or {}).get("backgroundTaskId"), str) and parent is None:
-            about = str(given.get("description") or given.get("command") or name)
-            started = {"task_id": task, "tool_use_id": event.tool_call_id, "description": about}
-            self.write({"type": "system", "subtype": "task_started", **started, "task_type": "local_bash",
-                        "uuid": _id(), "session_id": self.session_id})  # fmt: skip
+            self._task_started(task, event, name, given)
         message = self._user({"role": "user", "content": [result]}, parent=parent)
         message["timestamp"] = _now()
         text = content if isinstance(content, str) else ""
@@ -278,6 +275,18 @@ class ClaudeStream:
         if event.denied:
             name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
             self.denials.append({"tool_name": name, "tool_use_id": event.tool_call_id, "tool_input": given})
+
+    def _task_started(self, task: str, event: ToolEnd, name: str, given: dict[str, Any]) -> None:
+        """A background shell's or sub-agent's `task_started` line, as Claude Code writes each."""
+        about = str(given.get("description") or given.get("command") or name)
+        started: dict[str, Any] = {"task_id": task, "tool_use_id": event.tool_call_id, "description": about}
+        if event.details.get("isAsync"):  # (an Agent call's)
+            kind = str(given.get("subagent_type") or "general-purpose")
+            started |= {"subagent_type": kind, "task_type": "local_agent", "prompt": str(given.get("prompt") or "")}
+        else:
+            started["task_type"] = "local_bash"
+        ids = {"uuid": _id(), "session_id": self.session_id}
+        self.write({"type": "system", "subtype": "task_started", **started, **ids})
 
     def _user(self, message: dict[str, Any], *, replay: bool = False, parent: str | None = None) -> dict[str, Any]:
         line: dict[str, Any] = {
