@@ -243,3 +243,37 @@ async def test_a_plugins_skill_loads_with_its_root_written_in_and_grants_as_the_
         assert result.content == "Launching skill: hello:build" and asked == granted, (scope, trusted)
         assert f"Run {mkt / 'plugins' / 'hello'}/build.sh" in result.context[0]
         uninstall_plugin("hello@local-mkt", scope, root, env)
+
+
+def test_a_hosted_marketplace_json_is_fetched_over_http_and_its_git_plugins_install(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    root, env, mkt = world
+    plugin_repo = git_repository(mkt / "plugins" / "hello")
+    hosted = tmp_path / "site"
+    hosted.mkdir()
+    (hosted / "marketplace.json").write_text(json.dumps({"name": "hosted", "owner": {"name": "T"}, "plugins": [
+        {"name": "hello", "source": {"source": "url", "url": f"file://{plugin_repo}"}},
+        {"name": "nofiles", "source": "./plugins/hello"},
+    ]}))  # fmt: skip
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(hosted))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/marketplace.json"
+        market = add_marketplace(url, root, env)
+        kept = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins" / "marketplaces" / "hosted.json"
+        assert market.location == kept and known_marketplaces(env)[0].source == {"source": "url", "url": url}
+        assert install_plugin("hello@hosted", "user", root, env) == "hello@hosted"
+        assert "hello:hi" in load_custom_commands(root, env)
+        with pytest.raises(PluginError, match="fetched from a URL, with no plugin directories of its own"):
+            install_plugin("nofiles@hosted", "user", root, env)
+        with pytest.raises(PluginError, match="answered 404"):
+            add_marketplace(url.replace("marketplace.json", "missing.json"), root, env)
+        remove_marketplace("hosted", root, env)
+        assert not kept.exists()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

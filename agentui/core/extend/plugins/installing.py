@@ -149,6 +149,9 @@ def _fetch(entry: Mapping[str, Any], market: Marketplace, staging: Path) -> Path
     from agentui.core.workspace import is_within
 
     source = entry.get("source")
+    if isinstance(source, str) and market.source.get("source") == "url":
+        raise PluginError(f"The {market.name} marketplace is a file fetched from a URL, with no plugin directories of "
+                          f"its own, so {entry.get('name')} needs a git source there.")  # fmt: skip
     if isinstance(source, str):
         if not source.startswith("./") and source not in (".", "./"):
             raise PluginError(f"The {market.name} marketplace gives {entry.get('name')} a source ({source}) that is "

@@ -1,6 +1,7 @@
 """Marketplaces: a `.claude-plugin/marketplace.json` (its name, and its plugins with where each comes from) in a
 directory or a git repository. Added, listed and removed as Claude Code's `plugin marketplace` does: known ones in
-`plugins/known_marketplaces.json`, git ones cloned to `plugins/marketplaces/<name>/`, and each declared in the
+`plugins/known_marketplaces.json`, git ones cloned to `plugins/marketplaces/<name>/` (a hosted marketplace.json
+kept as `plugins/marketplaces/<name>.json`), and each declared in the
 settings' `extraKnownMarketplaces`."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from agentui.core.extend.plugins.files import (
     update_setting,
     write_object,
 )
-from agentui.core.extend.plugins.sources import clone, git_url, parse_source
+from agentui.core.extend.plugins.sources import clone, download, git_url, parse_source
 
 MANIFEST = Path(".claude-plugin") / "marketplace.json"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -84,9 +85,17 @@ def add_marketplace(
 ) -> Marketplace:
     """Add the marketplace `text` names (a path, a git URL, owner/repo), declared in `scope`'s settings."""
     source = parse_source(text, cwd)
-    if source["source"] == "url":
-        raise PluginError("agentui does not fetch a marketplace.json from a URL; give a git repository or a path.")
-    if (url := git_url(source)) is not None:
+    if source["source"] == "url":  # (kept as plugins/marketplaces/<name>.json, as Claude Code keeps it)
+        staging = plugins_dir(env) / "marketplaces" / ".adding.json"
+        download(source["url"], {}, staging)
+        try:
+            name = read_manifest(staging)["name"]
+        except PluginError:
+            staging.unlink(missing_ok=True)
+            raise
+        location = plugins_dir(env) / "marketplaces" / f"{name}.json"
+        staging.replace(location)
+    elif (url := git_url(source)) is not None:
         staging = plugins_dir(env) / "marketplaces" / ".adding"
         clone(url, source.get("ref"), staging)
         try:
@@ -110,7 +119,16 @@ def add_marketplace(
 def update_marketplace(name: str, env: Mapping[str, str] | None = None) -> Marketplace:
     """Fetch a git marketplace again (a folder one is read where it is); its manifest must still read."""
     market = marketplace(name, env)
-    if (url := git_url(market.source)) is not None:
+    if market.source.get("source") == "url":
+        staging = plugins_dir(env) / "marketplaces" / ".updating.json"
+        download(str(market.source.get("url")), {}, staging)
+        try:
+            read_manifest(staging)
+        except PluginError:
+            staging.unlink(missing_ok=True)
+            raise
+        staging.replace(market.location)
+    elif (url := git_url(market.source)) is not None:
         staging = plugins_dir(env) / "marketplaces" / ".updating"
         clone(url, market.source.get("ref"), staging)
         try:
@@ -142,6 +160,8 @@ def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | N
     location = Path(str(entry.get("installLocation", ""))) if isinstance(entry, dict) else None
     clones = plugins_dir(env) / "marketplaces"
     if location is not None and location != clones and is_within(location, clones):
+        if location.is_file():
+            location.unlink()
         shutil.rmtree(location, ignore_errors=True)
     for scope in declared:
         update_setting(scope, project_root, "extraKnownMarketplaces", name, None, env)

@@ -15,6 +15,8 @@ from urllib.parse import unquote, urlsplit
 from agentui.core.extend.plugins.files import PluginError
 
 CLONE_TIMEOUT = 300.0
+DOWNLOAD_LIMIT = 5 * 1024 * 1024
+"""The most a hosted marketplace.json may be."""
 _SCP_LIKE = re.compile(r"^([a-zA-Z0-9._-]+@[^:]+:.+?(?:\.git)?)(#(.+))?$")
 _GITHUB = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$")
 
@@ -95,3 +97,24 @@ def clone(url: str, ref: str | None, dest: Path) -> None:
         raise
     shutil.rmtree(dest, ignore_errors=True)
     staging.rename(dest)
+
+
+def download(url: str, headers: dict[str, str], dest: Path) -> None:
+    """A hosted marketplace.json fetched (http or https only) to `dest`; PluginError in one sentence."""
+    import httpx
+
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise PluginError(f"{url} is not an http or https URL.")
+    try:
+        with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as response:
+            if response.status_code != 200:
+                raise PluginError(f"{url} answered {response.status_code}, so the marketplace was not added.")
+            body = b""
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > DOWNLOAD_LIMIT:
+                    raise PluginError(f"{url} is larger than a marketplace.json may be (5 MB).")
+    except httpx.HTTPError as exc:
+        raise PluginError(f"{url} could not be fetched ({exc}).") from None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(body)
