@@ -152,7 +152,7 @@ async def test_explore_is_read_only_on_the_small_model_and_plan_read_only_on_the
     )
     for child in (explore, plan):
         assert not tool_names(child) & WRITERS
-        assert {"Read", "Grep", "Glob", "Bash"} <= tool_names(child)
+        assert {"Read", "Grep", "Glob", "Bash", "TaskCreate"} <= tool_names(child)
         # (AskUserQuestion: no sub-agent puts questions to the person)
         assert tool_names(parent) - tool_names(child) == (WRITERS | {"AskUserQuestion"}) & tool_names(parent)
     assert explore["model"] == "claude-haiku-4-5-20251001"  # (Claude Code's `haiku`: its small, fast model)
@@ -209,6 +209,9 @@ async def test_a_background_agent_works_on_while_the_parent_answers_and_its_end_
         model.release()
         await opened.aclose()
     assert second.text == "It said: three modules."
+    # (as Claude Code's: a background sub-agent gets no task-list tools; the list is the parent's)
+    assert "TaskCreate" in tool_names(model.parent_requests[0])
+    assert not tool_names(model.child_request("Survey the code")) & {"TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
     told = last_results(model.parent_requests[2])
     assert f"<task-id>{task_id}</task-id>\n<tool-use-id>t1</tool-use-id>" in told
     assert "<status>completed</status>" in told and '<summary>Agent "Survey the code" finished</summary>' in told

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GENERAL_PURPOSE", "AgentType", "Task", "agent_type_from_file", "agent_types_from", "load_agent_types"]
 
+NOT_IN_BACKGROUND = ("TodoWrite", "TaskCreate", "TaskUpdate", "TaskGet", "TaskList")
+"""The task list's tools, which Claude Code 2.1.197 gives no background sub-agent (the list is the parent's)."""
 MODEL_ALIASES = ("sonnet", "opus", "haiku", "inherit")
 """Front-matter model names that mean "the parent's model" here (agentui does not map families to model ids)."""
 WRAP_UP_AT = 0.8
@@ -247,7 +249,7 @@ class Task(Tool[TaskArgs]):
 
     async def run_child(self, kind: AgentType, args: TaskArgs, ctx: ToolContext, agent_id: str) -> ToolResult:
         """Run a sub-agent of `kind` on the call's prompt until it answers (its slot already held)."""
-        child, writer = self._child(kind, ctx, args.model, agent_id)
+        child, writer = self._child(kind, ctx, args.model, agent_id, bool(args.run_in_background))
         hooks = self.parent.services.hooks
         if hooks:
             await hooks.subagent_start(self.parent.session_id, agent_id, kind.name)
@@ -316,11 +318,13 @@ class Task(Tool[TaskArgs]):
         timed_out.append(True)
         child.cancel()
 
-    def _child(self, kind: AgentType, ctx: ToolContext, requested: str | None, agent_id: str) -> tuple[Agent, Any]:
+    def _child(
+        self, kind: AgentType, ctx: ToolContext, requested: str | None, agent_id: str, background: bool
+    ) -> tuple[Agent, Any]:
         from agentui.core.loop.spawn import spawn
 
         parent = self.parent
-        allowed, denied = kind.tools, set(kind.disallowed)
+        allowed, denied = kind.tools, {*kind.disallowed, *(NOT_IN_BACKGROUND if background else ())}
         tools = ToolRegistry(
             [
                 tool
