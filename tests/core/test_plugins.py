@@ -277,3 +277,25 @@ def test_a_hosted_marketplace_json_is_fetched_over_http_and_its_git_plugins_inst
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_parts_the_manifest_points_to_are_read_and_paths_out_of_the_plugin_are_not(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    plugin = mkt / "plugins" / "hello"
+    (plugin / "extra").mkdir()
+    (plugin / "extra" / "more.md").write_text("More.\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "evil.md").write_text("Evil.\n")
+    (plugin / "servers.json").write_text(json.dumps({"mcpServers": {"other": {"command": "true"}}}))
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({
+        "name": "hello", "version": "1.0.0", "commands": ["./extra", "../../../outside"],
+        "mcpServers": "./servers.json",
+        "hooks": {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo ${CLAUDE_PLUGIN_ROOT}"}]}]}},
+    }))  # fmt: skip
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    commands = load_custom_commands(root, env)
+    assert {"hello:hi", "hello:more"} <= set(commands) and "hello:evil" not in commands
+    assert {server.name for server in load_servers(root, env)} == {"plugin:hello:hellosrv", "plugin:hello:other"}
+    events = {spec.event: spec.command for spec in open_project(root, env=env).hooks.specs if spec.source == "plugin"}
+    assert events["Stop"] == f"echo {plugin}" and "UserPromptSubmit" in events

@@ -113,8 +113,8 @@ def _paths(plugin: Plugin, key: str, default: Path | None) -> list[Path]:
     from agentui.core.workspace import is_within
 
     given = plugin.manifest().get(key)
-    extra = [given] if isinstance(given, str) else [g for g in given if isinstance(g, str)] if isinstance(
-        given, list) else []  # fmt: skip
+    listed = given if isinstance(given, list) else [given]
+    extra = [value for value in listed if isinstance(value, str)]
     paths = [default] if default is not None else []
     for value in extra:
         path = Path(os.path.realpath(plugin.root / value))

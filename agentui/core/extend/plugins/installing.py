@@ -48,12 +48,11 @@ def resolve(spec: str, env: Mapping[str, str] | None = None) -> tuple[str, Marke
 
 
 def installed_entries(env: Mapping[str, str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """`installed_plugins.json`'s installs of each plugin id (what is not in its shape left out)."""
     plugins = read_object(installed_file(env)).get("plugins")
-    return (
-        {k: [e for e in v if isinstance(e, dict)] for k, v in plugins.items() if isinstance(v, list)}
-        if isinstance(plugins, dict)
-        else {}
-    )
+    if not isinstance(plugins, dict):
+        return {}
+    return {key: [e for e in value if isinstance(e, dict)] for key, value in plugins.items() if isinstance(value, list)}
 
 
 def install_plugin(spec: str, scope: Scope, project_root: Path, env: Mapping[str, str] | None = None) -> str:
