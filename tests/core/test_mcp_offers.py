@@ -63,10 +63,11 @@ async def test_the_resource_tools_are_claude_codes_and_answer_as_its_do(hub: Mcp
     listing, reading = named(tools, "ListMcpResourcesTool"), named(tools, "ReadMcpResourceTool")
     assert listing.kind == reading.kind == "read"
     assert listing.spec.description.startswith("\nList available resources from configured MCP servers.\n")
-    assert listing.spec.input_schema["properties"] == {
-        "server": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None,
-                   "description": "Optional server name to filter resources by"}
-    }  # fmt: skip
+    assert listing.spec.input_schema == {
+        "type": "object",
+        "properties": {"server": {"description": "Optional server name to filter resources by", "type": "string"}},
+        "additionalProperties": False,
+    }
     assert reading.spec.input_schema["required"] == ["server", "uri"]
 
     listed = await run(tools, "ListMcpResourcesTool")

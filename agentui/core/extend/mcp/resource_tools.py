@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field
 
 from agentui.core.extend.mcp.client import McpRequestError, McpServer
+from agentui.core.providers.base import ToolSpec
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 
 LIST_TOOL = "ListMcpResourcesTool"
@@ -69,6 +70,13 @@ class ListMcpResources(Tool[ListArgs]):
 
     def __init__(self, servers: Servers) -> None:
         self.servers = servers
+
+    @property
+    def spec(self) -> ToolSpec:
+        """Claude Code's schema: `server` a plain optional string (pydantic's would allow null)."""
+        server = {"description": "Optional server name to filter resources by", "type": "string"}
+        schema = {"type": "object", "properties": {"server": server}, "additionalProperties": False}
+        return ToolSpec(self.name, self.description, schema)
 
     @classmethod
     def title(cls, arguments: Mapping[str, Any], cwd: Path | None) -> str:
