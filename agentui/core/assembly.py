@@ -61,6 +61,7 @@ def open_conversation(
         provider = create_provider(launch.settings.provider_config())
     settings = launch.settings
     config = _agent_config(launch, prompt.stable, prompt.volatile, project.root, bool(session.messages))
+    from agentui.core.extend.command_prompt import take_command
     from agentui.core.extend.listings import Listings
     from agentui.core.telemetry import start as start_telemetry
     from agentui.core.tools.plan import plan_mode_reminders
@@ -83,6 +84,7 @@ def open_conversation(
         reminders=plan_mode_reminders(project.engine),
         notices=project.workspace.notices.take_reminder,
         listings=Listings(project.tools, skills),
+        command=lambda: take_command(project),
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
     )
     history = History(session.messages, TokenCounter(env, exact=False))

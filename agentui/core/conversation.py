@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentui.core.extend.command_prompt import for_prompt
 from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
@@ -22,7 +23,6 @@ from agentui.core.safety.permissions.grants import RunGrants
 from agentui.core.session.lookup import SessionRequest
 from agentui.core.session.store import OpenSession
 from agentui.core.settings import Settings
-from agentui.core.thinking import thinking_for
 
 if TYPE_CHECKING:
     from agentui.core.background import ShellInfo
@@ -239,7 +239,7 @@ class Conversation:
 
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> RunResult:
         """A prompt (with the images pasted into it): runs until the model has answered and its calls are done."""
-        with thinking_for(self.agent, text):  # (`ultrathink`: the most thinking, for this prompt's run)
+        with for_prompt(self, text):  # (`ultrathink`'s thinking, a custom command's model: for this run only)
             result = await self.agent.prompt(text, images)
         if self._titling is None and self.agent.router.routes("title") and result.stop == "end_turn":
             self._titling = asyncio.ensure_future(self._title(text, result.text))

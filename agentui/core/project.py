@@ -34,6 +34,7 @@ from agentui.core.tools.tasks import TaskCreate, TaskUpdate
 from agentui.core.workspace import Workspace
 
 if TYPE_CHECKING:
+    from agentui.core.extend.command_prompt import CommandPrompt
     from agentui.core.safety.sandbox import Sandbox
 
 _PERMISSIVE_MODES = {"acceptEdits", "bypassPermissions"}
@@ -74,6 +75,8 @@ class Project:
     """What of the project's own settings waits for trust (allow rules, hooks, ...): what trusting it would apply."""
     status_line: StatusLine | None = None
     """The settings' statusLine command, ready to run (a project's own once it is trusted)."""
+    next_command: CommandPrompt | None = None
+    """The custom command the next prompt was expanded from (what of it runs with that prompt)."""
 
 
 def split_tool_list(values: Iterable[str]) -> list[str]:

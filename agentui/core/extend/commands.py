@@ -4,7 +4,6 @@ prompt, with `$ARGUMENTS` and `$1`..`$9` filled in)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import parse_front_matter
+from agentui.core.frontmatter import body_of, parse_front_matter
 
 if TYPE_CHECKING:
     from agentui.core.project import Project
@@ -28,11 +27,14 @@ class CustomCommand:
     path: Path | None = None
     project_plugin: bool = False
     """A plugin's that only the project's own settings turn on: what it grants waits for trust, as theirs does."""
+    model: str = ""
+    """The model its run uses ("" or "inherit": the conversation's)."""
 
     def expand(self, arguments: str) -> str:
-        words = arguments.split()
-        text = self.body.replace("$ARGUMENTS", arguments)
-        return re.sub(r"\$([1-9])", lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
+        """The prompt, with the arguments filled in as Claude Code fills them (`$ARGUMENTS`, `$0`, `$1`...)."""
+        from agentui.core.extend.arguments import fill_arguments
+
+        return fill_arguments(self.body, arguments)
 
 
 def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = None) -> dict[str, CustomCommand]:
@@ -47,14 +49,14 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
             held = plugin.root if plugin is not None else in_project(directory, project_root)
             if (text := extension_text(path, held)) is None:
                 continue  # (not a regular file, or a project's link out of it: see extension_files)
-            meta, body = parse_front_matter(text)
+            meta, body = parse_front_matter(text)[0], body_of(text)
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
             if plugin is not None:  # (`/hello:hi`, with the plugin's directory written in, as Claude Code's)
                 name, body = f"{plugin.name}:{name}", plugin.expand(body)
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             commands[name] = CustomCommand(
                 name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path,
-                plugin is not None and plugin.from_project,
+                plugin is not None and plugin.from_project, meta.get("model", ""),
             )  # fmt: skip
     return commands
 
@@ -94,4 +96,9 @@ def expand_custom_command(
     if not running:  # (a command sent while a run goes on steers it: no prompt of its own)
         from_project = command.path is not None and root in command.path.parents
         project.hooks.expansion = (name, arguments.strip(), "projectSettings" if from_project else "userSettings")
-    return command.expand(arguments.strip()), notices
+    prompt = command.expand(arguments.strip())
+    if not running:  # (its shell commands run, and its model answers, with the run of this prompt)
+        from agentui.core.extend.command_prompt import CommandPrompt
+
+        project.next_command = CommandPrompt(command.name, prompt, command.model)
+    return prompt, notices

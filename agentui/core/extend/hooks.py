@@ -133,6 +133,10 @@ def specs_from(sources: Iterable[SettingsSource], *, trusted: bool) -> list[Hook
 class PromptBlocked(AgentuiError):
     """A UserPromptSubmit hook refused the prompt; the message is its reason."""
 
+    def said(self) -> tuple[str, str]:
+        """What ended the run (one sentence) and its kind."""
+        return f"A UserPromptSubmit hook blocked the prompt: {self}", "hook_blocked"
+
 
 class Hooks:
     def __init__(

@@ -225,7 +225,7 @@ class Agent:
             stop = "max_duration" if self._steps.time_up else "cancelled"
             self._settle_cancel()
         except PromptBlocked as exc:
-            stop, error = "error", (f"A UserPromptSubmit hook blocked the prompt: {exc}", "hook_blocked")
+            stop, error = "error", exc.said()  # (a hook's refusal, or a custom command's shell command's)
         except StreamInterruptedError as exc:
             stop, error = "interrupted", (exc.message, exc.kind)
             self._settle_interrupted()

@@ -192,6 +192,15 @@ class ToolDispatcher:
         )
         return block
 
+    async def run_unseen(self, call: ToolUseBlock) -> ToolResult:
+        """A call that is not the model's (a custom command's shell command): checked, asked and run as the model's
+        would be, with no event of a call (the model never made it)."""
+        try:
+            return await self._execute(call)
+        except Exception as exc:  # (as `run`: the command gets its result)
+            log.exception("call %s (%s) failed", call.id, call.name)
+            return ToolResult.error(_failure(call.name, exc))
+
     async def _execute(self, call: ToolUseBlock) -> ToolResult:
         tool = self.tools.get(call.name)
         if tool is None:

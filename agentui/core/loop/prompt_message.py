@@ -3,12 +3,16 @@ model (a UserPromptSubmit hook's context, plan mode's reminder, background comma
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from typing import Protocol
 
+from agentui.core.extend.command_prompt import run_shell_parts
 from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.loop.dispatch import ToolDispatcher
 from agentui.core.loop.services import Services
-from agentui.core.messages import ContentBlock, ImageBlock, Message, TextBlock
+from agentui.core.messages import ContentBlock, ImageBlock, Message, TextBlock, ToolUseBlock
+from agentui.core.tools.base import ToolResult
 
 
 class Prompted(Protocol):
@@ -24,6 +28,9 @@ class Prompted(Protocol):
     @property
     def messages(self) -> list[Message]: ...
 
+    _dispatcher: ToolDispatcher
+    """(The agent's own: a custom command's shell commands are checked and asked as its model's calls are.)"""
+
     def warn(self, message: str) -> None: ...
 
 
@@ -31,6 +38,9 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     """Raises PromptBlocked when a hook refuses the prompt. Images come before the text that speaks of them, as the
     Messages API advises; what the prompt names with `@` after it, so the prompt stays the first text, which
     titles and lists of prompts read."""
+    command = agent.services.command() if agent.lineage is None else None
+    if command is not None and command.prompt == prompt and "!" in prompt:  # (a custom command's shell commands)
+        prompt = await run_shell_parts(prompt, lambda line: _unseen_bash(agent, command.name, line))
     hooks = agent.services.hooks
     start = ("resume" if agent.config.resumed else "startup") if first else None  # (SessionStart's source)
     # (a sub-agent's prompt is the model's, not the person's: Claude Code fires SubagentStart for it instead)
@@ -52,3 +62,10 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     content: list[ContentBlock] = [*images, TextBlock(text=prompt), *mentioned, *notes]
     listed = agent.services.listings(agent.messages) if agent.lineage is None else []  # (a sub-agent lists none)
     return Message(role="user", content=content, attachments=tuple(listed))
+
+
+async def _unseen_bash(agent: Prompted, name: str, command: str) -> ToolResult:
+    """A custom command's shell command, run as Bash after the check (and question) a model's call would get."""
+    call = ToolUseBlock(id=f"toolu_command_{uuid.uuid4().hex[:20]}", name="Bash",
+                        input={"command": command, "description": f"/{name}"})  # fmt: skip
+    return await agent._dispatcher.run_unseen(call)

@@ -16,6 +16,7 @@ from agentui.core.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
     from agentui.core.context.memory import MemoryLoader
+    from agentui.core.extend.command_prompt import CommandPrompt
     from agentui.core.extend.hooks import Hooks
     from agentui.core.loop.routing import Router
     from agentui.core.providers.base import Provider
@@ -26,6 +27,10 @@ def _always() -> bool:
 
 
 def _no_notices() -> str | None:
+    return None
+
+
+def _no_command() -> CommandPrompt | None:
     return None
 
 
@@ -52,5 +57,7 @@ class Services:
     notices: Callable[[], str | None] = _no_notices
     """The background commands' ends not told to the model yet, taken as one reminder (None: none): with the next
     tool result, else the next prompt, as in Claude Code."""
+    command: Callable[[], CommandPrompt | None] = _no_command
+    """The custom command the next prompt was expanded from, taken once (its shell commands run with that prompt)."""
     quiet: Callable[[], bool] = _always
     """False while something may write files on its own (a background command): cached search results do not hold."""

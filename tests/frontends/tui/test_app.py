@@ -458,7 +458,7 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
     commands = harness.project / ".claude" / "commands"
     commands.mkdir(parents=True)
     (commands / "review.md").write_text(
-        "---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $1.\n"
+        "---\ndescription: Review a file\n---\nReview $ARGUMENTS carefully; start with $0.\n"
     )
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -475,7 +475,7 @@ async def test_slash_commands_custom_commands_and_completion(tmp_path: Path) -> 
         # the person sees the command (issue 33's small things: the expansion was shown).
         record, expansion = harness.providers[0].requests[0].messages[:2]
         assert said(record) == command_record("review", "app.py utils.py")
-        assert said(expansion) == "Review app.py utils.py carefully; start with app.py."
+        assert said(expansion) == "Review app.py utils.py carefully; start with app.py.\n"  # ($0: Claude Code's first)
         assert [p.text for p in texts(app, UserPrompt)] == ["/review app.py utils.py"]
         assert app.status.status.title == "/review app.py utils.py"
         await type_and_send(pilot, "/nonsense")
