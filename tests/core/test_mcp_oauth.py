@@ -199,3 +199,41 @@ async def test_a_token_the_server_stops_taking_makes_it_need_authentication_agai
             assert "needs authentication" in server.error
         finally:
             await hub.aclose()
+
+
+async def test_the_registered_callback_port_is_reused_and_a_taken_one_means_registering_again(tmp_path: Path) -> None:
+    import socket
+
+    env = browser_env(tmp_path / "home")
+    with oauth_server(tmp_path / "server") as site:
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        await authenticate(config, env, quiet)
+        await authenticate(config, env, quiet)  # (again: the port it was registered with is free, and used)
+        assert site.kinds() == ["registration", "authorization_code", "authorization_code"]
+        [registered] = site.grants()[0]["redirect_uris"]  # type: ignore[misc]
+        with socket.socket() as taken:
+            taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (the port may be in TIME_WAIT)
+            taken.bind(("127.0.0.1", urlsplit(str(registered)).port or 0))
+            taken.listen()
+            await authenticate(config, env, quiet)
+        assert site.kinds()[3:] == ["registration", "authorization_code"]
+        [entry] = stored(env)["mcpOAuth"].values()  # type: ignore[attr-defined]
+        assert entry["redirectUri"] == site.grants()[3]["redirect_uris"][0] != registered  # type: ignore[index]
+
+
+async def test_mcp_oauth_callback_port_is_used_and_when_taken_is_one_sentence(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken, oauth_server(tmp_path / "server") as site:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**browser_env(tmp_path / "home"), "MCP_OAUTH_CALLBACK_PORT": str(port)}
+        config = ServerConfig(name="tiny", type="http", url=site.url)
+        with pytest.raises(AuthenticationFailed) as refused:
+            await authenticate(config, env, quiet)
+        assert str(refused.value).startswith(f"Authenticating with tiny failed: the OAuth callback port {port} is")
+        assert str(refused.value).endswith("set MCP_OAUTH_CALLBACK_PORT to a free one.")
+        taken.close()
+        await authenticate(config, env, quiet)
+        assert site.grants()[0]["redirect_uris"] == [f"http://localhost:{port}/callback"]

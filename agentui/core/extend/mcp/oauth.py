@@ -21,6 +21,8 @@ from agentui.core.extend.mcp.oauth_store import REFRESH_MARGIN_SECONDS, Credenti
 if TYPE_CHECKING:
     import httpx
 
+    from agentui.core.extend.mcp.oauth_callback import CallbackListener
+
 AUTH_SECONDS = 300.0
 """How long the browser sign-in may take (Claude Code's limit)."""
 BROWSER_SECONDS = 5.0
@@ -55,6 +57,8 @@ def provider(
     class Provider(OAuthClientProvider):
         async def _initialize(self) -> None:
             await super()._initialize()
+            if sign_in is not None:  # (a sign-in asked for is made, even over tokens that still work)
+                self.context.current_tokens = None
             # The SDK does not know when a stored token expires, nor where a separate server refreshes it.
             left = store.seconds_left()
             if left is not None:
@@ -97,10 +101,10 @@ async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowU
     import httpx
     from mcp.client.auth import OAuthFlowError, OAuthTokenError
 
-    from agentui.core.extend.mcp.oauth_callback import CallbackListener
-
-    store = CredentialStore(config, env)
-    listener = await CallbackListener.open(_port(env, (store.entry() or {}).get("redirectUri")))
+    try:
+        listener = await _listen(env, (CredentialStore(config, env).entry() or {}).get("redirectUri"))
+    except AuthenticationFailed as exc:
+        raise AuthenticationFailed(f"Authenticating with {config.name} failed: {exc}.") from None
 
     async def redirect(url: str) -> None:
         opened = await open_browser(url, env)
@@ -147,16 +151,19 @@ async def _knock(client: httpx.AsyncClient, config: ServerConfig) -> None:
         return
 
 
-def _port(env: Mapping[str, str], registered_for: str | None) -> int:
-    """MCP_OAUTH_CALLBACK_PORT, else the port the client was registered with (so its registration still holds),
-    else 0 (any free one)."""
+async def _listen(env: Mapping[str, str], registered_for: str | None) -> CallbackListener:
+    """The redirect's listener on MCP_OAUTH_CALLBACK_PORT (AuthenticationFailed if it is taken), else on the port
+    the client was registered with, so its registration still holds, else (none, or taken) on any free port: the
+    client is then registered again for it, as Claude Code does."""
+    from agentui.core.extend.mcp.oauth_callback import CallbackListener
+
     with contextlib.suppress(ValueError):
         if env.get("MCP_OAUTH_CALLBACK_PORT"):
-            return int(env["MCP_OAUTH_CALLBACK_PORT"])
-    with contextlib.suppress(ValueError):
+            return await CallbackListener.open(int(env["MCP_OAUTH_CALLBACK_PORT"]))
+    with contextlib.suppress(ValueError, AuthenticationFailed):
         if registered_for and (port := urlsplit(registered_for).port):
-            return port
-    return 0
+            return await CallbackListener.open(port)
+    return await CallbackListener.open(0)
 
 
 async def open_browser(url: str, env: Mapping[str, str]) -> bool:
