@@ -92,8 +92,13 @@ async def test_the_resource_tools_are_claude_codes_and_answer_as_its_do(hub: Mcp
     png = Path(saved["blobSavedTo"])
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert saved["text"] == f"[Resource from notes at notes://logo] Binary content (image/png, 70 bytes) saved to {png}"
-    missing = await run(tools, "ReadMcpResourceTool", server="notes", uri="notes://nope")
+    missing = await run(tools, "ReadMcpResourceTool", server="notes", uri="notes://nope")  # (FastMCP's code 0)
     assert missing.is_error and "Unknown resource: notes://nope" in str(missing.content)
+    gone = await run(tools, "ReadMcpResourceTool", server="notes", uri="notes://gone")  # (MCP's -32002)
+    assert not gone.is_error and gone.content == (
+        "Resource not found: notes://gone — it may have been deleted or the URI is stale. "
+        "Re-run ListMcpResourcesTool to refresh."
+    )
 
     await hub.stop("notes")  # (tiny, FastMCP's too, declares resources, if none: the tools stay, as in Claude Code)
     assert {"ListMcpResourcesTool", "ReadMcpResourceTool"} <= set(tools.names())

@@ -1,7 +1,7 @@
 """An MCP server for the tests of what servers offer besides tools, written with the SDK (FastMCP), over stdio (or
 streamable HTTP with `http PORT`): resources (`notes://readme`, a text; `notes://logo`, a PNG), a prompt `greet`
 (arguments `name`, required, and `mood`), and tools that change the lists and notify the client (`add_note`,
-`add_prompt`) or ask the person through an elicitation (`deploy`)."""
+`add_prompt`) or ask the person through an elicitation (`deploy`); `notes://gone` is not found, with MCP's code."""
 
 from __future__ import annotations
 
@@ -74,6 +74,24 @@ async def deploy(ctx: Context) -> str:  # type: ignore[type-arg]
         return f"deploying to {answer.data.place} (hurry: {answer.data.hurry})"
     return f"not deployed: {answer.action}"
 
+
+def _not_found_as_mcp_says() -> None:
+    """FastMCP answers an unknown resource with code 0; MCP's code for it is -32002 (`notes://gone` gets that)."""
+    from mcp import types
+    from mcp.shared.exceptions import McpError
+
+    handlers = server._mcp_server.request_handlers
+    reading = handlers[types.ReadResourceRequest]
+
+    async def read(request: types.ReadResourceRequest) -> types.ServerResult:
+        if str(request.params.uri) == "notes://gone":
+            raise McpError(types.ErrorData(code=-32002, message="Resource not found"))
+        return await reading(request)
+
+    handlers[types.ReadResourceRequest] = read  # type: ignore[assignment]
+
+
+_not_found_as_mcp_says()
 
 if __name__ == "__main__":
     server.run("streamable-http" if mode == "http" else "stdio")

@@ -35,7 +35,11 @@ Elicit = Callable[[str, Any], Awaitable[Any]]
 
 
 class McpRequestError(AgentuiError):
-    """A request to a server that did not get its answer, in one sentence."""
+    """A request to a server that did not get its answer, in one sentence (and the server's error code, if any)."""
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @contextlib.asynccontextmanager
@@ -275,7 +279,8 @@ class McpServer:
             if getattr(error, "code", None) == _REQUEST_TIMEOUT:
                 raise McpRequestError(late) from None
             said = getattr(error, "message", None) or _describe(exc)
-            raise McpRequestError(f"The MCP server {self.name} failed on {what}: {said.rstrip('.')}.") from None
+            said = f"The MCP server {self.name} failed on {what}: {said.rstrip('.')}."
+            raise McpRequestError(said, getattr(error, "code", None)) from None
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._session is None or self.state != "connected":

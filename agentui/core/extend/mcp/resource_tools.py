@@ -38,6 +38,8 @@ Parameters:
 - server (required): The name of the MCP server from which to read the resource
 - uri (required): The URI of the resource to read
 """
+NOT_FOUND, METHOD_NOT_FOUND = {-32002, -32602}, -32601
+"""The codes of a resource a server does not have (MCP's and JSON-RPC's invalid params), and of a read it lacks."""
 NO_RESOURCES = "No resources found. MCP servers may still provide tools even if they have no resources."
 
 Servers = Callable[[], Sequence[McpServer]]
@@ -123,9 +125,22 @@ class ReadMcpResource(Tool[ReadArgs]):
         try:
             contents = await read_resource(server, args.uri)
         except McpRequestError as exc:
+            if (said := _not_read(server.name, args.uri, exc.code)) is not None:  # (for the model, as Claude Code's)
+                return ToolResult(content=said, details={"contents": [], "error": said})
             return ToolResult.error(str(exc))
         read = {"contents": contents}
         return ToolResult(content=_json(read), details=read)
+
+
+def _not_read(server: str, uri: str, code: int | None) -> str | None:
+    """Claude Code's answer for a resource the server does not have, or a server that cannot read resources."""
+    if code in NOT_FOUND:
+        return (
+            f"Resource not found: {uri} — it may have been deleted or the URI is stale. Re-run {LIST_TOOL} to refresh."
+        )
+    if code == METHOD_NOT_FOUND:
+        return f'Server "{server}" advertises resource support but does not implement resource reads.'
+    return None
 
 
 async def read_resource(server: McpServer, uri: str) -> list[dict[str, Any]]:
