@@ -104,3 +104,25 @@ def test_an_elicitation_is_declined_in_print_mode(
     done = run(agentui_bin, clean_env, server, project, "--mcp-config", notes(), "--allowedTools", "mcp__notes")
     assert done.returncode == 0, done.stderr
     assert tool_result(server, 1)["content"] == "not deployed: decline"
+
+
+def test_an_elicitation_is_an_event_answered_with_a_command_over_the_commands_protocol(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
+) -> None:
+    from tests.e2e.test_commands_stdio import Driver
+    from tests.e2e.test_print_mode import anthropic_env
+
+    server.enqueue(call("mcp__notes__deploy"), answer("Deployed."))
+    flags = ("--mcp-config", notes(), "--allowedTools", "mcp__notes")
+    agentui = Driver(agentui_bin, anthropic_env(clean_env, server), project, *flags)
+    agentui.send({"type": "send", "id": "p1", "text": "deploy it"})
+    asked = agentui.until("elicitation_request")
+    assert (asked["server"], asked["message"]) == ("notes", "Where should it be deployed?")
+    assert asked["requested_schema"]["required"] == ["place"]
+    decision = {"behavior": "allow", "updated_input": {"place": "prod", "hurry": "no"}}
+    agentui.send({"type": "answer", "id": "a1", "request_id": asked["request_id"], "decision": decision})
+    assert agentui.until("command_done", id="a1")["outcome"] is True
+    assert agentui.until("command_done", id="p1")["outcome"]["text"] == "Deployed."
+    assert tool_result(server, 1)["content"] == "deploying to prod (hurry: False)"
+    code, stderr = agentui.close()
+    assert code == 0, stderr

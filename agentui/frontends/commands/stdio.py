@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from agentui.api import AgentuiError, Conversation, PermissionOptions, Settings
 from agentui.api.control import Command, CommandError, outcome_json, parse_command
-from agentui.api.events import Event, PermissionDecision, PermissionRequest, PermissionResolved
+from agentui.api.events import ElicitationRequest, Event, PermissionDecision, PermissionRequest, PermissionResolved
 
 GONE = "The program driving agentui closed its input, so no one can answer this question."
 
@@ -33,7 +33,7 @@ class CommandsOnStdio:
         self.failed = False
         self._input_open = True
         self._waiting: set[str] = set()
-        """Permission requests not answered yet: when the input closes, each is answered no."""
+        """Permission (and MCP elicitation) requests not answered yet: when the input closes, each is answered no."""
 
     def write(self, line: str) -> None:
         if self.closed:
@@ -47,9 +47,11 @@ class CommandsOnStdio:
     def event(self, event: Event) -> None:
         self.write(event.to_json())
         match event:
-            case PermissionRequest(request_id=request_id) if self._input_open:
+            case PermissionRequest(request_id=request_id) | ElicitationRequest(request_id=request_id) if (
+                self._input_open
+            ):
                 self._waiting.add(request_id)
-            case PermissionRequest(request_id=request_id):
+            case PermissionRequest(request_id=request_id) | ElicitationRequest(request_id=request_id):
                 self._deny(request_id)
             case PermissionResolved(request_id=request_id):
                 self._waiting.discard(request_id)
@@ -115,7 +117,8 @@ async def run_commands(
     def note(sentence: str) -> None:
         sys.stderr.write(f"agentui: {sentence}\n")
 
-    conversation = headless_conversation(settings, Path.cwd(), permissions, launch or {}, note)
+    fields = {**(launch or {}), "answers_elicitation": True}  # (the program answers servers' questions too)
+    conversation = headless_conversation(settings, Path.cwd(), permissions, fields, note)
     try:
         for notice in await conversation.start_mcp():
             note(notice)
