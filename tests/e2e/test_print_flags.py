@@ -232,7 +232,7 @@ def test_agents_hook_events_betas_and_thinking(
     body = first.json()
     assert body["thinking"]["type"] == "enabled" and body["thinking"]["budget_tokens"] > 0
     agent_tool = next(t for t in body["tools"] if t["name"] == "Agent")
-    assert "reviewer: Reviews diffs (tools: Read)" in agent_tool["description"]
+    assert "reviewer: Reviews diffs (Tools: Read)" in agent_tool["description"]
 
 
 def test_flags_agentui_cannot_honour_are_one_sentence(

@@ -98,7 +98,7 @@ def test_agents_refuses_a_name_with_a_slash_then_creates_a_type_the_model_is_off
     send(app, "hi")
     app.wait_for("Done.")
     [agent_tool] = [t for t in conversation_requests(server)[-1]["tools"] if t["name"] == "Agent"]
-    assert "- test-runner: Runs the tests (tools: Bash, Read)" in agent_tool["description"]
+    assert "- test-runner: Runs the tests (Tools: Bash, Read)" in agent_tool["description"]
 
 
 @pytest.mark.parametrize("app", SIZES, indirect=True)

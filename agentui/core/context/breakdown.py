@@ -190,16 +190,15 @@ def _tool_item(spec: ToolSpec, counter: TokenCounter) -> Item:
 
 def _custom_agents(conversation: Conversation, counter: TokenCounter) -> tuple[Item, ...]:
     """The sub-agent types of the person and the project (and --agents): their lines in the Agent tool's text."""
-    from agentui.core.extend.subagents import Task
+    from agentui.core.extend.subagents import Task, listing_line
 
     task = conversation.project.tools.get(Task.name)
     if not isinstance(task, Task) or not task.offered:
         return ()
     items = []
     for kind in task.types.values():
-        if kind.name != "general-purpose":  # (the built-in type is part of the tool)
-            line = f"- {kind.name}: {kind.description}" + (f" (tools: {', '.join(kind.tools)})" if kind.tools else "")
-            items.append(Item(kind.name, counter.count(line), kind.path))
+        if not kind.builtin:  # (the built-in types are part of the tool)
+            items.append(Item(kind.name, counter.count(listing_line(kind)), kind.path))
     return tuple(items)
 
 

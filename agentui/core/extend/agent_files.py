@@ -73,7 +73,7 @@ def agent_types(conversation: Conversation) -> list[AgentTypeInfo]:
         found.append(
             AgentTypeInfo(kind.name, kind.description, kind.tools, model, kind.instructions, source, kind.path)
         )
-    return sorted(found, key=lambda info: (info.source != "built-in", info.name))
+    return sorted(found, key=lambda info: (info.source != "built-in", info.name.lower()))  # (Claude Code's order)
 
 
 def check_name(name: str) -> None:

@@ -43,7 +43,15 @@ if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
     from agentui.core.providers.base import Provider
 
-__all__ = ["GENERAL_PURPOSE", "AgentType", "Task", "agent_type_from_file", "agent_types_from", "load_agent_types"]
+__all__ = [
+    "GENERAL_PURPOSE",
+    "AgentType",
+    "Task",
+    "agent_type_from_file",
+    "agent_types_from",
+    "listing_line",
+    "load_agent_types",
+]
 
 NOT_IN_BACKGROUND = ("TodoWrite", "TaskCreate", "TaskUpdate", "TaskGet", "TaskList")
 """The task list's tools, which Claude Code 2.1.197 gives no background sub-agent (the list is the parent's)."""
@@ -211,7 +219,7 @@ class Task(Tool[TaskArgs]):
         self._describe()
 
     def _describe(self) -> None:
-        listed = "\n".join(f"- {t.name}: {t.description}{_tools_said(t)}" for t in self.types.values())
+        listed = "\n".join(listing_line(kind) for kind in self.types.values())
         self.description = (  # type: ignore[misc]
             "Launch a sub-agent to handle a task on its own, with a fresh context: searches across many files, "
             "research, or a self-contained piece of work. It returns one final report. Calls in one response run "
@@ -402,11 +410,14 @@ def waiting(slots: Slots) -> str:
     return f"Queued: {slots.running} sub-agents are running, at most {slots.limit} at once.\n"
 
 
-def _tools_said(kind: AgentType) -> str:
-    """What the Agent tool's listing says of a type's tools, in Claude Code's words."""
+def listing_line(kind: AgentType) -> str:
+    """The type's line in the Agent tool's listing: its name, when to use it and its tools, in Claude Code's
+    words."""
     if kind.disallowed:
-        return f" (Tools: All tools except {', '.join(kind.disallowed)})"
-    return f" (Tools: {', '.join(kind.tools)})" if kind.tools else " (Tools: *)" if kind.builtin else ""
+        tools = f" (Tools: All tools except {', '.join(kind.disallowed)})"
+    else:
+        tools = f" (Tools: {', '.join(kind.tools)})" if kind.tools else " (Tools: *)" if kind.builtin else ""
+    return f"- {kind.name}: {kind.description}{tools}"
 
 
 def _report(event: Event, progress: Callable[[str], None]) -> None:

@@ -420,18 +420,20 @@ async def test_agents_lists_each_type_with_where_it_comes_from(tmp_path: Path) -
         await until(pilot, lambda: isinstance(app.screen, AgentsScreen))
         screen = app.screen
         assert [(t.name, t.source) for t in screen.types] == [
+            ("Explore", "built-in"),
             ("general-purpose", "built-in"),
+            ("Plan", "built-in"),
             ("helper-bot", "user"),
             ("reviewer", "project"),
         ]
-        await pilot.press("down", "down")
+        await pilot.press("down", "down", "down", "down")
         shown = str(screen.query_one("#agent-text").render())
         assert (
             "Reviews diffs" in shown
             and "tools: Read, Grep" in shown
             and "from: project · .claude/agents/reviewer.md" in shown
         )
-        await pilot.press("up", "up", "e")  # the built-in one is not a file to edit
+        await pilot.press("up", "up", "e")  # a built-in one is not a file to edit
         await pilot.pause()
         assert isinstance(app.screen, AgentsScreen)
         await pilot.press("escape")
@@ -477,7 +479,7 @@ async def test_agents_creates_a_type_as_claude_code_writes_it_and_the_model_can_
         await type_and_send(pilot, "go")
         await until(pilot, lambda: idle(app) and main_requests(server))
         [agent_tool] = [t for t in main_requests(server)[-1].json()["tools"] if t["name"] == "Agent"]
-        assert '- test-runner: Checks "tests" pass (tools: Bash, Read)' in agent_tool["description"]
+        assert '- test-runner: Checks "tests" pass (Tools: Bash, Read)' in agent_tool["description"]
 
 
 async def test_agents_edits_a_type_in_its_own_fields_and_keeps_what_it_does_not_show(tmp_path: Path) -> None:
@@ -493,7 +495,7 @@ async def test_agents_edits_a_type_in_its_own_fields_and_keeps_what_it_does_not_
         await ready(pilot)
         await type_and_send(pilot, "/agents")
         await until(pilot, lambda: isinstance(app.screen, AgentsScreen))
-        await pilot.press("down", "enter")
+        await pilot.press("down", "down", "down", "enter")  # (past the built-in Explore, general-purpose and Plan)
         await until(pilot, lambda: isinstance(app.screen, AgentEditor))
         editor = app.screen
         assert editor.query_one("#name").disabled and editor.query_one("#description").value == "Reviews\\nline two"
