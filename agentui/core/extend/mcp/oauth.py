@@ -20,6 +20,7 @@ from agentui.core.extend.mcp.oauth_store import REFRESH_MARGIN_SECONDS, Credenti
 
 if TYPE_CHECKING:
     import httpx
+    from mcp.shared.auth import OAuthMetadata
 
     from agentui.core.extend.mcp.oauth_callback import CallbackListener
 
@@ -65,6 +66,13 @@ def provider(
                 self.context.token_expiry_time = time.time() + left - REFRESH_MARGIN_SECONDS
             server_url, metadata = store.discovery()
             self.context.auth_server_url = self.context.auth_server_url or server_url
+            if (
+                metadata is None
+                and server_url
+                and not self.context.is_token_valid()
+                and self.context.can_refresh_token()
+            ):
+                metadata = await _server_metadata(server_url, config.url)  # (Claude Code keeps only the server's URL)
             self.context.oauth_metadata = self.context.oauth_metadata or metadata
 
         async def _handle_token_response(self, response: httpx.Response) -> None:
@@ -93,6 +101,25 @@ def provider(
     )
     handlers = (sign_in[1], sign_in[2]) if sign_in else (None, None)
     return Provider(config.url, metadata, store, handlers[0], handlers[1], timeout=AUTH_SECONDS)
+
+
+async def _server_metadata(server_url: str, resource: str) -> OAuthMetadata | None:
+    """The authorization server's metadata (where its token endpoint is), for a refresh before any discovery."""
+    import httpx
+    from mcp.client.auth.utils import (
+        build_oauth_authorization_server_metadata_discovery_urls,
+        handle_auth_metadata_response,
+    )
+
+    async with httpx.AsyncClient(timeout=30) as client:
+        for url in build_oauth_authorization_server_metadata_discovery_urls(server_url, resource):
+            try:
+                found, metadata = await handle_auth_metadata_response(await client.get(url))
+            except httpx.HTTPError:
+                return None
+            if metadata is not None or not found:
+                return metadata
+    return None
 
 
 async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowUrl) -> None:

@@ -177,7 +177,9 @@ class CredentialStore:
     def save_discovery(self, server_url: str | None, metadata: OAuthMetadata | None) -> None:
         if server_url is None and metadata is None:
             return
-        state: Entry = {"authorizationServerUrl": server_url or (str(metadata.issuer) if metadata else None)}
+        kept = (self.entry() or {}).get("discoveryState")
+        state: Entry = dict(kept) if isinstance(kept, dict) else {}  # (what Claude Code found stays: its resource URL)
+        state["authorizationServerUrl"] = server_url or (str(metadata.issuer) if metadata else None)
         if metadata is not None:
             state["authorizationServerMetadata"] = metadata.model_dump(mode="json", exclude_none=True)
         self._change({"discoveryState": state})
