@@ -472,9 +472,9 @@ class Conversation:
         """The last `chars` characters a background shell printed ("" for an unknown id)."""
         return self.project.workspace.shells.tail(shell_id, chars)
 
-    async def stop_background(self, shell_id: str) -> bool:
-        """Stop a background shell and what it started; False if there is no such shell running."""
-        return await self.project.workspace.shells.stop_by_id(shell_id)
+    async def stop_background(self, task_id: str) -> bool:
+        """Stop a background shell (and what it started) or sub-agent; False if no such task is running."""
+        return await self.project.workspace.stop_task(task_id)
 
     def background_foreground(self) -> bool:
         """Ctrl+B: the Bash command running now goes on in the background, and the model is told its id; False

@@ -174,6 +174,14 @@ class Workspace:
             self._agents = BackgroundAgents()
         return self._agents
 
+    async def stop_task(self, task_id: str) -> bool:
+        """Stop the background sub-agent or shell `task_id`; False if no such task is running."""
+        agent = self._agents.get(task_id) if self._agents is not None else None
+        if agent is not None and not agent.done.is_set():
+            await self.agents.stop(agent)
+            return True
+        return await self.shells.stop_by_id(task_id)
+
     async def stop_background(self) -> None:
         """Stop the background sub-agents and shells still running (the conversation closes)."""
         if self._agents is not None:

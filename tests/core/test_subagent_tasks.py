@@ -276,6 +276,23 @@ async def test_a_background_agent_dies_with_the_conversation(tmp_path: Path, ser
     assert (task.id, "killed") in [(e.task_id, e.status) for e in events if isinstance(e, BackgroundAgentUpdate)]
 
 
+async def test_a_front_end_stops_a_background_agent_as_it_stops_a_shell(tmp_path: Path, server: LoopbackServer) -> None:
+    """What an SDK program's stopTask and the app use: Conversation.stop_background, by the task's id."""
+    model = Model(server, [lambda b: [agent_call("t1", "Long job", run_in_background=True)], lambda b: [text("Ok.")]])
+    model.child("Long job", "never told", held=True)
+    opened, events = conversation(tmp_path, server)
+    try:
+        await opened.send("start it")
+        [task] = opened.project.workspace.agents.running()
+        assert await opened.stop_background(task.id) is True
+        assert task.status == "killed" and not await opened.stop_background(task.id)
+        assert not await opened.stop_background("no-such-task")
+    finally:
+        model.release()
+        await opened.aclose()
+    assert (task.id, "killed") in [(e.task_id, e.status) for e in events if isinstance(e, BackgroundAgentUpdate)]
+
+
 async def test_sub_agents_beyond_the_cap_wait_their_turn_and_say_so(tmp_path: Path, server: LoopbackServer) -> None:
     model = Model(
         server,

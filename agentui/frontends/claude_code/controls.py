@@ -153,9 +153,7 @@ async def _plugins(conversation: Conversation, _: SessionTotals, __: dict[str, A
 
 
 async def _stop_task(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:
-    task = str(request.get("task_id") or "")
-    if any(shell.id == task for shell in conversation.background_shells()):
-        await conversation.stop_background(task)
+    await conversation.stop_background(str(request.get("task_id") or ""))  # (a shell's id, or a sub-agent's)
     return {}
 
 
