@@ -139,6 +139,13 @@ _EXPORTS = {
     "structured_patch": "agentui.core.tools.diff",
     "CustomCommand": "agentui.core.extend.commands",
     "load_custom_commands": "agentui.core.extend.commands",
+    # skills (/skills) and output styles (/output-style)
+    "load_skills": "agentui.core.extend.skills",
+    "OutputStyle": "agentui.core.extend.output_styles",
+    "OutputStyleError": "agentui.core.extend.output_styles",
+    "load_output_styles": "agentui.core.extend.output_styles",
+    "output_style": "agentui.core.extend.output_styles",
+    "use_output_style": "agentui.core.instructions",
     # plugins and marketplaces (`agentui plugin ...`, /plugin)
     "plugin_command": "agentui.core.extend.plugins.commands",
     "PluginError": "agentui.core.extend.plugins.files",
@@ -202,9 +209,14 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.mcp.prompt_commands import McpPromptError as McpPromptError
     from agentui.core.extend.mcp.prompt_commands import expand_mcp_prompt as expand_mcp_prompt
     from agentui.core.extend.mcp.prompt_commands import mcp_commands as mcp_commands
+    from agentui.core.extend.output_styles import OutputStyle as OutputStyle
+    from agentui.core.extend.output_styles import OutputStyleError as OutputStyleError
+    from agentui.core.extend.output_styles import load_output_styles as load_output_styles
+    from agentui.core.extend.output_styles import output_style as output_style
     from agentui.core.extend.plugins.commands import plugin_command as plugin_command
     from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus
+    from agentui.core.extend.skills import load_skills as load_skills
     from agentui.core.extend.status_line import StatusLineOutcome as StatusLineOutcome
     from agentui.core.extend.status_line_report import LineTally as LineTally
     from agentui.core.extend.status_line_report import StatusReport as StatusReport
@@ -214,6 +226,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
     from agentui.core.instructions import set_instructions as set_instructions
+    from agentui.core.instructions import use_output_style as use_output_style
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.loop.side_call import side_question as side_question

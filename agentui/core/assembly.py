@@ -12,6 +12,7 @@ from agentui.core.context.memory import MemoryLoader
 from agentui.core.context.prompt import build_system_prompt
 from agentui.core.context.window import TokenCounter
 from agentui.core.conversation import Conversation, Launch
+from agentui.core.extend.output_styles import output_style
 from agentui.core.extend.skills import load_skills
 from agentui.core.instructions import system_prompt
 from agentui.core.loop.agent import Agent
@@ -54,7 +55,7 @@ def open_conversation(
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    prompt = system_prompt(launch, project.root, memory_files, skills)
+    prompt = system_prompt(launch, project.root, memory_files, output_style(project.root, env, project.trusted))
     if provider is None:
         from agentui.core.providers import create_provider
 

@@ -1,6 +1,6 @@
-"""The instructions at the head of the system prompt: agentui's own or a launch's (--system-prompt), what is appended
-after them (--append-system-prompt, and how to answer with --json-schema), then the memory files and the skills; and
-replacing them in an open conversation, as an Agent SDK's `initialize` asks."""
+"""The instructions at the head of the system prompt: agentui's own (as the output style changes them) or a launch's
+(--system-prompt), what is appended after them (--append-system-prompt, and how to answer with --json-schema), then
+the memory files; and replacing them in an open conversation, as an Agent SDK's `initialize` or /output-style asks."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agentui.core.context.prompt import SystemPrompt, build_system_prompt
 
 if TYPE_CHECKING:
     from agentui.core.context.memory import MemoryFile
-    from agentui.core.extend.skills import Skill
+    from agentui.core.extend.output_styles import OutputStyle
     from agentui.core.loop.agent_config import AgentConfig
     from agentui.core.loop.services import Services
 
@@ -36,11 +36,19 @@ class Configured(Protocol):
     def services(self) -> Services: ...
 
 
+class Trusting(Protocol):
+    @property
+    def trusted(self) -> bool: ...
+
+
 class Instructed(Protocol):
     """A conversation, as far as its instructions go."""
 
     launch: Any
     env: Mapping[str, str] | None
+
+    @property
+    def project(self) -> Trusting: ...
 
     @property
     def agent(self) -> Configured: ...
@@ -49,9 +57,12 @@ class Instructed(Protocol):
     def root(self) -> Path: ...
 
 
-def system_prompt(launch: Launched, root: Path, memory: Sequence[MemoryFile], skills: Sequence[Skill]) -> SystemPrompt:
-    """The system prompt of a launch: its instructions, what it appends, then the memory files and the skills."""
-    return build_system_prompt(root, memory, skills=skills, base=launch.system_prompt, append=_appended(launch))
+def system_prompt(
+    launch: Launched, root: Path, memory: Sequence[MemoryFile], style: OutputStyle | None
+) -> SystemPrompt:
+    """The system prompt of a launch: its instructions (as the output `style` changes them), what it appends, then
+    the memory files."""
+    return build_system_prompt(root, memory, style=style, base=launch.system_prompt, append=_appended(launch))
 
 
 def _appended(launch: Launched) -> str | None:
@@ -66,12 +77,29 @@ def _appended(launch: Launched) -> str | None:
 def set_instructions(conversation: Instructed, system: str | None, append: str | None) -> None:
     """The system prompt from the next request on, with `system` in place of the launch's instructions (None:
     agentui's own) and `append` after them (an SDK's initialize says these, not the command line)."""
-    from agentui.core.extend.skills import load_skills
+    from agentui.core.extend.output_styles import output_style
 
     launch = dataclasses.replace(conversation.launch, system_prompt=system, append_system_prompt=append)
+    _instruct(conversation, launch, output_style(conversation.root, conversation.env, conversation.project.trusted))
+
+
+def _instruct(conversation: Instructed, launch: Any, style: OutputStyle | None) -> None:
+    """The system prompt of `launch` with `style`, from the next request on."""
     agent = conversation.agent
     memory = agent.services.memory
-    skills = load_skills(conversation.root, conversation.env)
-    prompt = system_prompt(launch, conversation.root, memory.files if memory else [], skills)
+    prompt = system_prompt(launch, conversation.root, memory.files if memory else [], style)
     conversation.launch = launch
     agent.config = agent.config.model_copy(update={"system_prompt": prompt.stable})
+
+
+def use_output_style(conversation: Instructed, name: str) -> OutputStyle | None:
+    """/output-style NAME: the style (None: the default) in force from the next request on, and saved in the
+    project's local settings (which a project not trusted yet does not read at the next start). Raises
+    OutputStyleError (one sentence) for a name there is no style of, or a file that cannot be written."""
+    from agentui.core.extend.output_styles import find_style, load_output_styles, save_style_setting
+
+    trusted = conversation.project.trusted
+    style = find_style(load_output_styles(conversation.root, conversation.env, trusted), name)
+    save_style_setting(conversation.root, style.name if style is not None else "default")
+    _instruct(conversation, conversation.launch, style)  # (the person's own choice: in force whatever the trust)
+    return style

@@ -10,18 +10,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentui.core.context.memory import MemoryFile, render_memory
-from agentui.core.extend.skills import Skill
+from agentui.core.extend.output_styles import OutputStyle
 from agentui.core.safety.confined_git import GitError, run
 
-BASE_INSTRUCTIONS = """\
-You are agentui, a careful coding assistant working in the user's terminal, inside their project.
+INTRO = "You are agentui, a careful coding assistant working in the user's terminal, inside their project."
+STYLED_INTRO = (
+    "You are agentui, a careful assistant working in the user's terminal, inside their project, that helps users "
+    'according to your "Output Style" below, which describes how you should respond to user queries.'
+)
+"""The first line under an output style (Claude Code changes its own so)."""
 
+CODING_INSTRUCTIONS = """\
 How to work:
 - Read before you change: look at the code around a change and follow its conventions.
 - Prefer small, correct edits over large rewrites; say plainly what you did and what you did not do.
 - Never claim to have done something you did not do; run the tests when there are tests.
-- When a tool call is denied, do not try to get around it: ask the user how to proceed.
+- When a tool call is denied, do not try to get around it: ask the user how to proceed."""
+"""What an output style of the person's replaces, unless it keeps them (as Claude Code's "Doing tasks")."""
 
+TOOL_INSTRUCTIONS = """\
 Tools:
 - Read files with Read (not cat), find files with Glob and search contents with Grep (not find or grep).
 - Change files with Edit (exact text, read the file first) or Write (whole files); run commands with Bash.
@@ -29,7 +36,18 @@ Tools:
 
 Answer in short Markdown; put code, commands and paths in backticks."""
 
+BASE_INSTRUCTIONS = f"{INTRO}\n\n{CODING_INSTRUCTIONS}\n\n{TOOL_INSTRUCTIONS}"
+
 GIT_TIMEOUT = 2.0
+
+
+def instructions(style: OutputStyle | None) -> str:
+    """agentui's own instructions, as an output style changes them (Claude Code's way: the first line says to follow
+    the style; a style of the person's drops the coding instructions unless it keeps them; the style comes last)."""
+    if style is None:
+        return BASE_INSTRUCTIONS
+    coding = [CODING_INSTRUCTIONS] if style.keep_coding_instructions else []
+    return "\n\n".join([STYLED_INTRO, *coding, TOOL_INSTRUCTIONS, f"# Output Style: {style.name}\n{style.prompt}"])
 
 
 @dataclass(frozen=True)
@@ -62,15 +80,15 @@ def build_system_prompt(
     cwd: Path,
     memory: Sequence[MemoryFile] = (),
     *,
-    skills: Sequence[Skill] = (),
+    style: OutputStyle | None = None,
     base: str | None = None,
     append: str | None = None,
     today: datetime.date | None = None,
     git: str | None = None,
 ) -> SystemPrompt:
     """`base` replaces the built-in instructions (--system-prompt); `append` goes after them
-    (--append-system-prompt)."""
-    stable = [base if base is not None else BASE_INSTRUCTIONS]
+    (--append-system-prompt); an output `style` follows them, as Claude Code's does."""
+    stable = [base if base is not None else instructions(style)]
     if append:
         stable.append(append)
     if memory:

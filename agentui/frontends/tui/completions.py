@@ -19,7 +19,7 @@ def completions(
         typed = before_cursor[1:].lower()
         names = {
             **{name: command.description for name, command in COMMANDS.items()},
-            **{name: command.description or "custom command" for name, command in custom.items()},
+            **{name: _custom(command) for name, command in custom.items()},
             **{command.name: f"{command.description or command.name} (MCP)" for command in _mcp(conversation)},
         }
         return [
@@ -30,6 +30,12 @@ def completions(
     if word.startswith("@") and conversation is not None:
         return [Completion(f"@{path}") for path in conversation.complete_path(word[1:])]
     return []
+
+
+def _custom(command: CustomCommand) -> str:
+    """A custom command's line: its `argument-hint` (what to type after it), then what it does."""
+    hint = f"{command.argument_hint} " if command.argument_hint else ""
+    return hint + (command.description or "custom command")
 
 
 def _mcp(conversation: Conversation | None) -> list[McpPromptCommand]:

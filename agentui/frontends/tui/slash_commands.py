@@ -11,8 +11,10 @@ from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
 from agentui.frontends.tui.commands_mcp import Mcp
 from agentui.frontends.tui.commands_model import Model
+from agentui.frontends.tui.commands_output_style import OutputStyles
 from agentui.frontends.tui.commands_plugin import Plugin
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
+from agentui.frontends.tui.commands_skills import Skills
 from agentui.frontends.tui.commands_status import Doctor, Status
 from agentui.frontends.tui.history_view import INIT_PROMPT
 from agentui.frontends.tui.slash_command import (
@@ -337,6 +339,8 @@ COMMANDS: dict[str, SlashCommand] = {
         Try,
         Model,
         Agents,
+        Skills,
+        OutputStyles,
         Plugin,
         AddDir,
         Copy,
