@@ -41,6 +41,10 @@ _WHERE: dict[str, tuple[str, str]] = {
     "KillBash": ("agentui.core.tools.background", "KillShell"),
     "MultiEdit": ("agentui.core.tools.retired", "MultiEdit"),
     "NotebookRead": ("agentui.core.tools.retired", "NotebookRead"),
+    "ListMcpResourcesTool": ("agentui.core.extend.mcp.resource_tools", "ListMcpResources"),
+    "ListMcpResources": ("agentui.core.extend.mcp.resource_tools", "ListMcpResources"),
+    "ReadMcpResourceTool": ("agentui.core.extend.mcp.resource_tools", "ReadMcpResource"),
+    "ReadMcpResource": ("agentui.core.extend.mcp.resource_tools", "ReadMcpResource"),
 }
 """Where the built-in tool that shows calls of each name (and alias) is: only the tools of the calls drawn are
 imported (all of them, the sub-agents' with the engine, took ~70 ms before a resumed session's first call showed).

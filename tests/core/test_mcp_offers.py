@@ -21,6 +21,7 @@ from agentui.core.extend.mcp.tools import McpHub
 from agentui.core.loop.mentions import Attachments
 from agentui.core.loop.resource_mentions import attach_resources, resource_mentions
 from agentui.core.safety.permissions import KindGate
+from agentui.core.tool_views import call_summary
 from agentui.core.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from tests.support.waiting import eventually
 
@@ -69,6 +70,12 @@ async def test_the_resource_tools_are_claude_codes_and_answer_as_its_do(hub: Mcp
         "additionalProperties": False,
     }
     assert reading.spec.input_schema["required"] == ["server", "uri"]
+    assert [
+        call_summary(n, {"server": "notes", "uri": "notes://readme"}) for n in ("ListMcpResources", "ReadMcpResource")
+    ] == [
+        'List MCP resources from server "notes"',
+        'Read resource "notes://readme" from server "notes"',
+    ]  # (their calls shown in Claude Code's words, under either name)
 
     listed = await run(tools, "ListMcpResourcesTool")
     assert json.loads(str(listed.content)) == [

@@ -16,6 +16,7 @@ from agentui.api import (
     open_conversation,
     proposed_change,
 )
+from agentui.core.extend.mcp.resource_tools import ListMcpResources, ReadMcpResource
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.reader import load_session
 from agentui.core.tool_views import _WHERE, tool_class
@@ -42,7 +43,7 @@ def _conversation_tools(tmp_path: Path) -> list[Tool[Any]]:
 
 def test_every_tool_a_conversation_has_is_shown_by_its_own_hints_under_each_of_its_names(tmp_path: Path) -> None:
     tools = _conversation_tools(tmp_path)
-    classes = {type(tool) for tool in tools} | {WebFetch, WebSearch, *RETIRED}
+    classes = {type(tool) for tool in tools} | {WebFetch, WebSearch, ListMcpResources, ReadMcpResource, *RETIRED}
     assert len(classes) > 20 and any(tool.name == "Agent" for tool in tools)
     for cls in classes:
         for name in (cls.name, *cls.aliases):
