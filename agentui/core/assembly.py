@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentui.core.background import ShellInfo
+    from agentui.core.background_agents import AgentTask
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
     from agentui.core.parallel.working_copy import WorkingCopy
@@ -91,7 +92,11 @@ def open_conversation(
     history = History(session.messages, TokenCounter(env, exact=False))
     agent = Agent(config, services, history, session_id=session.session_id)
     project.hooks.last_answer = history.last_answer
-    project.hooks.background_tasks = lambda: [_task_summary(shell.info()) for shell in shells.running()]
+    agents = project.workspace.agents
+    project.hooks.background_tasks = lambda: [
+        *(_task_summary(shell.info()) for shell in shells.running()),
+        *(_agent_summary(task) for task in agents.running()),
+    ]
     from agentui.core.loop.hook_models import AgentHookModels
 
     project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
@@ -122,6 +127,12 @@ def _task_summary(shell: ShellInfo) -> dict[str, Any]:
     said = shell.description or shell.command
     return {"id": shell.id, "type": "shell", "status": shell.status, "description": said[:1000],
             "command": shell.command[:1000]}  # fmt: skip
+
+
+def _agent_summary(task: AgentTask) -> dict[str, Any]:
+    """A background sub-agent (running, or waiting for a slot) as Claude Code's Stop hook input lists it."""
+    return {"id": task.id, "type": "subagent", "status": task.status, "description": task.description[:1000],
+            "agent_type": task.agent_type}  # fmt: skip
 
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:

@@ -6,6 +6,7 @@ conversation; and the cap on sub-agents running at once, the others waiting thei
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from collections.abc import Callable
@@ -274,6 +275,30 @@ async def test_a_background_agent_dies_with_the_conversation(tmp_path: Path, ser
         model.release()
     assert task.status == "killed" and task.done.is_set() and task.runner is not None and task.runner.done()
     assert (task.id, "killed") in [(e.task_id, e.status) for e in events if isinstance(e, BackgroundAgentUpdate)]
+
+
+async def test_the_stop_hook_lists_a_background_agent_still_running(tmp_path: Path, server: LoopbackServer) -> None:
+    """As Claude Code's Stop hook input: `background_tasks` names each sub-agent in flight, as a `subagent`."""
+    claude = tmp_path / "claude"
+    claude.mkdir()
+    kept = tmp_path / "stop.json"
+    stop = {"hooks": [{"type": "command", "command": f"cat > {kept}"}]}
+    (claude / "settings.json").write_text(json.dumps({"hooks": {"Stop": [stop]}}))
+    model = Model(server, [lambda b: [agent_call("t1", "Long job", subagent_type="Explore", run_in_background=True)],
+                           lambda b: [text("Ok.")]])  # fmt: skip
+    model.child("Long job", "later", held=True)
+    opened, _ = conversation(tmp_path, server)
+    try:
+        await opened.send("start it")
+        [task] = opened.project.workspace.agents.running()
+        await eventually(lambda: kept.exists() and kept.read_text().endswith("}"))
+    finally:
+        model.release()
+        await opened.aclose()
+    listed = json.loads(kept.read_text())["background_tasks"]
+    assert listed == [
+        {"id": task.id, "type": "subagent", "status": "running", "description": "Long job", "agent_type": "Explore"}
+    ]
 
 
 async def test_a_front_end_stops_a_background_agent_as_it_stops_a_shell(tmp_path: Path, server: LoopbackServer) -> None:
