@@ -92,11 +92,6 @@ def open_conversation(
     history = History(session.messages, TokenCounter(env, exact=False))
     agent = Agent(config, services, history, session_id=session.session_id)
     project.hooks.last_answer = history.last_answer
-    agents = project.workspace.agents
-    project.hooks.background_tasks = lambda: [
-        *(_task_summary(shell.info()) for shell in shells.running()),
-        *(_agent_summary(task) for task in agents.running()),
-    ]
     from agentui.core.loop.hook_models import AgentHookModels
 
     project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
@@ -137,7 +132,8 @@ def _agent_summary(task: AgentTask) -> dict[str, Any]:
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
-    background shells. A session that kept its list with TodoWrite goes on being offered TodoWrite."""
+    background shells and sub-agents (and the Stop hooks' list of them). A session that kept its list with TodoWrite
+    goes on being offered TodoWrite."""
     from agentui.core.events import BackgroundAgentUpdate, BackgroundShellUpdate, TaskListUpdate
     from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
@@ -153,6 +149,11 @@ def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> 
         elif tool.name in TASK_LIST_TOOLS:
             tool.offered = not todo_write
     board.on_change = lambda tasks: agent.bus.emit(TaskListUpdate(session_id=session_id, tasks=tasks))
+    shells, agents = workspace.shells, workspace.agents  # (what a Stop hook is told is in flight)
+    project.hooks.background_tasks = lambda: [
+        *(_task_summary(shell.info()) for shell in shells.running()),
+        *(_agent_summary(task) for task in agents.running()),
+    ]
     workspace.notices.listen(agent.bus.on)
     workspace.shells.on_change = lambda info: agent.bus.emit(
         BackgroundShellUpdate(
