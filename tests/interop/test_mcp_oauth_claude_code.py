@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentui.core.extend.mcp.client import McpServer
 from agentui.core.extend.mcp.config import ServerConfig
 from agentui.core.extend.mcp.oauth import authenticate
@@ -46,13 +48,15 @@ async def test_claude_code_connects_with_the_token_agentui_obtained(
         assert site.kinds() == granted
 
 
-def claude_signs_in(claude_bin: str, env: dict[str, str], project: Path, name: str) -> None:
-    """Claude Code's own sign-in, asked for as an Agent SDK program asks (`mcp_authenticate`), its authorization URL
-    followed by the test's "browser" (httpx, consenting) back to Claude Code's callback listener."""
+def signs_in(command: str, env: dict[str, str], project: Path, name: str, clear: bool = False) -> dict[str, Any]:
+    """A sign-in asked of `command` (Claude Code or agentui) as an Agent SDK program asks for one (`mcp_authenticate`),
+    its authorization URL followed by the test's "browser" (httpx, consenting) back to the tool's callback listener;
+    returns the tool's answer once the server is connected with the new token. With `clear`, the sign-in is then
+    cleared (`mcp_clear_auth`) until the server needs one again."""
     import httpx
 
     process = subprocess.Popen(
-        [claude_bin, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
+        [command, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
         env=env, cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
@@ -77,14 +81,23 @@ def claude_signs_in(claude_bin: str, env: dict[str, str], project: Path, name: s
             if any(server.get("status") == "needs-auth" for server in statuses):
                 break
             time.sleep(0.1)
-        url = ask({"subtype": "mcp_authenticate", "serverName": name})["response"]["authUrl"]
-        page = httpx.get(url, follow_redirects=True, timeout=60)
+        answered = ask({"subtype": "mcp_authenticate", "serverName": name})["response"]
+        page = httpx.get(answered["authUrl"], follow_redirects=True, timeout=60)
         assert "Authentication successful" in page.text
-        credentials = Path(env["CLAUDE_CONFIG_DIR"]) / ".credentials.json"
-        for _ in range(600):  # (its token exchange follows the callback; a ceiling only for a broken run)
-            if credentials.exists() and any(e.get("accessToken") for e in stored(credentials).values()):
+        for _ in range(600):  # (the token exchange and the reconnection follow the callback)
+            statuses = ask({"subtype": "mcp_status"})["response"]["mcpServers"]
+            if any(server.get("status") == "connected" for server in statuses):
                 break
             time.sleep(0.1)
+        else:
+            raise AssertionError(f"{command} did not connect after the sign-in: {statuses}")
+        if clear:
+            assert ask({"subtype": "mcp_clear_auth", "serverName": name}) == {
+                "subtype": "success", "request_id": f"r{asked}", "response": {}
+            }  # fmt: skip
+            statuses = ask({"subtype": "mcp_status"})["response"]["mcpServers"]
+            assert [server["status"] for server in statuses] == ["needs-auth"]
+        return answered  # type: ignore[no-any-return]
     finally:
         process.kill()
         process.wait()
@@ -105,7 +118,7 @@ async def test_agentui_connects_with_and_refreshes_the_token_claude_code_obtaine
     credentials = config_dir / ".credentials.json"
     with oauth_server(tmp_path / "oauth") as site:
         (config_dir / ".claude.json").write_text(json.dumps({"mcpServers": {"web": {"type": "http", "url": site.url}}}))
-        claude_signs_in(claude_bin, env, project, "web")
+        signs_in(claude_bin, env, project, "web")
         assert site.kinds() == ["registration", "authorization_code"]
         [theirs] = stored(credentials).values()
 
@@ -132,3 +145,29 @@ async def started(config: ServerConfig, env: dict[str, str], logs: Path) -> str:
         return server.state
     finally:
         await server.close()
+
+
+@pytest.mark.parametrize("tool", ["claude", "agentui"])
+async def test_an_sdk_program_signs_in_through_agentui_as_through_claude_code(
+    tmp_path: Path, claude_bin: str, agentui_bin: str, server: LoopbackServer, tool: str
+) -> None:
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    env = {**claude_env(home, server.url), "AGENTUI_CONFIG_DIR": str(home / "agentui")}
+    config_dir = Path(env["CLAUDE_CONFIG_DIR"])
+    config_dir.mkdir(parents=True)
+    with oauth_server(tmp_path / "oauth") as site:
+        (config_dir / ".claude.json").write_text(json.dumps({"mcpServers": {"web": {"type": "http", "url": site.url}}}))
+        answered = signs_in(claude_bin if tool == "claude" else agentui_bin, env, project, "web", clear=True)
+        assert site.kinds()[:2] == ["registration", "authorization_code"]  # (Claude Code registers again on
+        assert site.kinds().count("authorization_code") == 1  # reconnecting after the clearing; agentui does not)
+    assert answered["authUrl"].startswith(f"{site.issuer}/authorize?")
+    assert {key: answered[key] for key in ("requiresUserAction", "callbackExpected", "redirectScheme")} == {
+        "requiresUserAction": True,
+        "callbackExpected": True,
+        "redirectScheme": "localhost",
+    }
+    assert f"localhost%3A{answered['callbackPort']}%2Fcallback" in answered["authUrl"]
+    credentials = config_dir / ".credentials.json"
+    assert credentials.stat().st_mode & 0o777 == 0o600
+    assert not any(entry.get("accessToken") for entry in stored(credentials).values())  # (cleared)

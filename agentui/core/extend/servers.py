@@ -272,10 +272,10 @@ class ToolServers:
         if (error := await self.mcp.restart(name)) is not None:
             raise ValueError(error)
 
-    async def authenticate_mcp(self, name: str, show: ShowUrl) -> str:
-        """Sign in to the HTTP MCP server `name` (the browser opened on its authorization page, or `show` told the
-        URL to open; the redirect taken on a loopback port; the tokens stored) and connect it anew. Claude Code's
-        sentence for how it went; AuthenticationFailed or ValueError with one sentence when it could not."""
+    async def authenticate_mcp(self, name: str, show: ShowUrl, browse: bool = True) -> str:
+        """Sign in to the HTTP MCP server `name` (the browser opened on its authorization page unless not `browse`,
+        `show` told the URL; the redirect taken on a loopback port; the tokens stored) and connect it anew. Claude
+        Code's sentence for how it went; AuthenticationFailed or ValueError with one sentence when it could not."""
         from agentui.core.extend.mcp.oauth import authenticate, uses_oauth
 
         if self.mcp is None or (server := next((s for s in self.mcp.servers if s.name == name), None)) is None:
@@ -283,7 +283,7 @@ class ToolServers:
         if not uses_oauth(server.config):
             raise ValueError(f"The MCP server {name} is not an HTTP server that signs in with OAuth.")
         was_connected = server.state == "connected"
-        await authenticate(server.config, self._env if self._env is not None else os.environ, show)
+        await authenticate(server.config, self._env if self._env is not None else os.environ, show, browse)
         succeeded, said = await self.reconnect_mcp(name)
         if succeeded:
             return f"Authentication successful. {'Reconnected' if was_connected else 'Connected'} to {name}."

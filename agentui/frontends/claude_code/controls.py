@@ -21,6 +21,7 @@ from agentui.api import (
     set_thinking,
     settings_report,
 )
+from agentui.frontends.claude_code import mcp_auth
 
 CLAUDE_CODE_VERSION = "2.1.197"
 _COLORS = {
@@ -251,6 +252,8 @@ async def _version(_: Conversation, __: SessionTotals, ___: dict[str, Any]) -> d
 
 
 HANDLERS: dict[str, Handler] = {
+    "mcp_authenticate": mcp_auth.authenticate,
+    "mcp_clear_auth": mcp_auth.clear,
     "get_context_usage": _context_usage,
     "get_settings": _settings,
     "get_usage": _usage,

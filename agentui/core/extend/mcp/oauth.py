@@ -122,9 +122,10 @@ async def _server_metadata(server_url: str, resource: str) -> OAuthMetadata | No
     return None
 
 
-async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowUrl) -> None:
+async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowUrl, browse: bool = True) -> None:
     """Sign in to `config`'s server: a loopback listener for the redirect, the browser opened on the authorization
-    URL (`show` is told it, and whether a browser opened), the tokens stored. Raises AuthenticationFailed."""
+    URL unless not `browse` (`show` is told it, and whether a browser opened), the tokens stored. Raises
+    AuthenticationFailed."""
     import httpx
     from mcp.client.auth import OAuthFlowError, OAuthTokenError
 
@@ -134,7 +135,7 @@ async def authenticate(config: ServerConfig, env: Mapping[str, str], show: ShowU
         raise AuthenticationFailed(f"Authenticating with {config.name} failed: {exc}.") from None
 
     async def redirect(url: str) -> None:
-        opened = await open_browser(url, env)
+        opened = await open_browser(url, env) if browse else False
         told = show(url, opened)
         if told is not None:
             await told
