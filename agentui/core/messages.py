@@ -76,6 +76,8 @@ def command_record(name: str, arguments: str) -> str:
     Claude Code 2.1 records it (the model reads both; a viewer shows the command, not its expansion). Older
     releases wrote "{name} is running…" in the first tag; `typed_command` reads both."""
     message, command = f"<command-message>{name}</command-message>", f"<command-name>/{name}</command-name>"
+    if not arguments:  # (Claude Code writes no arguments' tag for a command typed without any)
+        return f"{message}\n{command}"
     return f"{message}\n{command}\n<command-args>{arguments}</command-args>"
 
 

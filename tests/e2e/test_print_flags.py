@@ -121,7 +121,7 @@ def test_a_custom_command_is_expanded_in_print_mode(
 ) -> None:
     commands = project / ".claude" / "commands"
     commands.mkdir()
-    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $1 for $ARGUMENTS, briefly.\n")
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $0 for $ARGUMENTS, briefly.\n")
     server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "Reviewed."}])))
     done = subprocess.run(
         [agentui_bin, "-p", "/review calc.py bugs"],
@@ -131,7 +131,7 @@ def test_a_custom_command_is_expanded_in_print_mode(
     assert done.returncode == 0 and done.stdout.strip() == "Reviewed.", done.stderr
     sent = server.requests[0].json()["messages"][0]["content"]
     said = [block["text"] for block in sent if not block["text"].startswith("<system-reminder>")]
-    assert said == [command_record("review", "calc.py bugs"), "Review calc.py for calc.py bugs, briefly."]
+    assert said == [command_record("review", "calc.py bugs"), "Review calc.py for calc.py bugs, briefly.\n"]  # ($0)
 
 
 def test_a_run_stops_at_its_budget(
