@@ -5,8 +5,9 @@ from __future__ import annotations
 from agentui.core.errors import AgentuiError
 
 
-class NeedsAuthentication(Exception):
-    """The server asked for OAuth and there is no token that works: the person must authenticate (/mcp)."""
+class NeedsAuthentication(AgentuiError):
+    """The server asked for OAuth and there is no token that works: the person must authenticate (/mcp). (Turned
+    into the server's needs-auth state; it reaches no front end.)"""
 
 
 class AuthenticationFailed(AgentuiError):
