@@ -37,7 +37,7 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
         "---\nname: sums\ndescription: How this project checks its sums.\n---\nAsk the adder agent.\n"
     )
     (project / ".claude" / "commands" / "check.md").write_text(
-        "---\ndescription: Check a sum\n---\nCheck that $1 plus $2 is right.\n"
+        "---\ndescription: Check a sum\n---\nCheck that $0 plus $1 is right.\n"
     )
     server.enqueue(
         reply(
@@ -69,9 +69,9 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
 
     first, child, child_after, last = (json.loads(request.body) for request in server.requests)
     typed, expanded = (block["text"] for block in without_listings(first["messages"][0]["content"])[:2])
-    assert typed.endswith("<command-args>19 23</command-args>") and expanded == "Check that 19 plus 23 is right."
-    system = " ".join(part["text"] for part in first["system"])
-    assert "- sums: How this project checks its sums." in system  # the skill, listed
+    assert typed.endswith("<command-args>19 23</command-args>") and expanded == "Check that 19 plus 23 is right.\n"
+    assert "- sums: How this project checks its sums." in json.dumps(first["messages"][0])  # the skill, listed
+    assert "Skill" in {tool["name"] for tool in first["tools"]}  # (for the model to load it with)
     tools = {tool["name"]: tool for tool in first["tools"]}
     assert "mcp__tiny__add" in tools and "adder: Adds numbers with the tiny server." in tools["Agent"]["description"]
     assert [tool["name"] for tool in child["tools"]] == ["mcp__tiny__add"]  # the agent's own tool list
