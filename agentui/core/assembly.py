@@ -4,7 +4,7 @@ agent made and wired to each other here and nowhere else."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentui.core.context.history import History
@@ -202,7 +202,9 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
 def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
     """The Skill tool, reading the skills afresh at each call; what a skill allows holds until the run ends."""
     from agentui.core.events import AgentEnd, Event
+    from agentui.core.extend.command_prompt import expand_shell
     from agentui.core.extend.skills import Skill, load_skills
+    from agentui.core.loop.prompt_message import unseen_bash
     from agentui.core.safety.permissions.grants import RunGrants
     from agentui.core.tools.skill import Skill as SkillTool
 
@@ -218,7 +220,11 @@ def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] 
         return {skill.name: skill for skill in load_skills(project.root, env)}
 
     project.tools.unregister(SkillTool.name)  # (a project reopened for a new conversation had the old one's)
-    project.tools.register(SkillTool(skills, grants.grant, lambda: project.trusted))
+
+    def shell(name: str, text: str) -> Awaitable[tuple[str, str | None]]:
+        return expand_shell(text, lambda line: unseen_bash(agent, f"{name} skill", line))
+
+    project.tools.register(SkillTool(skills, grants.grant, lambda: project.trusted, shell))
 
 
 def _keep_tools(project: Project, names: tuple[str, ...]) -> None:

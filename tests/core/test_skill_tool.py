@@ -160,3 +160,31 @@ async def test_an_unknown_skill_is_an_error_in_claude_codes_words(tmp_path: Path
     assert [(r["content"], r.get("is_error")) for r in results[-1:]] == [("Unknown skill: nothing-like-it", True)]
     first = next(b for b in server.requests[1].json()["messages"][-1]["content"] if b["type"] == "tool_result")
     assert first["content"] == "Unknown skill: gret. Did you mean greet?"
+
+
+async def test_a_skills_shell_commands_run_with_what_it_allows(tmp_path: Path, server: LoopbackServer) -> None:
+    maker = "---\ndescription: Makes\nallowed-tools: Bash(touch:*)\n---\nMade: !`touch made.txt && echo ok`\n"
+    refused = "---\ndescription: Makes a folder\n---\nFolder: !`mkdir other`\n"
+    write_skill(tmp_path / "claude" / "skills", "maker", maker)
+    write_skill(tmp_path / "claude" / "skills", "toucher", refused)
+    play(server, [[skill_call("maker")], [skill_call("toucher", call_id="s2")], [{"type": "text", "text": "Ok."}]])
+    conversation = opened(tmp_path, server)
+    asked: list[str] = []
+
+    def person(event: Event) -> None:  # (yes to loading a skill, no to anything else)
+        if isinstance(event, PermissionRequest):
+            asked.append(f"{event.tool_name}: {event.input.get('skill') or event.input.get('command')}")
+            allow = event.tool_name == "Skill"
+            conversation.answer(event.request_id, PermissionDecision(behavior="allow" if allow else "deny"))
+
+    conversation.on(person)
+    try:
+        await conversation.send("make")
+    finally:
+        await conversation.aclose()
+    assert asked == ["Skill: maker", "Bash: mkdir other"]  # (the first skill's command: allowed by it)
+    first = server.requests[1].json()["messages"][-1]["content"]
+    assert first[1]["text"].endswith("Made: ok\n") and (conversation.root / "made.txt").exists()
+    second = next(b for b in server.requests[2].json()["messages"][-1]["content"] if b["type"] == "tool_result")
+    assert second["is_error"] and second["content"].startswith("Shell command permission check failed for pattern")
+    assert not (conversation.root / "other").exists()

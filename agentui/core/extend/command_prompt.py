@@ -76,6 +76,15 @@ class Holding(Protocol):
     next_command: CommandPrompt | None
 
 
+async def expand_shell(text: str, run: Callable[[str], Awaitable[ToolResult]]) -> tuple[str, str | None]:
+    """`text` with its shell commands' output in place, or as it is with the sentence saying which was refused or
+    failed (for a caller that cannot catch the core's errors: a tool)."""
+    try:
+        return await run_shell_parts(text, run), None
+    except CommandRefused as exc:
+        return text, str(exc)
+
+
 def take_command(project: Holding) -> CommandPrompt | None:
     """The custom command the next prompt was expanded from, once."""
     found, project.next_command = project.next_command, None

@@ -40,7 +40,7 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     titles and lists of prompts read."""
     command = agent.services.command() if agent.lineage is None else None
     if command is not None and command.prompt == prompt and "!" in prompt:  # (a custom command's shell commands)
-        prompt = await run_shell_parts(prompt, lambda line: _unseen_bash(agent, command.name, line))
+        prompt = await run_shell_parts(prompt, lambda line: unseen_bash(agent, command.name, line))
     hooks = agent.services.hooks
     start = ("resume" if agent.config.resumed else "startup") if first else None  # (SessionStart's source)
     # (a sub-agent's prompt is the model's, not the person's: Claude Code fires SubagentStart for it instead)
@@ -64,8 +64,9 @@ async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlo
     return Message(role="user", content=content, attachments=tuple(listed))
 
 
-async def _unseen_bash(agent: Prompted, name: str, command: str) -> ToolResult:
-    """A custom command's shell command, run as Bash after the check (and question) a model's call would get."""
+async def unseen_bash(agent: Prompted, name: str, command: str) -> ToolResult:
+    """A custom command's or a skill's shell command, run as Bash after the check (and question) a model's call
+    would get."""
     call = ToolUseBlock(id=f"toolu_command_{uuid.uuid4().hex[:20]}", name="Bash",
                         input={"command": command, "description": f"/{name}"})  # fmt: skip
     return await agent._dispatcher.run_unseen(call)

@@ -6,7 +6,7 @@ hold until the run ends, a project's only once the project is trusted (as a proj
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, Protocol, TypedDict
 
 from pydantic import Field
@@ -90,12 +90,16 @@ class Skill(Tool[SkillArgs]):
         skills: Callable[[], Mapping[str, Loadable]],
         grant: Callable[[list[str], str], list[str]],
         trusted: Callable[[], bool],
+        shell: Callable[[str, str], Awaitable[tuple[str, str | None]]] | None = None,
     ) -> None:
         self.skills = skills
         """The skills there are now, by name (read again at each call: a skill added meanwhile is found)."""
         self.grant = grant
         """Allows rules until the run ends; a sentence for each that could not be parsed."""
         self.trusted = trusted
+        self.shell = shell
+        """Runs a skill's shell commands (`!`cmd``), each checked as a Bash call: (skill, text) -> (the text with their
+        output, or as it was with the sentence saying which was refused or failed)."""
 
     @classmethod
     def title(cls, arguments: Mapping[str, Any], cwd: Any) -> str:
@@ -129,7 +133,11 @@ class Skill(Tool[SkillArgs]):
         details: dict[str, Any] = {"success": True, "commandName": name}
         if found.allowed_tools:
             details["allowedTools"] = list(found.allowed_tools)
-            self._grant(found)
+            self._grant(found)  # (before its shell commands run: they are allowed by it too, as Claude Code's)
+        if self.shell is not None and "!" in prompt:
+            prompt, refused = await self.shell(name, prompt)
+            if refused is not None:
+                return ToolResult.error(refused)
         return ToolResult(f"Launching skill: {name}", details, context=(prompt,))
 
     def _grant(self, found: Loadable) -> None:

@@ -61,3 +61,16 @@ async def test_completion_shows_a_custom_commands_argument_hint(tmp_path: Path) 
         await pilot.pause()
         [item] = app.query_one("CompletionList").items  # type: ignore[attr-defined]
         assert (item.value, item.description) == ("/review", "<file> [focus] Review a file")
+
+
+async def test_a_custom_commands_shell_command_runs_before_its_prompt_is_sent(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "Seen."}])
+    (harness.project / ".claude" / "commands").mkdir(parents=True)
+    (harness.project / ".claude" / "commands" / "where.md").write_text("Branch: !`echo main-branch`\n")
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/where")
+        await until(pilot, lambda: bool(harness.providers) and bool(harness.providers[0].requests))
+    sent = harness.providers[0].requests[0].messages
+    assert any(block.text == "Branch: main-branch\n" for m in sent for block in m.content if hasattr(block, "text"))
