@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.interop.test_round_trips import World, comparable, results_seen, text, tool
+from tests.interop.test_round_trips import World, results_seen, text, tool
 
 SKILL = "---\nname: greet\ndescription: Greets the person warmly\n---\nSay hello to $ARGUMENTS.\nSee ref.md here.\n"
 
@@ -41,9 +41,24 @@ def test_both_send_the_skill_as_claude_code_does_and_resume_each_other(skilled: 
         sent[maker] = loaded(skilled)
     assert sent["agentui"] == sent["claude"]
     assert sent["claude"][0]["content"] == "Launching skill: greet"
-    assert sent["claude"][1]["text"].startswith(f"Base directory for this skill: {skilled.project}/.claude/skills/greet")
+    assert sent["claude"][1]["text"].startswith(
+        f"Base directory for this skill: {skilled.project}/.claude/skills/greet"
+    )
     for maker in ("claude", "agentui"):  # (each tool's session, resumed by the other and by itself: the same)
         theirs = skilled.resumed_messages("claude", sessions[maker])
         ours = skilled.resumed_messages("agentui", sessions[maker])
         assert ours == theirs, maker
         assert any(block[1] == "text" and "Say hello to Bob." in block[2]["text"] for block in ours), maker
+
+
+def test_a_skill_typed_as_a_command_is_sent_as_claude_code_sends_it(skilled: World) -> None:
+    said: dict[str, list[str]] = {}
+    for maker in ("claude", "agentui"):
+        skilled.server.requests.clear()
+        skilled.run(maker, "/greet Bob")
+        first = next(r.json() for r in skilled.server.requests if "tools" in r.json())
+        blocks = [b for m in first["messages"] if isinstance(m["content"], list) for b in m["content"]]
+        said[maker] = [b["text"].rstrip("\n") for b in blocks if not b["text"].startswith("<system-reminder>")]
+    assert said["agentui"] == said["claude"]
+    assert said["claude"][1].startswith(f"Base directory for this skill: {skilled.project}/.claude/skills/greet\n\n")
+    assert said["claude"][1].endswith("Say hello to Bob.\nSee ref.md here.")

@@ -61,6 +61,23 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
     return commands
 
 
+def skill_command(name: str, root: Path, env: Mapping[str, str] | None) -> CustomCommand | None:
+    """A skill typed as a command (`/greet Bob`), as Claude Code runs one: its instructions, base directory first,
+    are the prompt, and its allowed-tools hold as a command's do."""
+    from agentui.core.extend.skills import load_skills
+    from agentui.core.frontmatter import body_of
+    from agentui.core.tools.skill import SKILL_LOADED
+
+    skill = next((skill for skill in load_skills(root, env) if skill.name == name), None)
+    held = root if skill is not None and skill.source == "project" else None
+    if skill is None or (text := extension_text(skill.path, held)) is None:
+        return None
+    body = f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}".replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
+    model = parse_front_matter(text)[0].get("model", "")
+    plugin = skill.source == "plugin"  # (a plugin's may be one only the project turned on: its grants wait for trust)
+    return CustomCommand(name, body, skill.description, "", skill.allowed_tools, skill.path, plugin, model)
+
+
 def expand_custom_command(
     text: str,
     project: Project,
@@ -76,7 +93,9 @@ def expand_custom_command(
     viewer shows the command, not its expansion). The run it starts tells the UserPromptExpansion hooks first."""
     name, _, arguments = text.strip()[1:].partition(" ")
     root = project.root
-    command = load_custom_commands(root, env).get(name) if text.strip().startswith("/") else None
+    if not text.strip().startswith("/"):
+        return None
+    command = load_custom_commands(root, env).get(name) or skill_command(name, root, env)
     if command is None:
         return None
     notices: list[str] = []
