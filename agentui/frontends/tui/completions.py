@@ -18,6 +18,7 @@ def completions(
     if before_cursor.startswith("/") and " " not in before_cursor:
         typed = before_cursor[1:].lower()
         names = {
+            **_skills(conversation),
             **{name: command.description for name, command in COMMANDS.items()},
             **{name: _custom(command) for name, command in custom.items()},
             **{command.name: f"{command.description or command.name} (MCP)" for command in _mcp(conversation)},
@@ -30,6 +31,15 @@ def completions(
     if word.startswith("@") and conversation is not None:
         return [Completion(f"@{path}") for path in conversation.complete_path(word[1:])]
     return []
+
+
+def _skills(conversation: Conversation | None) -> dict[str, str]:
+    """The skills, which a person may type as commands too (a command of the same name wins)."""
+    if conversation is None:
+        return {}
+    from agentui.api import load_skills
+
+    return {skill.name: f"{skill.description} (skill)" for skill in load_skills(conversation.root, conversation.env)}
 
 
 def _custom(command: CustomCommand) -> str:

@@ -54,6 +54,10 @@ async def test_completion_shows_a_custom_commands_argument_hint(tmp_path: Path) 
     (harness.project / ".claude" / "commands" / "review.md").write_text(
         "---\ndescription: Review a file\nargument-hint: <file> [focus]\n---\nReview $ARGUMENTS.\n"
     )
+    (harness.project / ".claude" / "skills" / "greet").mkdir(parents=True)
+    (harness.project / ".claude" / "skills" / "greet" / "SKILL.md").write_text(
+        "---\ndescription: Greets warmly\n---\nHi.\n"
+    )
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
@@ -61,6 +65,11 @@ async def test_completion_shows_a_custom_commands_argument_hint(tmp_path: Path) 
         await pilot.pause()
         [item] = app.query_one("CompletionList").items  # type: ignore[attr-defined]
         assert (item.value, item.description) == ("/review", "<file> [focus] Review a file")
+        app.prompt_input.clear()
+        app.prompt_input.insert("/gre")
+        await pilot.pause()
+        [item] = app.query_one("CompletionList").items  # type: ignore[attr-defined]
+        assert (item.value, item.description) == ("/greet", "Greets warmly (skill)")  # (a skill, typed as a command)
 
 
 async def test_a_custom_commands_shell_command_runs_before_its_prompt_is_sent(tmp_path: Path) -> None:
