@@ -145,6 +145,8 @@ _EXPORTS = {
     "OutputStyleError": "agentui.core.extend.output_styles",
     "load_output_styles": "agentui.core.extend.output_styles",
     "output_style": "agentui.core.extend.output_styles",
+    "style_in_use": "agentui.core.extend.output_styles",
+    "style_names": "agentui.core.extend.output_styles",
     "use_output_style": "agentui.core.instructions",
     # plugins and marketplaces (`agentui plugin ...`, /plugin)
     "plugin_command": "agentui.core.extend.plugins.commands",
@@ -213,6 +215,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.output_styles import OutputStyleError as OutputStyleError
     from agentui.core.extend.output_styles import load_output_styles as load_output_styles
     from agentui.core.extend.output_styles import output_style as output_style
+    from agentui.core.extend.output_styles import style_in_use as style_in_use
+    from agentui.core.extend.output_styles import style_names as style_names
     from agentui.core.extend.plugins.commands import plugin_command as plugin_command
     from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus

@@ -68,3 +68,22 @@ def test_a_custom_commands_expansion_is_the_same_in_both(world: World) -> None:
         "Plain body.",
     ]
     assert said["claude"][4] == "<command-message>plain</command-message>\n<command-name>/plain</command-name>"
+
+
+def test_the_init_message_names_the_style_as_claude_codes_does(world: World) -> None:
+    import subprocess
+
+    (world.home / ".claude" / "output-styles").mkdir(parents=True)
+    (world.home / ".claude" / "output-styles" / "pirate.md").write_text(PIRATE)
+    (world.home / ".claude" / "settings.json").write_text(json.dumps({"outputStyle": "Pirate"}))
+    world.play(lambda body: [text("Arr.")])
+    named = {}
+    for maker in ("claude", "agentui"):
+        done = subprocess.run(
+            [world.bins[maker], "-p", "hello", "--model", "claude-sonnet-4-5", "--output-format", "stream-json",
+             "--verbose"], env=world.env, cwd=world.project, capture_output=True, text=True, timeout=180,
+            stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        named[maker] = json.loads(done.stdout.splitlines()[0])["output_style"]
+    assert named["agentui"] == named["claude"] == "Pirate"

@@ -14,6 +14,8 @@ from agentui.api import (
     load_custom_commands,
     model_options,
     resolved_model,
+    style_in_use,
+    style_names,
 )
 from agentui.frontends.claude_code.stream import key_source
 
@@ -44,8 +46,8 @@ def initialize_response(conversation: Conversation, settings: Settings) -> dict[
     return {
         "commands": commands,
         "agents": agents,
-        "output_style": "default",
-        "available_output_styles": ["default"],
+        "output_style": style_in_use(conversation),
+        "available_output_styles": style_names(conversation),
         "models": models,
         "account": {"tokenSource": "none", "apiKeySource": key_source(settings), "apiProvider": provider},
         "pid": os.getpid(),

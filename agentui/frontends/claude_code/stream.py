@@ -12,7 +12,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentui import __version__
-from agentui.api import Conversation, RunResult, Settings, TaskNotices, describe_call, limit_reached
+from agentui.api import (
+    Conversation,
+    RunResult,
+    Settings,
+    TaskNotices,
+    describe_call,
+    limit_reached,
+    style_in_use,
+)
 from agentui.api.events import (
     AgentStart,
     BackgroundAgentUpdate,
@@ -126,7 +134,7 @@ class ClaudeStream:
             "slash_commands": conversation.command_names(),
             "apiKeySource": key_source(settings),
             "claude_code_version": CLAUDE_CODE_VERSION,
-            "output_style": "default",
+            "output_style": style_in_use(conversation),
             "agents": conversation.agent_names(),
             "skills": conversation.skill_names(),
             "plugins": [],

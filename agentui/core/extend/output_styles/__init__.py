@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agentui.core.claude_settings import SettingsError, load_sources, local_settings_path, read_settings_file
 from agentui.core.dirs import claude_config_dir
@@ -119,3 +120,31 @@ def save_style_setting(root: Path, name: str) -> Path:
     real.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     return path
+
+
+class Styled(Protocol):
+    """A conversation, as far as its output style goes."""
+
+    env: Mapping[str, str] | None
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def project(self) -> Trusting: ...
+
+
+class Trusting(Protocol):
+    @property
+    def trusted(self) -> bool: ...
+
+
+def style_in_use(conversation: Styled) -> str:
+    """The name of the style in use, as Claude Code's init message says it ("default" for none)."""
+    style = output_style(conversation.root, conversation.env, conversation.project.trusted)
+    return style.name if style is not None else DEFAULT
+
+
+def style_names(conversation: Styled) -> list[str]:
+    """Every style's name, "default" first, as Claude Code's initialize answer lists them."""
+    return [DEFAULT, *load_output_styles(conversation.root, conversation.env, conversation.project.trusted)]
