@@ -62,3 +62,21 @@ def test_a_skill_typed_as_a_command_is_sent_as_claude_code_sends_it(skilled: Wor
     assert said["agentui"] == said["claude"]
     assert said["claude"][1].startswith(f"Base directory for this skill: {skilled.project}/.claude/skills/greet\n\n")
     assert said["claude"][1].endswith("Say hello to Bob.\nSee ref.md here.")
+
+
+def test_stream_json_tells_the_skills_instructions_as_claude_code_does(skilled: World) -> None:
+    import subprocess
+
+    told = {}
+    for maker in ("claude", "agentui"):
+        done = subprocess.run(
+            [skilled.bins[maker], "-p", "say hi to Bob", "--model", "claude-sonnet-4-5", "--output-format",
+             "stream-json", "--verbose"], env=skilled.env, cwd=skilled.project, capture_output=True, text=True,
+            timeout=180, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        keys = ("message", "isSynthetic", "tool_use_result", "parent_tool_use_id")
+        told[maker] = [{key: line.get(key) for key in keys} for line in lines if line["type"] == "user"]
+    assert told["agentui"] == told["claude"]
+    assert told["claude"][1]["isSynthetic"] is True

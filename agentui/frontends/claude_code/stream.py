@@ -280,6 +280,9 @@ class ClaudeStream:
         text = content if isinstance(content, str) else ""
         message["tool_use_result"] = f"Error: {text}" if event.is_error else (event.details or content)
         self.write(message)
+        for said in event.context:  # (a skill's instructions after its result: Claude Code's synthetic message)
+            follows = self._user({"role": "user", "content": [{"type": "text", "text": said}]}, parent=parent)
+            self.write({**follows, "timestamp": _now(), "isSynthetic": True})
         if event.denied:
             name, given = self._inputs.get(event.tool_call_id, (event.name, {}))
             self.denials.append({"tool_name": name, "tool_use_id": event.tool_call_id, "tool_input": given})
