@@ -7,15 +7,23 @@ marketplace, from that folder, as Claude Code reads it). Its parts are named aft
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agentui.core.extend.plugins.files import SCOPES, PluginError, plugins_dir, read_object, settings_file
+from agentui.core.extend.plugins.files import (
+    SCOPES,
+    PluginError,
+    inside,
+    plugins_dir,
+    read_object,
+    settings_file,
+)
 
 Part = Literal["commands", "agents", "skills"]
+SHELL_PLAIN = frozenset(" /._+-,:@%=")
+"""Characters besides letters and digits a shell reads as themselves in and out of quotes."""
 LOCAL = ("directory", "file")
 """Marketplaces read where they are (not cloned)."""
 
@@ -38,6 +46,15 @@ class Plugin:
         for name, value in self.variables().items():
             text = text.replace("${" + name + "}", value)
         return text
+
+    def expand_for_shell(self, command: str) -> str:
+        """A hook's command with its directories written in as Claude Code writes them, where that is safe: a
+        directory whose name the shell would read as code (`$(...)`, a quote, a backquote) is left as the variable,
+        which the shell then expands from the hook's environment as plain text."""
+        for name, value in self.variables().items():
+            if all(char.isalnum() or char in SHELL_PLAIN for char in value):
+                command = command.replace("${" + name + "}", value)
+        return command
 
     def manifest(self) -> dict[str, Any]:
         try:
@@ -78,7 +95,6 @@ def _live_root(plugin_id: str, env: Mapping[str, str] | None) -> Path | None:
     """Where Claude Code reads a plugin from a folder marketplace (a relative source): that folder itself, not the
     copy installed, so a change there is used at once."""
     from agentui.core.extend.plugins.marketplaces import listed_plugin, marketplace
-    from agentui.core.workspace import is_within
 
     name, _, market_name = plugin_id.partition("@")
     try:
@@ -86,10 +102,8 @@ def _live_root(plugin_id: str, env: Mapping[str, str] | None) -> Path | None:
         source = listed_plugin(market, name).get("source") if market.source.get("source") in LOCAL else None
     except PluginError:
         return None
-    if not isinstance(source, str):
-        return None
-    path = Path(os.path.realpath(market.root / source))
-    return path if is_within(path, os.path.realpath(market.root)) and path.is_dir() else None
+    path = inside(market.root, source) if isinstance(source, str) else None
+    return path if path is not None and path.is_dir() else None
 
 
 def _nearest(entries: list[dict[str, Any]], project_root: Path) -> list[dict[str, Any]]:
@@ -102,28 +116,25 @@ def part_directories(part: Part, project_root: Path, env: Mapping[str, str] | No
     """Each enabled plugin's directories of `part`: the default one and those its manifest adds."""
     found = []
     for plugin in enabled_plugins(project_root, env):
-        for path in _paths(plugin, part, plugin.root / part):
+        for path in _paths(plugin, part, part):
             if path.is_dir():
                 found.append((plugin, path))
     return found
 
 
-def _paths(plugin: Plugin, key: str, default: Path | None) -> list[Path]:
-    """The default path and the ones `plugin.json`'s `key` adds (a path or a list of them), each inside the plugin."""
-    from agentui.core.workspace import is_within
-
+def _paths(plugin: Plugin, key: str, default: str) -> list[Path]:
+    """The default path and the ones `plugin.json`'s `key` adds (a path or a list of them), each that exists and
+    lies inside the plugin (links resolved: a `hooks/hooks.json` linking out of it is left out as a listed path is)."""
     given = plugin.manifest().get(key)
     listed = given if isinstance(given, list) else [given]
-    extra = [value for value in listed if isinstance(value, str)]
-    paths = [default] if default is not None else []
-    for value in extra:
-        path = Path(os.path.realpath(plugin.root / value))
-        if is_within(path, os.path.realpath(plugin.root)) and path not in paths:
+    paths = [plugin.root / default] if inside(plugin.root, default) is not None else []  # (named as written)
+    for value in listed:
+        if isinstance(value, str) and (path := inside(plugin.root, value)) is not None and path not in paths:
             paths.append(path)
     return paths
 
 
-def inline_or_files(plugin: Plugin, key: str, default: Path) -> list[tuple[Any, str]]:
+def inline_or_files(plugin: Plugin, key: str, default: str) -> list[tuple[Any, str]]:
     """For hooks and MCP servers: each object `plugin.json` gives inline, and each file's (the default file and the
     ones it names), with where it came from; a file that cannot be read is left out."""
     found: list[tuple[Any, str]] = []
@@ -147,7 +158,7 @@ def mcp_server_entries(project_root: Path, env: Mapping[str, str] | None = None)
     plugin's variables in the entry's environment, as Claude Code gives them."""
     found = []
     for plugin in enabled_plugins(project_root, env):
-        for data, source in inline_or_files(plugin, "mcpServers", plugin.root / ".mcp.json"):
+        for data, source in inline_or_files(plugin, "mcpServers", ".mcp.json"):
             servers = data.get("mcpServers", data) if isinstance(data, dict) else None
             for name, entry in servers.items() if isinstance(servers, dict) else ():
                 if isinstance(entry, dict):

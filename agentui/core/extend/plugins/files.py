@@ -40,6 +40,20 @@ def settings_file(scope: Scope, project_root: Path, env: Mapping[str, str] | Non
     return project_root / ".claude" / ("settings.json" if scope == "project" else "settings.local.json")
 
 
+def inside(base: Path, relative: str | Path = ".") -> Path | None:
+    """`base / relative`, links resolved, when it exists and lies inside `base` (links resolved too); None when it
+    does not, or when no path could be named so (a NUL in it, a name too long), so that what a manifest says
+    never reaches a directory out of its own nor stops a loader."""
+    from agentui.core.workspace import is_within
+
+    try:
+        real = os.path.realpath(os.path.join(base, relative))
+        found = is_within(real, os.path.realpath(base)) and os.path.lexists(real)
+    except (OSError, ValueError):
+        return None
+    return Path(real) if found else None
+
+
 def now() -> str:
     """A time as Claude Code writes one: `2026-11-28T01:59:09.788Z`."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -15,6 +15,7 @@ from typing import Any
 from agentui.core.extend.plugins.files import (
     PluginError,
     Scope,
+    inside,
     installed_file,
     now,
     plugins_dir,
@@ -102,12 +103,24 @@ def uninstall_plugin(spec: str, scope: Scope, project_root: Path, env: Mapping[s
     write_object(installed_file(env), {**read_object(installed_file(env)), "version": 2, "plugins": plugins})
     update_setting(scope, project_root, "enabledPlugins", plugin_id, None, env)
     still = {str(e.get("installPath")) for entries in plugins.values() for e in entries}
-    cache = plugins_dir(env) / "cache"
     for entry in here:
-        path = Path(str(entry.get("installPath", "")))
-        if str(path) not in still and path.is_relative_to(cache) and len(path.relative_to(cache).parts) == 3:
-            shutil.rmtree(path, ignore_errors=True)
+        if str(entry.get("installPath")) not in still and (copy := _cached_copy(entry, env)) is not None:
+            shutil.rmtree(copy, ignore_errors=True)
     return plugin_id
+
+
+def _cached_copy(entry: Mapping[str, Any], env: Mapping[str, str] | None) -> Path | None:
+    """The install's copy to delete: a `cache/<marketplace>/<plugin>/<version>` directory really there, never what
+    an `installPath` with `..` or a link along it reaches elsewhere."""
+    cache = plugins_dir(env) / "cache"
+    given = Path(str(entry.get("installPath", "")))
+    if not given.is_absolute() or not given.is_relative_to(cache):
+        return None
+    parts = given.relative_to(cache).parts
+    copy = inside(cache, given.relative_to(cache))
+    real = Path(os.path.realpath(cache)).joinpath(*parts)
+    shaped = len(parts) == 3 and all(_SAFE.fullmatch(part) for part in parts)
+    return copy if shaped and copy == real and copy.is_dir() else None
 
 
 def set_enabled(
@@ -145,7 +158,6 @@ def _plugin_manifest(root: Path) -> dict[str, Any]:
 def _fetch(entry: Mapping[str, Any], market: Marketplace, staging: Path) -> Path:
     """The plugin's files: a directory of the marketplace's, or a clone for a git or github source."""
     from agentui.core.extend.plugins.sources import clone, git_url
-    from agentui.core.workspace import is_within
 
     source = entry.get("source")
     if isinstance(source, str) and market.source.get("source") == "url":
@@ -155,8 +167,8 @@ def _fetch(entry: Mapping[str, Any], market: Marketplace, staging: Path) -> Path
         if not source.startswith("./") and source not in (".", "./"):
             raise PluginError(f"The {market.name} marketplace gives {entry.get('name')} a source ({source}) that is "
                               "not a path starting with ./ inside it.")  # fmt: skip
-        path = Path(os.path.realpath(market.root / source))
-        if not is_within(path, os.path.realpath(market.root)) or not path.is_dir():
+        path = inside(market.root, source)
+        if path is None or not path.is_dir():
             raise PluginError(f"The plugin directory {source} is not a directory inside the {market.name} marketplace.")
         return path
     if isinstance(source, dict):
@@ -164,8 +176,8 @@ def _fetch(entry: Mapping[str, Any], market: Marketplace, staging: Path) -> Path
         url = git_url(source) or (str(source["url"]) if kind in ("url", "git-subdir") and source.get("url") else None)
         if url is not None:
             clone(url, source.get("ref"), staging)
-            sub = Path(os.path.realpath(staging / str(source.get("path") or ".")))
-            if not is_within(sub, os.path.realpath(staging)) or not sub.is_dir():
+            sub = inside(staging, str(source.get("path") or "."))
+            if sub is None or not sub.is_dir():
                 raise PluginError(f"The plugin's path {source.get('path')} is not a directory in {url}.")
             return sub
     raise PluginError(f"The {market.name} marketplace gives {entry.get('name')} a source agentui cannot fetch "

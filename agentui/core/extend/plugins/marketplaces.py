@@ -7,6 +7,7 @@ settings' `extraKnownMarketplaces`."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections.abc import Mapping
@@ -17,6 +18,7 @@ from typing import Any
 from agentui.core.extend.plugins.files import (
     PluginError,
     Scope,
+    inside,
     marketplaces_file,
     now,
     plugins_dir,
@@ -27,7 +29,8 @@ from agentui.core.extend.plugins.files import (
 from agentui.core.extend.plugins.sources import clone, download, git_url, parse_source
 
 MANIFEST = Path(".claude-plugin") / "marketplace.json"
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A marketplace name that can name its clone: no `..` (as Claude Code), at most 100 characters."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ def read_manifest(path: Path) -> dict[str, Any]:
         raise PluginError(f"No marketplace manifest at {path}.")
     data = read_object(path)
     if not isinstance(data.get("name"), str) or not NAME.fullmatch(data["name"]):
-        raise PluginError(f"{path} does not give the marketplace a usable name (letters, digits, . _ -).")
+        raise PluginError(f"{path} does not give the marketplace a usable name (letters, digits, . _ -, at most 100).")
     if not isinstance(data.get("plugins"), list):
         raise PluginError(f"{path} has no list of plugins.")
     return data
@@ -148,7 +151,6 @@ def update_marketplace(name: str, env: Mapping[str, str] | None = None) -> Marke
 def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | None = None) -> None:
     """Forget the marketplace (and its clone), and its declaration in every settings file that has one."""
     from agentui.core.extend.plugins.files import SCOPES, settings_file
-    from agentui.core.workspace import is_within
 
     known = read_object(marketplaces_file(env))
     declared = [s for s in SCOPES if name in (read_object(settings_file(s, project_root, env)).get(
@@ -157,14 +159,25 @@ def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | N
         raise PluginError(f"No marketplace named {name} is known.")
     entry = known.pop(name, None)
     write_object(marketplaces_file(env), known)
-    location = Path(str(entry.get("installLocation", ""))) if isinstance(entry, dict) else None
-    clones = plugins_dir(env) / "marketplaces"
-    if location is not None and location != clones and is_within(location, clones):
-        if location.is_file():
-            location.unlink()
+    location = _own_copy(entry, env)
+    if location is not None and location.is_file():
+        location.unlink()
+    elif location is not None:
         shutil.rmtree(location, ignore_errors=True)
     for scope in declared:
         update_setting(scope, project_root, "extraKnownMarketplaces", name, None, env)
+
+
+def _own_copy(entry: Any, env: Mapping[str, str] | None) -> Path | None:
+    """The clone or kept file of a removed marketplace, to delete: a name directly in `plugins/marketplaces/`,
+    really there (not through a link), never what an `installLocation` with `..` in it reaches elsewhere (a folder
+    marketplace's own directory is the person's, and stays)."""
+    clones = plugins_dir(env) / "marketplaces"
+    given = Path(str(entry.get("installLocation", ""))) if isinstance(entry, dict) else None
+    if given is None or given.parent != clones or not NAME.fullmatch(given.name):
+        return None
+    real = inside(clones, given.name)
+    return real if real == Path(os.path.realpath(clones)) / given.name else None
 
 
 def listed_plugin(market: Marketplace, plugin: str) -> dict[str, Any]:

@@ -28,13 +28,37 @@ def parse_source(text: str, cwd: Path) -> dict[str, Any]:
     if match := _SCP_LIKE.match(text):
         return _with_ref({"source": "git", "url": match.group(1)}, match.group(3))
     if text.startswith(("http://", "https://", "file://")):
-        url, _, ref = text.partition("#")
-        if text.startswith("file://") or url.endswith(".git") or "/_git/" in url:
-            return _with_ref({"source": "git", "url": url}, ref)
-        if urlsplit(url).hostname == "github.com" and re.match(r"^/[^/]+/[^/]+?(/|\.git|$)", urlsplit(url).path):
-            return _with_ref({"source": "git", "url": url if url.endswith(".git") else f"{url}.git"}, ref)
-        return {"source": "url", "url": url}
+        return _url_source(text)
     if text.startswith(("./", "../", "/", "~")):
+        return _path_source(text, cwd)
+    if "/" in text and ":" not in text and not text.startswith("@"):
+        match = re.match(r"^([^#@]+)(?:[#@](.+))?$", text)
+        repo, ref = (match.group(1), match.group(2)) if match else (text, "")
+        if not _GITHUB.match(repo):
+            raise PluginError(f"'{text}' is not a valid GitHub owner/repo shorthand; use a git URL or a path.")
+        return _with_ref({"source": "github", "repo": repo}, ref)
+    raise PluginError("Invalid marketplace source format. Try: owner/repo, https://..., or ./path")
+
+
+def _url_source(text: str) -> dict[str, Any]:
+    """A git repository or a hosted marketplace.json at a URL."""
+    try:
+        host = urlsplit(text).hostname
+    except ValueError as exc:  # (a bracketed host not closed)
+        raise PluginError(f"{text} is not a URL ({exc}).") from None
+    if host is None and not text.startswith("file://"):
+        raise PluginError(f"{text} is not a URL (it names no host).")
+    url, _, ref = text.partition("#")
+    if text.startswith("file://") or url.endswith(".git") or "/_git/" in url:
+        return _with_ref({"source": "git", "url": url}, ref)
+    if urlsplit(url).hostname == "github.com" and re.match(r"^/[^/]+/[^/]+?(/|\.git|$)", urlsplit(url).path):
+        return _with_ref({"source": "git", "url": url if url.endswith(".git") else f"{url}.git"}, ref)
+    return {"source": "url", "url": url}
+
+
+def _path_source(text: str, cwd: Path) -> dict[str, Any]:
+    """A directory or a marketplace.json on this machine."""
+    try:
         path = (cwd / Path(text).expanduser()).resolve()
         if path.is_dir():
             return {"source": "directory", "path": str(path)}
@@ -43,13 +67,8 @@ def parse_source(text: str, cwd: Path) -> dict[str, Any]:
         if not path.exists():
             raise PluginError(f"Path does not exist: {path}")
         raise PluginError(f"{path} is neither a directory nor a marketplace.json file.")
-    if "/" in text and ":" not in text and not text.startswith("@"):
-        match = re.match(r"^([^#@]+)(?:[#@](.+))?$", text)
-        repo, ref = (match.group(1), match.group(2)) if match else (text, "")
-        if not _GITHUB.match(repo):
-            raise PluginError(f"'{text}' is not a valid GitHub owner/repo shorthand; use a git URL or a path.")
-        return _with_ref({"source": "github", "repo": repo}, ref)
-    raise PluginError("Invalid marketplace source format. Try: owner/repo, https://..., or ./path")
+    except (OSError, ValueError) as exc:  # (a NUL, a name too long, a home that cannot be found)
+        raise PluginError(f"{text!r} cannot be read as a path ({exc}).") from None
 
 
 def _with_ref(source: dict[str, Any], ref: str | None) -> dict[str, Any]:
@@ -69,6 +88,8 @@ def clone(url: str, ref: str | None, dest: Path) -> None:
     """`url` cloned (shallow where git can) to `dest`, replacing what was there; PluginError in one sentence."""
     from agentui.core.safety.confined_git import TRANSPORTS, GitError, complaint, run
 
+    if "\0" in url or "\0" in (ref or ""):
+        raise PluginError(f"{url!r} cannot name a git repository (it holds a NUL).")
     parts = urlsplit(url)
     # (a path, not file://: git copies the objects instead of having upload-pack make a pack, which would run a
     # packObjectsHook from the person's own config, one setting agentui cannot override there)
@@ -114,7 +135,7 @@ def download(url: str, headers: dict[str, str], dest: Path) -> None:
                 body += chunk
                 if len(body) > DOWNLOAD_LIMIT:
                     raise PluginError(f"{url} is larger than a marketplace.json may be (5 MB).")
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:  # (ValueError: a host IDNA refuses)
         raise PluginError(f"{url} could not be fetched ({exc}).") from None
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(body)

@@ -1,0 +1,167 @@
+"""Plugins and marketplaces against a hostile author: names and paths that are not paths or lead out of the plugin,
+a plugin directory whose name is shell code, and config files whose paths point out of the cache, each met with
+one sentence or left out, never a traceback, a run program or a deletion elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentui.core.extend.commands import load_custom_commands
+from agentui.core.extend.mcp.config import load_servers
+from agentui.core.extend.plugins.commands import plugin_command
+from agentui.core.extend.plugins.files import PluginError
+from agentui.core.extend.plugins.installing import install_plugin, uninstall_plugin
+from agentui.core.extend.plugins.marketplaces import add_marketplace, remove_marketplace
+from agentui.core.extend.skills import load_skills
+from agentui.core.extend.subagents import load_agent_types
+from agentui.core.project import open_project
+from tests.support.plugins import write_marketplace
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
+           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
+    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+
+
+def test_a_hook_gets_a_plugin_directory_named_as_shell_code_as_text_and_runs_none_of_it(
+    tmp_path: Path, clean_env: dict[str, str], agentui_bin: str
+) -> None:
+    log = tmp_path / "hook.log"
+    mkt = write_marketplace(tmp_path / "mkt $(touch ran-dollar) `touch ran-tick`", log)
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {**clean_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    plugin_command(["marketplace", "add", str(mkt)], root, env)
+    plugin_command(["install", "hello@local-mkt"], root, env)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": [{"type": "text", "text": "Answered."}]}]))
+    done = subprocess.run(
+        [agentui_bin, "-p", "hi", "--provider", "scripted", "--script", str(script)],
+        env=env, cwd=root, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "Answered.", done.stderr
+    plugin = mkt / "plugins" / "hello"
+    assert log.read_text() == f"hook {plugin} {plugin}\n"  # (the hook ran, its directory given to it whole)
+    assert sorted(path.name for path in root.iterdir() if path.name.startswith("ran")) == []
+
+
+@pytest.mark.parametrize("value", ["a\0b", "a" * 5000, ["./ok", 5, None, "b\0"]], ids=["nul", "long", "list"])
+def test_a_manifest_path_that_cannot_be_a_path_stops_no_loader(world, value: object) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    manifest = mkt / "plugins" / "hello" / ".claude-plugin" / "plugin.json"
+    keys = ("commands", "agents", "skills", "hooks", "mcpServers")
+    manifest.write_text(json.dumps({"name": "hello", **dict.fromkeys(keys, value)}))
+    assert "hello:hi" in load_custom_commands(root, env)  # (what lies where a plugin's parts go by default)
+    assert [skill.name for skill in load_skills(root, env)] == ["hello:greet"]
+    assert "hello:greeter" in load_agent_types(root, env)
+    assert [server.name for server in load_servers(root, env)] == ["plugin:hello:hellosrv"]
+    assert [spec.event for spec in open_project(root, env=env).hooks.specs if spec.source == "plugin"] == [
+        "UserPromptSubmit"
+    ]
+
+
+def test_a_hooks_or_servers_file_linking_out_of_the_plugin_is_not_read(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    plugin = mkt / "plugins" / "hello"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("hooks/hooks.json", ".mcp.json"):
+        (elsewhere / Path(name).name).write_bytes((plugin / name).read_bytes())
+        (plugin / name).unlink()
+        (plugin / name).symlink_to(elsewhere / Path(name).name)
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    assert "hello:hi" in load_custom_commands(root, env) and load_servers(root, env) == []
+    assert [spec for spec in open_project(root, env=env).hooks.specs if spec.source == "plugin"] == []
+
+
+def test_uninstalling_deletes_nothing_an_install_path_reaches_out_of_the_cache(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    plugins = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins"
+    victim = tmp_path / "victim"
+    (victim / "b" / "c").mkdir(parents=True)
+    (tmp_path / "linked" / "hello" / "1.0.0").mkdir(parents=True)
+    (plugins / "cache" / "linked").symlink_to(tmp_path / "linked")
+    for install_path in (
+        plugins / "cache" / ".." / ".." / ".." / "victim",
+        plugins / "cache" / "linked" / "hello" / "1.0.0",
+    ):
+        data = json.loads((plugins / "installed_plugins.json").read_text())
+        data["plugins"]["hello@local-mkt"][0]["installPath"] = str(install_path)
+        (plugins / "installed_plugins.json").write_text(json.dumps(data))
+        uninstall_plugin("hello@local-mkt", "user", root, env)
+        install_plugin("hello@local-mkt", "user", root, env)
+    assert (victim / "b" / "c").is_dir() and (tmp_path / "linked" / "hello" / "1.0.0").is_dir()
+    uninstall_plugin("hello@local-mkt", "user", root, env)  # (its own copy still goes)
+    assert not (plugins / "cache" / "local-mkt" / "hello" / "1.0.0").exists()
+
+
+def test_removing_a_marketplace_deletes_nothing_its_location_reaches_out_of_the_clones(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    plugins = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins"
+    (plugins / "marketplaces").mkdir()  # (there once any git marketplace was added)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "kept").write_text("kept")
+    known = json.loads((plugins / "known_marketplaces.json").read_text())
+    known["local-mkt"]["installLocation"] = str(plugins / "marketplaces" / ".." / ".." / ".." / "victim")
+    (plugins / "known_marketplaces.json").write_text(json.dumps(known))
+    remove_marketplace("local-mkt", root, env)
+    assert (victim / "kept").read_text() == "kept" and mkt.is_dir()
+
+
+@pytest.mark.parametrize(
+    ("words", "problem"),
+    [(["marketplace", "add", "./a\0b"], "cannot be read as a path"),
+     (["marketplace", "add", "/" + "a" * 5000], "cannot be read as a path"),
+     (["marketplace", "add", "http://[::1/marketplace.json"], "is not a URL"),
+     (["marketplace", "add", f"https://{'a' * 70}.example/marketplace.json"], "could not be fetched")],
+    ids=["nul", "long", "bad-url", "bad-host"],
+)  # fmt: skip
+def test_a_source_that_cannot_be_a_path_or_url_is_one_sentence(world, words: list[str], problem: str) -> None:  # type: ignore[no-untyped-def]
+    root, env, _ = world
+    with pytest.raises(PluginError, match=problem):
+        plugin_command(words, root, env)
+
+
+def test_a_marketplace_name_too_long_for_a_directory_is_one_sentence(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, _ = world
+    (tmp_path / "long" / ".claude-plugin").mkdir(parents=True)
+    (tmp_path / "long" / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "a" * 300, "plugins": []})
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path / "long", check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path / "long", check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "m"], cwd=tmp_path / "long", check=True
+    )
+    with pytest.raises(PluginError, match="does not give the marketplace a usable name"):
+        add_marketplace(f"file://{tmp_path / 'long'}", root, env)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["./a\0b", {"source": "git", "url": "/a\0b"}, {"source": "url", "url": "file:///a\0b"}],
+    ids=["folder", "git", "url"],
+)
+def test_a_plugin_source_that_cannot_be_a_path_is_one_sentence(world, source: object) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    manifest = mkt / ".claude-plugin" / "marketplace.json"
+    manifest.write_text(json.dumps({"name": "local-mkt", "plugins": [{"name": "evil", "source": source}]}))
+    add_marketplace(str(mkt), root, env)
+    with pytest.raises(PluginError, match=r"(is not a directory inside|holds a NUL)"):
+        install_plugin("evil@local-mkt", "user", root, env)
