@@ -199,8 +199,9 @@ def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> N
         project.tools.register(tool)
 
 
-def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
-    """The Skill tool, reading the skills afresh at each call; what a skill allows holds until the run ends."""
+def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] | None, settings: Settings) -> None:
+    """The Skill tool, reading the skills afresh at each call; what a skill allows, and the model it names, hold
+    until the run ends."""
     from agentui.core.events import AgentEnd, Event
     from agentui.core.extend.command_prompt import expand_shell
     from agentui.core.extend.skills import Skill, load_skills
@@ -209,10 +210,23 @@ def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] 
     from agentui.core.tools.skill import Skill as SkillTool
 
     grants = RunGrants(project.engine)
+    models: list[tuple[str, str]] = []  # (the conversation's model, and the skill's answering the run instead)
+
+    def use_model(typed: str) -> None:
+        from agentui.core.model_aliases import resolve
+
+        chosen = resolve(
+            typed, settings.provider, os.environ if env is None else env, settings.default_model or settings.model
+        ).model
+        models.append((models[0][0] if models else agent.config.model, chosen))
+        agent.config = agent.config.model_copy(update={"model": chosen})
 
     def ended(event: Event) -> None:
         if isinstance(event, AgentEnd) and event.loop_id is None:
             grants.end()
+            if models and agent.config.model == models[-1][1]:  # (unless it was changed meanwhile)
+                agent.config = agent.config.model_copy(update={"model": models[0][0]})
+            models.clear()
 
     agent.bus.on(ended)
 
@@ -224,7 +238,7 @@ def _register_skill_tool(project: Project, agent: Agent, env: Mapping[str, str] 
     def shell(name: str, text: str) -> Awaitable[tuple[str, str | None]]:
         return expand_shell(text, lambda line: unseen_bash(agent, f"{name} skill", line))
 
-    project.tools.register(SkillTool(skills, grants.grant, lambda: project.trusted, shell))
+    project.tools.register(SkillTool(skills, grants.grant, lambda: project.trusted, shell, use_model))
 
 
 def _keep_tools(project: Project, names: tuple[str, ...]) -> None:
@@ -337,7 +351,7 @@ def _wire_tools(
         )
     )
     _register_web_tools(project, agent, launch.settings)
-    _register_skill_tool(project, agent, env)
+    _register_skill_tool(project, agent, env, launch.settings)
     if launch.tools is not None:
         _keep_tools(project, launch.tools)
     if launch.name:

@@ -188,3 +188,21 @@ async def test_a_skills_shell_commands_run_with_what_it_allows(tmp_path: Path, s
     second = next(b for b in server.requests[2].json()["messages"][-1]["content"] if b["type"] == "tool_result")
     assert second["is_error"] and second["content"].startswith("Shell command permission check failed for pattern")
     assert not (conversation.root / "other").exists()
+
+
+async def test_a_skills_model_answers_the_rest_of_its_run(tmp_path: Path, server: LoopbackServer) -> None:
+    write_skill(
+        tmp_path / "claude" / "skills", "quick", "---\ndescription: Quick\nmodel: claude-haiku-4-5\n---\nBe quick.\n"
+    )
+    play(server, [[skill_call("quick")], [{"type": "text", "text": "Quick."}]])
+    conversation = opened(tmp_path, server)
+    try:
+        await conversation.send("go")
+        await conversation.send("and now?")
+    finally:
+        await conversation.aclose()
+    models = [r.json()["model"] for r in server.requests if "tools" in r.json()]
+    assert models == ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-sonnet-4-5"]
+    lines = [json.loads(line) for line in conversation.session.path.read_text().splitlines()]
+    loaded = next(line["toolUseResult"] for line in lines if line.get("toolUseResult"))
+    assert loaded == {"success": True, "commandName": "quick", "model": "claude-haiku-4-5"}

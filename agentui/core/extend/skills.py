@@ -34,6 +34,8 @@ class Skill:
     """False when its front matter says `disable-model-invocation: true`: the person's to run, not the model's."""
     plugin: Plugin | None = None
     """The enabled plugin it comes with."""
+    model: str = ""
+    """The model that answers the rest of the run once it is loaded ("" or "inherit": the conversation's)."""
 
     @property
     def needs_trust(self) -> bool:
@@ -72,7 +74,8 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
             tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
             tools = tuple(t.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for t in tools)
             invocable = meta.get("disable-model-invocation", "").strip().lower() != "true"
-            skills[name] = Skill(name, description, path, source, tools, invocable, plugin)
+            model = "" if meta.get("model", "").strip() == "inherit" else meta.get("model", "").strip()
+            skills[name] = Skill(name, description, path, source, tools, invocable, plugin, model)
     return list(skills.values())
 
 

@@ -59,6 +59,9 @@ class Loadable(Protocol):
     def model_invocable(self) -> bool: ...
 
     @property
+    def model(self) -> str: ...
+
+    @property
     def needs_trust(self) -> bool: ...
 
     def prompt(self, arguments: str, session_id: str) -> str | None: ...
@@ -75,6 +78,7 @@ class SkillDetails(TypedDict, total=False):
     success: bool
     commandName: str
     allowedTools: list[str]
+    model: str
 
 
 class Skill(Tool[SkillArgs]):
@@ -91,6 +95,7 @@ class Skill(Tool[SkillArgs]):
         grant: Callable[[list[str], str], list[str]],
         trusted: Callable[[], bool],
         shell: Callable[[str, str], Awaitable[tuple[str, str | None]]] | None = None,
+        use_model: Callable[[str], None] | None = None,
     ) -> None:
         self.skills = skills
         """The skills there are now, by name (read again at each call: a skill added meanwhile is found)."""
@@ -98,6 +103,8 @@ class Skill(Tool[SkillArgs]):
         """Allows rules until the run ends; a sentence for each that could not be parsed."""
         self.trusted = trusted
         self.shell = shell
+        self.use_model = use_model
+        """Has the model a skill names answer the rest of the run."""
         """Runs a skill's shell commands (`!`cmd``), each checked as a Bash call: (skill, text) -> (the text with their
         output, or as it was with the sentence saying which was refused or failed)."""
 
@@ -138,6 +145,10 @@ class Skill(Tool[SkillArgs]):
             prompt, refused = await self.shell(name, prompt)
             if refused is not None:
                 return ToolResult.error(refused)
+        if found.model:
+            details["model"] = found.model
+            if self.use_model is not None:
+                self.use_model(found.model)
         return ToolResult(f"Launching skill: {name}", details, context=(prompt,))
 
     def _grant(self, found: Loadable) -> None:
