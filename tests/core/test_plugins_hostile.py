@@ -165,3 +165,23 @@ def test_a_plugin_source_that_cannot_be_a_path_is_one_sentence(world, source: ob
     add_marketplace(str(mkt), root, env)
     with pytest.raises(PluginError, match=r"(is not a directory inside|holds a NUL)"):
         install_plugin("evil@local-mkt", "user", root, env)
+
+
+def test_a_marketplace_json_nested_too_deep_or_too_large_is_one_sentence_and_stops_no_loader(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    manifest = mkt / ".claude-plugin" / "marketplace.json"
+    for body in ("[" * 100_000 + "]" * 100_000, " " * (17 * 1024 * 1024) + "{}"):
+        manifest.write_text(body)
+        with pytest.raises(PluginError, match="could not be read as JSON"):
+            add_marketplace(str(mkt), root, env)
+        assert "hello:hi" in load_custom_commands(root, env)  # (read from the installed copy instead)
+
+
+def test_a_special_file_in_a_plugin_is_refused_at_install_not_waited_on(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    os.mkfifo(mkt / "plugins" / "hello" / "commands" / "wait.md")
+    add_marketplace(str(mkt), root, env)
+    with pytest.raises(OSError, match="named pipe"):  # (the front ends say so in one sentence)
+        install_plugin("hello@local-mkt", "user", root, env)

@@ -14,6 +14,8 @@ from agentui.core.dirs import claude_config_dir
 from agentui.core.errors import AgentuiError
 
 Scope = Literal["user", "project", "local"]
+MAX_JSON = 16 * 1024 * 1024
+"""The most of a plugin file or manifest that is read (a marketplace's may be anyone's)."""
 SCOPES: tuple[Scope, ...] = ("user", "project", "local")
 
 
@@ -61,13 +63,16 @@ def now() -> str:
 
 def read_object(path: Path) -> dict[str, Any]:
     """The JSON object in `path` ({} when there is no file); PluginError when it cannot be read as one."""
-    from agentui.core.jsonfile import regular_file_text  # (a FIFO there is refused, never waited on)
+    from agentui.core.jsonfile import regular_file_bytes  # (a FIFO there is refused, never waited on)
 
     try:
-        data = json.loads(regular_file_text(path))
+        text = regular_file_bytes(path, MAX_JSON + 1)
+        if len(text) > MAX_JSON:
+            raise ValueError("larger than 16 MB")
+        data = json.loads(text.decode("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # (RecursionError: arrays nested thousands deep)
         raise PluginError(f"{path} could not be read as JSON ({exc}), so it was left as it is.") from None
     if not isinstance(data, dict):
         raise PluginError(f"{path} does not hold a JSON object, so it was left as it is.")
