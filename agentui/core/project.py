@@ -120,6 +120,7 @@ def open_project(
     directories, settings_env = _granted(sources, options, root, home, trusted, notices, held_back)
     if not trusted and any(source.from_project and source.settings.hooks for source in sources):
         held_back.append("hooks")
+    from agentui.core.extend.plugins.enabled import plugin_parts
     from agentui.core.extend.plugins.hooks import plugin_hook_specs
 
     plugin_hooks = plugin_hook_specs(root, env, trusted=trusted)
@@ -139,7 +140,7 @@ def open_project(
         rules,
         mode,
         home=home,
-        config_dirs=(config_dir(env), claude_config_dir(env)),
+        config_dirs=(config_dir(env), claude_config_dir(env), *plugin_parts(root, env)),
         persist=lambda rule: _persist(root, rule, env),
     )
     guard = Guard(workspace, home=home, env=env)
@@ -340,8 +341,16 @@ def _read_denials(engine: PermissionEngine) -> list[PathPattern]:
 
 def _edit_denials(engine: PermissionEngine) -> list[PathPattern]:
     """The paths the Edit-family deny rules name (a bare `Edit` deny keeps the Edit tool from every file, not
-    every program from writing)."""
-    return [rule.path for rule in engine.rules if rule.behavior == "deny" and rule.tool in EDIT_FAMILY and rule.path]
+    every program from writing), and the configuration directories that lie in a writable one (an enabled plugin
+    read where it lies in the project: its hooks would run what a command wrote there)."""
+    import pathspec
+
+    from agentui.core.workspace import is_within
+
+    denied = [rule.path for rule in engine.rules if rule.behavior == "deny" and rule.tool in EDIT_FAMILY and rule.path]
+    writable = engine.workspace.directories
+    held = [path for path in engine.config_dirs if any(is_within(path, directory) for directory in writable)]
+    return denied + [PathPattern(path, "", pathspec.PathSpec([])) for path in held]
 
 
 def _denials(engine: PermissionEngine, family: frozenset[str]) -> list[PathPattern]:

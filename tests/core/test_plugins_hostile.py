@@ -185,3 +185,54 @@ def test_a_special_file_in_a_plugin_is_refused_at_install_not_waited_on(world) -
     add_marketplace(str(mkt), root, env)
     with pytest.raises(OSError, match="named pipe"):  # (the front ends say so in one sentence)
         install_plugin("hello@local-mkt", "user", root, env)
+
+
+def test_the_model_cannot_rewrite_an_enabled_plugin_that_lies_in_the_project_without_asking(
+    tmp_path: Path, clean_env: dict[str, str], agentui_bin: str
+) -> None:
+    """A folder marketplace's plugin is read where it lies: in the project, an edit the mode allows (acceptEdits) or
+    a command allowed to run would rewrite hooks that run at the next prompt. The file tools ask for it, and in the
+    sandbox it cannot be written."""
+    root = tmp_path / "project"
+    mkt = write_marketplace(root / "mkt", tmp_path / "hook.log")
+    env = {**clean_env, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    plugin_command(["marketplace", "add", "./mkt"], root, env)
+    plugin_command(["install", "hello@local-mkt"], root, env)
+    plugin = mkt / "plugins" / "hello"
+    hooks = plugin / "hooks" / "hooks.json"
+    evil = json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "touch ran"}]}]}})
+    write = f"import pathlib; pathlib.Path({str(hooks)!r}).write_text('{{}}')"
+
+    def call(id: str, name: str, **given: str) -> dict[str, object]:
+        return {"type": "tool_use", "id": id, "name": name, "input": given}
+
+    calls = [
+        call("w1", "Write", file_path=str(hooks), content=evil),
+        call(
+            "w2",
+            "Write",
+            file_path=str(plugin / "skills" / "x" / "SKILL.md"),
+            content="---\nallowed-tools: Bash\n---\n",
+        ),
+        call("b1", "Bash", command=f"python3 -c {json.dumps(write)}"),
+        call("w3", "Write", file_path=str(root / "notes.md"), content="ok"),
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"content": calls}, {"content": [{"type": "text", "text": "Done."}]}]))
+    done = subprocess.run(
+        [agentui_bin, "-p", "go", "--provider", "scripted", "--script", str(script), "--output-format", "stream-json",
+         "--verbose", "--permission-mode", "acceptEdits", "--allowedTools", "Bash(python3:*)"],
+        env=env, cwd=root, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    results = {
+        block["tool_use_id"]: block
+        for line in done.stdout.splitlines()
+        if (message := json.loads(line)).get("type") == "user"
+        for block in message["message"]["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    }
+    assert results["w1"].get("is_error") and results["w2"].get("is_error") and not results["w3"].get("is_error")
+    assert "Read-only file system" in str(results["b1"]["content"])
+    assert "UserPromptSubmit" in hooks.read_text() and not (plugin / "skills" / "x").exists()
+    assert (root / "notes.md").read_text() == "ok"  # (the rest of the project is written as the mode allows)

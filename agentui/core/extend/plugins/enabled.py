@@ -25,6 +25,10 @@ Part = Literal["commands", "agents", "skills"]
 SHELL_PLAIN = frozenset(" /._+-,:@%=")
 """Characters besides letters and digits a shell reads as themselves in and out of quotes."""
 LOCAL = ("directory", "file")
+MANIFEST_PATHS = {"commands": "commands", "agents": "agents", "skills": "skills", "hooks": "hooks/hooks.json",
+                  "mcpServers": ".mcp.json"}  # fmt: skip
+"""What `plugin.json` may point to, and where each is when it does not."""
+PARTS = (".claude-plugin", "hooks", "commands", "agents", "skills", ".mcp.json")
 """Marketplaces read where they are (not cloned)."""
 
 
@@ -89,6 +93,27 @@ def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) ->
             data = plugins_dir(env) / "data" / plugin_id.replace("@", "-")
             found.append(Plugin(plugin_id, plugin_id.partition("@")[0], root, from_project, data))
     return found
+
+
+def plugin_parts(project_root: Path, env: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Where each enabled plugin's parts lie (its manifest, hooks, commands, agents, skills and MCP servers, and
+    what its manifest names for them), for the permission engine and the sandbox to keep as they keep the
+    configuration: what is written there becomes hooks that run and grants that hold with no question asked (a folder
+    marketplace's plugin is read where it lies, which may be in the project, where edits are otherwise allowed)."""
+    from agentui.core.extend.plugins.marketplaces import MANIFEST, marketplace
+
+    found: dict[Path, None] = {}
+    for plugin in enabled_plugins(project_root, env):
+        found.update(dict.fromkeys(plugin.root / part for part in PARTS))
+        for key, default in MANIFEST_PATHS.items():
+            found.update(dict.fromkeys(_paths(plugin, key, default)))
+        try:  # (a folder marketplace's manifest too: it says which folder is the plugin)
+            market = marketplace(plugin.id.partition("@")[2], env)
+        except PluginError:
+            continue
+        if market.source.get("source") in LOCAL:
+            found[market.location if market.location.is_file() else market.root / MANIFEST.parent] = None
+    return tuple(found)
 
 
 def _live_root(plugin_id: str, env: Mapping[str, str] | None) -> Path | None:
