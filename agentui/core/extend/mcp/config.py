@@ -134,7 +134,10 @@ def load_servers(root: Path, env: Mapping[str, str] | None = None, flags: tuple[
         servers.update(_servers(user.get("mcpServers"), "user", str(user_file), env))
     project = _read(root / ".mcp.json")
     if isinstance(project, dict):
-        servers.update(_servers(project.get("mcpServers"), "project", str(root / ".mcp.json"), env))
+        given = project.get("mcpServers")
+        if isinstance(given, dict):  # (`plugin:…` names a plugin's server: a project's would take its approval)
+            given = {name: entry for name, entry in given.items() if not name.startswith("plugin:")}
+        servers.update(_servers(given, "project", str(root / ".mcp.json"), env))
     from agentui.core.extend.plugins.enabled import mcp_server_entries
 
     for name, entry, source, plugin in mcp_server_entries(root, env):  # (approved as a .mcp.json's: "project")
