@@ -20,7 +20,7 @@ from agentui.core.extend.plugins.marketplaces import add_marketplace, remove_mar
 from agentui.core.extend.skills import load_skills
 from agentui.core.extend.subagents import load_agent_types
 from agentui.core.project import open_project
-from tests.support.plugins import write_marketplace
+from tests.support.plugins import git_repository, write_marketplace
 
 
 @pytest.fixture
@@ -260,3 +260,24 @@ def test_a_projects_server_named_as_a_plugins_does_not_take_its_approval(
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout.strip() == "Answered.", done.stderr
     assert not ran.exists()
+
+
+@pytest.mark.parametrize("name", ["claude-plugins-official", "Anthropic-Marketplace", "official-claude-tools"])
+def test_a_marketplace_cannot_take_or_imitate_an_official_name(world, name: str) -> None:  # type: ignore[no-untyped-def]
+    """As in Claude Code: else it would replace the person's official marketplace (its clone deleted) and the next
+    `install x@claude-plugins-official` would come from it."""
+    root, env, mkt = world
+    plugins = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins"
+    official = plugins / "marketplaces" / "claude-plugins-official"
+    (official / ".claude-plugin").mkdir(parents=True)
+    (official / ".claude-plugin" / "marketplace.json").write_text('{"name": "claude-plugins-official", "plugins": []}')
+    source = {"source": "github", "repo": "anthropics/claude-plugins-official"}
+    known = {"claude-plugins-official": {"source": source, "installLocation": str(official)}}
+    (plugins / "known_marketplaces.json").write_text(json.dumps(known))
+    manifest = json.loads((mkt / ".claude-plugin" / "marketplace.json").read_text())
+    (mkt / ".claude-plugin" / "marketplace.json").write_text(json.dumps({**manifest, "name": name}))
+    for given in (str(mkt), f"file://{git_repository(mkt)}"):
+        with pytest.raises(PluginError, match=r"(reserved for official Anthropic|impersonates an official)"):
+            add_marketplace(given, root, env)
+    assert json.loads((plugins / "known_marketplaces.json").read_text()) == known
+    assert (official / ".claude-plugin" / "marketplace.json").is_file()

@@ -33,6 +33,36 @@ NAME = re.compile(r"(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 """A marketplace name that can name its clone: no `..` (as Claude Code), at most 100 characters."""
 
 
+RESERVED = frozenset({
+    "claude-code-marketplace", "claude-code-plugins", "claude-plugins-official", "anthropic-marketplace",
+    "anthropic-plugins", "agent-skills", "anthropic-agent-skills", "life-sciences", "knowledge-work-plugins",
+    "claude-for-legal", "claude-for-financial-services", "financial-services-plugins",
+})  # fmt: skip
+"""Names Claude Code keeps for Anthropic's own marketplaces (from github.com/anthropics/ only)."""
+_LOOKS_OFFICIAL = re.compile(
+    r"official[^a-z0-9]*(anthropic|claude)|(anthropic|claude)[^a-z0-9]*official"
+    r"|^(anthropic|claude)[^a-z0-9]*(marketplace|plugins|official)",
+    re.IGNORECASE,
+)
+_ANTHROPICS = re.compile(r"^(?:(?:https?|ssh|git(?:\+https?|\+ssh)?)://(?:[^@/]+@)?|git@)github\.com[:/]anthropics/",
+                         re.IGNORECASE)  # fmt: skip
+
+
+def official_name_problem(name: str, source: dict[str, Any]) -> str | None:
+    """Why a marketplace may not take `name` from `source`, as Claude Code says it: a reserved name from anywhere but
+    Anthropic's repositories, or a name made to look like one of them."""
+    if name.lower() in RESERVED:
+        repo = str(source.get("repo") or "") if source.get("source") == "github" else ""
+        url = str(source.get("url") or "") if source.get("source") == "git" else ""
+        if (repo.lower().startswith("anthropics/") or _ANTHROPICS.match(url)) and ".." not in f"{repo}{url}":
+            return None
+        return (f"The name '{name}' is reserved for official Anthropic marketplaces. Only repositories from "
+                "'github.com/anthropics/' can use this name.")  # fmt: skip
+    if _LOOKS_OFFICIAL.search(name):
+        return "Marketplace name impersonates an official Anthropic/Claude marketplace."
+    return None
+
+
 @dataclass(frozen=True)
 class Marketplace:
     name: str
@@ -92,7 +122,7 @@ def add_marketplace(
         staging = plugins_dir(env) / "marketplaces" / ".adding.json"
         download(source["url"], {}, staging)
         try:
-            name = read_manifest(staging)["name"]
+            name = _allowed(read_manifest(staging)["name"], source)
         except PluginError:
             staging.unlink(missing_ok=True)
             raise
@@ -102,7 +132,7 @@ def add_marketplace(
         staging = plugins_dir(env) / "marketplaces" / ".adding"
         clone(url, source.get("ref"), staging)
         try:
-            name = read_manifest(staging / MANIFEST)["name"]
+            name = _allowed(read_manifest(staging / MANIFEST)["name"], source)
         except PluginError:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -111,12 +141,18 @@ def add_marketplace(
         staging.rename(location)
     else:
         location = Path(source["path"])
-        name = read_manifest(location if location.is_file() else location / MANIFEST)["name"]
+        name = _allowed(read_manifest(location if location.is_file() else location / MANIFEST)["name"], source)
     known = read_object(marketplaces_file(env))
     known[name] = {"source": source, "installLocation": str(location), "lastUpdated": now()}
     write_object(marketplaces_file(env), known)
     update_setting(scope, project_root or cwd, "extraKnownMarketplaces", name, {"source": source}, env)
     return Marketplace(name, source, location)
+
+
+def _allowed(name: str, source: dict[str, Any]) -> str:
+    if (problem := official_name_problem(name, source)) is not None:
+        raise PluginError(problem)
+    return name
 
 
 def update_marketplace(name: str, env: Mapping[str, str] | None = None) -> Marketplace:
