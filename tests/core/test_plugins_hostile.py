@@ -281,3 +281,22 @@ def test_a_marketplace_cannot_take_or_imitate_an_official_name(world, name: str)
             add_marketplace(given, root, env)
     assert json.loads((plugins / "known_marketplaces.json").read_text()) == known
     assert (official / ".claude-plugin" / "marketplace.json").is_file()
+
+
+def test_a_project_not_trusted_yet_cannot_turn_off_or_hold_back_the_persons_own_plugin(world) -> None:  # type: ignore[no-untyped-def]
+    """The person's plugin may guard them (a PreToolUse hook that refuses `rm -rf`): a repository's settings must
+    not switch it off, nor make its hooks wait for trust by turning it on too, before the project is trusted."""
+    from agentui.core.safety.trust import trust
+
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    plugin_hooks = lambda: [s for s in open_project(root, env=env).hooks.specs if s.source == "plugin"]  # noqa: E731
+    (root / ".claude").mkdir()
+    for name in ("settings.json", "settings.local.json"):
+        (root / ".claude" / name).write_text(json.dumps({"enabledPlugins": {"hello@local-mkt": True}}))
+        assert len(plugin_hooks()) == 1 and "hello:hi" in load_custom_commands(root, env)
+        (root / ".claude" / name).write_text(json.dumps({"enabledPlugins": {"hello@local-mkt": False}}))
+        assert len(plugin_hooks()) == 1 and "hello:hi" in load_custom_commands(root, env)
+    trust(root, env)  # (once trusted, the project's settings count as Claude Code counts them)
+    assert plugin_hooks() == [] and "hello:hi" not in load_custom_commands(root, env)

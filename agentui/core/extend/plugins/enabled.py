@@ -70,6 +70,7 @@ class Plugin:
 def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) -> list[Plugin]:
     """The plugins on for this project, by id."""
     from agentui.core.extend.plugins.installing import installed_entries
+    from agentui.core.safety.trust import is_trusted
 
     switched: dict[str, tuple[bool, bool]] = {}
     for scope in SCOPES:
@@ -78,7 +79,10 @@ def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) ->
         except PluginError:
             continue  # (a broken settings file is reported where the settings are read)
         for plugin_id, on in (chosen or {}).items() if isinstance(chosen, dict) else ():
-            switched[plugin_id] = (on is True, scope != "user")
+            persons = switched.get(plugin_id) == (True, False)  # (on in the person's own settings)
+            if scope != "user" and persons and on is not True and not is_trusted(project_root, env):
+                continue  # (a project not trusted yet cannot turn off the person's plugin: its hooks may guard them)
+            switched[plugin_id] = (on is True, scope != "user" and not (persons and on is True))
     try:
         installed = installed_entries(env)
     except PluginError:
