@@ -300,3 +300,21 @@ def test_a_project_not_trusted_yet_cannot_turn_off_or_hold_back_the_persons_own_
         assert len(plugin_hooks()) == 1 and "hello:hi" in load_custom_commands(root, env)
     trust(root, env)  # (once trusted, the project's settings count as Claude Code counts them)
     assert plugin_hooks() == [] and "hello:hi" not in load_custom_commands(root, env)
+
+
+def test_updating_a_git_marketplace_replaces_nothing_its_location_reaches_out_of_the_clones(
+    world, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(f"file://{git_repository(mkt)}", root, env)
+    plugins = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins"
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "kept").write_text("kept")
+    known = json.loads((plugins / "known_marketplaces.json").read_text())
+    for location in (plugins / "marketplaces" / ".." / ".." / ".." / "victim", victim):
+        known["local-mkt"]["installLocation"] = str(location)
+        (plugins / "known_marketplaces.json").write_text(json.dumps(known))
+        with pytest.raises(PluginError, match="so it was not replaced there"):
+            plugin_command(["marketplace", "update", "local-mkt"], root, env)
+    assert (victim / "kept").read_text() == "kept" and not (victim / ".claude-plugin").exists()

@@ -158,6 +158,10 @@ def _allowed(name: str, source: dict[str, Any]) -> str:
 def update_marketplace(name: str, env: Mapping[str, str] | None = None) -> Marketplace:
     """Fetch a git marketplace again (a folder one is read where it is); its manifest must still read."""
     market = marketplace(name, env)
+    fetched = market.source.get("source") == "url" or git_url(market.source) is not None
+    if fetched and not _kept_here(market.location, env):
+        raise PluginError(f"The {name} marketplace is kept at {market.location}, not in agentui's and Claude Code's "
+                          f"{plugins_dir(env) / 'marketplaces'}, so it was not replaced there.")  # fmt: skip
     if market.source.get("source") == "url":
         staging = plugins_dir(env) / "marketplaces" / ".updating.json"
         download(str(market.source.get("url")), {}, staging)
@@ -205,15 +209,20 @@ def remove_marketplace(name: str, project_root: Path, env: Mapping[str, str] | N
 
 
 def _own_copy(entry: Any, env: Mapping[str, str] | None) -> Path | None:
-    """The clone or kept file of a removed marketplace, to delete: a name directly in `plugins/marketplaces/`,
-    really there (not through a link), never what an `installLocation` with `..` in it reaches elsewhere (a folder
-    marketplace's own directory is the person's, and stays)."""
-    clones = plugins_dir(env) / "marketplaces"
+    """The clone or kept file of a removed marketplace, to delete (a folder marketplace's own directory is the
+    person's, and stays)."""
     given = Path(str(entry.get("installLocation", ""))) if isinstance(entry, dict) else None
-    if given is None or given.parent != clones or not NAME.fullmatch(given.name):
-        return None
-    real = inside(clones, given.name)
-    return real if real == Path(os.path.realpath(clones)) / given.name else None
+    return given if given is not None and _kept_here(given, env) and given.exists() else None
+
+
+def _kept_here(location: Path, env: Mapping[str, str] | None) -> bool:
+    """`location` names a clone or kept file directly in `plugins/marketplaces/`, really there (not through a link):
+    never what an `installLocation` with `..` or a link in it reaches elsewhere, to be deleted or replaced."""
+    clones = plugins_dir(env) / "marketplaces"
+    if location.parent != clones or not NAME.fullmatch(location.name):
+        return False
+    real = inside(clones, location.name)
+    return (real is None and not os.path.lexists(location)) or real == Path(os.path.realpath(clones)) / location.name
 
 
 def listed_plugin(market: Marketplace, plugin: str) -> dict[str, Any]:
