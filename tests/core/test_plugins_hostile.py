@@ -318,3 +318,31 @@ def test_updating_a_git_marketplace_replaces_nothing_its_location_reaches_out_of
         with pytest.raises(PluginError, match="so it was not replaced there"):
             plugin_command(["marketplace", "update", "local-mkt"], root, env)
     assert (victim / "kept").read_text() == "kept" and not (victim / ".claude-plugin").exists()
+
+
+def test_config_files_of_the_wrong_shape_stop_no_loader(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    plugins = Path(env["CLAUDE_CONFIG_DIR"]) / "plugins"
+    known = json.loads((plugins / "known_marketplaces.json").read_text())
+    for location in (5, ["x"], None):
+        known["local-mkt"]["installLocation"] = location
+        (plugins / "known_marketplaces.json").write_text(json.dumps(known))
+        assert "hello:hi" in load_custom_commands(root, env)  # (the installed copy)
+        assert open_project(root, env=env).hooks is not None
+
+
+def test_a_plugin_json_linking_out_of_the_plugin_is_not_read(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"name": "hello", "commands": "./more"}))
+    manifest = mkt / "plugins" / "hello" / ".claude-plugin" / "plugin.json"
+    manifest.unlink()
+    manifest.symlink_to(elsewhere)
+    (mkt / "plugins" / "hello" / "more").mkdir()
+    (mkt / "plugins" / "hello" / "more" / "extra.md").write_text("Extra.\n")
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    commands = load_custom_commands(root, env)
+    assert "hello:hi" in commands and "hello:extra" not in commands

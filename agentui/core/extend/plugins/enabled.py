@@ -61,8 +61,9 @@ class Plugin:
         return command
 
     def manifest(self) -> dict[str, Any]:
+        path = inside(self.root, ".claude-plugin/plugin.json")  # (not one linking out of the plugin)
         try:
-            return read_object(self.root / ".claude-plugin" / "plugin.json")
+            return read_object(path) if path is not None else {}
         except PluginError:
             return {}
 

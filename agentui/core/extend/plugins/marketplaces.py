@@ -101,8 +101,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
 def known_marketplaces(env: Mapping[str, str] | None = None) -> list[Marketplace]:
     found = []
     for name, entry in read_object(marketplaces_file(env)).items():
-        if isinstance(entry, dict) and isinstance(entry.get("source"), dict) and entry.get("installLocation"):
-            found.append(Marketplace(name, entry["source"], Path(entry["installLocation"])))
+        location = entry.get("installLocation") if isinstance(entry, dict) else None
+        if isinstance(entry, dict) and isinstance(entry.get("source"), dict) and isinstance(location, str) and location:
+            found.append(Marketplace(name, entry["source"], Path(location)))  # (what is not in its shape left out)
     return found
 
 
