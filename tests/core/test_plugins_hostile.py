@@ -346,3 +346,22 @@ def test_a_plugin_json_linking_out_of_the_plugin_is_not_read(world, tmp_path: Pa
     install_plugin("hello@local-mkt", "user", root, env)
     commands = load_custom_commands(root, env)
     assert "hello:hi" in commands and "hello:extra" not in commands
+
+
+def test_fifos_where_a_plugins_files_go_are_refused_not_waited_on(world) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    add_marketplace(str(mkt), root, env)
+    install_plugin("hello@local-mkt", "user", root, env)
+    plugin = mkt / "plugins" / "hello"
+    for name in ("hooks/hooks.json", ".mcp.json", ".claude-plugin/plugin.json", "commands/hi.md"):
+        (plugin / name).unlink()
+        os.mkfifo(plugin / name)
+    os.mkfifo(plugin / "skills" / "greet" / "fifo-skill")
+    assert "hello:hi" not in load_custom_commands(root, env) and load_servers(root, env) == []
+    assert [spec for spec in open_project(root, env=env).hooks.specs if spec.source == "plugin"] == []
+    assert [skill.name for skill in load_skills(root, env)] == ["hello:greet"]
+    manifest = mkt / ".claude-plugin" / "marketplace.json"
+    manifest.unlink()
+    os.mkfifo(manifest)
+    with pytest.raises(PluginError, match="No marketplace manifest"):
+        add_marketplace(str(mkt), root, env)
