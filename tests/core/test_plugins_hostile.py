@@ -365,3 +365,17 @@ def test_fifos_where_a_plugins_files_go_are_refused_not_waited_on(world) -> None
     os.mkfifo(manifest)
     with pytest.raises(PluginError, match="No marketplace manifest"):
         add_marketplace(str(mkt), root, env)
+
+
+def test_a_projects_settings_file_linking_out_of_it_is_not_written_by_a_project_install(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root, env, mkt = world
+    victim = tmp_path / "victim.json"
+    victim.write_text("{}\n")
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").symlink_to(victim)
+    add_marketplace(str(mkt), root, env)
+    with pytest.raises(PluginError, match="is a link out of the project"):
+        install_plugin("hello@local-mkt", "project", root, env)
+    with pytest.raises(PluginError, match="is a link out of the project"):
+        add_marketplace(str(mkt), root, env, scope="project")
+    assert victim.read_text() == "{}\n"
