@@ -504,7 +504,7 @@ def _tool_servers(launch: Launch, project: Project, agent: Agent) -> ToolServers
     """The conversation's MCP servers and APIs; their elicitation requests go to the front end if it answers them."""
     from agentui.core.extend.mcp.elicitation import Elicitations
 
-    asks = Elicitations(agent.bus, lambda: agent.session_id, launch.answers_elicitation)
+    asks = Elicitations(agent.bus, lambda: agent.session_id, launch.answers_elicitation, project.hooks)
     return ToolServers(project, launch.mcp_configs, launch.strict_mcp, launch.settings.openapi, asks)
 
 

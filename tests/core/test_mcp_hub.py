@@ -24,11 +24,11 @@ async def test_a_tool_list_change_reaches_the_registry(tmp_path: Path) -> None:
         grow = tools.get("mcp__tiny__grow")
         assert grow is not None
         ctx = ToolContext(cwd=tmp_path, session_id="s", tool_call_id="t")
-        assert (await grow.run(grow.Args.model_validate({}), ctx)).content == "grown"
+        assert (await grow.run(grow.Args.model_validate({}), ctx)).content == '{"result":"grown"}'
         await eventually(lambda: "mcp__tiny__late" in tools.names())
         late = tools.get("mcp__tiny__late")
         assert late is not None and late.spec.description == "Arrived after the start."
-        assert (await late.run(late.Args.model_validate({}), ctx)).content == "late but here"
+        assert (await late.run(late.Args.model_validate({}), ctx)).content == '{"result":"late but here"}'
     finally:
         await hub.aclose()
     assert [server.state for server in hub.servers] == ["closed"]

@@ -191,7 +191,7 @@ async def test_a_token_the_server_stops_taking_makes_it_need_authentication_agai
             whoami = tools.get("mcp__web__whoami")
             assert whoami is not None
             ctx = ToolContext(cwd=tmp_path, session_id="s", tool_call_id="t")
-            assert (await whoami.run(whoami.Args.model_validate({}), ctx)).content == "signed in"
+            assert (await whoami.run(whoami.Args.model_validate({}), ctx)).content == '{"result":"signed in"}'
             site.forget_tokens()
             assert (await whoami.run(whoami.Args.model_validate({}), ctx)).is_error
             [server] = hub.servers

@@ -117,7 +117,7 @@ async def test_resource_and_prompt_list_changes_reach_the_conversation(hub: McpH
     notes = hub.servers[0]
     assert [prompt.name for prompt in notes.prompts] == ["greet"]
     assert await run(hub.tools, "mcp__notes__add_note", name="todo", text="buy milk") == ToolResult(
-        content="added", details={"server": "notes"}
+        content='{"result":"added"}', details={"server": "notes"}
     )
     await eventually(lambda: "notes://todo" in [resource.uri for resource in notes.resources])
     assert (await run(hub.tools, "ReadMcpResourceTool", server="notes", uri="notes://todo")).content == (
@@ -172,10 +172,10 @@ async def elicitation_hub(tmp_path: Path, answered: bool) -> tuple[McpHub, Event
     return hub, bus, asked
 
 
-async def test_an_elicitation_is_declined_where_no_one_answers(tmp_path: Path) -> None:
+async def test_an_elicitation_is_cancelled_where_no_one_answers(tmp_path: Path) -> None:
     hub, _, asked = await elicitation_hub(tmp_path, answered=False)
     try:
-        assert (await run(hub.tools, "mcp__notes__deploy")).content == "not deployed: decline"
+        assert (await run(hub.tools, "mcp__notes__deploy")).content == '{"result":"not deployed: cancel"}'
         assert asked == []
     finally:
         await hub.aclose()
@@ -185,9 +185,9 @@ async def test_an_elicitation_is_declined_where_no_one_answers(tmp_path: Path) -
     ("decision", "said"),
     [
         (PermissionDecision(behavior="allow", updated_input={"place": "prod", "hurry": "yes"}),
-         "deploying to prod (hurry: True)"),
-        (PermissionDecision(behavior="deny"), "not deployed: decline"),
-        (PermissionDecision(behavior="deny", interrupt=True), "not deployed: cancel"),
+         '{"result":"deploying to prod (hurry: True)"}'),
+        (PermissionDecision(behavior="deny"), '{"result":"not deployed: decline"}'),
+        (PermissionDecision(behavior="deny", interrupt=True), '{"result":"not deployed: cancel"}'),
     ],
 )  # fmt: skip
 async def test_an_elicitation_is_an_event_and_the_persons_answer_goes_back(

@@ -75,5 +75,5 @@ def test_a_claude_code_project_with_mcp_an_agent_a_skill_and_a_command(
     tools = {tool["name"]: tool for tool in first["tools"]}
     assert "mcp__tiny__add" in tools and "adder: Adds numbers with the tiny server." in tools["Agent"]["description"]
     assert [tool["name"] for tool in child["tools"]] == ["mcp__tiny__add"]  # the agent's own tool list
-    assert child_after["messages"][-1]["content"][0]["content"] == "42"
+    assert child_after["messages"][-1]["content"][0]["content"] == '{"result":42}'
     assert last["messages"][-1]["content"][0]["content"] == "19 + 23 = 42"

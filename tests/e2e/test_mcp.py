@@ -76,8 +76,8 @@ def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
     assert {"mcp__tiny__add", "mcp__tiny__shout", "mcp__tiny__pixel", "mcp__tiny__die"} <= set(tools)
     assert tools["mcp__tiny__add"]["description"] == "Add two whole numbers."
     assert tools["mcp__tiny__add"]["input_schema"]["required"] == ["a", "b"]
-    assert tool_result(server, 1)["content"] == "5"
-    assert tool_result(server, 2)["content"] == "HEY (hello)"  # the server's configured environment reached it
+    assert tool_result(server, 1)["content"] == '{"result":5}'
+    assert tool_result(server, 2)["content"] == '{"result":"HEY (hello)"}'  # the server's configured environment reached it
     [image] = tool_result(server, 3)["content"]  # an image result reaches the model as an image
     assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
 
@@ -256,7 +256,7 @@ def test_a_server_over_http(
         )
         assert done.returncode == 0, done.stderr
         assert "mcp__web__add" in [t["name"] for t in json.loads(server.requests[0].body)["tools"]]
-        assert tool_result(server)["content"] == "42"
+        assert tool_result(server)["content"] == '{"result":42}'
     finally:
         http_server.terminate()
         http_server.wait(10)

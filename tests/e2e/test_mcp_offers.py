@@ -1,7 +1,7 @@
 """What MCP servers offer besides tools, in print mode against a model the loopback server plays, with a real MCP
 server (tests/support/mcp_offers_server.py, FastMCP over stdio): the resource tools reach the model and answer,
 under the permission rules; `@server:uri` attaches a resource; `-p "/mcp__server__prompt words"` sends the server's
-prompt; an elicitation is declined, since no one is there to answer."""
+prompt; an elicitation is cancelled, since no one is there to answer (as Claude Code cancels it)."""
 
 from __future__ import annotations
 
@@ -97,13 +97,13 @@ def test_a_servers_prompt_is_a_slash_command_in_print_mode(
     assert "Traceback" not in missing.stderr
 
 
-def test_an_elicitation_is_declined_in_print_mode(
+def test_an_elicitation_is_cancelled_in_print_mode_as_in_claude_code(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path
 ) -> None:
     server.enqueue(call("mcp__notes__deploy"), answer())
     done = run(agentui_bin, clean_env, server, project, "--mcp-config", notes(), "--allowedTools", "mcp__notes")
     assert done.returncode == 0, done.stderr
-    assert tool_result(server, 1)["content"] == "not deployed: decline"
+    assert tool_result(server, 1)["content"] == '{"result":"not deployed: cancel"}'
 
 
 def test_an_elicitation_is_an_event_answered_with_a_command_over_the_commands_protocol(
@@ -123,6 +123,6 @@ def test_an_elicitation_is_an_event_answered_with_a_command_over_the_commands_pr
     agentui.send({"type": "answer", "id": "a1", "request_id": asked["request_id"], "decision": decision})
     assert agentui.until("command_done", id="a1")["outcome"] is True
     assert agentui.until("command_done", id="p1")["outcome"]["text"] == "Deployed."
-    assert tool_result(server, 1)["content"] == "deploying to prod (hurry: False)"
+    assert tool_result(server, 1)["content"] == '{"result":"deploying to prod (hurry: False)"}'
     code, stderr = agentui.close()
     assert code == 0, stderr

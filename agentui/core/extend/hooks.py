@@ -45,11 +45,11 @@ EVENTS = (
     "PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd",
     "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "PermissionRequest", "Notification",
     "PostToolBatch", "StopFailure", "UserPromptExpansion", "InstructionsLoaded", "CwdChanged", "TaskCreated",
-    "TaskCompleted",
+    "TaskCompleted", "Elicitation", "ElicitationResult",
 )  # fmt: skip
 _NO_PROMPT_ID = frozenset({"SessionStart"})
 _NO_MODE = frozenset({"SessionStart", "SessionEnd", "StopFailure", "InstructionsLoaded", "CwdChanged", "TaskCreated",
-                      "TaskCompleted"})  # fmt: skip
+                      "TaskCompleted", "Elicitation", "ElicitationResult"})  # fmt: skip
 """Claude Code's inputs for these events leave out the prompt's id, or the permission mode."""
 MAX_OUTPUT = 100_000
 
@@ -98,6 +98,8 @@ class HookOutcome:
     """`continue: false`: the run ends after this step, and `stopReason` says why (to the person, not the model)."""
     blocked_by: list[str] = field(default_factory=list)
     """Each blocking hook's reason after the hook (`[command]: reason`), as Claude Code tells them to the model."""
+    answer: tuple[str, dict[str, Any] | None] | None = None
+    """An Elicitation or ElicitationResult hook's answer for the MCP server: its `action` and `content`."""
 
     def absorb(self, decision: Decision | None, reason: str | None) -> None:
         if decision is None:
@@ -333,6 +335,17 @@ class Hooks:
             payload["parent_file_path"] = str(memory.imported_by)
         await self._event("InstructionsLoaded", session_id, payload, target=why)
 
+    async def elicitation(self, session_id: str, server: str, request: dict[str, Any]) -> HookOutcome:
+        """Elicitation, before an MCP server's request for input is put to the person (`request`: its message, mode,
+        url, id and schema): a hook may answer it (`answer`); one that blocks declines it."""
+        return await self._event("Elicitation", session_id, {"mcp_server_name": server, **request}, target=server)
+
+    async def elicitation_result(self, session_id: str, server: str, result: dict[str, Any]) -> HookOutcome:
+        """ElicitationResult, before the answer (`result`: the request's id and mode, the action and content) goes
+        back to the server: a hook may change it (`answer`); one that blocks declines it."""
+        payload = {"mcp_server_name": server, **result}
+        return await self._event("ElicitationResult", session_id, payload, target=server)
+
     async def cwd_changed(self, session_id: str, old: Path, new: Path) -> None:
         await self._event("CwdChanged", session_id, {"old_cwd": str(old), "new_cwd": str(new)})
 
@@ -518,6 +531,12 @@ class Hooks:
             outcome.absorb("allow", output.get("reason"))
         if isinstance(specific.get("additionalContext"), str):
             outcome.context.append(specific["additionalContext"])
+        action = specific.get("action")
+        if spec.event in ("Elicitation", "ElicitationResult") and action in ("accept", "decline", "cancel"):
+            content = specific.get("content")
+            outcome.answer = (action, content if isinstance(content, dict) else None)
+            if action == "decline":
+                outcome.absorb("block", str(output.get("reason") or "declined by a hook"))
 
 
 def _typed(name: str, arguments: str) -> str:

@@ -792,7 +792,7 @@ async def test_mcp_servers_connect_in_the_background_and_mcp_shows_them(tmp_path
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["It is 42."])
         [block] = texts(app, ToolBlock)
         assert block.tool_name == "mcp__tiny__add" and block.state == "done"
-        assert harness.providers[0].requests[1].messages[-1].content[0].content == "42"
+        assert harness.providers[0].requests[1].messages[-1].content[0].content == '{"result":42}'
 
 
 async def test_a_projects_mcp_server_is_asked_about_once_and_the_answer_kept_outside_the_project(

@@ -60,7 +60,10 @@ async def test_an_elicitation_is_a_question_the_person_answers(tmp_path: Path) -
         assert [box.value for box in boxes] == ["prod", "yes"]
         await pilot.press("enter")  # (the last box: the answers go)
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Deployed."])
-        assert harness.providers[0].requests[1].messages[-1].content[0].content == "deploying to prod (hurry: True)"
+        assert (
+            harness.providers[0].requests[1].messages[-1].content[0].content
+            == '{"result":"deploying to prod (hurry: True)"}'
+        )
 
 
 async def test_an_elicitation_declined_with_escape_says_so_to_the_server(tmp_path: Path) -> None:
@@ -74,7 +77,7 @@ async def test_an_elicitation_declined_with_escape_says_so_to_the_server(tmp_pat
         await until(pilot, lambda: isinstance(app.screen, ElicitationScreen))
         await pilot.press("escape")
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["Not deployed."])
-        assert harness.providers[0].requests[1].messages[-1].content[0].content == "not deployed: decline"
+        assert harness.providers[0].requests[1].messages[-1].content[0].content == '{"result":"not deployed: decline"}'
 
 
 async def test_a_servers_prompts_are_slash_commands_and_its_resources_complete(tmp_path: Path) -> None:

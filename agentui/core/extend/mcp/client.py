@@ -89,6 +89,9 @@ class CallOutcome:
     content: list[dict[str, Any]]
     """Text and image blocks, as the Messages API takes them."""
     is_error: bool = False
+    structured: dict[str, Any] | None = None
+    """The result's `structuredContent`, when the tool gave one (what Claude Code shows the model instead of its
+    text)."""
 
 
 @dataclass
@@ -310,7 +313,8 @@ class McpServer:
             return CallOutcome(
                 [{"type": "text", "text": f"The MCP server {self.name} failed on {tool}: {what}."}], is_error=True
             )
-        return CallOutcome(_blocks(result.content), bool(result.isError))
+        structured = result.structuredContent if isinstance(result.structuredContent, dict) else None
+        return CallOutcome(_blocks(result.content), bool(result.isError), structured)
 
     def _signed_out(self) -> bool:
         """The connection ended because the server no longer takes the token (a method: the state has changed

@@ -5,6 +5,7 @@ starts the configured servers and keeps the registry in step with what each offe
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -62,8 +63,11 @@ class McpTool(Tool[McpArgs]):
         for block in outcome.content:
             if block["type"] == "image":
                 blocks.append(ImageBlock(source=block["source"]))
-            else:
+            elif outcome.structured is None:
                 blocks.append(TextBlock(text=block["text"]))
+        if outcome.structured is not None:  # (as Claude Code: the structured result as JSON, in place of its text)
+            structured = json.dumps(outcome.structured, ensure_ascii=False, separators=(",", ":"))
+            blocks.append(TextBlock(text=structured))
         if all(isinstance(block, TextBlock) for block in blocks):
             text = "\n".join(block.text for block in blocks if isinstance(block, TextBlock))
             return ToolResult(
