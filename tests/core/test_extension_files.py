@@ -56,9 +56,9 @@ def test_the_loaders_read_only_the_projects_own_regular_files_and_never_wait(pla
     assert done.returncode == 0, done.stderr
     agents, commands, skills = done.stdout.splitlines()
     assert SECRET not in done.stdout and "ghp_" not in done.stdout
-    assert agents == "['bytes', 'general-purpose', 'good']"  # (a file that is not UTF-8 is read as Claude Code does)
+    assert agents == "['Explore', 'Plan', 'bytes', 'general-purpose', 'good']"  # (non-UTF-8 read as Claude Code does)
     assert (
-        "('good', 'Work well.')" in commands
+        "('good', 'Work well.\\n')" in commands
         and "'bytes'" in commands
         and "fifo" not in commands
         and "link" not in commands
