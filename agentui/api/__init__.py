@@ -151,6 +151,7 @@ _EXPORTS = {
     # plugins and marketplaces (`agentui plugin ...`, /plugin)
     "plugin_command": "agentui.core.extend.plugins.commands",
     "PluginError": "agentui.core.extend.plugins.files",
+    "plugins_in_use": "agentui.core.extend.plugins.enabled",
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
@@ -218,6 +219,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.output_styles import style_in_use as style_in_use
     from agentui.core.extend.output_styles import style_names as style_names
     from agentui.core.extend.plugins.commands import plugin_command as plugin_command
+    from agentui.core.extend.plugins.enabled import plugins_in_use as plugins_in_use
     from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus
     from agentui.core.extend.skills import load_skills as load_skills

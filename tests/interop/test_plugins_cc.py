@@ -40,6 +40,18 @@ def first_request(world: World) -> dict[str, Any]:
     return next(r.json() for r in world.server.requests if "tools" in r.json())
 
 
+def init_plugins(world: World, tool: str) -> list[dict[str, str]]:
+    """The plugins stream-json's init message names."""
+    done = subprocess.run(
+        [world.bins[tool], "-p", "hello", "--model", "claude-sonnet-4-5", "--output-format=stream-json", "--verbose"],
+        env=world.env, cwd=world.project, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    init = next(line for line in lines if line.get("subtype") == "init")
+    return list(init["plugins"])
+
+
 def test_a_plugin_claude_code_installed_is_seen_and_used_by_agentui(plugged: tuple[World, Path, Path]) -> None:
     world, mkt, log = plugged
     cli(world, "claude", "marketplace", "add", str(mkt))
@@ -60,6 +72,8 @@ def test_a_plugin_claude_code_installed_is_seen_and_used_by_agentui(plugged: tup
     listed = json.dumps(body["messages"]) + json.dumps(body.get("system"))
     assert "- hello:greeter: A greeter agent" in listed and "- hello:greet: Greets people" in listed
     assert f"hook {root} {root}" in log.read_text()  # (its hook ran, with CLAUDE_PLUGIN_ROOT both ways)
+    expected = [{"name": "hello", "path": str(root), "source": ID}]
+    assert init_plugins(world, "agentui") == init_plugins(world, "claude") == expected
 
     cli(world, "claude", "disable", ID)
     log.write_text("")

@@ -16,6 +16,7 @@ from agentui.api import (
     LineTally,
     RewindError,
     context_breakdown,
+    plugins_in_use,
     read_for_program,
     rename_session,
     set_thinking,
@@ -150,7 +151,8 @@ async def _skills(conversation: Conversation, _: SessionTotals, __: dict[str, An
 
 async def _plugins(conversation: Conversation, _: SessionTotals, __: dict[str, Any]) -> dict[str, Any]:
     commands = [{"name": name, "description": "", "argumentHint": ""} for name in conversation.command_names()]
-    return {"commands": commands, "agents": conversation.agent_names(), "plugins": [], "mcpServers": []}
+    plugins = plugins_in_use(conversation.root, conversation.env)
+    return {"commands": commands, "agents": conversation.agent_names(), "plugins": plugins, "mcpServers": []}
 
 
 async def _stop_task(conversation: Conversation, _: SessionTotals, request: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from agentui.api import (
     TaskNotices,
     describe_call,
     limit_reached,
+    plugins_in_use,
     style_in_use,
 )
 from agentui.api.events import (
@@ -137,7 +138,7 @@ class ClaudeStream:
             "output_style": style_in_use(conversation),
             "agents": conversation.agent_names(),
             "skills": conversation.skill_names(),
-            "plugins": [],
+            "plugins": plugins_in_use(conversation.root, conversation.env),
             "analytics_disabled": True,  # (agentui sends nothing anywhere but the model's server)
             "product_feedback_disabled": True,
             "uuid": _id(),

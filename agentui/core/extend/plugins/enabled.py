@@ -198,6 +198,12 @@ def mcp_server_entries(project_root: Path, env: Mapping[str, str] | None = None)
     return found
 
 
+def plugins_in_use(project_root: Path, env: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+    """The enabled plugins as Claude Code's stream-json init and the SDK's reload_plugins name them: name, the
+    directory it is read from, and its `name@marketplace`."""
+    return [{"name": p.name, "path": str(p.root), "source": p.id} for p in enabled_plugins(project_root, env)]
+
+
 def plugins_json(env: Mapping[str, str] | None, project_root: Path) -> list[dict[str, Any]]:
     """Installed plugins as `claude plugin list --json` gives them: id, version, scope, enabled, installPath..."""
     from agentui.core.extend.plugins.installing import installed_entries
