@@ -60,7 +60,9 @@ def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
         "mkdir -p ~/.ssh && echo 'Host *\n  ProxyCommand touch pwned' > ~/.ssh/config",
         "mkdir -p ~/.ssh; echo key >> ~/.ssh/authorized_keys",
         "mkdir -p ~/.claude/hooks && echo 'touch pwned' > ~/.claude/hooks/on-stop.sh",
-        "mkdir -p ~/.claude/plugins/evil",
+        "mkdir -p ~/.claude/plugins/cache/evil",
+        "mkdir -p ~/.claude/plugins && echo '{}' > ~/.claude/plugins/installed_plugins.json",
+        "mkdir -p ~/.claude/plugins/marketplaces/evil",
     ]
     for attack in attacks:
         box.run(attack, guard=True)
@@ -81,9 +83,27 @@ def test_the_keys_to_the_house_cannot_be_written(box: Box) -> None:
         box.home / ".bash_aliases",
         box.home / ".ssh",
         box.home / ".claude" / "hooks",
-        box.home / ".claude" / "plugins",
+        box.home / ".claude" / "plugins" / "cache",
+        box.home / ".claude" / "plugins" / "installed_plugins.json",
+        box.home / ".claude" / "plugins" / "marketplaces",
     ):
         assert not os.path.lexists(path), path
+
+
+def test_a_plugins_own_data_directory_stays_writable_and_the_rest_of_its_install_does_not(box: Box) -> None:
+    """`${CLAUDE_PLUGIN_DATA}` is where Claude Code lets a plugin's hooks keep state; what is installed is not."""
+    plugins = box.home / ".claude" / "plugins"
+    (plugins / "cache" / "mkt" / "hello").mkdir(parents=True)
+    (plugins / "cache" / "mkt" / "hello" / "hook.sh").write_text("echo hi\n")
+    (plugins / "data").mkdir()
+    box.snapshot()  # (what is here now is the person's, not a stand-in)
+    done = box.run(
+        f"mkdir -p {plugins}/data/hello-mkt && echo seen > {plugins}/data/hello-mkt/state; "
+        f"echo 'touch pwned' > {plugins}/cache/mkt/hello/hook.sh",
+        guard=True,
+    )
+    assert (plugins / "data" / "hello-mkt" / "state").read_text() == "seen\n", done.err
+    assert (plugins / "cache" / "mkt" / "hello" / "hook.sh").read_text() == "echo hi\n"
 
 
 def test_work_in_the_project_and_outside_it_goes_on_as_usual(box: Box) -> None:

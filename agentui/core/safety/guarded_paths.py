@@ -202,7 +202,11 @@ def home_targets(home: Path, env: Mapping[str, str]) -> list[Target]:
         _directory(claude / "agents"),
         _directory(claude / "skills"),
         _directory(claude / "hooks"),  # (scripts the settings' hooks run)
-        _directory(claude / "plugins"),
+        # Plugins: what is installed and where it comes from (code that runs later), but not `data/`, where each
+        # plugin's hooks and servers keep their own state (`${CLAUDE_PLUGIN_DATA}`), as Claude Code lets them.
+        *(_directory(claude / "plugins" / name) for name in ("cache", "marketplaces", "npm-cache", "repos")),
+        _file(claude / "plugins" / "installed_plugins.json", b'{"version": 2, "plugins": {}}\n'),
+        _file(claude / "plugins" / "known_marketplaces.json", b"{}\n"),
         _file(home / ".claude.json", b"{}\n"),
         _directory(home / ".ssh"),  # (config's ProxyCommand runs at the next ssh; authorized_keys lets others in)
     ]
