@@ -77,7 +77,7 @@ def test_a_servers_tools_reach_the_model_and_a_call_reaches_the_server(
     assert tools["mcp__tiny__add"]["description"] == "Add two whole numbers."
     assert tools["mcp__tiny__add"]["input_schema"]["required"] == ["a", "b"]
     assert tool_result(server, 1)["content"] == '{"result":5}'
-    assert tool_result(server, 2)["content"] == '{"result":"HEY (hello)"}'  # the server's configured environment reached it
+    assert tool_result(server, 2)["content"] == '{"result":"HEY (hello)"}'  # (its configured environment)
     [image] = tool_result(server, 3)["content"]  # an image result reaches the model as an image
     assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
 
