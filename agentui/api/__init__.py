@@ -56,6 +56,8 @@ _EXPORTS = {
     "ChangedOutside": "agentui.core.rewind",
     "FileChange": "agentui.core.session.file_history",
     "ShellInfo": "agentui.core.background",
+    "AgentTaskInfo": "agentui.core.background_agents",
+    "background_agents": "agentui.core.background_agents",
     # what a conversation holds and how the setup stands: /context, /status and /doctor
     "ContextBreakdown": "agentui.core.context.breakdown",
     "context_breakdown": "agentui.core.context.breakdown",
@@ -179,6 +181,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.added_directories import directory_to_add as directory_to_add
     from agentui.core.assembly import open_conversation as open_conversation
     from agentui.core.background import ShellInfo as ShellInfo
+    from agentui.core.background_agents import AgentTaskInfo as AgentTaskInfo
+    from agentui.core.background_agents import background_agents as background_agents
     from agentui.core.call_views import CallView as CallView
     from agentui.core.call_views import ResultView as ResultView
     from agentui.core.claude_settings import settings_report as settings_report

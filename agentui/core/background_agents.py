@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 AgentTaskStatus = Literal["pending", "running", "completed", "failed", "killed"]
 MAX_SUBAGENTS = 10
@@ -139,3 +139,38 @@ class BackgroundAgents:
 
     async def stop_all(self) -> None:
         await asyncio.gather(*(self.stop(task) for task in self.running()))
+
+
+@dataclass(frozen=True)
+class AgentTaskInfo:
+    """A background sub-agent as a front end shows it (/tasks): what it was sent to do, and what it said."""
+
+    id: str
+    description: str
+    agent_type: str
+    status: AgentTaskStatus
+    said: str
+    """Its answer, or why it failed; "" while it works."""
+
+
+class _Workspace(Protocol):
+    @property
+    def agents(self) -> BackgroundAgents: ...
+
+
+class _Project(Protocol):
+    @property
+    def workspace(self) -> _Workspace: ...
+
+
+class _Conversation(Protocol):
+    @property
+    def project(self) -> _Project: ...
+
+
+def background_agents(conversation: _Conversation) -> list[AgentTaskInfo]:
+    """The sub-agents the model sent to the background in this conversation, running or ended, oldest first."""
+    return [
+        AgentTaskInfo(task.id, task.description, task.agent_type, task.status, task.error or task.result)
+        for task in conversation.project.workspace.agents.all()
+    ]

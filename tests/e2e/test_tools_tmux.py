@@ -70,13 +70,13 @@ def test_questions_plan_approval_ctrl_b_and_the_background_panel(
 
         terminal.type("/tasks")
         terminal.keys("Enter")
-        screen = terminal.wait_for("Background shells")
+        screen = terminal.wait_for("Background tasks")
         assert "(running)" in screen and "Tick: for i in" in screen
         terminal.wait_for("tick 1")  # its output so far
         terminal.keys("k")
         terminal.wait_for("(killed")
         terminal.keys("Escape")
-        terminal.wait_gone("Background shells")
+        terminal.wait_gone("Background tasks")
         terminal.quit()
     finally:
         terminal.close()

@@ -140,19 +140,20 @@ class Rewind(SlashCommand):
 
 
 class Tasks(SlashCommand):
-    name, description = "tasks", "Show the background shells: their status and output, and stop one"
+    name, description = "tasks", "Show the background shells and agents: their status and output, and stop one"
 
     async def run(self, app: AppHost, arguments: str) -> None:
-        from agentui.frontends.tui.screens.background import BackgroundShellsScreen
+        from agentui.api import background_agents
+        from agentui.frontends.tui.screens.background import BackgroundTasksScreen
 
         conversation = app.conversation
-        if conversation is None or not conversation.background_shells():
+        if conversation is None or not (conversation.background_shells() or background_agents(conversation)):
             app.say(
-                "No background shells. The model starts one with Bash run_in_background; Ctrl+B sends a running "
-                "command there."
+                "No background shells or agents. The model starts one with Bash's or Agent's run_in_background; "
+                "Ctrl+B sends a running command there."
             )
             return
-        app.push_screen(BackgroundShellsScreen(conversation))
+        app.push_screen(BackgroundTasksScreen(conversation))
 
 
 TRY_USAGE = (
