@@ -399,6 +399,8 @@ def test_what_initialize_answers_lists_the_commands_agents_models_and_account(
     (project / ".claude" / "commands" / "greet.md").write_text(
         "---\ndescription: Say hello\nargument-hint: <name>\n---\nGreet $ARGUMENTS.\n"
     )
+    (project / ".claude" / "skills" / "tidy").mkdir(parents=True)
+    (project / ".claude" / "skills" / "tidy" / "SKILL.md").write_text("---\ndescription: Tidies code.\n---\nTidy.\n")
     (project / ".claude" / "agents").mkdir()
     (project / ".claude" / "agents" / "checker.md").write_text(
         "---\nname: checker\ndescription: Checks things.\nmodel: haiku\n---\nCheck.\n"
@@ -413,6 +415,7 @@ def test_what_initialize_answers_lists_the_commands_agents_models_and_account(
     commands = {command["name"]: command for command in got["supportedCommands"]}
     assert commands["greet"]["description"].startswith("Say hello") and commands["greet"]["argumentHint"] == "<name>"
     assert "compact" in commands
+    assert commands["tidy"]["description"].startswith("Tidies code.")  # (a skill, with its description)
     agents = {agent["name"]: agent for agent in got["supportedAgents"]}
     assert agents["checker"] == {"name": "checker", "description": "Checks things.", "model": "haiku"}
     models = got["supportedModels"]

@@ -146,7 +146,9 @@ async def _thinking_tokens(conversation: Conversation, _: SessionTotals, request
 
 
 async def _skills(conversation: Conversation, _: SessionTotals, __: dict[str, Any]) -> dict[str, Any]:
-    return {"skills": [{"name": name, "description": "", "argumentHint": ""} for name in conversation.skill_names()]}
+    from agentui.frontends.claude_code.initialize import skill_commands
+
+    return {"skills": skill_commands(conversation)}
 
 
 async def _plugins(conversation: Conversation, _: SessionTotals, __: dict[str, Any]) -> dict[str, Any]:

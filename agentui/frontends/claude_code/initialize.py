@@ -12,6 +12,7 @@ from agentui.api import (
     Settings,
     agent_types,
     load_custom_commands,
+    load_skills,
     model_options,
     resolved_model,
     style_in_use,
@@ -27,11 +28,17 @@ COMPACT = {
 """The built-in command agentui answers over the protocol, described as Claude Code describes its own."""
 
 
+def skill_commands(conversation: Conversation) -> list[dict[str, str]]:
+    """The skills as commands the person may type, each with its description, as Claude Code lists them."""
+    skills = load_skills(conversation.root, conversation.env)
+    return [{"name": skill.name, "description": skill.description, "argumentHint": ""} for skill in skills]
+
+
 def initialize_response(conversation: Conversation, settings: Settings) -> dict[str, Any]:
     commands = [COMPACT]
     for name, command in sorted(load_custom_commands(conversation.root, conversation.env).items()):
         commands.append({"name": name, "description": command.description, "argumentHint": command.argument_hint})
-    commands += [{"name": name, "description": "", "argumentHint": ""} for name in conversation.skill_names()]
+    commands += skill_commands(conversation)
     agents = []
     for kind in agent_types(conversation):
         agents.append({"name": kind.name, "description": kind.description})
