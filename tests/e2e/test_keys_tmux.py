@@ -237,7 +237,7 @@ def test_a_note_takes_effect_at_once(
         terminal.type("/memory")
         terminal.keys("Enter")
         screen = terminal.wait_for("Memory files the model reads")
-        assert "- CLAUDE.md (project" in screen, screen  # (named as the project names it: no long path to wrap)
+        assert "- CLAUDE.md: the project's instructions" in screen, screen  # (its short name, and why it is read)
         terminal.wait_for("- indent with four spaces")  # the file, with the note in it
         terminal.type("tidy up")
         terminal.keys("Enter")
