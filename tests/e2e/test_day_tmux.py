@@ -171,7 +171,9 @@ def test_a_day_of_work_in_the_app(
         terminal.keys("Enter")
         commands = terminal.wait_for("Quit agentui")  # the last row of the commands
         terminal.keys("PPage")  # the keys, above them
-        help_screen = " ".join((terminal.wait_for("Keys") + commands).split())
+        above = terminal.wait_for("Shift+Tab")
+        terminal.keys("PPage")  # (and their heading, above those: the commands list is long)
+        help_screen = " ".join((terminal.wait_for("Keys") + above + commands).split())
         terminal.keys("C-End")
         for key in ("PageUp PageDown", "Ctrl+Home Ctrl+End", "Ctrl+O", "Ctrl+R", "Ctrl+F", "Ctrl+L", "Shift+Tab"):
             assert key in help_screen

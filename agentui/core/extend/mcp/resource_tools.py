@@ -10,9 +10,10 @@ import mimetypes
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.extend.mcp.client import McpRequestError, McpServer
 from agentui.core.providers.base import ToolSpec
@@ -59,6 +60,18 @@ def _find(servers: Sequence[McpServer], name: str) -> McpServer | None:
     return next((server for server in servers if server.name == name), None)
 
 
+class ListDetails(TypedDict):
+    resources: list[dict[str, Any]]
+    """Each resource as the server lists it, with its `server`."""
+
+
+class ReadDetails(TypedDict):
+    contents: list[dict[str, Any]]
+    """The resource's contents: text, or a blob's saved file."""
+    error: NotRequired[str]
+    """Why there are none (a resource the server does not have)."""
+
+
 def _not_found(servers: Sequence[McpServer], name: str) -> str:
     return f'Server "{name}" not found. Available servers: {", ".join(server.name for server in servers)}'
 
@@ -67,6 +80,7 @@ class ListMcpResources(Tool[ListArgs]):
     name = LIST_TOOL
     description = LIST_DESCRIPTION
     Args = ListArgs
+    Details = ListDetails
     kind = "read"
     aliases = ("ListMcpResources",)
 
@@ -107,6 +121,7 @@ class ReadMcpResource(Tool[ReadArgs]):
     name = READ_TOOL
     description = READ_DESCRIPTION
     Args = ReadArgs
+    Details = ReadDetails
     kind = "read"
     aliases = ("ReadMcpResource",)
 
