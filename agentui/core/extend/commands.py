@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import body_of, parse_front_matter
+from agentui.core.frontmatter import body_of, listed, parse_front_matter
 
 if TYPE_CHECKING:
     from agentui.core.project import Project
@@ -53,7 +53,7 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
             if plugin is not None:  # (`/hello:hi`, with the plugin's directory written in, as Claude Code's)
                 name, body = f"{plugin.name}:{name}", plugin.expand(body)
-            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            tools = listed(meta, "allowed-tools")
             commands[name] = CustomCommand(
                 name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path,
                 plugin is not None and plugin.from_project, meta.get("model", ""),
@@ -65,7 +65,6 @@ def skill_command(name: str, root: Path, env: Mapping[str, str] | None) -> Custo
     """A skill typed as a command (`/greet Bob`), as Claude Code runs one: its instructions, base directory first,
     are the prompt, and its allowed-tools hold as a command's do."""
     from agentui.core.extend.skills import load_skills
-    from agentui.core.frontmatter import body_of
     from agentui.core.tools.skill import SKILL_LOADED
 
     skill = next((skill for skill in load_skills(root, env) if skill.name == name), None)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import parse_front_matter
+from agentui.core.frontmatter import listed, parse_front_matter
 
 if TYPE_CHECKING:
     from agentui.core.extend.plugins.enabled import Plugin
@@ -71,7 +71,7 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
             name = f"{plugin.name}:{name}" if plugin is not None else name  # (`hello:greet`, as Claude Code's)
             description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
             source = "plugin" if plugin is not None else "project" if held is not None else "user"
-            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            tools = listed(meta, "allowed-tools")
             tools = tuple(t.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for t in tools)
             invocable = meta.get("disable-model-invocation", "").strip().lower() != "true"
             model = "" if meta.get("model", "").strip() == "inherit" else meta.get("model", "").strip()
