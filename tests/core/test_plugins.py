@@ -5,7 +5,6 @@ the loaders (commands, skills, agents, hooks, MCP servers), under the project's 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
@@ -19,16 +18,12 @@ from agentui.core.extend.plugins.marketplaces import add_marketplace, known_mark
 from agentui.core.extend.skills import load_skills
 from agentui.core.extend.subagents import load_agent_types
 from agentui.core.project import open_project
-from tests.support.plugins import git_repository, write_marketplace
+from tests.support.plugins import git_repository, plugin_world
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
-    root = tmp_path / "project"
-    root.mkdir()
-    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
-           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
-    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+    return plugin_world(tmp_path)
 
 
 def read(path: Path) -> dict[str, object]:
