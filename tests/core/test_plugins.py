@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentui.core.extend.commands import load_custom_commands
+from agentui.core.extend.commands import load_custom_commands, skill_command
 from agentui.core.extend.mcp.config import load_servers
 from agentui.core.extend.plugins.files import PluginError
 from agentui.core.extend.plugins.installing import install_plugin, set_enabled, uninstall_plugin
@@ -237,6 +237,8 @@ async def test_a_plugins_skill_loads_with_its_root_written_in_and_grants_as_the_
         result = await tool.run(SkillArgs(skill="hello:build"), ToolContext(cwd=root, session_id="s", tool_call_id="t"))
         assert result.content == "Launching skill: hello:build" and asked == granted, (scope, trusted)
         assert f"Run {mkt / 'plugins' / 'hello'}/build.sh" in result.context[0]
+        typed = skill_command("hello:build", root, env)  # (typed as `/hello:build`: the same text)
+        assert typed is not None and f"Run {mkt / 'plugins' / 'hello'}/build.sh" in typed.body
         uninstall_plugin("hello@local-mkt", scope, root, env)
 
 

@@ -64,17 +64,13 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
 def skill_command(name: str, root: Path, env: Mapping[str, str] | None) -> CustomCommand | None:
     """A skill typed as a command (`/greet Bob`), as Claude Code runs one: its instructions, base directory first,
     are the prompt, and its allowed-tools hold as a command's do."""
-    from agentui.core.extend.skills import load_skills
-    from agentui.core.tools.skill import SKILL_LOADED
+    from agentui.core.extend.skills import load_skills, skill_text
 
     skill = next((skill for skill in load_skills(root, env) if skill.name == name), None)
-    held = root if skill is not None and skill.source == "project" else None
-    if skill is None or (text := extension_text(skill.path, held)) is None:
+    if skill is None or (body := skill_text(skill)) is None:
         return None
-    body = f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}".replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
-    model = parse_front_matter(text)[0].get("model", "")
     plugin = skill.source == "plugin"  # (a plugin's may be one only the project turned on: its grants wait for trust)
-    return CustomCommand(name, body, skill.description, "", skill.allowed_tools, skill.path, plugin, model)
+    return CustomCommand(name, body, skill.description, "", skill.allowed_tools, skill.path, plugin, skill.model)
 
 
 def expand_custom_command(
