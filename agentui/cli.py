@@ -19,7 +19,6 @@ EXIT_USAGE = 2
 
 
 UNSUPPORTED = {
-    "effort": "agentui does not send an effort level; use --max-thinking-tokens",
     "task-budget": "agentui does not send task budgets; --max-total-tokens limits a run's tokens",
     "plugin-dir": "agentui does not load Claude Code plugins",
     "session-mirror": "agentui writes its sessions itself and mirrors them nowhere",
@@ -121,8 +120,9 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="the model to use (default: per provider, or the config file's)")
     parser.add_argument(
         "--provider",
-        choices=("anthropic", "openai", "scripted"),
-        help="the model API: Anthropic Messages, OpenAI-compatible, or a scripted replay",
+        choices=("anthropic", "bedrock", "vertex", "openai", "openai-responses", "gemini", "scripted"),
+        help="the model API: Anthropic Messages (on Anthropic, Amazon Bedrock or Google Vertex AI), OpenAI-compatible "
+        "chat completions, OpenAI's Responses API, Gemini, or a scripted replay",
     )
     parser.add_argument("--base-url", help="the API server's base URL (a local server, a proxy)")
     parser.add_argument("--script", metavar="FILE", help="the JSON script the scripted provider replays")
@@ -202,6 +202,11 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-thinking-tokens", type=_positive_int, metavar="N", help="let the model think, up to N tokens"
+    )
+    parser.add_argument(
+        "--effort",
+        choices=("low", "medium", "high", "xhigh", "max"),
+        help="how hard the model works on each answer, in the provider's own terms",
     )
     parser.add_argument("--append-system-prompt", metavar="TEXT", help="add to the end of the system prompt")
 
@@ -722,6 +727,8 @@ def _with_thinking(settings: Any, args: Any) -> Any:
     """--max-thinking-tokens, --thinking and --betas on the settings."""
     if args.betas:
         settings = settings.model_copy(update={"betas": tuple(b.strip() for b in args.betas.split(",") if b.strip())})
+    if args.effort:
+        settings = settings.with_effort(args.effort)
     if args.thinking == "disabled":
         return settings.with_thinking(None)
     if args.thinking and not args.max_thinking_tokens and not settings.options.thinking_budget:

@@ -20,6 +20,7 @@ from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.services import Services
 from agentui.core.loop.spawn import spawn
 from agentui.core.project import Project, open_project
+from agentui.core.providers import CLAUDE_PLATFORMS
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import open_session
 
@@ -356,7 +357,7 @@ def _wire_tools(
         _keep_tools(project, launch.tools)
     if launch.name:
         session.writer.rename(launch.name)
-    project.workspace.reads_documents = provider.name == "anthropic"
+    project.workspace.reads_documents = provider.name in CLAUDE_PLATFORMS
     if launch.json_schema is not None:
         from agentui.core.tools.structured_output import StructuredOutput
 

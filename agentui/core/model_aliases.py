@@ -1,12 +1,14 @@
 """Claude Code's model aliases (`sonnet`, `opus`, `haiku`, `sonnet[1m]`, `opusplan`, `default`) and what each means
-on Anthropic's API today, as Claude Code 2.1.197 resolves them: for `--model`, the `model` setting and `/model`. On
-an OpenAI-compatible server a Claude alias means nothing, so it is passed as typed (`default` excepted: it is
-agentui's own word for "the model the configuration gives")."""
+on each platform that serves Claude (Anthropic's API, Amazon Bedrock, Google Vertex AI), as Claude Code 2.1.197
+resolves them: for `--model`, the `model` setting and `/model`. On any other provider a Claude alias means nothing,
+so it is passed as typed (`default` excepted: it is agentui's own word for "the model the configuration gives")."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from agentui.core.providers import CLAUDE_PLATFORMS
 
 ALIASES = ("default", "sonnet", "opus", "haiku", "sonnet[1m]", "opusplan")
 """The names a person can pick, in the order the picker offers them."""
@@ -16,6 +18,15 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
     "sonnet": ("claude-sonnet-5", "ANTHROPIC_DEFAULT_SONNET_MODEL", "Sonnet 5"),
     "opus": ("claude-opus-4-8", "ANTHROPIC_DEFAULT_OPUS_MODEL", "Opus 4.8"),
     "haiku": ("claude-haiku-4-5-20251001", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "Haiku 4.5"),
+}
+PLATFORM_MODELS: dict[str, dict[str, str]] = {
+    # platform: {family: the id Claude Code 2.1.197 asks that platform for}
+    "bedrock": {
+        "sonnet": "us.anthropic.claude-sonnet-5",
+        "opus": "us.anthropic.claude-opus-4-8",
+        "haiku": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+    },
+    "vertex": {"sonnet": "claude-sonnet-5", "opus": "claude-opus-4-8", "haiku": "claude-haiku-4-5@20251001"},
 }
 LONG_CONTEXT = "[1m]"
 """The suffix that asks for the 1M-token context window (the Messages API's `context-1m-2025-08-07` beta)."""
@@ -39,9 +50,10 @@ class Resolved:
         return f"{self.alias} ({self.model})" if self.alias and self.alias != self.model else self.model
 
 
-def family_model(family: str, env: Mapping[str, str]) -> str:
+def family_model(family: str, env: Mapping[str, str], provider: str = "anthropic") -> str:
+    """The model an alias of `family` names on `provider`: its ANTHROPIC_DEFAULT_*_MODEL, else Claude Code's."""
     model, variable, _ = FAMILIES[family]
-    return env.get(variable) or model
+    return env.get(variable) or PLATFORM_MODELS.get(provider, {}).get(family, model)
 
 
 def resolve(typed: str, provider: str, env: Mapping[str, str], default: str) -> Resolved:
@@ -51,20 +63,20 @@ def resolve(typed: str, provider: str, env: Mapping[str, str], default: str) -> 
     alias = name.lower()
     if alias == "default":
         return Resolved(name, default, "default")
-    if provider != "anthropic" or alias not in ALIASES:
+    if provider not in CLAUDE_PLATFORMS or alias not in ALIASES:
         return Resolved(name, name)
     if alias == "opusplan":
-        return Resolved(name, family_model("sonnet", env), alias, family_model("opus", env))
+        return Resolved(name, family_model("sonnet", env, provider), alias, family_model("opus", env, provider))
     if alias.endswith(LONG_CONTEXT):
-        return Resolved(name, family_model(alias.removesuffix(LONG_CONTEXT), env) + LONG_CONTEXT, alias)
-    return Resolved(name, family_model(alias, env), alias)
+        return Resolved(name, family_model(alias.removesuffix(LONG_CONTEXT), env, provider) + LONG_CONTEXT, alias)
+    return Resolved(name, family_model(alias, env, provider), alias)
 
 
 def described(alias: str, provider: str, env: Mapping[str, str], default: str) -> str:
     """One line for the picker: what the alias means here."""
     if alias == "default":
         return f"the configured model ({default})"
-    if provider != "anthropic":
+    if provider not in CLAUDE_PLATFORMS:
         return "Claude Code's alias, sent as typed (this server names its own models)"
     if alias == "opusplan":
         return f"{FAMILIES['opus'][2]} in plan mode, else {FAMILIES['sonnet'][2]}"

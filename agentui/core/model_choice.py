@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agentui.core.model_aliases import ALIASES, Resolved, described, resolve
+from agentui.core.providers import CLAUDE_PLATFORMS
 
 if TYPE_CHECKING:
     from agentui.core.loop.agent import Agent
@@ -79,7 +80,7 @@ def model_options(conversation: Conversation) -> list[ModelOption]:
     settings = conversation.launch.settings
     env = os.environ if conversation.env is None else conversation.env
     default = settings.default_model or settings.model
-    names = ALIASES if settings.provider == "anthropic" else ("default",)
+    names = ALIASES if settings.provider in CLAUDE_PLATFORMS else ("default",)
     options = [ModelOption(alias, described(alias, settings.provider, env, default)) for alias in names]
     seen = {option.name for option in options}
     for name, meaning in [(default, "the configured model"), (settings.model, "the model this session started with")]:
@@ -106,7 +107,7 @@ async def served_models(conversation: Conversation) -> list[str] | None:
     """The models an OpenAI-compatible server lists (`GET /models`), to tell a person choosing one that it is not
     there; None when the provider is another, or the server does not answer with a list in time."""
     settings = conversation.launch.settings
-    if settings.provider != "openai":
+    if settings.provider not in ("openai", "openai-responses"):
         return None
     from agentui.core.providers._httpx import httpx
     from agentui.core.providers.openai import DEFAULT_BASE_URL

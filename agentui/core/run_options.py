@@ -5,7 +5,12 @@ same objects."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+Effort = Literal["low", "medium", "high", "xhigh", "max"]
+EFFORTS: tuple[Effort, ...] = ("low", "medium", "high", "xhigh", "max")
 
 
 class ModelOptions(BaseModel):
@@ -17,6 +22,8 @@ class ModelOptions(BaseModel):
     """The settings (or CLAUDE_CODE_MAX_OUTPUT_TOKENS) name `max_tokens`: it is sent as it is, whatever the model."""
     thinking_budget: int | None = None
     """Tokens the model may think with before it answers (extended thinking); None for none."""
+    effort: Effort | None = None
+    """How hard the model works (Claude Code's --effort and effortLevel); None leaves it to the provider."""
     context_window: int | None = None
     """The model's context size in tokens when the built-in table does not know it (or knows it wrong)."""
     auto_compact: bool = True

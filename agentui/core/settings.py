@@ -19,15 +19,28 @@ from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.model_aliases import resolve as resolve_alias
-from agentui.core.providers import ProviderConfig, ProviderName
-from agentui.core.run_options import ModelOptions, RunLimits
+from agentui.core.provider_env import PROVIDER_ENV, switched_on
+from agentui.core.providers import CLAUDE_PLATFORMS, ProviderConfig, ProviderName
+from agentui.core.run_options import Effort, ModelOptions, RunLimits
 
 NumberT = TypeVar("NumberT", int, float)
-PROVIDERS: tuple[ProviderName, ...] = ("anthropic", "openai", "scripted")
+PROVIDERS: tuple[ProviderName, ...] = (
+    "anthropic",
+    "bedrock",
+    "vertex",
+    "openai",
+    "openai-responses",
+    "gemini",
+    "scripted",
+)
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
     "anthropic": "claude-sonnet-4-5",
+    "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "vertex": "claude-sonnet-4-5@20250929",
     "openai": "gpt-4.1",
+    "openai-responses": "gpt-5",
+    "gemini": "gemini-2.5-pro",
     "scripted": "scripted",
 }
 SMALL_ANTHROPIC_MODEL = "claude-haiku-4-5"
@@ -156,6 +169,10 @@ class Settings(BaseModel):
     betas: tuple[str, ...] = ()
     """Messages API beta features to ask for (--betas), sent as `anthropic-beta`."""
     script: Path | None = None
+    region: str | None = None
+    """The cloud region (Bedrock, Vertex); None where the provider has none."""
+    project: str | None = None
+    """The Google Cloud project (Vertex)."""
     max_attempts: int = 10
     max_retry_wait: float = 60.0
     """The longest retry-after a server may ask for that is waited out (AGENTUI_MAX_RETRY_WAIT, seconds)."""
@@ -173,9 +190,22 @@ class Settings(BaseModel):
         """The same settings with `budget` tokens to think with (None: no thinking)."""
         return self.model_copy(update={"options": self.options.model_copy(update={"thinking_budget": budget})})
 
+    def with_effort(self, effort: Effort | None) -> Settings:
+        """The same settings with `effort` asked of the model (None: the provider's default)."""
+        return self.model_copy(update={"options": self.options.model_copy(update={"effort": effort})})
+
     def provider_config(self) -> ProviderConfig:
         """What `create_provider` makes the provider from."""
-        return ProviderConfig(self.provider, self.base_url, self.api_key, self.auth_token, self.betas, self.script)
+        return ProviderConfig(
+            self.provider,
+            self.base_url,
+            self.api_key,
+            self.auth_token,
+            self.betas,
+            self.script,
+            region=self.region,
+            project=self.project,
+        )
 
 
 @dataclass(frozen=True)
@@ -226,32 +256,34 @@ def resolve_settings(
     routes = config.routes or {}
     overrides = _with_main_route(overrides, routes)
 
-    provider = overrides.provider or _provider_from_env(env) or config.provider or _inferred_provider(env, overrides)
+    provider = (
+        overrides.provider
+        or _provider_from_env(env)
+        or switched_on(env)
+        or config.provider
+        or _inferred_provider(env, overrides)
+    )
     if provider is None:
         raise ConfigError(NO_CREDENTIALS)
     config_applies = config.provider in (None, provider)
+    names = PROVIDER_ENV[provider]
 
-    prefix = {"anthropic": "ANTHROPIC", "openai": "OPENAI"}.get(provider)
     configured = (
-        (env.get(f"{prefix}_MODEL") if prefix else None)
+        names.first(names.model, env)
         or env.get("AGENTUI_MODEL")
         or (config.model if config_applies else None)
         or DEFAULT_MODELS[provider]
     )
     default = resolve_alias(configured, provider, env, DEFAULT_MODELS[provider])  # (a setting may name an alias)
     chosen = resolve_alias(overrides.model, provider, env, default.model) if overrides.model else default
-    base_url = (
-        overrides.base_url
-        or (env.get(f"{prefix}_BASE_URL") if prefix else None)
-        or (config.base_url if config_applies else None)
-    )
-    api_key = env.get(f"{prefix}_API_KEY") if prefix else None
-    auth_token = env.get("ANTHROPIC_AUTH_TOKEN") if provider == "anthropic" else None
+    base_url = overrides.base_url or names.first(names.base_url, env) or (config.base_url if config_applies else None)
+    api_key = names.first(names.api_key, env)
+    auth_token = names.first(names.auth_token, env)
     script = overrides.script or (Path(env["AGENTUI_SCRIPT"]) if env.get("AGENTUI_SCRIPT") else None) or config.script
 
     if provider == "scripted" and script is None:
         raise ConfigError("The scripted provider needs a script: pass --script FILE (a JSON list of responses).")
-    if provider != "scripted" and not (api_key or auth_token or base_url):
+    if names.key_required and not (api_key or auth_token or base_url):
         raise ConfigError(NO_CREDENTIALS)
 
     attempts = _env_number(env, "AGENTUI_MAX_ATTEMPTS", lambda v: max(1, int(v)), "a whole number, such as 3")
@@ -260,7 +292,7 @@ def resolve_settings(
     )
     max_attempts = attempts if attempts is not None else config.max_attempts or 10
     max_retry_wait = retry_wait if retry_wait is not None else 60.0
-    small_model = _small_model(env, provider, prefix, base_url, config.small_model if config_applies else None)
+    small_model = _small_model(env, provider, base_url, config.small_model if config_applies else None)
     return Settings(
         provider=provider,
         model=chosen.model,
@@ -271,6 +303,8 @@ def resolve_settings(
         api_key=api_key or None,
         auth_token=auth_token or None,
         script=script,
+        region=names.first(names.region, env) or names.default_region,
+        project=names.first(names.project, env),
         max_attempts=max_attempts,
         max_retry_wait=max_retry_wait,
         options=_model_options(config, env),
@@ -340,7 +374,7 @@ def _env_number(env: Mapping[str, str], name: str, convert: Callable[[str], Numb
 
 
 def _small_model(
-    env: Mapping[str, str], provider: ProviderName, prefix: str | None, base_url: str | None, configured: str | None
+    env: Mapping[str, str], provider: ProviderName, base_url: str | None, configured: str | None
 ) -> str | None:
     """The model for small calls: AGENTUI_SMALL_MODEL, Claude Code's variables for it, the config file's, or
     Anthropic's small model when the Messages API is Anthropic's own."""
@@ -348,7 +382,7 @@ def _small_model(
         env.get("AGENTUI_SMALL_MODEL")
         or (
             env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL") or env.get("ANTHROPIC_SMALL_FAST_MODEL")
-            if prefix == "ANTHROPIC"
+            if provider in CLAUDE_PLATFORMS
             else None
         )
         or configured
@@ -371,6 +405,8 @@ def _inferred_provider(env: Mapping[str, str], overrides: Overrides) -> Provider
         return "anthropic"
     if any(env.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
         return "openai"
+    if any(env.get(name) for name in ("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")):
+        return "gemini"
     if overrides.script is not None:
         return "scripted"
     if overrides.base_url is not None:

@@ -70,8 +70,8 @@ def test_the_scripted_provider_needs_a_script() -> None:
 
 
 def test_bad_environment_values_are_named() -> None:
-    with pytest.raises(ConfigError, match="AGENTUI_PROVIDER must be one of anthropic, openai, scripted"):
-        resolve_settings(Overrides(), env={"AGENTUI_PROVIDER": "gemini"}, config=ConfigFile())
+    with pytest.raises(ConfigError, match="AGENTUI_PROVIDER must be one of anthropic, bedrock, vertex, openai, "):
+        resolve_settings(Overrides(), env={"AGENTUI_PROVIDER": "palm"}, config=ConfigFile())
     with pytest.raises(ConfigError, match="AGENTUI_MAX_ATTEMPTS must be a whole number"):
         resolve_settings(
             Overrides(), env={"ANTHROPIC_API_KEY": "k", "AGENTUI_MAX_ATTEMPTS": "lots"}, config=ConfigFile()
@@ -89,7 +89,7 @@ def test_config_file_errors_say_where(tmp_path: Path) -> None:
     path.write_text('{"modle": "x"}')
     with pytest.raises(ConfigError, match="has a bad value at 'modle': Extra inputs are not permitted"):
         load_config_file(path)
-    path.write_text('{"provider": "gemini"}')
+    path.write_text('{"provider": "palm"}')
     with pytest.raises(ConfigError, match="has a bad value at 'provider'"):
         load_config_file(path)
     path.write_text('{"provider": "openai", "base_url": "http://127.0.0.1:1/v1", "max_attempts": 3}')

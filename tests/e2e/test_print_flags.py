@@ -239,7 +239,7 @@ def test_flags_agentui_cannot_honour_are_one_sentence(
     agentui_bin: str, clean_env: dict[str, str], tmp_path: Path
 ) -> None:
     for flags, said in (
-        (["--effort", "high"], "--effort is not supported"),
+        (["--effort", "extreme"], "argument --effort: invalid choice: 'extreme'"),
         (["--plugin-dir", "x"], "--plugin-dir is not supported: agentui does not load Claude Code plugins."),
         (["--agents", "[1]"], "--agents takes a JSON object of agent types by name"),
         (["--max-budget-usd", "0"], "'0' is not more than 0"),

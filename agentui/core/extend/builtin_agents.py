@@ -142,11 +142,13 @@ BUILT_IN = (
 
 
 def small_fast_model(provider: str, env: Mapping[str, str], configured: str | None, parent: str) -> str:
-    """The model Explore runs on. On Anthropic's API, as Claude Code picks it: `AGENTUI_SMALL_MODEL`, else the
-    `haiku` alias (ANTHROPIC_DEFAULT_HAIKU_MODEL, else claude-haiku-4-5-20251001). Elsewhere a Claude model means
-    nothing, so the configured small model, else the parent's."""
-    if provider == "anthropic":
+    """The model Explore runs on. Where Claude is served (Anthropic, Bedrock, Vertex), as Claude Code picks it:
+    `AGENTUI_SMALL_MODEL`, else the `haiku` alias (ANTHROPIC_DEFAULT_HAIKU_MODEL, else Claude Code's Haiku id on that
+    platform). Elsewhere a Claude model means nothing, so the configured small model, else the parent's."""
+    from agentui.core.providers import CLAUDE_PLATFORMS
+
+    if provider in CLAUDE_PLATFORMS:
         from agentui.core.model_aliases import family_model
 
-        return env.get("AGENTUI_SMALL_MODEL") or family_model("haiku", env)
+        return env.get("AGENTUI_SMALL_MODEL") or family_model("haiku", env, provider)
     return configured or parent

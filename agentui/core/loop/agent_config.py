@@ -50,6 +50,7 @@ class AgentConfig(BaseModel):
             tools=tools.specs(),
             max_tokens=self.output_tokens,
             thinking_budget=self.options.thinking_budget,
+            effort=self.options.effort,
         )
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -19,6 +20,7 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
+from agentui.core.providers import ProviderConfig
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
@@ -47,6 +49,21 @@ _DELTA_KINDS: dict[str, tuple[DeltaKind, str]] = {
 _KNOWN_STOPS = {"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"}
 
 
+@dataclass(frozen=True)
+class Platform:
+    """How a platform that serves Claude takes a Messages API body. Anthropic's own API names the model and asks for
+    a stream in the body; Bedrock and Vertex name the model in the URL and the API version in the body, and Bedrock
+    takes the betas there too (its streaming is a URL of its own)."""
+
+    model_in_body: bool = True
+    stream_in_body: bool = True
+    anthropic_version: str | None = None
+    betas_in_body: bool = False
+
+
+FIRST_PARTY = Platform()
+
+
 class AnthropicProvider:
     name = "anthropic"
 
@@ -65,11 +82,14 @@ class AnthropicProvider:
             self._headers["x-api-key"] = api_key
         if auth_token:
             self._headers["authorization"] = f"Bearer {auth_token}"
-        if betas:
-            self._headers["anthropic-beta"] = ",".join(betas)
+        self._betas = tuple(betas)
         self._client = client or new_client()
         self._sse = SSEConnection(self._client, api=_API, key_hint="ANTHROPIC_API_KEY")
         self._pieces = JsonPieces()
+
+    @classmethod
+    def from_config(cls, config: ProviderConfig) -> AnthropicProvider:
+        return cls(api_key=config.api_key, auth_token=config.auth_token, base_url=config.base_url, betas=config.betas)
 
     @property
     def url(self) -> str:
@@ -81,12 +101,10 @@ class AnthropicProvider:
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         content = await self._pieces.build(request.messages, partial(build_body, request, self._pieces))
         headers = self._headers
-        if request.model != without_long_context(request.model)[0]:
-            # "claude-sonnet-5[1m]": the 1M-token window, asked for as Claude Code does
-            betas = [b for b in headers.get("anthropic-beta", "").split(",") if b]
-            headers = {**headers, "anthropic-beta": ",".join(dict.fromkeys([*betas, LONG_CONTEXT_BETA]))}
+        if betas := request_betas(self._betas, request):
+            headers = {**headers, "anthropic-beta": ",".join(betas)}
         async with self._sse.post(self.url, content, headers) as source:
-            parser = _StreamParser(source.response.headers.get("request-id", ""))
+            parser = StreamParser(source.response.headers.get("request-id", ""))
             async for sse in self._sse.content(source):
                 for event in parser.feed(sse.event, decode_data(sse, api=_API)):
                     yield event
@@ -96,10 +114,21 @@ class AnthropicProvider:
                 raise StreamBrokenError(f"{_API} ended the stream before the message was complete.")
 
 
-class _StreamParser:
-    """Maps Messages API stream events onto ProviderEvents; unknown events and fields are ignored."""
+def request_betas(configured: Sequence[str], request: ProviderRequest) -> list[str]:
+    """The beta features one request asks for: the configured ones (--betas), and those the request needs (the
+    1M-token window for "claude-sonnet-5[1m]", asked for as Claude Code does)."""
+    betas = list(configured)
+    if request.model != without_long_context(request.model)[0]:
+        betas.append(LONG_CONTEXT_BETA)
+    return list(dict.fromkeys(betas))
 
-    def __init__(self, request_id: str = "") -> None:
+
+class StreamParser:
+    """Maps Messages API stream events onto ProviderEvents; unknown events and fields are ignored. Bedrock's stream
+    carries the same events in another framing, so its provider feeds them here too."""
+
+    def __init__(self, request_id: str = "", api: str = _API) -> None:
+        self.api = api
         self.finished = False
         self._request_id = request_id
         self._usage = Usage()
@@ -109,10 +138,10 @@ class _StreamParser:
 
     def feed(self, name: str, data: Any) -> Iterable[ProviderEvent]:
         if not isinstance(data, dict):
-            raise ProtocolError(f"{_API} sent a stream event that is not a JSON object.")
+            raise ProtocolError(f"{self.api} sent a stream event that is not a JSON object.")
         kind = data.get("type", name)
         if name == "error" or kind == "error":
-            raise error_for_stream_event(data, api=_API)
+            raise error_for_stream_event(data, api=self.api)
         if kind == "message_start":
             message = data.get("message") or {}
             self._usage = _usage(message.get("usage"), Usage())
@@ -123,7 +152,7 @@ class _StreamParser:
                 ),
             )
         if not self._started:
-            raise ProtocolError(f"{_API} sent '{kind}' before 'message_start'.")
+            raise ProtocolError(f"{self.api} sent '{kind}' before 'message_start'.")
         if kind == "content_block_delta":
             delta = data.get("delta") or {}
             mapped = _DELTA_KINDS.get(str(delta.get("type")))
@@ -176,15 +205,27 @@ def _usage(raw: Any, previous: Usage) -> Usage:
 # Request building
 
 
-def build_body(request: ProviderRequest, pieces: JsonPieces | None = None) -> bytes:
+def build_body(
+    request: ProviderRequest,
+    pieces: JsonPieces | None = None,
+    *,
+    platform: Platform = FIRST_PARTY,
+    betas: Sequence[str] = (),
+) -> bytes:
     """The Messages API body, with cache breakpoints on the system prompt, the tools and the last message; each
-    message's JSON but the last one's is taken from `pieces` (made there once)."""
+    message's JSON but the last one's is taken from `pieces` (made there once). `platform` says where the model, the
+    stream, the API version and `betas` go."""
     pieces = JsonPieces() if pieces is None else pieces
-    head: dict[str, Any] = {
-        "model": without_long_context(request.model)[0],
-        "max_tokens": request.max_tokens,
-        "stream": True,
-    }
+    head: dict[str, Any] = {}
+    if platform.anthropic_version:
+        head["anthropic_version"] = platform.anthropic_version
+    if platform.model_in_body:
+        head["model"] = without_long_context(request.model)[0]
+    head["max_tokens"] = request.max_tokens
+    if platform.stream_in_body:
+        head["stream"] = True
+    if platform.betas_in_body and betas:
+        head["anthropic_beta"] = list(betas)
     system = []
     if request.system:
         system.append({"type": "text", "text": request.system, "cache_control": EPHEMERAL})

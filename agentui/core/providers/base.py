@@ -35,6 +35,9 @@ class ProviderRequest:
     tools: Sequence[ToolSpec] = ()
     max_tokens: int = 8192
     thinking_budget: int | None = None
+    effort: str | None = None
+    """How hard the model works on its answer (Claude Code's --effort: low, medium, high, xhigh, max), mapped to
+    each provider's own control; None leaves it to the provider."""
     metadata: Mapping[str, str] = field(default_factory=dict)
     system_volatile: str = ""
     """System text after the cache breakpoint: facts that change between sessions (date, git status)."""

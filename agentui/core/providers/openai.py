@@ -17,6 +17,7 @@ from agentui.core.messages import (
     Usage,
     as_text,
 )
+from agentui.core.providers import ProviderConfig
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
@@ -47,6 +48,10 @@ class OpenAIProvider:
         # OpenAI's own API has renamed max_tokens; the compatible servers all still take the old name.
         self._max_tokens_field = "max_completion_tokens" if "api.openai.com" in self.base_url else "max_tokens"
         self._pieces = JsonPieces()
+
+    @classmethod
+    def from_config(cls, config: ProviderConfig) -> OpenAIProvider:
+        return cls(api_key=config.api_key, base_url=config.base_url)
 
     @property
     def url(self) -> str:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from agentui.core.errors import AgentuiError
 from agentui.core.messages import ContentBlock, StopReason, TextBlock, ThinkingBlock, ToolUseBlock, Usage
+from agentui.core.providers import ProviderConfig
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_status
 from agentui.core.providers.stream import BlockDelta, BlockStart, BlockStop, ProviderEvent, StreamEnd, StreamStart
 
@@ -94,6 +95,11 @@ class ScriptedProvider:
     @classmethod
     def from_file(cls, path: Path) -> ScriptedProvider:
         return cls(load_script(path))
+
+    @classmethod
+    def from_config(cls, config: ProviderConfig) -> ScriptedProvider:
+        assert config.script is not None, "settings validation requires a script for the scripted provider"
+        return cls.from_file(config.script)
 
     async def aclose(self) -> None:
         return None

@@ -42,7 +42,7 @@ async def choose(app: AppHost, conversation: Conversation, typed: str) -> None:
     app.chosen_model = typed
     app.status.set(model=conversation.model, alias=resolved.alias or "")
     app.say(f"Model set to {resolved.label} for the next requests.")
-    if conversation.launch.settings.provider == "openai" and typed.strip().lower() != "default":
+    if conversation.launch.settings.provider in ("openai", "openai-responses") and typed.strip().lower() != "default":
         from agentui.api import served_models
 
         listed = await served_models(conversation)
