@@ -26,8 +26,8 @@ class PathCompleter:
     ) -> None:
         self.root = root
         self.added = added
-        self.resources = resources
         """The added directories as they are now: their files are offered as absolute paths."""
+        self.resources = resources
         self._files: list[str] | None = None
         self._walked: tuple[Path, ...] = ()
 

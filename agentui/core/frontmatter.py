@@ -29,6 +29,12 @@ def parse_front_matter(text: str) -> tuple[dict[str, str], str]:
     return meta, "\n".join(lines[end + 1 :]).lstrip("\n")
 
 
+def listed(meta: dict[str, str], key: str) -> tuple[str, ...]:
+    """A key's list (`tools: Read, Grep`, or a block list, which `parse_front_matter` joins with commas), each item
+    stripped, empty ones left out."""
+    return tuple(item.strip() for item in meta.get(key, "").split(",") if item.strip())
+
+
 def body_of(text: str) -> str:
     """The body after the front matter as Claude Code sends a command's or a skill's: its last line break kept."""
     body = parse_front_matter(text)[1]

@@ -20,10 +20,13 @@ from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
 
 
-def conversation(tmp_path: Path, server: LoopbackServer, **launch: Any) -> tuple[Conversation, list[Event]]:
+def conversation(
+    tmp_path: Path, server: LoopbackServer, env: dict[str, str] | None = None, **launch: Any
+) -> tuple[Conversation, list[Event]]:
+    """A conversation on the loopback Messages API, asking nothing, with its events (`env` adds to its home's)."""
     root = tmp_path / "project"
     root.mkdir(exist_ok=True)
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), **(env or {})}
     opened = open_conversation(
         Launch(Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x"), cwd=root,
                permissions=PermissionOptions(mode="bypassPermissions"), **launch),

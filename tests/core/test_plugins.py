@@ -5,13 +5,12 @@ the loaders (commands, skills, agents, hooks, MCP servers), under the project's 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from agentui.core.extend.commands import load_custom_commands
+from agentui.core.extend.commands import load_custom_commands, skill_command
 from agentui.core.extend.mcp.config import load_servers
 from agentui.core.extend.plugins.files import PluginError
 from agentui.core.extend.plugins.installing import install_plugin, set_enabled, uninstall_plugin
@@ -19,16 +18,12 @@ from agentui.core.extend.plugins.marketplaces import add_marketplace, known_mark
 from agentui.core.extend.skills import load_skills
 from agentui.core.extend.subagents import load_agent_types
 from agentui.core.project import open_project
-from tests.support.plugins import git_repository, write_marketplace
+from tests.support.plugins import git_repository, plugin_world
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
-    root = tmp_path / "project"
-    root.mkdir()
-    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
-           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
-    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+    return plugin_world(tmp_path)
 
 
 def read(path: Path) -> dict[str, object]:
@@ -242,6 +237,8 @@ async def test_a_plugins_skill_loads_with_its_root_written_in_and_grants_as_the_
         result = await tool.run(SkillArgs(skill="hello:build"), ToolContext(cwd=root, session_id="s", tool_call_id="t"))
         assert result.content == "Launching skill: hello:build" and asked == granted, (scope, trusted)
         assert f"Run {mkt / 'plugins' / 'hello'}/build.sh" in result.context[0]
+        typed = skill_command("hello:build", root, env)  # (typed as `/hello:build`: the same text)
+        assert typed is not None and f"Run {mkt / 'plugins' / 'hello'}/build.sh" in typed.body
         uninstall_plugin("hello@local-mkt", scope, root, env)
 
 

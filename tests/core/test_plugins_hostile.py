@@ -20,16 +20,12 @@ from agentui.core.extend.plugins.marketplaces import add_marketplace, remove_mar
 from agentui.core.extend.skills import load_skills
 from agentui.core.extend.subagents import load_agent_types
 from agentui.core.project import open_project
-from tests.support.plugins import git_repository, write_marketplace
+from tests.support.plugins import git_repository, plugin_world, write_marketplace
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
-    root = tmp_path / "project"
-    root.mkdir()
-    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
-           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
-    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
+    return plugin_world(tmp_path)
 
 
 def test_a_hook_gets_a_plugin_directory_named_as_shell_code_as_text_and_runs_none_of_it(

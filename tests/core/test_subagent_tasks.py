@@ -15,36 +15,17 @@ from typing import Any
 
 import pytest
 
-from agentui.core.assembly import open_conversation
 from agentui.core.background_agents import MAX_SUBAGENTS
-from agentui.core.conversation import Conversation, Launch
-from agentui.core.events import BackgroundAgentUpdate, Event, ToolEnd, ToolProgress
+from agentui.core.events import BackgroundAgentUpdate, ToolEnd, ToolProgress
 from agentui.core.extend.agent_files import agent_types
-from agentui.core.project import PermissionOptions
-from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.run_options import RunLimits
-from agentui.core.settings import ConfigError, ConfigFile, Overrides, Settings, resolve_settings
+from agentui.core.settings import ConfigError, ConfigFile, Overrides, resolve_settings
+from tests.core.test_budgets import conversation
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 from tests.support.sse import anthropic_stream
 from tests.support.waiting import eventually
 
 WRITERS = {"Agent", "Edit", "Write", "NotebookEdit", "MultiEdit", "ExitPlanMode"}
-
-
-def conversation(
-    tmp_path: Path, server: LoopbackServer, env: dict[str, str] | None = None, **launch: Any
-) -> tuple[Conversation, list[Event]]:
-    root = tmp_path / "project"
-    root.mkdir(exist_ok=True)
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), **(env or {})}
-    opened = open_conversation(
-        Launch(Settings(provider="anthropic", model="claude-sonnet-4-5", base_url=server.url, api_key="x"), cwd=root,
-               permissions=PermissionOptions(mode="bypassPermissions"), **launch),
-        provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env,
-    )  # fmt: skip
-    events: list[Event] = []
-    opened.on(events.append)
-    return opened, events
 
 
 def first_text(body: dict[str, Any]) -> str:

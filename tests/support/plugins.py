@@ -5,11 +5,22 @@ is given (and `${CLAUDE_PLUGIN_ROOT}`) to a file, and the MCP server `hellosrv` 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 MCP_SERVER = Path(__file__).with_name("mcp_server.py")
+
+
+def plugin_world(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """A project, an environment whose config directories are all under `tmp_path`, and the marketplace (its hook
+    writing to tmp_path/hook.log)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "HOME": str(tmp_path / "home"),
+           "AGENTUI_CONFIG_DIR": str(tmp_path / "agentui"), "PATH": os.environ["PATH"]}  # fmt: skip
+    return root, env, write_marketplace(tmp_path / "mkt", tmp_path / "hook.log")
 
 
 def write_marketplace(where: Path, hook_log: Path, name: str = "local-mkt") -> Path:

@@ -170,7 +170,7 @@ class MemoryLoader:
         for rule in [rule for rule in self._waiting if rule.matches(path)]:
             self._waiting.remove(rule)
             why = f"a rule for {', '.join(rule.globs)}, read when {path} was touched"
-            self._add(rule.path, "user" if rule.scope == "user" else "project", reason=why, globs=rule.globs)
+            self._add(rule.path, rule.kind, reason=why, globs=rule.globs)
         return self.files[before:]
 
     def _directory(self, directory: Path, kind: Kind, why: str) -> None:

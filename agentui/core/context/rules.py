@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     import pathspec
@@ -72,8 +72,8 @@ class ConditionalRule:
     base: Path
     """The directory its globs are relative to."""
     globs: tuple[str, ...]
-    scope: str
-    """"user" or "project": whose rule it is."""
+    kind: Literal["user", "project"]
+    """Whose rule it is (the kind of memory file it becomes)."""
     _spec: pathspec.GitIgnoreSpec | None = field(default=None, repr=False)
 
     def matches(self, touched: Path) -> bool:

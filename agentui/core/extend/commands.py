@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import body_of, parse_front_matter
+from agentui.core.frontmatter import body_of, listed, parse_front_matter
 
 if TYPE_CHECKING:
     from agentui.core.project import Project
@@ -53,7 +53,7 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
             name = ":".join(path.relative_to(directory).with_suffix("").parts)
             if plugin is not None:  # (`/hello:hi`, with the plugin's directory written in, as Claude Code's)
                 name, body = f"{plugin.name}:{name}", plugin.expand(body)
-            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            tools = listed(meta, "allowed-tools")
             commands[name] = CustomCommand(
                 name, body, meta.get("description", ""), meta.get("argument-hint", ""), tools, path,
                 plugin is not None and plugin.from_project, meta.get("model", ""),
@@ -64,18 +64,13 @@ def load_custom_commands(project_root: Path, env: Mapping[str, str] | None = Non
 def skill_command(name: str, root: Path, env: Mapping[str, str] | None) -> CustomCommand | None:
     """A skill typed as a command (`/greet Bob`), as Claude Code runs one: its instructions, base directory first,
     are the prompt, and its allowed-tools hold as a command's do."""
-    from agentui.core.extend.skills import load_skills
-    from agentui.core.frontmatter import body_of
-    from agentui.core.tools.skill import SKILL_LOADED
+    from agentui.core.extend.skills import load_skills, skill_text
 
     skill = next((skill for skill in load_skills(root, env) if skill.name == name), None)
-    held = root if skill is not None and skill.source == "project" else None
-    if skill is None or (text := extension_text(skill.path, held)) is None:
+    if skill is None or (body := skill_text(skill)) is None:
         return None
-    body = f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}".replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
-    model = parse_front_matter(text)[0].get("model", "")
     plugin = skill.source == "plugin"  # (a plugin's may be one only the project turned on: its grants wait for trust)
-    return CustomCommand(name, body, skill.description, "", skill.allowed_tools, skill.path, plugin, model)
+    return CustomCommand(name, body, skill.description, "", skill.allowed_tools, skill.path, plugin, skill.model)
 
 
 def expand_custom_command(

@@ -58,9 +58,9 @@ class ToolServers:
         self._changing = asyncio.Lock()
         """Starting and setting servers one at a time: an SDK program may set some while the configured ones start."""
         self._dynamic: dict[str, Any] = {}
+        """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
         self._awaiting: dict[str, Any] = {}
         """The project's `.mcp.json` servers no answer or setting approved yet, by name (/mcp can approve them)."""
-        """The servers an SDK program set at run time (`setMcpServers`): each one's configuration as given, by name."""
 
     def mcp_status(self, awaiting: bool = False) -> list[McpStatus]:
         """Each configured MCP server: its state, its tools, and what went wrong; with `awaiting`, then the project's

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agentui.core.dirs import claude_config_dir
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import parse_front_matter
+from agentui.core.frontmatter import listed, parse_front_matter
 
 if TYPE_CHECKING:
     from agentui.core.extend.plugins.enabled import Plugin
@@ -71,7 +71,7 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
             name = f"{plugin.name}:{name}" if plugin is not None else name  # (`hello:greet`, as Claude Code's)
             description = " ".join((meta.get("description") or _first_line(body)).split())[:MAX_DESCRIPTION]
             source = "plugin" if plugin is not None else "project" if held is not None else "user"
-            tools = tuple(t.strip() for t in meta.get("allowed-tools", "").split(",") if t.strip())
+            tools = listed(meta, "allowed-tools")
             tools = tuple(t.replace("${CLAUDE_SKILL_DIR}", str(path.parent)) for t in tools)
             invocable = meta.get("disable-model-invocation", "").strip().lower() != "true"
             model = "" if meta.get("model", "").strip() == "inherit" else meta.get("model", "").strip()
@@ -79,20 +79,28 @@ def load_skills(project_root: Path, env: Mapping[str, str] | None = None) -> lis
     return list(skills.values())
 
 
-def skill_prompt(skill: Skill, arguments: str, session_id: str) -> str | None:
-    """What loading `skill` tells the model, as Claude Code words it: its base directory (so its supporting files
-    can be read), then its instructions with the arguments filled in. None when its file can no longer be read."""
-    from agentui.core.extend.arguments import fill_arguments
+def skill_text(skill: Skill) -> str | None:
+    """What loading `skill` tells the model, as Claude Code words it, before its arguments go in: its base directory
+    (so its supporting files can be read), then its instructions, its directories written in. None when its file can
+    no longer be read."""
     from agentui.core.frontmatter import body_of
     from agentui.core.tools.skill import SKILL_LOADED
 
     root = skill.path.parents[3] if skill.source == "project" else None  # (project/.claude/skills/name/SKILL.md)
     if (text := extension_text(skill.path, skill.plugin.root if skill.plugin else root)) is None:
         return None
-    prompt = fill_arguments(f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}", arguments)
+    prompt = f"{SKILL_LOADED}{skill.directory}\n\n{body_of(text)}"
     prompt = skill.plugin.expand(prompt) if skill.plugin else prompt  # (its ${CLAUDE_PLUGIN_ROOT}, as Claude Code's)
-    prompt = prompt.replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
-    return prompt.replace("${CLAUDE_SESSION_ID}", session_id)
+    return prompt.replace("${CLAUDE_SKILL_DIR}", str(skill.directory))
+
+
+def skill_prompt(skill: Skill, arguments: str, session_id: str) -> str | None:
+    """`skill_text` with the arguments filled in and the session named, as the Skill tool gives it."""
+    from agentui.core.extend.arguments import fill_arguments
+
+    if (text := skill_text(skill)) is None:
+        return None
+    return fill_arguments(text, arguments).replace("${CLAUDE_SESSION_ID}", session_id)
 
 
 def render_skills(skills: list[Skill]) -> str:

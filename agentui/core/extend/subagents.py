@@ -30,7 +30,7 @@ from agentui.core.dirs import claude_config_dir
 from agentui.core.events import Event, PermissionRequest, PermissionResolved, ToolEnd, ToolStart
 from agentui.core.extend.builtin_agents import BUILT_IN, GENERAL_PURPOSE, small_fast_model
 from agentui.core.extend.extension_files import extension_text, in_project
-from agentui.core.frontmatter import parse_front_matter
+from agentui.core.frontmatter import listed, parse_front_matter
 from agentui.core.tools.base import (
     Tool,
     ToolArgs,
@@ -130,8 +130,8 @@ def agent_type_from_file(path: Path, project_root: Path | None = None) -> AgentT
     if (text := extension_text(path, project_root)) is None:
         return None
     meta, body = parse_front_matter(text)
-    tools = tuple(t.strip() for t in meta.get("tools", "").split(",") if t.strip() and t.strip() != "*") or None
-    denied = tuple(t.strip() for t in meta.get("disallowedTools", "").split(",") if t.strip())
+    tools = tuple(tool for tool in listed(meta, "tools") if tool != "*") or None
+    denied = listed(meta, "disallowedTools")
     model = meta.get("model") or None
     return AgentType(
         meta.get("name") or path.stem,

@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agentui.core.extend.mcp.resource_tools import LIST_TOOL, READ_TOOL
 from agentui.core.loop.mentions import Attachments
 from agentui.core.messages import TextBlock, ToolUseBlock
 from agentui.core.safety.permissions import PermissionGate
@@ -17,7 +18,6 @@ from agentui.core.tools.base import Tool, ToolContext, ToolRegistry
 
 log = logging.getLogger(__name__)
 
-LIST_TOOL, READ_TOOL = "ListMcpResourcesTool", "ReadMcpResourceTool"
 RESOURCE_MENTION = re.compile(r"(?:^|(?<=[\s\u3002\u3001\uff1f\uff01]))@(\S+:\S+)\b")
 """Claude Code's pattern: `@server:uri` at the start or after a space (or CJK punctuation)."""
 READ_AGAIN = (

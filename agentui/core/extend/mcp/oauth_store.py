@@ -39,8 +39,10 @@ def server_key(config: ServerConfig) -> str:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    from agentui.core.jsonfile import regular_file_text
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(regular_file_text(path))  # (a FIFO planted there is refused, never waited on)
     except (OSError, ValueError):  # (none yet, or unreadable: Claude Code starts again from nothing too)
         return {}
     return data if isinstance(data, dict) else {}
