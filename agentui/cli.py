@@ -20,7 +20,6 @@ EXIT_USAGE = 2
 
 UNSUPPORTED = {
     "task-budget": "agentui does not send task budgets; --max-total-tokens limits a run's tokens",
-    "plugin-dir": "agentui does not load Claude Code plugins",
     "session-mirror": "agentui writes its sessions itself and mirrors them nowhere",
     "resume-drops-turn": "agentui resumes a session whole or at a message (--resume-session-at)",
 }
@@ -178,6 +177,12 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--betas", metavar="BETAS", help="Messages API beta features to ask for, comma-separated")
     parser.add_argument(
         "--thinking", choices=("enabled", "adaptive", "disabled"), help="let the model think (default budget) or not"
+    )
+    parser.add_argument(
+        "--plugin-dir",
+        action="append",
+        metavar="DIR",
+        help="load the plugin in DIR for this session only (repeat for more)",
     )
     for flag in UNSUPPORTED:
         parser.add_argument(f"--{flag}", nargs="?", const="", default=None, help=argparse.SUPPRESS)
@@ -437,12 +442,35 @@ def _set_up_logging(args: argparse.Namespace) -> None:
 def _flag_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the flags whatever the mode, in one sentence; None if nothing is."""
     if problem := (
-        _read_prompt_files(args) or _check_setting_sources(args) or _parse_agents(args) or _parse_json_schema(args)
+        _read_prompt_files(args)
+        or _check_setting_sources(args)
+        or _parse_agents(args)
+        or _parse_json_schema(args)
+        or _load_plugin_dirs(args)
     ):
         return problem
     for flag, why in UNSUPPORTED.items():
         if getattr(args, flag.replace("-", "_")) is not None:
             return f"--{flag} is not supported: {why}."
+    return None
+
+
+def _load_plugin_dirs(args: argparse.Namespace) -> str | None:
+    """--plugin-dir: each directory's plugin on for this session (in the environment the core reads it from, so
+    the hooks, servers and sub-agents this run starts see it too); a sentence if one is not a directory."""
+    if not args.plugin_dir:
+        return None
+    from pathlib import Path
+
+    from agentui.api import SESSION_PLUGIN_DIRS
+
+    found = []
+    for given in args.plugin_dir:
+        path = Path(given).expanduser()
+        if not path.is_dir():
+            return f"--plugin-dir {given}: no such directory."
+        found.append(str(path.resolve()))
+    os.environ[SESSION_PLUGIN_DIRS] = os.pathsep.join(found)
     return None
 
 

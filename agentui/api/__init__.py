@@ -154,6 +154,7 @@ _EXPORTS = {
     "plugin_command": "agentui.core.extend.plugins.commands",
     "PluginError": "agentui.core.extend.plugins.files",
     "plugins_in_use": "agentui.core.extend.plugins.enabled",
+    "SESSION_PLUGIN_DIRS": "agentui.core.extend.plugins.enabled",
     "image_from_file": "agentui.core.images",
     "image_from_bytes": "agentui.core.images",
     "ImageError": "agentui.core.images",
@@ -223,6 +224,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.output_styles import style_in_use as style_in_use
     from agentui.core.extend.output_styles import style_names as style_names
     from agentui.core.extend.plugins.commands import plugin_command as plugin_command
+    from agentui.core.extend.plugins.enabled import SESSION_PLUGIN_DIRS as SESSION_PLUGIN_DIRS
     from agentui.core.extend.plugins.enabled import plugins_in_use as plugins_in_use
     from agentui.core.extend.plugins.files import PluginError as PluginError
     from agentui.core.extend.servers import McpStatus as McpStatus

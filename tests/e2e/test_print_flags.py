@@ -240,7 +240,7 @@ def test_flags_agentui_cannot_honour_are_one_sentence(
 ) -> None:
     for flags, said in (
         (["--effort", "extreme"], "argument --effort: invalid choice: 'extreme'"),
-        (["--plugin-dir", "x"], "--plugin-dir is not supported: agentui does not load Claude Code plugins."),
+        (["--plugin-dir", "x"], "--plugin-dir x: no such directory."),
         (["--agents", "[1]"], "--agents takes a JSON object of agent types by name"),
         (["--max-budget-usd", "0"], "'0' is not more than 0"),
         (["--max-duration", "soon"], "'soon' is not a number"),

@@ -40,10 +40,11 @@ def first_request(world: World) -> dict[str, Any]:
     return next(r.json() for r in world.server.requests if "tools" in r.json())
 
 
-def init_plugins(world: World, tool: str) -> list[dict[str, str]]:
+def init_plugins(world: World, tool: str, *flags: str) -> list[dict[str, str]]:
     """The plugins stream-json's init message names."""
     done = subprocess.run(
-        [world.bins[tool], "-p", "hello", "--model", "claude-sonnet-4-5", "--output-format=stream-json", "--verbose"],
+        [world.bins[tool], "-p", "hello", "--model", "claude-sonnet-4-5", "--output-format=stream-json", "--verbose",
+         *flags],
         env=world.env, cwd=world.project, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
@@ -98,3 +99,20 @@ def test_a_plugin_agentui_installed_is_listed_and_used_by_claude_code(plugged: t
     assert "hook " in log.read_text()
     cli(world, "agentui", "uninstall", ID)
     assert json.loads(cli(world, "claude", "list", "--json")) == []
+
+
+@pytest.mark.parametrize("tool", ["claude", "agentui"])
+def test_a_plugin_directory_is_loaded_for_one_session_as_claude_code_loads_it(
+    plugged: tuple[World, Path, Path], tool: str
+) -> None:
+    world, mkt, log = plugged
+    root = mkt / "plugins" / "hello"
+    world.run(tool, "/hello:hi bob", "--plugin-dir", str(root))
+    assert f"Say hi to bob from {root}" in json.dumps(first_request(world)["messages"])
+    assert f"hook {root} {root}" in log.read_text()  # (its hook ran, with CLAUDE_PLUGIN_ROOT both ways)
+    assert init_plugins(world, tool, "--plugin-dir", str(root)) == [
+        {"name": "hello", "path": str(root), "source": "hello@inline"}
+    ]
+    world.server.requests.clear()
+    world.run(tool, "hello")  # (for that session only: nothing is installed or enabled)
+    assert "hello:greeter" not in json.dumps(first_request(world))

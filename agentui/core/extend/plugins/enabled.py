@@ -7,6 +7,7 @@ marketplace, from that folder, as Claude Code reads it). Its parts are named aft
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,9 @@ MANIFEST_PATHS = {"commands": "commands", "agents": "agents", "skills": "skills"
 """What `plugin.json` may point to, and where each is when it does not."""
 PARTS = (".claude-plugin", "hooks", "commands", "agents", "skills", ".mcp.json")
 """Marketplaces read where they are (not cloned)."""
+SESSION_PLUGIN_DIRS = "AGENTUI_PLUGIN_DIRS"
+"""The plugin directories loaded for this session only (Claude Code's --plugin-dir, the Agent SDKs' local plugins),
+separated as PATH is: set by the command line, read wherever the enabled plugins are."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,7 @@ def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) ->
     try:
         installed = installed_entries(env)
     except PluginError:
-        return []
+        return session_plugins(env)
     found = []
     for plugin_id, (on, from_project) in sorted(switched.items()):
         entries = installed.get(plugin_id, [])
@@ -97,6 +101,23 @@ def enabled_plugins(project_root: Path, env: Mapping[str, str] | None = None) ->
         if on and root is not None:
             data = plugins_dir(env) / "data" / plugin_id.replace("@", "-")
             found.append(Plugin(plugin_id, plugin_id.partition("@")[0], root, from_project, data))
+    return [*found, *session_plugins(env)]
+
+
+def session_plugins(env: Mapping[str, str] | None = None) -> list[Plugin]:
+    """The plugins loaded from directories for this session (`--plugin-dir`), as Claude Code names them:
+    `<name>@inline`, the name from the directory's `plugin.json`, else the directory's own. The person named them on
+    the command line, so they count as theirs, not the project's."""
+    value = (os.environ if env is None else env).get(SESSION_PLUGIN_DIRS, "")
+    found = []
+    for entry in dict.fromkeys(part for part in value.split(os.pathsep) if part):
+        root = Path(entry)
+        if not root.is_dir():
+            continue
+        named = Plugin("", root.name, root, False, root).manifest().get("name")
+        name = named if isinstance(named, str) and named.strip() else root.name
+        data = plugins_dir(env) / "data" / f"{name}-inline"
+        found.append(Plugin(f"{name}@inline", name, root, False, data))
     return found
 
 
