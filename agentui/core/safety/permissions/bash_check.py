@@ -59,6 +59,12 @@ if TYPE_CHECKING:
 
 
 LISTERS = frozenset({"ls", "stat"})
+UNGUARDED = (
+    "bubblewrap cannot guard agentui's own files and your shell and git configuration here, so even "
+    "bypassPermissions asks for a command agentui does not understand completely"
+)
+"""Why bypassPermissions asks, where the guard cannot run, for a command (or a program in it) agentui cannot follow:
+nothing else would keep such a program from writing the files bypassPermissions still protects."""
 """The programs whose look at a directory operand is one listing of it (`ls -R` makes the operand a tree's root)."""
 
 
@@ -201,12 +207,7 @@ class BashCheck:
             if mode == "bypassPermissions" and engine.guarded():
                 return Verdict("allow", "bypassPermissions mode")
             if mode == "bypassPermissions":
-                return Verdict(
-                    "ask",
-                    f"{why}, and bubblewrap cannot guard agentui's own files and your shell and git configuration "
-                    "here, so even bypassPermissions asks for a command agentui does not understand completely",
-                    hard=True,
-                )
+                return Verdict("ask", f"{why}, and {UNGUARDED}", hard=True)
             if self._bare_bash_allowed() and mode != "plan":
                 return Verdict("allow", "a rule allows every Bash command")
             if mode == "plan":
@@ -404,6 +405,8 @@ class BashCheck:
             if not allowed_by_rule:
                 if mode != "bypassPermissions" and opaque is None:
                     needs.append(Need(f"`{step.text}`", suggestion=bash_rule_text(step)))
+                elif opaque is None and not engine.guarded():
+                    needs.append(Need(f"`{step.text}`: {UNGUARDED}", hard=True, suggestion=bash_rule_text(step)))
                 return needs
             return [*needs, *self._ruled_unknown_needs(step, mode)]
         # A program agentui knows: an allow rule says it may run, not where it may read or write.
