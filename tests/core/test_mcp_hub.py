@@ -32,3 +32,35 @@ async def test_a_tool_list_change_reaches_the_registry(tmp_path: Path) -> None:
     finally:
         await hub.aclose()
     assert [server.state for server in hub.servers] == ["closed"]
+
+
+async def test_a_server_that_dies_while_a_resource_is_read_is_said_at_once(tmp_path: Path) -> None:
+    """A resources/read (or prompts/get) to a server that crashes meanwhile ends with one sentence as soon as the
+    connection does, not after MCP_TOOL_TIMEOUT (here an hour, which the test's ceiling would not wait out)."""
+    import asyncio
+
+    import pytest
+
+    from agentui.core.extend.mcp.client import McpRequestError
+
+    hub = McpHub(
+        [ServerConfig(name="tiny", command=sys.executable, args=[TINY])],
+        ToolRegistry(),
+        tmp_path,
+        env={"PATH": "/usr/bin:/bin", "MCP_TOOL_TIMEOUT": "3600000"},
+    )
+    try:
+        assert await hub.start() == []
+        (server,) = hub.servers
+        read = await server.request("resources/read", lambda session: session.read_resource("tiny://notes"))
+        assert read.contents[0].text == "a note"
+        with pytest.raises(McpRequestError) as caught:
+            await asyncio.wait_for(
+                server.request("resources/read", lambda session: session.read_resource("tiny://die")), 120
+            )
+        assert str(caught.value) == (
+            "The MCP server tiny failed on resources/read: closed the connection (it may have crashed; see its log)."
+        )
+        assert server.state == "failed"
+    finally:
+        await hub.aclose()

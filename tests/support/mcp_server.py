@@ -86,5 +86,15 @@ def die() -> str:
     os._exit(1)
 
 
+@server.resource("tiny://notes", description="A short note.")
+def notes() -> str:
+    return "a note"
+
+
+@server.resource("tiny://die", description="Ends the server's process while it is read.")
+def dying() -> str:
+    os._exit(1)
+
+
 if __name__ == "__main__":
     server.run({"http": "streamable-http", "sse": "sse"}.get(mode, "stdio"))  # type: ignore[arg-type]

@@ -267,21 +267,30 @@ class McpServer:
 
     async def request(self, what: str, send: Callable[[Any], Awaitable[Any]]) -> Any:
         """`send(session)`'s answer (a resources/read, a prompts/get); McpRequestError with the sentence when the
-        server is not running, does not answer within MCP_TOOL_TIMEOUT, or answers with an error."""
+        server is not running, does not answer within MCP_TOOL_TIMEOUT, answers with an error, or goes away first
+        (it crashed, or no longer takes the sign-in: said at once, not at the time limit)."""
         if self._session is None or self.state != "connected":
             why = f" ({self.error})" if self.error else ""
             raise McpRequestError(f"The MCP server {self.name} is not running{why}.")
         timeout = _seconds(self.env.get("MCP_TOOL_TIMEOUT"), DEFAULT_CALL_SECONDS)
         late = f"The MCP server {self.name} did not answer {what} within {timeout:g} s."
         try:
-            return await asyncio.wait_for(send(self._session), timeout)
+            return await asyncio.wait_for(self._unless_ended(send(self._session)), timeout)
         except TimeoutError:
             raise McpRequestError(late) from None
         except Exception as exc:  # the server's error, or a crashed server: one sentence
             error = getattr(exc, "error", None)
             if getattr(error, "code", None) == _REQUEST_TIMEOUT:
                 raise McpRequestError(late) from None
+            if self._signed_out():
+                raise McpRequestError(f"{self.error[:1].upper()}{self.error[1:]}.") from None
             said = getattr(error, "message", None) or _describe(exc)
+            if "closed the connection" in _describe(exc) or type(exc).__name__ in (
+                "ClosedResourceError",
+                "ConnectionError",
+            ):
+                self._fail(f"the MCP server {self.name} stopped")
+                said = "closed the connection (it may have crashed; see its log)"
             said = f"The MCP server {self.name} failed on {what}: {said.rstrip('.')}."
             raise McpRequestError(said, getattr(error, "code", None)) from None
 
