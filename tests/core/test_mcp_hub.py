@@ -44,7 +44,7 @@ async def test_a_server_that_dies_while_a_resource_is_read_is_said_at_once(tmp_p
     from agentui.core.extend.mcp.client import McpRequestError
 
     hub = McpHub(
-        [ServerConfig(name="tiny", command=sys.executable, args=[TINY])],
+        [ServerConfig(name="tiny", command=sys.executable, args=[TINY, "resources"])],
         ToolRegistry(),
         tmp_path,
         env={"PATH": "/usr/bin:/bin", "MCP_TOOL_TIMEOUT": "3600000"},

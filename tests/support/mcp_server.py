@@ -1,7 +1,7 @@
 """A tiny MCP server for the tests, written with the SDK and run over stdio: `add`, `shout`, `pixel` (an image),
 `grow` (adds a tool and notifies the client), `die` (the process exits mid-call), `wait` (never answers), `chatter`
 (prints a line that is not JSON-RPC to stdout, then answers), and start-up modes that crash, hang, or print a banner
-that is not JSON-RPC before serving (`noisy`)."""
+that is not JSON-RPC before serving (`noisy`); `resources` adds a resource to read and one that ends the process."""
 
 from __future__ import annotations
 
@@ -86,14 +86,15 @@ def die() -> str:
     os._exit(1)
 
 
-@server.resource("tiny://notes", description="A short note.")
-def notes() -> str:
-    return "a note"
+if mode == "resources":  # (two resources, one of which ends the process while it is read)
 
+    @server.resource("tiny://notes", description="A short note.")
+    def notes() -> str:
+        return "a note"
 
-@server.resource("tiny://die", description="Ends the server's process while it is read.")
-def dying() -> str:
-    os._exit(1)
+    @server.resource("tiny://die", description="Ends the server's process while it is read.")
+    def dying() -> str:
+        os._exit(1)
 
 
 if __name__ == "__main__":
