@@ -10,10 +10,11 @@ from pathlib import Path
 from agentui.core.process_dir import current
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write `data` to `path` (already resolved, no symlinks) all at once: a temp file in the same directory, then
     a rename. The directory is pinned by a descriptor and checked to still be where `path` says, so a link swapped
-    in after the permission check cannot redirect the write; the rename replaces a swapped-in link itself."""
+    in after the permission check cannot redirect the write; the rename replaces a swapped-in link itself. The file
+    keeps the mode it had, unless `mode` is given (0o600 for a secret: the temp file has it from its first byte)."""
     parent = path.parent
     parent.mkdir(parents=True, exist_ok=True)
     dir_fd = os.open(parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -21,13 +22,12 @@ def atomic_write(path: Path, data: bytes) -> None:
         where = _descriptor_path(dir_fd)
         if where is not None and where != parent:
             raise PermissionError(f"{parent} now leads to {where}; nothing was written")
-        try:
-            mode = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = None
+        if mode is None:
+            with contextlib.suppress(FileNotFoundError):
+                mode = os.stat(path.name, dir_fd=dir_fd, follow_symlinks=False).st_mode & 0o7777
         temp = current().temporary_beside((where or parent) / path.name).name  # (journalled: see process_dir)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(temp, flags, 0o666, dir_fd=dir_fd)
+        fd = os.open(temp, flags, 0o666 if mode is None else mode & 0o777, dir_fd=dir_fd)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)

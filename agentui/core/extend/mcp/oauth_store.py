@@ -63,20 +63,11 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    """The whole file replaced at once, readable by its owner only, as Claude Code writes it."""
-    temp = path.with_name(f".credentials.json.{os.getpid()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            os.fchmod(handle.fileno(), 0o600)
-            handle.write(json.dumps(data))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    """The whole file replaced at once, readable by its owner only, as Claude Code writes it (through a link to it,
+    as Claude Code's own credentials file may be one)."""
+    from agentui.core.atomic_write import atomic_write
+
+    atomic_write(Path(os.path.realpath(path)), json.dumps(data).encode(), mode=0o600)
 
 
 def read_entry(path: Path, key: str) -> Entry | None:
