@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -237,21 +237,13 @@ def add_permission_entry(project_root: Path, key: str, value: str) -> Path:
     """Append `value` to the list `permissions.<key>` (a rule, an additional directory) in the project's
     settings.local.json, creating it with the right shape and keeping everything else in it. Written atomically;
     returns the file's path."""
-    from agentui.core.atomic_write import atomic_write
 
-    path = local_settings_path(project_root)
-    real = Path(os.path.realpath(path))
-    if not real.is_relative_to(os.path.realpath(project_root)):  # (a repository's link to the person's own settings)
-        raise SettingsError(f"{path} is a link out of the project (to {real}), so nothing was written to it.")
-    data: dict[str, Any] = {}
-    if path.exists():
-        read_settings_file(path)  # refuse to rewrite a file we cannot read: that would lose what is in it
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    entries = data.setdefault("permissions", {}).setdefault(key, [])
-    if value not in entries:
-        entries.append(value)
-    atomic_write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
-    return path
+    def append(data: dict[str, Any]) -> None:
+        entries = data.setdefault("permissions", {}).setdefault(key, [])
+        if value not in entries:
+            entries.append(value)
+
+    return change_settings_file(local_settings_path(project_root), append, within=project_root, checked=True)
 
 
 def add_allow_rule(project_root: Path, rule: str) -> Path:
@@ -262,11 +254,40 @@ def set_user_setting(keys: tuple[str, ...], value: Any, env: Mapping[str, str] |
     """Set one setting in the person's own settings file (`~/.claude/settings.json`), where Claude Code's /config
     writes it: `keys` is its path (("permissions", "defaultMode")), and None removes it. Everything else in the file
     stays as it is; a file that cannot be read is left alone (SettingsError, one sentence). Returns the file."""
-    from agentui.core.atomic_write import atomic_write
-
     path = claude_config_dir(env) / "settings.json"
+
+    def put(data: dict[str, Any]) -> None:
+        node = data
+        for depth, key in enumerate(keys[:-1]):
+            child = node.setdefault(key, {})
+            if not isinstance(child, dict):
+                where = ".".join(keys[: depth + 1])
+                raise SettingsError(f"{path} has '{where}' as something other than an object, so nothing was written.")
+            node = child
+        if value is None:
+            node.pop(keys[-1], None)
+        else:
+            node[keys[-1]] = value
+
+    return change_settings_file(path, put)
+
+
+def change_settings_file(
+    path: Path, change: Callable[[dict[str, Any]], None], *, within: Path | None = None, checked: bool = False
+) -> Path:
+    """Let `change` change the JSON object in a settings file ({} where there is no file) and write it back whole
+    (atomically, through a link to it), keeping everything else in it and its order: the one way agentui writes a
+    setting into Claude Code's files. A file that cannot be read as an object, or with `checked` as settings, is left
+    alone (SettingsError, one sentence: rewriting it would lose what is in it); a FIFO is refused, not waited on; with
+    `within`, a file that really lies outside it (a repository's link to the person's own settings) is refused."""
+    from agentui.core.atomic_write import atomic_write
+    from agentui.core.jsonfile import regular_file_text
+
+    real = Path(os.path.realpath(path))
+    if within is not None and not real.is_relative_to(os.path.realpath(within)):
+        raise SettingsError(f"{path} is a link out of the project (to {real}), so nothing was written to it.")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = regular_file_text(path)
     except FileNotFoundError:
         text = ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -274,24 +295,16 @@ def set_user_setting(keys: tuple[str, ...], value: Any, env: Mapping[str, str] |
         raise SettingsError(f"{path} could not be read ({why}), so nothing was written to it.") from None
     try:
         data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f" (line {exc.lineno}, column {exc.colno}: {exc.msg})" if isinstance(exc, json.JSONDecodeError) else ""
         raise SettingsError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}), so nothing was written "
-            "to it; fix it and try again."
+            f"{path} is not valid JSON{where}, so nothing was written to it; fix it and try again."
         ) from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path} does not hold a JSON object, so nothing was written to it.")
-    node: dict[str, Any] = data
-    for depth, key in enumerate(keys[:-1]):
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
-            where = ".".join(keys[: depth + 1])
-            raise SettingsError(f"{path} has '{where}' as something other than an object, so nothing was written.")
-        node = child
-    if value is None:
-        node.pop(keys[-1], None)
-    else:
-        node[keys[-1]] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(Path(os.path.realpath(path)), (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
+    if checked and text.strip():
+        read_settings_file(path)  # (settings it cannot apply: rewriting the file would lose what is in it)
+    change(data)
+    real.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
     return path

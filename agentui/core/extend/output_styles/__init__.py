@@ -6,14 +6,12 @@ setting count once the project is trusted (they are instructions to the model th
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from agentui.core.claude_settings import SettingsError, load_sources, local_settings_path, read_settings_file
+from agentui.core.claude_settings import SettingsError, change_settings_file, load_sources, local_settings_path
 from agentui.core.dirs import claude_config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.extension_files import extension_text, in_project
@@ -103,23 +101,12 @@ def output_style(root: Path, env: Mapping[str, str] | None, trusted: bool) -> Ou
 def save_style_setting(root: Path, name: str) -> Path:
     """`outputStyle` in the project's settings.local.json, where Claude Code keeps the person's choice for a project;
     everything else in the file is kept. Returns the file."""
-    from agentui.core.atomic_write import atomic_write
-
-    path = local_settings_path(root)
-    real = Path(os.path.realpath(path))
-    if not real.is_relative_to(os.path.realpath(root)):  # (a repository's link to the person's own settings)
-        raise OutputStyleError(f"{path} is a link out of the project (to {real}), so nothing was written to it.")
-    data = {}
-    if path.exists():
-        try:
-            read_settings_file(path)  # (a file that cannot be read is not rewritten: what is in it would be lost)
-        except SettingsError as exc:
-            raise OutputStyleError(str(exc)) from None
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    data["outputStyle"] = name
-    real.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(real, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode())
-    return path
+    try:
+        return change_settings_file(
+            local_settings_path(root), lambda data: data.__setitem__("outputStyle", name), within=root, checked=True
+        )
+    except SettingsError as exc:
+        raise OutputStyleError(str(exc)) from None
 
 
 class Styled(Protocol):

@@ -96,17 +96,22 @@ def update_setting(
     scope: Scope, project_root: Path, key: str, name: str, value: Any, env: Mapping[str, str] | None = None
 ) -> Path:
     """Set `<key>.<name>` to `value` (None removes it) in the `scope` settings file, keeping the rest of it."""
+    from agentui.core.claude_settings import SettingsError, change_settings_file
+
+    def put(data: dict[str, Any]) -> None:
+        entries = data.get(key)
+        entries = dict(entries) if isinstance(entries, dict) else {}
+        if value is None:
+            entries.pop(name, None)
+        else:
+            entries[name] = value
+        if entries:
+            data[key] = entries
+        else:
+            data.pop(key, None)
+
     path = settings_file(scope, project_root, env)
-    data = read_object(path)
-    entries = data.get(key)
-    entries = dict(entries) if isinstance(entries, dict) else {}
-    if value is None:
-        entries.pop(name, None)
-    else:
-        entries[name] = value
-    if entries:
-        data[key] = entries
-    else:
-        data.pop(key, None)
-    write_object(path, data, within=None if scope == "user" else project_root)
-    return path
+    try:
+        return change_settings_file(path, put, within=None if scope == "user" else project_root)
+    except SettingsError as exc:
+        raise PluginError(str(exc)) from None
