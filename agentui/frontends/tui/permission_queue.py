@@ -85,7 +85,7 @@ class PermissionQueue:
     def _elicit(self, request: ElicitationRequest) -> None:
         from agentui.frontends.tui.screens.elicitation import ElicitationScreen
 
-        self._asking = ElicitationScreen(request)
+        self._asking = ElicitationScreen(request, TypingHold(self.app.prompt_input))
         self.app.push_screen(self._asking, lambda decision: self._answered(request, decision))
         call_attention(self.app, f"the MCP server {request.server} is waiting for your answer")
 

@@ -39,6 +39,9 @@ HOLD_SECONDS = 0.5
 """A question that appears while the person is typing takes no key as an answer until they have stopped typing for
 this long: about the time it takes to see that something has appeared, and to stop."""
 
+HOLD_CHECK_SECONDS = 0.1
+"""How often a question that holds back its box looks again whether the person has stopped typing."""
+
 HELD = "What you were typing as this question appeared went on into your prompt; answer it once you have read it."
 
 

@@ -115,3 +115,33 @@ async def test_the_trust_and_mcp_questions_hold_the_keys_typed_as_they_appear(
         monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)
         await pilot.press("y")
         assert answers == [True]
+
+
+async def test_an_mcp_servers_question_holds_the_keys_typed_as_it_appears(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An elicitation opens when a server asks, maybe while the person types their next prompt: its first box took
+    the keys and an Enter sent the server their half-typed words as the answer."""
+    from agentui.api.events import ElicitationRequest
+    from agentui.frontends.tui.screens.elicitation import ElicitationScreen
+
+    monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 3600, raising=False)
+    prompt = TypedInto()
+    schema = {"type": "object", "properties": {"place": {"type": "string"}}, "required": ["place"]}
+    request = ElicitationRequest(
+        server="notes", message="Where?", requested_schema=schema, request_id="r1", session_id="s"
+    )
+    screen = ElicitationScreen(request, type_ahead.TypingHold(prompt))
+    answers: list[Any] = []
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        app.push_screen(screen, answers.append)
+        await until(pilot, lambda: app.screen is screen)
+        await pilot.press(*"prod", "enter", "x")
+        await pilot.pause()
+        assert app.screen is screen and answers == [] and prompt.text == "prodx"
+        assert screen.query_one("#field-0").value == ""  # type: ignore[attr-defined]
+        monkeypatch.setattr(type_ahead, "HOLD_SECONDS", 0)  # (they stopped, and read it)
+        await pilot.press(*"dev")
+        await until(pilot, lambda: screen.query_one("#field-0").value == "dev")  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        await until(pilot, lambda: len(answers) == 1)
+        assert answers[0].behavior == "allow" and answers[0].updated_input == {"place": "dev"}

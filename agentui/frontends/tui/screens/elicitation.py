@@ -1,12 +1,15 @@
 """An MCP server's elicitation request, as a question the person answers: the server's message, then one box per
 field it asks for (its description, type and choices beside it); Enter goes to the next box and, on the last, sends
-the answers; Esc declines. A request in URL mode shows the page to open: Enter accepts, Esc declines."""
+the answers; Esc declines. A request in URL mode shows the page to open: Enter accepts, Esc declines. It appears by
+itself, maybe while the person is typing: what they go on typing stays the prompt's (no box takes it, Enter sends
+nothing) until they stop (type_ahead.TypingHold)."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agentui.api.events import ElicitationRequest, PermissionDecision
+from agentui.frontends.tui.type_ahead import HOLD_CHECK_SECONDS, TypingHold, catch_up
 
 
 class ElicitationScreen(ModalScreen[PermissionDecision]):
@@ -24,14 +28,16 @@ class ElicitationScreen(ModalScreen[PermissionDecision]):
     ElicitationScreen { align: center middle; background: $background 60%; }
     ElicitationScreen .field { color: $text-muted; }
     """
+    AUTO_FOCUS = ""  # (none: the first box takes the focus once the person is not typing into the prompt)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "decline", "Decline", show=False),
         Binding("enter", "accept", "Accept", show=False),
     ]
 
-    def __init__(self, request: ElicitationRequest) -> None:
+    def __init__(self, request: ElicitationRequest, hold: TypingHold | None = None) -> None:
         super().__init__()
         self.request = request
+        self.hold = hold
         raw = request.requested_schema.get("properties")
         self.fields: dict[str, dict[str, Any]] = (
             {name: spec for name, spec in raw.items() if isinstance(spec, dict)} if isinstance(raw, dict) else {}
@@ -54,8 +60,35 @@ class ElicitationScreen(ModalScreen[PermissionDecision]):
 
     def on_mount(self) -> None:
         self.query_one("#dialog").border_title = f"The MCP server {self.request.server} asks"
-        if self.fields:
+        self._focus_when_still()
+
+    @property
+    def _holding(self) -> bool:
+        return self.hold is not None and self.hold.holding
+
+    def _focus_when_still(self) -> None:
+        """The first box takes the keys once the person has stopped typing into the prompt."""
+        if self._holding:
+            self.set_focus(None)
+            self.set_timer(HOLD_CHECK_SECONDS, self._focus_when_still)
+        elif self.fields and not isinstance(self.focused, Input):
             self.query_one("#field-0", Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """While no box has the focus: a key the person typed for the prompt goes there; one typed after they
+        stopped goes into the first box (it takes the focus a moment later)."""
+        if isinstance(self.focused, Input) or event.key == "escape":
+            return
+        if self.hold is not None and self.hold.hold(event, self.notify):
+            return
+        if self.fields:
+            first = self.query_one("#field-0", Input)
+            catch_up(first, self.focused, event)
+            first.select_on_focus = False  # (what was just typed into it stays, not selected to be typed over)
+            first.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action == "accept" and self._holding)  # (an Enter typed for the prompt sends nothing)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
