@@ -85,6 +85,16 @@ def described(alias: str, provider: str, env: Mapping[str, str], default: str) -
     return f"{name} ({resolve(alias, provider, env, default).model})"
 
 
+def claude_name(model: str) -> str:
+    """A Claude model's name as Anthropic's API has it, whatever the platform's id for it (Bedrock's
+    `us.anthropic.claude-sonnet-4-5-20250929-v1:0` or an inference profile's ARN, Vertex's
+    `claude-sonnet-4-5@20250929`), in lower case, for the tables kept by model (windows, prices, output limits);
+    any other model's name in lower case."""
+    name = model.lower()
+    at = name.find("claude-")
+    return name[at:] if at >= 0 else name
+
+
 def without_long_context(model: str) -> tuple[str, bool]:
     """The model id a request names, and whether it asks for the 1M-token window ("claude-sonnet-5[1m]")."""
     if model.lower().endswith(LONG_CONTEXT):

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from agentui.core.model_aliases import LONG_CONTEXT
+from agentui.core.model_aliases import LONG_CONTEXT, claude_name
 
 CLAUDE_OUTPUT_TOKENS: dict[str, int] = {
     "claude-3-haiku": 4_096,
@@ -25,10 +25,8 @@ CLAUDE_OUTPUT_TOKENS: dict[str, int] = {
 
 def model_output_tokens(model: str, default: int) -> int:
     """The answer's token limit for `model` when none is named: Claude Code's for a Claude model, else `default`."""
-    name = model.lower().removesuffix(LONG_CONTEXT)
-    at = name.find("claude-")
-    if at < 0:
+    name = claude_name(model).removesuffix(LONG_CONTEXT)
+    if not name.startswith("claude-"):
         return default
-    name = name[at:]
     fitting = [prefix for prefix in CLAUDE_OUTPUT_TOKENS if name.startswith(prefix)]
     return CLAUDE_OUTPUT_TOKENS[max(fitting, key=len)] if fitting else default

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agentui.core.messages import Usage
+from agentui.core.model_aliases import claude_name
 
 # (input, output) per million tokens; cache writes cost 1.25x input and cache reads 0.1x, as Anthropic bills.
 # Matched by prefix, longest first, so "claude-sonnet-4-5-20250929" finds "claude-sonnet-4-5".
@@ -29,7 +30,7 @@ _BY_LENGTH = sorted(_PRICES, key=len, reverse=True)
 
 def prices(model: str) -> tuple[float, float] | None:
     """(input, output) USD per million tokens, or None for a model we have no price for (local ones)."""
-    name = model.lower().removeprefix("anthropic/").removeprefix("openai/")
+    name = claude_name(model).removeprefix("anthropic/").removeprefix("openai/")
     for prefix in _BY_LENGTH:
         if name.startswith(prefix):
             return _PRICES[prefix]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agentui.core.context.window import ContextMeter, TokenCounter, context_window
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
 from tests.support.agents import new_agent
@@ -90,6 +92,32 @@ def test_context_windows_come_from_the_table_unless_overridden() -> None:
     assert context_window("my-local-model") is None
     assert context_window("my-local-model", 8192) == 8192
     assert context_window("claude-sonnet-4-5", 1_000_000) == 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("model", "window", "price"),
+    [
+        ("us.anthropic.claude-sonnet-5", 1_000_000, (3.0, 15.0)),  # (Bedrock's inference profile)
+        (
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/eu.anthropic.claude-opus-4-8",
+            1_000_000,
+            (5.0, 25.0),
+        ),
+        ("anthropic.claude-haiku-4-5-20251001-v1:0", 200_000, (1.0, 5.0)),
+        ("claude-sonnet-4-5@20250929", 200_000, (3.0, 15.0)),  # (Vertex's)
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0[1m]", 1_000_000, (3.0, 15.0)),
+    ],
+)
+def test_a_claude_model_on_bedrock_or_vertex_has_its_window_price_and_output(
+    model: str, window: int, price: tuple[float, float]
+) -> None:
+    """The tables are kept by Anthropic's names; a platform's id for the same model finds the same row (the context
+    meter, compaction and the cost were blank or wrong for `us.anthropic.…` ids)."""
+    from agentui.core.output_tokens import model_output_tokens
+    from agentui.core.pricing import prices
+
+    assert context_window(model) == window and prices(model) == price
+    assert model_output_tokens(model, 1) > 1
 
 
 def test_messages_are_counted_block_by_block() -> None:

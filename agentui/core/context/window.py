@@ -28,6 +28,7 @@ from agentui.core.messages import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from agentui.core.model_aliases import claude_name
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1600
@@ -64,7 +65,7 @@ WINDOWS: dict[str, int] = {
 def context_window(model: str, override: int | None = None) -> int | None:
     if override:
         return override
-    name = model.lower().split("/")[-1]
+    name = claude_name(model).split("/")[-1]
     if name.startswith("claude-") and name.endswith("[1m]"):  # (Claude Code's way of asking for the 1M window)
         return 1_000_000
     for prefix in sorted(WINDOWS, key=len, reverse=True):
