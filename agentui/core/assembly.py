@@ -37,6 +37,16 @@ if TYPE_CHECKING:
     from agentui.core.settings import Settings
 
 
+def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str] | None) -> Launch:
+    """The launch with the model and effort Claude Code's settings choose where nothing else named them."""
+    from dataclasses import replace
+
+    from agentui.core.claude_choices import with_claude_choices
+
+    chosen = with_claude_choices(launch.settings, project.sources, os.environ if env is None else env)
+    return launch if chosen is launch.settings else replace(launch, settings=chosen)
+
+
 def open_conversation(
     launch: Launch,
     *,
@@ -48,6 +58,7 @@ def open_conversation(
     """A conversation from its launch options: the project (unless given), the session the launch asks for, the
     provider (unless given), and an agent wired to them, its tools, hooks, telemetry and task list."""
     project = project or open_project(launch.cwd, launch.permissions, env=env)
+    launch = _with_claude_choices(launch, project, env)
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
     project.workspace.editor = launch.editor

@@ -161,6 +161,8 @@ class Settings(BaseModel):
     """The model the configuration gives without --model (what the `default` alias means); None: `model`."""
     model_alias: str | None = None
     """The alias `model` was chosen by ("opus", "opusplan"), if it was."""
+    model_named: bool = False
+    """A flag, the environment or agentui's config file named the model (else Claude Code's `model` setting may)."""
     base_url: str | None = None
     api_key: str | None = Field(default=None, repr=False)
     auth_token: str | None = Field(default=None, repr=False)
@@ -268,12 +270,8 @@ def resolve_settings(
     config_applies = config.provider in (None, provider)
     names = PROVIDER_ENV[provider]
 
-    configured = (
-        names.first(names.model, env)
-        or env.get("AGENTUI_MODEL")
-        or (config.model if config_applies else None)
-        or DEFAULT_MODELS[provider]
-    )
+    named = names.first(names.model, env) or env.get("AGENTUI_MODEL") or (config.model if config_applies else None)
+    configured = named or DEFAULT_MODELS[provider]
     default = resolve_alias(configured, provider, env, DEFAULT_MODELS[provider])  # (a setting may name an alias)
     chosen = resolve_alias(overrides.model, provider, env, default.model) if overrides.model else default
     base_url = overrides.base_url or names.first(names.base_url, env) or (config.base_url if config_applies else None)
@@ -298,6 +296,7 @@ def resolve_settings(
         model=chosen.model,
         default_model=default.model,
         model_alias=chosen.alias,
+        model_named=bool(named or overrides.model),
         small_model=small_model,
         base_url=base_url,
         api_key=api_key or None,

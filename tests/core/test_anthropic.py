@@ -297,3 +297,40 @@ async def test_unreachable_server_is_retried_briefly_then_named(provider: Anthro
     assert result.stop == "error" and result.error_kind == "connection"
     assert result.error == f"Could not connect to {closed.url}/v1/messages: connection refused; is the server running?"
     assert attempts == [2, 3]
+
+
+@pytest.mark.parametrize(
+    ("model", "effort", "sent", "thinking"),
+    [
+        ("claude-opus-4-8", "max", "max", {"type": "adaptive"}),
+        ("claude-sonnet-5", "xhigh", "xhigh", {"type": "adaptive"}),
+        ("claude-sonnet-4-6", "xhigh", "high", {"type": "adaptive"}),  # (it has max, not xhigh)
+        ("claude-opus-4-6", "max", "max", {"type": "adaptive"}),
+        ("claude-opus-4-5", "max", "high", {"type": "enabled", "budget_tokens": 5000}),  # (low to high only)
+        ("claude-opus-4-5", "medium", "medium", {"type": "enabled", "budget_tokens": 5000}),
+        ("claude-sonnet-4-5", "high", None, {"type": "enabled", "budget_tokens": 5000}),  # (no effort control)
+        ("claude-haiku-4-5-20251001", "low", None, {"type": "enabled", "budget_tokens": 5000}),
+        ("us.anthropic.claude-sonnet-4-6", "max", "max", {"type": "adaptive"}),  # (Bedrock's id, the same model)
+        ("my-model", "low", "low", {"type": "enabled", "budget_tokens": 5000}),  # (unknown: as asked)
+    ],
+)
+async def test_effort_and_thinking_go_as_claude_code_sends_them(
+    server: LoopbackServer,
+    provider: AnthropicProvider,
+    model: str,
+    effort: str,
+    sent: str | None,
+    thinking: dict[str, object],
+) -> None:
+    server.enqueue(Reply(chunks=recorded("anthropic_text.sse")))
+    await collect(provider, request(model=model, effort=effort, thinking_budget=5000, max_tokens=8000))
+    body = server.requests[-1].json()
+    betas = server.requests[-1].headers.get("anthropic-beta", "").split(",")
+    assert body.get("output_config") == ({"effort": sent} if sent else None)
+    assert ("effort-2025-11-24" in betas) == (sent is not None)
+    assert body["thinking"] == thinking
+    server.enqueue(Reply(chunks=recorded("anthropic_text.sse")))
+    await collect(provider, request(model=model))  # (nothing asked: nothing sent)
+    plain = server.requests[-1]
+    assert "output_config" not in plain.json() and "thinking" not in plain.json()
+    assert "effort" not in plain.headers.get("anthropic-beta", "")

@@ -23,6 +23,7 @@ from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
 from agentui.core.providers import ProviderConfig
 from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
+from agentui.core.providers.claude_effort import EFFORT_BETA, model_effort, thinks_adaptively
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
 from agentui.core.providers.request_bytes import JsonPieces, body, dumps
 from agentui.core.providers.stream import (
@@ -116,10 +117,12 @@ class AnthropicProvider:
 
 def request_betas(configured: Sequence[str], request: ProviderRequest) -> list[str]:
     """The beta features one request asks for: the configured ones (--betas), and those the request needs (the
-    1M-token window for "claude-sonnet-5[1m]", asked for as Claude Code does)."""
+    1M-token window for "claude-sonnet-5[1m]", and effort where the model takes it, asked for as Claude Code does)."""
     betas = list(configured)
     if request.model != without_long_context(request.model)[0]:
         betas.append(LONG_CONTEXT_BETA)
+    if model_effort(request.model, request.effort) is not None:
+        betas.append(EFFORT_BETA)
     return list(dict.fromkeys(betas))
 
 
@@ -240,7 +243,12 @@ def build_body(
     if request.server_tools:
         head["tools"] = [*head.get("tools", []), *(dict(tool) for tool in request.server_tools)]
     if request.thinking_budget:
-        head["thinking"] = {"type": "enabled", "budget_tokens": request.thinking_budget}
+        adaptive = thinks_adaptively(request.model)
+        head["thinking"] = (
+            {"type": "adaptive"} if adaptive else {"type": "enabled", "budget_tokens": request.thinking_budget}
+        )
+    if effort := model_effort(request.model, request.effort):
+        head["output_config"] = {"effort": effort}
     if request.metadata:
         head["metadata"] = dict(request.metadata)
     made = body(head, messages_json(request.messages, pieces))
