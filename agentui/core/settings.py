@@ -40,7 +40,7 @@ DEFAULT_MODELS: dict[ProviderName, str] = {
     "vertex": "claude-sonnet-4-5@20250929",
     "openai": "gpt-4.1",
     "openai-responses": "gpt-5",
-    "gemini": "gemini-2.5-pro",
+    "gemini": "gemini-3.8-flash",
     "scripted": "scripted",
 }
 SMALL_ANTHROPIC_MODEL = "claude-haiku-4-5"

@@ -51,6 +51,8 @@ class BlockDelta:
 @dataclass(slots=True)
 class BlockStop:
     index: int
+    thought_signature: str | None = None
+    """Gemini's signature of the part the block was made from (it comes with the part's last piece)."""
 
 
 @dataclass(slots=True)
@@ -75,29 +77,41 @@ class _OpenBlock:
         self.tool_name = start.tool_name
         self.data = start.data
 
-    def finish(self) -> ContentBlock:
+    def finish(self, thought_signature: str | None = None) -> ContentBlock:
         text = "".join(self.parts)
         if self.kind == "text":
-            return TextBlock(text=text)
+            return TextBlock(text=text, thought_signature=thought_signature)
         if self.kind == "thinking":
-            return ThinkingBlock(thinking=text, signature="".join(self.signature))
+            return ThinkingBlock(thinking=text, signature="".join(self.signature), thought_signature=thought_signature)
         if self.kind == "redacted_thinking":
             return RedactedThinkingBlock(data=self.data)
-        return _tool_use(self.tool_id, self.tool_name, text)
+        return _tool_use(self.tool_id, self.tool_name, text, thought_signature)
 
 
-def _tool_use(tool_id: str, name: str, raw: str) -> ToolUseBlock:
+def _tool_use(tool_id: str, name: str, raw: str, thought_signature: str | None = None) -> ToolUseBlock:
     if not raw.strip():
-        return ToolUseBlock(id=tool_id, name=name, input={})
+        return ToolUseBlock(id=tool_id, name=name, input={}, thought_signature=thought_signature)
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        return ToolUseBlock(id=tool_id, name=name, input={}, input_error=f"the arguments were not valid JSON ({exc})")
+        return ToolUseBlock(
+            id=tool_id,
+            name=name,
+            input={},
+            input_error=f"the arguments were not valid JSON ({exc})",
+            thought_signature=thought_signature,
+        )
     if not isinstance(value, dict):
-        return ToolUseBlock(id=tool_id, name=name, input={}, input_error="the arguments were not a JSON object")
+        return ToolUseBlock(
+            id=tool_id,
+            name=name,
+            input={},
+            input_error="the arguments were not a JSON object",
+            thought_signature=thought_signature,
+        )
     if "\\ud" in raw.lower():  # a surrogate escape: unpaired, it could be neither stored nor sent back
         value = scrub(value)
-    return ToolUseBlock(id=tool_id, name=name, input=value)
+    return ToolUseBlock(id=tool_id, name=name, input=value, thought_signature=thought_signature)
 
 
 class MessageAccumulator:
@@ -137,7 +151,7 @@ class MessageAccumulator:
         block = self._open.pop(event.index, None)
         if block is None:
             return None
-        finished = self._done[event.index] = block.finish()
+        finished = self._done[event.index] = block.finish(event.thought_signature)
         return finished
 
     def end(self, event: StreamEnd) -> None:
