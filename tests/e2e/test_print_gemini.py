@@ -90,3 +90,169 @@ def test_text_answer_streams_with_the_key_in_its_header(
     read = next(d for d in body["tools"][0]["functionDeclarations"] if d["name"] == "Read")
     assert read["parametersJsonSchema"]["properties"]["file_path"]["type"] == "string"
     assert result["usage"]["input_tokens"] == 40 and result["usage"]["output_tokens"] == 9
+
+
+ID = {"response_id": "resp-read-turn"}
+
+
+def read_turn(path: Path) -> list[dict[str, Any]]:
+    """Gemini thinking (its summary, then its signature alone on an empty thought part), saying a word, and calling
+    Read with a signature of its own, as Gemini 3 streams a step."""
+    return [
+        chunk([{"text": "**Reading the notes**\nThe notes are in a file; I should read it.", "thought": True}], **ID),
+        chunk([{"text": "", "thought": True, "thoughtSignature": THOUGHT_SIGNATURE}], **ID),
+        chunk([{"text": "Let me read it."}], **ID),
+        chunk(
+            [call("Read", {"file_path": str(path)}, call_id="read-1", signature=CALL_SIGNATURE)],
+            finish="STOP",
+            usage={"promptTokenCount": 30, "candidatesTokenCount": 12, "thoughtsTokenCount": 20, "totalTokenCount": 62},
+            **ID,
+        ),
+    ]
+
+
+def test_a_tool_call_round_trip_sends_back_the_thinking_and_call_signatures(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    notes = project / "notes.txt"
+    notes.write_text("hello gemini\n")
+    gemini.enqueue(stream(*read_turn(notes)), text_reply("It says hello gemini.", signature="dGV4dC1zaWc="))
+    env = gemini_env(clean_env, gemini)
+    done = run(agentui_bin, ["-p", "What do my notes say?", "--output-format", "events"], env, project)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    # The thinking shows as thinking, streamed and finished.
+    thinking = [e["text"] for e in events if e["type"] == "thinking_delta"]
+    assert "".join(thinking) == "**Reading the notes**\nThe notes are in a file; I should read it."
+    ended = [e["block"] for e in events if e["type"] == "content_block_end"]
+    assert ended[0]["type"] == "thinking" and ended[0]["thought_signature"] == THOUGHT_SIGNATURE
+    tool_end = next(e for e in events if e["type"] == "tool_end")
+    assert not tool_end["is_error"] and tool_end["content"] == "     1\thello gemini"
+    assert events[-1]["type"] == "result" and events[-1]["result"] == "It says hello gemini."
+
+    second = gemini.requests[1].json()["contents"]
+    assert second[-2] == {
+        "role": "model",
+        "parts": [
+            {
+                "text": "**Reading the notes**\nThe notes are in a file; I should read it.",
+                "thought": True,
+                "thoughtSignature": THOUGHT_SIGNATURE,
+            },
+            {"text": "Let me read it."},
+            {
+                "functionCall": {"name": "Read", "args": {"file_path": str(notes)}, "id": "read-1"},
+                "thoughtSignature": CALL_SIGNATURE,
+            },
+        ],
+    }
+    assert second[-1] == {
+        "role": "user",
+        "parts": [
+            {"functionResponse": {"name": "Read", "response": {"output": "     1\thello gemini"}, "id": "read-1"}}
+        ],
+    }
+
+
+def test_a_resumed_session_sends_back_the_signatures_it_saved(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    notes = project / "notes.txt"
+    notes.write_text("hello gemini\n")
+    gemini.enqueue(stream(*read_turn(notes)), text_reply("It says hello gemini.", signature="dGV4dC1zaWc="))
+    env = gemini_env(clean_env, gemini)
+    first = run(agentui_bin, ["-p", "What do my notes say?", "--output-format", "json"], env, project)
+    assert first.returncode == 0, first.stderr
+    session = json.loads(first.stdout)["session_id"]
+    before = gemini.requests[1].json()["contents"]
+
+    gemini.enqueue(text_reply("Still hello gemini."))
+    again = run(agentui_bin, ["-p", "And now?", "--resume", session, "--output-format", "json"], env, project)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["result"] == "Still hello gemini."
+    resumed = gemini.requests[2].json()["contents"]
+    assert resumed[: len(before)] == before  # (the thought and the call with their signatures, as first sent)
+    assert resumed[len(before)] == {
+        "role": "model",
+        "parts": [{"text": "It says hello gemini.", "thoughtSignature": "dGV4dC1zaWc="}],
+    }
+    assert resumed[-1]["parts"][-1] == {"text": "And now?"}
+
+
+def test_an_image_read_goes_to_gemini_as_inline_data(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    (project / "dot.png").write_bytes(PNG)
+    gemini.enqueue(
+        stream(chunk([call("Read", {"file_path": str(project / "dot.png")})], finish="STOP", response_id="r1")),
+        text_reply("A single dot."),
+    )
+    done = run(agentui_bin, ["-p", "What is in dot.png?"], gemini_env(clean_env, gemini), project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "A single dot.\n"
+    model, results = gemini.requests[1].json()["contents"][-2:]
+    sent_call = model["parts"][0]["functionCall"]
+    assert "id" not in sent_call  # (Gemini sent none: agentui's own id stays agentui's)
+    response, image = results["parts"]
+    assert response["functionResponse"]["name"] == "Read" and "id" not in response["functionResponse"]
+    assert image == {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(PNG).decode()}}
+
+
+def test_an_unsigned_call_carries_the_signature_google_documents_for_gemini_3(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    # A call Gemini 3 did not make (Gemini 2.5's, here; another model's, in a session resumed on Gemini) has no
+    # signature, and Gemini 3 rejects a step whose first call has none: it goes with Google's "skip" signature.
+    (project / "notes.txt").write_text("hello gemini\n")
+    gemini.enqueue(
+        stream(chunk([call("Read", {"file_path": str(project / "notes.txt")})], finish="STOP", response_id="r1")),
+        text_reply("It says hello gemini.", signature=None),
+        text_reply("Still hello."),
+    )
+    env = gemini_env(clean_env, gemini)
+    first = run(agentui_bin, ["-p", "Read my notes", "--model", "gemini-2.5-flash", "--output-format", "json"], env, project)
+    assert first.returncode == 0, first.stderr
+    session = json.loads(first.stdout)["session_id"]
+    again = run(agentui_bin, ["-p", "And now?", "--resume", session, "--model", "gemini-3.8-flash"], env, project)
+    assert again.returncode == 0, again.stderr
+    calls = [
+        [part for content in request.json()["contents"] for part in content["parts"] if "functionCall" in part]
+        for request in gemini.requests[1:]
+    ]
+    assert "thoughtSignature" not in calls[0][0]  # (Gemini 2.5 checks no signatures: none is made up for it)
+    assert calls[1][0]["thoughtSignature"] == "skip_thought_signature_validator"
+
+
+@pytest.mark.parametrize(
+    ("args", "thinking"),
+    [
+        (["--effort", "low"], {"includeThoughts": True, "thinkingLevel": "LOW"}),
+        (["--effort", "max"], {"includeThoughts": True, "thinkingLevel": "HIGH"}),
+        (["--model", "gemini-2.5-flash", "--effort", "medium"], {"includeThoughts": True, "thinkingBudget": 8192}),
+        (["--model", "gemini-2.5-pro", "--max-thinking-tokens", "31999"], {"includeThoughts": True, "thinkingBudget": 31999}),
+        (["--model", "gemini-2.0-flash"], None),
+    ],
+)
+def test_effort_and_thinking_tokens_become_gemini_thinking_settings(
+    agentui_bin: str,
+    clean_env: dict[str, str],
+    gemini: GeminiServer,
+    project: Path,
+    args: list[str],
+    thinking: dict[str, Any] | None,
+) -> None:
+    gemini.enqueue(text_reply("Done."))
+    done = run(agentui_bin, ["-p", "go", *args], gemini_env(clean_env, gemini), project)
+    assert done.returncode == 0, done.stderr
+    assert gemini.requests[0].json()["generationConfig"].get("thinkingConfig") == thinking
+
+
+def test_a_safety_stop_is_a_refusal_that_says_so(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    gemini.enqueue(stream(chunk([{"text": "I can"}]), chunk([], finish="SAFETY")))
+    done = run(agentui_bin, ["-p", "something", "--output-format", "json"], gemini_env(clean_env, gemini), project)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"].endswith("Gemini stopped its answer: its safety filters blocked the answer (SAFETY).")
+    assert result["stop_reason"] == "refusal"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import uuid
 from typing import Any
 
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
@@ -114,7 +115,8 @@ def chunk(
     response_id: str = "resp-loopback-1",
     prompt_feedback: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One GenerateContentResponse of a stream."""
+    """One GenerateContentResponse of a stream. Each answer has a `response_id` of its own (a session knows an
+    answer's blocks by it): the chunks of one stream share it."""
     data: dict[str, Any] = {}
     if parts is not None or finish is not None:
         candidate: dict[str, Any] = {"content": {"parts": parts or [], "role": "model"}, "index": 0}
@@ -138,6 +140,7 @@ def text_reply(text: str, *, signature: str | None = "c2lnLXRleHQ=", pieces: int
     """A text answer split into `pieces` chunks, the signature arriving alone on an empty part at the end (as Gemini 3
     streams it), and the usage of the whole."""
     size = max(1, -(-len(text) // pieces))
+    more.setdefault("response_id", f"resp-{uuid.uuid4().hex[:12]}")
     chunks = [chunk([{"text": text[at : at + size]}], **more) for at in range(0, len(text), size)]
     final = [{"text": "", "thoughtSignature": signature}] if signature else []
     usage = {"promptTokenCount": 40, "candidatesTokenCount": 9, "totalTokenCount": 49}
