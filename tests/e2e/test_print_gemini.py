@@ -256,3 +256,117 @@ def test_a_safety_stop_is_a_refusal_that_says_so(
     result = json.loads(done.stdout)
     assert result["result"].endswith("Gemini stopped its answer: its safety filters blocked the answer (SAFETY).")
     assert result["stop_reason"] == "refusal"
+
+
+NOT_FOUND = (
+    "models/gemini-9-ultra is not found for API version v1beta, or is not supported for generateContent. Call "
+    "ListModels to see the list of available models and their supported methods."
+)
+
+
+@pytest.mark.parametrize(
+    ("env_more", "reply", "said"),
+    [
+        (
+            {"GEMINI_API_KEY": "AIza-not-the-key"},
+            None,  # (the server's own check: 400 API_KEY_INVALID)
+            "agentui: The Gemini API rejected the API key (400 INVALID_ARGUMENT); check GEMINI_API_KEY (or "
+            "GOOGLE_API_KEY): API key not valid.",
+        ),
+        (
+            {"GEMINI_API_KEY": "", "AGENTUI_PROVIDER": "gemini"},
+            None,  # (no key, and a server of one's own: sent without one, refused as the Gemini API refuses it)
+            "agentui: The Gemini API refused access (403 PERMISSION_DENIED); check GEMINI_API_KEY (or GOOGLE_API_KEY): "
+            "Method doesn't allow unregistered callers (callers without established identity).",
+        ),
+        (
+            {},
+            google_error(403, "PERMISSION_DENIED", "Your API key was reported as leaked. Please use another API key."),
+            "agentui: The Gemini API refused access (403 PERMISSION_DENIED); check GEMINI_API_KEY (or GOOGLE_API_KEY): "
+            "Your API key was reported as leaked.",
+        ),
+        (
+            {"GEMINI_MODEL": "gemini-9-ultra"},
+            google_error(404, "NOT_FOUND", NOT_FOUND),
+            "agentui: The Gemini API has no model 'gemini-9-ultra' that these credentials can use (404 NOT_FOUND); "
+            "check GEMINI_MODEL or --model: models/gemini-9-ultra is not found for API version v1beta, or is not "
+            "supported for generateContent.",
+        ),
+        (
+            {},
+            google_error(400, "FAILED_PRECONDITION", "User location is not supported for the API use."),
+            "agentui: The Gemini API rejected the request (400 FAILED_PRECONDITION): User location is not supported "
+            "for the API use.",
+        ),
+        (
+            {},
+            rate_limited("3600s"),  # (longer than agentui waits: said at once, with the wait Google asked for)
+            "agentui: The Gemini API is rate limiting requests (429 RESOURCE_EXHAUSTED): You exceeded your current "
+            "quota, please check your plan and billing details; it asks to wait 3600 s before trying again, longer "
+            "than agentui waits (60 s), so the request was given up (try again later, or set AGENTUI_MAX_RETRY_WAIT "
+            "to wait longer).",
+        ),
+    ],
+)
+def test_each_gemini_error_is_one_sentence(
+    agentui_bin: str,
+    clean_env: dict[str, str],
+    gemini: GeminiServer,
+    project: Path,
+    env_more: dict[str, str],
+    reply: Any,
+    said: str,
+) -> None:
+    if reply is not None:
+        gemini.enqueue(reply)
+    done = run(agentui_bin, ["-p", "hi"], gemini_env(clean_env, gemini, **env_more), project)
+    assert done.returncode == 1
+    assert one_sentence(done.stderr) == said
+    assert len(gemini.requests) == 1  # (none of these is tried again)
+
+
+def test_without_a_key_agentui_says_where_it_looked(agentui_bin: str, clean_env: dict[str, str], project: Path) -> None:
+    env = {**clean_env, "AGENTUI_PROVIDER": "gemini"}
+    done = run(agentui_bin, ["-p", "hi"], env, project)
+    assert done.returncode == 1
+    assert one_sentence(done.stderr) == (
+        "agentui: No Gemini API key was found: agentui looked for GEMINI_API_KEY and GOOGLE_API_KEY in the "
+        "environment; set one (a key from https://aistudio.google.com/apikey), or set GOOGLE_GENAI_USE_VERTEXAI=true "
+        "to reach Gemini through Vertex AI."
+    )
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        rate_limited("0.2s"),
+        google_error(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+        google_error(500, "INTERNAL", "An internal error has occurred. Please retry or report in the troubleshooting guide."),
+    ],
+    ids=["429", "503", "500"],
+)
+def test_a_throttled_or_failing_call_is_tried_again(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path, failure: Any
+) -> None:
+    gemini.enqueue(failure, text_reply("Done."))
+    env = gemini_env(clean_env, gemini)
+    done = run(agentui_bin, ["-p", "hi", "--output-format", "events"], env, project)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    retries = [e for e in events if e["type"] == "retry"]
+    assert len(retries) == 1 and len(gemini.requests) == 2
+    if failure.status == 429:
+        assert retries[0]["delay"] == pytest.approx(0.2, abs=0.05)  # (RetryInfo's retryDelay)
+    assert events[-1]["result"] == "Done."
+
+
+def test_an_error_inside_the_stream_is_one_sentence(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    error = {"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"}}
+    gemini.enqueue(stream(chunk([{"text": "Hel"}]), error))
+    done = run(agentui_bin, ["-p", "hi"], gemini_env(clean_env, gemini), project)
+    assert done.returncode == 1
+    assert one_sentence(done.stderr).endswith(
+        "The Gemini API rejected the request (400 INVALID_ARGUMENT): Request contains an invalid argument."
+    )
