@@ -59,7 +59,9 @@ def one_sentence(stderr: str) -> str:
     return lines[0]
 
 
-def call(name: str, args: dict[str, Any], *, call_id: str | None = None, signature: str | None = None) -> dict[str, Any]:
+def call(
+    name: str, args: dict[str, Any], *, call_id: str | None = None, signature: str | None = None
+) -> dict[str, Any]:
     function: dict[str, Any] = {"name": name, "args": args}
     if call_id:
         function["id"] = call_id
@@ -73,7 +75,9 @@ def test_text_answer_streams_with_the_key_in_its_header(
     agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
 ) -> None:
     gemini.enqueue(text_reply("Red, green and blue."))
-    done = run(agentui_bin, ["-p", "Name three colors.", "--output-format", "json"], gemini_env(clean_env, gemini), project)
+    done = run(
+        agentui_bin, ["-p", "Name three colors.", "--output-format", "json"], gemini_env(clean_env, gemini), project
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "Red, green and blue."
@@ -210,7 +214,9 @@ def test_an_unsigned_call_carries_the_signature_google_documents_for_gemini_3(
         text_reply("Still hello."),
     )
     env = gemini_env(clean_env, gemini)
-    first = run(agentui_bin, ["-p", "Read my notes", "--model", "gemini-2.5-flash", "--output-format", "json"], env, project)
+    first = run(
+        agentui_bin, ["-p", "Read my notes", "--model", "gemini-2.5-flash", "--output-format", "json"], env, project
+    )
     assert first.returncode == 0, first.stderr
     session = json.loads(first.stdout)["session_id"]
     again = run(agentui_bin, ["-p", "And now?", "--resume", session, "--model", "gemini-3.8-flash"], env, project)
@@ -229,7 +235,10 @@ def test_an_unsigned_call_carries_the_signature_google_documents_for_gemini_3(
         (["--effort", "low"], {"includeThoughts": True, "thinkingLevel": "LOW"}),
         (["--effort", "max"], {"includeThoughts": True, "thinkingLevel": "HIGH"}),
         (["--model", "gemini-2.5-flash", "--effort", "medium"], {"includeThoughts": True, "thinkingBudget": 8192}),
-        (["--model", "gemini-2.5-pro", "--max-thinking-tokens", "31999"], {"includeThoughts": True, "thinkingBudget": 31999}),
+        (
+            ["--model", "gemini-2.5-pro", "--max-thinking-tokens", "31999"],
+            {"includeThoughts": True, "thinkingBudget": 31999},
+        ),
         (["--model", "gemini-2.0-flash"], None),
     ],
 )
@@ -341,7 +350,9 @@ def test_without_a_key_agentui_says_where_it_looked(agentui_bin: str, clean_env:
     [
         rate_limited("0.2s"),
         google_error(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
-        google_error(500, "INTERNAL", "An internal error has occurred. Please retry or report in the troubleshooting guide."),
+        google_error(
+            500, "INTERNAL", "An internal error has occurred. Please retry or report in the troubleshooting guide."
+        ),
     ],
     ids=["429", "503", "500"],
 )

@@ -1,4 +1,4 @@
-"""A Gemini API on 127.0.0.1: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` answered with queued
+"""A Gemini API on 127.0.0.1: `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` (or /v1/) answered with queued
 streams, as the Gemini API streams them (`data: {GenerateContentResponse}` events ending in CRLF CRLF), after the
 checks the real service makes first: the API key in the `x-goog-api-key` header, the method's path."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 
 KEY = "AIza-test-key-for-the-loopback-gemini"
-_PATH = re.compile(r"^/v1beta/models/(?P<model>[^/:?]+):streamGenerateContent\?alt=sse$")
+_PATH = re.compile(r"^/v1(?:beta)?/models/(?P<model>[^/:?]+):streamGenerateContent\?alt=sse$")
 
 
 class GeminiServer(LoopbackServer):
