@@ -446,10 +446,11 @@ def test_an_overflow_is_a_context_overflow_with_the_window() -> None:
          AuthenticationError, False),
         (429, google_body(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
          RateLimitError, True),
-        (503, google_body(503, "UNAVAILABLE", "The model is overloaded. Please try again later."), OverloadedError, True),
+        (503, google_body(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+         OverloadedError, True),
         (504, google_body(504, "DEADLINE_EXCEEDED", "Deadline expired before operation could complete."),
          ServerError, True),
-        (400, google_body(400, "INVALID_ARGUMENT", "Function call is missing a thought_signature in functionCall parts."),
+        (400, google_body(400, "INVALID_ARGUMENT", "Function call is missing a thought_signature in functionCall."),
          BadRequestError, False),
         (502, b"<html>Bad Gateway</html>", ServerError, True),  # (not Google's shape: a proxy's page)
         (400, b'[{"error": {"code": 400, "message": "Bad.", "status": "INVALID_ARGUMENT"}}]', BadRequestError, False),
@@ -466,3 +467,21 @@ def test_a_retry_delay_is_read_from_retry_info() -> None:
     details = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "12.5s"}]
     error = error_for_google(429, google_body(429, "RESOURCE_EXHAUSTED", "Quota exceeded.", details), {}, CONTEXT)
     assert isinstance(error, RateLimitError) and error.retry_after == 12.5
+
+
+# Choosing Gemini
+
+
+def test_gemini_is_chosen_by_its_key_and_reads_its_own_variables() -> None:
+    from agentui.core.settings import ConfigFile, Overrides, resolve_settings
+
+    alone = resolve_settings(Overrides(), {"GEMINI_API_KEY": "k1"}, ConfigFile())
+    assert (alone.provider, alone.model, alone.api_key) == ("gemini", "gemini-3.8-flash", "k1")
+    google = resolve_settings(
+        Overrides(provider="gemini"), {"GOOGLE_API_KEY": "k2", "GEMINI_MODEL": "gemini-3.1-pro-preview"}, ConfigFile()
+    )
+    assert (google.model, google.api_key) == ("gemini-3.1-pro-preview", "k2")
+    both = resolve_settings(Overrides(), {"GEMINI_API_KEY": "k1", "ANTHROPIC_API_KEY": "a"}, ConfigFile())
+    assert both.provider == "anthropic"  # (Claude Code's own key first)
+    configured = resolve_settings(Overrides(), {"GOOGLE_API_KEY": "k2"}, ConfigFile(provider="gemini"))
+    assert (configured.provider, configured.api_key) == ("gemini", "k2")
