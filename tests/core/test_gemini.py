@@ -40,6 +40,7 @@ from agentui.core.providers.google_errors import ErrorContext, error_for_google
 from agentui.core.providers.request_bytes import JsonPieces
 from agentui.core.providers.stream import MessageAccumulator
 from tests.support.gemini_server import KEY, GeminiServer, chunk, google_error, rate_limited, stream, text_reply
+from tests.support.loopback import LoopbackServer, Reply
 
 SIGNATURE = base64.b64encode(b"a signature of Gemini's own").decode()
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n not really a png").decode()
@@ -485,3 +486,22 @@ def test_gemini_is_chosen_by_its_key_and_reads_its_own_variables() -> None:
     assert both.provider == "anthropic"  # (Claude Code's own key first)
     configured = resolve_settings(Overrides(), {"GOOGLE_API_KEY": "k2"}, ConfigFile(provider="gemini"))
     assert (configured.provider, configured.api_key) == ("gemini", "k2")
+
+
+@pytest.mark.parametrize(
+    ("reply", "status"),
+    [
+        (Reply(chunks=[b'{"models": [{"name": "models/gemini-3.8-flash"}]}'], content_type="application/json"), "ok"),
+        (google_error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key."), "problem"),
+    ],
+)
+async def test_doctor_asks_the_gemini_api_for_its_models(server: LoopbackServer, reply: Reply, status: str) -> None:
+    from agentui.core.doctor import _model_server
+    from agentui.core.settings import Settings
+
+    server.enqueue(reply)
+    settings = Settings(provider="gemini", model="gemini-3.8-flash", api_key=KEY, base_url=server.url)
+    check = await _model_server(settings, None)
+    assert check.level == status, check
+    assert server.requests[0].path == "/v1beta/models?pageSize=1"
+    assert server.requests[0].headers["x-goog-api-key"] == KEY
