@@ -85,33 +85,22 @@ class _OpenBlock:
             return ThinkingBlock(thinking=text, signature="".join(self.signature), thought_signature=thought_signature)
         if self.kind == "redacted_thinking":
             return RedactedThinkingBlock(data=self.data)
-        return _tool_use(self.tool_id, self.tool_name, text, thought_signature)
+        call = _tool_use(self.tool_id, self.tool_name, text)
+        return call.model_copy(update={"thought_signature": thought_signature}) if thought_signature else call
 
 
-def _tool_use(tool_id: str, name: str, raw: str, thought_signature: str | None = None) -> ToolUseBlock:
+def _tool_use(tool_id: str, name: str, raw: str) -> ToolUseBlock:
     if not raw.strip():
-        return ToolUseBlock(id=tool_id, name=name, input={}, thought_signature=thought_signature)
+        return ToolUseBlock(id=tool_id, name=name, input={})
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        return ToolUseBlock(
-            id=tool_id,
-            name=name,
-            input={},
-            input_error=f"the arguments were not valid JSON ({exc})",
-            thought_signature=thought_signature,
-        )
+        return ToolUseBlock(id=tool_id, name=name, input={}, input_error=f"the arguments were not valid JSON ({exc})")
     if not isinstance(value, dict):
-        return ToolUseBlock(
-            id=tool_id,
-            name=name,
-            input={},
-            input_error="the arguments were not a JSON object",
-            thought_signature=thought_signature,
-        )
+        return ToolUseBlock(id=tool_id, name=name, input={}, input_error="the arguments were not a JSON object")
     if "\\ud" in raw.lower():  # a surrogate escape: unpaired, it could be neither stored nor sent back
         value = scrub(value)
-    return ToolUseBlock(id=tool_id, name=name, input=value, thought_signature=thought_signature)
+    return ToolUseBlock(id=tool_id, name=name, input=value)
 
 
 class MessageAccumulator:
