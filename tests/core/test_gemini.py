@@ -36,10 +36,20 @@ from agentui.core.providers.base import (
 )
 from agentui.core.providers.gemini import GeminiProvider
 from agentui.core.providers.gemini_request import build_body, thinking_config
+from agentui.core.providers.gemini_vertex import VertexTarget
 from agentui.core.providers.google_errors import ErrorContext, error_for_google
 from agentui.core.providers.request_bytes import JsonPieces
 from agentui.core.providers.stream import MessageAccumulator
-from tests.support.gemini_server import KEY, GeminiServer, chunk, google_error, rate_limited, stream, text_reply
+from tests.support.gemini_server import (
+    KEY,
+    TOKEN,
+    GeminiServer,
+    chunk,
+    google_error,
+    rate_limited,
+    stream,
+    text_reply,
+)
 from tests.support.loopback import LoopbackServer, Reply
 
 SIGNATURE = base64.b64encode(b"a signature of Gemini's own").decode()
@@ -505,3 +515,101 @@ async def test_doctor_asks_the_gemini_api_for_its_models(server: LoopbackServer,
     assert check.level == status, check
     assert server.requests[0].path == "/v1beta/models?pageSize=1"
     assert server.requests[0].headers["x-goog-api-key"] == KEY
+
+
+# Gemini on Vertex AI
+
+
+def vertex_provider(server: GeminiServer, token: str = TOKEN, location: str = "us-central1") -> GeminiProvider:
+    async def fresh() -> str:
+        return token
+
+    return GeminiProvider(vertex=VertexTarget("my-project", location, base_url=server.url), token=fresh)
+
+
+async def test_on_vertex_the_model_is_in_the_projects_location_and_the_token_is_a_bearer(gemini: GeminiServer) -> None:
+    gemini.enqueue(text_reply("From Vertex."))
+    provider = vertex_provider(gemini)
+    try:
+        answer = await collect(provider, request_of([Message.user("hi")]))
+    finally:
+        await provider.aclose()
+    assert answer.text == "From Vertex."
+    request = gemini.requests[0]
+    assert request.path == (
+        "/v1/projects/my-project/locations/us-central1/publishers/google/models/gemini-3.8-flash"
+        ":streamGenerateContent?alt=sse"
+    )
+    assert request.headers["authorization"] == f"Bearer {TOKEN}" and "x-goog-api-key" not in request.headers
+
+
+@pytest.mark.parametrize(
+    ("token", "reply", "kind", "said"),
+    [
+        (
+            "ya29.expired",
+            None,
+            AuthenticationError,
+            "Vertex AI did not accept the credentials (401 UNAUTHENTICATED); check Google's credentials "
+            "(GOOGLE_APPLICATION_CREDENTIALS, or `gcloud auth application-default login`): Request had invalid "
+            "authentication credentials.",
+        ),
+        (
+            TOKEN,
+            google_error(
+                404,
+                "NOT_FOUND",
+                "Publisher Model `projects/my-project/locations/us-central1/publishers/google/models/gemini-3.8-flash`"
+                " was not found or your project does not have access to it. Please ensure you are using a valid model"
+                " version.",
+            ),
+            BadRequestError,
+            "Vertex AI has no model 'gemini-3.8-flash' in location us-central1 of project my-project that these "
+            "credentials can use (404 NOT_FOUND); check GEMINI_MODEL or --model, or GOOGLE_CLOUD_LOCATION: Publisher "
+            "Model `projects/my-project/locations/us-central1/publishers/google/models/gemini-3.8-flash` was not "
+            "found or your project does not have access to it.",
+        ),
+        (
+            TOKEN,
+            google_error(
+                403,
+                "PERMISSION_DENIED",
+                "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/"
+                "my-project/locations/us-central1/publishers/google/models/gemini-3.8-flash' (or it may not exist).",
+            ),
+            AuthenticationError,
+            "Vertex AI refused access (403 PERMISSION_DENIED); check Google's credentials "
+            "(GOOGLE_APPLICATION_CREDENTIALS, or `gcloud auth application-default login`): Permission "
+            "'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/my-project/"
+            "locations/us-central1/publishers/google/models/gemini-3.8-flash' (or it may not exist).",
+        ),
+    ],
+)
+async def test_vertex_errors_name_the_project_location_and_credentials(
+    gemini: GeminiServer, token: str, reply: Any, kind: type[Exception], said: str
+) -> None:
+    if reply is not None:
+        gemini.enqueue(reply)
+    provider = vertex_provider(gemini, token)
+    try:
+        with pytest.raises(kind) as raised:
+            await collect(provider, request_of([Message.user("hi")]))
+    finally:
+        await provider.aclose()
+    assert str(raised.value) == said
+
+
+@pytest.mark.parametrize(
+    ("location", "server"),
+    [
+        ("global", "https://aiplatform.googleapis.com"),
+        ("us", "https://aiplatform.us.rep.googleapis.com"),
+        ("europe-west4", "https://europe-west4-aiplatform.googleapis.com"),
+    ],
+)
+def test_vertex_servers_by_location(location: str, server: str) -> None:
+    target = VertexTarget("p", location)
+    assert target.url("models/gemini-3.1-pro-preview") == (
+        f"{server}/v1/projects/p/locations/{location}/publishers/google/models/gemini-3.1-pro-preview"
+        ":streamGenerateContent?alt=sse"
+    )

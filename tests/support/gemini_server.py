@@ -12,16 +12,24 @@ from typing import Any
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 
 KEY = "AIza-test-key-for-the-loopback-gemini"
+TOKEN = "ya29.loopback-access-token"
 _PATH = re.compile(r"^/v1(?:beta)?/models/(?P<model>[^/:?]+):streamGenerateContent\?alt=sse$")
+_VERTEX_PATH = re.compile(
+    r"^/v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/google/models/(?P<model>[^/:?]+)"
+    r":streamGenerateContent\?alt=sse$"
+)
 
 
 class GeminiServer(LoopbackServer):
     """Queued replies (`enqueue`) go to requests that pass the key and path checks; the others get the error the
-    Gemini API gives (403 without a key, 400 API_KEY_INVALID with a wrong one, 404 for another method)."""
+    Gemini API gives (403 without a key, 400 API_KEY_INVALID with a wrong one, 404 for another method). A Vertex AI
+    path (`/v1/projects/{p}/locations/{l}/publishers/google/models/{m}`) needs the access token `token` as a bearer
+    instead, and gets Vertex AI's 401 without it."""
 
-    def __init__(self, key: str = KEY) -> None:
+    def __init__(self, key: str = KEY, token: str = TOKEN) -> None:
         super().__init__()
         self.key = key
+        self.token = token
 
     def _next(self, request: RecordedRequest) -> Reply:
         refusal = self._refusal(request)
@@ -32,6 +40,17 @@ class GeminiServer(LoopbackServer):
         return refusal
 
     def _refusal(self, request: RecordedRequest) -> Reply | None:
+        if request.method == "POST" and _VERTEX_PATH.match(request.path):
+            if request.headers.get("authorization") == f"Bearer {self.token}":
+                return None
+            return google_error(
+                401,
+                "UNAUTHENTICATED",
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
+                "valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-"
+                "project.",
+                [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "ACCESS_TOKEN_TYPE_UNSUPPORTED"}],
+            )
         if request.method != "POST" or not _PATH.match(request.path):
             return google_error(404, "NOT_FOUND", f"Method not found: {request.path}.")
         given = request.headers.get("x-goog-api-key")
@@ -53,7 +72,7 @@ class GeminiServer(LoopbackServer):
 
 
 def model_of(request: RecordedRequest) -> str:
-    found = _PATH.match(request.path)
+    found = _PATH.match(request.path) or _VERTEX_PATH.match(request.path)
     assert found, request.path
     return found["model"]
 

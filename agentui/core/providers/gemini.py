@@ -1,10 +1,11 @@
-"""Gemini through its own API (`streamGenerateContent` with an API key), streamed as server-sent events: tool calls,
-thinking with its signatures, images and PDFs. The request is gemini_request.py's, the stream gemini_stream.py's."""
+"""Gemini through its own API (`streamGenerateContent` with an API key) or Vertex AI's (with a Google access token),
+streamed as server-sent events: tool calls, thinking with its signatures, images and PDFs. The request is
+gemini_request.py's, the stream gemini_stream.py's, Vertex AI's URL gemini_vertex.py's."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from functools import partial
 from urllib.parse import quote
 
@@ -14,6 +15,7 @@ from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import AuthenticationError, ProviderRequest
 from agentui.core.providers.gemini_request import build_body, signs_calls
 from agentui.core.providers.gemini_stream import GeminiStreamParser
+from agentui.core.providers.gemini_vertex import VertexTarget
 from agentui.core.providers.google_errors import ErrorContext, error_for_google
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
 from agentui.core.providers.request_bytes import JsonPieces
@@ -31,15 +33,29 @@ NO_KEY = (
 )
 
 
+TokenSource = Callable[[], Awaitable[str]]
+"""A Google access token for the next request (fresh, or refreshed first)."""
+
+
 class GeminiProvider:
     name = "gemini"
 
     def __init__(
-        self, *, api_key: str | None = None, base_url: str | None = None, client: httpx.AsyncClient | None = None
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        vertex: VertexTarget | None = None,
+        token: TokenSource | None = None,
     ) -> None:
+        """The Gemini API with `api_key`, or Vertex AI's `vertex` project and location with an access token from
+        `token` (asked for each request: it refreshes what has expired, on a thread)."""
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._custom_server = base_url is not None
         self._key = api_key
+        self._vertex = vertex
+        self._token = token
         self._client = client or new_client()
         # Gemini 3 wants a signature on calls it did not make, older models none: the parts differ, so each way has
         # its own (a conversation may switch models).
@@ -59,18 +75,15 @@ class GeminiProvider:
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        if not self._key and not self._custom_server:  # (a server of one's own may not need one)
-            raise AuthenticationError(NO_KEY)
+        url, headers, context = await self._target(request.model)
         pieces = self._pieces[signs_calls(request.model)]
         content = await pieces.build(request.messages, partial(build_body, request, pieces))
-        context = ErrorContext(_API, CREDENTIALS, model_id(request.model), model_hint="GEMINI_MODEL or --model")
         errors = partial(error_for_google, context=context)
-        connection = SSEConnection(self._client, api=_API, key_hint=CREDENTIALS, errors=errors)
-        headers = {"x-goog-api-key": self._key} if self._key else {}
-        async with connection.post(self.url(request.model), content, headers) as source:
-            parser = GeminiStreamParser(request.model, _API)
+        connection = SSEConnection(self._client, api=context.api, key_hint=context.credentials, errors=errors)
+        async with connection.post(url, content, headers) as source:
+            parser = GeminiStreamParser(request.model, context.api)
             async for sse in connection.content(source):
-                data = decode_data(sse, api=_API)
+                data = decode_data(sse, api=context.api)
                 if isinstance(data, Mapping) and "error" in data:
                     error = data["error"]
                     code = error.get("code") if isinstance(error, Mapping) else None
@@ -79,6 +92,19 @@ class GeminiProvider:
                     yield event
             for event in parser.finish():
                 yield event
+
+    async def _target(self, model: str) -> tuple[str, dict[str, str], ErrorContext]:
+        """Where the request goes, its credentials' header, and what its errors name."""
+        if self._vertex is not None and self._token is not None:
+            return (
+                self._vertex.url(model),
+                {"authorization": f"Bearer {await self._token()}"},
+                self._vertex.errors(model),
+            )
+        if not self._key and not self._custom_server:  # (a server of one's own may not need one)
+            raise AuthenticationError(NO_KEY)
+        context = ErrorContext(_API, CREDENTIALS, model_id(model), model_hint="GEMINI_MODEL or --model")
+        return self.url(model), {"x-goog-api-key": self._key} if self._key else {}, context
 
 
 def model_id(model: str) -> str:
