@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,7 +37,7 @@ from agentui.core.providers.base import (
 )
 from agentui.core.providers.gemini import GeminiProvider
 from agentui.core.providers.gemini_request import build_body, thinking_config
-from agentui.core.providers.gemini_vertex import VertexTarget
+from agentui.core.providers.gemini_vertex import VertexAccess, VertexTarget
 from agentui.core.providers.google_errors import ErrorContext, error_for_google
 from agentui.core.providers.request_bytes import JsonPieces
 from agentui.core.providers.stream import MessageAccumulator
@@ -44,6 +45,7 @@ from tests.support.gemini_server import (
     KEY,
     TOKEN,
     GeminiServer,
+    TokenEndpoint,
     chunk,
     google_error,
     rate_limited,
@@ -520,34 +522,51 @@ async def test_doctor_asks_the_gemini_api_for_its_models(server: LoopbackServer,
 # Gemini on Vertex AI
 
 
-def vertex_provider(server: GeminiServer, token: str = TOKEN, location: str = "us-central1") -> GeminiProvider:
-    async def fresh() -> str:
-        return token
+@pytest.fixture
+def token_endpoint() -> Iterator[TokenEndpoint]:
+    endpoint = TokenEndpoint()
+    try:
+        yield endpoint
+    finally:
+        endpoint.close()
 
-    return GeminiProvider(vertex=VertexTarget("my-project", location, base_url=server.url), token=fresh)
+
+@pytest.fixture
+def key_file(token_endpoint: TokenEndpoint, tmp_path: Path) -> Path:
+    return token_endpoint.key_file(tmp_path)
 
 
-async def test_on_vertex_the_model_is_in_the_projects_location_and_the_token_is_a_bearer(gemini: GeminiServer) -> None:
-    gemini.enqueue(text_reply("From Vertex."))
-    provider = vertex_provider(gemini)
+def vertex_provider(server: GeminiServer, key_file: Path, location: str = "us-central1") -> GeminiProvider:
+    env = {"GOOGLE_APPLICATION_CREDENTIALS": str(key_file)}
+    return GeminiProvider(vertex=VertexAccess(None, location, server.url, env))
+
+
+async def test_on_vertex_the_model_is_in_the_projects_location_and_the_token_is_a_bearer(
+    gemini: GeminiServer, key_file: Path, token_endpoint: TokenEndpoint
+) -> None:
+    gemini.enqueue(text_reply("From Vertex."), text_reply("Again."))
+    provider = vertex_provider(gemini, key_file)
     try:
         answer = await collect(provider, request_of([Message.user("hi")]))
+        await collect(provider, request_of([Message.user("hi")]))
     finally:
         await provider.aclose()
     assert answer.text == "From Vertex."
+    assert len(token_endpoint.requests) == 1  # (the token is kept while it is valid)
     request = gemini.requests[0]
     assert request.path == (
         "/v1/projects/my-project/locations/us-central1/publishers/google/models/gemini-3.8-flash"
         ":streamGenerateContent?alt=sse"
     )
     assert request.headers["authorization"] == f"Bearer {TOKEN}" and "x-goog-api-key" not in request.headers
+    # (the project is the one the key file names)
 
 
 @pytest.mark.parametrize(
     ("token", "reply", "kind", "said"),
     [
         (
-            "ya29.expired",
+            "ya29.another-token",
             None,
             AuthenticationError,
             "Vertex AI did not accept the credentials (401 UNAUTHENTICATED); check Google's credentials "
@@ -586,11 +605,12 @@ async def test_on_vertex_the_model_is_in_the_projects_location_and_the_token_is_
     ],
 )
 async def test_vertex_errors_name_the_project_location_and_credentials(
-    gemini: GeminiServer, token: str, reply: Any, kind: type[Exception], said: str
+    gemini: GeminiServer, key_file: Path, token: str, reply: Any, kind: type[Exception], said: str
 ) -> None:
+    gemini.token = token  # (the server's token: another one than the key's, for the 401)
     if reply is not None:
         gemini.enqueue(reply)
-    provider = vertex_provider(gemini, token)
+    provider = vertex_provider(gemini, key_file)
     try:
         with pytest.raises(kind) as raised:
             await collect(provider, request_of([Message.user("hi")]))

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 
@@ -165,3 +167,56 @@ def text_reply(text: str, *, signature: str | None = "c2lnLXRleHQ=", pieces: int
     usage = {"promptTokenCount": 40, "candidatesTokenCount": 9, "totalTokenCount": 49}
     chunks.append(chunk(final, finish="STOP", usage=usage, **more))
     return stream(*chunks)
+
+
+class TokenEndpoint(LoopbackServer):
+    """Google's OAuth token endpoint for a service account key (`key_file`, whose `token_uri` is this server): the
+    JWT-bearer grant's assertion checked against the key's public key, as Google checks it, and answered with the
+    access token `token`."""
+
+    def __init__(self, token: str = TOKEN) -> None:
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        super().__init__()
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.private_pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode()
+        self.public_pem = key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        self.token = token
+        self.responder = self._grant
+
+    def _grant(self, request: RecordedRequest) -> Reply:
+        import google.auth.jwt
+
+        form = parse_qs(request.body.decode())
+        if form.get("grant_type") != ["urn:ietf:params:oauth:grant-type:jwt-bearer"] or "assertion" not in form:
+            return Reply.error(400, {"error": "unsupported_grant_type"})
+        try:  # (signed for Google's token endpoint, whatever the key file's token_uri says)
+            claims = google.auth.jwt.decode(
+                form["assertion"][0], certs=self.public_pem, audience="https://oauth2.googleapis.com/token"
+            )
+        except ValueError:
+            return Reply.error(400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."})
+        if "https://www.googleapis.com/auth/cloud-platform" not in str(claims.get("scope", "")).split():
+            return Reply.error(400, {"error": "invalid_scope", "error_description": "Vertex AI needs cloud-platform."})
+        answer = {"access_token": self.token, "expires_in": 3599, "token_type": "Bearer"}
+        return Reply(chunks=[json.dumps(answer).encode()], content_type="application/json")
+
+    def key_file(self, directory: Path, project: str = "my-project") -> Path:
+        """A service account key file for `project` whose tokens this endpoint issues."""
+        path = directory / "service-account.json"
+        info = {
+            "type": "service_account",
+            "project_id": project,
+            "private_key_id": "loopback-key",
+            "private_key": self.private_pem,
+            "client_email": f"agentui@{project}.iam.gserviceaccount.com",
+            "client_id": "1234567890",
+            "token_uri": f"{self.url}/token",
+        }
+        path.write_text(json.dumps(info))
+        return path

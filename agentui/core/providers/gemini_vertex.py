@@ -1,6 +1,6 @@
 """Where Gemini is on Vertex AI (the Gen AI SDK's GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_CLOUD_PROJECT and
-GOOGLE_CLOUD_LOCATION): the URL of a model's `streamGenerateContent` in a project and location, and what an error's
-sentence names there."""
+GOOGLE_CLOUD_LOCATION): the URL of a model's `streamGenerateContent` in a project and location, the access token
+for it from Google's application default credentials, and what an error's sentence names there."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from agentui.core.provider_env import gemini_on_vertex
+from agentui.core.providers.google_credentials import GoogleCredentialsError, GoogleToken
 from agentui.core.providers.google_errors import ErrorContext
 
-SWITCH = "GOOGLE_GENAI_USE_VERTEXAI"
 DEFAULT_LOCATION = "global"
 """The Gen AI SDK's default, and the one location that serves every Gemini 3 model (3.1 Pro is served nowhere else)."""
 MULTI_REGIONS = frozenset({"us", "eu"})
@@ -19,9 +20,7 @@ CREDENTIALS = "Google's credentials (GOOGLE_APPLICATION_CREDENTIALS, or `gcloud 
 API = "Vertex AI"
 
 
-def switched_on(env: Mapping[str, str]) -> bool:
-    """Whether the environment sends Gemini through Vertex AI, as the Gen AI SDK reads GOOGLE_GENAI_USE_VERTEXAI."""
-    return env.get(SWITCH, "").strip().lower() in ("1", "true", "yes", "on")
+switched_on = gemini_on_vertex
 
 
 @dataclass(frozen=True)
@@ -55,3 +54,28 @@ class VertexTarget:
             where=f" in location {self.location} of project {self.project}",
             model_hint="GEMINI_MODEL or --model, or GOOGLE_CLOUD_LOCATION",
         )
+
+
+class VertexAccess:
+    """Vertex AI reached with Google's application default credentials (google_credentials.py): the project (the
+    one configured, else the one the credentials name) and a bearer token for each request."""
+
+    def __init__(
+        self, project: str | None, location: str | None, base_url: str | None, env: Mapping[str, str] | None
+    ) -> None:
+        self._project = project
+        self._location = location or DEFAULT_LOCATION
+        self._base_url = base_url
+        self.token = GoogleToken(env)
+
+    async def target(self) -> VertexTarget:
+        project = self._project or await self.token.project()
+        if not project:
+            raise GoogleCredentialsError(
+                "Vertex AI needs a Google Cloud project: set GOOGLE_CLOUD_PROJECT (the credentials, "
+                f"{self.token.source or 'Google application default credentials'}, name none)."
+            )
+        return VertexTarget(project, self._location, self._base_url)
+
+    async def bearer(self) -> str:
+        return await self.token.bearer()
