@@ -498,6 +498,12 @@ def test_gemini_is_chosen_by_its_key_and_reads_its_own_variables() -> None:
     assert both.provider == "anthropic"  # (Claude Code's own key first)
     configured = resolve_settings(Overrides(), {"GOOGLE_API_KEY": "k2"}, ConfigFile(provider="gemini"))
     assert (configured.provider, configured.api_key) == ("gemini", "k2")
+    vertex = resolve_settings(
+        Overrides(),
+        {"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"},
+        ConfigFile(),
+    )
+    assert (vertex.provider, vertex.project, vertex.region, vertex.api_key) == ("gemini", "p", "us-central1", None)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,9 @@ import pytest
 
 from tests.support.gemini_server import (
     KEY,
+    TOKEN,
     GeminiServer,
+    TokenEndpoint,
     chunk,
     google_error,
     model_of,
@@ -380,4 +382,96 @@ def test_an_error_inside_the_stream_is_one_sentence(
     assert done.returncode == 1
     assert one_sentence(done.stderr).endswith(
         "The Gemini API rejected the request (400 INVALID_ARGUMENT): Request contains an invalid argument."
+    )
+
+
+# Gemini on Vertex AI
+
+
+@pytest.fixture
+def token_endpoint() -> Iterator[TokenEndpoint]:
+    endpoint = TokenEndpoint()
+    try:
+        yield endpoint
+    finally:
+        endpoint.close()
+
+
+def vertex_env(clean_env: dict[str, str], server: GeminiServer, **more: str) -> dict[str, str]:
+    # (no metadata server: google-auth's look for one goes to a closed port on loopback, never to 169.254.169.254)
+    return {
+        **clean_env,
+        "GOOGLE_GENAI_USE_VERTEXAI": "true",
+        "GOOGLE_VERTEX_BASE_URL": server.url,
+        "GCE_METADATA_HOST": "127.0.0.1:9",
+        "GCE_METADATA_IP": "127.0.0.1:9",
+        **more,
+    }
+
+
+def test_vertex_is_switched_on_as_the_gen_ai_sdk_switches_it(
+    agentui_bin: str,
+    clean_env: dict[str, str],
+    gemini: GeminiServer,
+    token_endpoint: TokenEndpoint,
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    key = token_endpoint.key_file(tmp_path, project="key-project")
+    gemini.enqueue(text_reply("From Vertex."), text_reply("From Europe."))
+    env = vertex_env(clean_env, gemini, GOOGLE_APPLICATION_CREDENTIALS=str(key))
+    done = run(agentui_bin, ["-p", "hi"], env, project)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "From Vertex.\n"
+    request = gemini.requests[0]
+    assert request.path == (  # (the key file's project; the global location, as the SDK's default)
+        "/v1/projects/key-project/locations/global/publishers/google/models/gemini-3.8-flash"
+        ":streamGenerateContent?alt=sse"
+    )
+    assert request.headers["authorization"] == f"Bearer {TOKEN}" and "x-goog-api-key" not in request.headers
+    assert request.json()["contents"][-1]["parts"][-1] == {"text": "hi"}
+    env.update(GOOGLE_CLOUD_PROJECT="my-project", GOOGLE_CLOUD_LOCATION="europe-west4")
+    again = run(agentui_bin, ["-p", "hi", "--model", "gemini-3.1-pro-preview"], env, project)
+    assert again.returncode == 0, again.stderr
+    assert gemini.requests[1].path.startswith(
+        "/v1/projects/my-project/locations/europe-west4/publishers/google/models/gemini-3.1-pro-preview:"
+    )
+
+
+def test_vertex_without_credentials_says_where_agentui_looked(
+    agentui_bin: str, clean_env: dict[str, str], gemini: GeminiServer, project: Path
+) -> None:
+    done = run(agentui_bin, ["-p", "hi"], vertex_env(clean_env, gemini, GOOGLE_CLOUD_PROJECT="p"), project)
+    assert done.returncode == 1
+    said = one_sentence(done.stderr)
+    assert said.startswith("agentui: No Google Cloud credentials were found: GOOGLE_APPLICATION_CREDENTIALS is not set")
+    assert "application_default_credentials.json" in said and not gemini.requests
+
+
+def test_a_vertex_model_the_location_lacks_is_one_sentence(
+    agentui_bin: str,
+    clean_env: dict[str, str],
+    gemini: GeminiServer,
+    token_endpoint: TokenEndpoint,
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    key = token_endpoint.key_file(tmp_path)
+    gemini.enqueue(
+        google_error(
+            404,
+            "NOT_FOUND",
+            "Publisher Model `projects/my-project/locations/us-east1/publishers/google/models/gemini-3.1-pro-preview` "
+            "was not found or your project does not have access to it. Please ensure you are using a valid model "
+            "version. For more information, see: https://cloud.google.com/vertex-ai/generative-ai/docs/learn/model-versions",
+        )
+    )
+    env = vertex_env(clean_env, gemini, GOOGLE_APPLICATION_CREDENTIALS=str(key), GOOGLE_CLOUD_LOCATION="us-east1")
+    done = run(agentui_bin, ["-p", "hi", "--model", "gemini-3.1-pro-preview"], env, project)
+    assert done.returncode == 1
+    assert one_sentence(done.stderr) == (
+        "agentui: Vertex AI has no model 'gemini-3.1-pro-preview' in location us-east1 of project my-project that "
+        "these credentials can use (404 NOT_FOUND); check GEMINI_MODEL or --model, or GOOGLE_CLOUD_LOCATION: "
+        "Publisher Model `projects/my-project/locations/us-east1/publishers/google/models/gemini-3.1-pro-preview` "
+        "was not found or your project does not have access to it."
     )
