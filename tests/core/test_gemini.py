@@ -639,3 +639,18 @@ def test_vertex_servers_by_location(location: str, server: str) -> None:
         f"{server}/v1/projects/p/locations/{location}/publishers/google/models/gemini-3.1-pro-preview"
         ":streamGenerateContent?alt=sse"
     )
+
+
+def test_gemini_prices_window_and_output_limit() -> None:
+    from agentui.core.context.window import context_window
+    from agentui.core.messages import Usage
+    from agentui.core.output_tokens import model_output_tokens
+    from agentui.core.pricing import cost_usd
+
+    usage = Usage(input_tokens=1_000_000, cache_read_input_tokens=1_000_000, output_tokens=1_000_000)
+    assert cost_usd("gemini-3.8-flash", usage) == pytest.approx(0.75 + 0.075 + 3.75)
+    assert cost_usd("models/gemini-3.1-pro-preview", usage) == pytest.approx(2.0 + 0.2 + 12.0)
+    assert cost_usd("gemini-2.5-flash-lite", usage) == pytest.approx(0.1 + 0.01 + 0.4)
+    assert context_window("gemini-3.8-flash") == 1_048_576
+    assert model_output_tokens("gemini-3.8-flash", 8192) == 65_536
+    assert model_output_tokens("gemini-2.0-flash", 8192) == 8192
