@@ -49,7 +49,7 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     ):
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OPENAI_")) or name in (
+        if name.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_")) or name in (
             "AGENTUI_PROVIDER",
             "AGENTUI_MODEL",
             "AGENTUI_SCRIPT",
@@ -63,7 +63,7 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("ANTHROPIC_", "OPENAI_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
+        if not key.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
     }
     home = tmp_path / "home"
     home.mkdir()

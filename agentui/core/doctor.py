@@ -196,6 +196,10 @@ def server_url(settings: Settings) -> str | None:
         from agentui.core.providers.openai import DEFAULT_BASE_URL as OPENAI_URL
 
         return (settings.base_url or OPENAI_URL).rstrip("/")
+    if settings.provider == "gemini":
+        from agentui.core.providers.gemini import DEFAULT_BASE_URL as GEMINI_URL
+
+        return (settings.base_url or GEMINI_URL).rstrip("/")
     return None
 
 
@@ -221,6 +225,11 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
             headers["x-api-key"] = settings.api_key
         if settings.auth_token:
             headers["authorization"] = f"Bearer {settings.auth_token}"
+    elif settings.provider == "gemini":
+        from agentui.core.providers.gemini import API_VERSION as GEMINI_VERSION
+
+        probe = f"{url}/{GEMINI_VERSION}/models?pageSize=1"
+        headers = {"x-goog-api-key": settings.api_key} if settings.api_key else {}
     else:
         probe = f"{url}/models"
         headers = {"authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
@@ -236,12 +245,12 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
         reason = str(exc).strip() or type(exc).__name__
         return HealthCheck("Model server", "problem", f"{where} cannot be reached ({reason}).", fix)
     status = response.status_code
-    if status in (401, 403):
+    if status in (401, 403) or (status == 400 and settings.provider == "gemini"):  # (Gemini: 400 for a bad key)
         return HealthCheck(
             "Model server",
             "problem",
             f"{where} refused the key (HTTP {status}).",
-            "Check the API key (ANTHROPIC_API_KEY or OPENAI_API_KEY).",
+            "Check the API key (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY).",
         )
     if status >= 500:
         return HealthCheck(

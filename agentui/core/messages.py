@@ -26,6 +26,9 @@ class _Frozen(BaseModel):
 class TextBlock(_Frozen):
     type: Literal["text"] = "text"
     text: str
+    thought_signature: str | None = None
+    """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
+    tool-call turn without it); None from every other provider, and left out of the session line then."""
 
 
 class ThinkingBlock(_Frozen):
@@ -33,6 +36,9 @@ class ThinkingBlock(_Frozen):
     thinking: str
     signature: str = ""
     """Anthropic's signature; without one the block cannot be sent back, so providers drop it."""
+    thought_signature: str | None = None
+    """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
+    tool-call turn without it); None from every other provider, and left out of the session line then."""
 
 
 class RedactedThinkingBlock(_Frozen):
@@ -62,6 +68,9 @@ class ToolUseBlock(_Frozen):
     input: dict[str, Any]
     input_error: str | None = None
     """Set when the model's arguments were not a JSON object; the call then fails with this reason."""
+    thought_signature: str | None = None
+    """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
+    tool-call turn without it); None from every other provider, and left out of the session line then."""
 
 
 class ToolResultBlock(_Frozen):

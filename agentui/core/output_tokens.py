@@ -23,9 +23,18 @@ CLAUDE_OUTPUT_TOKENS: dict[str, int] = {
 """By model-name prefix, the longest that fits (an id with a date, a Bedrock or Vertex id, a `[1m]` variant)."""
 
 
+GEMINI_OUTPUT_TOKENS = 65_536
+"""Gemini 2.5's and 3's own limit, which counts the model's thinking too: 8,192 would leave a model thinking at its
+default level little room for the answer (Gemini 2.0 and 1.5 allow 8,192, which is agentui's default)."""
+
+
 def model_output_tokens(model: str, default: int) -> int:
-    """The answer's token limit for `model` when none is named: Claude Code's for a Claude model, else `default`."""
+    """The answer's token limit for `model` when none is named: Claude Code's for a Claude model, Gemini's own for a
+    thinking Gemini, else `default`."""
     name = claude_name(model).removesuffix(LONG_CONTEXT)
+    gemini = name.rsplit("/", 1)[-1]
+    if gemini.startswith("gemini-") and not gemini.startswith(("gemini-1", "gemini-2.0", "gemini-exp")):
+        return GEMINI_OUTPUT_TOKENS
     if not name.startswith("claude-"):
         return default
     fitting = [prefix for prefix in CLAUDE_OUTPUT_TOKENS if name.startswith(prefix)]

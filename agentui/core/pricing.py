@@ -24,13 +24,24 @@ _PRICES: dict[str, tuple[float, float]] = {
     "gpt-4.1": (2.0, 8.0),
     "gpt-4o-mini": (0.15, 0.6),
     "gpt-4o": (2.5, 10.0),
+    # Gemini's, for prompts up to 200,000 tokens (Pro costs more past them); a cached read is a tenth of the input
+    # price, as Google bills implicit and explicit caching. 3.8 Flash: its launch price, until the end of 2026.
+    "gemini-3.8-flash": (0.75, 3.75),
+    "gemini-3.5-flash-lite": (0.3, 2.5),
+    "gemini-3.5-flash": (1.5, 9.0),
+    "gemini-3.1-pro": (2.0, 12.0),
+    "gemini-3-pro": (2.0, 12.0),
+    "gemini-3-flash": (0.5, 3.0),
+    "gemini-2.5-pro": (1.25, 10.0),
+    "gemini-2.5-flash-lite": (0.1, 0.4),
+    "gemini-2.5-flash": (0.3, 2.5),
 }
 _BY_LENGTH = sorted(_PRICES, key=len, reverse=True)
 
 
 def prices(model: str) -> tuple[float, float] | None:
     """(input, output) USD per million tokens, or None for a model we have no price for (local ones)."""
-    name = claude_name(model).removeprefix("anthropic/").removeprefix("openai/")
+    name = claude_name(model).removeprefix("anthropic/").removeprefix("openai/").removeprefix("models/")
     for prefix in _BY_LENGTH:
         if name.startswith(prefix):
             return _PRICES[prefix]

@@ -77,6 +77,12 @@ def switched_on(env: Mapping[str, str]) -> ProviderName | None:
     return None
 
 
+def gemini_on_vertex(env: Mapping[str, str]) -> bool:
+    """Whether the environment sends Gemini through Vertex AI, as Google's Gen AI SDK reads it
+    (GOOGLE_GENAI_USE_VERTEXAI)."""
+    return _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI"))
+
+
 def _truthy(value: str | None) -> bool:
     """Claude Code's reading of a switch: 1, true, yes or on, in any case."""
     return (value or "").strip().lower() in ("1", "true", "yes", "on")

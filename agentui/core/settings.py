@@ -19,7 +19,7 @@ from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
 from agentui.core.model_aliases import resolve as resolve_alias
-from agentui.core.provider_env import PROVIDER_ENV, switched_on
+from agentui.core.provider_env import PROVIDER_ENV, gemini_on_vertex, switched_on
 from agentui.core.providers import CLAUDE_PLATFORMS, ProviderConfig, ProviderName
 from agentui.core.run_options import Effort, ModelOptions, RunLimits
 
@@ -40,7 +40,7 @@ DEFAULT_MODELS: dict[ProviderName, str] = {
     "vertex": "claude-sonnet-4-5@20250929",
     "openai": "gpt-4.1",
     "openai-responses": "gpt-5",
-    "gemini": "gemini-2.5-pro",
+    "gemini": "gemini-3.8-flash",
     "scripted": "scripted",
 }
 SMALL_ANTHROPIC_MODEL = "claude-haiku-4-5"
@@ -404,7 +404,7 @@ def _inferred_provider(env: Mapping[str, str], overrides: Overrides) -> Provider
         return "anthropic"
     if any(env.get(name) for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL")):
         return "openai"
-    if any(env.get(name) for name in ("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")):
+    if any(env.get(name) for name in ("GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL")) or gemini_on_vertex(env):
         return "gemini"
     if overrides.script is not None:
         return "scripted"

@@ -95,6 +95,7 @@ _WINDOW_PATTERNS = tuple(
         r"maximum context length is ([\d,]+)",  # OpenAI, vLLM
         r"context size \(([\d,]+) tokens\)",  # llama.cpp: "exceeds the available context size (4096 tokens)"
         r"n_ctx[^\d]{0,20}([\d,]+)",  # llama.cpp's older wording, Ollama
+        r"maximum number of tokens allowed \(([\d,]+)\)",  # Gemini: "… exceeds … allowed (1048576)"
     )
 )
 

@@ -51,6 +51,8 @@ class BlockDelta:
 @dataclass(slots=True)
 class BlockStop:
     index: int
+    thought_signature: str | None = None
+    """Gemini's signature of the part the block was made from (it comes with the part's last piece)."""
 
 
 @dataclass(slots=True)
@@ -75,15 +77,16 @@ class _OpenBlock:
         self.tool_name = start.tool_name
         self.data = start.data
 
-    def finish(self) -> ContentBlock:
+    def finish(self, thought_signature: str | None = None) -> ContentBlock:
         text = "".join(self.parts)
         if self.kind == "text":
-            return TextBlock(text=text)
+            return TextBlock(text=text, thought_signature=thought_signature)
         if self.kind == "thinking":
-            return ThinkingBlock(thinking=text, signature="".join(self.signature))
+            return ThinkingBlock(thinking=text, signature="".join(self.signature), thought_signature=thought_signature)
         if self.kind == "redacted_thinking":
             return RedactedThinkingBlock(data=self.data)
-        return _tool_use(self.tool_id, self.tool_name, text)
+        call = _tool_use(self.tool_id, self.tool_name, text)
+        return call.model_copy(update={"thought_signature": thought_signature}) if thought_signature else call
 
 
 def _tool_use(tool_id: str, name: str, raw: str) -> ToolUseBlock:
@@ -137,7 +140,7 @@ class MessageAccumulator:
         block = self._open.pop(event.index, None)
         if block is None:
             return None
-        finished = self._done[event.index] = block.finish()
+        finished = self._done[event.index] = block.finish(event.thought_signature)
         return finished
 
     def end(self, event: StreamEnd) -> None:
