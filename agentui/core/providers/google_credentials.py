@@ -100,9 +100,12 @@ class GoogleToken:
                         f"GOOGLE_APPLICATION_CREDENTIALS names {explicit}, which is not a file; point it at a "
                         "service account key or an application-default credentials file."
                     )
-                credentials, project = google.auth.load_credentials_from_file(  # type: ignore[no-untyped-call]
-                    explicit, scopes=scopes
-                )
+                if self._env is os.environ:  # (google-auth's own chain reads the same variable)
+                    credentials, project = google.auth.default(scopes=scopes)
+                else:  # (another environment's file, loaded as google-auth's chain loads it)
+                    credentials, project = google.auth.load_credentials_from_file(  # type: ignore[no-untyped-call]
+                        explicit, scopes=scopes
+                    )
             else:
                 credentials, project = google.auth.default(scopes=scopes)
                 source = _describe(credentials, self._gcloud_file())
