@@ -128,7 +128,7 @@ class GoogleToken:
             credentials.refresh(google.auth.transport.requests.Request())  # type: ignore[no-untyped-call]
         except exceptions.TransportError as exc:
             raise ConnectError(
-                f"Could not reach Google to refresh the access token for {self._source}: {_first_line(exc)}"
+                f"Could not reach Google to refresh the access token for {self._source}: {_transport_reason(exc)}."
             ) from exc
         except exceptions.RefreshError as exc:
             raise GoogleCredentialsError(
@@ -168,6 +168,18 @@ def _first_line(exc: BaseException) -> str:
     said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
     lines = said.strip().splitlines() or [type(exc).__name__]
     return lines[0].rstrip(".") + "."
+
+
+def _transport_reason(exc: BaseException) -> str:
+    """Why Google could not be reached, in words: the operating system's reason (requests buries it deep)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror[:1].lower() + seen.strerror[1:]
+        if isinstance(seen, OSError) and seen.args and isinstance(seen.args[0], str) and "Errno" in seen.args[0]:
+            return seen.args[0].split("] ", 1)[-1].rstrip(".").lower()
+        seen = seen.__cause__ or seen.__context__
+    return _first_line(exc).rstrip(".")
 
 
 def _refresh_reason(exc: BaseException) -> str:
