@@ -204,3 +204,25 @@ def test_the_anthropic_sdks_vertex_client_reads_the_servers_stream(google: Verte
         "claude-sonnet-4-5@20250929:streamRawPredict"
     )
     assert "anthropic_version" in json.loads(call.body)  # (the SDK's newest; Claude Code 2.1.197 sends ours)
+
+
+async def test_the_doctor_gets_a_token_and_says_where_requests_go(
+    google: VertexServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentui.core import doctor
+    from agentui.core.settings import Settings
+
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(google.key_file(tmp_path)))
+    monkeypatch.delenv("CLAUDE_CODE_SKIP_VERTEX_AUTH", raising=False)
+    settings = Settings(provider="vertex", model="claude-sonnet-4-5@20250929", base_url=google.base_url, project="p")
+    check = await doctor._model_server(settings, None)
+    assert check.level == "ok"
+    assert check.said == (
+        f"Vertex AI at {google.base_url}/projects/p/locations/us-east5, with an access token from the key file "
+        f"GOOGLE_APPLICATION_CREDENTIALS names ({tmp_path / 'service-account.json'})."
+    )
+    assert len(google.assertions) == 1
+    assert google.calls == []  # (no model call)
+    monkeypatch.setenv("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1")
+    check = await doctor._model_server(settings, None)
+    assert check.said.endswith("without Google credentials (CLAUDE_CODE_SKIP_VERTEX_AUTH).")

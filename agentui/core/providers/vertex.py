@@ -110,6 +110,17 @@ class VertexProvider:
         base = self.base_url or default_base_url(region)
         return f"{base}/projects/{project}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict"
 
+    async def describe(self, model: str) -> str:
+        """Where requests for `model` go and with what credentials, in one sentence, after getting a token and the
+        project as a request would (for the doctor: it costs no model call). ProviderError when either fails."""
+        project = await self._project()
+        model = without_long_context(model)[0]
+        url = self.url(model, project).removesuffix(f"/publishers/anthropic/models/{model}:streamRawPredict")
+        if self._token is None:
+            return f"Vertex AI at {url}, without Google credentials (CLAUDE_CODE_SKIP_VERTEX_AUTH)."
+        await self._token.bearer()
+        return f"Vertex AI at {url}, with an access token from {self._token.source}."
+
     async def aclose(self) -> None:
         await self._client.aclose()
 
