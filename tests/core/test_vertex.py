@@ -5,6 +5,8 @@ client reading the same server as a second opinion."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -226,3 +228,26 @@ async def test_the_doctor_gets_a_token_and_says_where_requests_go(
     monkeypatch.setenv("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1")
     check = await doctor._model_server(settings, None)
     assert check.said.endswith("without Google credentials (CLAUDE_CODE_SKIP_VERTEX_AUTH).")
+
+
+def test_googles_endpoints_by_region() -> None:
+    provider = VertexProvider(project="p", region="global", env={"VERTEX_REGION_CLAUDE_4_6_OPUS": "us-east5"})
+    assert provider.url("claude-sonnet-4-5@20250929", "p") == (
+        "https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/anthropic/models/"
+        "claude-sonnet-4-5@20250929:streamRawPredict"
+    )
+    assert provider.url("claude-opus-4-6", "p").startswith(
+        "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+    )
+
+
+def test_the_provider_is_made_without_importing_google_auth() -> None:
+    code = (
+        "import sys\n"
+        "from agentui.core.providers import ProviderConfig, create_provider\n"
+        "create_provider(ProviderConfig('vertex', project='p', region='us-east5'))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('google.auth', 'google.oauth2', 'requests'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
