@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from tests.e2e.test_print_mode import assert_one_clean_sentence, run
 from tests.support.loopback import Reply
 from tests.support.sse import anthropic_stream
-from tests.support.vertex_server import VertexServer, google_error
+from tests.support.vertex_server import METADATA_PROJECT, VertexServer, google_error
 
 SONNET = "claude-sonnet-4-5@20250929"
 
@@ -169,3 +169,21 @@ def test_an_unreachable_token_endpoint_is_one_sentence(
         .startswith("agentui: Could not reach Google to refresh the access token for the key file")
     )
     assert done.stderr.strip().endswith(": connection refused.")
+
+
+def test_credentials_from_the_metadata_server(
+    agentui_bin: str, clean_env: dict[str, str], google: VertexServer, tmp_path: Path
+) -> None:
+    """On Google's machines: no key file, no gcloud file; the metadata server gives the token and the project."""
+    google.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": "From the metadata server."}])))
+    env = vertex_env(clean_env, google, tmp_path)
+    del env["GOOGLE_APPLICATION_CREDENTIALS"], env["ANTHROPIC_VERTEX_PROJECT_ID"]
+    host = google.url.removeprefix("http://")
+    env |= {"GCE_METADATA_HOST": host, "GCE_METADATA_IP": host}
+    done = run(agentui_bin, ["-p", "hi"], env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "From the metadata server.\n"
+    [call] = google.calls
+    assert call.path.startswith(f"/v1/projects/{METADATA_PROJECT}/locations/europe-west1/")
+    assert call.headers["authorization"].removeprefix("Bearer ") in google.issued
+    assert google.assertions == []  # (no key was exchanged)

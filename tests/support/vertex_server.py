@@ -1,6 +1,7 @@
 """A loopback Google: an OAuth token endpoint that issues access tokens for a service account's signed JWT assertion
-(checked with the account's public key, as Google's does), and Vertex AI's `streamRawPredict` for Claude, which
-answers only a bearer token that endpoint issued and still valid, with the Messages API's SSE or Google's errors.
+(checked with the account's public key, as Google's does), a GCE metadata server that issues them to its machine,
+and Vertex AI's `streamRawPredict` for Claude, which answers only a bearer token issued here and still valid, with
+the Messages API's SSE or Google's errors.
 
 The key file it writes is a real service-account key (a fresh RSA key) whose token_uri is this server: google-auth
 does the real signing and exchange against it."""
@@ -25,6 +26,8 @@ from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
 
 CLIENT_EMAIL = "agentui-test@loopback-project.iam.gserviceaccount.com"
 KEY_PROJECT = "loopback-project"
+METADATA_PROJECT = "metadata-project"
+CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 _PATH = re.compile(r"^/v1/projects/([^/]+)/locations/([^/]+)/publishers/anthropic/models/([^/:]+):streamRawPredict$")
 
 
@@ -88,6 +91,8 @@ class VertexServer:
     def _answer(self, request: RecordedRequest) -> Reply:
         if request.path == "/token":
             return self._token(request)
+        if request.method == "GET":
+            return self._metadata(request)
         if not _PATH.match(request.path):
             return google_error(404, "NOT_FOUND", f"The requested URL {request.path} was not found on this server.")
         with self._lock:
@@ -121,17 +126,48 @@ class VertexServer:
             and claims.get("iss") == CLIENT_EMAIL
             and claims.get("aud")
             == "https://oauth2.googleapis.com/token"  # (google-auth's audience, wherever it posts)
-            and "https://www.googleapis.com/auth/cloud-platform" in str(claims.get("scope", "")).split()
+            and CLOUD_PLATFORM in str(claims.get("scope", "")).split()
             and claims.get("iat", now + 999) <= now + 60 < claims.get("exp", 0) + 60
         )
         if not valid:
             return _oauth_error("invalid_grant", "Invalid JWT: the claims are not right.")
-        token = "ya29.loopback-" + secrets.token_urlsafe(24)
         with self._lock:
             self.assertions.append(claims)
-            self.issued[token] = now + self.token_lifetime
-        body = {"access_token": token, "expires_in": self.token_lifetime, "token_type": "Bearer"}
-        return Reply(status=200, chunks=[json.dumps(body).encode()], content_type="application/json")
+        return Reply(status=200, chunks=[json.dumps(self._issue()).encode()], content_type="application/json")
+
+    def _metadata(self, request: RecordedRequest) -> Reply:
+        """The GCE metadata server, as google-auth asks it (GCE_METADATA_HOST and GCE_METADATA_IP at this server):
+        the ping, the project, the default service account and its token. Only requests that say
+        `Metadata-Flavor: Google` are answered, as the real one does."""
+        flavor = {"metadata-flavor": "Google"}
+        if request.headers.get("metadata-flavor") != "Google":
+            return Reply(
+                status=403, chunks=[b"Missing Metadata-Flavor header."], headers=flavor, content_type="text/plain"
+            )
+        path, _, query = request.path.partition("?")
+        account = "/computeMetadata/v1/instance/service-accounts/default/"
+        answers: dict[str, Any] = {
+            "/": "",
+            "/computeMetadata/v1/project/project-id": METADATA_PROJECT,
+            "/computeMetadata/v1/universe/universe-domain": "googleapis.com",
+            account: {"email": CLIENT_EMAIL, "aliases": ["default"], "scopes": [CLOUD_PLATFORM]},
+        }
+        if path == account + "token":
+            if CLOUD_PLATFORM not in urllib.parse.unquote(query):
+                return Reply(status=400, chunks=[b"the scope is missing"], headers=flavor, content_type="text/plain")
+            answers[path] = self._issue()
+        if path not in answers:
+            return Reply(status=404, chunks=[b"Not Found"], headers=flavor, content_type="text/plain")
+        answer = answers[path]
+        if isinstance(answer, str):
+            return Reply(chunks=[answer.encode()] if answer else [], headers=flavor, content_type="text/plain")
+        return Reply(chunks=[json.dumps(answer).encode()], headers=flavor, content_type="application/json")
+
+    def _issue(self) -> dict[str, Any]:
+        token = "ya29.loopback-" + secrets.token_urlsafe(24)
+        with self._lock:
+            self.issued[token] = time.time() + self.token_lifetime
+        return {"access_token": token, "expires_in": self.token_lifetime, "token_type": "Bearer"}
 
 
 def _oauth_error(error: str, description: str) -> Reply:
