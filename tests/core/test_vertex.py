@@ -128,7 +128,10 @@ async def test_a_rejected_token_is_refreshed_once_then_said(google: VertexServer
     error = await _error(provider)
     assert isinstance(error, AuthenticationError)
     assert "rejected the access token from the key file GOOGLE_APPLICATION_CREDENTIALS names" in str(error)
-    assert "even after a fresh one was fetched" in str(error)
+    assert str(error).endswith(
+        "even after a fresh one was fetched (401 UNAUTHENTICATED: Request had invalid authentication credentials); "
+        "check those credentials."
+    )
     assert "ya29" not in str(error)
 
 
@@ -138,17 +141,20 @@ async def test_a_rejected_token_is_refreshed_once_then_said(google: VertexServer
         (
             google_error(404, "NOT_FOUND", "Publisher Model `claude-sonnet-4-5@20250929` not found."),
             BadRequestError,
-            "has no model claude-sonnet-4-5@20250929 in project p, region us-east5 (404 NOT_FOUND): enable it",
+            "has no model claude-sonnet-4-5@20250929 in project p, region us-east5 (404 NOT_FOUND: Publisher Model "
+            "`claude-sonnet-4-5@20250929` not found); enable it",
         ),
         (
             google_error(403, "PERMISSION_DENIED", "Permission 'aiplatform.endpoints.predict' denied", listed=True),
             AuthenticationError,
-            "refused access to project p (403 PERMISSION_DENIED)",
+            "refused access to project p (403 PERMISSION_DENIED: Permission 'aiplatform.endpoints.predict' denied); "
+            "the credentials from the key file",
         ),
         (
             google_error(429, "RESOURCE_EXHAUSTED", "Quota exceeded for aiplatform.googleapis.com", listed=True),
             RateLimitError,
-            "is throttling requests for claude-sonnet-4-5@20250929 in project p, region us-east5 (429 RESOURCE_EXH",
+            "is throttling requests for claude-sonnet-4-5@20250929 in project p, region us-east5 (429 "
+            "RESOURCE_EXHAUSTED: Quota exceeded for aiplatform.googleapis.com).",
         ),
     ],
 )
@@ -161,7 +167,7 @@ async def test_googles_errors_are_one_sentence(
     await provider.aclose()
     assert type(error) is kind
     assert words in str(error)
-    assert "Google said:" in str(error)
+    assert "Google said" not in str(error) and str(error).count(". ") == 0  # (one sentence, Google's words in it)
     assert "\n" not in str(error)
 
 
@@ -251,3 +257,13 @@ def test_the_provider_is_made_without_importing_google_auth() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+async def test_a_refusal_without_credentials_says_skip_auth_is_set(google: VertexServer) -> None:
+    provider = VertexProvider(project="p", base_url=google.base_url, skip_auth=True, env={})
+    error = await _error(provider)  # (the server takes no request without a token it issued)
+    await provider.aclose()
+    assert isinstance(error, AuthenticationError)
+    assert str(error).startswith("Vertex AI refused a request sent without Google credentials (401 UNAUTHENTICATED")
+    assert str(error).endswith("unset CLAUDE_CODE_SKIP_VERTEX_AUTH unless the base URL is a gateway that adds them.")
+    assert len(google.calls) == 1  # (nothing to refresh: not asked again)

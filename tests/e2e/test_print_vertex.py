@@ -106,11 +106,12 @@ def test_a_throttled_call_is_retried(
         (
             google_error(404, "NOT_FOUND", f"Publisher Model `{SONNET}` was not found or your project does not have "
                          "access to it."),
-            f"Vertex AI has no model {SONNET} in project my-project, region europe-west1 (404 NOT_FOUND)",
+            f"Vertex AI has no model {SONNET} in project my-project, region europe-west1 (404 NOT_FOUND: Publisher "
+            "Model",
         ),
         (
             google_error(403, "PERMISSION_DENIED", "Permission 'aiplatform.endpoints.predict' denied.", listed=True),
-            "Vertex AI refused access to project my-project (403 PERMISSION_DENIED)",
+            "Vertex AI refused access to project my-project (403 PERMISSION_DENIED: Permission",
         ),
     ],
 )  # fmt: skip

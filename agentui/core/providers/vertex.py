@@ -184,33 +184,42 @@ class Where:
 
 
 def vertex_error(status: int, body: bytes, headers: Mapping[str, str], *, where: Where) -> ProviderError:
-    """An error response as one sentence: Google's shape (`{"error": {"code", "message", "status"}}`, sometimes in
-    a list) or Anthropic's (the model's own errors, passed through)."""
+    """An error response as one sentence, Google's own words in it: Google's shape (`{"error": {"code", "message",
+    "status"}}`, sometimes in a list) or Anthropic's (the model's own errors, passed through)."""
     message, reason = _google_error(body)
-    said = f" Google said: {message.rstrip('.')}." if message else ""
+
+    def answered(default: str) -> str:  # "(404 NOT_FOUND: Publisher Model … not found)"
+        return f"({status} {reason or default}" + (f": {message.rstrip('.')})" if message else ")")
+
     asked = f"{where.model} in project {where.project}, region {where.region}"
+    if status == 401 and not where.source:
+        return AuthenticationError(
+            f"{API} refused a request sent without Google credentials {answered('UNAUTHENTICATED')}; unset "
+            "CLAUDE_CODE_SKIP_VERTEX_AUTH unless the base URL is a gateway that adds them.",
+            status=status,
+        )
     if status == 401:
         return AuthenticationError(
-            f"{API} rejected the access token from {where.source or 'the gateway'} (401 {reason or 'UNAUTHENTICATED'}) "
-            f"even after a fresh one was fetched; check those credentials.{said}",
+            f"{API} rejected the access token from {where.source} even after a fresh one was fetched "
+            f"{answered('UNAUTHENTICATED')}; check those credentials.",
             status=status,
         )
     if status == 403:
         return AuthenticationError(
-            f"{API} refused access to project {where.project} (403 {reason or 'PERMISSION_DENIED'}): the credentials "
-            f"from {where.source or 'the gateway'} need the Vertex AI User role there, and the project needs the "
-            f"Vertex AI API enabled.{said}",
+            f"{API} refused access to project {where.project} {answered('PERMISSION_DENIED')}; the credentials "
+            f"{f'from {where.source} ' if where.source else ''}need the Vertex AI User role there, and the project "
+            "needs the Vertex AI API enabled.",
             status=status,
         )
     if status == 404:
         return BadRequestError(
-            f"{API} has no model {asked} (404 {reason or 'NOT_FOUND'}): enable it in the project's Model Garden, or "
-            f"choose a region that serves it (CLOUD_ML_REGION, or a VERTEX_REGION_CLAUDE_* variable).{said}",
+            f"{API} has no model {asked} {answered('NOT_FOUND')}; enable it in the project's Model Garden, or choose "
+            "a region that serves it (CLOUD_ML_REGION, or a VERTEX_REGION_CLAUDE_* variable).",
             status=status,
         )
     if status == 429:
         return RateLimitError(
-            f"{API} is throttling requests for {asked} (429 {reason or 'RESOURCE_EXHAUSTED'}).{said}",
+            f"{API} is throttling requests for {asked} {answered('RESOURCE_EXHAUSTED')}.",
             status=status,
             retry_after=parse_retry_after(headers),
         )
