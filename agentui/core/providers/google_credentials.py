@@ -46,6 +46,8 @@ class GoogleToken:
         self._project: str | None = None
         self._source = ""
         self._lock = asyncio.Lock()
+        self._transport: Any = None
+        """google-auth's requests transport, made on the first refresh and kept (its connections are reused)."""
 
     def __repr__(self) -> str:  # (never the token)
         return f"GoogleToken(source={self._source or 'not loaded'!r})"
@@ -73,6 +75,12 @@ class GoogleToken:
         """Forget the token (a server answered 401): the next `bearer()` asks Google for a new one."""
         if self._credentials is not None:
             self._credentials.token = None
+
+    def close(self) -> None:
+        """Close the connections kept to Google's token endpoint (the token stays usable)."""
+        if self._transport is not None:
+            self._transport.session.close()
+            self._transport = None
 
     @property
     def source(self) -> str:
@@ -124,8 +132,10 @@ class GoogleToken:
         import google.auth.transport.requests
         from google.auth import exceptions
 
+        if self._transport is None:
+            self._transport = google.auth.transport.requests.Request()
         try:
-            credentials.refresh(google.auth.transport.requests.Request())  # type: ignore[no-untyped-call]
+            credentials.refresh(self._transport)  # type: ignore[no-untyped-call]
         except exceptions.TransportError as exc:
             raise ConnectError(
                 f"Could not reach Google to refresh the access token for {self._source}: {_transport_reason(exc)}."

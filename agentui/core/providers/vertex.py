@@ -122,6 +122,8 @@ class VertexProvider:
         return f"Vertex AI at {url}, with an access token from {self._token.source}."
 
     async def aclose(self) -> None:
+        if self._token is not None:
+            self._token.close()
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
