@@ -24,9 +24,6 @@ from agentui.core.providers.base import (
     error_for_status,
 )
 
-Classify = Callable[[int, bytes, Mapping[str, str]], ProviderError]
-"""An API's own reading of an error response (status, body, headers) as one ProviderError."""
-
 USER_AGENT = f"agentui/{__version__}"
 
 DEFAULT_IDLE_SECONDS = 120.0
@@ -55,14 +52,22 @@ def new_client(idle: float | None = None) -> httpx.AsyncClient:
     return httpx.AsyncClient(timeout=timeout, headers={"user-agent": USER_AGENT}, follow_redirects=False)
 
 
-class SSEConnection:
-    """POST a JSON body and iterate the server-sent events of the answer, with every failure as a ProviderError."""
+ErrorReader = Callable[[int, bytes, Mapping[str, str]], ProviderError]
+"""What an API's error answer means: its status, body and headers as one ProviderError."""
 
-    def __init__(self, client: httpx.AsyncClient, *, api: str, key_hint: str, classify: Classify | None = None) -> None:
+
+class SSEConnection:
+    """POST a JSON body and iterate the server-sent events of the answer, with every failure as a ProviderError.
+    `errors` reads an error answer in the API's own shape (Google's); by default, as the Messages and chat APIs
+    shape theirs."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, *, api: str, key_hint: str, errors: ErrorReader | None = None
+    ) -> None:
         self._client = client
         self._api = api
         self._key_hint = key_hint
-        self._classify = classify
+        self._errors = errors
 
     @asynccontextmanager
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> AsyncIterator[EventSource]:
@@ -72,8 +77,8 @@ class SSEConnection:
             async with self._client.stream("POST", url, content=content, headers=headers) as response:
                 if response.status_code >= 400:
                     raw = await response.aread()
-                    if self._classify is not None:
-                        raise self._classify(response.status_code, raw, response.headers)
+                    if self._errors is not None:
+                        raise self._errors(response.status_code, raw, response.headers)
                     raise error_for_status(
                         response.status_code, raw, response.headers, api=self._api, key_hint=self._key_hint
                     )

@@ -139,7 +139,7 @@ class VertexProvider:
             if self._token is not None:
                 headers["authorization"] = f"Bearer {await self._token.bearer()}"
                 where.source = self._token.source
-            sse = SSEConnection(self._client, api=API, key_hint="", classify=partial(vertex_error, where=where))
+            sse = SSEConnection(self._client, api=API, key_hint="", errors=partial(vertex_error, where=where))
             try:
                 async for event in self._answer(sse, self.url(model, project), content, headers):
                     yield event
