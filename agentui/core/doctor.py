@@ -212,6 +212,8 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
             problem or "no model is configured.",
             "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or a base URL (see the README).",
         )
+    if settings.provider == "vertex":
+        return await _vertex(settings)
     url = server_url(settings)
     if url is None:
         return HealthCheck("Model server", "ok", f"the {settings.provider} provider needs none.")
@@ -260,6 +262,25 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
             "The server may be overloaded or starting; try again shortly.",
         )
     said = f"{where} answers" + ("." if status < 300 else f" (HTTP {status} for its list of models).")
+    return HealthCheck("Model server", "ok", said)
+
+
+async def _vertex(settings: Settings) -> HealthCheck:
+    """Vertex AI: the project, the region and a real access token, as the first request would get them."""
+    from agentui.core.providers.base import ProviderError
+    from agentui.core.providers.vertex import VertexProvider
+
+    provider = VertexProvider.from_config(settings.provider_config())
+    try:
+        async with asyncio.timeout(SERVER_SECONDS * 3):  # (google-auth may try the metadata server first)
+            said = await provider.describe(settings.model)
+    except TimeoutError:
+        return HealthCheck("Model server", "problem", "Google's credentials gave no access token in time.")
+    except ProviderError as error:
+        fix = "Run `gcloud auth application-default login`, or set the variables the sentence names."
+        return HealthCheck("Model server", "problem", str(error), fix)
+    finally:
+        await provider.aclose()
     return HealthCheck("Model server", "ok", said)
 
 

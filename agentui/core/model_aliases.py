@@ -26,7 +26,8 @@ PLATFORM_MODELS: dict[str, dict[str, str]] = {
         "opus": "us.anthropic.claude-opus-4-8",
         "haiku": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
     },
-    "vertex": {"sonnet": "claude-sonnet-5", "opus": "claude-opus-4-8", "haiku": "claude-haiku-4-5@20251001"},
+    # (read from the request paths of the real CLI with CLAUDE_CODE_USE_VERTEX=1: tests/interop/test_vertex_aliases.py)
+    "vertex": {"sonnet": "claude-sonnet-4-5@20250929", "opus": "claude-opus-4-6", "haiku": "claude-haiku-4-5@20251001"},
 }
 LONG_CONTEXT = "[1m]"
 """The suffix that asks for the 1M-token context window (the Messages API's `context-1m-2025-08-07` beta)."""

@@ -46,6 +46,8 @@ class GoogleToken:
         self._project: str | None = None
         self._source = ""
         self._lock = asyncio.Lock()
+        self._transport: Any = None
+        """google-auth's requests transport, made on the first refresh and kept (its connections are reused)."""
 
     def __repr__(self) -> str:  # (never the token)
         return f"GoogleToken(source={self._source or 'not loaded'!r})"
@@ -74,6 +76,12 @@ class GoogleToken:
         if self._credentials is not None:
             self._credentials.token = None
 
+    def close(self) -> None:
+        """Close the connections kept to Google's token endpoint (the token stays usable)."""
+        if self._transport is not None:
+            self._transport.session.close()
+            self._transport = None
+
     @property
     def source(self) -> str:
         """Where the credentials came from, for messages ("" before they are loaded)."""
@@ -100,9 +108,12 @@ class GoogleToken:
                         f"GOOGLE_APPLICATION_CREDENTIALS names {explicit}, which is not a file; point it at a "
                         "service account key or an application-default credentials file."
                     )
-                credentials, project = google.auth.load_credentials_from_file(  # type: ignore[no-untyped-call]
-                    explicit, scopes=scopes
-                )
+                if self._env is os.environ:  # (google-auth's own chain reads the same variable)
+                    credentials, project = google.auth.default(scopes=scopes)
+                else:  # (another environment's file, loaded as google-auth's chain loads it)
+                    credentials, project = google.auth.load_credentials_from_file(  # type: ignore[no-untyped-call]
+                        explicit, scopes=scopes
+                    )
             else:
                 credentials, project = google.auth.default(scopes=scopes)
                 source = _describe(credentials, self._gcloud_file())
@@ -121,11 +132,13 @@ class GoogleToken:
         import google.auth.transport.requests
         from google.auth import exceptions
 
+        if self._transport is None:
+            self._transport = google.auth.transport.requests.Request()
         try:
-            credentials.refresh(google.auth.transport.requests.Request())  # type: ignore[no-untyped-call]
+            credentials.refresh(self._transport)  # type: ignore[no-untyped-call]
         except exceptions.TransportError as exc:
             raise ConnectError(
-                f"Could not reach Google to refresh the access token for {self._source}: {_first_line(exc)}"
+                f"Could not reach Google to refresh the access token for {self._source}: {_transport_reason(exc)}."
             ) from exc
         except exceptions.RefreshError as exc:
             raise GoogleCredentialsError(
@@ -165,6 +178,18 @@ def _first_line(exc: BaseException) -> str:
     said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
     lines = said.strip().splitlines() or [type(exc).__name__]
     return lines[0].rstrip(".") + "."
+
+
+def _transport_reason(exc: BaseException) -> str:
+    """Why Google could not be reached, in words: the operating system's reason (requests buries it deep)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.strerror:
+            return seen.strerror[:1].lower() + seen.strerror[1:]
+        if isinstance(seen, OSError) and seen.args and isinstance(seen.args[0], str) and "Errno" in seen.args[0]:
+            return seen.args[0].split("] ", 1)[-1].rstrip(".").lower()
+        seen = seen.__cause__ or seen.__context__
+    return _first_line(exc).rstrip(".")
 
 
 def _refresh_reason(exc: BaseException) -> str:
