@@ -171,8 +171,9 @@ def aws_session(env: Mapping[str, str]) -> Session:
         session.set_config_variable("config_file", os.path.expanduser(config))
         session.set_config_variable("credentials_file", os.path.expanduser(credentials))
         resolver = session.get_component("credential_provider")
-        resolver.insert_after("env", EnvProvider(environ=dict(env)))
-        resolver.remove("env")  # (the first of that name: the process environment's)
+        if any(provider.METHOD == "env" for provider in resolver.providers):  # (not there when a profile is named)
+            resolver.insert_after("env", EnvProvider(environ=dict(env)))
+            resolver.remove("env")  # (the first of that name: the process environment's)
     return session
 
 
