@@ -81,6 +81,10 @@ class BedrockProvider:
     async def aclose(self) -> None:
         await self._client.aclose()
 
+    async def credentials(self) -> str:
+        """Where this provider's credentials come from, found as a request finds them (for /doctor)."""
+        return await self._auth.check()
+
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         betas = request_betas(self._betas, request)
         make = partial(build_body, request, self._pieces, platform=BEDROCK, betas=betas)

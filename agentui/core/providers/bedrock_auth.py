@@ -44,6 +44,10 @@ class Authenticator(Protocol):
         """Where the credentials came from, for an error's sentence (never the credentials themselves)."""
         ...
 
+    async def check(self) -> str:
+        """Find the credentials as a request would (raising its AuthenticationError) and say where they came from."""
+        ...
+
 
 class BearerToken:
     """A Bedrock API key, sent as `Authorization: Bearer` instead of a signature."""
@@ -60,6 +64,9 @@ class BearerToken:
     def where(self) -> str:
         return "the Bedrock API key in AWS_BEARER_TOKEN_BEDROCK"
 
+    async def check(self) -> str:
+        return self.where()
+
 
 class NoAuth:
     """CLAUDE_CODE_SKIP_BEDROCK_AUTH: a gateway in front of Bedrock adds the credentials itself."""
@@ -68,7 +75,10 @@ class NoAuth:
         return headers
 
     def where(self) -> str:
-        return "no credentials (CLAUDE_CODE_SKIP_BEDROCK_AUTH is set)"
+        return "a gateway (CLAUDE_CODE_SKIP_BEDROCK_AUTH: agentui sends none)"
+
+    async def check(self) -> str:
+        return self.where()
 
 
 class SigV4:
@@ -89,6 +99,10 @@ class SigV4:
         request = AWSRequest(method="POST", url=url, data=body, headers=headers)
         SigV4Auth(frozen, SERVICE, self.region).add_auth(request)
         return {key.lower(): value for key, value in request.headers.items()}
+
+    async def check(self) -> str:
+        await asyncio.to_thread(self._frozen, await self._found())
+        return self.where()
 
     def where(self) -> str:
         method = getattr(self._credentials, "method", None)
