@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -362,3 +364,24 @@ async def test_the_anthropic_sdk_agrees_with_the_loopback_server(bedrock: Bedroc
     with pytest.raises(PermissionDeniedError):
         wrong.messages.create(model=SONNET, max_tokens=8, messages=[{"role": "user", "content": "hi"}])
     assert bedrock.invocations[0].model == SONNET and "model" not in json.loads(bedrock.requests[0].body)
+
+
+async def test_a_refused_connection_is_one_sentence(bedrock: BedrockServer) -> None:
+    url = bedrock.url
+    bedrock.close()  # (nothing listens there any more)
+    made = BedrockProvider(auth=SigV4("us-east-1", KEYS), base_url=url)
+    error = await failure(made)
+    assert str(error) == (
+        f"Could not connect to {url}/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream: "
+        "connection refused; is the server running?"
+    )
+    assert error.retryable
+
+
+def test_botocore_is_loaded_only_when_bedrock_is_used() -> None:
+    code = (
+        "import sys, agentui.core.providers.bedrock, agentui.core.settings; "
+        "assert 'botocore' not in sys.modules, 'imported at load'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

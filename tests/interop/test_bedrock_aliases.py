@@ -22,7 +22,9 @@ def bedrock() -> Iterator[BedrockServer]:
     server.close()
 
 
-def asked(cli: str, bedrock: BedrockServer, home: Path, region: str, model: str | None) -> tuple[str, list[str]]:
+def asked(
+    cli: str, bedrock: BedrockServer, home: Path, region: str, model: str | None, **extra: str
+) -> tuple[str, list[str]]:
     """The model id of the streamed request `cli -p hi [--model model]` made, and the betas it asked for."""
     bedrock.sigv4 = SigV4Check(region=region)
     bedrock.invocations.clear()
@@ -44,6 +46,7 @@ def asked(cli: str, bedrock: BedrockServer, home: Path, region: str, model: str 
         "AWS_EC2_METADATA_DISABLED": "true",
         "AWS_CONFIG_FILE": str(home / "aws-config"),
         "AWS_SHARED_CREDENTIALS_FILE": str(home / "aws-credentials"),
+        **extra,
     }
     done = subprocess.run(
         [cli, "-p", "hi", *(["--model", model] if model else [])],
@@ -70,3 +73,29 @@ def test_each_alias_is_the_same_bedrock_model(
     assert ours == theirs
     long_context = "context-1m-2025-08-07"
     assert (long_context in our_betas) == (long_context in their_betas)
+
+
+@pytest.mark.parametrize(
+    ("extra", "authorization"),
+    [
+        ({"AWS_BEARER_TOKEN_BEDROCK": "ABSKloopback"}, "Bearer ABSKloopback"),
+        ({"CLAUDE_CODE_SKIP_BEDROCK_AUTH": "1"}, None),
+    ],
+)
+def test_an_api_key_or_no_auth_as_claude_code_sends_them(
+    extra: dict[str, str],
+    authorization: str | None,
+    bedrock: BedrockServer,
+    claude_bin: str,
+    agentui_bin: str,
+    tmp_path: Path,
+) -> None:
+    """A Bedrock API key goes as a bearer token in place of a signature (the keys are set too, and unused);
+    CLAUDE_CODE_SKIP_BEDROCK_AUTH sends no Authorization at all, for a gateway that adds its own."""
+    bedrock.bearer = extra.get("AWS_BEARER_TOKEN_BEDROCK")
+    bedrock.check_auth = authorization is not None
+    sent = []
+    for cli, home in ((claude_bin, tmp_path / "claude"), (agentui_bin, tmp_path / "agentui")):
+        asked(cli, bedrock, home, "us-east-1", None, **extra)
+        sent.append(bedrock.requests[-1].headers.get("authorization"))
+    assert sent == [authorization, authorization]
