@@ -281,7 +281,9 @@ async def _bedrock(settings: Settings, url: str) -> HealthCheck:
         )
     finally:
         await provider.aclose()
-    return HealthCheck("Model server", "ok", f"{where}: credentials from {source}; no request was sent (each one costs).")
+    return HealthCheck(
+        "Model server", "ok", f"{where}: credentials from {source}; no request was sent (each one costs)."
+    )
 
 
 def _tokens(env: Mapping[str, str]) -> HealthCheck:
