@@ -100,7 +100,7 @@ class BedrockProvider:
                     raw = await response.aread()
                     raise error_for_response(response.status_code, raw, response.headers, *context)
                 parser = StreamParser(response.headers.get("x-amzn-requestid", ""), api=API)
-                async for event in _events(response.aiter_raw(), parser, context):
+                async for event in _events(response.aiter_bytes(), parser, context):
                     yield event
                 if not parser.finished:
                     raise StreamBrokenError(f"{API} ended the stream before the message was complete.")
