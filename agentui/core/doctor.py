@@ -200,6 +200,10 @@ def server_url(settings: Settings) -> str | None:
         from agentui.core.providers.gemini import DEFAULT_BASE_URL as GEMINI_URL
 
         return (settings.base_url or GEMINI_URL).rstrip("/")
+    if settings.provider == "bedrock":
+        from agentui.core.providers.bedrock import DEFAULT_REGION, endpoint
+
+        return (settings.base_url or endpoint(settings.region or DEFAULT_REGION)).rstrip("/")
     return None
 
 
@@ -217,6 +221,8 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
     url = server_url(settings)
     if url is None:
         return HealthCheck("Model server", "ok", f"the {settings.provider} provider needs none.")
+    if settings.provider == "bedrock":
+        return await _bedrock(settings, url)
     from agentui.core.providers._httpx import httpx
 
     if settings.provider == "anthropic":
@@ -282,6 +288,32 @@ async def _vertex(settings: Settings) -> HealthCheck:
     finally:
         await provider.aclose()
     return HealthCheck("Model server", "ok", said)
+
+
+async def _bedrock(settings: Settings, url: str) -> HealthCheck:
+    """Bedrock's runtime lists no models and every call costs, so its check is the credentials, found as a request
+    finds them (the chain may ask a metadata service: bounded like the other servers' requests)."""
+    from agentui.core.providers.base import ProviderError
+    from agentui.core.providers.bedrock import BedrockProvider
+
+    provider = BedrockProvider.from_config(settings.provider_config())
+    where = f"bedrock at {url} ({settings.region})"
+    try:
+        async with asyncio.timeout(SERVER_SECONDS + 1):
+            source = await provider.credentials()
+    except TimeoutError:
+        return HealthCheck(
+            "Model server", "problem", f"{where}: its credentials took longer than {SERVER_SECONDS:g} s."
+        )
+    except ProviderError as exc:
+        return HealthCheck(
+            "Model server", "problem", f"{where}: {exc}", "Set AWS_PROFILE or AWS keys, or AWS_BEARER_TOKEN_BEDROCK."
+        )
+    finally:
+        await provider.aclose()
+    return HealthCheck(
+        "Model server", "ok", f"{where}: credentials from {source}; no request was sent (each one costs)."
+    )
 
 
 def _tokens(env: Mapping[str, str]) -> HealthCheck:

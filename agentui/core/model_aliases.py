@@ -21,9 +21,10 @@ FAMILIES: dict[str, tuple[str, str, str]] = {
 }
 PLATFORM_MODELS: dict[str, dict[str, str]] = {
     # platform: {family: the id Claude Code 2.1.197 asks that platform for}
+    # (Bedrock's are its US cross-region inference profiles; `regional` gives the one for the region in use)
     "bedrock": {
-        "sonnet": "us.anthropic.claude-sonnet-5",
-        "opus": "us.anthropic.claude-opus-4-8",
+        "sonnet": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "opus": "us.anthropic.claude-opus-4-6-v1",
         "haiku": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
     },
     # (read from the request paths of the real CLI with CLAUDE_CODE_USE_VERTEX=1: tests/interop/test_vertex_aliases.py)
@@ -54,7 +55,30 @@ class Resolved:
 def family_model(family: str, env: Mapping[str, str], provider: str = "anthropic") -> str:
     """The model an alias of `family` names on `provider`: its ANTHROPIC_DEFAULT_*_MODEL, else Claude Code's."""
     model, variable, _ = FAMILIES[family]
-    return env.get(variable) or PLATFORM_MODELS.get(provider, {}).get(family, model)
+    return env.get(variable) or regional(PLATFORM_MODELS.get(provider, {}).get(family, model), provider, env)
+
+
+GEO_PREFIXES = ("us", "eu", "apac", "jp", "au", "us-gov", "global")
+"""The prefixes of Bedrock's cross-region inference profiles ("us.anthropic.claude-...")."""
+
+
+def geo_prefix(region: str) -> str:
+    """The cross-region inference profiles' prefix Claude Code picks for an AWS region."""
+    for start, geo in (("us-gov-", "us-gov"), ("us-", "us"), ("eu-", "eu"), ("ap-", "apac")):
+        if region.startswith(start):
+            return geo
+    return "global"
+
+
+def regional(model: str, provider: str, env: Mapping[str, str]) -> str:
+    """One of Claude Code's built-in Bedrock ids as it asks for it from the region in use: "us.anthropic..." is
+    "eu.anthropic..." from eu-west-1, "apac." from ap-*, "global." from elsewhere. Other providers' ids as they are."""
+    if provider != "bedrock":
+        return model
+    from agentui.core.provider_env import bedrock_region
+
+    geo, _, rest = model.partition(".")
+    return f"{geo_prefix(bedrock_region(env))}.{rest}" if geo in GEO_PREFIXES else model
 
 
 def resolve(typed: str, provider: str, env: Mapping[str, str], default: str) -> Resolved:

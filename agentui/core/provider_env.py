@@ -43,7 +43,7 @@ PROVIDER_ENV: dict[ProviderName, ProviderEnv] = {
         base_url=("ANTHROPIC_BEDROCK_BASE_URL",),
         auth_token=("AWS_BEARER_TOKEN_BEDROCK",),
         region=("AWS_REGION", "AWS_DEFAULT_REGION"),
-        default_region="us-east-1",
+        default_region="us-east-1",  # (after the AWS profile's own region: bedrock_region)
         key_required=False,
     ),
     "vertex": ProviderEnv(
@@ -66,6 +66,17 @@ PROVIDER_ENV: dict[ProviderName, ProviderEnv] = {
     ),
     "scripted": ProviderEnv(key_required=False),
 }
+
+
+def bedrock_region(env: Mapping[str, str]) -> str:
+    """Bedrock's region as Claude Code finds it: AWS_REGION, AWS_DEFAULT_REGION, the AWS profile's region in the
+    config file, else us-east-1."""
+    names = PROVIDER_ENV["bedrock"]
+    if found := names.first(names.region, env):
+        return found
+    from agentui.core.providers.bedrock_auth import profile_region
+
+    return profile_region(env) or names.default_region or "us-east-1"
 
 
 def switched_on(env: Mapping[str, str]) -> ProviderName | None:

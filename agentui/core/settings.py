@@ -18,8 +18,9 @@ from agentui.core.context.memory import AgentsMd
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.openapi.config import OpenApiConfig
+from agentui.core.model_aliases import family_model, regional
 from agentui.core.model_aliases import resolve as resolve_alias
-from agentui.core.provider_env import PROVIDER_ENV, gemini_on_vertex, switched_on
+from agentui.core.provider_env import PROVIDER_ENV, bedrock_region, gemini_on_vertex, switched_on
 from agentui.core.providers import CLAUDE_PLATFORMS, ProviderConfig, ProviderName
 from agentui.core.run_options import Effort, ModelOptions, RunLimits
 
@@ -270,9 +271,10 @@ def resolve_settings(
     config_applies = config.provider in (None, provider)
     names = PROVIDER_ENV[provider]
 
+    fallback = regional(DEFAULT_MODELS[provider], provider, env)  # (Bedrock's: its region's inference profile)
     named = names.first(names.model, env) or env.get("AGENTUI_MODEL") or (config.model if config_applies else None)
-    configured = named or DEFAULT_MODELS[provider]
-    default = resolve_alias(configured, provider, env, DEFAULT_MODELS[provider])  # (a setting may name an alias)
+    configured = named or fallback
+    default = resolve_alias(configured, provider, env, fallback)  # (a setting may name an alias)
     chosen = resolve_alias(overrides.model, provider, env, default.model) if overrides.model else default
     base_url = overrides.base_url or names.first(names.base_url, env) or (config.base_url if config_applies else None)
     api_key = names.first(names.api_key, env)
@@ -302,7 +304,7 @@ def resolve_settings(
         api_key=api_key or None,
         auth_token=auth_token or None,
         script=script,
-        region=names.first(names.region, env) or names.default_region,
+        region=_region(provider, env),
         project=names.first(names.project, env),
         max_attempts=max_attempts,
         max_retry_wait=max_retry_wait,
@@ -386,7 +388,15 @@ def _small_model(
         )
         or configured
         or (SMALL_ANTHROPIC_MODEL if provider == "anthropic" and base_url is None else None)
+        or (family_model("haiku", env, provider) if provider == "bedrock" else None)  # (Claude Code's small model)
     )
+
+
+def _region(provider: ProviderName, env: Mapping[str, str]) -> str | None:
+    if provider == "bedrock":  # (Claude Code reads the AWS profile's region too)
+        return bedrock_region(env)
+    names = PROVIDER_ENV[provider]
+    return names.first(names.region, env) or names.default_region
 
 
 def _provider_from_env(env: Mapping[str, str]) -> ProviderName | None:

@@ -73,33 +73,19 @@ class SSEConnection:
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> AsyncIterator[EventSource]:
         """POST `content`, a JSON body made already (`request_bytes`)."""
         headers = {**headers, "accept": "text/event-stream", "content-type": "application/json"}
-        try:
-            async with self._client.stream("POST", url, content=content, headers=headers) as response:
-                if response.status_code >= 400:
-                    raw = await response.aread()
-                    if self._errors is not None:
-                        raise self._errors(response.status_code, raw, response.headers)
-                    raise error_for_status(
-                        response.status_code, raw, response.headers, api=self._api, key_hint=self._key_hint
-                    )
-                yield EventSource(response)
-        except httpx.ConnectError as exc:
-            reason = _reason(exc)
-            raise ConnectError(f"Could not connect to {url}: {reason}{_CONNECT_HINTS.get(reason, '.')}") from exc
-        except httpx.ConnectTimeout as exc:
-            raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
-        except httpx.ReadTimeout as exc:
-            raise self._stalled("nothing") from exc
-        except httpx.TimeoutException as exc:
-            raise StreamBrokenError(f"{self._api} stopped responding ({type(exc).__name__}).") from exc
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
-            raise StreamBrokenError(f"The connection to {_midsentence(self._api)} dropped: {_reason(exc)}.") from exc
-        except SSEError as exc:
-            raise ProtocolError(f"{self._api} did not answer with an event stream: {exc}.") from exc
-        except httpx.UnsupportedProtocol as exc:
-            raise ProtocolError(f"The base URL {url} is not an http(s) URL.") from exc
-        except httpx.HTTPError as exc:
-            raise StreamBrokenError(f"The request to {_midsentence(self._api)} failed: {_reason(exc)}.") from exc
+        async with mapped_errors(self._api, url, self._idle):
+            try:
+                async with self._client.stream("POST", url, content=content, headers=headers) as response:
+                    if response.status_code >= 400:
+                        raw = await response.aread()
+                        if self._errors is not None:
+                            raise self._errors(response.status_code, raw, response.headers)
+                        raise error_for_status(
+                            response.status_code, raw, response.headers, api=self._api, key_hint=self._key_hint
+                        )
+                    yield EventSource(response)
+            except SSEError as exc:
+                raise ProtocolError(f"{self._api} did not answer with an event stream: {exc}.") from exc
 
     async def content(self, source: EventSource) -> AsyncIterator[ServerSentEvent]:
         """The stream's events that carry content. Keep-alives (`ping` events, events without data, SSE comments)
@@ -129,12 +115,38 @@ class SSEConnection:
         return self._client.timeout.read or DEFAULT_IDLE_SECONDS
 
     def _stalled(self, sent: str) -> StreamStalledError:
-        silence = self._idle
-        return StreamStalledError(
-            f"{self._api} sent {sent} for {silence:.0f} s, so the request was given up "
-            "(set API_TIMEOUT_MS to wait longer).",
-            silence=silence,
-        )
+        return stalled(self._api, self._idle, sent)
+
+
+def stalled(api: str, silence: float, sent: str = "nothing") -> StreamStalledError:
+    """The error of a response that sent `sent` for `silence` seconds."""
+    return StreamStalledError(
+        f"{api} sent {sent} for {silence:.0f} s, so the request was given up (set API_TIMEOUT_MS to wait longer).",
+        silence=silence,
+    )
+
+
+@asynccontextmanager
+async def mapped_errors(api: str, url: str, idle: float) -> AsyncIterator[None]:
+    """Every httpx failure while a request to `url` is sent or its answer read, as a one-sentence ProviderError
+    (`api` names the service in it; `idle` is the client's silence limit, which a read timeout means was reached)."""
+    try:
+        yield
+    except httpx.ConnectError as exc:
+        reason = _reason(exc)
+        raise ConnectError(f"Could not connect to {url}: {reason}{_CONNECT_HINTS.get(reason, '.')}") from exc
+    except httpx.ConnectTimeout as exc:
+        raise ConnectError(f"Could not connect to {url}: the connection timed out.") from exc
+    except httpx.ReadTimeout as exc:
+        raise stalled(api, idle) from exc
+    except httpx.TimeoutException as exc:
+        raise StreamBrokenError(f"{api} stopped responding ({type(exc).__name__}).") from exc
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+        raise StreamBrokenError(f"The connection to {_midsentence(api)} dropped: {_reason(exc)}.") from exc
+    except httpx.UnsupportedProtocol as exc:
+        raise ProtocolError(f"The base URL {url} is not an http(s) URL.") from exc
+    except httpx.HTTPError as exc:
+        raise StreamBrokenError(f"The request to {_midsentence(api)} failed: {_reason(exc)}.") from exc
 
 
 def _midsentence(name: str) -> str:
