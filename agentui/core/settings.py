@@ -382,7 +382,7 @@ def _small_model(
     return (
         env.get("AGENTUI_SMALL_MODEL")
         or (
-            env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL") or env.get("ANTHROPIC_SMALL_FAST_MODEL")
+            env.get("ANTHROPIC_SMALL_FAST_MODEL") or env.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
             if provider in CLAUDE_PLATFORMS
             else None
         )

@@ -125,3 +125,11 @@ def test_claude_codes_auto_compact_window_is_read_and_kept_within_its_bounds() -
     assert resolve_settings(scripted, {}, ConfigFile()).options.auto_compact_window is None
     with pytest.raises(ConfigError, match="CLAUDE_CODE_AUTO_COMPACT_WINDOW must be a number"):
         resolve_settings(scripted, {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": "200k"}, ConfigFile())
+
+
+def test_the_small_model_is_claude_codes_first_variable() -> None:
+    """ANTHROPIC_SMALL_FAST_MODEL first, then ANTHROPIC_DEFAULT_HAIKU_MODEL, as Claude Code 2.1.197 reads them."""
+    both = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_SMALL_FAST_MODEL": "fast", "ANTHROPIC_DEFAULT_HAIKU_MODEL": "haiku"}
+    assert resolve_settings(Overrides(), env=both, config=ConfigFile()).small_model == "fast"
+    haiku = {key: value for key, value in both.items() if key != "ANTHROPIC_SMALL_FAST_MODEL"}
+    assert resolve_settings(Overrides(), env=haiku, config=ConfigFile()).small_model == "haiku"
