@@ -130,6 +130,7 @@ _EXPORTS = {
     "thinking_budget": "agentui.core.thinking",
     "thinking_words": "agentui.core.thinking",
     "DEFAULT_THINKING_TOKENS": "agentui.core.thinking",
+    "estimate_tokens": "agentui.core.context.window",
     "call_summary": "agentui.core.tool_views",
     "shown_cost": "agentui.core.money",
     "describe_call": "agentui.core.tool_views",
@@ -191,6 +192,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.context.compaction import compact_command as compact_command
+    from agentui.core.context.window import estimate_tokens as estimate_tokens
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed

@@ -223,6 +223,12 @@ def _small(block: Any) -> bool:
     return isinstance(block, ImageBlock | DocumentBlock)  # (counted by size, not read)
 
 
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` is, at once and the same everywhere (about four characters a token): for what
+    is shown while it streams, not for the window's arithmetic."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
 class TokenCounter:
     """Counts with tiktoken when its encoding is on disk (loaded in the background), else estimates at about four
     characters a token.

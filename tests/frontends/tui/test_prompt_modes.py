@@ -446,3 +446,25 @@ def test_ultrathink_ends_with_its_run_unless_thinking_was_switched_meanwhile(dur
             agent.config = agent.config.model_copy(update={"options": ModelOptions(thinking_budget=8000)})
     assert agent.config.options.thinking_budget == (8000 if during == "on" else None)
     assert agent.config.options.max_tokens == 8192
+
+
+async def test_thinking_shows_folded_with_about_how_many_tokens_it_is(tmp_path: Path) -> None:
+    """The model's thinking is a folded block whose title says about how many tokens it was (four characters a
+    token); Enter on it opens it, and the thinking is there."""
+    from agentui.frontends.tui.widgets.answer import ThinkingView
+
+    thought = "Let me look at the file first. " * 10  # (310 characters: about 78 tokens)
+    script = [
+        {"content": [{"type": "thinking", "thinking": thought, "signature": "s"}, {"type": "text", "text": "Done."}]}
+    ]
+    harness = Harness(tmp_path, script)
+    app = harness.app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "go")
+        await until(pilot, lambda: idle(app) and len(app.query(ThinkingView)) == 1)
+        (view,) = app.query(ThinkingView)
+        assert view.collapsed and str(view.title) == "Thought (78 tokens)"
+        view.collapsed = False
+        await pilot.pause()
+        assert "Let me look at the file first." in str(view._body.render())

@@ -59,7 +59,8 @@ class AssistantText(MarkdownLines):
 
 
 class ThinkingView(Collapsible):
-    """The model's thinking: dimmed, folded away, unfolded with a click or Enter."""
+    """The model's thinking: dimmed, folded away, unfolded with a click or Enter; its title says about how many
+    tokens it is, as it grows."""
 
     DEFAULT_CSS = """
     ThinkingView { margin: 1 0 0 0; padding: 0; border: none; background: transparent; }
@@ -78,15 +79,20 @@ class ThinkingView(Collapsible):
         if self._timer is None:
             self._timer = self.set_timer(BATCH_SECONDS, self._flush)
 
-    def _flush(self) -> None:
+    def _flush(self, done: bool = False) -> None:
+        from agentui.api import estimate_tokens
+
         self._timer = None
-        self._body.update(Content("".join(self._text)))
+        text = "".join(self._text)
+        self._body.update(Content(text))
+        tokens = estimate_tokens(text)
+        said = f" ({tokens:,} token{'s' if tokens != 1 else ''})" if tokens else ""
+        self.title = ("Thought" if done else "Thinking…") + said
 
     def finish(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._flush()
-        self.title = "Thought"
+        self._flush(done=True)
 
 
 class CompactionMark(Collapsible):
