@@ -32,7 +32,8 @@ class ThinkingBlock(_Frozen):
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str = ""
-    """Anthropic's signature; without one the block cannot be sent back, so providers drop it."""
+    """Anthropic's signature; without one the block cannot be sent back, so providers drop it. Another API's (an
+    OpenAI reasoning item) begins with providers.base.FOREIGN_SIGNATURE and goes back to that API only."""
 
 
 class RedactedThinkingBlock(_Frozen):

@@ -7,7 +7,7 @@ import errno
 import json
 import os
 import socket
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -18,6 +18,7 @@ from agentui.core.providers._httpx import httpx
 from agentui.core.providers.base import (
     ConnectError,
     ProtocolError,
+    ProviderError,
     StreamBrokenError,
     StreamStalledError,
     error_for_status,
@@ -54,10 +55,20 @@ def new_client(idle: float | None = None) -> httpx.AsyncClient:
 class SSEConnection:
     """POST a JSON body and iterate the server-sent events of the answer, with every failure as a ProviderError."""
 
-    def __init__(self, client: httpx.AsyncClient, *, api: str, key_hint: str) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        *,
+        api: str,
+        key_hint: str,
+        errors: Callable[[int, bytes, Mapping[str, str]], ProviderError] | None = None,
+    ) -> None:
         self._client = client
         self._api = api
         self._key_hint = key_hint
+        self._errors = errors
+        """The error an HTTP error answer (status, body, headers) is, for an API whose error codes say more than
+        `error_for_status` reads; None for that."""
 
     @asynccontextmanager
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> AsyncIterator[EventSource]:
@@ -67,6 +78,8 @@ class SSEConnection:
             async with self._client.stream("POST", url, content=content, headers=headers) as response:
                 if response.status_code >= 400:
                     raw = await response.aread()
+                    if self._errors is not None:
+                        raise self._errors(response.status_code, raw, response.headers)
                     raise error_for_status(
                         response.status_code, raw, response.headers, api=self._api, key_hint=self._key_hint
                     )
