@@ -102,7 +102,7 @@ async def test_the_body_in_the_responses_shape(server: LoopbackServer, provider:
             "encrypted_content": "E",
             "summary": [{"type": "summary_text", "text": "why"}],
         },
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Reading."}]},
+        {"type": "message", "role": "assistant", "content": "Reading."},
         {"type": "function_call", "call_id": "call_1", "name": "Read", "arguments": '{"file_path": "x"}'},
         {"type": "function_call_output", "call_id": "call_1", "output": "data"},
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "and?"}]},
@@ -271,10 +271,29 @@ def test_the_sdk_parses_every_event_and_sends_a_body_the_server_accepts(server: 
         assert parsed.type == kind.removeprefix("event: ")
 
 
-async def test_the_server_accepts_agentuis_body_as_the_sdk_builds_it(server: LoopbackServer) -> None:
+def test_agentuis_body_passes_the_sdks_request_types() -> None:
     # agentui's body, checked by the SDK's own request types (its TypedDict of the create call's parameters).
     from openai.types.responses import response_create_params
 
-    body = json.loads(build_body(request(tools=[READ_SPEC], effort="medium")))
-    adapter = TypeAdapter(response_create_params.ResponseCreateParamsStreaming)
-    adapter.validate_python(body)
+    pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+    history = [
+        Message.model_validate({"role": "user", "content": [pdf, image, {"type": "text", "text": "read"}]}),
+        Message(
+            role="assistant",
+            content=[
+                ThinkingBlock(thinking="why", signature=SIGNATURE_PREFIX + '{"id":"rs_7","encrypted_content":"E"}'),
+                TextBlock(text="Reading."),
+                ToolUseBlock(id="call_1", name="Read", input={"file_path": "x"}),
+            ],
+        ),
+        Message(role="user", content=[ToolResultBlock(tool_use_id="call_1", content="data", is_error=True)]),
+    ]
+    body = json.loads(build_body(request(messages=history, tools=[READ_SPEC], effort="medium")))
+    TypeAdapter(response_create_params.ResponseCreateParamsStreaming).validate_python(body, strict=True)
+    assert body["input"][0]["content"][0] == {
+        "type": "input_file",
+        "filename": "document.pdf",
+        "file_data": "data:application/pdf;base64,JVBE",
+    }
+    assert body["input"][-1] == {"type": "function_call_output", "call_id": "call_1", "output": "Error: data"}

@@ -408,7 +408,8 @@ def _assistant_item(block: Any) -> dict[str, Any] | None:
     if isinstance(block, TextBlock):
         if not block.text:
             return None
-        return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": block.text}]}
+        # (as text: an output_text part would need the id and status of an item the API stored, and none is stored)
+        return {"type": "message", "role": "assistant", "content": block.text}
     if isinstance(block, ToolUseBlock):
         return {"type": "function_call", "call_id": block.id, "name": block.name, "arguments": json.dumps(block.input)}
     if isinstance(block, ThinkingBlock) and block.signature.startswith(SIGNATURE_PREFIX):
