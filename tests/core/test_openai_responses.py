@@ -4,6 +4,7 @@ that the server speaks the API."""
 from __future__ import annotations
 
 import json
+import threading
 import typing
 
 import openai
@@ -15,6 +16,7 @@ from agentui.core.messages import Message, TextBlock, ThinkingBlock, ToolResultB
 from agentui.core.providers import base as errors
 from agentui.core.providers.anthropic import block_param
 from agentui.core.providers.base import ProviderRequest, ToolSpec
+from agentui.core.providers.http import new_client
 from agentui.core.providers.openai_responses import (
     SIGNATURE_PREFIX,
     OpenAIResponsesProvider,
@@ -22,6 +24,7 @@ from agentui.core.providers.openai_responses import (
     build_body,
 )
 from agentui.core.providers.retry import RetryPolicy
+from agentui.core.settings import ConfigFile, Overrides, Route, resolve_settings
 from tests.support.agents import new_agent
 from tests.support.collect import collect
 from tests.support.loopback import LoopbackServer, Reply
@@ -297,3 +300,37 @@ def test_agentuis_body_passes_the_sdks_request_types() -> None:
         "file_data": "data:application/pdf;base64,JVBE",
     }
     assert body["input"][-1] == {"type": "function_call_output", "call_id": "call_1", "output": "Error: data"}
+
+
+def test_settings_route_and_doctor_know_the_provider() -> None:
+    from agentui.core.doctor import server_url
+    from agentui.core.providers import create_provider
+    from agentui.frontends.claude_code.stream import key_source
+
+    assert Route.parse("openai-responses:gpt-5") == Route(model="gpt-5", provider="openai-responses")
+    env = {"OPENAI_API_KEY": "sk-test", "OPENAI_MODEL": "gpt-5-mini"}
+    settings = resolve_settings(Overrides(provider="openai-responses"), env=env, config=ConfigFile())
+    assert (settings.model, settings.api_key) == ("gpt-5-mini", "sk-test")
+    assert server_url(settings) == "https://api.openai.com/v1" and key_source(settings) == "OPENAI_API_KEY"
+    default = resolve_settings(Overrides(provider="openai-responses"), env={"OPENAI_API_KEY": "k"}, config=ConfigFile())
+    assert default.model == "gpt-5"
+    provider = create_provider(settings.provider_config())
+    assert isinstance(provider, OpenAIResponsesProvider) and provider.url == "https://api.openai.com/v1/responses"
+
+
+async def test_a_stalled_stream_and_a_refused_connection_are_one_sentence(server: LoopbackServer) -> None:
+    gate = threading.Event()
+    server.enqueue(Reply(chunks=Stream().message("never finished").chunks, gate=gate, gate_after=3))
+    slow = OpenAIResponsesProvider(api_key="k", base_url=server.url + "/v1", client=new_client(idle=0.3))
+    try:
+        with pytest.raises(errors.StreamStalledError, match="sent nothing for 0 s"):
+            await collect(slow, request())
+    finally:
+        gate.set()
+        await slow.aclose()
+    closed = LoopbackServer()
+    closed.close()
+    refused = OpenAIResponsesProvider(base_url=closed.url + "/v1")
+    with pytest.raises(errors.ConnectError, match="connection refused; is the server running"):
+        await collect(refused, request())
+    await refused.aclose()
