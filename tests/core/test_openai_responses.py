@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import typing
+from pathlib import Path
 
 import openai
 import pytest
@@ -334,3 +335,18 @@ async def test_a_stalled_stream_and_a_refused_connection_are_one_sentence(server
     with pytest.raises(errors.ConnectError, match="connection refused; is the server running"):
         await collect(refused, request())
     await refused.aclose()
+
+
+def test_config_says_the_model_came_from_openai_model(tmp_path: Path) -> None:
+    from agentui.core.assembly import open_conversation
+    from agentui.core.conversation import Launch
+    from agentui.core.preferences import preferences
+    from agentui.core.providers.scripted import ScriptedProvider
+    from agentui.core.settings import Settings
+
+    env = {"HOME": str(tmp_path), "AGENTUI_CONFIG_DIR": str(tmp_path / "c"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cc")}
+    env.update(AGENTUI_DATA_DIR=str(tmp_path / "d"), AGENTUI_STATE_DIR=str(tmp_path / "s"), OPENAI_MODEL="gpt-5-mini")
+    launch = Launch(Settings(provider="openai-responses", model="gpt-5-mini"), cwd=tmp_path)
+    conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
+    (model,) = [p for p in preferences(conversation, env) if p.key == "model"]
+    assert model.source == "OPENAI_MODEL"
