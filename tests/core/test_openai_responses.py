@@ -137,6 +137,11 @@ def test_effort_and_budget_become_reasoning_effort(effort: str | None, budget: i
     assert body["reasoning"] == {"effort": sent, "summary": "auto"}
 
 
+def test_a_model_that_does_not_reason_is_not_asked_to() -> None:
+    body = json.loads(build_body(request(model="gpt-4.1", effort="high")))
+    assert "reasoning" not in body and "include" not in body
+
+
 def test_anthropic_never_gets_an_openai_reasoning_item() -> None:
     ours = ThinkingBlock(thinking="why", signature=SIGNATURE_PREFIX + '{"id":"rs_7","encrypted_content":"E"}')
     assert block_param(ours) is None
@@ -198,6 +203,13 @@ async def test_each_error_is_one_sentence(
     with pytest.raises(errors.ProviderError) as raised:
         await collect(provider, request())
     assert type(raised.value) is kind and str(raised.value) == sentence
+
+
+async def test_a_429_says_how_long_to_wait(server: LoopbackServer, provider: OpenAIResponsesProvider) -> None:
+    server.enqueue(error_reply(429, "rate_limit_exceeded", "Slow down.", kind="requests", **{"retry-after": "7"}))
+    with pytest.raises(errors.RateLimitError) as raised:
+        await collect(provider, request())
+    assert raised.value.retry_after == 7 and raised.value.retryable
 
 
 async def test_no_key_says_where_agentui_looked(server: LoopbackServer) -> None:

@@ -9,7 +9,8 @@ provider never sends them to Claude.
 How hard the model reasons (`reasoning.effort`) comes from the request's effort (Claude Code's --effort): low, medium,
 high, xhigh and max are the API's own words too. Without an effort, a thinking budget picks one:
 up to 4,096 tokens (Claude Code's "think") low, up to 16,384 (its "megathink") medium, more (its "ultrathink") high.
-With neither, no `reasoning` is sent and the model uses its default.
+With neither, no `reasoning` is sent and the model uses its default. The GPT-4 family (gpt-4.1, gpt-4o) does not
+reason, and is sent neither `reasoning` nor the `include` of encrypted reasoning, which it would reject.
 """
 
 from __future__ import annotations
@@ -342,9 +343,11 @@ def build_body(request: ProviderRequest, *, pieces: JsonPieces | None = None) ->
         "model": request.model,
         "stream": True,
         "store": False,
-        "include": ["reasoning.encrypted_content"],
         "max_output_tokens": request.max_tokens,
     }
+    reasons = reasoning_model(request.model)
+    if reasons:  # (a model without reasoning answers 400 to asking for its encrypted reasoning)
+        head["include"] = ["reasoning.encrypted_content"]
     if instructions := "\n\n".join(part for part in (request.system, request.system_volatile) if part):
         head["instructions"] = instructions
     if request.tools:
@@ -358,7 +361,7 @@ def build_body(request: ProviderRequest, *, pieces: JsonPieces | None = None) ->
             }
             for t in request.tools
         ]
-    if effort := responses_effort(request):
+    if reasons and (effort := responses_effort(request)):
         head["reasoning"] = {"effort": effort, "summary": "auto"}
     start, closed = pieces.resume(request.messages)
     made = [closed] if closed else []
@@ -370,6 +373,15 @@ def build_body(request: ProviderRequest, *, pieces: JsonPieces | None = None) ->
     content = dumps(head)[:-1] + b',"input":[' + history + b"]}"
     pieces.request_done()
     return content
+
+
+_NOT_REASONING = ("gpt-4", "gpt-3.5", "chatgpt-4o")
+
+
+def reasoning_model(model: str) -> bool:
+    """Whether the model reasons: every OpenAI model but the GPT-4 family's and older (gpt-4.1, gpt-4o), which
+    reject the reasoning fields; a name agentui does not know is taken to reason."""
+    return not model.removeprefix("openai/").startswith(_NOT_REASONING)
 
 
 def responses_effort(request: ProviderRequest) -> str | None:
