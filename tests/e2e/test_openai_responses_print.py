@@ -79,7 +79,10 @@ def test_reasoning_survives_a_resumed_session(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
 ) -> None:
     env, where = responses_env(clean_env, server), project(clean_env)
-    server.enqueue(Stream().reasoning([], encrypted="enc-kept", item_id="rs_kept").message("First.").completed())
+    # (encrypted reasoning is urlsafe base64: now and then it holds what looks like an OpenAI key, which the session
+    # writer must not redact there)
+    encrypted = "gAAAAABpQ2x-sk-proj-Zm9vYmFyYmF6cXV4cXV1eDEyMzQ1Njc4OTA_"
+    server.enqueue(Stream().reasoning([], encrypted=encrypted, item_id="rs_kept").message("First.").completed())
     done = run(agentui_bin, [*PRINT, "one"], env, where)
     assert done.returncode == 0, done.stderr
     session = json.loads(done.stdout)["session_id"]
@@ -88,7 +91,7 @@ def test_reasoning_survives_a_resumed_session(
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["result"] == "Second."
     items = server.requests[1].json()["input"]
-    assert {"type": "reasoning", "id": "rs_kept", "encrypted_content": "enc-kept", "summary": []} in items
+    assert {"type": "reasoning", "id": "rs_kept", "encrypted_content": encrypted, "summary": []} in items
     assert problems(server.requests[1]) == []
 
 
