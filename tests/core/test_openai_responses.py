@@ -24,6 +24,7 @@ from agentui.core.providers.openai_responses import (
     QuotaExceededError,
     build_body,
 )
+from agentui.core.providers.request_bytes import JsonPieces
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.settings import ConfigFile, Overrides, Route, resolve_settings
 from tests.support.agents import new_agent
@@ -362,3 +363,27 @@ def test_config_says_the_model_came_from_openai_model(tmp_path: Path) -> None:
     conversation = open_conversation(launch, provider=ScriptedProvider([]), env=env)
     (model,) = [p for p in preferences(conversation, env) if p.key == "model"]
     assert model.source == "OPENAI_MODEL"
+
+
+def test_each_message_is_made_once() -> None:
+    pieces = JsonPieces()
+    history: list[Message] = [Message.user("one")]
+    first = build_body(request(messages=history), pieces=pieces)
+    made = pieces.made
+    history += [Message(role="assistant", content=[TextBlock(text="two")]), Message.user("three")]
+    second = build_body(request(messages=history), pieces=pieces)
+    assert pieces.made - made == 2  # (the new ones only)
+    assert json.loads(second)["input"][:1] == json.loads(first)["input"]
+    assert second == build_body(request(messages=history))  # (the same bytes as a body made from nothing)
+
+
+async def test_items_sent_whole_without_deltas(server: LoopbackServer, provider: OpenAIResponsesProvider) -> None:
+    stream = Stream().reasoning(["One.", "Two."], encrypted="E").message("Whole text.")
+    reply = stream.function_call("call_3", "Read", {"file_path": "f"}).completed()
+    reply.chunks = [chunk for chunk in reply.chunks if b".delta\n" not in chunk]
+    server.enqueue(reply)
+    message = await collect(provider, request())
+    thinking, text, call = message.content
+    assert isinstance(thinking, ThinkingBlock) and thinking.thinking == "One.\n\nTwo."
+    assert text == TextBlock(text="Whole text.")
+    assert call == ToolUseBlock(id="call_3", name="Read", input={"file_path": "f"})

@@ -184,6 +184,7 @@ class StreamParser:
         self._blocks: dict[int, tuple[str, int]] = {}  # output_index -> (item type, our block index) while open
         self._next = 0
         self._streamed: set[int] = set()  # output indexes whose content arrived as deltas
+        self._parts: dict[int, Any] = {}  # output index -> the summary part its last delta was of
         self._calls = 0
         self._end: StreamEnd | None = None
 
@@ -239,14 +240,14 @@ class StreamParser:
         delta = data.get("delta")
         if found is None or found[0] != kind or not isinstance(delta, str) or not delta:
             return []
+        events: list[ProviderEvent] = []
+        part = data.get("summary_index")
+        if kind == "reasoning" and self._parts.get(data["output_index"], part) != part:
+            events.append(BlockDelta(found[1], "thinking", "\n\n"))  # (between the parts of a summary)
+        self._parts[data["output_index"]] = part
         self._streamed.add(data["output_index"])
-        return [BlockDelta(found[1], block_kind, delta)]  # type: ignore[arg-type]
-
-    def _summary_part(self, data: dict[str, Any]) -> list[ProviderEvent]:
-        found = self._blocks.get(data.get("output_index"))  # type: ignore[arg-type]
-        if found is None or not data.get("summary_index"):
-            return []
-        return [BlockDelta(found[1], "thinking", "\n\n")]  # (between the parts of a summary)
+        events.append(BlockDelta(found[1], block_kind, delta))  # type: ignore[arg-type]
+        return events
 
     def _arguments_done(self, data: dict[str, Any]) -> list[ProviderEvent]:
         position = data.get("output_index")
@@ -297,7 +298,6 @@ _HANDLERS: dict[str, Any] = {
     "response.output_text.delta": lambda self, d: self._delta(d, "message", "text"),
     "response.refusal.delta": lambda self, d: self._delta(d, "message", "text"),
     "response.reasoning_summary_text.delta": lambda self, d: self._delta(d, "reasoning", "thinking"),
-    "response.reasoning_summary_part.added": StreamParser._summary_part,
     "response.function_call_arguments.delta": lambda self, d: self._delta(d, "function_call", "input_json"),
     "response.function_call_arguments.done": StreamParser._arguments_done,
     "response.completed": StreamParser._completed,
