@@ -192,7 +192,7 @@ def server_url(settings: Settings) -> str | None:
         from agentui.core.providers.anthropic import DEFAULT_BASE_URL
 
         return (settings.base_url or DEFAULT_BASE_URL).rstrip("/")
-    if settings.provider == "openai":
+    if settings.provider in ("openai", "openai-responses"):
         from agentui.core.providers.openai import DEFAULT_BASE_URL as OPENAI_URL
 
         return (settings.base_url or OPENAI_URL).rstrip("/")

@@ -35,7 +35,8 @@ class ThinkingBlock(_Frozen):
     type: Literal["thinking"] = "thinking"
     thinking: str
     signature: str = ""
-    """Anthropic's signature; without one the block cannot be sent back, so providers drop it."""
+    """Anthropic's signature; without one the block cannot be sent back, so providers drop it. Another API's (an
+    OpenAI reasoning item) begins with providers.base.FOREIGN_SIGNATURE and goes back to that API only."""
     thought_signature: str | None = None
     """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
     tool-call turn without it); None from every other provider, and left out of the session line then."""

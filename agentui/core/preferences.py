@@ -188,7 +188,7 @@ def _model_source(conversation: Conversation, config: ConfigFile, env: Mapping[s
     saved = config.model == model and config.provider in (None, settings.provider)
     if model != settings.model:  # (switched since the start: by /config, which saves it, or by /model)
         return "agentui config" if saved else "/model (this session)"
-    prefix = {"anthropic": "ANTHROPIC", "openai": "OPENAI"}.get(settings.provider)
+    prefix = {"anthropic": "ANTHROPIC", "openai": "OPENAI", "openai-responses": "OPENAI"}.get(settings.provider)
     for name in (f"{prefix}_MODEL" if prefix else "", "AGENTUI_MODEL"):
         if name and env.get(name) == model:
             return name

@@ -22,7 +22,13 @@ from agentui.core.messages import (
 from agentui.core.model_aliases import LONG_CONTEXT_BETA, without_long_context
 from agentui.core.providers import ProviderConfig
 from agentui.core.providers._httpx import httpx
-from agentui.core.providers.base import ProtocolError, ProviderRequest, StreamBrokenError, error_for_stream_event
+from agentui.core.providers.base import (
+    FOREIGN_SIGNATURE,
+    ProtocolError,
+    ProviderRequest,
+    StreamBrokenError,
+    error_for_stream_event,
+)
 from agentui.core.providers.claude_effort import EFFORT_BETA, model_effort, thinks_adaptively
 from agentui.core.providers.http import SSEConnection, decode_data, new_client
 from agentui.core.providers.request_bytes import JsonPieces, body, dumps
@@ -327,10 +333,10 @@ def block_param(block: Any) -> dict[str, Any] | None:
             param["is_error"] = True
         return param
     if isinstance(block, ThinkingBlock):
-        # Thinking from elsewhere (or cut short) has no signature, and the API rejects it without one.
-        return (
-            {"type": "thinking", "thinking": block.thinking, "signature": block.signature} if block.signature else None
-        )
+        # Thinking from elsewhere (or cut short) has no signature of Anthropic's, and the API rejects it without one.
+        if not block.signature or block.signature.startswith(FOREIGN_SIGNATURE):
+            return None
+        return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if isinstance(block, RedactedThinkingBlock):
         return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ImageBlock):

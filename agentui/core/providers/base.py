@@ -45,6 +45,11 @@ class ProviderRequest:
     """Tools the provider runs itself (the Messages API's web search), as its API takes them."""
 
 
+FOREIGN_SIGNATURE = "agentui-foreign:"
+"""Begins a ThinkingBlock signature that another API than Anthropic's made (what OpenAI's Responses API needs sent
+back, say): only the provider that made it sends such a block back; the Anthropic API would reject it."""
+
+
 class Provider(Protocol):
     """A model API. `stream` yields normalised events and raises ProviderError; it never retries by itself."""
 

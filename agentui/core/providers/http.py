@@ -68,6 +68,8 @@ class SSEConnection:
         self._api = api
         self._key_hint = key_hint
         self._errors = errors
+        """The error an HTTP error answer (status, body, headers) is, for an API whose error codes say more than
+        `error_for_status` reads; None for that."""
 
     @asynccontextmanager
     async def post(self, url: str, content: bytes, headers: dict[str, str]) -> AsyncIterator[EventSource]:

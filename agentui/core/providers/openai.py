@@ -196,6 +196,8 @@ def build_body(
         "stream_options": {"include_usage": True},
         max_tokens_field: request.max_tokens,
     }
+    if request.effort:  # (never otherwise: llama.cpp, Ollama and older servers may reject a field they do not know)
+        head["reasoning_effort"] = reasoning_effort(request.effort)
     if request.tools:
         head["tools"] = [
             {
@@ -215,6 +217,16 @@ def build_body(
     content = body(head, [dumps({"role": "system", "content": system}) if system else b"", history])
     pieces.request_done()
     return content
+
+
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def reasoning_effort(effort: str) -> str:
+    """OpenAI's reasoning effort for Claude Code's --effort: OpenAI uses the same five words (and "none" and
+    "minimal" below them). Not every model takes every one (xhigh and max are for its newest); a model that does not
+    answers 400, which says so."""
+    return effort if effort in _EFFORTS else "medium"
 
 
 def _system_text(request: ProviderRequest) -> str:

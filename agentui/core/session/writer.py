@@ -45,6 +45,7 @@ from agentui.core.messages import (
     ContentBlock,
     Message,
     TextBlock,
+    ThinkingBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -93,6 +94,16 @@ def block_json(block: ContentBlock) -> dict[str, Any]:
     data = block.model_dump(mode="json", exclude_none=True)
     if isinstance(block, ToolUseBlock):
         data.pop("input_error", None)
+    return data
+
+
+def _redacted(block: ContentBlock) -> dict[str, Any]:
+    """An assistant's block with secrets' shapes redacted, but for a thinking block's signature: opaque ciphertext
+    (OpenAI's encrypted reasoning is urlsafe base64 and now and then holds "sk-" and twenty letters), which cannot be
+    sent back changed."""
+    data: dict[str, Any] = redact(block_json(block))
+    if isinstance(block, ThinkingBlock):
+        data["signature"] = block.signature
     return data
 
 
@@ -248,7 +259,7 @@ class SessionWriter:
                     "type": "message",
                     "role": "assistant",
                     "model": message.model or "",
-                    "content": [redact(block_json(block))],
+                    "content": [_redacted(block)],
                     "stop_reason": message.stop_reason,
                     "stop_sequence": None,
                     "usage": usage,

@@ -465,7 +465,8 @@ def key_source(settings: Settings) -> str:
         return "ANTHROPIC_API_KEY"
     if settings.provider == "anthropic" and settings.auth_token:
         return "ANTHROPIC_AUTH_TOKEN"
-    return "OPENAI_API_KEY" if settings.provider == "openai" and settings.api_key else "none"
+    openai = settings.provider in ("openai", "openai-responses")
+    return "OPENAI_API_KEY" if openai and settings.api_key else "none"
 
 
 class RunTiming:
