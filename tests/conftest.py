@@ -33,6 +33,21 @@ def web() -> Iterator[WebServer]:
         pages.close()
 
 
+CLOUD_VARIABLES = (
+    "AWS_",
+    "CLAUDE_CODE_USE_",
+    "CLAUDE_CODE_SKIP_",
+    "CLOUD_ML_",
+    "VERTEX_REGION_",
+    "GCLOUD_",
+    "CLOUDSDK_",
+    "GCE_METADATA_",
+    "NO_GCE_CHECK",
+)
+"""What switches Claude onto Bedrock or Vertex AI, or tells botocore and google-auth where to look: a developer's
+own never reaches a test (a CLAUDE_CODE_USE_BEDROCK there sent every test's requests to Bedrock)."""
+
+
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads the developer's own config or keys."""
@@ -49,7 +64,7 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     ):
         monkeypatch.delenv(name, raising=False)
     for name in list(os.environ):
-        if name.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_")) or name in (
+        if name.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", *CLOUD_VARIABLES)) or name in (
             "AGENTUI_PROVIDER",
             "AGENTUI_MODEL",
             "AGENTUI_SCRIPT",
@@ -64,6 +79,7 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
         key: value
         for key, value in os.environ.items()
         if not key.startswith(("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "AGENTUI_", "CLAUDE_", "PYTEST_"))
+        and not key.startswith(CLOUD_VARIABLES)
     }
     home = tmp_path / "home"
     home.mkdir()
