@@ -10,19 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import get_args
 
-from agentui.core.claude_settings import SettingsSource
+from agentui.core.claude_settings import SettingsSource, most_specific_first
 from agentui.core.model_aliases import resolve
 from agentui.core.providers import CLAUDE_PLATFORMS
 from agentui.core.providers.claude_effort import setting_applies
 from agentui.core.run_options import Effort
 from agentui.core.settings import DEFAULT_MODELS, Settings
 
-_PRECEDENCE = {"user": 0, "project": 1, "local": 2, "flag": 3, "managed": 4}
-
 
 def setting(sources: Sequence[SettingsSource], key: str) -> object:
     """The value of `key` in the most specific settings file that sets it; None where none does."""
-    for source in sorted(sources, key=lambda s: _PRECEDENCE.get(s.name, 0), reverse=True):
+    for source in most_specific_first(sources):
         value = (source.settings.model_extra or {}).get(key)
         if value is not None:
             return value

@@ -212,6 +212,15 @@ def flag_settings(value: str) -> SettingsSource:
     return SettingsSource("flag", path, settings)
 
 
+PRECEDENCE: dict[SourceName, int] = {"managed": 4, "flag": 3, "local": 2, "project": 1, "user": 0}
+"""Which settings file wins where two set the same key: the higher."""
+
+
+def most_specific_first(sources: Sequence[SettingsSource]) -> list[SettingsSource]:
+    """The settings files in the order they are asked for a key: the one that wins first."""
+    return sorted(sources, key=lambda source: PRECEDENCE[source.name], reverse=True)
+
+
 def load_sources(project_root: Path, env: Mapping[str, str] | None = None) -> list[SettingsSource]:
     """Every settings file that exists, lowest precedence first: user, project, local, managed."""
     candidates: list[tuple[SourceName, Path]] = [

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from agentui.core.claude_settings import SettingsError, SettingsSource, set_user_setting
+from agentui.core.claude_settings import SettingsError, SettingsSource, most_specific_first, set_user_setting
 from agentui.core.dirs import config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.settings import DEFAULT_MODELS, ConfigError, ConfigFile, load_config_file, save_config_value
@@ -28,7 +28,6 @@ DEFAULT_THINKING_BUDGET = 8000
 """Tokens to think with when thinking is turned on and no budget was given (`--thinking enabled`'s too)."""
 MODE_CHOICES: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
 """The default modes offered (as Claude Code's /config: bypassPermissions is for the command line only)."""
-_PRECEDENCE = {"managed": 4, "flag": 3, "local": 2, "project": 1, "user": 0}
 
 Kind = Literal["switch", "choice", "text"]
 
@@ -147,7 +146,7 @@ def _config(env: Mapping[str, str]) -> tuple[ConfigFile, str | None]:
 def _default_mode(sources: list[SettingsSource], trusted: bool) -> tuple[str, SettingsSource | None]:
     """The defaultMode of the most specific settings file that sets one (an untrusted project's permissive one
     does not count), and that file."""
-    for source in sorted(sources, key=lambda s: _PRECEDENCE[s.name], reverse=True):
+    for source in most_specific_first(sources):
         mode = source.settings.permissions.defaultMode
         if mode is None or (source.from_project and not trusted and mode in ("acceptEdits", "bypassPermissions")):
             continue
@@ -156,7 +155,7 @@ def _default_mode(sources: list[SettingsSource], trusted: bool) -> tuple[str, Se
 
 
 def _verbose(sources: list[SettingsSource]) -> tuple[bool, SettingsSource | None]:
-    for source in sorted(sources, key=lambda s: _PRECEDENCE[s.name], reverse=True):
+    for source in most_specific_first(sources):
         value = (source.settings.model_extra or {}).get("verbose")
         if isinstance(value, bool):
             return value, source

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentui.core.claude_settings import SettingsSource, add_allow_rule, flag_settings, load_sources
+from agentui.core.claude_settings import (
+    SettingsSource,
+    add_allow_rule,
+    flag_settings,
+    load_sources,
+    most_specific_first,
+)
 from agentui.core.dirs import claude_config_dir, config_dir
 from agentui.core.errors import AgentuiError
 from agentui.core.extend.hooks import Hooks, specs_from
@@ -375,8 +381,7 @@ def _flag_rule(text: str, behavior: Behavior, root: Path, home: Path) -> Rule:
 def _settings_mode(sources: list[SettingsSource], trusted: bool, notices: list[str], held_back: list[str]) -> Mode:
     """The defaultMode of the most specific settings file that sets one (managed, then --settings, local, project,
     user); a project's permissive mode only once it is trusted."""
-    order = {"managed": 4, "flag": 3, "local": 2, "project": 1, "user": 0}
-    for source in sorted(sources, key=lambda s: order[s.name], reverse=True):
+    for source in most_specific_first(sources):
         mode = source.settings.permissions.defaultMode
         if mode is None:
             continue

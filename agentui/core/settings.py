@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -25,15 +25,7 @@ from agentui.core.providers import CLAUDE_PLATFORMS, ProviderConfig, ProviderNam
 from agentui.core.run_options import Effort, ModelOptions, RunLimits
 
 NumberT = TypeVar("NumberT", int, float)
-PROVIDERS: tuple[ProviderName, ...] = (
-    "anthropic",
-    "bedrock",
-    "vertex",
-    "openai",
-    "openai-responses",
-    "gemini",
-    "scripted",
-)
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
 
 DEFAULT_MODELS: dict[ProviderName, str] = {
     "anthropic": "claude-sonnet-4-5",

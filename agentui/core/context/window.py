@@ -276,7 +276,7 @@ class TokenCounter:
         encoding = self._encoding()
         if encoding is not None:
             return len(encoding.encode(text, disallowed_special=()))
-        return -(-len(text) // CHARS_PER_TOKEN)
+        return estimate_tokens(text)
 
     def message(self, message: Message) -> int:
         return 4 + sum(self.block(block) for block in message.content)

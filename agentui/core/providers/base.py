@@ -231,7 +231,8 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _sentence(text: str) -> str:
+def sentence(text: str) -> str:
+    """`text` as one sentence: trimmed, ending in one full stop (empty stays empty)."""
     text = text.strip().rstrip(".")
     return text + "." if text else ""
 
@@ -243,7 +244,7 @@ def error_for_status(
     detail = error_message_from_body(body)
     retry_after = parse_retry_after(headers)
     lowered = detail.lower()
-    said = f": {_sentence(detail)}" if detail else "."
+    said = f": {sentence(detail)}" if detail else "."
     if status == 401:
         return AuthenticationError(f"{api} rejected the API key (401); check {key_hint}{said}", status=status)
     if status == 403:
@@ -272,7 +273,7 @@ def error_for_stream_event(data: Mapping[str, Any], *, api: str) -> ProviderErro
     kind = str(error.get("type") or "")
     code = error.get("code", data.get("code"))
     message = str(error.get("message") or kind or "unknown error")
-    said = f": {_sentence(message)}"
+    said = f": {sentence(message)}"
     if kind == "overloaded_error" or "overloaded" in message.lower():
         return OverloadedError(f"{api} is overloaded{said}", status=529)
     if kind == "rate_limit_error" or code == 429:

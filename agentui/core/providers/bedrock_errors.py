@@ -16,6 +16,7 @@ from agentui.core.providers.base import (
     ServerError,
     error_message_from_body,
     parse_retry_after,
+    sentence,
 )
 
 API = "Amazon Bedrock"
@@ -48,7 +49,7 @@ def _classified(
 ) -> ProviderError:
     name = kind.lower().removesuffix("exception")
     lowered = said.lower()
-    detail = f": {_sentence(said)}" if said else "."
+    detail = f": {sentence(said)}" if said else "."
     if name == "throttling" or (not name and status == 429):
         return RateLimitError(f"{API} is throttling requests{detail}", status=429, retry_after=retry_after)
     if name in ("unrecognizedclient", "invalidsignature", "expiredtoken", "missingauthenticationtoken") or (
@@ -106,8 +107,3 @@ def _aside(said: str) -> str:
     """What the service said, in parentheses inside a sentence of agentui's."""
     said = said.strip().rstrip(".")
     return f" ({said})" if said else ""
-
-
-def _sentence(text: str) -> str:
-    text = text.strip().rstrip(".")
-    return text + "." if text else ""
