@@ -37,6 +37,14 @@ if TYPE_CHECKING:
     from agentui.core.settings import Settings
 
 
+def _work_as_launched(project: Project, launch: Launch) -> None:
+    """What the launch says of how the tools work: through the front end's editor, and queueing plan mode's changes
+    (the setting; the command line's `plan-queue` came with the permission options)."""
+    project.workspace.editor = launch.editor
+    if launch.settings.plan_queue and project.workspace.changes is not None:
+        project.workspace.changes.enabled = True
+
+
 def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str] | None) -> Launch:
     """The launch with the model and effort Claude Code's settings choose where nothing else named them."""
     from dataclasses import replace
@@ -61,7 +69,7 @@ def open_conversation(
     launch = _with_claude_choices(launch, project, env)
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
-    project.workspace.editor = launch.editor
+    _work_as_launched(project, launch)
     memory = _memory(project, launch, env, on_error)
     memory_files = list(memory.files)
     skills = load_skills(project.root, env)

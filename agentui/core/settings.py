@@ -136,6 +136,9 @@ class ConfigFile(BaseModel):
     agents_md: AgentsMd | None = None
     """Where AGENTS.md is read as memory: "fallback" (in a directory without CLAUDE.md, the default), "beside"
     (with CLAUDE.md too) or "off" (never, as Claude Code)."""
+    plan_queue: bool | None = None
+    """Plan mode queues the model's edits for the plan's approval instead of refusing them (as `--permission-mode
+    plan-queue`); off by default, as Claude Code's plan mode."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -179,6 +182,8 @@ class Settings(BaseModel):
     """The config file's routes, "main" already applied to the provider and model above."""
     agents_md: AgentsMd = "fallback"
     """Where AGENTS.md is read as memory (ConfigFile.agents_md)."""
+    plan_queue: bool = False
+    """Plan mode queues changes (ConfigFile.plan_queue)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
 
     def with_thinking(self, budget: int | None) -> Settings:
@@ -314,6 +319,7 @@ def resolve_settings(
         routes=routes,
         openapi=config.openapi or {},
         agents_md=config.agents_md or "fallback",
+        plan_queue=bool(config.plan_queue),
     )
 
 
