@@ -173,3 +173,21 @@ async def test_a_rule_that_approves_plans_does_not_apply_queued_changes(root: Pa
         assert (root / "a.txt").read_text() == "ALPHA!\n"
     finally:
         await conversation.aclose()
+
+
+async def test_the_setting_turns_the_queue_on_for_plan_mode_entered_any_way(root: Path, tmp_path: Path) -> None:
+    from agentui.core.settings import ConfigFile, Overrides, resolve_settings
+
+    config = ConfigFile(plan_queue=True, provider="openai", base_url="http://127.0.0.1:9/v1")
+    settings = resolve_settings(Overrides(model="scripted"), {}, config)
+    launch = Launch(settings, cwd=root, permissions=PermissionOptions(mode="default"))
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    script = [use("Write", "w1", file_path="d.txt", content="queued\n"), {"text": "Done."}]
+    conversation = open_conversation(launch, provider=ScriptedProvider(script), env=env)
+    try:
+        conversation.set_mode("plan")  # (Shift+Tab)
+        await conversation.agent.prompt("plan it")
+        assert result_of(conversation, "w1").content.startswith("Queued, not made yet")
+        assert not (root / "d.txt").exists()
+    finally:
+        await conversation.aclose()
