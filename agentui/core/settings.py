@@ -136,6 +136,9 @@ class ConfigFile(BaseModel):
     agents_md: AgentsMd | None = None
     """Where AGENTS.md is read as memory: "fallback" (in a directory without CLAUDE.md, the default), "beside"
     (with CLAUDE.md too) or "off" (never, as Claude Code)."""
+    learnings: bool | None = None
+    """Whether failures a run overcame are kept as learnings of the project, and the most relevant few join the
+    system prompt (on unless false)."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -179,6 +182,8 @@ class Settings(BaseModel):
     """The config file's routes, "main" already applied to the provider and model above."""
     agents_md: AgentsMd = "fallback"
     """Where AGENTS.md is read as memory (ConfigFile.agents_md)."""
+    learnings: bool = True
+    """Memory that learns (ConfigFile.learnings)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
 
     def with_thinking(self, budget: int | None) -> Settings:
@@ -314,6 +319,7 @@ def resolve_settings(
         routes=routes,
         openapi=config.openapi or {},
         agents_md=config.agents_md or "fallback",
+        learnings=config.learnings is not False,
     )
 
 
