@@ -126,6 +126,11 @@ def test_an_edit_that_failed_then_worked_is_one_learning_with_its_error_line(tmp
     assert [item.text for item in distill(similar, tmp_path)] == [
         "`pytest tests/t.py` failed (FAILED); `pytest tests/t.py -x` succeeded."
     ]
+    secret = "curl -H 'x-api-key: sk-ant-api03-" + "a" * 30 + "' http://127.0.0.1:9/v1"
+    (kept,) = distill(
+        [Call("Bash", {"command": secret}, "curl: (7) Failed to connect"), Call("Bash", {"command": secret})], tmp_path
+    )
+    assert "sk-ant-" not in kept.text + kept.key and "[REDACTED anthropic-key]" in kept.text
 
 
 def test_near_identical_learnings_merge_and_the_most_relevant_five_are_chosen(tmp_path: Path) -> None:

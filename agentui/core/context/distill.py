@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from agentui.core.context.learnings import Learning, now
+from agentui.core.session.redact import redact_text
 
 FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-CHANGES = FILE_TOOLS
-"""The calls whose file counts as where the fix was made."""
+"""The calls about one file; where they succeed is where a fix was made."""
 ALIKE = 0.5
 """Word overlap past which two commands are the same command run again (`pytest -x` after `pytest`)."""
 CLIP = 160
@@ -41,13 +41,16 @@ def key_of(call: Call) -> str:
     return ""
 
 
+def _clip(text: str) -> str:
+    return text if len(text) <= CLIP else text[: CLIP - 1] + "…"
+
+
 def key_line(text: str) -> str:
     """The line of a failure's output that says most: the last that names an error, else the last one."""
     every = [line.strip() for line in text.splitlines() if line.strip()]
     lines = [line for line in every if not _NOT_KEY.match(line)] or every  # (an exit code alone, when nothing else)
     named = [line for line in lines if _KEY_LINE.search(line)]
-    line = (named or lines or [""])[-1]
-    return line if len(line) <= CLIP else line[: CLIP - 1] + "…"
+    return _clip((named or lines or [""])[-1])
 
 
 def _similar(name: str, a: str, b: str) -> bool:
@@ -93,18 +96,18 @@ def distill(calls: Sequence[Call], root: Path) -> list[Learning]:
 
 
 def _learning(failed: Call, worked: Call, between: Sequence[Call], root: Path) -> Learning:
+    """One sentence of it, secrets in it redacted as the session file's are (it is kept, and goes into prompts)."""
     error = key_line(failed.error or "")
-    files = tuple(dict.fromkeys(_shown(key_of(c), root) for c in between if c.name in CHANGES and c.error is None))
+    files = tuple(dict.fromkeys(_shown(key_of(c), root) for c in between if c.name in FILE_TOOLS and c.error is None))
     where = f"after changing {', '.join(files)}, " if files else ""
-    key = key_of(failed)
+    key = redact_text(key_of(failed))
     if failed.name == "Bash":
-        command, then = f"`{key}`", key_of(worked)
-        how = "it succeeded" if then == key else f"`{then}` succeeded"
-        text = f"{command} failed ({error}); {where}{how}."
+        then = redact_text(key_of(worked))
+        how = "it succeeded" if then == key else f"`{_clip(then)}` succeeded"
+        text = f"`{_clip(key)}` failed ({error}); {where}{how}."
     else:
-        path = _shown(key, root)
-        read = any(c.name == "Read" and key_of(Call("Edit", c.input)) == key for c in between)
+        read = any(c.name == "Read" and c.input.get("file_path") == key_of(failed) for c in between)
         again = "re-reading it and retrying worked" if read else f"a later {worked.name} of it worked"
-        text = f"{failed.name} of {path} failed ({error}); {where}{again}."
+        text = f"{failed.name} of {_shown(key, root)} failed ({error}); {where}{again}."
     stamp = now()
-    return Learning(text=text, tool=failed.name, key=key, files=files, created=stamp, updated=stamp)
+    return Learning(text=redact_text(text), tool=failed.name, key=key, files=files, created=stamp, updated=stamp)
