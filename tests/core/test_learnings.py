@@ -126,9 +126,21 @@ def test_an_edit_that_failed_then_worked_is_one_learning_with_its_error_line(tmp
     assert [item.text for item in distill(similar, tmp_path)] == [
         "`pytest tests/t.py` failed (FAILED); `pytest tests/t.py -x` succeeded."
     ]
+    installed = [
+        Call("Bash", {"command": "pytest"}, "E   ModuleNotFoundError: No module named 'yaml'\nExit code 1"),
+        Call("Bash", {"command": "pip install pyyaml"}),
+        Call("Bash", {"command": "pytest"}),
+        Call("Bash", {"command": "make"}, "flaky"),
+        Call("Bash", {"command": "make"}),  # (the same call again, nothing between: nothing learned)
+    ]
+    assert [item.text for item in distill(installed, tmp_path)] == [
+        "`pytest` failed (E   ModuleNotFoundError: No module named 'yaml'); after running `pip install pyyaml`, "
+        "it succeeded."
+    ]
     secret = "curl -H 'x-api-key: sk-ant-api03-" + "a" * 30 + "' http://127.0.0.1:9/v1"
     (kept,) = distill(
-        [Call("Bash", {"command": secret}, "curl: (7) Failed to connect"), Call("Bash", {"command": secret})], tmp_path
+        [Call("Bash", {"command": secret}, "curl: (7) Failed to connect"), Call("Bash", {"command": secret + " -s"})],
+        tmp_path,
     )
     assert "sk-ant-" not in kept.text + kept.key and "[REDACTED anthropic-key]" in kept.text
 

@@ -19,6 +19,8 @@ FILE_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 ALIKE = 0.5
 """Word overlap past which two commands are the same command run again (`pytest -x` after `pytest`)."""
 CLIP = 160
+RAN = 2
+"""The commands run between a failure and what worked that a learning names (the last ones)."""
 _KEY_LINE = re.compile(r"error|fail|exception|assert|not found|traceback|denied|cannot|no such", re.IGNORECASE)
 _NOT_KEY = re.compile(r"^(exit code \d+|command timed out.*)$", re.IGNORECASE)
 
@@ -91,6 +93,8 @@ def distill(calls: Sequence[Call], root: Path) -> list[Learning]:
             and _similar(call.name, key_of(call), key_of(calls[j]))
         )
         between = calls[index + 1 : later]
+        if calls[later].input == call.input and all(other.error is not None for other in between):
+            continue  # (the same call again, nothing done in between: a flake, nothing learned)
         found.append(_learning(call, calls[later], between, root))
     return found
 
@@ -98,8 +102,12 @@ def distill(calls: Sequence[Call], root: Path) -> list[Learning]:
 def _learning(failed: Call, worked: Call, between: Sequence[Call], root: Path) -> Learning:
     """One sentence of it, secrets in it redacted as the session file's are (it is kept, and goes into prompts)."""
     error = key_line(failed.error or "")
-    files = tuple(dict.fromkeys(_shown(key_of(c), root) for c in between if c.name in FILE_TOOLS and c.error is None))
-    where = f"after changing {', '.join(files)}, " if files else ""
+    done = [c for c in between if c.error is None]
+    files = tuple(dict.fromkeys(_shown(key_of(c), root) for c in done if c.name in FILE_TOOLS))
+    ran = list(dict.fromkeys(key_of(c) for c in done if c.name == "Bash" and key_of(c) != key_of(failed)))[-RAN:]
+    steps = [f"changing {', '.join(files)}"] if files else []
+    steps += [f"running {', '.join(f'`{_clip(command)}`' for command in ran)}"] if ran else []
+    where = f"after {' and '.join(steps)}, " if steps else ""
     key = redact_text(key_of(failed))
     if failed.name == "Bash":
         then = redact_text(key_of(worked))
