@@ -71,12 +71,11 @@ def open_conversation(
     project.hooks.transcript_path = lambda: str(session.path)
     _work_as_launched(project, launch)
     memory = _memory(project, launch, env, on_error)
-    memory_files = list(memory.files)
     skills = load_skills(project.root, env)
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    prompt = system_prompt(launch, project.root, memory_files, output_style(project.root, env, project.trusted))
+    prompt = system_prompt(launch, project.root, list(memory.files), output_style(project.root, env, project.trusted))
     if provider is None:
         from agentui.core.providers import create_provider
 
@@ -125,6 +124,7 @@ def open_conversation(
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
     _wire_task_state(project, agent, session.messages)
+    _wire_learnings(launch, project, agent, env)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
     conversation = Conversation(launch, project, session, provider, agent, env, branches, telemetry)
@@ -148,6 +148,15 @@ def _agent_summary(task: AgentTask) -> dict[str, Any]:
     """A background sub-agent (running, or waiting for a slot) as Claude Code's Stop hook input lists it."""
     return {"id": task.id, "type": "subagent", "status": task.status, "description": task.description[:1000],
             "agent_type": task.agent_type}  # fmt: skip
+
+
+def _wire_learnings(launch: Launch, project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
+    """Memory that learns (context/learner.py), unless the settings turn it off."""
+    if not launch.settings.learnings:
+        return
+    from agentui.core.context.learner import Learner
+
+    agent.bus.on(Learner(agent, project.root, env, lambda: project.trusted).on_event)
 
 
 def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:

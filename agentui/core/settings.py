@@ -139,6 +139,9 @@ class ConfigFile(BaseModel):
     plan_queue: bool | None = None
     """Plan mode queues the model's edits for the plan's approval instead of refusing them (as `--permission-mode
     plan-queue`); off by default, as Claude Code's plan mode."""
+    learnings: bool | None = None
+    """Whether failures a run overcame are kept as learnings of the project, and the most relevant few join the
+    system prompt (on unless false)."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -184,6 +187,8 @@ class Settings(BaseModel):
     """Where AGENTS.md is read as memory (ConfigFile.agents_md)."""
     plan_queue: bool = False
     """Plan mode queues changes (ConfigFile.plan_queue)."""
+    learnings: bool = True
+    """Memory that learns (ConfigFile.learnings)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
 
     def with_thinking(self, budget: int | None) -> Settings:
@@ -320,6 +325,7 @@ def resolve_settings(
         openapi=config.openapi or {},
         agents_md=config.agents_md or "fallback",
         plan_queue=bool(config.plan_queue),
+        learnings=config.learnings is not False,
     )
 
 
