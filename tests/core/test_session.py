@@ -650,3 +650,11 @@ async def test_a_prompt_sent_in_plan_mode_titles_its_session_without_the_reminde
     assert [e["summary"] for e in written if e["type"] == "summary"] == ["Plan the migration"]
     assert [e["lastPrompt"] for e in written if e["type"] == "last-prompt"] == ["Plan the migration"]
     assert describe(opened.path).title == "Plan the migration"
+
+
+async def test_an_errors_secrets_are_redacted_in_the_session_file(cwd: Path, env: dict[str, str]) -> None:
+    token = "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENxyz0123456789"
+    script = [{"error": {"status": 400, "message": f"no (canonical request x-amz-security-token:{token})"}}]
+    opened, _agent = await run_session(cwd, env, script, ["first"])
+    text = opened.path.read_text()
+    assert token not in text and "[REDACTED aws-session-token]" in text

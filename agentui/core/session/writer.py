@@ -51,7 +51,7 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.session.file_history import FileHistory
-from agentui.core.session.redact import redact
+from agentui.core.session.redact import redact, redact_text
 
 RECENT_DETAILS = 500
 
@@ -214,7 +214,7 @@ class SessionWriter:
             case ToolEnd():
                 self._tool_result(event)
             case Error():
-                self._system(event.message, level="error", subtype="api_error")
+                self._system(redact_text(event.message), level="error", subtype="api_error")
             case Notice():
                 self._system(event.message, level=event.level, subtype="notice")
             case CompactionStart():
