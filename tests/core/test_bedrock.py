@@ -429,3 +429,55 @@ def test_a_cut_off_response_keeps_the_names_of_amazon_and_google_capitalised() -
     assert str(google).endswith(": Google's Vertex AI failed.")
     assert str(StreamInterruptedError(ServerError("AWS said no."))).endswith(": AWS said no.")
     assert str(StreamInterruptedError(ServerError("The connection dropped."))).endswith(": the connection dropped.")
+
+
+async def test_a_credential_process_that_never_ends_is_given_up_in_one_sentence(tmp_path: Path) -> None:
+    """A stuck helper of the credential chain: the request is given up after the ceiling (short here), not hung."""
+    from agentui.core.providers.blocking import CredentialsTimeoutError
+
+    script = tmp_path / "stuck.sh"
+    script.write_text("#!/bin/sh\nexec sleep 30\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    config = tmp_path / "config"
+    config.write_text(f"[profile stuck]\ncredential_process = {script}\n")
+    auth = SigV4("us-east-1", {"AWS_PROFILE": "stuck", "AWS_CONFIG_FILE": str(config)}, timeout=0.5)
+    with pytest.raises(CredentialsTimeoutError) as caught:
+        await auth.check()
+    assert str(caught.value).startswith(
+        "AWS's credential chain gave no credentials for Bedrock within 0.5 s (profile 'stuck': a credential_process, "
+        "SSO or metadata service that does not answer); check the profile in "
+    )
+
+
+async def test_an_assume_role_refusal_is_one_sentence_with_awss_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.loopback import LoopbackServer
+
+    sts = LoopbackServer()
+    refusal = (
+        '<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type>'
+        "<Code>AccessDenied</Code><Message>User: arn:aws:iam::123456789012:user/dev is not authorized to perform: "
+        "sts:AssumeRole on resource: arn:aws:iam::123456789012:role/nope</Message></Error>"
+        "<RequestId>4c1b8c2e</RequestId></ErrorResponse>"
+    )
+    sts.enqueue(Reply(status=403, chunks=[refusal.encode()], content_type="text/xml"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", sts.url)  # (botocore reads it from the process's environment)
+    config = tmp_path / "config"
+    config.write_text(
+        f"[profile base]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"
+        "[profile role]\nrole_arn = arn:aws:iam::123456789012:role/nope\nsource_profile = base\n"
+        "region = us-east-1\n"
+    )
+    auth = SigV4("us-east-1", {"AWS_PROFILE": "role", "AWS_CONFIG_FILE": str(config)})
+    try:
+        with pytest.raises(AuthenticationError) as caught:
+            await auth.check()
+    finally:
+        sts.close()
+    assert str(caught.value) == (
+        f"AWS refused the credentials of profile 'role' for Bedrock ({config} nor ~/.aws/credentials): AccessDenied: "
+        "User: arn:aws:iam::123456789012:user/dev is not authorized to perform: sts:AssumeRole on resource: "
+        "arn:aws:iam::123456789012:role/nope."
+    )
+    assert sts.requests and "AssumeRole" in sts.requests[0].body.decode()
