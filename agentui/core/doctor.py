@@ -196,6 +196,11 @@ def server_url(settings: Settings) -> str | None:
         from agentui.core.providers.openai import DEFAULT_BASE_URL as OPENAI_URL
 
         return (settings.base_url or OPENAI_URL).rstrip("/")
+    if _gemini_on_vertex(settings):
+        from agentui.core.providers.gemini_vertex import DEFAULT_LOCATION, VertexTarget
+
+        server = os.environ.get("GOOGLE_VERTEX_BASE_URL") or settings.base_url  # (as the provider reads it)
+        return VertexTarget(settings.project or "", settings.region or DEFAULT_LOCATION, server).server
     if settings.provider == "gemini":
         from agentui.core.providers.gemini import DEFAULT_BASE_URL as GEMINI_URL
 

@@ -675,7 +675,7 @@ async def test_on_vertex_a_refused_token_is_refreshed_once_and_the_request_sent_
 async def test_the_doctor_reports_gemini_on_vertex_as_vertex(
     gemini: GeminiServer, key_file: Path, token_endpoint: TokenEndpoint, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentui.core.doctor import _model_server
+    from agentui.core.doctor import _model_server, server_url
     from agentui.core.settings import Settings
 
     monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
@@ -689,3 +689,6 @@ async def test_the_doctor_reports_gemini_on_vertex_as_vertex(
         f"file GOOGLE_APPLICATION_CREDENTIALS names ({key_file})."
     )
     assert len(token_endpoint.requests) == 1 and gemini.requests == []  # (a token, and no model call)
+    assert server_url(settings) == gemini.url  # (what /status shows)
+    monkeypatch.delenv("GOOGLE_VERTEX_BASE_URL")
+    assert server_url(settings) == "https://us-central1-aiplatform.googleapis.com"
