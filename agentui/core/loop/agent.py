@@ -54,6 +54,7 @@ from agentui.core.messages import (
     ToolUseBlock,
 )
 from agentui.core.providers.base import ContextOverflowError, ProviderError, StreamInterruptedError
+from agentui.core.session.redact import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -371,10 +372,10 @@ class Agent:
 
 def _failed(exc: Exception) -> tuple[str, str]:
     """What ended a run: a provider's error as it says it, anything else (a bug) as one sentence, and in the log."""
-    if isinstance(exc, ProviderError):
-        return exc.message, exc.kind
+    if isinstance(exc, ProviderError):  # (redacted: a server's words may quote a credential back)
+        return redact_text(exc.message), exc.kind
     log.error("the run failed", exc_info=exc)
-    said = (str(exc).strip().splitlines() or [""])[0][:200]
+    said = redact_text((str(exc).strip().splitlines() or [""])[0][:200])
     return f"agentui failed: {type(exc).__name__}" + (
         f": {said}" if said else ""
     ) + " (the debug log has more).", "internal"

@@ -23,6 +23,16 @@ _SHAPES: list[tuple[str, tuple[str, ...], str]] = [
     ("stripe-key", ("_live_", "_test_"), r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}"),
     ("huggingface-token", ("hf_",), r"\bhf_[A-Za-z0-9]{30,}\b"),
     ("npm-token", ("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),
+    (  # an AWS session token or signature in a signing error's canonical request or a presigned URL
+        "aws-session-token",
+        ("x-amz-security-token", "X-Amz-Security-Token", "X-AMZ-SECURITY-TOKEN"),
+        r"(?i)x-amz-security-token\s*[:=]\s*[^\s'\"&,;]+",
+    ),
+    (
+        "aws-signature",
+        ("AWS4-HMAC-SHA256 Credential=",),
+        r"AWS4-HMAC-SHA256 Credential=[^\s,]+(?:,\s*SignedHeaders=[^\s,]+)?(?:,\s*Signature=[0-9A-Fa-f]+)?",
+    ),
     ("jwt", ("eyJ",), r"\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
     (
         "private-key",
