@@ -123,7 +123,7 @@ def open_conversation(
     from agentui.core.session.writer import timestamp
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
-    _wire_task_state(project, agent, session.messages)
+    _wire_task_state(project, agent, session.messages, env)
     _wire_learnings(launch, project, agent, env)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
@@ -159,16 +159,24 @@ def _wire_learnings(launch: Launch, project: Project, agent: Agent, env: Mapping
     agent.bus.on(Learner(agent, project.root, env, lambda: project.trusted).on_event)
 
 
-def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
+def _wire_task_state(
+    project: Project, agent: Agent, history: list[Message], env: Mapping[str, str] | None = None
+) -> None:
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
     background shells and sub-agents (and the Stop hooks' list of them). A session that kept its list with TodoWrite
-    goes on being offered TodoWrite."""
+    goes on being offered TodoWrite. A task list `CLAUDE_CODE_TASK_LIST_ID` names is shared: its tasks are on disk."""
+    from agentui.core.dirs import claude_config_dir
     from agentui.core.events import BackgroundAgentUpdate, BackgroundShellUpdate, TaskListUpdate
     from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
     workspace, session_id = project.workspace, agent.session_id
     workspace.new_conversation()
     board = workspace.tasks
+    from agentui.core.task_files import TaskFiles, shared_list
+
+    environ = os.environ if env is None else env
+    if (shared := shared_list(environ, claude_config_dir(environ))) is not None:
+        board.share(TaskFiles(shared))  # (goals kept across sessions: CLAUDE_CODE_TASK_LIST_ID)
     board.replay(history)
     used = {block.name for message in history for block in message.tool_uses}
     todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}  # (the calls that keep a list)
