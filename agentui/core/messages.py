@@ -212,6 +212,11 @@ class Message(_Frozen):
     def tool_uses(self) -> list[ToolUseBlock]:
         return [block for block in self.content if isinstance(block, ToolUseBlock)]
 
+    @property
+    def has_results(self) -> bool:
+        """A user message that answers tool calls (a round after it is the model going on with its work)."""
+        return self.role == "user" and any(isinstance(block, ToolResultBlock) for block in self.content)
+
 
 def is_summary(message: Message) -> bool:
     """Whether `message` is the summary a compaction left in place of the history before it."""

@@ -48,7 +48,7 @@ NO_CREDENTIALS = (
 )
 
 
-ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge", "hook")
+ROUTE_KINDS = ("main", "orchestration", "subagent", "compaction", "title", "webfetch", "judge", "hook")
 """The kinds of model call a route can send elsewhere; "subagent:<type>" names one type of sub-agent."""
 
 
@@ -83,8 +83,11 @@ def _routes(value: object) -> dict[str, Route]:
         raise ValueError("routes must be an object of call kinds and models")
     found: dict[str, Route] = {}
     for kind, rule in value.items():
-        if kind not in ROUTE_KINDS and not (kind.startswith("subagent:") and kind != "subagent:"):
-            raise ValueError(f"{kind!r} is not a kind of call (one of {', '.join(ROUTE_KINDS)}, or subagent:<type>)")
+        rounds = kind.startswith("round:") and kind[6:].isdigit() and int(kind[6:]) >= 1
+        if kind not in ROUTE_KINDS and not (kind.startswith("subagent:") and kind != "subagent:") and not rounds:
+            raise ValueError(
+                f"{kind!r} is not a kind of call (one of {', '.join(ROUTE_KINDS)}, subagent:<type> or round:<N>)"
+            )
         found[kind] = Route.parse(rule) if isinstance(rule, str) else Route.model_validate(rule)
     return found
 

@@ -299,12 +299,10 @@ class Agent:
         while True:  # (at most twice: once more on the fallback model, which then is the model)
             self._call = ModelCall(self.session_id, self.bus.emit)
             try:
+                request = self.config.request(self.messages, self.services.tools)
+                provider, request = self.router.round(request, self._turns, self.messages, root=self.lineage is None)
                 with self.ledger.waiting():
-                    return await self._call.run(
-                        self.services.provider,
-                        self.config.request(self.messages, self.services.tools),
-                        self.services.retry,
-                    )
+                    return await self._call.run(provider or self.services.provider, request, self.services.retry)
             except ProviderError as exc:
                 fallback = self.config.fallback_model
                 if exc.kind != "overloaded" or not fallback or fallback == self.config.model:
