@@ -674,3 +674,13 @@ async def test_an_error_shown_to_the_person_has_its_secrets_redacted(cwd: Path) 
     assert len(shown) == 1 and token not in shown[0] and "AKIAIOSFODNN7EXAMPLE" not in shown[0]
     assert "[REDACTED aws-signature]" in shown[0] and "[REDACTED aws-session-token]" in shown[0]
     assert result.error is not None and token not in result.error
+
+
+def test_a_key_shape_inside_a_longer_word_is_not_a_key() -> None:
+    """Error text and tool output are redacted: `task-...` holds `sk-`, and a name is not an OpenAI key."""
+    from agentui.core.session.redact import redact_text
+
+    kept = "the task-long-name-over-twenty-chars failed; see desk-ant-reference-guide-in-the-docs-folder"
+    assert redact_text(kept) == kept
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+    assert redact_text(f"key={key} and '{key}'") == "key=[REDACTED openai-key] and '[REDACTED openai-key]'"
