@@ -124,3 +124,20 @@ async def test_a_short_history_of_one_piece_is_summarised_with_one_call(summaris
     assert len(summariser.requests) == 1 and is_summary(agent.history.messages[0])
     assert "## " not in agent.history.messages[0].text
     assert [type(event) for event in seen if isinstance(event, CompactionEnd)] == [CompactionEnd]
+
+
+async def test_a_pause_between_runs_on_the_same_file_starts_a_new_section(summariser: LoopbackServer) -> None:
+    agent = new_agent(
+        AnthropicProvider(base_url=summariser.url, api_key="x"), AgentConfig(model="claude-sonnet-4-5"), counter=COUNTER
+    )
+    history, now = agent.history, [0.0]
+    history.clock = lambda: now[0]
+    for number, said in enumerate(["look at a.py", "look at a.py again", "thanks"]):
+        now[0] = number * 3600.0  # (an hour between the runs)
+        history.messages.append(Message.user(said))
+        if number < 2:
+            history.messages += step(f"r{number}", "Read", {"file_path": "a.py"}, result="r " * 2000)
+        history.answered(Message(role="assistant", content=[TextBlock(text=f"done {number}")]))
+    assert await agent.compactor.compact("manual", window=10_000)
+    assert agent.history.messages[0].text.count("## a.py") == 2
+    assert len(summariser.requests) == 2

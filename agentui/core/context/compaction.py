@@ -358,6 +358,7 @@ class Compactor:
 
     async def fit(self) -> None:
         """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
+        self.history.stamp()
         window = self.auto_window()
         if not self.agent.config.options.auto_compact or not window or not self._full(window):
             return
@@ -393,7 +394,8 @@ class Compactor:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = messages[:split], messages[split:]
         max_tokens = max(256, min(agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
-        topics = group_by_topic(older, counter) if agent.config.options.compact_by_topic else []
+        by_topic = agent.config.options.compact_by_topic
+        topics = group_by_topic(older, counter, self.history.times_of(older)) if by_topic else []
         if len(topics) < 2:
             summary, usages = await self._summary(older, instructions, window, max_tokens)
         else:
