@@ -5,6 +5,7 @@ summarising model on 127.0.0.1 that keeps the same budget of its input for both.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +15,19 @@ from agentui.core.events import CompactionEnd, Event
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock, is_summary
 from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.session.lookup import SessionRequest
+from agentui.core.session.reader import load_session
+from agentui.core.session.store import open_session
 from agentui.core.settings import ConfigFile, Overrides, resolve_settings
 from tests.support.agents import new_agent
 from tests.support.loopback import LoopbackServer
+from tests.support.sessions import claude_code_log_reads, lines
 from tests.support.topic_session import (
     ANSWER_BUDGET,
     WORKS,
     compacted_summary,
     first_words,
+    long_session,
     retained,
 )
 
@@ -141,3 +147,26 @@ async def test_a_pause_between_runs_on_the_same_file_starts_a_new_section(summar
     assert await agent.compactor.compact("manual", window=10_000)
     assert agent.history.messages[0].text.count("## a.py") == 2
     assert len(summariser.requests) == 2
+
+
+async def test_a_topic_summary_is_written_as_claude_codes_compact_boundary_and_resumes(
+    summariser: LoopbackServer, tmp_path: Path
+) -> None:
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    opened = open_session(SessionRequest(), tmp_path, env=env)
+    agent = new_agent(
+        AnthropicProvider(base_url=summariser.url, api_key="x"),
+        AgentConfig(model="claude-sonnet-4-5", cwd=tmp_path),
+        messages=long_session(),
+        counter=COUNTER,
+        session_id=opened.session_id,
+    )
+    opened.writer.attach(agent.bus)
+    await agent.compact()
+    opened.writer.close()
+    boundary = next(e for e in lines(opened.path) if e.get("subtype") == "compact_boundary")
+    assert boundary["compactMetadata"]["trigger"] == "manual"
+    resumed = load_session(opened.path).messages
+    assert resumed[0].text == agent.history.messages[0].text and resumed[0].text.count("\n## ") >= 2
+    assert [(m.role, m.content) for m in resumed] == [(m.role, m.content) for m in agent.history.messages]
+    claude_code_log_reads(opened.path)
