@@ -110,6 +110,8 @@ class ConfigFile(BaseModel):
     compact_threshold: float | None = Field(default=None, ge=0.01, le=1.0)
     """How full the context may get (0.9 = 90%) before older turns are summarised."""
     auto_compact: bool | None = None
+    compact_by_topic: bool | None = None
+    """Whether a compaction summarises each piece of work in the older turns apart, a section each (true)."""
     auto_compact_window: int | None = Field(default=None, ge=MIN_AUTO_COMPACT_WINDOW, le=MAX_AUTO_COMPACT_WINDOW)
     """The window, in tokens, that automatic compaction counts against when smaller than the model's (Claude Code's
     CLAUDE_CODE_AUTO_COMPACT_WINDOW): a 1M-token model can be kept to 200,000."""
@@ -358,6 +360,7 @@ def _model_options(config: ConfigFile, env: Mapping[str, str]) -> ModelOptions:
         compact_threshold=percent if percent is not None else config.compact_threshold or 0.9,
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
         auto_compact_window=window if window is not None else config.auto_compact_window,
+        compact_by_topic=config.compact_by_topic is not False,
     )
 
 
