@@ -10,7 +10,6 @@ from typing import Any
 
 from agentui.core.tools.base import Tool
 
-DEFAULT_LIMIT = 60
 _WORD = re.compile(r"[A-Za-z][a-z0-9]*|[0-9]+")
 _COMMON = frozenset(
     "the and for with this that from into what when then than have has are was were will would should could can "  # noqa: SIM905
