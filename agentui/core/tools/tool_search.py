@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from agentui.core.call_views import ResultView
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
@@ -24,6 +25,12 @@ class ToolSearchArgs(ToolArgs):
     max_results: int = Field(default=5, ge=1, le=50, description="Maximum number of results to return (default: 5)")
 
 
+class ToolSearchDetails(TypedDict):
+    matches: list[str]
+    """The names of the tools found (sent from the next request on)."""
+    query: str
+
+
 class ToolSearch(Tool[ToolSearchArgs]):
     name = "ToolSearch"
     description = (
@@ -32,6 +39,7 @@ class ToolSearch(Tool[ToolSearchArgs]):
         "The tools found can be called at once, and stay available."
     )
     Args = ToolSearchArgs
+    Details = ToolSearchDetails
     kind = "read"
     shown = "search"
     offered = False  # (sent only while the tool filter holds tools back: it adds it)
@@ -58,7 +66,7 @@ class ToolSearch(Tool[ToolSearchArgs]):
         else:
             found = _search(candidates, query)[: args.max_results]
         if not found:
-            return ToolResult(f'No tools match "{query}".', details={"matches": [], "query": query})
+            return ToolResult(f'No tools match "{query}".', details=ToolSearchDetails(matches=[], query=query))
         self.chooser.find(tool.name for tool in found)
         schemas = "\n".join(
             json.dumps({"name": t.name, "description": t.description, "parameters": t.spec.input_schema}) for t in found
@@ -67,7 +75,7 @@ class ToolSearch(Tool[ToolSearchArgs]):
         said = f"Found {len(found)} tool(s), available to call now: {', '.join(names)}"
         return ToolResult(
             f"{said}\n<functions>\n{schemas}\n</functions>",
-            details={"matches": names, "query": query},
+            details=ToolSearchDetails(matches=names, query=query),
         )
 
 
