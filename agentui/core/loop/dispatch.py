@@ -32,6 +32,7 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.extend.hooks import Hooks
+from agentui.core.loop.answer_wait import answer_or_default
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.messages import REFUSED, TextBlock, ToolResultBlock, ToolUseBlock, not_run
 from agentui.core.safety.permissions import PermissionGate, Verdict
@@ -422,7 +423,7 @@ class ToolDispatcher:
                     changes=tool.queued_changes(),
                 )
             )
-            decision = await future
+            decision = await answer_or_default(future, tool, call)
         finally:
             del self._asks[request_id]
         if decision.behavior == "allow" and decision.changes:
