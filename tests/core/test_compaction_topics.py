@@ -105,7 +105,7 @@ def test_the_topic_summary_is_one_summary_message_with_a_section_per_piece(summa
     calls = [request.json() for request in summariser.requests]
     assert len(calls) == len(WORKS)
     assert sum(call["max_tokens"] for call in calls) <= ANSWER_BUDGET  # (the sections share one summary's budget)
-    assert "piece 2 of 5, the work on tests/test_auth.py" in str(calls[1]["messages"])
+    assert any("piece 2 of 5, the work on tests/test_auth.py" in str(call["messages"]) for call in calls)
 
 
 def test_compact_by_topic_is_on_by_default_and_a_setting_turns_it_off() -> None:
