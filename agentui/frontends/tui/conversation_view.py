@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from agentui.api import Conversation, LoadedSession, SessionRequest
+    from agentui.api import events as ev
     from agentui.api.events import (
         AgentEnd,
         BackgroundAgentUpdate,
@@ -233,10 +234,8 @@ class ConversationView:
                 )
             case ev.Retry():
                 self._retry(event)
-            case ev.Error():
-                self.say(event.message, "error")
-            case ev.Notice():
-                self.say(event.message, event.level)
+            case ev.Error() | ev.Notice() | ev.Finding() | ev.DoomLoop():
+                self._say(event)
             case ev.CompactionStart():
                 self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
             case ev.CompactionEnd():
@@ -248,10 +247,26 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.PermissionResolved():
-                pass  # nothing on screen changes: the blocks and questions around them say it
+            case ev.TurnEnd() | ev.PermissionResolved() | ev.FileClaim():
+                pass  # nothing on screen changes: the blocks and questions around them say it (a refused claim too)
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
+
+    def _say(self, event: ev.Error | ev.Notice | ev.Finding | ev.DoomLoop) -> None:
+        """An event that is a line of the transcript: an error, a notice, a sub-agent's finding, a doom-loop nudge."""
+        from agentui.api import events as ev
+
+        match event:
+            case ev.Error():
+                self.say(event.message, "error")
+            case ev.Notice():
+                self.say(event.message, event.level)
+            case ev.Finding():
+                self.say(f"{event.agent} found: {event.text}")
+            case ev.DoomLoop() if event.action == "nudge":  # (a stop ends the run: its Error says it)
+                self.say(f"The same failing {event.tool_name} call came {event.count} times; the model was nudged.")
+            case ev.DoomLoop():
+                pass
 
     async def _message_end(self, event: MessageEnd) -> None:
         from agentui.api.messages import TextBlock
