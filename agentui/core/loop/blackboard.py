@@ -43,7 +43,7 @@ class Blackboard:
         return member
 
     def peers(self, member: Member) -> bool:
-        """Whether another agent is running beside `member` (only then are claims told on the bus)."""
+        """Whether another agent is running beside `member`."""
         return any(other.live and other is not member for other in self._members)
 
 
@@ -85,6 +85,11 @@ class Member:
             case _:
                 pass
 
+    def told(self) -> bool:
+        """Whether its claims go on the bus: a spawned agent's always, the root's while another runs beside it (a
+        conversation without sub-agents or attempts says nothing of them)."""
+        return self.parent is not None or self.board.peers(self)
+
     def _ancestors(self) -> list[Member]:
         found, member = [], self.parent
         while member is not None:
@@ -112,13 +117,13 @@ class Member:
         board.claims[key] = self
         if key not in self.claimed:
             self.claimed.add(key)
-            if board.peers(self):
+            if self.told():
                 self._tell(key, "claimed")
         return None
 
     def release(self) -> None:
         """Let go of every claim (the agent's run ended)."""
-        told = self.board.peers(self)
+        told = self.told()
         for key in sorted(self.claimed):
             if self.board.claims.get(key) is self:
                 del self.board.claims[key]
