@@ -300,6 +300,7 @@ def _branch_maker(
             hooks=own.hooks,
             sub_agent=False,
             messages=list(agent.messages),
+            member=agent.member.spawn(f"attempt {branch_id}", own.root),  # (claims are on the copy's own paths)
         )
 
     return branch

@@ -5,27 +5,39 @@ shortening of old tool results."""
 from __future__ import annotations
 
 import asyncio
+import json
+import threading
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from agentui.core.assembly import open_conversation as assemble
 from agentui.core.context import compaction
 from agentui.core.context.window import TokenCounter
+from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import DoomLoop, Event, FileClaim, Finding, ToolEnd
 from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.loop.spawn import spawn
 from agentui.core.messages import Message, ToolResultBlock, ToolUseBlock
+from agentui.core.parallel.attempts import AttemptConfig
+from agentui.core.project import PermissionOptions
+from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.safety.permissions.gate import KindGate, Verdict
+from agentui.core.session.lookup import SessionRequest
+from agentui.core.settings import Settings
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolRegistry, ToolResult
 from agentui.core.tools.write import Write
 from agentui.core.workspace import Workspace
 from tests.conftest import assert_valid_history
 from tests.core.test_subagents import open_conversation, use
 from tests.support.agents import new_agent
+from tests.support.loopback import LoopbackServer, RecordedRequest, Reply
+from tests.support.sse import anthropic_stream
 from tests.support.tools import Explode
 from tests.support.waiting import eventually
+from tests.support.work_tree import committed
 
 
 class AllowAll(KindGate):
@@ -232,3 +244,65 @@ def test_a_failed_result_keeps_its_key_lines_past_shortening_until_the_same_call
     compaction.shorten_tool_results(messages, 300, COUNTER, before=len(messages) - 2)
     assert first_result(messages) == f'{compaction.PLACEHOLDER_PREFIX}Bash({{"command": "pytest -q"}})]'
     assert_valid_history(messages)
+
+
+# Parallel attempts share the blackboard: their copies' files are claimed by the same relative path
+
+
+def attempts_conversation(tmp_path: Path, server: LoopbackServer) -> Conversation:
+    root = tmp_path / "project"
+    committed(root, {"calc.py": "def add(a, b):\n    return a - b\n"})
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    launch = Launch(
+        Settings(provider="anthropic", model="main", base_url=server.url, api_key="x"),
+        cwd=root,
+        permissions=PermissionOptions(mode="acceptEdits"),
+        session=SessionRequest(),
+    )
+    return assemble(launch, provider=AnthropicProvider(base_url=server.url, api_key="x"), env=env)
+
+
+async def test_parallel_attempts_wait_for_each_others_claims_on_the_same_relative_path(
+    tmp_path: Path, server: LoopbackServer
+) -> None:
+    """b1 writes answer.txt in its copy and is kept alive (its next answer held); b3, let go only then, writes
+    answer.txt in its own copy: it waits for b1's claim until b1 ends."""
+    b1_done, b3_start = threading.Event(), threading.Event()  # (the held answers)
+
+    def answer(request: RecordedRequest) -> Reply:
+        body = request.json()
+        model, answered = body["model"], "tool_result" in json.dumps(body["messages"][-1])
+        if answered:
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": "done"}]), gate=b1_done)
+        write = {"type": "tool_use", "id": f"w-{model}", "name": "Write"}
+        write["input"] = {"file_path": "answer.txt", "content": f"{model}\n"}
+        gate = b3_start if model == "m3" else None
+        return Reply(chunks=anthropic_stream([write], stop_reason="tool_use"), gate=gate)
+
+    server.responder = answer
+    conversation = attempts_conversation(tmp_path, server)
+    seen: list[Event] = []
+
+    def watch(event: Event) -> None:
+        seen.append(event)
+        if isinstance(event, FileClaim) and event.agent == "attempt b1" and event.state == "claimed":
+            b3_start.set()
+        if isinstance(event, FileClaim) and event.state == "waiting":
+            b1_done.set()
+
+    conversation.on(watch)
+    configs = [AttemptConfig(model="m1"), AttemptConfig(model="m3")]
+    try:
+        attempts, _ = await conversation.attempt("Write the answer.", configs, "tokens")
+        try:
+            patches = {b.id: b.patch for b in attempts.branches}
+            assert "+m1" in patches["b1"] and "+m3" in patches["b2"]
+        finally:
+            attempts.close()
+    finally:
+        b1_done.set()
+        b3_start.set()
+        await conversation.aclose()
+    told = [(e.agent, e.state, e.holder) for e in seen if isinstance(e, FileClaim) and e.path == "answer.txt"]
+    assert ("attempt b2", "waiting", "attempt b1") in told
+    assert told.index(("attempt b1", "released", None)) < told.index(("attempt b2", "claimed", None))
