@@ -18,6 +18,7 @@ from agentui.core.context.window import TokenCounter
 from agentui.core.conversation import Conversation, Launch
 from agentui.core.events import DoomLoop, Event, FileClaim, Finding, ToolEnd
 from agentui.core.loop.agent import Agent, AgentConfig
+from agentui.core.loop.doom_loop import DoomLoops
 from agentui.core.loop.spawn import spawn
 from agentui.core.messages import Message, ToolResultBlock, ToolUseBlock
 from agentui.core.parallel.attempts import AttemptConfig
@@ -306,3 +307,11 @@ async def test_parallel_attempts_wait_for_each_others_claims_on_the_same_relativ
     told = [(e.agent, e.state, e.holder) for e in seen if isinstance(e, FileClaim) and e.path == "answer.txt"]
     assert ("attempt b2", "waiting", "attempt b1") in told
     assert told.index(("attempt b1", "released", None)) < told.index(("attempt b2", "claimed", None))
+
+
+def test_a_failure_counts_as_the_same_whatever_time_its_error_reports() -> None:
+    loops = DoomLoops()
+    said = [loops.failed("Bash", {"command": "pytest"}, f"1 failed in {t}s") for t in ("0.53", "0.61", "1.2")]
+    assert said[:2] == [None, None] and said[2] is not None and said[2].action == "nudge"
+    assert loops.failed("Bash", {"command": "pytest"}, "2 failed in 0.5s") is None  # (another error)
+    assert loops.failed("Bash", {"command": "pytest -x"}, "1 failed in 0.5s") is None  # (another input)

@@ -4,6 +4,7 @@ an agent and its sub-agents. The third time the model is nudged with the evidenc
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,6 +12,8 @@ from agentui.core.errors import AgentuiError
 
 NUDGE_AT = 3
 STOP_AT = 4
+_DURATION = re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds)\b")
+"""A time in an error ("1 failed in 0.53s"): it differs from run to run of the same failing command."""
 
 
 class LoopStopped(AgentuiError):
@@ -45,7 +48,7 @@ class DoomLoops:
 
     def failed(self, tool: str, arguments: dict[str, Any], error: str) -> Repeat | None:
         """Count one failing call; a nudge at the third identical one, a stop from the fourth, else None."""
-        key = (tool, json.dumps(arguments, sort_keys=True, default=str), error.strip())
+        key = (tool, json.dumps(arguments, sort_keys=True, default=str), _DURATION.sub("<time>", error.strip()))
         count = self._counts[key] = self._counts.get(key, 0) + 1
         evidence = _evidence(tool, key[1], error)
         if count >= STOP_AT:
