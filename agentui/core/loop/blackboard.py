@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +58,8 @@ class Member:
     """One agent's place on the blackboard: its claims, its posts, and what its run's end releases."""
 
     def __init__(self, board: Blackboard, name: str, cwd: Path, parent: Member | None) -> None:
-        self.board, self.name, self.cwd, self.parent = board, name, cwd, parent
+        self.board, self.name, self.parent = board, name, parent
+        self.cwd = Path(os.path.realpath(cwd))  # (as the dispatcher resolves the paths it claims)
         self.live = False
         self.claimed: set[str] = set()
         self._ended = asyncio.Event()
@@ -103,11 +105,11 @@ class Member:
         """Claim `path` before changing it: None once it is this agent's, else the sentence the model reads (another
         agent held it for longer than the board waits). An ancestor's claim does not count: it waits on this one."""
         key, board = self._key(path), self.board
-        holder = board.claims.get(key)
-        if holder is not None and holder is not self and holder.live and holder not in self._ancestors():
+        deadline = asyncio.get_running_loop().time() + board.claim_wait
+        while (holder := self._holder(key)) is not None:  # (again after a wait: another waiter may have taken it)
             self._tell(key, "waiting", holder)
             try:
-                await asyncio.wait_for(holder._ended.wait(), board.claim_wait)
+                await asyncio.wait_for(holder._ended.wait(), max(0.0, deadline - asyncio.get_running_loop().time()))
             except TimeoutError:
                 self._tell(key, "refused", holder)
                 return (
@@ -120,6 +122,13 @@ class Member:
             if self.told():
                 self._tell(key, "claimed")
         return None
+
+    def _holder(self, key: str) -> Member | None:
+        """Another running agent holding `key` that this one must wait for (not an ancestor: it waits on this one)."""
+        holder = self.board.claims.get(key)
+        if holder is None or holder is self or not holder.live or holder in self._ancestors():
+            return None
+        return holder
 
     def release(self) -> None:
         """Let go of every claim (the agent's run ended)."""
