@@ -35,12 +35,13 @@ class Blackboard:
         self.findings: list[Posted] = []
         self.loops = DoomLoops()
         self._members: list[Member] = []
+        """The root and the spawned agents that have not ended (an ended one matters no more)."""
         self._numbers = itertools.count(1)
 
     def join(self, name: str | None, cwd: Path, parent: Member | None = None) -> Member:
         """A member for a new agent (`name`, else a numbered one), spawned by `parent`'s (None: the root)."""
         member = Member(self, name or f"agent {next(self._numbers)}", cwd, parent)
-        self._members.append(member)
+        self._members = [*(m for m in self._members if m.parent is None or not m.ended), member]
         return member
 
     def peers(self, member: Member) -> bool:
@@ -63,6 +64,10 @@ class Member:
         self.live = False
         self.claimed: set[str] = set()
         self._ended = asyncio.Event()
+
+    @property
+    def ended(self) -> bool:
+        return self._ended.is_set()
 
     def spawn(self, name: str | None, cwd: Path) -> Member:
         """The member of an agent this one spawns."""
