@@ -25,6 +25,7 @@ from agentui.core.parallel.attempts import AttemptConfig
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.anthropic import AnthropicProvider
 from agentui.core.providers.scripted import ScriptedProvider
+from agentui.core.run_options import ModelOptions
 from agentui.core.safety.permissions.gate import KindGate, Verdict
 from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
@@ -315,3 +316,21 @@ def test_a_failure_counts_as_the_same_whatever_time_its_error_reports() -> None:
     assert said[:2] == [None, None] and said[2] is not None and said[2].action == "nudge"
     assert loops.failed("Bash", {"command": "pytest"}, "2 failed in 0.5s") is None  # (another error)
     assert loops.failed("Bash", {"command": "pytest -x"}, "1 failed in 0.5s") is None  # (another input)
+
+
+async def test_a_run_past_the_threshold_sends_the_model_the_key_lines_of_an_old_unresolved_failure() -> None:
+    old = [Message.user("fix the test"), *bash_turn("b1", FAILED_OUTPUT, failed=True)]
+    for number in range(40):
+        old += echo_turn(f"e{number}")  # (about 20,000 tokens of results after it)
+    provider = ScriptedProvider([{"text": "Answer."}])
+    options = ModelOptions(context_window=24_000, compact_threshold=0.7)
+    config = AgentConfig(model="scripted", system_prompt="sys", options=options)
+    agent = new_agent(provider, config, messages=old, counter=COUNTER)
+    await agent.prompt("go on")
+    (only,) = provider.requests  # (shortening was enough: no summary call)
+    failed = only.messages[2].content[0]
+    assert isinstance(failed, ToolResultBlock) and isinstance(failed.content, str)
+    assert failed.content.startswith(compaction.PLACEHOLDER_PREFIX) and "AssertionError: 2 != 3" in failed.content
+    echoed = only.messages[4].content[0]
+    assert isinstance(echoed, ToolResultBlock)
+    assert echoed.content == f'{compaction.PLACEHOLDER_PREFIX}Echo({{"text": "e0"}})]'  # (a success: the placeholder)
