@@ -112,6 +112,10 @@ _EXPORTS = {
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
     "remember_note": "agentui.core.memory_note",
+    # memory that learns: a project's learnings, listed, edited and forgotten (/memory)
+    "Learning": "agentui.core.context.learnings",
+    "LearningError": "agentui.core.context.learnings",
+    "LearningStore": "agentui.core.context.learnings",
     # the settings' statusLine command, run with the session as Claude Code tells it
     "StatusReport": "agentui.core.extend.status_line_report",
     "status_line_report": "agentui.core.extend.status_line_report",
@@ -192,6 +196,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.context.compaction import compact_command as compact_command
+    from agentui.core.context.learnings import Learning as Learning
+    from agentui.core.context.learnings import LearningError as LearningError
+    from agentui.core.context.learnings import LearningStore as LearningStore
     from agentui.core.context.window import estimate_tokens as estimate_tokens
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch

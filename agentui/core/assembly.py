@@ -37,6 +37,14 @@ if TYPE_CHECKING:
     from agentui.core.settings import Settings
 
 
+def _work_as_launched(project: Project, launch: Launch) -> None:
+    """What the launch says of how the tools work: through the front end's editor, and queueing plan mode's changes
+    (the setting; the command line's `plan-queue` came with the permission options)."""
+    project.workspace.editor = launch.editor
+    if launch.settings.plan_queue and project.workspace.changes is not None:
+        project.workspace.changes.enabled = True
+
+
 def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str] | None) -> Launch:
     """The launch with the model and effort Claude Code's settings choose where nothing else named them."""
     from dataclasses import replace
@@ -61,14 +69,13 @@ def open_conversation(
     launch = _with_claude_choices(launch, project, env)
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
-    project.workspace.editor = launch.editor
+    _work_as_launched(project, launch)
     memory = _memory(project, launch, env, on_error)
-    memory_files = list(memory.files)
     skills = load_skills(project.root, env)
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    prompt = system_prompt(launch, project.root, memory_files, output_style(project.root, env, project.trusted))
+    prompt = system_prompt(launch, project.root, list(memory.files), output_style(project.root, env, project.trusted))
     if provider is None:
         from agentui.core.providers import create_provider
 
@@ -116,7 +123,8 @@ def open_conversation(
     from agentui.core.session.writer import timestamp
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
-    _wire_task_state(project, agent, session.messages)
+    _wire_task_state(project, agent, session.messages, env)
+    _wire_learnings(launch, project, agent, env)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
     conversation = Conversation(launch, project, session, provider, agent, env, branches, telemetry)
@@ -142,16 +150,33 @@ def _agent_summary(task: AgentTask) -> dict[str, Any]:
             "agent_type": task.agent_type}  # fmt: skip
 
 
-def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
+def _wire_learnings(launch: Launch, project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
+    """Memory that learns (context/learner.py), unless the settings turn it off."""
+    if not launch.settings.learnings:
+        return
+    from agentui.core.context.learner import Learner
+
+    agent.bus.on(Learner(agent, project.root, env, lambda: project.trusted).on_event)
+
+
+def _wire_task_state(
+    project: Project, agent: Agent, history: list[Message], env: Mapping[str, str] | None = None
+) -> None:
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
     background shells and sub-agents (and the Stop hooks' list of them). A session that kept its list with TodoWrite
-    goes on being offered TodoWrite."""
+    goes on being offered TodoWrite. A task list `CLAUDE_CODE_TASK_LIST_ID` names is shared: its tasks are on disk."""
+    from agentui.core.dirs import claude_config_dir
     from agentui.core.events import BackgroundAgentUpdate, BackgroundShellUpdate, TaskListUpdate
     from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
     workspace, session_id = project.workspace, agent.session_id
     workspace.new_conversation()
     board = workspace.tasks
+    from agentui.core.task_files import TaskFiles, shared_list
+
+    environ = os.environ if env is None else env
+    if (shared := shared_list(environ, claude_config_dir(environ))) is not None:
+        board.share(TaskFiles(shared))  # (goals kept across sessions: CLAUDE_CODE_TASK_LIST_ID)
     board.replay(history)
     used = {block.name for message in history for block in message.tool_uses}
     todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}  # (the calls that keep a list)

@@ -7,13 +7,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from agentui.core.call_views import Asks, ResultView, Shown, compact
 from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from agentui.core.events import QueuedChange
 
 ToolKind = Literal["read", "write", "execute"]
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -69,6 +72,11 @@ class ToolContext:
     protection_lifted: bool = False
     """The person answered a question that named this call's write to a protected path; the guard does not hold
     this call (`agentui.core.safety.guard`)."""
+    chosen_changes: tuple[str, ...] | None = None
+    """With a plan the person approved: the queued changes (resolved paths) they chose to apply."""
+    before_change: Callable[[Path], None] = lambda path: None
+    """Back up a (resolved) file this call is about to change besides its checked path (an approved plan's queued
+    changes), so a rewind of the prompt undoes the change."""
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)
@@ -138,6 +146,10 @@ class Tool(Generic[ArgsT]):
     def permission_path(self, args: ArgsT) -> str | None:
         """The file or directory this call reads or writes, as given, for path rules; None if it touches none."""
         return None
+
+    def queued_changes(self) -> list[QueuedChange]:
+        """What its question puts to the person besides the call: the changes an approved plan would apply."""
+        return []
 
     @cached_property
     def spec(self) -> ToolSpec:
