@@ -155,6 +155,10 @@ _EXPORTS = {
     "style_in_use": "agentui.core.extend.output_styles",
     "style_names": "agentui.core.extend.output_styles",
     "use_output_style": "agentui.core.instructions",
+    # the project's agent profile (/profile)
+    "set_standing_instructions": "agentui.core.instructions",
+    "load_profile": "agentui.core.profile",
+    "ProfileError": "agentui.core.profile",
     # plugins and marketplaces (`agentui plugin ...`, /plugin)
     "plugin_command": "agentui.core.extend.plugins.commands",
     "PluginError": "agentui.core.extend.plugins.files",
@@ -247,6 +251,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
     from agentui.core.instructions import set_instructions as set_instructions
+    from agentui.core.instructions import set_standing_instructions as set_standing_instructions
     from agentui.core.instructions import use_output_style as use_output_style
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
@@ -274,6 +279,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale
+    from agentui.core.profile import ProfileError as ProfileError
+    from agentui.core.profile import load_profile as load_profile
     from agentui.core.program_read import read_for_program as read_for_program
     from agentui.core.project import PermissionOptions as PermissionOptions
     from agentui.core.project import Project as Project

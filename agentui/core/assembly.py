@@ -29,9 +29,12 @@ if TYPE_CHECKING:
 
     from agentui.core.background import ShellInfo
     from agentui.core.background_agents import AgentTask
+    from agentui.core.context.memory import MemoryFile
+    from agentui.core.context.prompt import SystemPrompt
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
     from agentui.core.parallel.working_copy import WorkingCopy
+    from agentui.core.profile import ProfileKeeper
     from agentui.core.providers.base import Provider
     from agentui.core.session.store import OpenSession
     from agentui.core.settings import Settings
@@ -75,7 +78,7 @@ def open_conversation(
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    prompt = system_prompt(launch, project.root, list(memory.files), output_style(project.root, env, project.trusted))
+    prompt, keeper = _prompt(launch, project, list(memory.files), session.session_id, env)
     if provider is None:
         from agentui.core.providers import create_provider
 
@@ -107,16 +110,14 @@ def open_conversation(
         listings=Listings(project.tools, skills),
         command=lambda: take_command(project),
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
+        round_cost=keeper.cost_per_round,
     )
     history = History(session.messages, TokenCounter(env, exact=False))
     agent = Agent(config, services, history, session_id=session.session_id)
-    project.hooks.last_answer = history.last_answer
-    from agentui.core.loop.hook_models import AgentHookModels
-
-    project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
     session.writer.attach(agent.bus)
+    _wire_profile(agent, keeper, project, settings)
     agent.on_write(session.writer.before_change)
     session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
     from agentui.core.session.shell_snapshots import BeforeBash
@@ -363,6 +364,48 @@ def _agent_config(launch: Launch, stable: str, volatile: str, root: Path, resume
         cwd=root,
         resumed=resumed,
     )
+
+
+def _prompt(
+    launch: Launch, project: Project, memory: list[MemoryFile], session_id: str, env: Mapping[str, str] | None
+) -> tuple[SystemPrompt, ProfileKeeper]:
+    """The system prompt, with the project's standing instructions, and the agent profile they come from."""
+    from agentui.core.profile import ProfileKeeper
+
+    keeper = ProfileKeeper(project.root, session_id, env)
+    style = output_style(project.root, env, project.trusted)
+    return system_prompt(launch, project.root, memory, style, keeper.profile.instructions), keeper
+
+
+def _wire_profile(agent: Agent, keeper: ProfileKeeper, project: Project, settings: Settings) -> None:
+    """What listens to the agent: hooks that ask its model; the agent profile, which learns from each run; the
+    context advisories; the tool filter, which ranks by the profile."""
+    from agentui.core.context.advisory import ContextAdvisor
+    from agentui.core.loop.hook_models import AgentHookModels
+
+    project.hooks.last_answer = agent.history.last_answer
+    project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
+    from agentui.core.events import Event, UserMessage
+    from agentui.core.tools.question import AskUserQuestion
+    from agentui.core.tools.tool_filter import ToolFilter
+    from agentui.core.tools.tool_search import ToolSearch
+
+    agent.bus.on(keeper)
+    agent.bus.on(ContextAdvisor(agent.session_id, agent.bus.emit))
+    chooser = ToolFilter(settings.tool_filter_limit, lambda: keeper.profile.tools)
+    chooser.search = ToolSearch(project.tools, chooser)
+    project.tools.unregister(ToolSearch.name)  # (a project reopened for a new conversation had the old one's)
+    project.tools.register(chooser.search)
+    project.tools.chooser = chooser.choose
+    if project.tools.get(AskUserQuestion.name) is not None:
+        project.tools.unregister(AskUserQuestion.name)  # (with the setting's wait, question_timeout)
+        project.tools.register(AskUserQuestion(settings.question_timeout))
+
+    def prompted(event: Event) -> None:
+        if isinstance(event, UserMessage) and event.source == "prompt" and event.loop_id is None:
+            chooser.note(event.message.text)
+
+    agent.bus.on(prompted)
 
 
 def _wire_tools(

@@ -339,6 +339,16 @@ class Notice(_Event):
     message: str
 
 
+class ContextAdvisory(_Event):
+    """The context passed `threshold` percent (60 or 80) of the model's window: once each per window fill, so
+    again after a compaction. A front end shows it as a one-line notice."""
+
+    type: Literal["context_advisory"] = "context_advisory"
+    threshold: int
+    context_percent: float
+    context_tokens: int
+
+
 class ElicitationRequest(_Event):
     """An MCP server asks the person for something (an elicitation): `message`, and the fields of
     `requested_schema` to fill in (or, in URL mode, a page to open at `url`). Answered with `Conversation.answer`:
@@ -416,6 +426,7 @@ Event = Annotated[
         | BackgroundShellUpdate
         | BackgroundAgentUpdate
         | Notice
+        | ContextAdvisory
         | ElicitationRequest
         | FileClaim
         | Finding

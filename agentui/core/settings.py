@@ -138,6 +138,12 @@ class ConfigFile(BaseModel):
     script: Path | None = None
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
+    tool_filter_limit: int | None = Field(default=None, ge=1)
+    """With more tools than this (60 by default), only the built-in ones and those the task points to are sent; the
+    model finds the rest with ToolSearch."""
+    question_timeout: float | None = Field(default=None, gt=0)
+    """Seconds an AskUserQuestion waits for an answer before it goes on with each question's first option (its
+    stated default); unset: it waits as long as it takes."""
     agents_md: AgentsMd | None = None
     """Where AGENTS.md is read as memory: "fallback" (in a directory without CLAUDE.md, the default), "beside"
     (with CLAUDE.md too) or "off" (never, as Claude Code)."""
@@ -195,6 +201,10 @@ class Settings(BaseModel):
     learnings: bool = True
     """Memory that learns (ConfigFile.learnings)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
+    tool_filter_limit: int = 60
+    """With more tools than this, the tool filter chooses what is sent (ConfigFile.tool_filter_limit)."""
+    question_timeout: float | None = None
+    """Seconds AskUserQuestion waits before going on with the stated defaults (ConfigFile.question_timeout)."""
 
     def with_thinking(self, budget: int | None) -> Settings:
         """The same settings with `budget` tokens to think with (None: no thinking)."""
@@ -331,6 +341,8 @@ def resolve_settings(
         agents_md=config.agents_md or "fallback",
         plan_queue=bool(config.plan_queue),
         learnings=config.learnings is not False,
+        tool_filter_limit=config.tool_filter_limit or 60,
+        question_timeout=config.question_timeout,
     )
 
 

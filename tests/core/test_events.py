@@ -87,6 +87,7 @@ def one_of_each() -> list[ev.Event]:
             duration_ms=30,
         ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
+        ev.ContextAdvisory(session_id=SID, threshold=60, context_percent=61.5, context_tokens=123_000),
         ev.ElicitationRequest(
             session_id=SID,
             request_id="elicit_1",

@@ -10,6 +10,8 @@ The `Compactor` makes those decisions for an agent; the loop only asks it before
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -433,9 +435,10 @@ class Compactor:
         return True
 
     async def _summary(
-        self, older: Sequence[Message], instructions: str | None, window: int, max_tokens: int
+        self, older: Sequence[Message], instructions: str | None, window: int, max_tokens: int, *, timed: bool = True
     ) -> tuple[str, list[tuple[Usage, str]]]:
-        """One summary of `older` ("" if even its request does not fit), and the usage of the call for it."""
+        """One summary of `older` ("" if even its request does not fit), and the usage of the call for it. `timed`:
+        its wait counts as time spent on the model (a caller running several at once counts their wait once)."""
         agent = self.agent
         target = agent.router.route("compaction", agent.config.model)
         request, included = summary_request(
@@ -449,7 +452,7 @@ class Compactor:
         if not included:  # not even one message fits in a summary request
             return "", []
         try:
-            with agent.ledger.waiting():
+            with agent.ledger.waiting() if timed else contextlib.nullcontext():
                 summary, usage = await summarise(target.provider, request, agent.services.retry)
         except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
             return "", []
@@ -458,16 +461,28 @@ class Compactor:
     async def _by_topic(
         self, older: Sequence[Message], topics: list[Topic], instructions: str | None, window: int, max_tokens: int
     ) -> tuple[str, list[tuple[Usage, str]]]:
-        """A summary per piece of work, one after the other (one call each, sharing the answer budget of one
-        summary), joined as sections; a piece whose request does not fit is left out."""
-        parts, usages = [], []
+        """A summary per piece of work, all at once (one call each, sharing the answer budget of one summary, so
+        the wait is about one summary's), joined as sections; a piece whose request does not fit is left out."""
         share = max(256, max_tokens // len(topics))
-        for number, topic in enumerate(topics, 1):
-            told = topic_instructions(topic, number, len(topics), instructions)
-            text, used = await self._summary(older[topic.start : topic.end], told, window, share)
-            parts.append((topic, text))
-            usages += used
-        return sectioned(parts), usages
+        calls = [
+            self._summary(
+                older[topic.start : topic.end],
+                topic_instructions(topic, number, len(topics), instructions),
+                window,
+                share,
+                timed=False,
+            )
+            for number, topic in enumerate(topics, 1)
+        ]
+        with self.agent.ledger.waiting():
+            try:
+                async with asyncio.TaskGroup() as group:  # (one failing cancels the others: nothing left running)
+                    tasks = [group.create_task(call) for call in calls]
+            except BaseExceptionGroup as failed:
+                raise failed.exceptions[0] from None  # (as one call would have raised it)
+        done = [task.result() for task in tasks]
+        parts = [(topic, text) for topic, (text, _) in zip(topics, done, strict=True)]
+        return sectioned(parts), [usage for _, used in done for usage in used]
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is

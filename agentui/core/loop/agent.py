@@ -214,7 +214,7 @@ class Agent:
         self._steps.begin()
         self._turns = 0
         self.ledger.start_run()
-        self.budget = self.lineage.budget if self.lineage is not None else self.config.budget()
+        self.budget = self.lineage.budget if self.lineage else self.config.budget(self.services.round_cost)
         provider = self.services.provider.name
         self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=provider))
         stop: RunStop = "end_turn"

@@ -32,6 +32,7 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.extend.hooks import Hooks
+from agentui.core.loop.answer_wait import answer_or_default
 from agentui.core.loop.blackboard import Member
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.messages import REFUSED, TextBlock, ToolResultBlock, ToolUseBlock, not_run
@@ -432,7 +433,7 @@ class ToolDispatcher:
                     changes=tool.queued_changes(),
                 )
             )
-            decision = await future
+            decision = await answer_or_default(future, tool, call)
         finally:
             del self._asks[request_id]
         if decision.behavior == "allow" and decision.changes:

@@ -143,6 +143,14 @@ class Tool(Generic[ArgsT]):
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
 
+    answer_timeout: float | None = None
+    """For a tool that asks the person (`asks`): seconds to wait for an answer before `default_answer`; None: as
+    long as it takes."""
+
+    def default_answer(self, tool_call_id: str, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The arguments to run with when no answer came within `answer_timeout` (the stated default); None: none."""
+        return None
+
     def permission_path(self, args: ArgsT) -> str | None:
         """The file or directory this call reads or writes, as given, for path rules; None if it touches none."""
         return None
@@ -177,6 +185,8 @@ class ToolRegistry:
         self._aliases: dict[str, str] = {}
         self.withheld: Callable[[str], bool] = withheld or (lambda name: False)
         """Tools the rules deny whole, by name: not shown to the model (the permission engine's `withholds`)."""
+        self.chooser: Callable[[list[Tool[Any]]], list[Tool[Any]]] | None = None
+        """Which of the offered tools are sent (the tool filter, with many tools); None: all of them."""
         for tool in tools:
             self.register(tool)
 
@@ -202,7 +212,8 @@ class ToolRegistry:
         return [name for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
+        offered = [tool for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
+        return [tool.spec for tool in (self.chooser(offered) if self.chooser is not None else offered)]
 
     def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self._tools.values())

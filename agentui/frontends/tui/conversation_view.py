@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         BackgroundShellUpdate,
         CompactionEnd,
         ContentBlockEnd,
+        ContextAdvisory,
         Event,
         MessageEnd,
         Retry,
@@ -222,8 +223,8 @@ class ConversationView:
                 self._background_shell(event)
             case ev.BackgroundAgentUpdate():
                 self._background_agent(event)
-            case ev.PermissionRequest() | ev.ElicitationRequest():  # (questions for the person, one at a time)
-                self.app.permissions.ask(event)
+            case ev.PermissionRequest() | ev.ElicitationRequest() | ev.PermissionResolved():  # (one at a time)
+                self.app.permissions.ask(event)  # (and a question resolved without the person taken down)
             case ev.UsageUpdate():
                 status.set(
                     tokens_in=event.total.context_tokens,
@@ -234,7 +235,7 @@ class ConversationView:
                 )
             case ev.Retry():
                 self._retry(event)
-            case ev.Error() | ev.Notice() | ev.Finding() | ev.DoomLoop():
+            case ev.Error() | ev.Notice() | ev.ContextAdvisory() | ev.Finding() | ev.DoomLoop():
                 self._say(event)
             case ev.CompactionStart():
                 self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
@@ -247,26 +248,37 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.PermissionResolved() | ev.FileClaim():
+            case ev.TurnEnd() | ev.FileClaim():
                 pass  # nothing on screen changes: the blocks and questions around them say it (a refused claim too)
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
 
-    def _say(self, event: ev.Error | ev.Notice | ev.Finding | ev.DoomLoop) -> None:
-        """An event that is a line of the transcript: an error, a notice, a sub-agent's finding, a doom-loop nudge."""
+    def _say(self, event: ev.Error | ev.Notice | ContextAdvisory | ev.Finding | ev.DoomLoop) -> None:
+        """An event that is a line of the transcript: an error, a notice, a context advisory, a sub-agent's finding,
+        a doom-loop nudge."""
         from agentui.api import events as ev
 
         match event:
             case ev.Error():
                 self.say(event.message, "error")
-            case ev.Notice():
-                self.say(event.message, event.level)
+            case ev.Notice() | ev.ContextAdvisory():
+                self._notice(event)
             case ev.Finding():
                 self.say(f"{event.agent} found: {event.text}")
             case ev.DoomLoop() if event.action == "nudge":  # (a stop ends the run: its Error says it)
                 self.say(f"The same failing {event.tool_name} call came {event.count} times; the model was nudged.")
             case ev.DoomLoop():
                 pass
+
+    def _notice(self, event: ev.Notice | ContextAdvisory) -> None:
+        """A notice as it says it; a context advisory as one line that says how full the window is."""
+        from agentui.api import events as ev
+
+        if isinstance(event, ev.ContextAdvisory):
+            said = f"The context is {event.context_percent:.0f}% full ({event.context_tokens:,} tokens); /compact"
+            self.say(f"{said} frees it.")
+        else:
+            self.say(event.message, event.level)
 
     async def _message_end(self, event: MessageEnd) -> None:
         from agentui.api.messages import TextBlock

@@ -14,6 +14,7 @@ from agentui.frontends.tui.commands_memory import Memory
 from agentui.frontends.tui.commands_model import Model
 from agentui.frontends.tui.commands_output_style import OutputStyles
 from agentui.frontends.tui.commands_plugin import Plugin
+from agentui.frontends.tui.commands_profile import ProfileCommand
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_skills import Skills
 from agentui.frontends.tui.commands_status import Doctor, Status
@@ -324,6 +325,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Copy,
         Cost,
         Status,
+        ProfileCommand,
         Doctor,
         Permissions,
         Theme,
