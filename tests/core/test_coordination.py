@@ -307,6 +307,8 @@ async def test_parallel_attempts_wait_for_each_others_claims_on_the_same_relativ
         await conversation.aclose()
     told = [(e.agent, e.state, e.holder) for e in seen if isinstance(e, FileClaim) and e.path == "answer.txt"]
     assert ("attempt b2", "waiting", "attempt b1") in told
+    offered = {tool["name"] for request in server.requests for tool in request.json().get("tools", [])}
+    assert {"PostFinding", "ReadFindings"} <= offered  # (the attempts may tell each other what they find)
     assert told.index(("attempt b1", "released", None)) < told.index(("attempt b2", "claimed", None))
 
 
