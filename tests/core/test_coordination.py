@@ -202,6 +202,21 @@ async def test_failing_calls_are_counted_across_the_agent_and_its_sub_agents(tmp
     assert "has now failed 3 times" in repr(provider.requests[5].messages[-1])
 
 
+async def test_a_sub_agent_that_repeats_a_failing_call_a_fourth_time_stops_its_parents_run_too(tmp_path: Path) -> None:
+    missing = str(tmp_path / "project" / "missing.txt")
+    script = [
+        use("Task", "t1", description="read it", prompt="Read missing.txt.", subagent_type="general-purpose"),
+        *(use("Read", f"r{n}", file_path=missing) for n in range(4)),
+        {"text": "never"},
+    ]
+    conversation, provider = open_conversation(tmp_path, script)
+    result = await conversation.agent.prompt("go")
+    assert result.stop == "error" and result.error is not None
+    assert result.error.startswith("Stopped: the same Read call failed 4 times") and "missing.txt" in result.error
+    assert len(provider.requests) == 5  # (neither the sub-agent nor its parent asked the model again)
+    assert_valid_history(conversation.agent.messages)
+
+
 # Failure evidence
 
 COUNTER = TokenCounter.estimating()
