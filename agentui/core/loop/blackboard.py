@@ -1,6 +1,7 @@
 """The blackboard a conversation's agents share (the root agent, its sub-agents and parallel attempts): file claims,
 so two never change one file at once (the second waits for the holder to end, up to a ceiling, or is told who holds
-it); findings, posted by one for the others to read; and the count of failing calls repeated across them all."""
+it; attempts change their own working copies' files, so they never wait for each other); findings, posted by one
+for the others to read; and the count of failing calls repeated across them all."""
 
 from __future__ import annotations
 
@@ -117,8 +118,9 @@ class Member:
                 await asyncio.wait_for(holder._ended.wait(), max(0.0, deadline - asyncio.get_running_loop().time()))
             except TimeoutError:
                 self._tell(key, "refused", holder)
+                shown = self._shown(key)
                 return (
-                    f"Not changed: {key} is claimed by another agent working beside you ({holder.name}), which is "
+                    f"Not changed: {shown} is claimed by another agent working beside you ({holder.name}), which is "
                     "still running. Work on other files, or wait for it to finish and try again."
                 )
         board.claims[key] = self
@@ -146,16 +148,25 @@ class Member:
         self.claimed.clear()
 
     def _key(self, path: Path) -> str:
-        """The path as this agent's working directory names it (parallel attempts' copies share the names)."""
+        """The file itself (resolved, as the dispatcher checked it): agents in one directory claim the same file,
+        while parallel attempts, each in its own working copy, never wait for each other's copies."""
+        return os.path.realpath(path)
+
+    def _shown(self, key: str) -> str:
+        """The file as this agent's working directory names it."""
         try:
-            return path.relative_to(self.cwd).as_posix()
+            return Path(key).relative_to(self.cwd).as_posix()
         except ValueError:
-            return str(path)
+            return key
 
     def _tell(self, key: str, state: Any, holder: Member | None = None) -> None:
         board = self.board
         said = FileClaim(
-            session_id=board.session_id, path=key, agent=self.name, state=state, holder=holder and holder.name
+            session_id=board.session_id,
+            path=self._shown(key),
+            agent=self.name,
+            state=state,
+            holder=holder and holder.name,
         )
         board.emit(said)
 
