@@ -317,6 +317,11 @@ def _branch_maker(
 
             chosen = create_provider(config.settings.provider_config())
             agent_config = agent_config.model_copy(update={"model": config.settings.model})
+        from agentui.core.tools.findings import finding_tools
+
+        member = agent.member.spawn(f"attempt {branch_id}", own.root)  # (claims are on the copy's own paths)
+        for tool in finding_tools(member):  # (what one attempt finds, the others may read)
+            own.tools.register(tool)
         return spawn(
             agent,
             chosen,
@@ -326,6 +331,7 @@ def _branch_maker(
             hooks=own.hooks,
             sub_agent=False,
             messages=list(agent.messages),
+            member=member,
         )
 
     return branch

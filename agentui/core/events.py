@@ -363,6 +363,42 @@ class ElicitationRequest(_Event):
     url: str | None = None
 
 
+class FileClaim(_Event):
+    """An agent of a conversation with peers (sub-agents, parallel attempts) claimed a file before changing it, waits
+    for another's claim on it, was refused it (the model is told who holds it), or let its claims go as it ended."""
+
+    type: Literal["file_claim"] = "file_claim"
+    path: str
+    """As the agent's working directory names it (parallel attempts' copies claim the same relative path)."""
+    agent: str
+    state: Literal["claimed", "waiting", "refused", "released"]
+    holder: str | None = None
+    """The agent holding it, when this one waits or is refused."""
+
+
+class Finding(_Event):
+    """An agent posted a short finding on the blackboard its peers read (the PostFinding tool)."""
+
+    type: Literal["finding"] = "finding"
+    agent: str
+    text: str
+
+
+class DoomLoop(_Event):
+    """The same failing call (tool, input and error) came again in a run, counted across the agent and its
+    sub-agents: at the third the model is nudged with the evidence, at the fourth the run stops."""
+
+    type: Literal["doom_loop"] = "doom_loop"
+    agent: str
+    tool_name: str
+    input: dict[str, Any]
+    error: str
+    count: int
+    action: Literal["nudge", "stop"]
+    message: str
+    """The nudge the model reads, or the sentence the person sees when the run stops."""
+
+
 Event = Annotated[
     (
         AgentStart
@@ -392,6 +428,9 @@ Event = Annotated[
         | Notice
         | ContextAdvisory
         | ElicitationRequest
+        | FileClaim
+        | Finding
+        | DoomLoop
     ),
     Field(discriminator="type"),
 ]

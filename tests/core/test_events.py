@@ -95,6 +95,18 @@ def one_of_each() -> list[ev.Event]:
             message="Where should it be deployed?",
             requested_schema={"type": "object", "properties": {"place": {"type": "string"}}, "required": ["place"]},
         ),
+        ev.FileClaim(session_id=SID, path="src/a.py", agent="Explore agent 1a2b3c", state="waiting", holder="main"),
+        ev.Finding(session_id=SID, agent="Explore agent 1a2b3c", text="The config is in settings/app.toml."),
+        ev.DoomLoop(
+            session_id=SID,
+            agent="main",
+            tool_name="Bash",
+            input={"command": "pytest"},
+            error="1 failed",
+            count=3,
+            action="nudge",
+            message="<system-reminder>\nThe same call has now failed 3 times.\n</system-reminder>",
+        ),
     ]
 
 

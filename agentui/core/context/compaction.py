@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from agentui.core.context.failure_evidence import keeps_evidence, resolved, with_evidence
 from agentui.core.context.topics import Topic, group_by_topic, sectioned, topic_instructions
 from agentui.core.context.window import TokenCounter, context_window
 from agentui.core.events import CompactionEnd, CompactionStart, Notice
@@ -110,19 +111,31 @@ def shorten_tool_results(
             continue
         blocks, freed = [], 0
         for block in message.content:
-            if isinstance(block, ToolResultBlock) and not _is_placeholder(block):
+            if isinstance(block, ToolResultBlock) and (not _is_placeholder(block) or keeps_evidence(block)):
                 size = counter.block(block)
                 seen += size
-                if seen > keep_tokens:
-                    call = _call_before(messages, index, block.tool_use_id)
-                    short = block.model_copy(update={"content": placeholder(call)})
-                    freed += size - counter.block(short)
-                    block = short
+                if seen > keep_tokens or keeps_evidence(block):
+                    short = _shortened(messages, index, block)
+                    if counter.block(short) < size:  # (a short error may be smaller than its evidence: kept whole)
+                        freed += size - counter.block(short)
+                        block = short
             blocks.append(block)
         if freed > 0:
             messages[index] = message.model_copy(update={"content": blocks})
             changed.append((index, freed))
     return changed
+
+
+def _shortened(messages: list[Message], index: int, block: ToolResultBlock) -> ToolResultBlock:
+    """The placeholder for an old result: a failed one keeps the key lines of its error (failure_evidence) until the
+    same tool on the same target succeeds later."""
+    call = _call_before(messages, index, block.tool_use_id)
+    short = placeholder(call)
+    if block.is_error and call is not None and not resolved(messages, index, call):
+        if keeps_evidence(block):
+            return block  # (still unresolved: as it is)
+        short = with_evidence(short, block)
+    return block.model_copy(update={"content": short})
 
 
 def _call_before(messages: list[Message], index: int, tool_use_id: str) -> ToolUseBlock | None:

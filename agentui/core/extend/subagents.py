@@ -330,17 +330,22 @@ class Task(Tool[TaskArgs]):
         self, kind: AgentType, ctx: ToolContext, requested: str | None, agent_id: str, background: bool
     ) -> tuple[Agent, Any]:
         from agentui.core.loop.spawn import spawn
+        from agentui.core.tools.findings import finding_tools
 
         parent = self.parent
         allowed, denied = kind.tools, {*kind.disallowed, *(NOT_IN_BACKGROUND if background else ())}
+        member = parent.member.spawn(f"{kind.name} agent {agent_id[:6]}", parent.config.cwd)
         tools = ToolRegistry(
             [
-                tool
-                for tool in parent.services.tools
-                if tool.name != self.name
-                and not tool.main_only
-                and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
-                and not {tool.name, *tool.aliases} & denied
+                *(
+                    tool
+                    for tool in parent.services.tools
+                    if tool.name != self.name
+                    and not tool.main_only
+                    and (allowed is None or {tool.name, *tool.aliases} & set(allowed))
+                    and not {tool.name, *tool.aliases} & denied
+                ),
+                *(finding_tools(member) if allowed is None else ()),  # (a type that lists its tools gets those)
             ],
             parent.services.tools.withheld,
         )
@@ -363,6 +368,7 @@ class Task(Tool[TaskArgs]):
             gate=parent.services.gate,
             hooks=parent.services.hooks,
             sub_agent=True,
+            member=member,
         )
         child.back_up_into(parent)
         writer = None

@@ -35,8 +35,10 @@ from agentui.core.events import (
 from agentui.core.extend.hooks import PromptBlocked, stop_feedback
 from agentui.core.loop.accounting import Ledger
 from agentui.core.loop.agent_config import AgentConfig
+from agentui.core.loop.blackboard import Member, seat
 from agentui.core.loop.budget import Budget
 from agentui.core.loop.dispatch import INTERRUPTED, ToolDispatcher
+from agentui.core.loop.doom_loop import LoopStopped
 from agentui.core.loop.inbox import Inbox
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.loop.prompt_message import prompt_message
@@ -65,11 +67,12 @@ MAX_STOP_HOOK_CONTINUATIONS = 8
 @dataclass(frozen=True)
 class Lineage:
     """What a spawned agent shares with the one it came from: the budget its spending counts against (one pool),
-    and for a sub-agent the ledger that counts its calls too and the prompt its lines carry."""
+    and for a sub-agent the ledger that counts its calls too and the prompt its lines carry; its blackboard seat."""
 
     budget: Budget
     ledger: Ledger | None = None
     prompt_id: str | None = None
+    member: Member | None = None
 
 
 class Agent:
@@ -106,9 +109,11 @@ class Agent:
         self.history.seed()
         self.results = ResultCache(lambda: self.history.generation, services.quiet)
         """Repeated read-only calls answered from results the model already holds."""
+        self.member = seat(lineage.member if lineage else None, self.bus, self.session_id, config.cwd)
         self._dispatcher = ToolDispatcher(
             services.tools, services.gate, self.bus.emit, session_id=self.session_id, cwd=config.cwd,
             hooks=services.hooks, memory=services.memory, cache=self.results, notices=services.notices,
+            member=self.member,
         )  # fmt: skip
         self.inbox = Inbox()
         self._session_started = False
@@ -225,8 +230,8 @@ class Agent:
         except Cancelled:
             stop = "max_duration" if self._steps.time_up else "cancelled"
             self._settle_cancel()
-        except PromptBlocked as exc:
-            stop, error = "error", exc.said()  # (a hook's refusal, or a custom command's shell command's)
+        except (PromptBlocked, LoopStopped) as exc:  # (a hook's refusal, a custom command's, a doom loop's stop)
+            stop, error = "error", exc.said()
         except StreamInterruptedError as exc:
             stop, error = "interrupted", (exc.message, exc.kind)
             self._settle_interrupted()
@@ -268,6 +273,7 @@ class Agent:
                 self._calls_in_flight = []
                 self.messages.append(Message(role="user", content=list(results)))
             self.bus.emit(TurnEnd(session_id=self.session_id, turn=self._turns, stop_reason=message.stop_reason or ""))
+            self.member.check()  # (the same call failed too often, here or in another agent of this run)
             if message.tool_uses and self._dispatcher.refused:  # (a plain No: Claude Code's turn ends there too)
                 self._add_user(Message.user(INTERRUPTED_FOR_TOOL_USE), "interrupt")
                 return "cancelled"

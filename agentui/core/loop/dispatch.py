@@ -33,6 +33,7 @@ from agentui.core.events import (
 )
 from agentui.core.extend.hooks import Hooks
 from agentui.core.loop.answer_wait import answer_or_default
+from agentui.core.loop.blackboard import Member
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.messages import REFUSED, TextBlock, ToolResultBlock, ToolUseBlock, not_run
 from agentui.core.safety.permissions import PermissionGate, Verdict
@@ -60,8 +61,11 @@ class ToolDispatcher:
         memory: MemoryLoader | None = None,
         cache: ResultCache | None = None,
         notices: Callable[[], str | None] = lambda: None,
+        member: Member | None = None,
     ) -> None:
         self.tools = tools
+        self.member = member
+        """The agent's seat on the blackboard: it claims a file before a tool changes it, and counts failing calls."""
         self.notices = notices
         """The background ends not told to the model yet, taken as one reminder (None: none): it goes with the next
         tool result, as in Claude Code."""
@@ -162,6 +166,9 @@ class ToolDispatcher:
         except Exception as exc:  # (anything around the tool: every tool_use still gets its tool_result)
             log.exception("tool call %s (%s) failed", call.id, call.name)
             result = ToolResult.error(_failure(call.name, exc))
+        member = self.member if result.is_error and not result.denied else None  # (a failing call: a doom loop?)
+        if member is not None and (nudge := member.failed(call.name, call.input, _text(result))) is not None:
+            self.notes.append(nudge)  # (beside this batch's results: the model reads it in its next turn)
         return self._finish(call.id, call.name, result)
 
     def interrupt(self, calls: Sequence[ToolUseBlock]) -> list[ToolResultBlock]:
@@ -251,6 +258,9 @@ class ToolDispatcher:
 
         raw = tool.permission_path(args)
         path = verdict.path or (self._cwd / Path(raw).expanduser() if raw else None)
+        member = self.member if path is not None and tool.kind == "write" else None  # (another agent may be on it)
+        if member is not None and path is not None and (held := await member.claim(_real(path))) is not None:
+            return ToolResult.error(held)
         if path is not None and tool.kind == "write" and self.before_write is not None:
             self.before_write(call.id, _real(path))  # (as the permission check resolves a path)
         command = getattr(args, "command", None)  # (the validated arguments, as the tool will run them)
@@ -465,6 +475,12 @@ def _said(block: ToolResultBlock) -> Any:
     return (
         content if isinstance(content, str) else [part.model_dump(mode="json", exclude_none=True) for part in content]
     )
+
+
+def _text(result: ToolResult) -> str:
+    """A result's text (its text blocks', joined)."""
+    content = result.content
+    return content if isinstance(content, str) else "\n".join(b.text for b in content if isinstance(b, TextBlock))
 
 
 def _failure(name: str, exc: Exception) -> str:

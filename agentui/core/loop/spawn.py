@@ -13,6 +13,7 @@ from agentui.core.loop.services import Services
 if TYPE_CHECKING:
     from agentui.core.extend.hooks import Hooks
     from agentui.core.loop.agent_config import AgentConfig
+    from agentui.core.loop.blackboard import Member
     from agentui.core.messages import Message
     from agentui.core.providers.base import Provider
     from agentui.core.safety.permissions.gate import PermissionGate
@@ -29,10 +30,15 @@ def spawn(
     hooks: Hooks | None,
     sub_agent: bool,
     messages: list[Message] | None = None,
+    member: Member | None = None,
 ) -> Agent:
     """An agent working for `parent`: its summaries, sub-agents and side calls go where the parent's do, and its
     spending counts against the parent's budget. A sub-agent's calls count in the parent's ledger too, and its lines
-    carry the parent's prompt (as Claude Code's); a branch of attempts starts from `messages`."""
-    lineage = Lineage(parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None)
+    carry the parent's prompt (as Claude Code's); a branch of attempts starts from `messages`. Its seat on the
+    parent's blackboard is `member` (else a new, numbered one)."""
+    member = member or parent.member.spawn(None, config.cwd)
+    lineage = Lineage(
+        parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None, member
+    )
     services = Services(provider, tools, gate, retry=parent.services.retry, router=parent.router, hooks=hooks)
     return Agent(config, services, History(messages or ()), session_id=parent.session_id, lineage=lineage)

@@ -235,10 +235,8 @@ class ConversationView:
                 )
             case ev.Retry():
                 self._retry(event)
-            case ev.Error():
-                self.say(event.message, "error")
-            case ev.Notice() | ev.ContextAdvisory():
-                self._notice(event)
+            case ev.Error() | ev.Notice() | ev.ContextAdvisory() | ev.Finding() | ev.DoomLoop():
+                self._say(event)
             case ev.CompactionStart():
                 self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
             case ev.CompactionEnd():
@@ -250,10 +248,27 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd():
-                pass  # nothing on screen changes: the blocks and questions around them say it
+            case ev.TurnEnd() | ev.FileClaim():
+                pass  # nothing on screen changes: the blocks and questions around them say it (a refused claim too)
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
+
+    def _say(self, event: ev.Error | ev.Notice | ContextAdvisory | ev.Finding | ev.DoomLoop) -> None:
+        """An event that is a line of the transcript: an error, a notice, a context advisory, a sub-agent's finding,
+        a doom-loop nudge."""
+        from agentui.api import events as ev
+
+        match event:
+            case ev.Error():
+                self.say(event.message, "error")
+            case ev.Notice() | ev.ContextAdvisory():
+                self._notice(event)
+            case ev.Finding():
+                self.say(f"{event.agent} found: {event.text}")
+            case ev.DoomLoop() if event.action == "nudge":  # (a stop ends the run: its Error says it)
+                self.say(f"The same failing {event.tool_name} call came {event.count} times; the model was nudged.")
+            case ev.DoomLoop():
+                pass
 
     def _notice(self, event: ev.Notice | ContextAdvisory) -> None:
         """A notice as it says it; a context advisory as one line that says how full the window is."""
