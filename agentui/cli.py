@@ -374,6 +374,21 @@ def _plugin(words: list[str]) -> int:
     return 0
 
 
+def _trace(words: list[str]) -> int:
+    """The loop tree of a session (an id, or its file), read from its files."""
+    from pathlib import Path
+
+    from agentui.api import SessionError, trace_command
+
+    if len(words) != 1:
+        return _fail("usage: agentui trace SESSION (a session id or a .jsonl file).", 2)
+    try:
+        print(trace_command(words[0], Path(os.getcwd())))
+    except SessionError as exc:
+        return _fail(str(exc), 1)
+    return 0
+
+
 def _run(argv: list[str]) -> int:
     from agentui.api import end_cleanly_on_signals, prune_stale
 
@@ -388,6 +403,8 @@ def _run(argv: list[str]) -> int:
         return evaluate(argv[1:])
     if argv and argv[0] in ("plugin", "plugins"):  # `agentui plugin install x@mkt`, as `claude plugin`
         return _plugin(argv[1:])
+    if argv and argv[0] == "trace":  # `agentui trace SESSION`: the tree of its loops
+        return _trace(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:

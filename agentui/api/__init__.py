@@ -41,6 +41,7 @@ _EXPORTS = {
     "SessionRequest": "agentui.core.session.lookup",
     "SessionError": "agentui.core.session.lookup",
     "preview_session": "agentui.core.session.lookup",
+    "trace_command": "agentui.core.session.trace",
     "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
@@ -302,6 +303,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.paths import project_dir as project_dir
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession
+    from agentui.core.session.trace import trace_command as trace_command
     from agentui.core.settings import ConfigError as ConfigError
     from agentui.core.settings import Overrides as Overrides
     from agentui.core.settings import Settings as Settings

@@ -22,6 +22,9 @@ RunStop = Literal[
 stream broke after some content completed, or an error that retrying could not fix."""
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 """Claude Code's permission modes: ask for edits and commands, accept edits, change nothing, or ask for nothing."""
+Trigger = Literal["default", "rerun", "branch", "compact"]
+"""Why a run (a loop) started: a new prompt, the last prompt run again, a prompt on a branch from an earlier
+message, or /compact."""
 UserSource = Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
 """Why a user message joined the history: typed, steered, queued, a cancel, a hook, or context the person added."""
 
@@ -64,6 +67,11 @@ class AgentStart(_Event):
     type: Literal["agent_start"] = "agent_start"
     model: str
     provider: str
+    run_loop_id: str | None = None
+    """This run's loop (`loop_id` names a parallel attempt, for routing its events)."""
+    parent_loop_id: str | None = None
+    """The loop that started this one (a sub-agent's or an attempt's parent run); None for the conversation's."""
+    trigger: Trigger = "default"
 
 
 class AgentEnd(_Event):
@@ -75,6 +83,8 @@ class AgentEnd(_Event):
     unsent: list[str] = []
     """Steering sent during the run that it ended before delivering (an interrupt, a refusal, an error): the model
     never read it, so a front end gives it back to the person."""
+    run_loop_id: str | None = None
+    parent_loop_id: str | None = None
 
 
 class TurnStart(_Event):

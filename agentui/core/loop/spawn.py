@@ -33,6 +33,11 @@ def spawn(
     """An agent working for `parent`: its summaries, sub-agents and side calls go where the parent's do, and its
     spending counts against the parent's budget. A sub-agent's calls count in the parent's ledger too, and its lines
     carry the parent's prompt (as Claude Code's); a branch of attempts starts from `messages`."""
-    lineage = Lineage(parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None)
+    lineage = Lineage(
+        parent.budget,
+        parent.ledger if sub_agent else None,
+        parent.prompt_id if sub_agent else None,
+        parent.loops.current,  # (the parent's run now: the sub-agent's or the branch's loop hangs off it)
+    )
     services = Services(provider, tools, gate, retry=parent.services.retry, router=parent.router, hooks=hooks)
     return Agent(config, services, History(messages or ()), session_id=parent.session_id, lineage=lineage)
