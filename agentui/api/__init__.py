@@ -16,6 +16,8 @@ _EXPORTS = {
     # a conversation: open it, then give it commands (its methods) and read its events
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
+    "Branched": "agentui.core.continuation",
+    "ContinueError": "agentui.core.continuation",
     "Launch": "agentui.core.conversation",
     "EditorFiles": "agentui.core.editor_files",
     "ShellOutcome": "agentui.core.tools.person_command",
@@ -194,6 +196,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.context.compaction import compact_command as compact_command
     from agentui.core.context.window import estimate_tokens as estimate_tokens
+    from agentui.core.continuation import Branched as Branched
+    from agentui.core.continuation import ContinueError as ContinueError
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
