@@ -91,4 +91,14 @@ async def _branch(conversation: Continuable, opener: Opener | None, text: str, a
     except AgentuiError as exc:  # (no such message: the session's own sentence)
         raise ContinueError(str(exc)) from None
     fork.agent.loops.next("branch")
-    return Branched(fork.session_id, await fork.send(text), fork)
+    # The branch's first run is seen by whoever watches this conversation (their front end goes on with the fork
+    # afterwards); this session's writer leaves another session's events alone.
+    forward = fork.agent.bus.on(conversation.agent.bus.emit)
+    try:
+        result = await fork.send(text)
+    except BaseException:
+        await fork.aclose()
+        raise
+    finally:
+        forward()
+    return Branched(fork.session_id, result, fork)

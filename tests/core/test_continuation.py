@@ -72,6 +72,8 @@ async def test_a_branch_forks_a_new_session_at_an_earlier_message(tmp_path: Path
             if entry.get("type") == "assistant" and entry["message"]["content"][0].get("text") == "A1."
         ]
         before = conversation.session.path.read_text()
+        seen: list[Event] = []
+        conversation.on(seen.append)
         with pytest.raises(ContinueError, match="no message"):
             await conversation.continue_("branch", "three", "not-a-message")
         branched = await conversation.handle(
@@ -87,7 +89,8 @@ async def test_a_branch_forks_a_new_session_at_an_earlier_message(tmp_path: Path
         written = [entry for entry in lines(fork.session.path) if entry.get("type") in ("user", "assistant")]
         assert all(entry["sessionId"] == fork.session_id for entry in written)
         assert conversation.session.path.read_text() == before  # (the session branched from is left as it was)
-        assert fork.agent.loops.current is not None
+        branch_start = [event for event in seen if isinstance(event, AgentStart)]
+        assert [(event.trigger, event.session_id) for event in branch_start] == [("branch", fork.session_id)]
     finally:
         await fork.aclose()
     starts = [entry for entry in written if entry.get("loopId")]

@@ -205,8 +205,9 @@ class SessionWriter:
             )
 
     def _dispatch(self, event: Event) -> None:
-        if event.loop_id is not None:
-            return  # a parallel attempt's: its own transcript has it, and the main chain only once it is chosen
+        if event.loop_id is not None or event.session_id != self.session_id:
+            return  # a parallel attempt's (its own transcript has it, and the main chain only once it is chosen), or
+            # a branch's first run, forked from this session and seen by who watches it (see `core.continuation`)
         match event:
             case AgentStart(run_loop_id=loop_id, parent_loop_id=parent):
                 self._loop = {"loopId": loop_id} if loop_id else {}

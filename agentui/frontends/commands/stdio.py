@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from agentui.api import AgentuiError, Conversation, PermissionOptions, Settings
+from agentui.api import AgentuiError, Branched, Conversation, PermissionOptions, Settings
 from agentui.api.control import Command, CommandError, outcome_json, parse_command
 from agentui.api.events import ElicitationRequest, Event, PermissionDecision, PermissionRequest, PermissionResolved
 
@@ -34,6 +34,8 @@ class CommandsOnStdio:
         self._input_open = True
         self._waiting: set[str] = set()
         """Permission (and MCP elicitation) requests not answered yet: when the input closes, each is answered no."""
+        self.left: list[Conversation] = []
+        """Conversations branched away from (a `continue` of kind "branch"): closed at the end with the last one."""
 
     def write(self, line: str) -> None:
         if self.closed:
@@ -101,6 +103,10 @@ class CommandsOnStdio:
             self.failed = True
             self._ended(command, {"type": "command_failed", "error": f"{command.type} failed: {exc}"})
             return
+        if isinstance(outcome, Branched):  # (the commands from now on go to the new session)
+            self.left.append(self.conversation)
+            self.conversation = outcome.conversation
+            self.conversation.on(self.event)
         self._ended(command, {"type": "command_done", "outcome": outcome_json(outcome)})
 
 
@@ -119,9 +125,11 @@ async def run_commands(
 
     fields = {**(launch or {}), "answers_elicitation": True}  # (the program answers servers' questions too)
     conversation = headless_conversation(settings, Path.cwd(), permissions, fields, note)
+    server = CommandsOnStdio(conversation, sys.stdout)
     try:
         for notice in await conversation.start_mcp():
             note(notice)
-        return await CommandsOnStdio(conversation, sys.stdout).serve(stdin_lines())
+        return await server.serve(stdin_lines())
     finally:
-        await conversation.aclose()
+        for each in [*server.left, server.conversation]:
+            await each.aclose()
