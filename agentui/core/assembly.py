@@ -350,9 +350,10 @@ def _wire_tools(
     env: Mapping[str, str] | None,
 ) -> None:
     """The tools that need the agent or the launch: plan mode's reminders, sub-agents (Task), the web tools, the
-    launch's choice of tools, structured output; and the session's name."""
+    launch's choice of tools, structured output; the session's name, and the input filters."""
     from agentui.core.extend.subagents import Task, load_agent_types
 
+    project.hooks.input_filters = launch.settings.input_filters  # (each prompt the person sends is read first)
     project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
     project.tools.register(
         Task(

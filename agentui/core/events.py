@@ -98,6 +98,15 @@ class TurnEnd(_Event):
     stop_reason: str
 
 
+class PromptRejected(_Event):
+    """An input filter rejected the prompt: it was not sent (the run ends with an Error saying so)."""
+
+    type: Literal["prompt_rejected"] = "prompt_rejected"
+    reason: str
+    filter: str
+    """The filter's command."""
+
+
 class UserMessage(_Event):
     """A user message entered the history: the prompt, a steering message, a follow-up, or an interrupt marker."""
 
@@ -347,6 +356,7 @@ Event = Annotated[
         | TurnStart
         | TurnEnd
         | UserMessage
+        | PromptRejected
         | MessageStart
         | TextDelta
         | ThinkingDelta

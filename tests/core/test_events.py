@@ -87,6 +87,7 @@ def one_of_each() -> list[ev.Event]:
             duration_ms=30,
         ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
+        ev.PromptRejected(session_id=SID, reason="no secrets in prompts", filter="check-prompt"),
         ev.ElicitationRequest(
             session_id=SID,
             request_id="elicit_1",

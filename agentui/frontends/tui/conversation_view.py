@@ -248,8 +248,8 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.PermissionResolved():
-                pass  # nothing on screen changes: the blocks and questions around them say it
+            case ev.TurnEnd() | ev.PermissionResolved() | ev.PromptRejected():
+                pass  # nothing on screen changes: the blocks and questions around them (a rejection's Error) say it
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
 
