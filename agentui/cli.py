@@ -144,6 +144,12 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-n", "--name", metavar="NAME", help="a title for the session")
     parser.add_argument(
+        "--idle-rotate",
+        type=_positive_float,
+        metavar="MINUTES",
+        help="with --input-format: a prompt after an idle gap this long starts a new session, with a summary",
+    )
+    parser.add_argument(
         "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
     )
 
@@ -505,6 +511,8 @@ def _mode_problem(args: argparse.Namespace) -> str | None:
         return "--permission-prompt-tool needs --input-format stream-json."
     if not args.print_mode and args.output_format is not None and not (sdk or commands):
         return "--output-format only works with -p."
+    if args.idle_rotate and not (sdk or commands):
+        return "--idle-rotate needs --input-format stream-json or commands (the app does not rotate sessions yet)."
     if args.resume_session_at and not args.resume:
         return "--resume-session-at needs --resume with the session's id."
     if args.fork_session and args.resume is None and not args.continue_last:
@@ -756,6 +764,7 @@ def _launch_fields(args: Any) -> dict[str, Any]:
         "strict_mcp": args.strict_mcp_config,
         "tools": tools,
         "name": args.name,
+        "idle_rotate": args.idle_rotate,
         "limits": RunLimits(
             max_budget_usd=args.max_budget_usd,
             max_total_tokens=args.max_total_tokens,

@@ -17,6 +17,7 @@ _EXPORTS = {
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
     "Branched": "agentui.core.continuation",
+    "rotate_if_idle": "agentui.core.idle_rotation",
     "ContinueError": "agentui.core.continuation",
     "Launch": "agentui.core.conversation",
     "EditorFiles": "agentui.core.editor_files",
@@ -241,6 +242,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.status_line_report import StatusReport as StatusReport
     from agentui.core.extend.status_line_report import status_line_report as status_line_report
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
+    from agentui.core.idle_rotation import rotate_if_idle as rotate_if_idle
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file

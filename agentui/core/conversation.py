@@ -82,6 +82,9 @@ class Launch:
     """--json-schema: the final answer is a StructuredOutput call whose arguments follow this schema."""
     editor: EditorFiles | None = None
     """The client's editor, where it offers its files (ACP's `fs/*`): Read, Edit and Write go through its buffers."""
+    idle_rotate: float | None = None
+    """--idle-rotate MINUTES: a prompt after an idle gap longer than this goes on in a new session, with a summary of
+    this one (see `core.idle_rotation`)."""
     answers_elicitation: bool = False
     """The front end shows MCP servers' elicitation requests (ElicitationRequest events) and answers them; else
     they are declined, as where no one is there to answer."""
@@ -115,7 +118,7 @@ class Conversation:
         telemetry: Telemetry | None = None,
         opener: Opener | None = None,
     ) -> None:
-        self.launch, self._open = launch, opener  # (`_open`: how a branch's conversation is opened)
+        self.launch, self.opener = launch, opener  # (how a branch's or a rotation's conversation is opened)
         self._branches = branches or _no_branches
         """Makes the agent of each branch of parallel attempts (the assembly gives it)."""
         self.env = env
@@ -254,7 +257,7 @@ class Conversation:
         session forked at the message `at` ("branch": a `Branched`, whose conversation the caller goes on with)."""
         from agentui.core.continuation import continue_conversation
 
-        return await continue_conversation(self, self._open, kind, text, at)
+        return await continue_conversation(self, self.opener, kind, text, at)
 
     def steer(self, text: str, images: Sequence[ImageBlock] = (), *, with_tool_results: bool = False) -> None:
         """A message sent while a run goes on: it follows the current tool calls (see `Agent.inject`)."""

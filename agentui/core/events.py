@@ -107,6 +107,16 @@ class PromptRejected(_Event):
     """The filter's command."""
 
 
+class SessionRotated(_Event):
+    """--idle-rotate: a prompt came after the conversation sat idle longer than it allows, so the conversation goes
+    on in a new session (`new_session_id`), a summary of this one carried over."""
+
+    type: Literal["session_rotated"] = "session_rotated"
+    new_session_id: str
+    idle_minutes: float
+    """How long the conversation had been idle."""
+
+
 class UserMessage(_Event):
     """A user message entered the history: the prompt, a steering message, a follow-up, or an interrupt marker."""
 
@@ -357,6 +367,7 @@ Event = Annotated[
         | TurnEnd
         | UserMessage
         | PromptRejected
+        | SessionRotated
         | MessageStart
         | TextDelta
         | ThinkingDelta

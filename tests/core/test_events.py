@@ -88,6 +88,7 @@ def one_of_each() -> list[ev.Event]:
         ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
         ev.PromptRejected(session_id=SID, reason="no secrets in prompts", filter="check-prompt"),
+        ev.SessionRotated(session_id=SID, new_session_id="s2", idle_minutes=42.5),
         ev.ElicitationRequest(
             session_id=SID,
             request_id="elicit_1",

@@ -427,6 +427,26 @@ class Compactor:
             agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
         return True
 
+    async def summary(self) -> str:
+        """The whole history summarised as compaction summarises (for a new session to carry over, as
+        --idle-rotate's); "" when there is nothing to summarise or the model gave nothing."""
+        agent, messages = self.agent, self.history.messages
+        window = self.window() or UNKNOWN_WINDOW
+        max_tokens = max(256, min(agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        target = agent.router.route("compaction", agent.config.model)
+        budget = int(window * 0.85) - max_tokens
+        request, included = summary_request(
+            target.model, messages, instructions=None, max_tokens=max_tokens, counter=self.meter.counter,
+            input_budget=budget,
+        )  # fmt: skip
+        if not included:
+            return ""
+        with agent.ledger.waiting():
+            summary, usage = await summarise(target.provider, request, agent.services.retry)
+        if usage is not None:
+            agent.ledger.record(usage, request.model, context_tokens=self.tokens(), window=self.window())
+        return summary
+
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is
         not enough whole older turns are dropped, until the next request fits the window with room for the answer.

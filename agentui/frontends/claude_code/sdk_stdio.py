@@ -26,6 +26,7 @@ from agentui.api import (
     can_use_tool_request,
     compact_command,
     image_from_bytes,
+    rotate_if_idle,
     set_instructions,
     task_notices,
 )
@@ -255,6 +256,13 @@ class SdkSession:
         if self._queue:
             await self._drain()
 
+    def _adopt(self, conversation: Conversation) -> None:
+        """Go on in `conversation` (a branch's, or an idle rotation's new session)."""
+        self.branches.append(conversation)
+        self.conversation = self.stream.conversation = conversation
+        self.conversation.on(self.stream)
+        self.conversation.on(self._permission)
+
     async def _continue(self, request: dict[str, Any]) -> dict[str, Any]:
         """agentui's own control request, `continue`: a continuation of kind "default" (`text` as a new prompt),
         "rerun" (the last prompt again, its answer dropped) or "branch" (`text` on a new session forked at the message
@@ -268,10 +276,7 @@ class SdkSession:
         at = request.get("at")
         outcome = await self.conversation.continue_(kind, str(request.get("text") or ""), str(at) if at else None)
         if isinstance(outcome, Branched):
-            self.branches.append(outcome.conversation)
-            self.conversation = self.stream.conversation = outcome.conversation
-            self.conversation.on(self.stream)
-            self.conversation.on(self._permission)
+            self._adopt(outcome.conversation)
         result = outcome.result if isinstance(outcome, Branched) else outcome
         assert isinstance(result, RunResult)
         message = self.stream.result(result)
@@ -284,6 +289,8 @@ class SdkSession:
         if (instructions := compact_command(text)) is not None:  # (a command, not text for the model)
             await self._compact(instructions or None)
             return
+        if (fresh := await rotate_if_idle(self.conversation)) is not None:  # (--idle-rotate: a new session)
+            self._adopt(fresh)
         if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
             text, notices = expanded
             for notice in notices:

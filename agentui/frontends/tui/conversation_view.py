@@ -248,7 +248,7 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.PermissionResolved() | ev.PromptRejected():
+            case ev.TurnEnd() | ev.PermissionResolved() | ev.PromptRejected() | ev.SessionRotated():
                 pass  # nothing on screen changes: the blocks and questions around them (a rejection's Error) say it
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
