@@ -22,7 +22,7 @@ RunStop = Literal[
 stream broke after some content completed, or an error that retrying could not fix."""
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 """Claude Code's permission modes: ask for edits and commands, accept edits, change nothing, or ask for nothing."""
-Trigger = Literal["default", "rerun", "branch", "compact"]
+RunTrigger = Literal["default", "rerun", "branch", "compact"]
 """Why a run (a loop) started: a new prompt, the last prompt run again, a prompt on a branch from an earlier
 message, or /compact."""
 UserSource = Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
@@ -71,7 +71,7 @@ class AgentStart(_Event):
     """This run's loop (`loop_id` names a parallel attempt, for routing its events)."""
     parent_loop_id: str | None = None
     """The loop that started this one (a sub-agent's or an attempt's parent run); None for the conversation's."""
-    trigger: Trigger = "default"
+    trigger: RunTrigger = "default"
 
 
 class AgentEnd(_Event):

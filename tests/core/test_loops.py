@@ -79,3 +79,23 @@ def test_trace_of_no_such_session_is_one_sentence(tmp_path: Path) -> None:
     )  # fmt: skip
     assert traced.returncode == 1 and traced.stderr.startswith("agentui: There is no session file")
     assert "Traceback" not in traced.stderr
+
+
+def test_a_session_without_loop_ids_is_one_loop_with_its_turns_tools_and_cost(tmp_path: Path) -> None:
+    """Claude Code's own sessions (and older agentui's) have no loop ids: their lines are one loop."""
+    from agentui.core.session.trace import render_trace, trace_session
+
+    usage = {"input_tokens": 1000, "output_tokens": 100, "cache_read_input_tokens": 0}
+    answer = {"id": "msg_1", "model": "claude-sonnet-4-5", "usage": usage, "role": "assistant"}
+    entries = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "uuid": "a1", "message": {**answer, "content": [{"type": "text", "text": "Looking."}]}},
+        {"type": "assistant", "uuid": "a2", "message": {**answer, "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}]}},  # (same answer)
+        {"type": "summary", "summary": "hi"},
+    ]  # fmt: skip
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries) + '{"cut short')
+    [loop] = trace_session(path)
+    assert loop.turns == 1 and loop.tools == ["Bash"] and loop.usage.input_tokens == 1000 and loop.cost > 0
+    assert render_trace([loop]).startswith("loop (no loop id): 1 turns, 1 tool calls (Bash×1), 1100 tokens, $0.0")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from agentui.core.events import Trigger
+from agentui.core.events import RunTrigger
 
 
 class LoopIds:
@@ -16,9 +16,9 @@ class LoopIds:
     def __init__(self, parent: str | None = None) -> None:
         self.parent = parent
         self.current: str | None = None
-        self._next: Trigger = "default"
+        self._next: RunTrigger = "default"
 
-    def next(self, trigger: Trigger) -> None:
+    def next(self, trigger: RunTrigger) -> None:
         """The next run starts for this reason (said once: the run after it is "default" again)."""
         self._next = trigger
 

@@ -114,7 +114,8 @@ def _describe(loop: LoopTrace) -> str:
     tools = ", ".join(f"{name}×{loop.tools.count(name)}" for name in dict.fromkeys(loop.tools)) or "no tools"
     tokens = loop.usage.context_tokens + loop.usage.output_tokens
     parent = f" (parent {loop.parent[:8]})" if loop.parent else ""
+    name = loop.loop_id if loop.loop_id == UNMARKED else loop.loop_id[:8]
     return (
-        f"loop {loop.loop_id[:8]}{parent}: {who}{loop.turns} turns, {len(loop.tools)} tool calls ({tools}), "
+        f"loop {name}{parent}: {who}{loop.turns} turns, {len(loop.tools)} tool calls ({tools}), "
         f"{tokens} tokens, ${loop.cost:.4f}"
     )
