@@ -227,9 +227,10 @@ def _add_permission_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--permission-mode",
         dest="permission_mode",
-        choices=("default", "acceptEdits", "plan", "bypassPermissions"),
+        choices=("default", "acceptEdits", "plan", "plan-queue", "bypassPermissions"),
         help="default asks before edits and commands; acceptEdits lets file edits in the project "
-        "through; plan allows only read-only tools; bypassPermissions allows all but deny rules",
+        "through; plan allows only read-only tools; plan-queue is plan mode that queues the model's edits for the "
+        "plan's approval (you apply all, some or none); bypassPermissions allows all but deny rules",
     )
     parser.add_argument(
         "--dangerously-skip-permissions", action="store_true", help="the same as --permission-mode bypassPermissions"
@@ -718,8 +719,10 @@ def _permission_options(args: Any) -> Any:
 
     from agentui.api import PermissionOptions
 
+    queue = args.permission_mode == "plan-queue"
     return PermissionOptions(
-        mode="bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode,
+        mode="bypassPermissions" if args.dangerously_skip_permissions else "plan" if queue else args.permission_mode,
+        queue_changes=queue,
         allowed_tools=tuple(args.allowed_tools),
         disallowed_tools=tuple(args.disallowed_tools),
         add_dirs=tuple(Path(d).expanduser().resolve() for d in args.add_dirs),

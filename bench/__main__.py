@@ -32,6 +32,7 @@ GROUPS = [
     "file_history",
     "attempts",
     "evaluation",
+    "compaction_topics",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"

@@ -55,6 +55,7 @@ def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     monkeypatch.setenv("AGENTUI_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
     monkeypatch.setenv("AGENTUI_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("AGENTUI_STATE_DIR", str(tmp_path_factory.mktemp("state")))  # (learnings, agent profiles, logs)
     for name in (
         "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
         "CLAUDE_CODE_AUTO_COMPACT_WINDOW",

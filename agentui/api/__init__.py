@@ -116,6 +116,10 @@ _EXPORTS = {
     "claude_config_dir": "agentui.core.dirs",
     "parse_front_matter": "agentui.core.frontmatter",
     "remember_note": "agentui.core.memory_note",
+    # memory that learns: a project's learnings, listed, edited and forgotten (/memory)
+    "Learning": "agentui.core.context.learnings",
+    "LearningError": "agentui.core.context.learnings",
+    "LearningStore": "agentui.core.context.learnings",
     # the settings' statusLine command, run with the session as Claude Code tells it
     "StatusReport": "agentui.core.extend.status_line_report",
     "status_line_report": "agentui.core.extend.status_line_report",
@@ -155,6 +159,10 @@ _EXPORTS = {
     "style_in_use": "agentui.core.extend.output_styles",
     "style_names": "agentui.core.extend.output_styles",
     "use_output_style": "agentui.core.instructions",
+    # the project's agent profile (/profile)
+    "set_standing_instructions": "agentui.core.instructions",
+    "load_profile": "agentui.core.profile",
+    "ProfileError": "agentui.core.profile",
     # plugins and marketplaces (`agentui plugin ...`, /plugin)
     "plugin_command": "agentui.core.extend.plugins.commands",
     "PluginError": "agentui.core.extend.plugins.files",
@@ -196,6 +204,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.breakdown import ContextBreakdown as ContextBreakdown
     from agentui.core.context.breakdown import context_breakdown as context_breakdown
     from agentui.core.context.compaction import compact_command as compact_command
+    from agentui.core.context.learnings import Learning as Learning
+    from agentui.core.context.learnings import LearningError as LearningError
+    from agentui.core.context.learnings import LearningStore as LearningStore
     from agentui.core.context.window import estimate_tokens as estimate_tokens
     from agentui.core.continuation import Branched as Branched
     from agentui.core.continuation import ContinueError as ContinueError
@@ -247,6 +258,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
     from agentui.core.instructions import set_instructions as set_instructions
+    from agentui.core.instructions import set_standing_instructions as set_standing_instructions
     from agentui.core.instructions import use_output_style as use_output_style
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
@@ -274,6 +286,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale
+    from agentui.core.profile import ProfileError as ProfileError
+    from agentui.core.profile import load_profile as load_profile
     from agentui.core.program_read import read_for_program as read_for_program
     from agentui.core.project import PermissionOptions as PermissionOptions
     from agentui.core.project import Project as Project

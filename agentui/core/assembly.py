@@ -31,12 +31,23 @@ if TYPE_CHECKING:
 
     from agentui.core.background import ShellInfo
     from agentui.core.background_agents import AgentTask
+    from agentui.core.context.memory import MemoryFile
+    from agentui.core.context.prompt import SystemPrompt
     from agentui.core.messages import Message
     from agentui.core.parallel.attempts import AttemptConfig, BranchMaker
     from agentui.core.parallel.working_copy import WorkingCopy
+    from agentui.core.profile import ProfileKeeper
     from agentui.core.providers.base import Provider
     from agentui.core.session.store import OpenSession
     from agentui.core.settings import Settings
+
+
+def _work_as_launched(project: Project, launch: Launch) -> None:
+    """What the launch says of how the tools work: through the front end's editor, and queueing plan mode's changes
+    (the setting; the command line's `plan-queue` came with the permission options)."""
+    project.workspace.editor = launch.editor
+    if launch.settings.plan_queue and project.workspace.changes is not None:
+        project.workspace.changes.enabled = True
 
 
 def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str] | None) -> Launch:
@@ -63,14 +74,13 @@ def open_conversation(
     launch = _with_claude_choices(launch, project, env)
     session = open_session(launch.session, project.root, env=env, on_error=on_error)
     project.hooks.transcript_path = lambda: str(session.path)
-    project.workspace.editor = launch.editor
+    _work_as_launched(project, launch)
     memory = _memory(project, launch, env, on_error)
-    memory_files = list(memory.files)
     skills = load_skills(project.root, env)
     for directory in {skill.path.parent.parent for skill in skills}:
         # A skill's files are read without asking, wherever the skill lives (deny rules still apply).
         project.engine.add_rule(f"Read(//{str(directory).lstrip('/')}/**)", "allow", "skills")
-    prompt = system_prompt(launch, project.root, memory_files, output_style(project.root, env, project.trusted))
+    prompt, keeper = _prompt(launch, project, list(memory.files), session.session_id, env)
     if provider is None:
         from agentui.core.providers import create_provider
 
@@ -102,22 +112,21 @@ def open_conversation(
         listings=Listings(project.tools, skills),
         command=lambda: take_command(project),
         quiet=lambda: not shells.running(),  # (a background command may write at any time)
+        round_cost=keeper.cost_per_round,
     )
     history = History(session.messages, TokenCounter(env, exact=False))
     agent = Agent(config, services, history, session_id=session.session_id)
-    project.hooks.last_answer = history.last_answer
-    from agentui.core.loop.hook_models import AgentHookModels
-
-    project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
     if telemetry is not None:  # (first on the bus: its spans start before a front end's work on an event)
         agent.bus.on(telemetry.on_event)
     session.writer.attach(agent.bus)
+    _wire_profile(agent, keeper, project, settings)
     agent.on_write(session.writer.before_change)
     session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
     from agentui.core.session.shell_snapshots import BeforeBash
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
-    _wire_task_state(project, agent, session.messages)
+    _wire_task_state(project, agent, session.messages, env)
+    _wire_learnings(launch, project, agent, env)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
     opener = partial(open_conversation, on_error=on_error, env=env)  # (a branch's: on a fork, its own provider)
@@ -144,16 +153,33 @@ def _agent_summary(task: AgentTask) -> dict[str, Any]:
             "agent_type": task.agent_type}  # fmt: skip
 
 
-def _wire_task_state(project: Project, agent: Agent, history: list[Message]) -> None:
+def _wire_learnings(launch: Launch, project: Project, agent: Agent, env: Mapping[str, str] | None) -> None:
+    """Memory that learns (context/learner.py), unless the settings turn it off."""
+    if not launch.settings.learnings:
+        return
+    from agentui.core.context.learner import Learner
+
+    agent.bus.on(Learner(agent, project.root, env, lambda: project.trusted).on_event)
+
+
+def _wire_task_state(
+    project: Project, agent: Agent, history: list[Message], env: Mapping[str, str] | None = None
+) -> None:
     """A new task list for the conversation (rebuilt from a resumed one's calls), and events for it and for the
     background shells and sub-agents (and the Stop hooks' list of them). A session that kept its list with TodoWrite
-    goes on being offered TodoWrite."""
+    goes on being offered TodoWrite. A task list `CLAUDE_CODE_TASK_LIST_ID` names is shared: its tasks are on disk."""
+    from agentui.core.dirs import claude_config_dir
     from agentui.core.events import BackgroundAgentUpdate, BackgroundShellUpdate, TaskListUpdate
     from agentui.core.tools.tasks import TASK_LIST_TOOLS
 
     workspace, session_id = project.workspace, agent.session_id
     workspace.new_conversation()
     board = workspace.tasks
+    from agentui.core.task_files import TaskFiles, shared_list
+
+    environ = os.environ if env is None else env
+    if (shared := shared_list(environ, claude_config_dir(environ))) is not None:
+        board.share(TaskFiles(shared))  # (goals kept across sessions: CLAUDE_CODE_TASK_LIST_ID)
     board.replay(history)
     used = {block.name for message in history for block in message.tool_uses}
     todo_write = "TodoWrite" in used and not used & {"TaskCreate", "TaskUpdate"}  # (the calls that keep a list)
@@ -339,6 +365,48 @@ def _agent_config(launch: Launch, stable: str, volatile: str, root: Path, resume
         cwd=root,
         resumed=resumed,
     )
+
+
+def _prompt(
+    launch: Launch, project: Project, memory: list[MemoryFile], session_id: str, env: Mapping[str, str] | None
+) -> tuple[SystemPrompt, ProfileKeeper]:
+    """The system prompt, with the project's standing instructions, and the agent profile they come from."""
+    from agentui.core.profile import ProfileKeeper
+
+    keeper = ProfileKeeper(project.root, session_id, env)
+    style = output_style(project.root, env, project.trusted)
+    return system_prompt(launch, project.root, memory, style, keeper.profile.instructions), keeper
+
+
+def _wire_profile(agent: Agent, keeper: ProfileKeeper, project: Project, settings: Settings) -> None:
+    """What listens to the agent: hooks that ask its model; the agent profile, which learns from each run; the
+    context advisories; the tool filter, which ranks by the profile."""
+    from agentui.core.context.advisory import ContextAdvisor
+    from agentui.core.loop.hook_models import AgentHookModels
+
+    project.hooks.last_answer = agent.history.last_answer
+    project.hooks.models = AgentHookModels(agent, settings.small_model)  # (prompt and agent hooks ask its model)
+    from agentui.core.events import Event, UserMessage
+    from agentui.core.tools.question import AskUserQuestion
+    from agentui.core.tools.tool_filter import ToolFilter
+    from agentui.core.tools.tool_search import ToolSearch
+
+    agent.bus.on(keeper)
+    agent.bus.on(ContextAdvisor(agent.session_id, agent.bus.emit))
+    chooser = ToolFilter(settings.tool_filter_limit, lambda: keeper.profile.tools)
+    chooser.search = ToolSearch(project.tools, chooser)
+    project.tools.unregister(ToolSearch.name)  # (a project reopened for a new conversation had the old one's)
+    project.tools.register(chooser.search)
+    project.tools.chooser = chooser.choose
+    if project.tools.get(AskUserQuestion.name) is not None:
+        project.tools.unregister(AskUserQuestion.name)  # (with the setting's wait, question_timeout)
+        project.tools.register(AskUserQuestion(settings.question_timeout))
+
+    def prompted(event: Event) -> None:
+        if isinstance(event, UserMessage) and event.source == "prompt" and event.loop_id is None:
+            chooser.note(event.message.text)
+
+    agent.bus.on(prompted)
 
 
 def _wire_tools(

@@ -196,6 +196,11 @@ def server_url(settings: Settings) -> str | None:
         from agentui.core.providers.openai import DEFAULT_BASE_URL as OPENAI_URL
 
         return (settings.base_url or OPENAI_URL).rstrip("/")
+    if _gemini_on_vertex(settings):
+        from agentui.core.providers.gemini_vertex import DEFAULT_LOCATION, VertexTarget
+
+        server = os.environ.get("GOOGLE_VERTEX_BASE_URL") or settings.base_url  # (as the provider reads it)
+        return VertexTarget(settings.project or "", settings.region or DEFAULT_LOCATION, server).server
     if settings.provider == "gemini":
         from agentui.core.providers.gemini import DEFAULT_BASE_URL as GEMINI_URL
 
@@ -216,7 +221,7 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
             problem or "no model is configured.",
             "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or a base URL (see the README).",
         )
-    if settings.provider == "vertex":
+    if settings.provider == "vertex" or _gemini_on_vertex(settings):
         return await _vertex(settings)
     url = server_url(settings)
     if url is None:
@@ -271,12 +276,25 @@ async def _model_server(settings: Settings | None, problem: str | None) -> Healt
     return HealthCheck("Model server", "ok", said)
 
 
+def _gemini_on_vertex(settings: Settings) -> bool:
+    """Gemini reached through Vertex AI (GOOGLE_GENAI_USE_VERTEXAI), not its own API."""
+    from agentui.core.provider_env import gemini_on_vertex
+
+    env = settings.provider_config().env
+    return settings.provider == "gemini" and gemini_on_vertex(os.environ if env is None else env)
+
+
 async def _vertex(settings: Settings) -> HealthCheck:
-    """Vertex AI: the project, the region and a real access token, as the first request would get them."""
+    """Vertex AI, for Claude or Gemini: the project, the region and a real access token, as the first request would
+    get them."""
     from agentui.core.providers.base import ProviderError
+    from agentui.core.providers.gemini import GeminiProvider
     from agentui.core.providers.vertex import VertexProvider
 
-    provider = VertexProvider.from_config(settings.provider_config())
+    config = settings.provider_config()
+    provider = (
+        GeminiProvider.from_config(config) if settings.provider == "gemini" else VertexProvider.from_config(config)
+    )
     try:
         async with asyncio.timeout(SERVER_SECONDS * 3):  # (google-auth may try the metadata server first)
             said = await provider.describe(settings.model)

@@ -48,6 +48,26 @@ class PermissionDecision(BaseModel):
     """With an allow: the arguments the tool runs with instead of the model's (AskUserQuestion's, with the answers)."""
     mode: PermissionMode | None = None
     """With an allow: the permission mode from then on (an approved plan goes on in acceptEdits or default)."""
+    changes: tuple[str, ...] | None = None
+    """With an allow of a plan that queued changes: the files (`QueuedChange.file_path`) whose changes the person
+    chose to apply; None or an empty tuple applies none."""
+
+
+class QueuedChange(BaseModel):
+    """A change the model proposed in plan mode with the change queue on: not made yet, shown with the plan."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file_path: str
+    """The resolved path, which a decision's `changes` names."""
+    shown: str
+    """The path as the person reads it (relative to the project where it is inside)."""
+    created: bool
+    """The file does not exist yet."""
+    patch: list[dict[str, Any]] = Field(default_factory=list)
+    """The change as Claude Code's structuredPatch hunks."""
+    added: int = 0
+    removed: int = 0
 
 
 class _Event(BaseModel):
@@ -210,6 +230,9 @@ class PermissionRequest(_Event):
     reason: str
     suggestions: list[str] = Field(default_factory=list)
     """The allow rules a "this session" or "always" answer would add."""
+    changes: list[QueuedChange] = Field(default_factory=list)
+    """With a plan's approval: the changes the model queued while planning, for the person to apply all, some or
+    none of (the decision's `changes`)."""
 
 
 class PermissionResolved(_Event):
@@ -345,6 +368,16 @@ class Notice(_Event):
     message: str
 
 
+class ContextAdvisory(_Event):
+    """The context passed `threshold` percent (60 or 80) of the model's window: once each per window fill, so
+    again after a compaction. A front end shows it as a one-line notice."""
+
+    type: Literal["context_advisory"] = "context_advisory"
+    threshold: int
+    context_percent: float
+    context_tokens: int
+
+
 class ElicitationRequest(_Event):
     """An MCP server asks the person for something (an elicitation): `message`, and the fields of
     `requested_schema` to fill in (or, in URL mode, a page to open at `url`). Answered with `Conversation.answer`:
@@ -388,6 +421,7 @@ Event = Annotated[
         | BackgroundShellUpdate
         | BackgroundAgentUpdate
         | Notice
+        | ContextAdvisory
         | ElicitationRequest
     ),
     Field(discriminator="type"),

@@ -58,11 +58,13 @@ class Instructed(Protocol):
 
 
 def system_prompt(
-    launch: Launched, root: Path, memory: Sequence[MemoryFile], style: OutputStyle | None
+    launch: Launched, root: Path, memory: Sequence[MemoryFile], style: OutputStyle | None, standing: str = ""
 ) -> SystemPrompt:
     """The system prompt of a launch: its instructions (as the output `style` changes them), what it appends, then
-    the memory files."""
-    return build_system_prompt(root, memory, style=style, base=launch.system_prompt, append=_appended(launch))
+    the memory files and the project's `standing` instructions."""
+    return build_system_prompt(
+        root, memory, style=style, base=launch.system_prompt, append=_appended(launch), standing=standing
+    )
 
 
 def _appended(launch: Launched) -> str | None:
@@ -85,11 +87,26 @@ def set_instructions(conversation: Instructed, system: str | None, append: str |
 
 def _instruct(conversation: Instructed, launch: Any, style: OutputStyle | None) -> None:
     """The system prompt of `launch` with `style`, from the next request on."""
+    from agentui.core.profile import load_profile
+
     agent = conversation.agent
     memory = agent.services.memory
-    prompt = system_prompt(launch, conversation.root, memory.files if memory else [], style)
+    standing = load_profile(conversation.root, conversation.env).instructions
+    prompt = system_prompt(launch, conversation.root, memory.files if memory else [], style, standing)
     conversation.launch = launch
     agent.config = agent.config.model_copy(update={"system_prompt": prompt.stable})
+
+
+def set_standing_instructions(conversation: Instructed, text: str) -> str:
+    """/profile TEXT: keep `text` as the project's standing instructions ("" forgets them), in the system prompt from
+    the next request on; what is kept. Raises ProfileError (one sentence) when they cannot be kept."""
+    from agentui.core.extend.output_styles import output_style
+    from agentui.core.profile import set_standing_instructions as keep
+
+    kept = keep(conversation.root, text, conversation.env).instructions
+    style = output_style(conversation.root, conversation.env, conversation.project.trusted)
+    _instruct(conversation, conversation.launch, style)
+    return kept
 
 
 def use_output_style(conversation: Instructed, name: str) -> OutputStyle | None:

@@ -28,7 +28,8 @@ class TextBlock(_Frozen):
     text: str
     thought_signature: str | None = None
     """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
-    tool-call turn without it); None from every other provider, and left out of the session line then."""
+    tool-call turn without it); None from every other provider. Never in the session line's content block (the
+    Messages API would reject it when Claude Code resumes): the line keeps it beside the message."""
 
 
 class ThinkingBlock(_Frozen):
@@ -39,7 +40,8 @@ class ThinkingBlock(_Frozen):
     OpenAI reasoning item) begins with providers.base.FOREIGN_SIGNATURE and goes back to that API only."""
     thought_signature: str | None = None
     """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
-    tool-call turn without it); None from every other provider, and left out of the session line then."""
+    tool-call turn without it); None from every other provider. Never in the session line's content block (the
+    Messages API would reject it when Claude Code resumes): the line keeps it beside the message."""
 
 
 class RedactedThinkingBlock(_Frozen):
@@ -71,7 +73,8 @@ class ToolUseBlock(_Frozen):
     """Set when the model's arguments were not a JSON object; the call then fails with this reason."""
     thought_signature: str | None = None
     """Gemini's `thoughtSignature` of the part this block was made from, sent back on that part (Gemini 3 rejects a
-    tool-call turn without it); None from every other provider, and left out of the session line then."""
+    tool-call turn without it); None from every other provider. Never in the session line's content block (the
+    Messages API would reject it when Claude Code resumes): the line keeps it beside the message."""
 
 
 class ToolResultBlock(_Frozen):
@@ -208,6 +211,11 @@ class Message(_Frozen):
     @property
     def tool_uses(self) -> list[ToolUseBlock]:
         return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+    @property
+    def has_results(self) -> bool:
+        """A user message that answers tool calls (a round after it is the model going on with its work)."""
+        return self.role == "user" and any(isinstance(block, ToolResultBlock) for block in self.content)
 
 
 def is_summary(message: Message) -> bool:

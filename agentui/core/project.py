@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentui.core.change_queue import PLAN_QUEUE_VARIABLE, ChangeQueue
 from agentui.core.claude_settings import (
     SettingsSource,
     add_allow_rule,
@@ -64,6 +65,9 @@ class PermissionOptions:
     """--settings: one more settings file, or its JSON written out, above the local file."""
     bypass_available: bool = False
     """--allow-dangerously-skip-permissions: bypassPermissions is one of the modes to switch to, not the first."""
+    queue_changes: bool = False
+    """--permission-mode plan-queue (or the setting): in plan mode, the model's edits are queued for the plan's
+    approval instead of refused."""
 
 
 @dataclass
@@ -149,6 +153,8 @@ def open_project(
         config_dirs=(config_dir(env), claude_config_dir(env), *plugin_parts(root, env)),
         persist=lambda rule: _persist(root, rule, env),
     )
+    workspace.changes = ChangeQueue(engine, enabled=options.queue_changes or env.get(PLAN_QUEUE_VARIABLE) == "1")
+    engine.changes = workspace.changes
     guard = Guard(workspace, home=home, env=env)
     hooks = Hooks(
         specs_from(sources, trusted=trusted) + plugin_hooks,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agentui.core.errors import AgentuiError
+from agentui.core.messages import is_reminder
 from agentui.core.session.file_history import (
     FileChange,
     RestoreError,
@@ -109,7 +110,7 @@ def prompt_points(entries: list[dict[str, Any]]) -> list[PromptPoint]:
     points = []
     for entry in entries:
         message = entry.get("message") or {}
-        content = message.get("content") if isinstance(message, dict) else None
+        content = _typed(message.get("content") if isinstance(message, dict) else None)
         if (
             entry.get("type") == "user"
             and isinstance(content, str)
@@ -120,6 +121,17 @@ def prompt_points(entries: list[dict[str, Any]]) -> list[PromptPoint]:
         ):
             points.append(PromptPoint(entry["uuid"], content))
     return points
+
+
+def _typed(content: Any) -> Any:
+    """A prompt's text as typed: of content in blocks (an image, plan mode's reminder, a hook's context beside it),
+    its first text that is not a note for the model; None for tool results."""
+    if not isinstance(content, list):
+        return content
+    if any(isinstance(block, dict) and block.get("type") == "tool_result" for block in content):
+        return None
+    texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    return next((text for text in texts if isinstance(text, str) and not is_reminder(text)), None)
 
 
 def branch_prompts(conversation: Rewindable) -> list[PromptPoint]:
@@ -155,7 +167,7 @@ def rewind(
             "That prompt is from before the conversation was compacted (or on a branch it left), so only its files "
             "can be restored."
         )
-    rewound = Rewound(str((prompt.get("message") or {}).get("content") or ""))
+    rewound = Rewound(str(_typed((prompt.get("message") or {}).get("content")) or ""))
     if code:
         plan = _plan(conversation, entries, prompt)
         if plan.outside and not overwrite:

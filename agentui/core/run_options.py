@@ -31,6 +31,8 @@ class ModelOptions(BaseModel):
     """The window automatic compaction counts against, when smaller than the model's (or the model's is unknown)."""
     compact_threshold: float = Field(default=0.9, ge=0.01, le=1.0)
     """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
+    compact_by_topic: bool = True
+    """Summarise each piece of work in the older turns apart (context/topics.py), a section each."""
 
 
 class RunLimits(BaseModel):

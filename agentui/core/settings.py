@@ -48,7 +48,7 @@ NO_CREDENTIALS = (
 )
 
 
-ROUTE_KINDS = ("main", "subagent", "compaction", "title", "webfetch", "judge", "hook")
+ROUTE_KINDS = ("main", "orchestration", "subagent", "compaction", "title", "webfetch", "judge", "hook")
 """The kinds of model call a route can send elsewhere; "subagent:<type>" names one type of sub-agent."""
 
 
@@ -83,8 +83,11 @@ def _routes(value: object) -> dict[str, Route]:
         raise ValueError("routes must be an object of call kinds and models")
     found: dict[str, Route] = {}
     for kind, rule in value.items():
-        if kind not in ROUTE_KINDS and not (kind.startswith("subagent:") and kind != "subagent:"):
-            raise ValueError(f"{kind!r} is not a kind of call (one of {', '.join(ROUTE_KINDS)}, or subagent:<type>)")
+        rounds = kind.startswith("round:") and kind[6:].isdigit() and int(kind[6:]) >= 1
+        if kind not in ROUTE_KINDS and not (kind.startswith("subagent:") and kind != "subagent:") and not rounds:
+            raise ValueError(
+                f"{kind!r} is not a kind of call (one of {', '.join(ROUTE_KINDS)}, subagent:<type> or round:<N>)"
+            )
         found[kind] = Route.parse(rule) if isinstance(rule, str) else Route.model_validate(rule)
     return found
 
@@ -118,6 +121,8 @@ class ConfigFile(BaseModel):
     compact_threshold: float | None = Field(default=None, ge=0.01, le=1.0)
     """How full the context may get (0.9 = 90%) before older turns are summarised."""
     auto_compact: bool | None = None
+    compact_by_topic: bool | None = None
+    """Whether a compaction summarises each piece of work in the older turns apart, a section each (true)."""
     auto_compact_window: int | None = Field(default=None, ge=MIN_AUTO_COMPACT_WINDOW, le=MAX_AUTO_COMPACT_WINDOW)
     """The window, in tokens, that automatic compaction counts against when smaller than the model's (Claude Code's
     CLAUDE_CODE_AUTO_COMPACT_WINDOW): a 1M-token model can be kept to 200,000."""
@@ -147,9 +152,21 @@ class ConfigFile(BaseModel):
     (see `extend.input_filters`)."""
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
+    tool_filter_limit: int | None = Field(default=None, ge=1)
+    """With more tools than this (60 by default), only the built-in ones and those the task points to are sent; the
+    model finds the rest with ToolSearch."""
+    question_timeout: float | None = Field(default=None, gt=0)
+    """Seconds an AskUserQuestion waits for an answer before it goes on with each question's first option (its
+    stated default); unset: it waits as long as it takes."""
     agents_md: AgentsMd | None = None
     """Where AGENTS.md is read as memory: "fallback" (in a directory without CLAUDE.md, the default), "beside"
     (with CLAUDE.md too) or "off" (never, as Claude Code)."""
+    plan_queue: bool | None = None
+    """Plan mode queues the model's edits for the plan's approval instead of refusing them (as `--permission-mode
+    plan-queue`); off by default, as Claude Code's plan mode."""
+    learnings: bool | None = None
+    """Whether failures a run overcame are kept as learnings of the project, and the most relevant few join the
+    system prompt (on unless false)."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -193,7 +210,15 @@ class Settings(BaseModel):
     """The config file's routes, "main" already applied to the provider and model above."""
     agents_md: AgentsMd = "fallback"
     """Where AGENTS.md is read as memory (ConfigFile.agents_md)."""
+    plan_queue: bool = False
+    """Plan mode queues changes (ConfigFile.plan_queue)."""
+    learnings: bool = True
+    """Memory that learns (ConfigFile.learnings)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
+    tool_filter_limit: int = 60
+    """With more tools than this, the tool filter chooses what is sent (ConfigFile.tool_filter_limit)."""
+    question_timeout: float | None = None
+    """Seconds AskUserQuestion waits before going on with the stated defaults (ConfigFile.question_timeout)."""
     input_filters: tuple[InputFilter, ...] = ()
     """The config file's input filters (ConfigFile.input_filters)."""
 
@@ -331,6 +356,10 @@ def resolve_settings(
         openapi=config.openapi or {},
         input_filters=tuple(config.input_filters or ()),
         agents_md=config.agents_md or "fallback",
+        plan_queue=bool(config.plan_queue),
+        learnings=config.learnings is not False,
+        tool_filter_limit=config.tool_filter_limit or 60,
+        question_timeout=config.question_timeout,
     )
 
 
@@ -360,6 +389,7 @@ def _model_options(config: ConfigFile, env: Mapping[str, str]) -> ModelOptions:
         compact_threshold=percent if percent is not None else config.compact_threshold or 0.9,
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
         auto_compact_window=window if window is not None else config.auto_compact_window,
+        compact_by_topic=config.compact_by_topic is not False,
     )
 
 

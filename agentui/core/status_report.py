@@ -67,6 +67,32 @@ async def status_report(conversation: Conversation, env: Mapping[str, str] | Non
             f"{usage.cache_creation_input_tokens:,} cache write), {usage.output_tokens:,} out · ${cost:.4f}",
         )
     )
+    return rows + _profile_rows(conversation, env)
+
+
+def _profile_rows(conversation: Conversation, env: Mapping[str, str]) -> list[Row]:
+    """The project's agent profile: each model's averages per model call, the estimate of calls a spending limit
+    leaves, and the standing instructions (only what there is)."""
+    from agentui.core.profile import load_profile
+
+    profile = load_profile(conversation.root, env)
+    rows: list[Row] = []
+    if profile.models:
+        averages = [
+            f"{model}: {seen.tokens_per_round:,.0f} tokens, ${seen.cost_per_round:.4f} per model call"
+            f" ({seen.rounds} seen)"
+            for model, seen in sorted(profile.models.items())
+        ]
+        rows.append(("Agent profile", "\n".join(averages)))
+    limits = conversation.agent.config.limits
+    cost = profile.cost_per_round(conversation.model)
+    if limits.max_budget_usd is not None and cost:
+        from agentui.core.loop.budget import calls_within
+
+        left = calls_within(limits.max_budget_usd, cost)
+        rows.append(("Budget estimate", f"about {left} model calls per run under ${limits.max_budget_usd:g}"))
+    if profile.instructions:
+        rows.append(("Standing instructions", profile.instructions))
     return rows
 
 

@@ -3,13 +3,17 @@ TaskGet), beside the plain list TodoWrite replaces whole. A resumed session rebu
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from agentui.core.errors import AgentuiError
 from agentui.core.events import TaskItem
 from agentui.core.messages import Message, ToolResultBlock, ToolUseBlock
+
+if TYPE_CHECKING:
+    from agentui.core.task_files import TaskFiles
 
 _STATUSES = ("pending", "in_progress", "completed")
 _CREATED = re.compile(r"Task #(\S+) created")
@@ -25,15 +29,47 @@ class TaskBoard:
         self._todos: list[TaskItem] = []
         self._last_id = 0  # ids keep rising after a delete, as Claude Code's do
         self.on_change: Callable[[list[TaskItem]], None] = lambda tasks: None
+        self.files: TaskFiles | None = None
+        """The shared list's files (`CLAUDE_CODE_TASK_LIST_ID`), where the tasks live; None: in this session only."""
+
+    def share(self, files: TaskFiles) -> None:
+        """Work on the shared list in `files` from now on: its tasks, as other sessions leave them."""
+        self.files = files
+        self.refresh()
+
+    def refresh(self) -> None:
+        """The shared list's tasks as they are on disk now (another session may have changed them)."""
+        if self.files is not None:
+            self._tasks = {task.id: task for task in self.files.load()}
+            self._last_id = self.files.highest()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A change: to a shared list, made under its lock on what is on disk then, and written back."""
+        if self.files is None:
+            yield
+            return
+        with self.files.locked():
+            self.refresh()
+            before = dict(self._tasks)
+            yield
+            for task_id, task in self._tasks.items():
+                if before.get(task_id) != task:
+                    self.files.save(task)
+            for task_id in before.keys() - self._tasks.keys():
+                self.files.remove(task_id)
 
     def items(self) -> list[TaskItem]:
         """Everything the panel shows: the tasks, then TodoWrite's list."""
         return [*self._tasks.values(), *self._todos]
 
     def tasks(self) -> list[TaskItem]:
+        self.refresh()
         return list(self._tasks.values())
 
     def get(self, task_id: str) -> TaskItem:
+        if self.files is not None and task_id.lstrip("#") not in self._tasks:
+            self.refresh()
         task = self._tasks.get(task_id.lstrip("#"))
         if task is None:
             raise TaskError(f"Task #{task_id.lstrip('#')} not found")
@@ -48,6 +84,10 @@ class TaskBoard:
     def create(
         self, subject: str, description: str = "", active_form: str | None = None, task_id: str | None = None
     ) -> TaskItem:
+        with self._writing():
+            return self._create(subject, description, active_form, task_id)
+
+    def _create(self, subject: str, description: str, active_form: str | None, task_id: str | None) -> TaskItem:
         if task_id is None or task_id in self._tasks:
             task_id = str(self._last_id + 1)
         if task_id.isdigit():
@@ -60,6 +100,10 @@ class TaskBoard:
     def update(self, task_id: str, changes: dict[str, Any]) -> tuple[TaskItem | None, list[str], dict[str, str]]:
         """Apply TaskUpdate's arguments (its own names: activeForm, addBlocks, addBlockedBy, status "deleted").
         Returns the task (None once deleted), the fields changed, and the status change if any."""
+        with self._writing():
+            return self._update(task_id, changes)
+
+    def _update(self, task_id: str, changes: dict[str, Any]) -> tuple[TaskItem | None, list[str], dict[str, str]]:
         task = self.get(task_id)
         if changes.get("status") not in (None, *_STATUSES, "deleted"):
             raise TaskError(f"{changes['status']!r} is not a task status")
@@ -129,11 +173,12 @@ class TaskBoard:
         """Rebuild the list from the task calls in a history (Claude Code's names, 2.0's TodoWrite too): each call
         whose result was not an error is applied again, in order, with the ids its results gave."""
         calls: dict[str, ToolUseBlock] = {}
+        kept = ("TodoWrite",) if self.files is not None else ("TaskCreate", "TaskUpdate", "TodoWrite")
         quiet, self.on_change = self.on_change, lambda tasks: None
         try:
             for message in messages:
                 for block in message.content:
-                    if isinstance(block, ToolUseBlock) and block.name in ("TaskCreate", "TaskUpdate", "TodoWrite"):
+                    if isinstance(block, ToolUseBlock) and block.name in kept:  # (a shared list's are on disk)
                         calls[block.id] = block
                     elif isinstance(block, ToolResultBlock) and block.tool_use_id in calls and not block.is_error:
                         self._apply(calls.pop(block.tool_use_id), block)
@@ -141,11 +186,14 @@ class TaskBoard:
             self.on_change = quiet
 
     def rebuild(self, messages: Iterable[Message]) -> None:
-        """The list as `messages` (a history just rewound) left it, in place of the current one."""
-        self._tasks.clear()
+        """The list as `messages` (a history just rewound) left it, in place of the current one (a shared list's
+        tasks stay as the other sessions know them)."""
+        if self.files is None:
+            self._tasks.clear()
+            self._last_id = 0
         self._todos.clear()
-        self._last_id = 0
         self.replay(messages)
+        self.refresh()
         self._changed()
 
     def _apply(self, call: ToolUseBlock, result: ToolResultBlock) -> None:

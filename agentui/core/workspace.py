@@ -13,6 +13,7 @@ from agentui.core.escapes import unescape_path
 if TYPE_CHECKING:
     from agentui.core.background import BackgroundShells
     from agentui.core.background_agents import BackgroundAgents
+    from agentui.core.change_queue import ChangeQueue
     from agentui.core.editor_files import EditorFiles
     from agentui.core.task_board import TaskBoard
     from agentui.core.task_notifications import TaskNotices
@@ -59,6 +60,8 @@ class Workspace:
     """The model reads PDF documents (the Messages API): Read sends PDF pages as documents, else as their text."""
     editor: EditorFiles | None = None
     """The editor the front end's client is, if it offers its files: Read, Edit and Write go through its buffers."""
+    changes: ChangeQueue | None = None
+    """Plan mode's change queue, where the project has one: while it is active, Edit and Write queue their changes."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)
@@ -107,7 +110,12 @@ class Workspace:
 
     def record_read(self, path: Path, stat: os.stat_result | None = None) -> None:
         """`stat`: the file's as it was read (fstat of the open file), so a change made since is noticed."""
-        stat = stat or path.stat()
+        if stat is None:
+            try:
+                stat = path.stat()
+            except FileNotFoundError:  # (a file only a queued change creates: one that appears is "changed since")
+                self._reads[path] = ReadRecord(-1, -1)
+                return
         self._reads[path] = ReadRecord(stat.st_mtime_ns, stat.st_size)
 
     def saw_text(self, path: Path, text: str) -> None:

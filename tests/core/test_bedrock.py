@@ -385,3 +385,99 @@ def test_botocore_is_loaded_only_when_bedrock_is_used() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+SESSION_TOKEN = "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENxyz0123456789"
+SIGNATURE_MISMATCH = (
+    "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access "
+    "Key and signing method. Consult the service documentation for details.\n\nThe Canonical String for this "
+    "request should have been\n'POST\n/model/x/invoke-with-response-stream\n\nhost:bedrock-runtime.us-east-1."
+    f"amazonaws.com\nx-amz-date:20260101T000000Z\nx-amz-security-token:{SESSION_TOKEN}\n\n"
+    "host;x-amz-date;x-amz-security-token\nabc'\n\nThe String-to-Sign should have been\n'AWS4-HMAC-SHA256\n...'"
+)
+
+
+async def test_a_signature_mismatch_shows_awss_first_sentence_and_never_the_session_token(
+    bedrock: BedrockServer,
+) -> None:
+    bedrock.enqueue(error_reply(403, "InvalidSignatureException", SIGNATURE_MISMATCH))
+    error = await failure(provider(bedrock, KEYS))
+    assert isinstance(error, AuthenticationError)
+    assert SESSION_TOKEN not in str(error) and "Canonical String" not in str(error)
+    assert "(The request signature we calculated does not match the signature you provided)" in str(error)
+
+
+def test_aws_session_tokens_and_signatures_are_redacted_wherever_error_text_is() -> None:
+    from agentui.core.session.redact import redact_text
+
+    said = (
+        f"x-amz-security-token:{SESSION_TOKEN} and ?X-Amz-Security-Token={SESSION_TOKEN}&X-Amz-Date=1 and "
+        f"Authorization: AWS4-HMAC-SHA256 Credential={ACCESS_KEY}/20260101/us-east-1/bedrock/aws4_request, "
+        "SignedHeaders=host;x-amz-date, Signature=" + "ab" * 32
+    )
+    redacted = redact_text(said)
+    assert SESSION_TOKEN not in redacted and ACCESS_KEY not in redacted and "ab" * 32 not in redacted
+    assert redacted.count("[REDACTED aws-session-token]") == 2 and "[REDACTED aws-signature]" in redacted
+
+
+def test_a_cut_off_response_keeps_the_names_of_amazon_and_google_capitalised() -> None:
+    from agentui.core.providers.base import StreamInterruptedError
+
+    cut = StreamInterruptedError(ServerError("Amazon Bedrock failed (modelStreamErrorException)."))
+    assert str(cut) == "The response was cut off: Amazon Bedrock failed (modelStreamErrorException)."
+    google = StreamInterruptedError(ServerError("Google's Vertex AI failed."))
+    assert str(google).endswith(": Google's Vertex AI failed.")
+    assert str(StreamInterruptedError(ServerError("AWS said no."))).endswith(": AWS said no.")
+    assert str(StreamInterruptedError(ServerError("The connection dropped."))).endswith(": the connection dropped.")
+
+
+async def test_a_credential_process_that_never_ends_is_given_up_in_one_sentence(tmp_path: Path) -> None:
+    """A stuck helper of the credential chain: the request is given up after the ceiling (short here), not hung."""
+    from agentui.core.providers.blocking import CredentialsTimeoutError
+
+    script = tmp_path / "stuck.sh"
+    script.write_text("#!/bin/sh\nexec sleep 30\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    config = tmp_path / "config"
+    config.write_text(f"[profile stuck]\ncredential_process = {script}\n")
+    auth = SigV4("us-east-1", {"AWS_PROFILE": "stuck", "AWS_CONFIG_FILE": str(config)}, timeout=0.5)
+    with pytest.raises(CredentialsTimeoutError) as caught:
+        await auth.check()
+    assert str(caught.value).startswith(
+        "AWS's credential chain gave no credentials for Bedrock within 0.5 s (profile 'stuck': a credential_process, "
+        "SSO or metadata service that does not answer); check the profile in "
+    )
+
+
+async def test_an_assume_role_refusal_is_one_sentence_with_awss_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.support.loopback import LoopbackServer
+
+    sts = LoopbackServer()
+    refusal = (
+        '<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type>'
+        "<Code>AccessDenied</Code><Message>User: arn:aws:iam::123456789012:user/dev is not authorized to perform: "
+        "sts:AssumeRole on resource: arn:aws:iam::123456789012:role/nope</Message></Error>"
+        "<RequestId>4c1b8c2e</RequestId></ErrorResponse>"
+    )
+    sts.enqueue(Reply(status=403, chunks=[refusal.encode()], content_type="text/xml"))
+    monkeypatch.setenv("AWS_ENDPOINT_URL_STS", sts.url)  # (botocore reads it from the process's environment)
+    config = tmp_path / "config"
+    config.write_text(
+        f"[profile base]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"
+        "[profile role]\nrole_arn = arn:aws:iam::123456789012:role/nope\nsource_profile = base\n"
+        "region = us-east-1\n"
+    )
+    auth = SigV4("us-east-1", {"AWS_PROFILE": "role", "AWS_CONFIG_FILE": str(config)})
+    try:
+        with pytest.raises(AuthenticationError) as caught:
+            await auth.check()
+    finally:
+        sts.close()
+    assert str(caught.value) == (
+        f"AWS refused the credentials of profile 'role' for Bedrock ({config} nor ~/.aws/credentials): AccessDenied: "
+        "User: arn:aws:iam::123456789012:user/dev is not authorized to perform: sts:AssumeRole on resource: "
+        "arn:aws:iam::123456789012:role/nope."
+    )
+    assert sts.requests and "AssumeRole" in sts.requests[0].body.decode()

@@ -654,3 +654,41 @@ def test_gemini_prices_window_and_output_limit() -> None:
     assert context_window("gemini-3.8-flash") == 1_048_576
     assert model_output_tokens("gemini-3.8-flash", 8192) == 65_536
     assert model_output_tokens("gemini-2.0-flash", 8192) == 8192
+
+
+async def test_on_vertex_a_refused_token_is_refreshed_once_and_the_request_sent_again(
+    gemini: GeminiServer, key_file: Path, token_endpoint: TokenEndpoint
+) -> None:
+    refused = google_error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+    gemini.enqueue(refused, text_reply("After a fresh token."))
+    provider = vertex_provider(gemini, key_file)
+    vertex = provider._vertex
+    try:
+        answer = await collect(provider, request_of([Message.user("hi")]))
+    finally:
+        await provider.aclose()
+    assert answer.text == "After a fresh token."
+    assert len(token_endpoint.requests) == 2 and len(gemini.requests) == 2
+    assert vertex is not None and vertex.token._transport is None  # (closed with the provider)
+
+
+async def test_the_doctor_reports_gemini_on_vertex_as_vertex(
+    gemini: GeminiServer, key_file: Path, token_endpoint: TokenEndpoint, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentui.core.doctor import _model_server, server_url
+    from agentui.core.settings import Settings
+
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(key_file))
+    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", gemini.url)
+    settings = Settings(provider="gemini", model="gemini-3.8-flash", project="p", region="us-central1")
+    check = await _model_server(settings, None)
+    assert check.level == "ok", check
+    assert check.said == (
+        f"Gemini on Vertex AI at {gemini.url}/v1/projects/p/locations/us-central1, with an access token from the key "
+        f"file GOOGLE_APPLICATION_CREDENTIALS names ({key_file})."
+    )
+    assert len(token_endpoint.requests) == 1 and gemini.requests == []  # (a token, and no model call)
+    assert server_url(settings) == gemini.url  # (what /status shows)
+    monkeypatch.delenv("GOOGLE_VERTEX_BASE_URL")
+    assert server_url(settings) == "https://us-central1-aiplatform.googleapis.com"

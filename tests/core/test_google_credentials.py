@@ -120,3 +120,45 @@ def test_no_credentials_anywhere_says_where_it_looked(tmp_path: Path) -> None:
         f"there is no {adc} (made by `gcloud auth application-default login`), and no metadata server answered; log "
         "in with gcloud or set GOOGLE_APPLICATION_CREDENTIALS to a service account key file.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("[]", "which holds an array of JSON, not a service account key"),
+        ('"x"', "which holds a string of JSON, not a service account key"),
+        ('{"type": "impersonated_service_account"}', "(a field is missing or not of its type)"),
+    ],
+)
+async def test_a_malformed_key_file_is_one_sentence(tmp_path: Path, content: str, why: str) -> None:
+    key_file = tmp_path / "key.json"
+    key_file.write_text(content)
+    with pytest.raises(AuthenticationError) as caught:
+        await GoogleToken(_env(key_file, tmp_path)).bearer()
+    message = str(caught.value)
+    assert message.startswith(f"GOOGLE_APPLICATION_CREDENTIALS names {key_file}, which ")
+    assert "\n" not in message and message.endswith(".") and why in message
+
+
+async def test_a_token_endpoint_that_never_answers_is_given_up_in_one_sentence(tmp_path: Path) -> None:
+    """A token endpoint that takes the connection and never answers (google-auth waits two minutes by default, gcloud
+    for ever): given up after the ceiling, short here."""
+    import socket
+
+    from agentui.core.providers.blocking import CredentialsTimeoutError
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    server = GoogleTokenServer()
+    try:
+        key = json.loads(server.key_file(tmp_path).read_text())
+        key["token_uri"] = f"http://127.0.0.1:{silent.getsockname()[1]}/token"
+        (tmp_path / "k.json").write_text(json.dumps(key))
+        with pytest.raises(CredentialsTimeoutError) as caught:
+            await GoogleToken(_env(tmp_path / "k.json", tmp_path), timeout=0.5).bearer()
+    finally:
+        server.close()
+        silent.close()
+    assert str(caught.value).startswith(
+        f"Google gave no access token for the key file GOOGLE_APPLICATION_CREDENTIALS names ({tmp_path / 'k.json'}) "
+        "within 0.5 s (its token endpoint, gcloud or the metadata server does not answer); "
+    )

@@ -387,3 +387,32 @@ async def test_items_sent_whole_without_deltas(server: LoopbackServer, provider:
     assert isinstance(thinking, ThinkingBlock) and thinking.thinking == "One.\n\nTwo."
     assert text == TextBlock(text="Whole text.")
     assert call == ToolUseBlock(id="call_3", name="Read", input={"file_path": "f"})
+
+
+async def test_reasoning_goes_only_to_a_model_that_reasons_and_a_damaged_one_not_at_all(
+    server: LoopbackServer, provider: OpenAIResponsesProvider
+) -> None:
+    """After /model from gpt-5 to gpt-4.1 the same history is sent without its reasoning items (gpt-4.1 rejects
+    them), and back on gpt-5 with them; a signature damaged in the session file is as good as none."""
+    server.responder = checked(text_reply("ok"))
+    history = [
+        Message.user("read x"),
+        Message(
+            role="assistant",
+            content=[
+                ThinkingBlock(thinking="why", signature=SIGNATURE_PREFIX + '{"id":"rs_7","encrypted_content":"E"}'),
+                ThinkingBlock(thinking="bad", signature=SIGNATURE_PREFIX + '{"encrypted_content":"E"}'),
+                ThinkingBlock(thinking="worse", signature=SIGNATURE_PREFIX + "[1, 2]"),
+                TextBlock(text="Read."),
+            ],
+        ),
+        Message.user("and?"),
+    ]
+    for model in ("gpt-5-test", "gpt-4.1", "gpt-5-test"):
+        await collect(provider, request(model=model, messages=history))
+    kinds = [[item["type"] for item in sent.json()["input"]] for sent in server.requests]
+    assert kinds == [
+        ["message", "reasoning", "message", "message"],
+        ["message", "message", "message"],
+        ["message", "reasoning", "message", "message"],
+    ]

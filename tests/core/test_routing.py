@@ -276,3 +276,48 @@ async def test_a_routed_sub_agent_does_not_fall_back_to_a_model_of_the_other_pro
     assert result.text == "Done."
     assert [r.json()["model"] for r in local.requests] == ["qwen-sub"]  # (not claude-haiku-4-5, asked of it)
     assert "agent stopped" in json.dumps(server.requests[-1].json()["messages"][-1])
+
+
+async def test_rounds_that_answer_tool_results_and_late_rounds_go_where_their_routes_say(
+    tmp_path: Path, server: LoopbackServer, local: LoopbackServer
+) -> None:
+    """cinch-rs's per-round routing: the first round reads the request on the main model; the rounds that answer
+    tool results go to the orchestration route (on the other provider); from round 4 of a run on, round:4's."""
+
+    def main(request: RecordedRequest) -> Reply:
+        rounds = sum(1 for m in request.json()["messages"] if m["role"] == "assistant")
+        if rounds >= 3:  # (the fourth round of the run, or any of the next run)
+            return Reply(chunks=anthropic_stream([{"type": "text", "text": f"Done by {request.json()['model']}."}]))
+        call = {"type": "tool_use", "id": f"g{rounds}", "name": "Glob", "input": {"pattern": "*.py"}}
+        return Reply(chunks=anthropic_stream([call], stop_reason="tool_use"))
+
+    def cheap(request: RecordedRequest) -> Reply:
+        rounds = sum(1 for m in request.json()["messages"] if m["role"] == "assistant")
+        call = {"id": f"g{rounds}", "type": "function", "function": {"name": "Glob", "arguments": '{"pattern": "*"}'}}
+        return Reply(chunks=[openai_chunk({"role": "assistant", "tool_calls": [{"index": 0, **call}]},
+                                          model="qwen-cheap"),
+                             openai_chunk({}, finish="tool_calls", model="qwen-cheap")])  # fmt: skip
+
+    server.responder, local.responder = main, cheap
+    routes = {
+        "orchestration": {"provider": "openai", "model": "qwen-cheap", "base_url": local.url},
+        "round:4": "claude-opus-4-1",
+    }
+    conversation, _ = opened(tmp_path, server, routes)
+    try:
+        result = await conversation.send("find the python files")
+        again = await conversation.send("and once more")  # (a new run: its first round is the main model's again)
+    finally:
+        await conversation.aclose()
+    assert result.text == "Done by claude-opus-4-1."
+    assert [r.json()["model"] for r in local.requests] == ["qwen-cheap", "qwen-cheap"]  # rounds 2 and 3
+    assert [r.json()["model"] for r in server.requests[:2]] == ["claude-sonnet-4-5", "claude-opus-4-1"]
+    assert again.text == "Done by claude-sonnet-4-5." and server.requests[2].json()["model"] == "claude-sonnet-4-5"
+
+
+def test_a_round_route_must_name_a_round_from_one() -> None:
+    for kind in ("round:0", "round:x", "round:"):
+        with pytest.raises(ValueError, match="round:<N>"):
+            ConfigFile.model_validate({"routes": {kind: "claude-haiku-4-5"}})
+    assert set(ConfigFile.model_validate({"routes": {"round:2": "x", "orchestration": "y"}}).routes or {}) == {
+        "round:2", "orchestration"}  # fmt: skip

@@ -650,3 +650,37 @@ async def test_a_prompt_sent_in_plan_mode_titles_its_session_without_the_reminde
     assert [e["summary"] for e in written if e["type"] == "summary"] == ["Plan the migration"]
     assert [e["lastPrompt"] for e in written if e["type"] == "last-prompt"] == ["Plan the migration"]
     assert describe(opened.path).title == "Plan the migration"
+
+
+async def test_an_errors_secrets_are_redacted_in_the_session_file(cwd: Path, env: dict[str, str]) -> None:
+    token = "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENxyz0123456789"
+    script = [{"error": {"status": 400, "message": f"no (canonical request x-amz-security-token:{token})"}}]
+    opened, _agent = await run_session(cwd, env, script, ["first"])
+    text = opened.path.read_text()
+    assert token not in text and "[REDACTED aws-session-token]" in text
+
+
+async def test_an_error_shown_to_the_person_has_its_secrets_redacted(cwd: Path) -> None:
+    from agentui.core.events import Error
+    from agentui.core.loop.agent import AgentConfig
+    from agentui.core.providers.scripted import ScriptedProvider
+
+    token = "IQoJb3JpZ2luX2VjEXAMPLESESSIONTOKENxyz0123456789"
+    said = f"no: Authorization: AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/x, X-Amz-Security-Token={token}"
+    agent = new_agent(ScriptedProvider([{"error": {"status": 400, "message": said}}]), AgentConfig(model="m", cwd=cwd))
+    shown: list[str] = []
+    agent.bus.on(lambda event: shown.append(event.message) if isinstance(event, Error) else None)
+    result = await agent.prompt("hi")
+    assert len(shown) == 1 and token not in shown[0] and "AKIAIOSFODNN7EXAMPLE" not in shown[0]
+    assert "[REDACTED aws-signature]" in shown[0] and "[REDACTED aws-session-token]" in shown[0]
+    assert result.error is not None and token not in result.error
+
+
+def test_a_key_shape_inside_a_longer_word_is_not_a_key() -> None:
+    """Error text and tool output are redacted: `task-...` holds `sk-`, and a name is not an OpenAI key."""
+    from agentui.core.session.redact import redact_text
+
+    kept = "the task-long-name-over-twenty-chars failed; see desk-ant-reference-guide-in-the-docs-folder"
+    assert redact_text(kept) == kept
+    key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
+    assert redact_text(f"key={key} and '{key}'") == "key=[REDACTED openai-key] and '[REDACTED openai-key]'"

@@ -10,10 +10,13 @@ The `Compactor` makes those decisions for an agent; the loop only asks it before
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from agentui.core.context.topics import Topic, group_by_topic, sectioned, topic_instructions
 from agentui.core.context.window import TokenCounter, context_window
 from agentui.core.events import CompactionEnd, CompactionStart, Notice
 from agentui.core.loop.accounting import Ledger
@@ -357,6 +360,7 @@ class Compactor:
 
     async def fit(self) -> None:
         """Before a model call: past the threshold, shorten old tool results; if that is not enough, summarise."""
+        self.history.stamp()
         window = self.auto_window()
         if not self.agent.config.options.auto_compact or not window or not self._full(window):
             return
@@ -392,22 +396,12 @@ class Compactor:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = messages[:split], messages[split:]
         max_tokens = max(256, min(agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
-        target = agent.router.route("compaction", agent.config.model)
-        request, included = summary_request(
-            target.model,
-            older,
-            instructions=instructions,
-            max_tokens=max_tokens,
-            counter=counter,
-            input_budget=int(window * 0.85) - max_tokens,
-        )
-        summary, usage = "", None
-        if included:  # else not even one message fits in a summary request
-            try:
-                with agent.ledger.waiting():
-                    summary, usage = await summarise(target.provider, request, agent.services.retry)
-            except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
-                pass
+        by_topic = agent.config.options.compact_by_topic
+        topics = group_by_topic(older, counter, self.history.times_of(older)) if by_topic else []
+        if len(topics) < 2:
+            summary, usages = await self._summary(older, instructions, window, max_tokens)
+        else:
+            summary, usages = await self._by_topic(older, topics, instructions, window, max_tokens)
         first = summary_message(summary) if summary else dropped_message(len(older))
         messages[:] = [first, *kept]
         self.recount()
@@ -423,28 +417,68 @@ class Compactor:
             said = [TextBlock(text=text) for text in (await hooks.session_start(agent.session_id, "compact")).context]
             if said and messages and messages[0].role == "user":  # (its context goes with the summary)
                 messages[0] = messages[0].model_copy(update={"content": [*messages[0].content, *said]})
-        if usage is not None:
-            agent.ledger.record(usage, request.model, context_tokens=post, window=self.window())
+        for usage, model in usages:
+            agent.ledger.record(usage, model, context_tokens=post, window=self.window())
         return True
+
+    async def _summary(
+        self, older: Sequence[Message], instructions: str | None, window: int, max_tokens: int, *, timed: bool = True
+    ) -> tuple[str, list[tuple[Usage, str]]]:
+        """One summary of `older` ("" if even its request does not fit), and the usage of the call for it. `timed`:
+        its wait counts as time spent on the model (a caller running several at once counts their wait once)."""
+        agent = self.agent
+        target = agent.router.route("compaction", agent.config.model)
+        request, included = summary_request(
+            target.model,
+            older,
+            instructions=instructions,
+            max_tokens=max_tokens,
+            counter=self.meter.counter,
+            input_budget=int(window * 0.85) - max_tokens,
+        )
+        if not included:  # not even one message fits in a summary request
+            return "", []
+        try:
+            with agent.ledger.waiting() if timed else contextlib.nullcontext():
+                summary, usage = await summarise(target.provider, request, agent.services.retry)
+        except ContextOverflowError:  # even the summary does not fit: drop the oldest turns instead, never loop
+            return "", []
+        return summary, [(usage, request.model)] if usage is not None else []
+
+    async def _by_topic(
+        self, older: Sequence[Message], topics: list[Topic], instructions: str | None, window: int, max_tokens: int
+    ) -> tuple[str, list[tuple[Usage, str]]]:
+        """A summary per piece of work, all at once (one call each, sharing the answer budget of one summary, so
+        the wait is about one summary's), joined as sections; a piece whose request does not fit is left out."""
+        share = max(256, max_tokens // len(topics))
+        calls = [
+            self._summary(
+                older[topic.start : topic.end],
+                topic_instructions(topic, number, len(topics), instructions),
+                window,
+                share,
+                timed=False,
+            )
+            for number, topic in enumerate(topics, 1)
+        ]
+        with self.agent.ledger.waiting():
+            try:
+                async with asyncio.TaskGroup() as group:  # (one failing cancels the others: nothing left running)
+                    tasks = [group.create_task(call) for call in calls]
+            except BaseExceptionGroup as failed:
+                raise failed.exceptions[0] from None  # (as one call would have raised it)
+        done = [task.result() for task in tasks]
+        parts = [(topic, text) for topic, (text, _) in zip(topics, done, strict=True)]
+        return sectioned(parts), [usage for _, used in done for usage in used]
 
     async def summary(self) -> str:
         """The whole history summarised as compaction summarises (for a new session to carry over, as
         --idle-rotate's); "" when there is nothing to summarise or the model gave nothing."""
-        agent, messages = self.agent, self.history.messages
         window = self.window() or UNKNOWN_WINDOW
-        max_tokens = max(256, min(agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
-        target = agent.router.route("compaction", agent.config.model)
-        budget = int(window * 0.85) - max_tokens
-        request, included = summary_request(
-            target.model, messages, instructions=None, max_tokens=max_tokens, counter=self.meter.counter,
-            input_budget=budget,
-        )  # fmt: skip
-        if not included:
-            return ""
-        with agent.ledger.waiting():
-            summary, usage = await summarise(target.provider, request, agent.services.retry)
-        if usage is not None:
-            agent.ledger.record(usage, request.model, context_tokens=self.tokens(), window=self.window())
+        max_tokens = max(256, min(self.agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        summary, usages = await self._summary(self.history.messages, None, window, max_tokens)
+        for usage, model in usages:
+            self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
         return summary
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:

@@ -3,7 +3,8 @@ loop adds to it; compaction, rewinds and parallel attempts rewrite it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 
 from agentui.core.context.window import ContextMeter, TokenCounter
 from agentui.core.messages import Message, TextBlock, not_run
@@ -21,6 +22,9 @@ class History:
         """Bumped whenever messages the model was sent are rewritten (compacted, shortened, rewound, replaced by an
         attempt's): results cached before are no longer all in the context as they were."""
         self._overhead: Callable[[], int] = lambda: 0
+        self._times: dict[int, tuple[Message, float]] = {}
+        """When each message joined, by identity (kept with it, so an id is never mistaken for a later one's)."""
+        self.clock: Callable[[], float] = time.time
 
     def tokens(self) -> int:
         """How many tokens the next request will hold (the provider's count, plus an estimate of what is new)."""
@@ -36,6 +40,25 @@ class History:
         messages were rewritten."""
         self.generation += 1
         self.meter.recount(self.messages, self._overhead())
+        present = {id(message) for message in self.messages}
+        self._times = {key: entry for key, entry in self._times.items() if key in present}
+
+    def stamp(self) -> None:
+        """Note the time of the messages that joined at the end since the last stamp: at each answer, and before
+        each model call (the prompts and tool results sent with it). Messages rewritten in place keep no time."""
+        now = self.clock()
+        for message in reversed(self.messages):
+            if id(message) in self._times and self._times[id(message)][0] is message:
+                break
+            self._times[id(message)] = (message, now)
+
+    def times_of(self, messages: Sequence[Message]) -> list[float | None]:
+        """When each of `messages` joined, where known (for compaction's time gaps)."""
+        times: list[float | None] = []
+        for message in messages:
+            entry = self._times.get(id(message))
+            times.append(entry[1] if entry is not None and entry[0] is message else None)
+        return times
 
     def replace(self, messages: Iterable[Message]) -> None:
         """The messages from now on are `messages` (a rewind, an attempt's branch chosen)."""
@@ -45,6 +68,7 @@ class History:
     def answered(self, message: Message) -> None:
         """An answer joined the history: the provider's count of its request and the answer, if it gave one."""
         self.messages.append(message)
+        self.stamp()
         if (usage := message.usage) is not None:
             self.meter.reported(usage.total_tokens, len(self.messages))
 

@@ -85,9 +85,11 @@ def build_system_prompt(
     append: str | None = None,
     today: datetime.date | None = None,
     git: str | None = None,
+    standing: str = "",
 ) -> SystemPrompt:
     """`base` replaces the built-in instructions (--system-prompt); `append` goes after them
-    (--append-system-prompt); an output `style` follows them, as Claude Code's does."""
+    (--append-system-prompt); an output `style` follows them, as Claude Code's does. The person's `standing`
+    instructions for the project (its agent profile's) follow the memory files: they change as rarely."""
     stable = [base if base is not None else instructions(style)]
     if append:
         stable.append(append)
@@ -95,6 +97,8 @@ def build_system_prompt(
         stable.append(
             "The user's instructions for this project (memory files); follow them:\n\n" + render_memory(list(memory))
         )
+    if standing:
+        stable.append("The user's standing instructions for this project; follow them:\n\n" + standing)
     git = git_facts(cwd) if git is None else git
     facts = [
         f"Working directory: {cwd}",

@@ -55,6 +55,7 @@ from agentui.core.messages import (
     ToolUseBlock,
 )
 from agentui.core.providers.base import ContextOverflowError, ProviderError, StreamInterruptedError
+from agentui.core.session.redact import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +211,7 @@ class Agent:
         self._steps.begin()
         self._turns = 0
         self.ledger.start_run()
-        self.budget = self.lineage.budget if self.lineage is not None else self.config.budget()
+        self.budget = self.lineage.budget if self.lineage else self.config.budget(self.services.round_cost)
         provider, ids = self.services.provider.name, self.loops.begin(compacting=prompt is None)
         self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=provider, **ids))
         stop: RunStop = "end_turn"
@@ -300,12 +301,10 @@ class Agent:
         while True:  # (at most twice: once more on the fallback model, which then is the model)
             self._call = ModelCall(self.session_id, self.bus.emit)
             try:
+                request = self.config.request(self.messages, self.services.tools)
+                provider, request = self.router.round(request, self._turns, self.messages, root=self.lineage is None)
                 with self.ledger.waiting():
-                    return await self._call.run(
-                        self.services.provider,
-                        self.config.request(self.messages, self.services.tools),
-                        self.services.retry,
-                    )
+                    return await self._call.run(provider or self.services.provider, request, self.services.retry)
             except ProviderError as exc:
                 fallback = self.config.fallback_model
                 if exc.kind != "overloaded" or not fallback or fallback == self.config.model:
@@ -374,10 +373,10 @@ class Agent:
 
 def _failed(exc: Exception) -> tuple[str, str]:
     """What ended a run: a provider's error as it says it, anything else (a bug) as one sentence, and in the log."""
-    if isinstance(exc, ProviderError):
-        return exc.message, exc.kind
+    if isinstance(exc, ProviderError):  # (redacted: a server's words may quote a credential back)
+        return redact_text(exc.message), exc.kind
     log.error("the run failed", exc_info=exc)
-    said = (str(exc).strip().splitlines() or [""])[0][:200]
+    said = redact_text((str(exc).strip().splitlines() or [""])[0][:200])
     return f"agentui failed: {type(exc).__name__}" + (
         f": {said}" if said else ""
     ) + " (the debug log has more).", "internal"

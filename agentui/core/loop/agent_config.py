@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,10 +35,12 @@ class AgentConfig(BaseModel):
     resumed: bool = False
     """The conversation goes on from a session's history (SessionStart's source is "resume", not "startup")."""
 
-    def budget(self) -> Budget:
-        """A fresh pool with these limits, for a run (and the sub-agents or attempts it shares with)."""
+    def budget(self, round_cost: Callable[[str], float | None] | None = None) -> Budget:
+        """A fresh pool with these limits, for a run (and the sub-agents or attempts it shares with); `round_cost`
+        gives a model's average cost of one call (the project's agent profile), for the estimate of calls left."""
         limits = self.limits
-        return Budget(limits.max_budget_usd, limits.max_total_tokens, limits.max_seconds)
+        cost = round_cost(self.model) if round_cost is not None else None
+        return Budget(limits.max_budget_usd, limits.max_total_tokens, limits.max_seconds, round_cost=cost)
 
     def request(self, messages: Sequence[Message], tools: ToolRegistry) -> ProviderRequest:
         """The model call this configuration makes for `messages`."""

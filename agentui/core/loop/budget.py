@@ -28,6 +28,11 @@ def limit_reached(stop: str) -> str | None:
     return f"The run stopped at {LIMITS[stop]}." if stop in LIMITS else None
 
 
+def calls_within(amount_usd: float, call_cost_usd: float) -> int:
+    """How many calls of that average cost `amount_usd` pays for (a hair over, so $0.003 at $0.00075 is four)."""
+    return max(0, int(amount_usd / call_cost_usd + 1e-9))
+
+
 @dataclass
 class Budget:
     max_cost_usd: float | None = None
@@ -37,6 +42,8 @@ class Budget:
     """Wall-clock time from the start of the run."""
     cost_usd: float = 0.0
     tokens: int = 0
+    round_cost: float | None = None
+    """The model's average cost of one call in this project (its agent profile), when known."""
     started: float = field(default_factory=time.monotonic)
     _advised: set[float] = field(default_factory=set)
 
@@ -68,6 +75,12 @@ class Budget:
         loop = asyncio.get_running_loop()
         return loop.call_at(loop.time() + self.max_seconds - (time.monotonic() - self.started), time_up)
 
+    def rounds_left(self) -> int | None:
+        """About how many model calls the spending limit leaves, at the average cost of one; None when unknown."""
+        if self.max_cost_usd is None or not self.round_cost:
+            return None
+        return calls_within(self.max_cost_usd - self.cost_usd, self.round_cost)
+
     def exhausted(self) -> Exhausted | None:
         """The limit that is reached, if one is: the run stops before its next model call."""
         for name, share in self.shares().items():
@@ -91,6 +104,9 @@ class Budget:
             "max_duration": f"{time.monotonic() - self.started:.0f} of {self.max_seconds or 0:.0f} seconds",
         }[fullest]
         urgency = "Finish the current step and wrap up" if crossed[-1] >= 0.8 else "Plan to wrap up soon"
+        left = self.rounds_left()
+        if left is not None and fullest == "max_budget":
+            spent += f", about {left} model call{'' if left == 1 else 's'} left at this project's average"
         return (
             f"<system-reminder>Budget: {share:.0%} used ({spent}); the run stops when it is reached. {urgency}: "
             "say what is done and what is left.</system-reminder>"

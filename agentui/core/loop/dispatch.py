@@ -32,6 +32,7 @@ from agentui.core.events import (
     ToolStart,
 )
 from agentui.core.extend.hooks import Hooks
+from agentui.core.loop.answer_wait import answer_or_default
 from agentui.core.loop.result_cache import ResultCache
 from agentui.core.messages import REFUSED, TextBlock, ToolResultBlock, ToolUseBlock, not_run
 from agentui.core.safety.permissions import PermissionGate, Verdict
@@ -85,6 +86,8 @@ class ToolDispatcher:
         """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
         after it are not run, and the turn ends there."""
         self.before_write: Callable[[str, Path], None] | None = None
+        self._chosen: dict[str, tuple[str, ...]] = {}
+        """The queued changes the person picked, by call, for the approved plan's run."""
         """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
         self.before_shell: Callable[[str, str], Awaitable[None]] | None = None
         """Awaited with the call's id and the command before a tool that runs commands runs (once allowed)."""
@@ -260,6 +263,8 @@ class ToolDispatcher:
             progress=self._progress(call.id),
             checked_path=verdict.path,
             protection_lifted=lifted,
+            chosen_changes=self._chosen.pop(call.id, None),  # (an approved plan's queued changes the person picked)
+            before_change=self._backup(call.id),
         )
         started, place = time.monotonic(), self.hooks.where() if self.hooks else None
         result = await self._run_or_recall(tool, args, ctx, _real(path) if path is not None else None)
@@ -415,17 +420,27 @@ class ToolDispatcher:
                     input=call.input,
                     reason=verdict.reason,
                     suggestions=list(verdict.suggestions),
+                    changes=tool.queued_changes(),
                 )
             )
-            decision = await future
+            decision = await answer_or_default(future, tool, call)
         finally:
             del self._asks[request_id]
+        if decision.behavior == "allow" and decision.changes:
+            self._chosen[call.id] = decision.changes
         self._emit(
             PermissionResolved(
                 session_id=self._session_id, request_id=request_id, tool_call_id=call.id, decision=decision
             )
         )
         return decision
+
+    def _backup(self, tool_call_id: str) -> Callable[[Path], None]:
+        def backup(path: Path) -> None:
+            if self.before_write is not None:
+                self.before_write(tool_call_id, path)
+
+        return backup
 
     def _progress(self, tool_call_id: str) -> Callable[[str], None]:
         def progress(text: str) -> None:

@@ -34,6 +34,10 @@ def _no_command() -> CommandPrompt | None:
     return None
 
 
+def _unknown_cost(model: str) -> float | None:
+    return None
+
+
 def _nothing(history: Sequence[Message]) -> list[dict[str, Any]]:
     return []
 
@@ -61,3 +65,5 @@ class Services:
     """The custom command the next prompt was expanded from, taken once (its shell commands run with that prompt)."""
     quiet: Callable[[], bool] = _always
     """False while something may write files on its own (a background command): cached search results do not hold."""
+    round_cost: Callable[[str], float | None] = _unknown_cost
+    """The average cost of one model call of a model in this project (its agent profile's), for budget estimates."""

@@ -177,9 +177,21 @@ class StreamInterruptedError(ProviderError):
     kind = "interrupted"
 
     def __init__(self, cause: ProviderError) -> None:
-        said = cause.message[:1].lower() + cause.message[1:]
+        said = _embedded(cause.message)
         super().__init__(f"The response was cut off: {said}", status=cause.status)
         self.cause = cause
+
+
+def _embedded(message: str) -> str:
+    """A sentence to follow a colon: its first letter lowered, unless the first word is a name ("Amazon Bedrock",
+    "Google", "AWS") rather than an ordinary word."""
+    first = message.split(" ", 1)[0].removesuffix("'s")
+    if first[1:2].isupper() or first in _NAMES:  # (AWS, HTTP, OpenAI's API key...)
+        return message
+    return message[:1].lower() + message[1:]
+
+
+_NAMES = frozenset({"Amazon", "Google", "Gemini", "Anthropic", "Claude", "Vertex", "Bedrock", "OpenAI", "Azure"})
 
 
 _OVERFLOW_MARKERS = (

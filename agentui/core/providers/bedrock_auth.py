@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from agentui.core.providers.base import AuthenticationError
+from agentui.core.providers.blocking import CREDENTIALS_TIMEOUT, off_loop
+from agentui.core.session.redact import redact_text
 
 if TYPE_CHECKING:
     from botocore.credentials import Credentials
@@ -85,9 +87,12 @@ class SigV4:
     """Requests signed with Signature Version 4 from AWS's credential chain, found once (on a worker thread) and
     refreshed by botocore when they expire (SSO, assumed roles, instance metadata)."""
 
-    def __init__(self, region: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, region: str, env: Mapping[str, str] | None = None, *, timeout: float = CREDENTIALS_TIMEOUT
+    ) -> None:
         self.region = region
         self._env = os.environ if env is None else env
+        self._timeout = timeout
         self._credentials: Credentials | None = None
         self._lock = asyncio.Lock()
 
@@ -95,13 +100,13 @@ class SigV4:
         from botocore.auth import SigV4Auth
         from botocore.awsrequest import AWSRequest
 
-        frozen = await asyncio.to_thread(self._frozen, await self._found())
+        frozen = await self._off_loop(functools.partial(self._frozen, await self._found()))
         request = AWSRequest(method="POST", url=url, data=body, headers=headers)
         SigV4Auth(frozen, SERVICE, self.region).add_auth(request)
         return {key.lower(): value for key, value in request.headers.items()}
 
     async def check(self) -> str:
-        await asyncio.to_thread(self._frozen, await self._found())
+        await self._off_loop(functools.partial(self._frozen, await self._found()))
         return self.where()
 
     def where(self) -> str:
@@ -113,11 +118,22 @@ class SigV4:
     async def _found(self) -> Credentials:
         async with self._lock:  # (one search of the chain, however many requests start at once)
             if self._credentials is None:
-                self._credentials = await asyncio.to_thread(self._chain)
+                self._credentials = await self._off_loop(self._chain)
             return self._credentials
 
+    async def _off_loop(self, call: Callable[[], Credentials]) -> Credentials:
+        """A blocking step of botocore's (finding or refreshing the credentials), given `timeout` seconds."""
+        profile = self._env.get("AWS_PROFILE") or "default"
+        return await off_loop(
+            call,
+            seconds=self._timeout,
+            said=f"AWS's credential chain gave no credentials for Bedrock within {self._timeout:g} s (profile "
+            f"{profile!r}: a credential_process, SSO or metadata service that does not answer); check the profile in "
+            f"{self._files()} and try again.",
+        )
+
     def _chain(self) -> Credentials:
-        from botocore.exceptions import BotoCoreError, ProfileNotFound
+        from botocore.exceptions import BotoCoreError, ClientError, ProfileNotFound
 
         profile = self._env.get("AWS_PROFILE")
         try:
@@ -127,7 +143,7 @@ class SigV4:
                 f"The AWS profile {profile!r} (AWS_PROFILE) is in neither {self._files()}; "
                 "fix AWS_PROFILE or add the profile (aws configure --profile NAME)."
             ) from None
-        except BotoCoreError as exc:
+        except (BotoCoreError, ClientError) as exc:  # (ClientError: AWS refused a call of the chain, an AssumeRole)
             raise self._failed(exc) from exc
         if found is None:
             raise AuthenticationError(
@@ -140,16 +156,16 @@ class SigV4:
         return found
 
     def _frozen(self, credentials: Credentials) -> Credentials:
-        from botocore.exceptions import BotoCoreError
+        from botocore.exceptions import BotoCoreError, ClientError
 
         try:
             frozen = credentials.get_frozen_credentials()  # (refreshes expiring credentials: a blocking call)
-        except BotoCoreError as exc:
+        except (BotoCoreError, ClientError) as exc:
             raise self._failed(exc) from exc
         return frozen  # type: ignore[return-value]
 
     def _failed(self, exc: Exception) -> AuthenticationError:
-        from botocore.exceptions import SSOTokenLoadError, UnauthorizedSSOTokenError
+        from botocore.exceptions import ClientError, SSOTokenLoadError, UnauthorizedSSOTokenError
 
         profile = self._env.get("AWS_PROFILE") or "default"
         if isinstance(exc, SSOTokenLoadError | UnauthorizedSSOTokenError):
@@ -157,7 +173,14 @@ class SigV4:
                 f"The AWS SSO session of profile {profile!r} has expired or was never started; "
                 f"run `aws sso login --profile {profile}`."
             )
-        said = str(exc).strip().rstrip(".")
+        if isinstance(exc, ClientError):  # (AWS's own refusal: its code and message, without the call's details)
+            error = exc.response.get("Error", {})
+            code, message = error.get("Code") or "an error", redact_text(str(error.get("Message") or "").strip())
+            return AuthenticationError(
+                f"AWS refused the credentials of profile {profile!r} for Bedrock ({self._files()}): {code}"
+                f"{': ' + message.rstrip('.') if message else ''}."
+            )
+        said = redact_text(str(exc).strip().rstrip("."))
         return AuthenticationError(
             f"agentui could not get AWS credentials for Bedrock from profile {profile!r} ({self._files()}): {said}."
         )

@@ -18,6 +18,7 @@ from agentui.core.providers.base import (
     parse_retry_after,
     sentence,
 )
+from agentui.core.session.redact import redact_text
 
 API = "Amazon Bedrock"
 
@@ -48,6 +49,7 @@ def _classified(
     where: Callable[[], str],
 ) -> ProviderError:
     name = kind.lower().removesuffix("exception")
+    said = _shown(said)
     lowered = said.lower()
     detail = f": {sentence(said)}" if said else "."
     if name == "throttling" or (not name and status == 429):
@@ -101,6 +103,14 @@ def _credentials(name: str, said: str, where: Callable[[], str]) -> Authenticati
         "file, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK.",
         status=403,
     )
+
+
+def _shown(said: str) -> str:
+    """What AWS said, fit to show and to keep: a signature mismatch's first sentence only (what follows is the
+    canonical request, session token and all), and any credential's shape redacted."""
+    if "signature we calculated" in said.lower() or "canonical string" in said.lower():
+        said = said.split(". ", 1)[0].split("\n", 1)[0]
+    return redact_text(said)
 
 
 def _aside(said: str) -> str:

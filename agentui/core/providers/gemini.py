@@ -71,31 +71,55 @@ class GeminiProvider:
         )
 
     async def aclose(self) -> None:
+        if self._vertex is not None:  # (google-auth's connections to the token endpoint)
+            self._vertex.token.close()
         await self._client.aclose()
 
+    async def describe(self, model: str) -> str:
+        """Where requests for `model` go on Vertex AI and with what credentials, in one sentence, after getting the
+        project and a token as a request would (for the doctor: no model call). ProviderError when either fails."""
+        if self._vertex is None:
+            return f"the Gemini API at {self.base_url}."
+        target = await self._vertex.target()
+        await self._vertex.bearer()
+        where = target.url(model).partition("/publishers/")[0]
+        return f"Gemini on Vertex AI at {where}, with an access token from {self._vertex.token.source}."
+
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
+        """The answer's events; on Vertex AI a token refused (401) before anything came is refreshed and the request
+        sent once more, as Google's own clients do (a token revoked or expired early)."""
+        for attempt in (1, 2):
+            started = False
+            try:
+                async for event in self._stream_once(request):
+                    started = True
+                    yield event
+                return
+            except AuthenticationError as refused:
+                if refused.status != 401 or self._vertex is None:
+                    raise
+                self._vertex.token.invalidate()  # (the next request asks Google for a new token)
+                if started or attempt == 2:
+                    raise
+
+    async def _stream_once(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
         url, headers, context = await self._target(request.model)
         pieces = self._pieces[signs_calls(request.model)]
         content = await pieces.build(request.messages, partial(build_body, request, pieces))
         errors = partial(error_for_google, context=context)
         connection = SSEConnection(self._client, api=context.api, key_hint=context.credentials, errors=errors)
-        try:
-            async with connection.post(url, content, headers) as source:
-                parser = GeminiStreamParser(request.model, context.api)
-                async for sse in connection.content(source):
-                    data = decode_data(sse, api=context.api)
-                    if isinstance(data, Mapping) and "error" in data:
-                        error = data["error"]
-                        code = error.get("code") if isinstance(error, Mapping) else None
-                        raise errors(code if isinstance(code, int) else 500, data, {})
-                    for event in parser.feed(data):
-                        yield event
-                for event in parser.finish():
+        async with connection.post(url, content, headers) as source:
+            parser = GeminiStreamParser(request.model, context.api)
+            async for sse in connection.content(source):
+                data = decode_data(sse, api=context.api)
+                if isinstance(data, Mapping) and "error" in data:
+                    error = data["error"]
+                    code = error.get("code") if isinstance(error, Mapping) else None
+                    raise errors(code if isinstance(code, int) else 500, data, {})
+                for event in parser.feed(data):
                     yield event
-        except AuthenticationError as refused:
-            if refused.status == 401 and self._vertex is not None:
-                self._vertex.token.invalidate()  # (the next request asks Google for a new token)
-            raise
+            for event in parser.finish():
+                yield event
 
     async def _target(self, model: str) -> tuple[str, dict[str, str], ErrorContext]:
         """Where the request goes, its credentials' header, and what its errors name."""

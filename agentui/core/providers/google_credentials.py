@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentui.core.providers.base import AuthenticationError, ConnectError
+from agentui.core.providers.blocking import CREDENTIALS_TIMEOUT, off_loop
 
 if TYPE_CHECKING:
     from google.auth.credentials import Credentials
@@ -39,8 +40,15 @@ class GoogleToken:
         project = await token.project()  # the project the credentials name, if any
     """
 
-    def __init__(self, env: Mapping[str, str] | None = None, *, scopes: tuple[str, ...] = (CLOUD_PLATFORM,)) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        scopes: tuple[str, ...] = (CLOUD_PLATFORM,),
+        timeout: float = CREDENTIALS_TIMEOUT,
+    ) -> None:
         self._env = os.environ if env is None else env
+        self._timeout = timeout
         self._scopes = scopes
         self._credentials: Credentials | None = None
         self._project: str | None = None
@@ -58,7 +66,13 @@ class GoogleToken:
         async with self._lock:
             credentials = await self._loaded()
             if not credentials.valid:
-                await asyncio.to_thread(self._refresh, credentials)
+                await off_loop(
+                    lambda: self._refresh(credentials),
+                    seconds=self._timeout,
+                    said=f"Google gave no access token for {self._source} within {self._timeout:g} s (its token "
+                    "endpoint, gcloud or the metadata server does not answer); check your network and the "
+                    "credentials, and try again.",
+                )
             token = credentials.token
             if not token:
                 raise GoogleCredentialsError(f"Google issued no access token for {self._source}.")
@@ -89,7 +103,13 @@ class GoogleToken:
 
     async def _loaded(self) -> Credentials:
         if self._credentials is None:
-            self._credentials, self._project, self._source = await asyncio.to_thread(self._load)
+            self._credentials, self._project, self._source = await off_loop(
+                self._load,
+                seconds=self._timeout,
+                said=f"Google's credentials could not be loaded within {self._timeout:g} s (gcloud or the metadata "
+                "server does not answer); check GOOGLE_APPLICATION_CREDENTIALS or run `gcloud auth "
+                "application-default login`, and try again.",
+            )
         return self._credentials  # type: ignore[return-value]  # (set just above)
 
     def _load(self) -> tuple[Credentials, str | None, str]:
@@ -108,6 +128,11 @@ class GoogleToken:
                         f"GOOGLE_APPLICATION_CREDENTIALS names {explicit}, which is not a file; point it at a "
                         "service account key or an application-default credentials file."
                     )
+                if kind := _json_kind(explicit):
+                    raise GoogleCredentialsError(
+                        f"GOOGLE_APPLICATION_CREDENTIALS names {explicit}, which holds {kind} of JSON, not a service "
+                        "account key or application-default credentials (a JSON object); point it at such a file."
+                    )
                 if self._env is os.environ:  # (google-auth's own chain reads the same variable)
                     credentials, project = google.auth.default(scopes=scopes)
                 else:  # (another environment's file, loaded as google-auth's chain loads it)
@@ -117,6 +142,16 @@ class GoogleToken:
             else:
                 credentials, project = google.auth.default(scopes=scopes)
                 source = _describe(credentials, self._gcloud_file())
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # (google-auth's reading of a malformed file)
+            named = (
+                f"GOOGLE_APPLICATION_CREDENTIALS names {explicit}, which"
+                if explicit
+                else f"gcloud's application-default credentials file ({self._gcloud_file()})"
+            )
+            raise GoogleCredentialsError(
+                f"{named} is not a service account key or application-default credentials file google-auth can read "
+                f"({_malformed(exc)}); make a new one (gcloud auth application-default login, or a new key)."
+            ) from exc
         except exceptions.DefaultCredentialsError as exc:
             if explicit:
                 raise GoogleCredentialsError(
@@ -171,6 +206,28 @@ def _describe(credentials: Any, gcloud_file: Path) -> str:
     if gcloud_file.is_file():
         return f"gcloud's application-default credentials ({gcloud_file})"
     return "Google's application-default credentials"
+
+
+def _malformed(exc: Exception) -> str:
+    """What was wrong with a credentials file, without its contents (a private key may be in them)."""
+    if isinstance(exc, KeyError):
+        return f"it has no {exc.args[0]!r}" if exc.args else "a field is missing"
+    if isinstance(exc, AttributeError | TypeError):
+        return "a field is missing or not of its type"
+    return f"{type(exc).__name__} while reading it"
+
+
+def _json_kind(path: str) -> str | None:
+    """What the JSON in `path` is when it is not an object ("an array", "a string"...); None for an object or text
+    that is not JSON (google-auth says so itself)."""
+    import json
+
+    try:
+        data = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return None
+    kinds = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return None if isinstance(data, dict) else kinds.get(type(data), "null")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -83,7 +83,9 @@ class OpenAIResponsesProvider:
         self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or new_client()
         self._sse = SSEConnection(self._client, api=_API, key_hint=_KEY, errors=self._http_error)
-        self._pieces = JsonPieces()
+        # A model that does not reason is sent no reasoning items, so each kind of model has its own pieces (a
+        # conversation may switch models with /model).
+        self._pieces = {True: JsonPieces(), False: JsonPieces()}
 
     @classmethod
     def from_config(cls, config: ProviderConfig) -> OpenAIResponsesProvider:
@@ -97,7 +99,8 @@ class OpenAIResponsesProvider:
         await self._client.aclose()
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        content = await self._pieces.build(request.messages, partial(build_body, request, pieces=self._pieces))
+        pieces = self._pieces[reasoning_model(request.model)]
+        content = await pieces.build(request.messages, partial(build_body, request, pieces=pieces))
         async with self._sse.post(self.url, content, self._headers) as source:
             parser = StreamParser(request.model, source.response.headers.get("x-request-id", ""))
             async for sse in self._sse.content(source):
@@ -366,7 +369,7 @@ def build_body(request: ProviderRequest, *, pieces: JsonPieces | None = None) ->
     start, closed = pieces.resume(request.messages)
     made = [closed] if closed else []
     for message in request.messages[start:]:
-        if piece := pieces.piece(message, partial(input_items, message)):
+        if piece := pieces.piece(message, partial(input_items, message, reasons=reasons)):
             made.append(piece)
     history = b",".join(made)
     pieces.keep(request.messages, history)
@@ -395,11 +398,13 @@ def responses_effort(request: ProviderRequest) -> str | None:
     return None
 
 
-def input_items(message: Message) -> list[dict[str, Any]]:
-    """A message as input items: an assistant's reasoning, text and function calls in order; a user's tool results
-    (function_call_output) first, then what the person said."""
+def input_items(message: Message, *, reasons: bool = True) -> list[dict[str, Any]]:
+    """A message as input items: an assistant's reasoning (for a model that reasons: another rejects the items),
+    text and function calls in order; a user's tool results (function_call_output) first, then what the person
+    said."""
     if message.role == "assistant":
-        return [item for block in message.content if (item := _assistant_item(block)) is not None]
+        made = (_assistant_item(block) for block in message.content)
+        return [item for item in made if item is not None and (reasons or item["type"] != "reasoning")]
     items: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     for block in message.content:
@@ -429,6 +434,8 @@ def _assistant_item(block: Any) -> dict[str, Any] | None:
             kept = json.loads(block.signature.removeprefix(SIGNATURE_PREFIX))
         except ValueError:
             return None
+        if not (isinstance(kept, dict) and isinstance(kept.get("id"), str) and kept.get("encrypted_content")):
+            return None  # (a signature damaged on the way, as good as none)
         summary = [{"type": "summary_text", "text": block.thinking}] if block.thinking else []
         return {
             "type": "reasoning",

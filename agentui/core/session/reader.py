@@ -32,6 +32,10 @@ from agentui.core.messages import (
 )
 from agentui.core.session.attachments import LISTINGS
 
+THOUGHT_SIGNATURE_KEY = "agentuiThoughtSignature"
+"""The key of an assistant line that keeps the Gemini thought signature of the line's block: beside the message,
+not in its content block, which Claude Code sends to the Messages API as it is (and that rejects unknown fields)."""
+
 CHAIN_TYPES = {"user", "assistant", "system", "progress", "attachment"}
 RESUME_PLACEHOLDER = "[Earlier messages of this session could not be loaded.]"
 
@@ -374,6 +378,16 @@ def _blocks(raw: Any) -> list[ContentBlock]:
     return blocks
 
 
+def _signed(blocks: list[ContentBlock], signature: object) -> list[ContentBlock]:
+    """A line's one block with the Gemini thought signature the line keeps beside it put back on."""
+    if not isinstance(signature, str) or not signature or len(blocks) != 1:
+        return blocks
+    block = blocks[0]
+    if isinstance(block, TextBlock | ThinkingBlock | ToolUseBlock):
+        return [block.model_copy(update={"thought_signature": signature})]
+    return blocks
+
+
 def _loose_result(item: dict[str, Any]) -> ToolResultBlock:
     """A tool result whose content holds blocks we do not model: keep its text."""
     content = item.get("content")
@@ -422,7 +436,8 @@ class _Rebuild:
 
     def blocks_of(self, index: int) -> list[ContentBlock]:  # each line's content is validated once
         if index not in self.parsed:
-            self.parsed[index] = _blocks(_content(self.entries[index]))
+            entry = self.entries[index]
+            self.parsed[index] = _signed(_blocks(_content(entry)), entry.get(THOUGHT_SIGNATURE_KEY))
         return self.parsed[index]
 
     def run(self, path: list[int]) -> tuple[list[Message], set[int]]:

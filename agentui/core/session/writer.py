@@ -52,7 +52,8 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.session.file_history import FileHistory
-from agentui.core.session.redact import redact
+from agentui.core.session.reader import THOUGHT_SIGNATURE_KEY
+from agentui.core.session.redact import redact, redact_text
 
 RECENT_DETAILS = 500
 
@@ -101,8 +102,10 @@ def block_json(block: ContentBlock) -> dict[str, Any]:
 def _redacted(block: ContentBlock) -> dict[str, Any]:
     """An assistant's block with secrets' shapes redacted, but for a thinking block's signature: opaque ciphertext
     (OpenAI's encrypted reasoning is urlsafe base64 and now and then holds "sk-" and twenty letters), which cannot be
-    sent back changed."""
-    data: dict[str, Any] = redact(block_json(block))
+    sent back changed. Gemini's thought signature is left out: it goes on the line beside the message."""
+    data = block_json(block)
+    data.pop("thought_signature", None)  # (the Messages API rejects a block with a field it does not know)
+    data = dict(redact(data))
     if isinstance(block, ThinkingBlock):
         data["signature"] = block.signature
     return data
@@ -222,7 +225,7 @@ class SessionWriter:
             case ToolEnd():
                 self._tool_result(event)
             case Error():
-                self._system(event.message, level="error", subtype="api_error")
+                self._system(redact_text(event.message), level="error", subtype="api_error")
             case Notice():
                 self._system(event.message, level=event.level, subtype="notice")
             case CompactionStart():
@@ -276,6 +279,8 @@ class SessionWriter:
             }
             if self._request_id:
                 fields["requestId"] = self._request_id
+            if signature := getattr(block, "thought_signature", None):  # (model state, as opaque as a signature)
+                fields[THOUGHT_SIGNATURE_KEY] = signature
             line_uuid = self._chain("assistant", **fields)
             if isinstance(block, ToolUseBlock):
                 self._tool_lines[block.id] = line_uuid

@@ -29,7 +29,8 @@ def builtin_tools(
     (TodoWrite, BashOutput, KillShell) run when called but are not offered.
 
     `env` is added to Bash's environment (the settings files' `env`). ExitPlanMode comes with `modes` (what holds
-    the permission mode: the permission engine) and saves approved plans in `plans_dir`.
+    the permission mode: the permission engine) and saves approved plans in `plans_dir`; with the workspace's change
+    queue, an approval applies the queued changes the person picks.
     """
     from agentui.core.tools.background import BashOutput, KillShell, TaskOutput, TaskStop
     from agentui.core.tools.bash import Bash
@@ -66,5 +67,5 @@ def builtin_tools(
         ]
     )
     if modes is not None:
-        tools.register(ExitPlanMode(modes, plans_dir))
+        tools.register(ExitPlanMode(modes, plans_dir, workspace.changes, workspace.display))
     return tools

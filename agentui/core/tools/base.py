@@ -7,13 +7,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from agentui.core.call_views import Asks, ResultView, Shown, compact
 from agentui.core.messages import ResultBlock
 from agentui.core.providers.base import ToolSpec
+
+if TYPE_CHECKING:
+    from agentui.core.events import QueuedChange
 
 ToolKind = Literal["read", "write", "execute"]
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_-]")
@@ -69,6 +72,11 @@ class ToolContext:
     protection_lifted: bool = False
     """The person answered a question that named this call's write to a protected path; the guard does not hold
     this call (`agentui.core.safety.guard`)."""
+    chosen_changes: tuple[str, ...] | None = None
+    """With a plan the person approved: the queued changes (resolved paths) they chose to apply."""
+    before_change: Callable[[Path], None] = lambda path: None
+    """Back up a (resolved) file this call is about to change besides its checked path (an approved plan's queued
+    changes), so a rewind of the prompt undoes the change."""
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)
@@ -135,9 +143,21 @@ class Tool(Generic[ArgsT]):
     async def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
 
+    answer_timeout: float | None = None
+    """For a tool that asks the person (`asks`): seconds to wait for an answer before `default_answer`; None: as
+    long as it takes."""
+
+    def default_answer(self, tool_call_id: str, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The arguments to run with when no answer came within `answer_timeout` (the stated default); None: none."""
+        return None
+
     def permission_path(self, args: ArgsT) -> str | None:
         """The file or directory this call reads or writes, as given, for path rules; None if it touches none."""
         return None
+
+    def queued_changes(self) -> list[QueuedChange]:
+        """What its question puts to the person besides the call: the changes an approved plan would apply."""
+        return []
 
     @cached_property
     def spec(self) -> ToolSpec:
@@ -165,6 +185,8 @@ class ToolRegistry:
         self._aliases: dict[str, str] = {}
         self.withheld: Callable[[str], bool] = withheld or (lambda name: False)
         """Tools the rules deny whole, by name: not shown to the model (the permission engine's `withholds`)."""
+        self.chooser: Callable[[list[Tool[Any]]], list[Tool[Any]]] | None = None
+        """Which of the offered tools are sent (the tool filter, with many tools); None: all of them."""
         for tool in tools:
             self.register(tool)
 
@@ -190,7 +212,8 @@ class ToolRegistry:
         return [name for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
+        offered = [tool for name, tool in self._tools.items() if tool.offered and not self.withheld(name)]
+        return [tool.spec for tool in (self.chooser(offered) if self.chooser is not None else offered)]
 
     def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self._tools.values())

@@ -14,7 +14,7 @@ from typing_extensions import TypedDict
 from agentui.core.call_views import ChangesAFile, Hunk
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
-from agentui.core.tools.file_store import store_text, text_to_change
+from agentui.core.tools.file_store import file_exists, queued_note, store_text, text_to_change
 from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
 from agentui.core.tools.write import target_path
 from agentui.core.workspace import Workspace
@@ -69,7 +69,7 @@ class Edit(ChangesAFile, Tool[EditArgs]):
         if problem:
             return ToolResult.error(problem)
         shown = ws.display(path)
-        if not path.exists():
+        if not file_exists(ws, path):
             if args.old_string:
                 return ToolResult.error(
                     f"File does not exist: {shown}; to create it, use Write (or an empty old_string)."
@@ -77,7 +77,8 @@ class Edit(ChangesAFile, Tool[EditArgs]):
             if problem := await store_text(ws, path, args.new_string, TextFormat()):
                 return ToolResult.error(f"{problem}; nothing was changed.")
             ws.record_read(path)
-            return ToolResult(content=f"Created {shown}.", details=_details(path, args, "", args.new_string))
+            said = f"Created {shown}."
+            return ToolResult(content=queued_note(ws, said), details=_details(path, args, "", args.new_string))
         if path.is_dir():
             return ToolResult.error(f"{shown} is a directory, not a file.")
         if reason := ws.unread_reason(path):
@@ -112,7 +113,7 @@ class Edit(ChangesAFile, Tool[EditArgs]):
         count = len(positions) if args.replace_all else 1
         summary = f"Edited {shown}: {count} replacement{'s' if count > 1 else ''}."
         snippet = _snippet(updated, positions[0], new)
-        return ToolResult(content=f"{summary}\n{snippet}", details=_details(path, args, text, updated))
+        return ToolResult(content=queued_note(ws, f"{summary}\n{snippet}"), details=_details(path, args, text, updated))
 
 
 def _details(path: Path, args: EditArgs, before: str, after: str) -> EditDetails:

@@ -55,9 +55,31 @@ async def editor_copy(ws: Workspace, path: Path, stored: tuple[str, TextFormat] 
     return text
 
 
+def queueing(ws: Workspace) -> bool:
+    """Changes are queued for the plan's approval, not made (plan mode with its change queue on)."""
+    return ws.changes is not None and ws.changes.active
+
+
+def file_exists(ws: Workspace, path: Path) -> bool:
+    """The file is there, or a queued change creates it."""
+    return path.exists() or (queueing(ws) and ws.changes is not None and ws.changes.proposed(path) is not None)
+
+
+def queued_note(ws: Workspace, said: str) -> str:
+    """What a change tool tells the model: while changes are queued, that its change waits for the plan's approval."""
+    if not queueing(ws):
+        return said
+    return (
+        f"Queued, not made yet (plan mode): {said} The change is applied only if the user approves your plan "
+        "(ExitPlanMode) and picks this file; later Edits of the file apply to its queued text."
+    )
+
+
 async def text_to_change(ws: Workspace, path: Path) -> tuple[str, TextFormat]:
-    """The file's text (line endings as stored) and its format: the editor's buffer of it where it may be used.
-    Raises BinaryFileError for a binary file, OSError as reading does."""
+    """The file's text (line endings as stored) and its format: the editor's buffer of it where it may be used, or
+    its queued text while changes are queued. Raises BinaryFileError for a binary file, OSError as reading does."""
+    if queueing(ws) and ws.changes is not None and (queued := ws.changes.proposed(path)) is not None:
+        return decode(queued)
     stored, fmt = decode(path.read_bytes())
     buffer = await editor_copy(ws, path, (stored, fmt))
     if buffer is not None:
@@ -67,7 +89,11 @@ async def text_to_change(ws: Workspace, path: Path) -> tuple[str, TextFormat]:
 
 async def store_text(ws: Workspace, path: Path, text: str, fmt: TextFormat) -> str | None:
     """`text` stored in `fmt`; None once stored, else why it may not have been (the editor did not answer). Where
-    the editor refuses the write (a file outside what it has open), the disk is written as without one."""
+    the editor refuses the write (a file outside what it has open), the disk is written as without one. While changes
+    are queued, the change is queued instead."""
+    if queueing(ws) and ws.changes is not None:
+        ws.changes.propose(path, fmt.encode(text))
+        return None
     editor = usable_editor(ws)
     if editor is not None and held_as_text(fmt, text) and _plainly_placed(path):
         try:

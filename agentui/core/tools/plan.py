@@ -12,9 +12,12 @@ from typing import Any, NotRequired, Protocol
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from agentui.core.call_views import ResultView
-from agentui.core.events import PermissionMode
+from agentui.core.call_views import ResultView, changed_lines
+from agentui.core.change_queue import ChangeQueue, QueueConflict
+from agentui.core.events import PermissionMode, QueuedChange
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.diff import structured_patch
+from agentui.core.tools.files import BinaryFileError, decode, for_display
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +82,27 @@ class ExitPlanMode(Tool[Any]):
 
     main_only = True
 
-    def __init__(self, modes: ModeHolder, plans_dir: Path | None) -> None:
+    def __init__(
+        self,
+        modes: ModeHolder,
+        plans_dir: Path | None,
+        changes: ChangeQueue | None = None,
+        display: Callable[[Path], str] | None = None,
+    ) -> None:
         self.modes = modes
         self.plans_dir = plans_dir
         """Where approved plans are kept (Claude Code's `plans` directory); None keeps them nowhere."""
+        self.changes = changes
+        """Plan mode's change queue, where the project has one: an approval applies the changes the person picks."""
+        self.display = display
+
+    def queued_changes(self) -> list[QueuedChange]:
+        return queued_views(self.changes, self.display) if self.changes is not None else []
 
     async def run(self, args: ExitPlanModeArgs, ctx: ToolContext) -> ToolResult:
+        applied = self._apply(ctx) if self.changes is not None and len(self.changes) else ""
+        if applied.startswith("!"):  # (nothing was changed: the plan stays unapproved, the model is told why)
+            return ToolResult.error(applied[1:])
         if self.modes.mode == "plan":  # (approved by a rule or a hook, which choose no mode: edits are asked for)
             self.modes.mode = "default"
         saved = self._save(args.plan, ctx.session_id)
@@ -98,9 +116,26 @@ class ExitPlanMode(Tool[Any]):
             details["filePath"] = str(saved)
         return ToolResult(
             "User has approved your plan. You can now start coding. Start with updating your todo list if "
-            f"applicable\n\n{where}## Approved Plan:\n{args.plan}",
+            f"applicable\n\n{applied}{where}## Approved Plan:\n{args.plan}",
             details=details,
         )
+
+    def _apply(self, ctx: ToolContext) -> str:
+        """The queued changes the person chose, made; what to tell the model of them (after "!": why none were)."""
+        assert self.changes is not None
+        try:
+            done = self.changes.apply(ctx.chosen_changes or (), ctx.before_change)
+        except QueueConflict as exc:
+            return f"!The plan was not approved: {exc}. Read the files again and queue the changes anew."
+        said = []
+        if done.changed:
+            said.append("The user applied your queued changes to: " + ", ".join(map(str, done.changed)) + ".")
+        if done.dropped:
+            said.append(
+                "The user did not apply your queued changes to: " + ", ".join(map(str, done.dropped)) + "; those "
+                "files are unchanged, so do not assume those changes were made."
+            )
+        return "\n".join(said) + "\n\n"
 
     def _save(self, plan: str, session_id: str) -> Path | None:
         """The plan in a file of its own, one per session (a later plan of the session replaces it)."""
@@ -114,3 +149,28 @@ class ExitPlanMode(Tool[Any]):
             log.warning("could not save the plan to %s: %s", target, exc)
             return None
         return target
+
+
+def queued_views(queue: ChangeQueue, display: Callable[[Path], str] | None = None) -> list[QueuedChange]:
+    """The queued changes as the person is shown them: each file's diff (a binary file's as a note)."""
+    views = []
+    for proposal in queue.proposals():
+        try:
+            before = for_display(decode(proposal.original)[0].replace("\r\n", "\n")) if proposal.original else ""
+            after = for_display(decode(proposal.proposed)[0].replace("\r\n", "\n"))
+        except BinaryFileError:
+            before, after = "", "(binary content)"
+        patch = structured_patch(before, after)
+        added, removed = changed_lines(patch)
+        shown = display(proposal.path) if display else str(proposal.path)
+        views.append(
+            QueuedChange(
+                file_path=str(proposal.path),
+                shown=shown,
+                created=proposal.original is None,
+                patch=patch,
+                added=added,
+                removed=removed,
+            )
+        )
+    return views

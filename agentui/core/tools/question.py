@@ -72,6 +72,21 @@ class AskUserQuestion(Tool[Any]):
 
     main_only = True
 
+    def __init__(self, timeout: float | None = None) -> None:
+        self.answer_timeout = timeout
+        """The setting `question_timeout`: seconds to wait for the person before going on with each question's
+        first option; None: as long as it takes."""
+        self._defaulted: set[str] = set()
+
+    def default_answer(self, tool_call_id: str, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Each question's first option: its stated default (the model puts the one it recommends first)."""
+        try:
+            asked = AskUserQuestionArgs.model_validate(arguments)
+        except ValueError:
+            return None
+        self._defaulted.add(tool_call_id)
+        return {**arguments, "answers": {q.question: q.options[0].label for q in asked.questions}}
+
     async def run(self, args: AskUserQuestionArgs, ctx: ToolContext) -> ToolResult:
         answers = args.answers or {}
         answered = [(q.question, answers[q.question]) for q in args.questions if answers.get(q.question)]
@@ -80,7 +95,15 @@ class AskUserQuestion(Tool[Any]):
                 "The user did not answer the questions. Go on with your best judgment, and say what you assumed."
             )
         said = ", ".join(f'"{question}"="{answer}"' for question, answer in answered)
+        details = AskUserQuestionDetails(questions=[q.model_dump() for q in args.questions], answers=answers)
+        if ctx.tool_call_id in self._defaulted:
+            self._defaulted.discard(ctx.tool_call_id)
+            return ToolResult(
+                f"The user did not answer within {self.answer_timeout or 0:g} seconds, so the stated defaults were "
+                f"taken: {said}. Go on with them, and say that you did.",
+                details=details,
+            )
         return ToolResult(
             f"User has answered your questions: {said}. You can now continue with the user's answers in mind.",
-            details=AskUserQuestionDetails(questions=[q.model_dump() for q in args.questions], answers=answers),
+            details=details,
         )

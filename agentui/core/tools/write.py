@@ -12,7 +12,7 @@ from typing_extensions import TypedDict
 from agentui.core.call_views import ChangesAFile, Hunk
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.tools.diff import structured_patch
-from agentui.core.tools.file_store import store_text, text_to_change
+from agentui.core.tools.file_store import file_exists, queued_note, store_text, text_to_change
 from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
 from agentui.core.workspace import Workspace
 
@@ -63,7 +63,7 @@ class Write(ChangesAFile, Tool[WriteArgs]):
             return ToolResult.error(f"{shown} is a directory; nothing was written.")
         original: str | None = None
         fmt = TextFormat()
-        if path.exists():
+        if file_exists(ws, path):
             if reason := ws.unread_reason(path):
                 return ToolResult.error(f"{reason}; nothing was written.")
             try:
@@ -86,8 +86,8 @@ class Write(ChangesAFile, Tool[WriteArgs]):
             userModified=False,
         )
         if original is None:
-            return ToolResult(content=f"Created {shown} ({lines} lines).", details=details)
-        return ToolResult(content=f"Overwrote {shown} ({lines} lines).", details=details)
+            return ToolResult(content=queued_note(ws, f"Created {shown} ({lines} lines)."), details=details)
+        return ToolResult(content=queued_note(ws, f"Overwrote {shown} ({lines} lines)."), details=details)
 
 
 def target_path(ws: Workspace, raw: str, ctx: ToolContext) -> tuple[Path, str | None]:

@@ -35,12 +35,14 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from agentui.api import Conversation, LoadedSession, SessionRequest
+    from agentui.api import events as ev
     from agentui.api.events import (
         AgentEnd,
         BackgroundAgentUpdate,
         BackgroundShellUpdate,
         CompactionEnd,
         ContentBlockEnd,
+        ContextAdvisory,
         Event,
         MessageEnd,
         Retry,
@@ -221,8 +223,8 @@ class ConversationView:
                 self._background_shell(event)
             case ev.BackgroundAgentUpdate():
                 self._background_agent(event)
-            case ev.PermissionRequest() | ev.ElicitationRequest():  # (questions for the person, one at a time)
-                self.app.permissions.ask(event)
+            case ev.PermissionRequest() | ev.ElicitationRequest() | ev.PermissionResolved():  # (one at a time)
+                self.app.permissions.ask(event)  # (and a question resolved without the person taken down)
             case ev.UsageUpdate():
                 status.set(
                     tokens_in=event.total.context_tokens,
@@ -235,8 +237,8 @@ class ConversationView:
                 self._retry(event)
             case ev.Error():
                 self.say(event.message, "error")
-            case ev.Notice():
-                self.say(event.message, event.level)
+            case ev.Notice() | ev.ContextAdvisory():
+                self._notice(event)
             case ev.CompactionStart():
                 self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
             case ev.CompactionEnd():
@@ -248,10 +250,20 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.PermissionResolved() | ev.PromptRejected() | ev.SessionRotated():
-                pass  # nothing on screen changes: the blocks and questions around them (a rejection's Error) say it
+            case ev.TurnEnd() | ev.PromptRejected() | ev.SessionRotated():
+                pass  # nothing on screen changes: the blocks around them (a rejection's Error) say it
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
+
+    def _notice(self, event: ev.Notice | ContextAdvisory) -> None:
+        """A notice as it says it; a context advisory as one line that says how full the window is."""
+        from agentui.api import events as ev
+
+        if isinstance(event, ev.ContextAdvisory):
+            said = f"The context is {event.context_percent:.0f}% full ({event.context_tokens:,} tokens); /compact"
+            self.say(f"{said} frees it.")
+        else:
+            self.say(event.message, event.level)
 
     async def _message_end(self, event: MessageEnd) -> None:
         from agentui.api.messages import TextBlock

@@ -11,7 +11,7 @@ from textual.app import App
 
 if TYPE_CHECKING:
     from agentui.api import Conversation, CustomCommand, Launch, SessionRequest
-    from agentui.api.events import ElicitationRequest, PermissionRequest
+    from agentui.api.events import ElicitationRequest, PermissionRequest, PermissionResolved
     from agentui.api.messages import ImageBlock, Message
     from agentui.frontends.tui.widgets.prompt_input import PromptInput
     from agentui.frontends.tui.widgets.status_bar import StatusBar
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class Questions(Protocol):
     """The permission questions, asked one at a time."""
 
-    def ask(self, request: PermissionRequest | ElicitationRequest) -> None: ...
+    def ask(self, request: PermissionRequest | ElicitationRequest | PermissionResolved) -> None: ...
 
     def cancel_all(self) -> None: ...
 

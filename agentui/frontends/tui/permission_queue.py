@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from textual.screen import ModalScreen
 
-    from agentui.api.events import ElicitationRequest, PermissionDecision, PermissionRequest
+    from agentui.api.events import ElicitationRequest, PermissionDecision, PermissionRequest, PermissionResolved
     from agentui.frontends.tui.host import AppHost
 
     Question = PermissionRequest | ElicitationRequest
@@ -45,11 +45,25 @@ class PermissionQueue:
         self.app = app
         self._questions: deque[Question] = deque()
         self._asking: ModalScreen[PermissionDecision] | None = None
+        self._asked: Question | None = None
+        """The question on screen."""
 
-    def ask(self, request: Question) -> None:
+    def ask(self, request: Question | PermissionResolved) -> None:
+        """A question, in its turn; or word that one was resolved without the person (an AskUserQuestion that
+        waited its `question_timeout` out), which takes it off the screen."""
+        from agentui.api.events import PermissionResolved
+
+        if isinstance(request, PermissionResolved):
+            self._withdraw(request.request_id)
+            return
         self._questions.append(request)
         if self._asking is None:
             self._next()
+
+    def _withdraw(self, request_id: str) -> None:
+        self._questions = deque(q for q in self._questions if q.request_id != request_id)
+        if self._asking is not None and self._asked is not None and self._asked.request_id == request_id:
+            self._asking.dismiss(None)
 
     def cancel_all(self) -> None:
         """The run was interrupted: what waits is dropped, and the question on screen is answered no."""
@@ -76,7 +90,7 @@ class PermissionQueue:
         if tool is not None:
             tool.set_arguments(request.input)
             tool.ask()
-        self._asking = dialog_for(request, conversation.root, TypingHold(app.prompt_input))
+        self._asking, self._asked = dialog_for(request, conversation.root, TypingHold(app.prompt_input)), request
         app.push_screen(self._asking, lambda decision: self._answered(request, decision))
         said = {"questions": "the model has questions for you", "plan": "the plan is ready for you"}
         asks = describe_call(request.tool_name, request.input).asks
@@ -86,6 +100,7 @@ class PermissionQueue:
         from agentui.frontends.tui.screens.elicitation import ElicitationScreen
 
         self._asking = ElicitationScreen(request, TypingHold(self.app.prompt_input))
+        self._asked = request
         self.app.push_screen(self._asking, lambda decision: self._answered(request, decision))
         call_attention(self.app, f"the MCP server {request.server} is waiting for your answer")
 
@@ -99,7 +114,7 @@ class PermissionQueue:
     def _deliver(self, request: Question, decision: PermissionDecision | None) -> None:
         from agentui.api.events import ElicitationRequest, PermissionDecision
 
-        self._asking = None
+        self._asking = self._asked = None
         view = self.app.view
         if isinstance(request, ElicitationRequest):  # (a server's request: its answer goes back, nothing else)
             if view.conversation is not None:

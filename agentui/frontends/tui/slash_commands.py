@@ -10,9 +10,11 @@ from agentui.frontends.tui.commands_agents import Agents
 from agentui.frontends.tui.commands_config import Config
 from agentui.frontends.tui.commands_context import Context
 from agentui.frontends.tui.commands_mcp import Mcp
+from agentui.frontends.tui.commands_memory import Memory
 from agentui.frontends.tui.commands_model import Model
 from agentui.frontends.tui.commands_output_style import OutputStyles
 from agentui.frontends.tui.commands_plugin import Plugin
+from agentui.frontends.tui.commands_profile import ProfileCommand
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_skills import Skills
 from agentui.frontends.tui.commands_status import Doctor, Status
@@ -26,10 +28,6 @@ from agentui.frontends.tui.slash_command import (
 
 if TYPE_CHECKING:
     from agentui.frontends.tui.host import AppHost
-
-
-MEMORY_TAIL = 3
-"""The last lines of each memory file /memory shows."""
 
 
 class Help(SlashCommand):
@@ -64,26 +62,6 @@ class Compact(SlashCommand):
         if (conversation := idle_conversation(app, self.name)) is None:
             return
         app.run_worker(conversation.compact(arguments or None), group="run", exit_on_error=False)
-
-
-class Memory(SlashCommand):
-    name, description = "memory", "List the memory files (CLAUDE.md, rules, AGENTS.md) the model reads, and why each"
-
-    async def run(self, app: AppHost, arguments: str) -> None:
-        files = app.conversation.memory_files if app.conversation else []
-        if not files:
-            app.say(
-                "No memory files are loaded. Add instructions to CLAUDE.md in the project (#note adds a line), "
-                "or to ~/.claude/CLAUDE.md for every project."
-            )
-            return
-        lines = []
-        root = app.conversation.root if app.conversation else Path.cwd()
-        for f in files:  # (each with why it was read, and its last lines: what #note added shows at once)
-            why = f"imported by {shown_path(f.imported_by, root)}" if f.imported_by else f.reason or f.kind
-            lines.append(f"- {shown_path(f.path, root)}: {why} ({len(f.text):,} characters), ending:")
-            lines += [f"    {line[:200]}" for line in [x for x in f.text.splitlines() if x.strip()][-MEMORY_TAIL:]]
-        app.say("Memory files the model reads, in order:\n" + "\n".join(lines))
 
 
 class Resume(SlashCommand):
@@ -347,6 +325,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Copy,
         Cost,
         Status,
+        ProfileCommand,
         Doctor,
         Permissions,
         Theme,

@@ -61,6 +61,7 @@ class Harness:
             "AGENTUI_CONFIG_DIR": str(tmp_path / "config"),
             "AGENTUI_DATA_DIR": str(tmp_path / "data"),
             "AGENTUI_CACHE_DIR": str(tmp_path / "cache"),
+            "AGENTUI_STATE_DIR": str(tmp_path / "state"),
         }
         self.script = script
         self.providers: list[ScriptedProvider] = []

@@ -161,3 +161,34 @@ async def test_multi_select_done_and_esc_declines(tmp_path: Path) -> None:
         assert declined.is_error and "doesn't want to proceed" in declined.content
         said = [m.content[0].text for m in requests[2].messages[-2:]]
         assert said == ["[Request interrupted by user for tool use]", "go on"], said
+
+
+async def test_a_plan_shows_its_queued_changes_and_applies_the_checked_ones(tmp_path: Path) -> None:
+    script = [
+        call("Write", file_path="a.txt", content="one\n"),
+        call("Write", file_path="b.txt", content="two\n"),
+        call("Write", file_path="c.txt", content="three\n"),
+        call("ExitPlanMode", plan=PLAN),
+        {"text": "Done."},
+    ]
+    harness = Harness(tmp_path, script, mode="plan")
+    harness.env["AGENTUI_PLAN_QUEUE"] = "1"
+    app = harness.app()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "add three files")
+        await until(pilot, lambda: isinstance(app.screen, PlanApproval))
+        screen = app.screen
+        assert not (harness.project / "a.txt").exists()  # queued, not made
+        headings = [str(w.render()) for w in screen.query(".queued-heading")]
+        assert [h.split("  ")[0] for h in headings] == ["Queued: a.txt", "Queued: b.txt", "Queued: c.txt"]
+        assert "+ one" in str(screen.query(".queued-diff").first().render())
+        await pilot.press("b")  # uncheck b.txt
+        assert "[ ] b.txt" in str(screen.query_one("#file-1").render())
+        assert "[x] a.txt" in str(screen.query_one("#file-0").render())
+        await pilot.press("1")
+        await until(pilot, lambda: idle(app))
+        assert (harness.project / "a.txt").read_text() == "one\n"
+        assert (harness.project / "c.txt").read_text() == "three\n"
+        assert not (harness.project / "b.txt").exists()
+        assert app.conversation is not None and app.conversation.mode == "acceptEdits"

@@ -31,6 +31,7 @@ from agentui.core.workspace import Workspace, is_within, relative_within
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from agentui.core.change_queue import ChangeQueue
     from agentui.core.safety.denied_files import DeniedFiles
     from agentui.core.safety.permissions.git_repository import GitRepositories
     from agentui.core.safety.sandbox import Sandbox
@@ -39,6 +40,8 @@ Mode = PermissionMode
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 PERSON_TOOLS = frozenset({"AskUserQuestion", "ExitPlanMode"})
+QUEUED_TOOLS = frozenset({"Edit", "Write"})
+"""The tools whose changes plan mode's change queue holds (a notebook's cells are refused, as plan mode does)."""
 """Tools that put something to the person: the permission question shows it, and the answer is the result."""
 
 
@@ -86,6 +89,9 @@ class PermissionEngine:
         self._inode_cache: tuple[float, dict[tuple[int, int], Rule], tuple[Path, ...]] | None = None
         self._inodes_cut: Rule | None = None
         """A deny rule whose directory held more files than were listed for `_denied_by_inode`."""
+        self.changes: ChangeQueue | None = None
+        """Plan mode's change queue; set by the project. While it is on, a change in plan mode is queued where
+        acceptEdits would make it unasked, and only the person applies the queue (with the plan)."""
         workspace.read_denied = self.read_denied
 
     @property
@@ -159,9 +165,26 @@ class PermissionEngine:
         if tool.name == "WebSearch" and tool.offered:  # (it changes nothing, but the query leaves the machine)
             return self._asked_tool(tool.name, f"WebSearch wants to search the web for {getattr(args, 'query', '')!r}")
         raw = tool.permission_path(args)
+        if raw is not None and tool.kind == "write" and self.mode == "plan" and self._queueing():
+            return self._queued_change(tool, raw)
         if raw is not None:
             return self._path_tool(tool, raw)
         return self._plain_tool(tool)
+
+    def _queueing(self) -> bool:
+        return self.changes is not None and self.changes.enabled
+
+    def _queued_change(self, tool: CheckedTool, raw: str) -> Verdict:
+        """Plan mode with its change queue: a change is queued, not made, where acceptEdits would make it without a
+        question; anything else is refused as plan mode refuses changes."""
+        if tool.name not in QUEUED_TOOLS:
+            return Verdict("deny", f"plan mode queues only {' and '.join(sorted(QUEUED_TOOLS))} changes")
+        verdict = self._path_tool(tool, raw, mode="acceptEdits")
+        if verdict.behavior != "ask":
+            return verdict
+        why = verdict.reason[:1].lower() + verdict.reason[1:]
+        said = f"plan mode queues only changes it could make without asking, and {why}"
+        return Verdict("deny", said, path=verdict.path)
 
     def remember(self, tool: CheckedTool, args: BaseModel, call: ToolUseBlock, decision: PermissionDecision) -> None:
         if decision.behavior == "allow" and decision.mode is not None:
@@ -422,6 +445,8 @@ class PermissionEngine:
             return Verdict("deny", f"the rule {rule.text} denies it")
         if name == "AskUserQuestion":
             return Verdict("ask", "the model has questions for you", hard=True)
+        if self.changes is not None and len(self.changes):  # (only the person applies them)
+            return Verdict("ask", "the plan and the changes it queued need the user's approval", hard=True)
         if self.find_rule("allow", name) or self.mode == "bypassPermissions":
             return Verdict("allow", "allowed")
         return Verdict("ask", "the plan needs the user's approval before anything is changed")
@@ -470,8 +495,8 @@ class PermissionEngine:
 
     # Tools with a path
 
-    def _path_tool(self, tool: CheckedTool, raw: str) -> Verdict:
-        ws, name = self.workspace, tool.name
+    def _path_tool(self, tool: CheckedTool, raw: str, mode: Mode | None = None) -> Verdict:
+        ws, name, mode = self.workspace, tool.name, mode or self.mode
         lexical = ws.absolute(raw)
         try:
             real = Path(os.path.realpath(lexical))
@@ -489,7 +514,7 @@ class PermissionEngine:
             why = f"{ws.display(real)} holds credentials ({credential} is kept out of the tools' reach)"
             return Verdict("ask", f"{why}; they are never read or changed without asking", path=real, hard=True)
         writes = tool.kind == "write"
-        if writes and self.mode == "plan":
+        if writes and mode == "plan":
             return Verdict("deny", "plan mode does not change files", path=real)
         if writes and (
             reason := protected_reason(lexical, self._config_dirs) or protected_reason(real, self._config_dirs)
@@ -508,10 +533,10 @@ class PermissionEngine:
             return Verdict("allow", "an allow rule covers it", path=real)
         inside = ws.contains(real)
         if inside and (
-            not writes or self.mode in ("acceptEdits", "bypassPermissions") or self.find_rule("allow", name, bare=True)
+            not writes or mode in ("acceptEdits", "bypassPermissions") or self.find_rule("allow", name, bare=True)
         ):
             return Verdict("allow", "inside the project", path=real)
-        if not inside and self.mode == "bypassPermissions":
+        if not inside and mode == "bypassPermissions":
             return Verdict("allow", "bypassPermissions mode", path=real)
         if name == "Read" and public_file(real, self.home):
             why = "installed software or a file naming the system, which every user may read"
