@@ -144,6 +144,12 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-n", "--name", metavar="NAME", help="a title for the session")
     parser.add_argument(
+        "--idle-rotate",
+        type=_positive_float,
+        metavar="MINUTES",
+        help="with --input-format: a prompt after an idle gap this long starts a new session, with a summary",
+    )
+    parser.add_argument(
         "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
     )
 
@@ -375,6 +381,21 @@ def _plugin(words: list[str]) -> int:
     return 0
 
 
+def _trace(words: list[str]) -> int:
+    """The loop tree of a session (an id, or its file), read from its files."""
+    from pathlib import Path
+
+    from agentui.api import SessionError, trace_command
+
+    if len(words) != 1:
+        return _fail("usage: agentui trace SESSION (a session id or a .jsonl file).", 2)
+    try:
+        print(trace_command(words[0], Path(os.getcwd())))
+    except SessionError as exc:
+        return _fail(str(exc), 1)
+    return 0
+
+
 def _run(argv: list[str]) -> int:
     from agentui.api import end_cleanly_on_signals, prune_stale
 
@@ -389,6 +410,8 @@ def _run(argv: list[str]) -> int:
         return evaluate(argv[1:])
     if argv and argv[0] in ("plugin", "plugins"):  # `agentui plugin install x@mkt`, as `claude plugin`
         return _plugin(argv[1:])
+    if argv and argv[0] == "trace":  # `agentui trace SESSION`: the tree of its loops
+        return _trace(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:
@@ -489,6 +512,8 @@ def _mode_problem(args: argparse.Namespace) -> str | None:
         return "--permission-prompt-tool needs --input-format stream-json."
     if not args.print_mode and args.output_format is not None and not (sdk or commands):
         return "--output-format only works with -p."
+    if args.idle_rotate and not (sdk or commands):
+        return "--idle-rotate needs --input-format stream-json or commands (the app does not rotate sessions yet)."
     if args.resume_session_at and not args.resume:
         return "--resume-session-at needs --resume with the session's id."
     if args.fork_session and args.resume is None and not args.continue_last:
@@ -742,6 +767,7 @@ def _launch_fields(args: Any) -> dict[str, Any]:
         "strict_mcp": args.strict_mcp_config,
         "tools": tools,
         "name": args.name,
+        "idle_rotate": args.idle_rotate,
         "limits": RunLimits(
             max_budget_usd=args.max_budget_usd,
             max_total_tokens=args.max_total_tokens,

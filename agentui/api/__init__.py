@@ -16,6 +16,9 @@ _EXPORTS = {
     # a conversation: open it, then give it commands (its methods) and read its events
     "Conversation": "agentui.core.conversation",
     "open_conversation": "agentui.core.assembly",
+    "Branched": "agentui.core.continuation",
+    "rotate_if_idle": "agentui.core.idle_rotation",
+    "ContinueError": "agentui.core.continuation",
     "Launch": "agentui.core.conversation",
     "EditorFiles": "agentui.core.editor_files",
     "ShellOutcome": "agentui.core.tools.person_command",
@@ -41,6 +44,7 @@ _EXPORTS = {
     "SessionRequest": "agentui.core.session.lookup",
     "SessionError": "agentui.core.session.lookup",
     "preview_session": "agentui.core.session.lookup",
+    "trace_command": "agentui.core.session.trace",
     "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
@@ -204,6 +208,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.learnings import LearningError as LearningError
     from agentui.core.context.learnings import LearningStore as LearningStore
     from agentui.core.context.window import estimate_tokens as estimate_tokens
+    from agentui.core.continuation import Branched as Branched
+    from agentui.core.continuation import ContinueError as ContinueError
     from agentui.core.conversation import Conversation as Conversation
     from agentui.core.conversation import Launch as Launch
     from agentui.core.conversation import Resumed as Resumed
@@ -247,6 +253,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.extend.status_line_report import StatusReport as StatusReport
     from agentui.core.extend.status_line_report import status_line_report as status_line_report
     from agentui.core.frontmatter import parse_front_matter as parse_front_matter
+    from agentui.core.idle_rotation import rotate_if_idle as rotate_if_idle
     from agentui.core.images import ImageError as ImageError
     from agentui.core.images import image_from_bytes as image_from_bytes
     from agentui.core.images import image_from_file as image_from_file
@@ -316,6 +323,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.paths import project_dir as project_dir
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession
+    from agentui.core.session.trace import trace_command as trace_command
     from agentui.core.settings import ConfigError as ConfigError
     from agentui.core.settings import Overrides as Overrides
     from agentui.core.settings import Settings as Settings

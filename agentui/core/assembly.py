@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentui.core.context.history import History
@@ -23,6 +24,7 @@ from agentui.core.project import Project, open_project
 from agentui.core.providers import CLAUDE_PLATFORMS
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.session.store import open_session
+from agentui.core.session.writer import timestamp
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -121,14 +123,14 @@ def open_conversation(
     agent.on_write(session.writer.before_change)
     session.writer.on_error = agent.warn  # (from now on, as events: a front end shows them as they happen)
     from agentui.core.session.shell_snapshots import BeforeBash
-    from agentui.core.session.writer import timestamp
 
     agent.on_shell(BeforeBash(project.root, session.session_id, timestamp, agent.warn))
     _wire_task_state(project, agent, session.messages, env)
     _wire_learnings(launch, project, agent, env)
     _wire_tools(launch, project, session, agent, provider, env)
     branches = _branch_maker(launch, project, agent, provider, env)
-    conversation = Conversation(launch, project, session, provider, agent, env, branches, telemetry)
+    opener = partial(open_conversation, on_error=on_error, env=env)  # (a branch's: on a fork, its own provider)
+    conversation = Conversation(launch, project, session, provider, agent, env, branches, telemetry, opener)
     if telemetry is not None:
         conversation.on_subagent(telemetry.on_subagent_event)
     for problem in conversation.add_agent_types(launch.agents or {}):
@@ -422,9 +424,10 @@ def _wire_tools(
     env: Mapping[str, str] | None,
 ) -> None:
     """The tools that need the agent or the launch: plan mode's reminders, sub-agents (Task), the web tools, the
-    launch's choice of tools, structured output; and the session's name."""
+    launch's choice of tools, structured output; the session's name, and the input filters."""
     from agentui.core.extend.subagents import Task, load_agent_types
 
+    project.hooks.input_filters = launch.settings.input_filters  # (each prompt the person sends is read first)
     project.tools.unregister(Task.name)  # (a project reopened for a new conversation had the old one's)
     project.tools.register(
         Task(

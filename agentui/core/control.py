@@ -40,6 +40,19 @@ class Send(_Command):
     images: tuple[ImageBlock, ...] = ()
 
 
+class Continue(_Command):
+    """Continue the conversation: `text` as a new prompt ("default"), the last prompt run again with its answer and
+    tool calls dropped ("rerun"; `text`, if given, in its place), or `text` on a new session forked at the message
+    `at` ("branch"). Outcome: the run's result; for a branch, the new session's id and its result, and the
+    conversation goes on there."""
+
+    type: Literal["continue"] = "continue"
+    kind: Literal["default", "rerun", "branch"] = "default"
+    text: str = ""
+    at: str | None = None
+    """A branch's message: its session line's uuid."""
+
+
 class Steer(_Command):
     """A message for the run going on: the model sees it after the current tool calls."""
 
@@ -165,6 +178,7 @@ class StopBackground(_Command):
 
 Command = Annotated[
     Send
+    | Continue
     | Steer
     | FollowUp
     | Interrupt
@@ -207,7 +221,8 @@ def outcome_json(outcome: object) -> Any:
     if isinstance(outcome, BaseModel):
         return outcome.model_dump(mode="json", exclude_none=True)
     if dataclasses.is_dataclass(outcome) and not isinstance(outcome, type):
-        return {field.name: outcome_json(getattr(outcome, field.name)) for field in dataclasses.fields(outcome)}
+        shown = [field for field in dataclasses.fields(outcome) if field.metadata.get("json", True)]
+        return {field.name: outcome_json(getattr(outcome, field.name)) for field in shown}
     if isinstance(outcome, Path):
         return str(outcome)
     if isinstance(outcome, list | tuple):
@@ -224,6 +239,8 @@ class Controllable(Protocol):
     def running(self) -> bool: ...
 
     async def send(self, text: str, images: Sequence[ImageBlock] = ()) -> object: ...
+
+    async def continue_(self, kind: Literal["default", "rerun", "branch"], text: str, at: str | None) -> object: ...
 
     def steer(self, text: str, images: Sequence[ImageBlock] = ()) -> None: ...
 
@@ -265,11 +282,13 @@ class Controllable(Protocol):
 async def handle(target: Controllable, command: Command) -> object:
     """Do what `command` says to `target`; what the method it stands for returns. A run cannot start while one goes
     on (CommandError): steer or follow it up instead."""
-    if isinstance(command, Send | Compact) and target.running:
+    if isinstance(command, Send | Continue | Compact) and target.running:
         raise CommandError(f"a run is going on, so `{command.type}` cannot start another; steer or follow_up it.")
     match command:
         case Send(text=text, images=images):
             return await target.send(text, images)
+        case Continue(kind=kind, text=text, at=at):
+            return await target.continue_(kind, text, at)
         case Steer(text=text, images=images):
             target.steer(text, images)
         case FollowUp(text=text):

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentui.core.context.titles import write_model_title
 from agentui.core.extend.command_prompt import for_prompt
 from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
 from agentui.core.loop.agent import Agent
+from agentui.core.mode_cycle import next_mode
 from agentui.core.model_choice import choose_model
 from agentui.core.output_tokens import model_output_tokens
 from agentui.core.project import PermissionOptions, Project
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from agentui.core.background import ShellInfo
     from agentui.core.completion import PathCompleter
     from agentui.core.context.memory import MemoryFile
+    from agentui.core.continuation import ContinueKind, Opener
     from agentui.core.control import Command
     from agentui.core.editor_files import EditorFiles
     from agentui.core.events import Event, ModelSpend, PermissionDecision, Subscription, TaskItem
@@ -79,6 +82,9 @@ class Launch:
     """--json-schema: the final answer is a StructuredOutput call whose arguments follow this schema."""
     editor: EditorFiles | None = None
     """The client's editor, where it offers its files (ACP's `fs/*`): Read, Edit and Write go through its buffers."""
+    idle_rotate: float | None = None
+    """--idle-rotate MINUTES: a prompt after an idle gap longer than this goes on in a new session, with a summary of
+    this one (see `core.idle_rotation`)."""
     answers_elicitation: bool = False
     """The front end shows MCP servers' elicitation requests (ElicitationRequest events) and answers them; else
     they are declined, as where no one is there to answer."""
@@ -110,8 +116,9 @@ class Conversation:
         env: Mapping[str, str] | None = None,
         branches: BranchMaker | None = None,
         telemetry: Telemetry | None = None,
+        opener: Opener | None = None,
     ) -> None:
-        self.launch = launch
+        self.launch, self.opener = launch, opener  # (how a branch's or a rotation's conversation is opened)
         self._branches = branches or _no_branches
         """Makes the agent of each branch of parallel attempts (the assembly gives it)."""
         self.env = env
@@ -242,14 +249,15 @@ class Conversation:
         with for_prompt(self, text):  # (`ultrathink`'s thinking, a custom command's model: for this run only)
             result = await self.agent.prompt(text, images)
         if self._titling is None and self.agent.router.routes("title") and result.stop == "end_turn":
-            self._titling = asyncio.ensure_future(self._title(text, result.text))
+            self._titling = asyncio.ensure_future(write_model_title(self.agent, self.session.writer, text, result.text))
         return result
 
-    async def _title(self, prompt: str, answer: str) -> None:
-        from agentui.core.context.titles import model_title
+    async def continue_(self, kind: ContinueKind = "default", text: str = "", at: str | None = None) -> object:
+        """A new prompt ("default"), the last prompt again with its answer dropped ("rerun"), or `text` on a new
+        session forked at the message `at` ("branch": a `Branched`, whose conversation the caller goes on with)."""
+        from agentui.core.continuation import continue_conversation
 
-        if (title := await model_title(self.agent, prompt, answer)) is not None:
-            self.session.writer.ai_title(title)
+        return await continue_conversation(self, self.opener, kind, text, at)
 
     def steer(self, text: str, images: Sequence[ImageBlock] = (), *, with_tool_results: bool = False) -> None:
         """A message sent while a run goes on: it follows the current tool calls (see `Agent.inject`)."""
@@ -366,11 +374,7 @@ class Conversation:
 
     def cycle_mode(self) -> Mode:
         """Shift+Tab: default → acceptEdits → plan (→ bypassPermissions, if the launch allowed it) and round."""
-        cycle: tuple[Mode, ...] = ("default", "acceptEdits", "plan")
-        if self.launch.permissions.mode == "bypassPermissions" or self.launch.permissions.bypass_available:
-            cycle += ("bypassPermissions",)
-        current = self.mode
-        self.set_mode(cycle[(cycle.index(current) + 1) % len(cycle)] if current in cycle else cycle[0])
+        self.set_mode(next_mode(self.mode, self.launch.permissions))
         return self.mode
 
     @property

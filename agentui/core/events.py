@@ -22,6 +22,9 @@ RunStop = Literal[
 stream broke after some content completed, or an error that retrying could not fix."""
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 """Claude Code's permission modes: ask for edits and commands, accept edits, change nothing, or ask for nothing."""
+RunTrigger = Literal["default", "rerun", "branch", "compact"]
+"""Why a run (a loop) started: a new prompt, the last prompt run again, a prompt on a branch from an earlier
+message, or /compact."""
 UserSource = Literal["prompt", "steer", "follow_up", "interrupt", "hook", "context"]
 """Why a user message joined the history: typed, steered, queued, a cancel, a hook, or context the person added."""
 
@@ -84,6 +87,11 @@ class AgentStart(_Event):
     type: Literal["agent_start"] = "agent_start"
     model: str
     provider: str
+    run_loop_id: str | None = None
+    """This run's loop (`loop_id` names a parallel attempt, for routing its events)."""
+    parent_loop_id: str | None = None
+    """The loop that started this one (a sub-agent's or an attempt's parent run); None for the conversation's."""
+    trigger: RunTrigger = "default"
 
 
 class AgentEnd(_Event):
@@ -95,6 +103,8 @@ class AgentEnd(_Event):
     unsent: list[str] = []
     """Steering sent during the run that it ended before delivering (an interrupt, a refusal, an error): the model
     never read it, so a front end gives it back to the person."""
+    run_loop_id: str | None = None
+    parent_loop_id: str | None = None
 
 
 class TurnStart(_Event):
@@ -106,6 +116,25 @@ class TurnEnd(_Event):
     type: Literal["turn_end"] = "turn_end"
     turn: int
     stop_reason: str
+
+
+class PromptRejected(_Event):
+    """An input filter rejected the prompt: it was not sent (the run ends with an Error saying so)."""
+
+    type: Literal["prompt_rejected"] = "prompt_rejected"
+    reason: str
+    filter: str
+    """The filter's command."""
+
+
+class SessionRotated(_Event):
+    """--idle-rotate: a prompt came after the conversation sat idle longer than it allows, so the conversation goes
+    on in a new session (`new_session_id`), a summary of this one carried over."""
+
+    type: Literal["session_rotated"] = "session_rotated"
+    new_session_id: str
+    idle_minutes: float
+    """How long the conversation had been idle."""
 
 
 class UserMessage(_Event):
@@ -406,6 +435,8 @@ Event = Annotated[
         | TurnStart
         | TurnEnd
         | UserMessage
+        | PromptRejected
+        | SessionRotated
         | MessageStart
         | TextDelta
         | ThinkingDelta

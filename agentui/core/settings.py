@@ -92,6 +92,17 @@ def _routes(value: object) -> dict[str, Route]:
     return found
 
 
+class InputFilter(BaseModel):
+    """A command that reads each prompt before the model does and may reject it (`extend.input_filters`):
+    `{"command": "...", "timeout": 60}`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str = Field(min_length=1)
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds it may take (as a hook's `timeout`): then it is stopped, and the prompt goes on."""
+
+
 class ConfigFile(BaseModel):
     """agentui's own settings file. Unknown keys are an error, so a typo does not pass silently."""
 
@@ -136,6 +147,9 @@ class ConfigFile(BaseModel):
     """Which model (on which provider) each kind of call goes to: {"compaction": "openai:qwen2.5-coder", "main":
     {"provider": "anthropic", "model": "claude-sonnet-4-5"}, "subagent:Explore": "claude-haiku-4-5"}."""
     script: Path | None = None
+    input_filters: list[InputFilter] | None = None
+    """Commands that read each prompt before the model does and may reject it: [{"command": "...", "timeout": 60}]
+    (see `extend.input_filters`)."""
     theme: str | None = None
     """The app's theme, remembered when /theme switches it."""
     tool_filter_limit: int | None = Field(default=None, ge=1)
@@ -205,6 +219,8 @@ class Settings(BaseModel):
     """With more tools than this, the tool filter chooses what is sent (ConfigFile.tool_filter_limit)."""
     question_timeout: float | None = None
     """Seconds AskUserQuestion waits before going on with the stated defaults (ConfigFile.question_timeout)."""
+    input_filters: tuple[InputFilter, ...] = ()
+    """The config file's input filters (ConfigFile.input_filters)."""
 
     def with_thinking(self, budget: int | None) -> Settings:
         """The same settings with `budget` tokens to think with (None: no thinking)."""
@@ -338,6 +354,7 @@ def resolve_settings(
         ),
         routes=routes,
         openapi=config.openapi or {},
+        input_filters=tuple(config.input_filters or ()),
         agents_md=config.agents_md or "fallback",
         plan_queue=bool(config.plan_queue),
         learnings=config.learnings is not False,

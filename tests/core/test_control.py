@@ -14,6 +14,7 @@ from agentui.api.events import PermissionDecision
 
 EXAMPLES = [
     {"type": "send", "text": "hi", "id": "1"},
+    {"type": "continue", "kind": "branch", "text": "then this", "at": "u1"},
     {"type": "steer", "text": "also this"},
     {"type": "follow_up", "text": "then this"},
     {"type": "interrupt"},

@@ -87,6 +87,8 @@ def one_of_each() -> list[ev.Event]:
             duration_ms=30,
         ),
         ev.Notice(session_id=SID, level="warning", message="The PreToolUse hook `lint.sh` timed out."),
+        ev.PromptRejected(session_id=SID, reason="no secrets in prompts", filter="check-prompt"),
+        ev.SessionRotated(session_id=SID, new_session_id="s2", idle_minutes=42.5),
         ev.ContextAdvisory(session_id=SID, threshold=60, context_percent=61.5, context_tokens=123_000),
         ev.ElicitationRequest(
             session_id=SID,

@@ -5,9 +5,11 @@ bad line is one sentence and loses nothing, and a closed stdin answers what wait
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +172,61 @@ def test_a_resumed_session_is_replayed_as_the_events_of_its_live_run(
     [ended] = [event for event in replayed if event["type"] == "tool_end"]
     assert ended["tool_call_id"] == "w1" and ended["details"]["type"] == "create"
     assert replayed[-1]["message"]["content"][0]["text"] == "Wrote a.txt."
+
+
+def _texts(request: dict[str, Any]) -> list[str]:
+    """The prompts and answers a request sends (not the reminders beside them)."""
+    said = []
+    for message in request["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        said += [block["text"] for block in blocks if block.get("type") == "text" and block["text"][:1] != "<"]
+    return said
+
+
+def test_a_branch_continues_on_a_new_session_forked_at_an_earlier_answer(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    for n in (1, 2, 3, 4):  # (each answer its own message id, as a real server's)
+        server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": f"A{n}."}], message_id=f"msg_{n}")))
+    agentui = Driver(agentui_bin, anthropic_env(clean_env, server), tmp_path)
+    agentui.send({"type": "send", "id": "p1", "text": "one"})
+    agentui.until("command_done", id="p1")
+    agentui.send({"type": "send", "id": "p2", "text": "two"})
+    agentui.until("command_done", id="p2")
+    [session] = (Path(clean_env["HOME"]) / ".claude" / "projects").glob("*/*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    [answer] = [e["uuid"] for e in entries if e.get("type") == "assistant" and "A1." in json.dumps(e["message"])]
+    agentui.send({"type": "continue", "id": "b1", "kind": "branch", "text": "three", "at": answer})
+    start = agentui.until("agent_start", trigger="branch")
+    branched = agentui.until("command_done", id="b1")["outcome"]
+    assert branched["session_id"] == start["session_id"] != session.stem and branched["result"]["text"] == "A3."
+    agentui.send({"type": "send", "id": "p4", "text": "four"})  # (on the branch from now on)
+    agentui.until("command_done", id="p4")
+    code, stderr = agentui.close()
+    assert code == 0, stderr
+    asked = [request.json() for request in server.requests if request.path.endswith("/messages")]
+    assert _texts(asked[-2]) == ["one", "A1.", "three"] and _texts(asked[-1]) == ["one", "A1.", "three", "A3.", "four"]
+    assert (session.parent / f"{branched['session_id']}.jsonl").exists() and "three" not in session.read_text()
+
+
+def test_idle_rotate_starts_a_new_session_with_the_summary_when_a_prompt_comes_after_a_gap(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    for n, text in enumerate(("A1.", "The person said one.", "A2."), start=1):
+        server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": text}], message_id=f"msg_{n}")))
+    agentui = Driver(agentui_bin, anthropic_env(clean_env, server), tmp_path, "--idle-rotate", "5")
+    agentui.send({"type": "send", "id": "p1", "text": "one"})
+    agentui.until("command_done", id="p1")
+    [session] = (Path(clean_env["HOME"]) / ".claude" / "projects").glob("*/*.jsonl")
+    os.utime(session, (time.time() - 600, time.time() - 600))  # (ten minutes idle)
+    agentui.send({"type": "send", "id": "p2", "text": "two"})
+    rotated = agentui.until("session_rotated")
+    assert rotated["session_id"] == session.stem and rotated["new_session_id"] != session.stem
+    assert agentui.until("command_done", id="p2")["outcome"]["text"] == "A2."
+    code, stderr = agentui.close()
+    assert code == 0, stderr
+    asked = [request.json() for request in server.requests if request.path.endswith("/messages")]
+    assert _texts(asked[-1])[-1] == "two" and "one" not in _texts(asked[-1])
+    assert "The person said one." in json.dumps(asked[-1]["messages"])
+    assert (session.parent / f"{rotated['new_session_id']}.jsonl").exists()

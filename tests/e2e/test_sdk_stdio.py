@@ -111,3 +111,22 @@ def test_a_question_to_a_program_that_has_gone_is_a_no_at_once(
     denied = server.requests[1].json()["messages"][-1]["content"][0]
     assert denied["is_error"] and "closed its input" in denied["content"]
     assert out[-1]["type"] == "result" and out[-1]["result"] == "Not written."
+
+
+def test_agentuis_continue_request_reruns_the_last_prompt_without_its_answer(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    for n in (1, 2):
+        server.enqueue(Reply(chunks=anthropic_stream([{"type": "text", "text": f"A{n}."}], message_id=f"msg_{n}")))
+    rerun = {"type": "control_request", "request_id": "c1", "request": {"subtype": "continue", "kind": "rerun"}}
+    sideways = {"type": "control_request", "request_id": "c2", "request": {"subtype": "continue", "kind": "sideways"}}
+    done, out = serve(agentui_bin, clean_env, tmp_path, [user("one"), json.dumps(rerun), json.dumps(sideways)], server)
+    assert done.returncode == 0, done.stderr
+    assert [line["result"] for line in out if line["type"] == "result"] == ["A1.", "A2."]
+    responses = {line["response"]["request_id"]: line["response"] for line in out if line["type"] == "control_response"}
+    assert responses["c1"]["subtype"] == "success" and responses["c1"]["response"]["session_id"]
+    assert responses["c2"] == {"subtype": "error", "request_id": "c2", "error": (
+        "'sideways' is not a kind of continuation (default, rerun or branch)")}  # fmt: skip
+    asked = [request.json() for request in server.requests if request.path.endswith("/messages")]
+    said = [message["content"] for message in asked[-1]["messages"]]
+    assert "A1." not in json.dumps(said) and "one" in json.dumps(said)  # the answer dropped, the prompt sent again

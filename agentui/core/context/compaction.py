@@ -484,6 +484,16 @@ class Compactor:
         parts = [(topic, text) for topic, (text, _) in zip(topics, done, strict=True)]
         return sectioned(parts), [usage for _, used in done for usage in used]
 
+    async def summary(self) -> str:
+        """The whole history summarised as compaction summarises (for a new session to carry over, as
+        --idle-rotate's); "" when there is nothing to summarise or the model gave nothing."""
+        window = self.window() or UNKNOWN_WINDOW
+        max_tokens = max(256, min(self.agent.config.options.max_tokens, SUMMARY_MAX_TOKENS, window // 4))
+        summary, usages = await self._summary(self.history.messages, None, window, max_tokens)
+        for usage, model in usages:
+            self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
+        return summary
+
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is
         not enough whole older turns are dropped, until the next request fits the window with room for the answer.

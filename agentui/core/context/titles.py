@@ -5,11 +5,17 @@ which its picker and agentui's show unless the person named the session."""
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from agentui.core.loop.agent import Agent
 from agentui.core.providers.base import ProviderError
 
 log = logging.getLogger(__name__)
+
+
+class TitleWriter(Protocol):
+    def ai_title(self, title: str) -> None: ...
+
 
 TITLE_SYSTEM = (
     "Name this coding conversation in three to seven words, as a title: plain words, no quotes, no punctuation at "
@@ -38,3 +44,9 @@ def clean_title(said: str) -> str | None:
         return None
     title = lines[0].strip("\"'`*# ").removeprefix("Title:").strip().rstrip(".")
     return title[:MAX_TITLE] or None
+
+
+async def write_model_title(agent: Agent, writer: TitleWriter, prompt: str, answer: str) -> None:
+    """The routed model's title, written to the session as its `ai-title` line (nothing if it gave none)."""
+    if (title := await model_title(agent, prompt, answer)) is not None:
+        writer.ai_title(title)

@@ -39,6 +39,7 @@ from agentui.core.sdk_permission import rule_value
 if TYPE_CHECKING:
     from agentui.core.context.memory import MemoryFile, MemoryLoader
     from agentui.core.safety.guard import Guard
+    from agentui.core.settings import InputFilter
 
 DEFAULT_TIMEOUT = 60.0
 EVENTS = (
@@ -177,6 +178,8 @@ class Hooks:
         self.memory: MemoryLoader | None = None
         """The memory files read, for InstructionsLoaded (the agent gives them)."""
         self._told: set[Path] = set()
+        self.input_filters: tuple[InputFilter, ...] = ()
+        """The settings' input filters, run on each prompt the person sends (`extend.input_filters`)."""
         self.expansion: tuple[str, str, str] | None = None
         """The custom command the next prompt was expanded from (its name, arguments and Claude Code's source)."""
 
@@ -406,6 +409,11 @@ class Hooks:
         if self.observer is not None and spec.kind == "command":  # (Claude Code tells of no prompt or agent hook)
             name = f"{spec.event}:{spec.matcher}" if spec.matcher else spec.event
             self.observer(kind, {"hook_id": hook_id, "hook_name": name, "hook_event": spec.event, **fields})
+
+    async def run_command(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
+        """Run `spec`'s command as a hook's is run (confined, stopped at its timeout) with `data` on stdin: (exit code
+        or None on timeout, stdout, stderr). For commands configured like hooks (input filters)."""
+        return await self._run(spec, data)
 
     async def _run(self, spec: HookSpec, data: bytes) -> tuple[int | None, str, str]:
         """(exit code or None on timeout, stdout, stderr)."""

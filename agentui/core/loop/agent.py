@@ -40,6 +40,7 @@ from agentui.core.loop.budget import Budget
 from agentui.core.loop.dispatch import INTERRUPTED, ToolDispatcher
 from agentui.core.loop.doom_loop import LoopStopped
 from agentui.core.loop.inbox import Inbox
+from agentui.core.loop.loop_ids import LoopIds
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.loop.prompt_message import prompt_message
 from agentui.core.loop.result_cache import ResultCache
@@ -73,6 +74,7 @@ class Lineage:
     ledger: Ledger | None = None
     prompt_id: str | None = None
     member: Member | None = None
+    parent_loop_id: str | None = None
 
 
 class Agent:
@@ -98,7 +100,7 @@ class Agent:
         self.router = services.router or Router(services.provider)
         self.budget = Budget()
         """This run's spending against its limits; a sub-agent's is its parent's (one pool)."""
-        self.lineage = lineage
+        self.lineage, self.loops = lineage, LoopIds(lineage.parent_loop_id if lineage is not None else None)
         """Set on a spawned agent: the budget pool it spends from, and a sub-agent's parent ledger and prompt."""
         self.prompt_id: str | None = None
         """The prompt being answered (Claude Code's promptId): on its user lines and in every hook's input."""
@@ -215,8 +217,8 @@ class Agent:
         self._turns = 0
         self.ledger.start_run()
         self.budget = self.lineage.budget if self.lineage else self.config.budget(self.services.round_cost)
-        provider = self.services.provider.name
-        self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=provider))
+        provider, ids = self.services.provider.name, self.loops.begin(compacting=prompt is None)
+        self.bus.emit(AgentStart(session_id=self.session_id, model=self.config.model, provider=provider, **ids))
         stop: RunStop = "end_turn"
         error: tuple[str, str] | None = None  # (one sentence, kind)
         deadline = self.budget.deadline(lambda: self.cancel(time_up=True))
@@ -328,6 +330,7 @@ class Agent:
             usage=self.ledger.run_usage,
             error=message,
             unsent=self.inbox.take_steering(),
+            **self.loops.ids(),
         )
         self.bus.emit(end)
         return RunResult.of(end, self.history.last_answer(), kind, self.ledger, started)

@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Protocol
 
+from agentui.core.events import EventBus
 from agentui.core.extend.command_prompt import run_shell_parts
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.dispatch import ToolDispatcher
@@ -21,6 +22,7 @@ class Prompted(Protocol):
     services: Services
     config: AgentConfig
     session_id: str
+    bus: EventBus
 
     @property
     def lineage(self) -> object | None: ...
@@ -35,13 +37,17 @@ class Prompted(Protocol):
 
 
 async def prompt_message(agent: Prompted, prompt: str, images: Sequence[ImageBlock], *, first: bool) -> Message:
-    """Raises PromptBlocked when a hook refuses the prompt. Images come before the text that speaks of them, as the
-    Messages API advises; what the prompt names with `@` after it, so the prompt stays the first text, which
-    titles and lists of prompts read."""
+    """Raises PromptBlocked when a hook or an input filter refuses the prompt. Images come before the text that
+    speaks of them, as the Messages API advises; what the prompt names with `@` after it, so the prompt stays the
+    first text, which titles and lists of prompts read."""
     command = agent.services.command() if agent.lineage is None else None
     if command is not None and command.prompt == prompt and "!" in prompt:  # (a custom command's shell commands)
         prompt = await run_shell_parts(prompt, lambda line: unseen_bash(agent, command.name, line))
     hooks = agent.services.hooks
+    if hooks is not None and hooks.input_filters and agent.lineage is None:  # (the person's prompts only)
+        from agentui.core.extend.input_filters import check_prompt
+
+        await check_prompt(hooks, agent.bus.emit, agent.session_id, prompt)
     start = ("resume" if agent.config.resumed else "startup") if first else None  # (SessionStart's source)
     # (a sub-agent's prompt is the model's, not the person's: Claude Code fires SubagentStart for it instead)
     context = (

@@ -38,7 +38,11 @@ def spawn(
     parent's blackboard is `member` (else a new, numbered one)."""
     member = member or parent.member.spawn(None, config.cwd)
     lineage = Lineage(
-        parent.budget, parent.ledger if sub_agent else None, parent.prompt_id if sub_agent else None, member
+        parent.budget,
+        parent.ledger if sub_agent else None,
+        parent.prompt_id if sub_agent else None,
+        member,
+        parent.loops.current,  # (the parent's run now: the sub-agent's or the branch's loop hangs off it)
     )
     services = Services(provider, tools, gate, retry=parent.services.retry, router=parent.router, hooks=hooks)
     return Agent(config, services, History(messages or ()), session_id=parent.session_id, lineage=lineage)

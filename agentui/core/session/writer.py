@@ -29,6 +29,7 @@ from agentui.core.errors import AgentuiError
 from agentui.core.escapes import scrub
 from agentui.core.events import (
     AgentEnd,
+    AgentStart,
     CompactionEnd,
     CompactionStart,
     Error,
@@ -144,6 +145,9 @@ class SessionWriter:
         """Backups of the files changed, and the snapshot lines naming them (Claude Code's file history)."""
         self._failed = False
         self._request_id: str | None = None
+        self._loop: dict[str, str] = {}
+        """The run's loop ids, which its lines carry as keys of their own (`loopId`, `parentLoopId`; Claude Code
+        reads past keys it does not know)."""
         self._prompt_id: str | None = None
         """The prompt being answered, which every user line of its run carries (Claude Code 2.1's promptId)."""
         self._tool_lines: dict[str, str] = {}
@@ -204,9 +208,13 @@ class SessionWriter:
             )
 
     def _dispatch(self, event: Event) -> None:
-        if event.loop_id is not None:
-            return  # a parallel attempt's: its own transcript has it, and the main chain only once it is chosen
+        if event.loop_id is not None or event.session_id != self.session_id:
+            return  # a parallel attempt's (its own transcript has it, and the main chain only once it is chosen), or
+            # a branch's first run, forked from this session and seen by who watches it (see `core.continuation`)
         match event:
+            case AgentStart(run_loop_id=loop_id, parent_loop_id=parent):
+                self._loop = {"loopId": loop_id} if loop_id else {}
+                self._loop |= {"parentLoopId": parent} if parent else {}
             case UserMessage():
                 self._prompt_id = event.prompt_id or self._prompt_id
                 self._user(event.message, event.source)
@@ -229,6 +237,7 @@ class SessionWriter:
             case AgentEnd():
                 self._title()
                 self._sync()
+                self._loop = {}
             case _:  # deltas, tool starts and progress, questions, usage: the finished lines carry what is kept
                 pass
 
@@ -420,6 +429,7 @@ class SessionWriter:
             **({"attachment": fields.pop("attachment")} if kind == "attachment" else {}),
             "type": kind,
             **fields,
+            **self._loop,  # (after the line's own fields, before Claude Code's envelope tail)
             "uuid": new_uuid,
             "timestamp": timestamp(),
             "userType": "external",

@@ -18,12 +18,15 @@ from typing import IO, Any, Literal
 
 from agentui.api import (
     HOOK_EVENTS,
+    Branched,
     Conversation,
+    RunResult,
     Settings,
     background_wait,
     can_use_tool_request,
     compact_command,
     image_from_bytes,
+    rotate_if_idle,
     set_instructions,
     task_notices,
 )
@@ -36,6 +39,10 @@ NOTHING_TO_COMPACT = "There is nothing to compact yet."
 CONTROL_TIMEOUT = 600.0
 """How long a question to the SDK (a permission, a hook) may wait for its answer."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+
+CONTINUATIONS: tuple[Literal["default", "rerun", "branch"], ...] = ("default", "rerun", "branch")
+"""The kinds of agentui's `continue` control request."""
 
 
 class InputError(Exception):
@@ -83,6 +90,9 @@ class SdkSession:
         from agentui.frontends.claude_code.controls import SessionTotals
 
         self._totals = SessionTotals(conversation, self.stream.model_usage)
+        self.branches: list[Conversation] = []
+        """The conversations a `continue` of kind "branch" went on in (the last is `conversation`): closed at the end
+        with the first."""
         self.failed = False
         self.out_closed = False
         self.last_failed = False
@@ -165,6 +175,8 @@ class SdkSession:
         kind = message.get("type")
         if kind == "user":
             self._user(message, number)
+        elif kind == "control_request" and (message.get("request") or {}).get("subtype") == "continue":
+            self._run = self._spawn(self._continued(message, self._run))  # (in line with the messages)
         elif kind == "control_request":
             task = self._spawn(self._control(message))
             if (message.get("request") or {}).get("subtype") == "initialize":
@@ -226,16 +238,59 @@ class SdkSession:
                 self.stream.init(self.settings)
             await self._answer(told, [])
 
-    async def _answer(self, text: str, images: list[ImageBlock]) -> None:
+    async def _ready(self) -> None:
+        """Before a run: initialize done, the MCP servers started, and the stream's `init` said once."""
         if self._initializing is not None:
             await asyncio.gather(self._initializing, return_exceptions=True)
         await self._start_mcp()
         if not self._started:
             self._started = True
             self.stream.init(self.settings)
+
+    async def _continued(self, message: dict[str, Any], before: asyncio.Task[None] | None) -> None:
+        """A `continue` request, a run in line: after the messages before it have their results, and before those
+        that came while it ran."""
+        if before is not None:
+            await asyncio.gather(before, return_exceptions=True)
+        await self._control(message)
+        if self._queue:
+            await self._drain()
+
+    def _adopt(self, conversation: Conversation) -> None:
+        """Go on in `conversation` (a branch's, or an idle rotation's new session)."""
+        self.branches.append(conversation)
+        self.conversation = self.stream.conversation = conversation
+        self.conversation.on(self.stream)
+        self.conversation.on(self._permission)
+
+    async def _continue(self, request: dict[str, Any]) -> dict[str, Any]:
+        """agentui's own control request, `continue`: a continuation of kind "default" (`text` as a new prompt),
+        "rerun" (the last prompt again, its answer dropped) or "branch" (`text` on a new session forked at the message
+        `at`), answered as a user message is (its messages, then its result); the response names the session the
+        conversation goes on in (a branch's from then on)."""
+        named = str(request.get("kind") or "default")
+        kind = next((kind for kind in CONTINUATIONS if kind == named), None)
+        if kind is None:
+            raise ValueError(f"{named!r} is not a kind of continuation (default, rerun or branch)")
+        await self._ready()
+        at = request.get("at")
+        outcome = await self.conversation.continue_(kind, str(request.get("text") or ""), str(at) if at else None)
+        if isinstance(outcome, Branched):
+            self._adopt(outcome.conversation)
+        result = outcome.result if isinstance(outcome, Branched) else outcome
+        assert isinstance(result, RunResult)
+        message = self.stream.result(result)
+        self.last_failed = message["is_error"] is True
+        self.send(message)
+        return {"session_id": self.conversation.session_id}
+
+    async def _answer(self, text: str, images: list[ImageBlock]) -> None:
+        await self._ready()
         if (instructions := compact_command(text)) is not None:  # (a command, not text for the model)
             await self._compact(instructions or None)
             return
+        if (fresh := await rotate_if_idle(self.conversation)) is not None:  # (--idle-rotate: a new session)
+            self._adopt(fresh)
         if (expanded := self.conversation.expand_command(text)) is not None:  # ("/command arguments", as typed)
             text, notices = expanded
             for notice in notices:
@@ -338,6 +393,8 @@ class SdkSession:
             model = request.get("model")
             conversation.set_model(str(model) if model else self.settings.model)
             return {}
+        if subtype == "continue":
+            return await self._continue(request)
         if subtype == "mcp_status":
             return {"mcpServers": [{"name": s.name, "status": s.state} for s in conversation.mcp_status()]}
         from agentui.frontends.claude_code import controls

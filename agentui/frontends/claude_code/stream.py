@@ -157,6 +157,7 @@ class ClaudeStream:
         match event:
             case AgentStart():
                 self._stop_reason = None
+                self.session_id = event.session_id  # (a branch's run: its new session's, from then on)
             case TextDelta() | ThinkingDelta() | ToolUseDelta() if self.partial:
                 self._delta(event)
             case TurnStart() if self.partial:  # (before each model call, as Claude Code says it)

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from agentui.api import AgentuiError, Conversation, PermissionOptions, Settings
-from agentui.api.control import Command, CommandError, outcome_json, parse_command
+from agentui.api import AgentuiError, Branched, Conversation, PermissionOptions, Settings, rotate_if_idle
+from agentui.api.control import Command, CommandError, Continue, FollowUp, Send, outcome_json, parse_command
 from agentui.api.events import ElicitationRequest, Event, PermissionDecision, PermissionRequest, PermissionResolved
 
 GONE = "The program driving agentui closed its input, so no one can answer this question."
@@ -34,6 +34,8 @@ class CommandsOnStdio:
         self._input_open = True
         self._waiting: set[str] = set()
         """Permission (and MCP elicitation) requests not answered yet: when the input closes, each is answered no."""
+        self.left: list[Conversation] = []
+        """Conversations branched away from (a `continue` of kind "branch"): closed at the end with the last one."""
 
     def write(self, line: str) -> None:
         if self.closed:
@@ -89,8 +91,19 @@ class CommandsOnStdio:
             await asyncio.gather(*self._running, return_exceptions=True)
         return 1 if self.failed else 0
 
+    def _adopt(self, conversation: Conversation) -> None:
+        """Go on in `conversation` (a branch's, or an idle rotation's new session): commands go to it from now on."""
+        self.left.append(self.conversation)
+        self.conversation = conversation
+        self.conversation.on(self.event)
+
     async def _run(self, command: Command) -> None:
         try:
+            prompt = isinstance(command, Send | FollowUp) or (
+                isinstance(command, Continue) and command.kind == "default"
+            )
+            if prompt and (fresh := await rotate_if_idle(self.conversation)) is not None:
+                self._adopt(fresh)
             outcome = await self.conversation.handle(command)
         except AgentuiError as exc:
             self.failed = True
@@ -101,6 +114,8 @@ class CommandsOnStdio:
             self.failed = True
             self._ended(command, {"type": "command_failed", "error": f"{command.type} failed: {exc}"})
             return
+        if isinstance(outcome, Branched):  # (the commands from now on go to the new session)
+            self._adopt(outcome.conversation)
         self._ended(command, {"type": "command_done", "outcome": outcome_json(outcome)})
 
 
@@ -119,9 +134,11 @@ async def run_commands(
 
     fields = {**(launch or {}), "answers_elicitation": True}  # (the program answers servers' questions too)
     conversation = headless_conversation(settings, Path.cwd(), permissions, fields, note)
+    server = CommandsOnStdio(conversation, sys.stdout)
     try:
         for notice in await conversation.start_mcp():
             note(notice)
-        return await CommandsOnStdio(conversation, sys.stdout).serve(stdin_lines())
+        return await server.serve(stdin_lines())
     finally:
-        await conversation.aclose()
+        for each in [*server.left, server.conversation]:
+            await each.aclose()

@@ -607,6 +607,7 @@ async def run_sdk(
     conversation = headless_conversation(
         settings, Path.cwd(), permissions, launch or {}, lambda sentence: sys.stderr.write(f"agentui: {sentence}\n")
     )
+    sdk: SdkSession | None = None
     try:
         sdk = SdkSession(
             conversation,
@@ -620,7 +621,8 @@ async def run_sdk(
         )
         return await sdk.serve(stdin_lines())
     finally:
-        await conversation.aclose()
+        for each in [conversation, *(sdk.branches if sdk is not None else [])]:  # (and those a branch went on in)
+            await each.aclose()
 
 
 def headless_conversation(

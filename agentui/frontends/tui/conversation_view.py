@@ -248,8 +248,8 @@ class ConversationView:
                 await self._run_ended(event)
             case ev.TurnStart():
                 status.waiting_since = time.monotonic()
-            case ev.TurnEnd() | ev.FileClaim():
-                pass  # nothing on screen changes: the blocks and questions around them say it (a refused claim too)
+            case ev.TurnEnd() | ev.FileClaim() | ev.PromptRejected() | ev.SessionRotated():
+                pass  # nothing on screen changes: the blocks around them say it (a refused claim, a rejection's Error)
             case _:
                 assert_never(event)  # a new kind of event: decide here what the screen shows for it
 
