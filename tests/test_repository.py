@@ -68,3 +68,19 @@ def test_the_readme_keys_and_commands_are_what_help_shows() -> None:
 
     assert _table("| key | does |") == [f"| {keys} | {does} |" for keys, does in KEYS]
     assert _table("| command | does |") == [f"| `/{name}` | {c.description} |" for name, c in COMMANDS.items()]
+
+
+def test_every_seed_designs_part_is_in_agentui_with_a_test_that_exists() -> None:
+    """The README's table of the seed designs' parts: each row says yes and names tests that are there to run."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Where the design comes from", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| seed")]
+    assert len(rows) >= 25
+    for row in rows:
+        seed, _part, built, tests = (cell.strip() for cell in row.strip("|").split("|"))
+        assert seed in ("Cersei", "attocode", "phi-core", "cinch-rs") and built == "yes", row
+        named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", tests)
+        assert named, row
+        for path, name in named:
+            source = (ROOT / path).read_text()
+            assert re.search(rf"^(async )?def {name}\(", source, re.M), f"{path}::{name} is not there"
