@@ -23,8 +23,9 @@ from agentui.core.events import TaskItem
 
 TASK_LIST_VARIABLE = "CLAUDE_CODE_TASK_LIST_ID"
 HIGH_WATER = ".highwatermark"
-LOCK_WAIT = 10.0
-"""How long a change waits for another session's lock of the list before it gives up."""
+LOCK_WAIT = 3.0
+"""How long a change waits for another session's lock of the list before it gives up (about Claude Code's own 30
+retries of at most 100 ms; a lock is held for the few milliseconds a change takes, so waiting is rare and short)."""
 STALE_LOCK = 10.0
 """A lock older than this was left by a session that died (proper-lockfile's default), and is taken over."""
 _STATUSES = ("pending", "in_progress", "completed")
