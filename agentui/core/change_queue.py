@@ -6,8 +6,9 @@ Off by default (Claude Code's plan mode refuses changes); `--permission-mode pla
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -33,6 +34,11 @@ class Proposal:
     original: bytes | None
     """The file's bytes when its first change was queued (None: it did not exist), checked again before applying."""
     proposed: bytes
+
+    @property
+    def digest(self) -> str:
+        """What the person is shown is checked to be what is written."""
+        return hashlib.sha256(self.proposed).hexdigest()
 
 
 @dataclass
@@ -83,15 +89,21 @@ class ChangeQueue:
             original = None
         self._proposals[path] = Proposal(path, original, data)
 
-    def apply(self, chosen: Collection[str], before_write: Callable[[Path], None]) -> Applied:
-        """The chosen files' changes made, all or none; the others dropped. The queue is empty afterwards either
-        way. Raises QueueConflict (having changed nothing) when a file changed since its change was queued, a link
-        now stands in its path, or a write fails (those already written are put back)."""
+    def apply(self, chosen: Mapping[str, str], before_write: Callable[[Path], None]) -> Applied:
+        """The chosen files' changes made, all or none; the others dropped. `chosen`: each file with the digest of
+        the content the person was shown. The queue is empty afterwards either way. Raises QueueConflict (having
+        changed nothing) when a chosen change is no longer what was shown (queued again meanwhile, by a sub-agent
+        say), a file changed since its change was queued, a link now stands in its path, or a write fails (those
+        already written are put back)."""
         proposals, self._proposals = list(self._proposals.values()), {}
-        wanted = set(chosen)
-        taken = [p for p in proposals if str(p.path) in wanted]
-        dropped = [p.path for p in proposals if str(p.path) not in wanted]
+        taken = [p for p in proposals if str(p.path) in chosen]
+        dropped = [p.path for p in proposals if str(p.path) not in chosen]
         for proposal in taken:
+            if proposal.digest != chosen[str(proposal.path)]:
+                raise QueueConflict(
+                    f"the change to {proposal.path} was queued again after you were shown it, so none of the "
+                    "queued changes were made"
+                )
             if (problem := _moved_on(proposal)) is not None:
                 raise QueueConflict(f"{problem}, so none of the queued changes were made")
         written: list[Proposal] = []

@@ -66,6 +66,8 @@ class QueuedChange(BaseModel):
     """The file does not exist yet."""
     patch: list[dict[str, Any]] = Field(default_factory=list)
     """The change as Claude Code's structuredPatch hunks."""
+    digest: str = ""
+    """The SHA-256 of the content shown: an approval applies that content or nothing."""
     added: int = 0
     removed: int = 0
 

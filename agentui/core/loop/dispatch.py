@@ -90,8 +90,9 @@ class ToolDispatcher:
         """The person answered a question of this batch with a plain No (`PermissionDecision.interrupt`): the calls
         after it are not run, and the turn ends there."""
         self.before_write: Callable[[str, Path], None] | None = None
-        self._chosen: dict[str, tuple[str, ...]] = {}
-        """The queued changes the person picked, by call, for the approved plan's run."""
+        self._chosen: dict[str, dict[str, str]] = {}
+        """The queued changes the person picked, by call, for the approved plan's run: each file's digest as it was
+        shown."""
         """Called with the call's id and the file's resolved path before a tool that writes runs (once allowed)."""
         self.before_shell: Callable[[str, str], Awaitable[None]] | None = None
         """Awaited with the call's id and the command before a tool that runs commands runs (once allowed)."""
@@ -420,6 +421,7 @@ class ToolDispatcher:
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
         # Registered before the request goes out, so a front end may answer from inside its event callback.
         self._asks[request_id] = future
+        shown = tool.queued_changes()
         try:
             self._emit(
                 PermissionRequest(
@@ -430,14 +432,15 @@ class ToolDispatcher:
                     input=call.input,
                     reason=verdict.reason,
                     suggestions=list(verdict.suggestions),
-                    changes=tool.queued_changes(),
+                    changes=shown,
                 )
             )
             decision = await answer_or_default(future, tool, call)
         finally:
             del self._asks[request_id]
-        if decision.behavior == "allow" and decision.changes:
-            self._chosen[call.id] = decision.changes
+        if decision.behavior == "allow" and decision.changes:  # (each as it was shown: a later change is not)
+            digests = {change.file_path: change.digest for change in shown}
+            self._chosen[call.id] = {path: digests[path] for path in decision.changes if path in digests}
         self._emit(
             PermissionResolved(
                 session_id=self._session_id, request_id=request_id, tool_call_id=call.id, decision=decision

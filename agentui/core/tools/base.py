@@ -72,8 +72,9 @@ class ToolContext:
     protection_lifted: bool = False
     """The person answered a question that named this call's write to a protected path; the guard does not hold
     this call (`agentui.core.safety.guard`)."""
-    chosen_changes: tuple[str, ...] | None = None
-    """With a plan the person approved: the queued changes (resolved paths) they chose to apply."""
+    chosen_changes: Mapping[str, str] | None = None
+    """With a plan the person approved: the queued changes they chose to apply, each file (resolved) with the
+    digest of the content they were shown."""
     before_change: Callable[[Path], None] = lambda path: None
     """Back up a (resolved) file this call is about to change besides its checked path (an approved plan's queued
     changes), so a rewind of the prompt undoes the change."""

@@ -124,7 +124,7 @@ class ExitPlanMode(Tool[Any]):
         """The queued changes the person chose, made; what to tell the model of them (after "!": why none were)."""
         assert self.changes is not None
         try:
-            done = self.changes.apply(ctx.chosen_changes or (), ctx.before_change)
+            done = self.changes.apply(ctx.chosen_changes or {}, ctx.before_change)
         except QueueConflict as exc:
             return f"!The plan was not approved: {exc}. Read the files again and queue the changes anew."
         said = []
@@ -166,6 +166,7 @@ def queued_views(queue: ChangeQueue, display: Callable[[Path], str] | None = Non
         views.append(
             QueuedChange(
                 file_path=str(proposal.path),
+                digest=proposal.digest,
                 shown=shown,
                 created=proposal.original is None,
                 patch=patch,
