@@ -43,6 +43,11 @@ class TaskBoard:
             self._tasks = {task.id: task for task in self.files.load()}
             self._last_id = self.files.highest()
 
+    def changing(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """Around a tool's change of the list: a shared list's lock, waited for without stopping the event loop
+        (raises TaskListBusy when another session keeps it)."""
+        return self.files.held() if self.files is not None else contextlib.nullcontext()
+
     @contextlib.contextmanager
     def _writing(self) -> Iterator[None]:
         """A change: to a shared list, made under its lock on what is on disk then, and written back."""

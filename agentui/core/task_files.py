@@ -8,12 +8,13 @@ Changes are made under Claude Code's lock of the list (proper-lockfile's: the di
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ class TaskFiles:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.name = directory.name
+        self._held = False
         self._extra: dict[str, dict[str, Any]] = {}
         """What a task's file holds that agentui does not (Claude Code's `metadata`), written back unchanged."""
 
@@ -117,30 +119,56 @@ class TaskFiles:
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """The list to this session alone while a change is made (Claude Code's lock, so it waits for us too)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        (self.directory / ".lock").touch(exist_ok=True)
-        lock = self.directory / ".lock.lock"
+        """The list to this session alone while a change is made (Claude Code's lock, so it waits for us too); held
+        already when the change comes through `held` (which waits without stopping the event loop)."""
+        if self._held:
+            yield
+            return
         deadline = time.monotonic() + LOCK_WAIT
-        while True:
-            try:
-                lock.mkdir()
-                break
-            except FileExistsError:
-                with contextlib.suppress(FileNotFoundError):
-                    if time.time() - lock.stat().st_mtime > STALE_LOCK:
-                        lock.rmdir()
-                        continue
-                if time.monotonic() > deadline:
-                    raise TaskListBusy(
-                        f"The shared task list {self.name} stayed locked by another session; try again."
-                    ) from None
-                time.sleep(0.02)
+        while not self._take():
+            if time.monotonic() > deadline:
+                raise self._busy()
+            time.sleep(0.02)
         try:
             yield
         finally:
+            self._release()
+
+    @contextlib.asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        """The lock for the changes made inside (`locked` then takes nothing more), waited for asynchronously."""
+        deadline = time.monotonic() + LOCK_WAIT
+        while not self._take():
+            if time.monotonic() > deadline:
+                raise self._busy()
+            await asyncio.sleep(0.02)
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
+            self._release()
+
+    def _take(self) -> bool:
+        """Whether the lock is this session's now (one left by a session that died is taken over)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / ".lock").touch(exist_ok=True)
+        lock = self.directory / ".lock.lock"
+        try:
+            lock.mkdir()
+            return True
+        except FileExistsError:
             with contextlib.suppress(FileNotFoundError):
-                lock.rmdir()
+                if time.time() - lock.stat().st_mtime > STALE_LOCK:
+                    lock.rmdir()
+            return False
+
+    def _release(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (self.directory / ".lock.lock").rmdir()
+
+    def _busy(self) -> TaskListBusy:
+        return TaskListBusy(f"The shared task list {self.name} stayed locked by another session; try again")
 
 
 def _order(task: TaskItem) -> tuple[bool, int, str]:

@@ -145,3 +145,56 @@ def test_a_damaged_task_file_is_left_alone_and_a_lock_held_too_long_is_one_sente
         assert not (directory / ".lock.lock").exists()
     finally:
         task_files.LOCK_WAIT = old
+
+
+async def test_waiting_for_another_sessions_lock_leaves_the_event_loop_free(tmp_path: Path) -> None:
+    """The lock is another session's when TaskCreate runs; that session lets go once it sees agentui trying (its
+    `.lock` touched). Only a wait that leaves the event loop running lets the other side (here a coroutine) go on."""
+    import asyncio
+
+    from agentui.core.events import Event, ToolStart
+
+    directory = tmp_path / "claude" / "tasks" / "Goals-of-the-week"
+    directory.mkdir(parents=True)
+    (directory / ".lock.lock").mkdir()
+    released: list[bool] = []
+
+    async def other_session() -> None:
+        while True:  # (until agentui's first try has touched the list's `.lock`)
+            if (directory / ".lock").exists():
+                break
+            await asyncio.sleep(0.01)
+        (directory / ".lock.lock").rmdir()
+        released.append(True)
+
+    conversation = open_in(tmp_path, [use("TaskCreate", "c1", subject="Ship", description=""), say("ok")])
+    waiting: list[asyncio.Task[None]] = []
+
+    def on(event: Event) -> None:
+        if isinstance(event, ToolStart):
+            waiting.append(asyncio.get_running_loop().create_task(other_session()))
+
+    conversation.on(on)
+    try:
+        await conversation.agent.prompt("go")
+        assert released and "Task #1 created" in results(conversation)["c1"]
+    finally:
+        for task in waiting:
+            task.cancel()
+        await conversation.aclose()
+
+
+async def test_a_lock_kept_by_another_session_is_one_sentence_for_the_model(tmp_path: Path) -> None:
+    from agentui.core import task_files
+
+    directory = tmp_path / "claude" / "tasks" / "Goals-of-the-week"
+    (directory / ".lock.lock").mkdir(parents=True)  # (fresh: another session holds it throughout)
+    conversation = open_in(tmp_path, [use("TaskCreate", "c1", subject="Ship", description=""), say("ok")])
+    old, task_files.LOCK_WAIT = task_files.LOCK_WAIT, 0.3
+    try:
+        await conversation.agent.prompt("go")
+        said = results(conversation)["c1"]
+        assert said == "The shared task list Goals-of-the-week stayed locked by another session; try again."
+    finally:
+        task_files.LOCK_WAIT = old
+        await conversation.aclose()

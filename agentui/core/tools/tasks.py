@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from agentui.core.call_views import ResultView, plural
 from agentui.core.events import TaskItem
 from agentui.core.task_board import TaskError
+from agentui.core.task_files import TaskListBusy
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from agentui.core.workspace import Workspace
 
@@ -107,10 +108,16 @@ class TaskCreate(_TaskTool):
         return ResultView(f"task #{(details.get('task') or {}).get('id', '?')} created")
 
     async def run(self, args: TaskCreateArgs, ctx: ToolContext) -> ToolResult:
-        task = self.workspace.tasks.create(args.subject, args.description, args.activeForm)
-        if (refused := await self._refused(ctx, "TaskCreated", task)) is not None:
-            self.workspace.tasks.update(task.id, {"status": "deleted"})  # (created first, as Claude Code's)
-            return ToolResult.error(refused)
+        board = self.workspace.tasks
+        try:
+            async with board.changing():
+                task = board.create(args.subject, args.description, args.activeForm)
+            if (refused := await self._refused(ctx, "TaskCreated", task)) is not None:
+                async with board.changing():
+                    board.update(task.id, {"status": "deleted"})  # (created first, as Claude Code's)
+                return ToolResult.error(refused)
+        except TaskListBusy as exc:
+            return ToolResult.error(f"{exc}.")
         return ToolResult(
             f"Task #{task.id} created successfully: {task.subject}",
             details=TaskCreateDetails(task={"id": task.id, "subject": task.subject}),
@@ -136,8 +143,9 @@ class TaskUpdate(_TaskTool):
         if args.status == "completed" and (refused := await self._completing(args.taskId, ctx)) is not None:
             return ToolResult.error(refused, success=False, taskId=args.taskId.lstrip("#"))
         try:
-            task, fields, status_change = self.workspace.tasks.update(args.taskId, args.model_dump())
-        except TaskError as exc:
+            async with self.workspace.tasks.changing():
+                task, fields, status_change = self.workspace.tasks.update(args.taskId, args.model_dump())
+        except (TaskError, TaskListBusy) as exc:
             return ToolResult.error(str(exc), success=False, taskId=args.taskId)
         task_id = args.taskId.lstrip("#")
         details = TaskUpdateDetails(success=True, taskId=task_id, updatedFields=fields)
