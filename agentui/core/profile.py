@@ -55,11 +55,11 @@ class Profile(BaseModel):
 
 
 def profile_path(root: Path, env: Mapping[str, str] | None = None) -> Path:
-    from agentui.core.session.paths import canonical, sanitize
+    from agentui.core.session.paths import project_key
 
     # (a mapping that names no state directory leaves it to the process's environment, not to the platform's default)
     merged = os.environ if env is None else {**os.environ, **env}
-    return state_dir(merged) / "projects" / sanitize(canonical(root)) / "profile.json"
+    return state_dir(merged) / "projects" / project_key(root) / "profile.json"
 
 
 def load_profile(root: Path, env: Mapping[str, str] | None = None) -> Profile:

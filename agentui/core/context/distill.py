@@ -44,6 +44,9 @@ def key_of(call: Call) -> str:
 
 
 def _clip(text: str) -> str:
+    """Secrets redacted first (a cut secret no longer has the shape that finds it), on one line (a name with line
+    breaks in it must not end the learning's line in the prompt), then cut."""
+    text = " ".join(redact_text(text).split())
     return text if len(text) <= CLIP else text[: CLIP - 1] + "…"
 
 
@@ -103,7 +106,7 @@ def _learning(failed: Call, worked: Call, between: Sequence[Call], root: Path) -
     """One sentence of it, secrets in it redacted as the session file's are (it is kept, and goes into prompts)."""
     error = key_line(failed.error or "")
     done = [c for c in between if c.error is None]
-    files = tuple(dict.fromkeys(_shown(key_of(c), root) for c in done if c.name in FILE_TOOLS))
+    files = tuple(dict.fromkeys(_clip(_shown(key_of(c), root)) for c in done if c.name in FILE_TOOLS))
     ran = list(dict.fromkeys(key_of(c) for c in done if c.name == "Bash" and key_of(c) != key_of(failed)))[-RAN:]
     steps = [f"changing {', '.join(files)}"] if files else []
     steps += [f"running {', '.join(f'`{_clip(command)}`' for command in ran)}"] if ran else []
@@ -116,6 +119,8 @@ def _learning(failed: Call, worked: Call, between: Sequence[Call], root: Path) -
     else:
         read = any(c.name == "Read" and c.input.get("file_path") == key_of(failed) for c in between)
         again = "re-reading it and retrying worked" if read else f"a later {worked.name} of it worked"
-        text = f"{failed.name} of {_shown(key, root)} failed ({error}); {where}{again}."
+        text = f"{failed.name} of {_clip(_shown(key, root))} failed ({error}); {where}{again}."
     stamp = now()
-    return Learning(text=redact_text(text), tool=failed.name, key=key, files=files, created=stamp, updated=stamp)
+    return Learning(
+        text=" ".join(redact_text(text).split()), tool=failed.name, key=key, files=files, created=stamp, updated=stamp
+    )

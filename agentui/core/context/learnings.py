@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agentui.core.atomic_write import atomic_write
 from agentui.core.dirs import state_dir
 from agentui.core.errors import AgentuiError
-from agentui.core.session.paths import canonical, sanitize
+from agentui.core.session.paths import project_key
 
 IN_PROMPT = 5
 """At most this many learnings go into the system prompt."""
@@ -86,7 +86,7 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 
 def learnings_file(root: Path, env: Mapping[str, str] | None = None) -> Path:
-    return state_dir(env) / "learnings" / f"{sanitize(canonical(root))}.json"
+    return state_dir(env) / "learnings" / f"{project_key(root)}.json"
 
 
 class LearningStore:
@@ -179,7 +179,7 @@ def render_learnings(learnings: Sequence[Learning]) -> str:
     """The learnings as the system prompt carries them ("" for none)."""
     if not learnings:
         return ""
-    return HEADING + "\n" + "\n".join(f"- {item.text}" for item in learnings)
+    return HEADING + "\n" + "\n".join(f"- {' '.join(item.text.split())}" for item in learnings)  # (one line each)
 
 
 def now() -> float:

@@ -3,6 +3,7 @@ named exactly as Claude Code names them, so each tool finds the other's sessions
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import unicodedata
@@ -51,6 +52,13 @@ def sanitize(path: str) -> str:
 
 def canonical(path: Path) -> str:
     return unicodedata.normalize("NFC", os.path.realpath(path))
+
+
+def project_key(root: Path) -> str:
+    """A name for agentui's own per-project state: Claude Code's sanitized path (readable), and a hash of the
+    canonical path, because the sanitized one is shared by /work/app, /work-app and /work.app."""
+    path = canonical(root)
+    return f"{sanitize(path)[:MAX_SANITIZED_LENGTH]}-{hashlib.sha256(path.encode()).hexdigest()[:12]}"
 
 
 def projects_root(env: Mapping[str, str] | None = None) -> Path:
