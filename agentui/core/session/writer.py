@@ -429,7 +429,8 @@ class SessionWriter:
             **({"attachment": fields.pop("attachment")} if kind == "attachment" else {}),
             "type": kind,
             **fields,
-            **self._loop,  # (after the line's own fields, before Claude Code's envelope tail)
+            **(self._loop if kind != "attachment" else {}),  # (after the line's own fields, before the envelope's
+            # tail; an attachment line keeps exactly Claude Code's keys, as the listings' readers compare them)
             "uuid": new_uuid,
             "timestamp": timestamp(),
             "userType": "external",
