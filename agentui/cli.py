@@ -147,7 +147,7 @@ def _add_model_flags(parser: argparse.ArgumentParser) -> None:
         "--idle-rotate",
         type=_positive_float,
         metavar="MINUTES",
-        help="with --input-format: a prompt after an idle gap this long starts a new session, with a summary",
+        help="a prompt after an idle gap this long (minutes) starts a new session, with a summary of the last",
     )
     parser.add_argument(
         "--no-session-persistence", action="store_true", help="with -p: keep no session file after the run"
@@ -512,8 +512,8 @@ def _mode_problem(args: argparse.Namespace) -> str | None:
         return "--permission-prompt-tool needs --input-format stream-json."
     if not args.print_mode and args.output_format is not None and not (sdk or commands):
         return "--output-format only works with -p."
-    if args.idle_rotate and not (sdk or commands):
-        return "--idle-rotate needs --input-format stream-json or commands (the app does not rotate sessions yet)."
+    if args.idle_rotate and args.print_mode and not (sdk or commands):
+        return "--idle-rotate needs the app or --input-format stream-json or commands (-p answers one prompt)."
     if args.resume_session_at and not args.resume:
         return "--resume-session-at needs --resume with the session's id."
     if args.fork_session and args.resume is None and not args.continue_last:

@@ -231,6 +231,12 @@ class AgentApp(AppOpening):
             return None
         for problem in problems:
             self.say(problem, "warning")
+        return await self._adopt(conversation, previewed)
+
+    async def _adopt(self, conversation: Conversation, previewed: LoadedSession | None = None) -> Conversation:
+        """The conversation on screen from now on: its resumed history shown, its events drawn, the status bar
+        its."""
+        assert self.launch is not None  # (a conversation comes from a launch)
         history = await self.view.read_resumed(conversation)  # (before a prompt can be sent, which would join it)
         self.view.conversation = conversation
         self._subscription = conversation.subscribe()
@@ -317,8 +323,22 @@ class AgentApp(AppOpening):
         elif conversation.running:
             conversation.steer(text, images)
             self.view.steering(text)
+        elif self.launch is not None and self.launch.idle_rotate:
+            self.run_worker(self._send_after_idle(conversation, text, images), group="run", exit_on_error=False)
         else:
             self.run_worker(conversation.send(text, images), group="run", exit_on_error=False)
+
+    async def _send_after_idle(self, conversation: Conversation, text: str, images: Sequence[ImageBlock]) -> None:
+        """--idle-rotate: a prompt after a longer idle gap goes on in a new session, which carries a summary of this
+        one (the transcript above stays, as it was)."""
+        from agentui.api import rotate_if_idle
+
+        fresh = await rotate_if_idle(conversation)  # (None unless it sat idle that long: then a summary is made)
+        if fresh is not None:
+            await self._close()
+            conversation = await self._adopt(fresh)
+            self.say(f"Idle longer than --idle-rotate: a new session ({fresh.session_id}) goes on from a summary.")
+        await conversation.send(text, images)
 
     # Keys
 
