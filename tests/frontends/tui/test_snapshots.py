@@ -117,7 +117,9 @@ def test_permission_modal(snap_compare: Any, tmp_path: Path) -> None:
 
 
 def test_session_picker(snap_compare: Any, tmp_path: Path) -> None:
-    earlier = Harness(tmp_path, [{"text": "Sure."}])
+    # (an answer of some length puts the file's size mid-way between two whole KB, so the temporary path's length,
+    # which differs from machine to machine, never rounds it the other way)
+    earlier = Harness(tmp_path, [{"text": "Sure. " + "I will rename it. " * 30}])
 
     async def make_session() -> None:
         async with earlier.app().run_test(size=SIZE) as pilot:
