@@ -41,7 +41,7 @@ def shared_list(env: Mapping[str, str], claude_dir: Path) -> Path | None:
     name = (env.get(TASK_LIST_VARIABLE) or "").strip()
     if not name:
         return None
-    return claude_dir / "tasks" / re.sub(r"[^a-zA-Z0-9_-]", "-", name)
+    return claude_dir / "tasks" / _file_name(name)
 
 
 class TaskFiles:
@@ -176,5 +176,6 @@ def _order(task: TaskItem) -> tuple[bool, int, str]:
     return (not task.id.isdigit(), int(task.id) if task.id.isdigit() else 0, task.id)
 
 
-def _file_name(task_id: str) -> str:
-    return re.sub(r"[^a-zA-Z0-9_-]", "-", task_id)
+def _file_name(name: str) -> str:
+    """A list's or a task's name as Claude Code writes it in a file name: what is not a letter, digit, _ or - is -."""
+    return re.sub(r"[^a-zA-Z0-9_-]", "-", name)

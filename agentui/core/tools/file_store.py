@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentui.core.atomic_write import atomic_write
 from agentui.core.editor_files import EditorError, EditorFiles, EditorRefused, editor_text, held_as_text, write_through
 from agentui.core.tools.files import BinaryFileError, TextFormat, decode, line_ending
 from agentui.core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agentui.core.change_queue import ChangeQueue
 
 EDITOR_READ_BYTES = 1 << 20
 """Larger files are read from the disk: the editor would send the whole of one for a few lines of it."""
@@ -55,19 +59,19 @@ async def editor_copy(ws: Workspace, path: Path, stored: tuple[str, TextFormat] 
     return text
 
 
-def queueing(ws: Workspace) -> bool:
-    """Changes are queued for the plan's approval, not made (plan mode with its change queue on)."""
-    return ws.changes is not None and ws.changes.active
+def _queue(ws: Workspace) -> ChangeQueue | None:
+    """The change queue while changes are queued for the plan's approval, not made (plan mode with the queue on)."""
+    return ws.changes if ws.changes is not None and ws.changes.active else None
 
 
 def file_exists(ws: Workspace, path: Path) -> bool:
     """The file is there, or a queued change creates it."""
-    return path.exists() or (queueing(ws) and ws.changes is not None and ws.changes.proposed(path) is not None)
+    return path.exists() or ((queue := _queue(ws)) is not None and queue.proposed(path) is not None)
 
 
 def queued_note(ws: Workspace, said: str) -> str:
     """What a change tool tells the model: while changes are queued, that its change waits for the plan's approval."""
-    if not queueing(ws):
+    if _queue(ws) is None:
         return said
     return (
         f"Queued, not made yet (plan mode): {said} The change is applied only if the user approves your plan "
@@ -78,7 +82,7 @@ def queued_note(ws: Workspace, said: str) -> str:
 async def text_to_change(ws: Workspace, path: Path) -> tuple[str, TextFormat]:
     """The file's text (line endings as stored) and its format: the editor's buffer of it where it may be used, or
     its queued text while changes are queued. Raises BinaryFileError for a binary file, OSError as reading does."""
-    if queueing(ws) and ws.changes is not None and (queued := ws.changes.proposed(path)) is not None:
+    if (queue := _queue(ws)) is not None and (queued := queue.proposed(path)) is not None:
         return decode(queued)
     stored, fmt = decode(path.read_bytes())
     buffer = await editor_copy(ws, path, (stored, fmt))
@@ -91,8 +95,8 @@ async def store_text(ws: Workspace, path: Path, text: str, fmt: TextFormat) -> s
     """`text` stored in `fmt`; None once stored, else why it may not have been (the editor did not answer). Where
     the editor refuses the write (a file outside what it has open), the disk is written as without one. While changes
     are queued, the change is queued instead."""
-    if queueing(ws) and ws.changes is not None:
-        ws.changes.propose(path, fmt.encode(text))
+    if (queue := _queue(ws)) is not None:
+        queue.propose(path, fmt.encode(text))
         return None
     editor = usable_editor(ws)
     if editor is not None and held_as_text(fmt, text) and _plainly_placed(path):

@@ -165,14 +165,11 @@ class PermissionEngine:
         if tool.name == "WebSearch" and tool.offered:  # (it changes nothing, but the query leaves the machine)
             return self._asked_tool(tool.name, f"WebSearch wants to search the web for {getattr(args, 'query', '')!r}")
         raw = tool.permission_path(args)
-        if raw is not None and tool.kind == "write" and self.mode == "plan" and self._queueing():
+        if raw is not None and tool.kind == "write" and self.changes is not None and self.changes.active:
             return self._queued_change(tool, raw)
         if raw is not None:
             return self._path_tool(tool, raw)
         return self._plain_tool(tool)
-
-    def _queueing(self) -> bool:
-        return self.changes is not None and self.changes.enabled
 
     def _queued_change(self, tool: CheckedTool, raw: str) -> Verdict:
         """Plan mode with its change queue: a change is queued, not made, where acceptEdits would make it without a
