@@ -31,6 +31,14 @@ def holder(root: Path, ready: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)])
 
 
+def running(pid: int) -> bool:
+    """Whether the process is alive and not a zombie; one read, since it can be reaped between two."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def wait_for(path: Path) -> str:
     deadline = time.monotonic() + CEILING
     while not path.exists() or not path.read_text():
@@ -164,7 +172,7 @@ def test_what_is_left_of_a_journalled_group_ends_and_an_id_given_again_is_spared
             (dead.path / "groups").write_text(f"{leader.pid} {leader_start}\n{other.pid} 1\n")
         prune_stale(tmp_path)
         deadline = time.monotonic() + CEILING
-        while start_ticks(member) is not None and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
+        while running(member):
             assert time.monotonic() < deadline, "the orphaned member was not ended"
             time.sleep(0.05)
         assert other.poll() is None  # (spared)
@@ -198,7 +206,7 @@ def test_a_program_started_just_before_a_kill_and_never_journalled_is_ended_by_i
         prune_stale(tmp_path)
         assert unjournalled.wait(timeout=CEILING) == -signal.SIGKILL
         deadline = time.monotonic() + CEILING
-        while Path(f"/proc/{member}").exists() and Path(f"/proc/{member}/stat").read_text().split()[2] != "Z":
+        while running(member):
             assert time.monotonic() < deadline, "what the unjournalled program started was not ended"
             time.sleep(0.05)
         assert [process.poll() for process in spared] == [None, None]
@@ -227,7 +235,7 @@ def test_a_marked_process_in_a_session_it_does_not_lead_is_ended_alone(tmp_path:
             assert time.monotonic() < deadline, "the marked process never started"  # (forked, not yet exec'd)
             time.sleep(0.01)
         prune_stale(tmp_path)
-        while Path(f"/proc/{marked}").exists() and Path(f"/proc/{marked}/stat").read_text().split()[2] != "Z":
+        while running(marked):
             assert time.monotonic() < deadline, "the marked process was not ended"
             time.sleep(0.05)
         assert leader.poll() is None  # (its session's leader, which does not carry the mark, is spared)
