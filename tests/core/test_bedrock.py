@@ -3,12 +3,14 @@ token), what it makes of the event stream, and each failure as one sentence of t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +48,7 @@ from tests.support.bedrock_server import (
     stream_reply,
 )
 from tests.support.loopback import Reply
+from tests.support.procs import running
 
 SONNET = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 KEYS = {"AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_ACCESS_KEY": SECRET_KEY}
@@ -436,17 +439,24 @@ async def test_a_credential_process_that_never_ends_is_given_up_in_one_sentence(
     from agentui.core.providers.blocking import CredentialsTimeoutError
 
     script = tmp_path / "stuck.sh"
-    script.write_text("#!/bin/sh\nexec sleep 30\n")
+    started = tmp_path / "started"
+    script.write_text(f"#!/bin/sh\nsleep 600 &\necho $$ $! > {started}\nwait\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     config = tmp_path / "config"
     config.write_text(f"[profile stuck]\ncredential_process = {script}\n")
-    auth = SigV4("us-east-1", {"AWS_PROFILE": "stuck", "AWS_CONFIG_FILE": str(config)}, timeout=0.5)
+    auth = SigV4("us-east-1", {"AWS_PROFILE": "stuck", "AWS_CONFIG_FILE": str(config)}, timeout=2)
     with pytest.raises(CredentialsTimeoutError) as caught:
         await auth.check()
     assert str(caught.value).startswith(
-        "AWS's credential chain gave no credentials for Bedrock within 0.5 s (profile 'stuck': a credential_process, "
+        "AWS's credential chain gave no credentials for Bedrock within 2 s (profile 'stuck': a credential_process, "
         "SSO or metadata service that does not answer); check the profile in "
     )
+    # The helper given up on is ended, with what it started, rather than left running.
+    helper, child = (int(pid) for pid in started.read_text().split())
+    deadline = time.monotonic() + 30
+    while running(helper) or running(child):
+        assert time.monotonic() < deadline, "the stuck credential_process was left running"
+        await asyncio.sleep(0.05)
 
 
 async def test_an_assume_role_refusal_is_one_sentence_with_awss_code(

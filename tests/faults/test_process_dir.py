@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from agentui.core.process_dir import PREFIX, ProcessDir, prune_stale
+from tests.support.procs import running
 
 CEILING = 60.0
 
@@ -29,14 +30,6 @@ def holder(root: Path, ready: Path) -> subprocess.Popen[bytes]:
         time.sleep(600)
     """
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)])
-
-
-def running(pid: int) -> bool:
-    """Whether the process is alive and not a zombie; one read, since it can be reaped between two."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def wait_for(path: Path) -> str:

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from agentui.core.providers.base import AuthenticationError
-from agentui.core.providers.blocking import CREDENTIALS_TIMEOUT, off_loop
+from agentui.core.providers.blocking import CREDENTIALS_TIMEOUT, CredentialsTimeoutError, off_loop
+from agentui.core.providers.helper_processes import HelperProcesses
 from agentui.core.session.redact import redact_text
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class SigV4:
         self._timeout = timeout
         self._credentials: Credentials | None = None
         self._lock = asyncio.Lock()
+        self._helpers = HelperProcesses()
 
     async def sign(self, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
         from botocore.auth import SigV4Auth
@@ -124,20 +126,24 @@ class SigV4:
     async def _off_loop(self, call: Callable[[], Credentials]) -> Credentials:
         """A blocking step of botocore's (finding or refreshing the credentials), given `timeout` seconds."""
         profile = self._env.get("AWS_PROFILE") or "default"
-        return await off_loop(
-            call,
-            seconds=self._timeout,
-            said=f"AWS's credential chain gave no credentials for Bedrock within {self._timeout:g} s (profile "
-            f"{profile!r}: a credential_process, SSO or metadata service that does not answer); check the profile in "
-            f"{self._files()} and try again.",
-        )
+        try:
+            return await off_loop(
+                call,
+                seconds=self._timeout,
+                said=f"AWS's credential chain gave no credentials for Bedrock within {self._timeout:g} s (profile "
+                f"{profile!r}: a credential_process, SSO or metadata service that does not answer); check the "
+                f"profile in {self._files()} and try again.",
+            )
+        except CredentialsTimeoutError:
+            self._helpers.end()  # (a credential_process given up on is not left running)
+            raise
 
     def _chain(self) -> Credentials:
         from botocore.exceptions import BotoCoreError, ClientError, ProfileNotFound
 
         profile = self._env.get("AWS_PROFILE")
         try:
-            found = aws_session(self._env).get_credentials()
+            found = aws_session(self._env, self._helpers).get_credentials()
         except ProfileNotFound:
             raise AuthenticationError(
                 f"The AWS profile {profile!r} (AWS_PROFILE) is in neither {self._files()}; "
@@ -196,9 +202,10 @@ def _files(env: Mapping[str, str]) -> tuple[str, str]:
     )
 
 
-def aws_session(env: Mapping[str, str]) -> Session:
+def aws_session(env: Mapping[str, str], helpers: HelperProcesses | None = None) -> Session:
     """A botocore session reading `env`: its profile, its credential and config files and its keys (botocore's
-    other providers read the process's environment, which `env` is unless a caller gives another)."""
+    other providers read the process's environment, which `env` is unless a caller gives another). A profile's
+    credential_process is started by `helpers`, so it can be ended if it never answers."""
     import botocore.session
     from botocore.credentials import EnvProvider
 
@@ -211,6 +218,10 @@ def aws_session(env: Mapping[str, str]) -> Session:
         if any(provider.METHOD == "env" for provider in resolver.providers):  # (not there when a profile is named)
             resolver.insert_after("env", EnvProvider(environ=dict(env)))
             resolver.remove("env")  # (the first of that name: the process environment's)
+    if helpers is not None:
+        for provider in session.get_component("credential_provider").providers:
+            if provider.METHOD == "custom-process":
+                provider._popen = helpers.popen  # (botocore's own hook for how it starts the process)
     return session
 
 
