@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -88,15 +88,35 @@ def save_profile(root: Path, profile: Profile, env: Mapping[str, str] | None = N
         raise ProfileError(f"The agent profile {path} could not be written ({exc.strerror or exc}).") from None
 
 
+def change_profile(root: Path, change: Callable[[Profile], None], env: Mapping[str, str] | None = None) -> Profile:
+    """Read the profile, `change` it and write it back, holding the lock beside it so that two sessions of the
+    project ending runs at once both count. Raises ProfileError with one sentence when it cannot be written."""
+    from agentui.core.file_lock import LockBusyError, locked
+
+    path = profile_path(root, env)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(path.with_suffix(".lock")):
+            profile = load_profile(root, env)
+            change(profile)
+            save_profile(root, profile, env)
+    except LockBusyError as exc:
+        raise ProfileError(str(exc)) from None
+    except OSError as exc:
+        raise ProfileError(f"The agent profile {path} could not be written ({exc.strerror or exc}).") from None
+    return profile
+
+
 def set_standing_instructions(root: Path, text: str, env: Mapping[str, str] | None = None) -> Profile:
     """Keep `text` ("" forgets them) as the project's standing instructions; the profile as saved."""
     text = text.strip()
     if len(text) > MAX_INSTRUCTIONS:
         raise ProfileError(f"Standing instructions are at most {MAX_INSTRUCTIONS} characters; put more in CLAUDE.md.")
-    profile = load_profile(root, env)
-    profile.instructions = text
-    save_profile(root, profile, env)
-    return profile
+
+    def instruct(profile: Profile) -> None:
+        profile.instructions = text
+
+    return change_profile(root, instruct, env)
 
 
 class ProfileKeeper:
@@ -127,14 +147,15 @@ class ProfileKeeper:
     def _fold(self) -> None:
         if not self._rounds and not self._tools:
             return
-        profile = load_profile(self.root, self.env)  # (another conversation of the project may have saved since)
-        for model, tokens, cost in self._rounds:
-            profile.models.setdefault(model, ModelObservation()).observe(tokens, cost)
-        for name in self._tools:
-            profile.tools[name] = profile.tools.get(name, 0) + 1
-        self._rounds, self._tools = [], []
-        self.profile = profile
+        rounds, tools, self._rounds, self._tools = self._rounds, self._tools, [], []
+
+        def observe(profile: Profile) -> None:  # (on the profile as saved: another session may have saved since)
+            for model, tokens, cost in rounds:
+                profile.models.setdefault(model, ModelObservation()).observe(tokens, cost)
+            for name in tools:
+                profile.tools[name] = profile.tools.get(name, 0) + 1
+
         try:
-            save_profile(self.root, profile, self.env)
+            self.profile = change_profile(self.root, observe, self.env)
         except ProfileError as exc:
             log.warning("%s", exc)

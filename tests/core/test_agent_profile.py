@@ -74,3 +74,39 @@ async def test_standing_instructions_join_the_system_prompts_stable_part_and_sta
         assert "Answer in French." in reopened.agent.config.system_prompt
     finally:
         await reopened.aclose()
+
+
+FOLDS = """
+import sys, time
+from pathlib import Path
+from agentui.core.events import AgentEnd, ToolStart
+from agentui.core.messages import Usage
+from agentui.core.profile import ProfileKeeper
+
+root, go, env = Path(sys.argv[1]), Path(sys.argv[2]), {"AGENTUI_STATE_DIR": sys.argv[3]}
+keeper = ProfileKeeper(root, "s", env)
+while not go.exists():
+    time.sleep(0.005)
+for _ in range(40):
+    keeper(ToolStart(session_id="s", tool_call_id="t", name="Bash", input={}))
+    keeper(AgentEnd(session_id="s", stop="end_turn", num_turns=1, usage=Usage()))
+"""
+
+
+def test_two_sessions_ending_runs_at_once_both_count_in_the_profile(tmp_path: Path) -> None:
+    """Each fold reads, changes and writes the profile back; a lock beside it keeps one process's write from
+    replacing what the other wrote in between (80 counted, not fewer)."""
+    import subprocess
+    import sys
+
+    root, go, state = tmp_path / "project", tmp_path / "go", tmp_path / "state"
+    root.mkdir()
+    folds = [
+        subprocess.Popen([sys.executable, "-c", FOLDS, str(root), str(go), str(state)], stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    go.touch()
+    for process in folds:
+        _, error = process.communicate(timeout=120)
+        assert process.returncode == 0, error.decode()
+    assert load_profile(root, {"AGENTUI_STATE_DIR": str(state)}).tools["Bash"] == 80

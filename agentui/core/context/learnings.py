@@ -5,7 +5,6 @@ directory (one JSON file each), near-identical ones merged; the few most relevan
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -145,22 +144,19 @@ class LearningStore:
     def _changing(self) -> Iterator[list[Learning]]:
         """The learnings to change in place, written back whole (atomically) when the block ends; a lock beside the
         file keeps two sessions' changes from overwriting each other."""
+        from agentui.core.file_lock import LockBusyError, locked
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            lock = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise LearningError(f"{self.path.parent} cannot be written ({exc.strerror or exc}).") from exc
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            kept = self.all()
-            yield kept
-            data = {"learnings": [item.model_dump() for item in kept]}
-            try:
+            with locked(self.path.with_suffix(".lock")):
+                kept = self.all()
+                yield kept
+                data = {"learnings": [item.model_dump() for item in kept]}
                 atomic_write(Path(os.path.realpath(self.path)), (json.dumps(data, indent=1) + "\n").encode())
-            except OSError as exc:
-                raise LearningError(f"{self.path} cannot be written ({exc.strerror or exc}).") from exc
-        finally:
-            os.close(lock)  # (closing releases the lock)
+        except LockBusyError as exc:
+            raise LearningError(str(exc)) from None
+        except OSError as exc:
+            raise LearningError(f"{self.path} cannot be written ({exc.strerror or exc}).") from exc
 
 
 def relevant(learnings: Sequence[Learning], prompt: str, limit: int = IN_PROMPT) -> list[Learning]:

@@ -51,15 +51,11 @@ def _read(path: Path) -> dict[str, Any]:
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """One writer at a time among agentui's processes (two servers' tokens saved at once must both stay)."""
-    import fcntl
+    from agentui.core.file_lock import locked
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(".credentials.json.agentui-lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with locked(path.with_name(".credentials.json.agentui-lock")):
+        yield
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
