@@ -52,6 +52,7 @@ _EXPORTS = {
     "is_session_id": "agentui.core.session.paths",
     "canonical": "agentui.core.session.paths",
     "sanitize": "agentui.core.session.paths",
+    "project_key": "agentui.core.session.paths",
     "PromptPoint": "agentui.core.rewind",
     "Rewound": "agentui.core.rewind",
     "Restore": "agentui.core.rewind",
@@ -321,6 +322,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.paths import canonical as canonical
     from agentui.core.session.paths import is_session_id as is_session_id
     from agentui.core.session.paths import project_dir as project_dir
+    from agentui.core.session.paths import project_key as project_key
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession
     from agentui.core.session.trace import trace_command as trace_command

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from agentui.api import canonical, data_dir, sanitize
+from agentui.api import canonical, data_dir, project_key, sanitize
 
 MAX_ENTRIES = 500
 
 
 def history_file(project: Path, env: Mapping[str, str] | None = None) -> Path:
-    return data_dir(env) / "history" / f"{sanitize(canonical(project))}.jsonl"
+    """The project's history, named with a hash of its path as well: /work/app, /work-app and /work.app sanitize
+    alike, and one project's prompts must not be recalled in another. A history kept under the old, sanitized-only
+    name is copied over the first time."""
+    folder = data_dir(env) / "history"
+    path = folder / f"{project_key(project)}.jsonl"
+    legacy = folder / f"{sanitize(canonical(project))}.jsonl"
+    if not path.exists() and legacy.is_file():
+        with contextlib.suppress(OSError):  # (history is a convenience: it starts afresh)
+            path.write_bytes(legacy.read_bytes())
+    return path
 
 
 class PromptHistory:
