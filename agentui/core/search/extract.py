@@ -65,8 +65,8 @@ def rows_of(raw: bytes, facts: LineFacts) -> list[Row]:
         facts.cwd = cwd
     if facts.session is None and isinstance(session := entry.get("sessionId"), str):
         facts.session = session
-    uuid = entry.get("uuid") if isinstance(entry.get("uuid"), str) else ""
-    stamp = entry.get("timestamp") if isinstance(entry.get("timestamp"), str) else ""
+    uuid = entry["uuid"] if isinstance(entry.get("uuid"), str) else ""
+    stamp = entry["timestamp"] if isinstance(entry.get("timestamp"), str) else ""
     return [Row(kind, redact_text(text), uuid, stamp) for kind, text in _texts(entry, facts) if text.strip()]
 
 

@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentui.core.dirs import state_dir
 from agentui.core.errors import AgentuiError
@@ -86,7 +87,7 @@ class SessionIndex:
 
     def _rebuild(self, why: str) -> None:
         self.close()
-        self.notices.append(f"The search index {why}; it was made again from the session files.")
+        self.notices.append(f"The search index ({self.path}) {why}; it was made again from the session files.")
         store.remove(self.path)
         self._connection = store.connect(self.path)
 
@@ -106,7 +107,9 @@ class SessionIndex:
                     raise SearchError(f"The search index at {self.path} could not be made ({exc}).") from None
                 self._rebuild(f"was damaged ({exc})")
 
-    def search(self, text: str, *, project: str | None = None, limit: int = 20, prefix: bool = False) -> list[SearchHit]:
+    def search(
+        self, text: str, *, project: str | None = None, limit: int = 20, prefix: bool = False
+    ) -> list[SearchHit]:
         """The best `limit` hits for `text`, one a message, best first (bm25; the newer first among equals)."""
         for attempt in (1, 2):
             try:
@@ -126,7 +129,7 @@ class SessionIndex:
         try:
             rows = _select(connection, first, project, limit)
         except sqlite3.OperationalError as exc:
-            if not is_syntax_problem(str(exc)) or store.is_damage(exc) and "no such column" not in str(exc).lower():
+            if not is_syntax_problem(str(exc)):  # (`a:b` names no column: words, too)
                 raise
             words = plain(text)
             rows = _select(connection, words, project, limit) if words else []
@@ -142,7 +145,7 @@ class SessionIndex:
             self._connection = None
 
 
-def _select(connection: sqlite3.Connection, match: str, project: str | None, limit: int) -> list[tuple[object, ...]]:
+def _select(connection: sqlite3.Connection, match: str, project: str | None, limit: int) -> list[tuple[Any, ...]]:
     where = " AND f.project = ?" if project is not None else ""
     return connection.execute(
         "SELECT f.session, f.project, f.cwd, f.title, f.sidechain, f.path, r.uuid, r.ts, r.kind,"

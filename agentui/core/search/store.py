@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from agentui.core.errors import AgentuiError
+
 SCHEMA_VERSION = "1"
 BUSY_CEILING_MS = 10_000
 """How long a statement waits for another agentui process's write before it gives up (never forever)."""
@@ -23,7 +25,7 @@ CREATE VIRTUAL TABLE texts USING fts5(text, tokenize = 'unicode61 remove_diacrit
 """
 
 
-class Damaged(Exception):
+class Damaged(AgentuiError):
     """The file is not an index this version can use; the message says how, for the one sentence shown."""
 
 

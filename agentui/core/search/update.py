@@ -130,8 +130,8 @@ def _read(
         pass  # (gone or unreadable since the stat: what was read counts, the rest waits for the next look)
     progress.files_read += 1
     connection.execute(
-        "UPDATE files SET offset = ?, cwd = ?, title = coalesce(?, title), session = coalesce(nullif(session, ''), ?, '')"
-        " WHERE id = ?",
+        "UPDATE files SET offset = ?, cwd = ?, title = coalesce(?, title),"
+        " session = coalesce(nullif(session, ''), ?, '') WHERE id = ?",
         (offset, facts.cwd, facts.title or facts.first_prompt, facts.session, file_id),
     )
     return offset - start
