@@ -52,3 +52,14 @@ def write(path: Path, *lines: str, mode: str = "a") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open(mode, encoding="utf-8") as handle:
         handle.write("".join(lines))
+
+
+def linked(*lines: str) -> list[str]:
+    """The lines as one conversation: each line's parentUuid the one before it."""
+    out, parent = [], None
+    for text in lines:
+        entry = json.loads(text)
+        entry["parentUuid"] = parent
+        parent = entry["uuid"]
+        out.append(json.dumps(entry, separators=(",", ":")) + "\n")
+    return out
