@@ -24,10 +24,10 @@ def marked(snippet: str) -> Text:
 
 
 def hit_line(hit: SearchHit, width: int = 90) -> Text:
-    from agentui.frontends.tui.screens.picker import one_line
-
     line = Text()
-    line.append(one_line(hit.title or hit.session_id, 70), style="bold")
+    title = Text(" ".join((hit.title or hit.session_id).split()), style="bold")
+    title.truncate(70, overflow="ellipsis")
+    line.append_text(title)
     line.append("\n  ")
     snippet = marked(hit.marked)
     snippet.truncate(width, overflow="ellipsis")
