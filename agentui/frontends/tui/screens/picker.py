@@ -160,8 +160,9 @@ class SessionPicker(ModalScreen["Path | SearchHit | None"]):
         self.hits, self.searched = hits, query
         options = self.query_one("#sessions", OptionList)
         options.clear_options()
+        width = max(20, options.scrollable_content_region.width - 2)
         for hit in hits:
-            options.add_option(Option(hit_line(hit)))
+            options.add_option(Option(hit_line(hit, width)))
         if hits:
             options.highlighted = 0
         empty = self.query_one("#empty", Static)

@@ -23,14 +23,15 @@ def marked(snippet: str) -> Text:
     return text
 
 
-def hit_line(hit: SearchHit, width: int = 90) -> Text:
+def hit_line(hit: SearchHit, width: int) -> Text:
+    """Three lines: the session's title, the snippet, and when, what and which session; each cut to `width`."""
     line = Text()
     title = Text(" ".join((hit.title or hit.session_id).split()), style="bold")
-    title.truncate(70, overflow="ellipsis")
+    title.truncate(width, overflow="ellipsis")
     line.append_text(title)
     line.append("\n  ")
     snippet = marked(hit.marked)
-    snippet.truncate(width, overflow="ellipsis")
+    snippet.truncate(max(10, width - 2), overflow="ellipsis")
     line.append_text(snippet)
     where = " · in a sub-agent's transcript" if hit.sidechain else ""
     line.append(f"\n  {hit.date} · {hit.kind}{where} · {hit.session_id[:8]}", style="dim")
