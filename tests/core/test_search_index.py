@@ -275,3 +275,10 @@ def test_processes_updating_at_once_index_each_line_once(tmp_path: Path) -> None
     assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert connection.execute("SELECT count(*) FROM rows").fetchone() == (4000,)
     assert json.loads(json.dumps(connection.execute("SELECT count(*) FROM files").fetchone())) == [200]
+
+
+def test_the_index_is_the_persons_alone(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    _two_sessions(root)
+    assert found(index, "marmalade")
+    assert index.path.stat().st_mode & 0o777 == 0o600 and index.path.parent.stat().st_mode & 0o777 == 0o700

@@ -97,3 +97,11 @@ def test_a_corrupt_index_is_said_in_one_sentence_and_made_again(tmp_path: Path) 
     done = agentui(tmp_path, here, "gigawatts")
     assert done.returncode == 0 and "[gigawatts]" in done.stdout
     assert done.stderr.count("\n") == 1 and "it was made again from the session files." in done.stderr
+
+
+def test_an_index_that_cannot_be_made_is_one_sentence(tmp_path: Path) -> None:
+    here, _, _ = two_projects(tmp_path)
+    (tmp_path / "state").write_text("a file where the state directory should be")
+    done = agentui(tmp_path, here, "gigawatts")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("agentui search: The search index at ") and done.stderr.count("\n") == 1

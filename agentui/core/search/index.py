@@ -171,5 +171,9 @@ def search_sessions(
         project = project_dir(cwd, env).name if cwd is not None else None
         hits = index.search(text, project=project, limit=limit, prefix=prefix)
         return SearchResult(hits, index.notices)
+    except OSError as exc:
+        raise SearchError(f"The search index at {index.path} cannot be used ({exc.strerror or exc}).") from None
+    except sqlite3.Error as exc:
+        raise SearchError(f"The search index at {index.path} cannot be used ({exc}).") from None
     finally:
         index.close()

@@ -3,6 +3,7 @@ afresh when it is missing, not an SQLite file, of another schema version, or dam
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -39,8 +40,11 @@ def is_damage(error: sqlite3.DatabaseError) -> bool:
 
 def connect(path: Path) -> sqlite3.Connection:
     """The index at `path`, made if there is none; Damaged if what is there cannot serve."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fresh = not path.exists() or path.stat().st_size == 0
+    if fresh:  # (the text of every session is in it: the person's alone, as the sessions are; SQLite gives its
+        # -wal and -shm files the same mode)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
     connection = sqlite3.connect(path, timeout=BUSY_CEILING_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_CEILING_MS}")

@@ -47,11 +47,12 @@ def transcripts(root: Path) -> Iterator[Transcript]:
             if entry.name.endswith(".jsonl") and entry.is_file(follow_symlinks=False):
                 stem = entry.name[:-6]
                 if is_session_id(stem) or stem.startswith("agent-"):
-                    yield _transcript(entry, project.name, stem if is_session_id(stem) else "", not is_session_id(stem))
+                    own = is_session_id(stem)
+                    yield from _transcript(entry, project.name, stem if own else "", not own)
             elif is_session_id(entry.name) and entry.is_dir(follow_symlinks=False):
                 for agent in _entries(Path(entry.path) / "subagents"):
                     if agent.name.endswith(".jsonl") and agent.is_file(follow_symlinks=False):
-                        yield _transcript(agent, project.name, entry.name, True)
+                        yield from _transcript(agent, project.name, entry.name, True)
 
 
 def _entries(directory: Path) -> list[os.DirEntry[str]]:
@@ -62,9 +63,12 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def _transcript(entry: os.DirEntry[str], project: str, session: str, sidechain: bool) -> Transcript:
-    stat = entry.stat(follow_symlinks=False)
-    return Transcript(Path(entry.path), project, session, sidechain, stat.st_dev, stat.st_ino, stat.st_size)
+def _transcript(entry: os.DirEntry[str], project: str, session: str, sidechain: bool) -> Iterator[Transcript]:
+    try:
+        stat = entry.stat(follow_symlinks=False)
+    except OSError:
+        return  # (removed since the directory was listed: its rows go as a deleted file's do)
+    yield Transcript(Path(entry.path), project, session, sidechain, stat.st_dev, stat.st_ino, stat.st_size)
 
 
 def update(connection: sqlite3.Connection, root: Path, progress: Progress) -> None:
