@@ -23,7 +23,4 @@ def plain(text: str, *, prefix: bool = False) -> str | None:
 def is_syntax_problem(message: str) -> bool:
     """An FTS5 complaint about the query itself (as opposed to the database)."""
     text = message.lower()
-    return any(
-        words in text
-        for words in ("fts5: syntax error", "no such column", "unterminated string", "unknown special query", "fts5:")
-    )
+    return any(words in text for words in ("syntax error", "no such column", "unterminated string", "special query"))

@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from agentui.api import SessionInfo
 from agentui.frontends.tui.type_ahead import catch_up, type_into
@@ -150,12 +151,13 @@ class SessionPicker(ModalScreen["Path | SearchHit | None"]):
             self.app.call_from_thread(self._show_hits, query, [], [str(exc)])
             return
         hits, notices = (result.hits, result.notices) if result else ([], [])
-        self.app.call_from_thread(self._show_hits, query, hits, notices)
+        if not get_current_worker().is_cancelled:  # (a newer search, or the picker closed)
+            self.app.call_from_thread(self._show_hits, query, hits, notices)
 
     def _show_hits(self, query: str, hits: list[SearchHit], notices: list[str]) -> None:
         from agentui.frontends.tui.screens.picker_search import hit_line
 
-        if not self.full_text or query != self.typing_box().value:
+        if not self.is_attached or not self.full_text or query != self.typing_box().value:
             return  # (a search for words since changed)
         self.hits, self.searched = hits, query
         options = self.query_one("#sessions", OptionList)
