@@ -412,6 +412,10 @@ def _run(argv: list[str]) -> int:
         return _plugin(argv[1:])
     if argv and argv[0] == "trace":  # `agentui trace SESSION`: the tree of its loops
         return _trace(argv[1:])
+    if argv and argv[0] == "search":  # `agentui search QUERY`: every past session's text
+        from agentui.frontends.search_cli import main as search
+
+        return search(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:

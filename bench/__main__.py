@@ -33,6 +33,7 @@ GROUPS = [
     "attempts",
     "evaluation",
     "compaction_topics",
+    "search",
 ]
 RESULTS = Path(__file__).with_name("RESULTS.md")
 NOTES_MARK = "<!-- notes: kept when the table is rewritten -->"

@@ -45,6 +45,11 @@ _EXPORTS = {
     "SessionError": "agentui.core.session.lookup",
     "preview_session": "agentui.core.session.lookup",
     "trace_command": "agentui.core.session.trace",
+    # full-text search over every project's sessions (`agentui search`, the /resume picker's search)
+    "search_sessions": "agentui.core.search.index",
+    "SearchHit": "agentui.core.search.index",
+    "SearchResult": "agentui.core.search.index",
+    "SearchError": "agentui.core.search.index",
     "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
@@ -312,6 +317,10 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.safety.permissions.rules import RuleError as RuleError
     from agentui.core.safety.trust import trust as trust
     from agentui.core.sdk_permission import can_use_tool_request as can_use_tool_request
+    from agentui.core.search.index import SearchError as SearchError
+    from agentui.core.search.index import SearchHit as SearchHit
+    from agentui.core.search.index import SearchResult as SearchResult
+    from agentui.core.search.index import search_sessions as search_sessions
     from agentui.core.session.file_history import FileChange as FileChange
     from agentui.core.session.listing import SessionInfo as SessionInfo
     from agentui.core.session.listing import list_sessions as list_sessions
