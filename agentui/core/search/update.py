@@ -120,7 +120,9 @@ def _read(
 ) -> int:
     start = offset
     try:
-        with found.path.open("rb") as handle:
+        # (not followed if a link, never waited on if a FIFO: the file may have been replaced since its stat)
+        fd = os.open(found.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
             handle.seek(offset)
             carry = b""
             while chunk := handle.read(CHUNK):
