@@ -51,6 +51,10 @@ class LanguageServers:
         self._given_up: set[str] = set()
         self._locks: dict[str, asyncio.Lock] = {}
 
+    @property
+    def running(self) -> list[LanguageServer]:
+        return list(self._servers.values())
+
     def handles(self, path: Path) -> bool:
         language = language_of(path)
         return language is not None and family_of(language) in SERVERS

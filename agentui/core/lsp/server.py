@@ -59,6 +59,11 @@ class LanguageServer:
         return self.spec.program
 
     @property
+    def pid(self) -> int | None:
+        """The process started (bubblewrap's, under the guard), while it runs."""
+        return self._process.pid if self._process is not None and self._process.returncode is None else None
+
+    @property
     def alive(self) -> bool:
         return self._rpc is not None and not self._rpc.closed.is_set()
 
