@@ -192,7 +192,7 @@ async def test_a_missing_server_is_said_once(tmp_path: Path) -> None:
 def test_one_setting_or_the_environment_turns_it_off(tmp_path: Path) -> None:
     from agentui.core.lsp.setup import open_servers
 
-    SCRIPTED = Overrides(provider="scripted", model="scripted")
+    SCRIPTED = Overrides(provider="scripted", model="scripted", script=tmp_path / "script.json")
 
     env = {"PATH": f"{BIN}:/usr/bin"}
     assert resolve_settings(SCRIPTED, env, ConfigFile()).lsp
