@@ -107,7 +107,8 @@ def diagnostic_lines(details: Mapping[str, Any]) -> list[str]:
         if isinstance(item, dict):
             source = f" ({item['source']})" if item.get("source") else ""
             where = f"line {item.get('line', '?')}:{item.get('column', '?')}"
-            lines.append(f"{item.get('severity', 'error')} {where}: {item.get('message', '')}{source}")
+            mark = {"error": "✘", "warning": "⚠"}.get(str(item.get("severity")), "•")
+            lines.append(f"{mark} {where}: {item.get('message', '')}{source}")
     return lines
 
 

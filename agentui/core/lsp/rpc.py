@@ -9,13 +9,15 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from agentui.core.errors import AgentuiError
+
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 64 << 20
 """A message longer than this is a broken server, not a large answer."""
 
 
-class RpcError(Exception):
+class RpcError(AgentuiError):
     """A request failed: the server answered with an error, did not answer in time, or is gone."""
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from agentui.core.errors import AgentuiError
 from agentui.core.lsp.diagnostics import Diagnostic
 from agentui.core.lsp.rpc import Connection, RpcError
 from agentui.core.lsp.servers import ServerSpec
@@ -25,7 +26,7 @@ Confine = Callable[[list[str], dict[str, str]], Confined]
 """Wraps a program's argv and environment as agentui confines the programs it starts."""
 
 
-class ServerError(Exception):
+class ServerError(AgentuiError):
     """The server could not be started or initialized; one sentence says why."""
 
 

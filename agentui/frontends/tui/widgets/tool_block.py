@@ -224,10 +224,7 @@ def result_look(
 def diagnostics_text(lines: list[str]) -> Text | None:
     if not lines:
         return None
-    text = Text()
-    for line in lines:
-        text.append(f"✘ {line}\n", style="bold red")
-    return text
+    return Text("\n".join(lines), style="bold red")
 
 
 def _body(view: CallView, shown: ResultView, text: str, is_error: bool) -> Text:
