@@ -70,7 +70,10 @@ class LanguageServer:
 
     async def start(self, ceiling: float) -> None:
         """Start the server and initialize it; ServerError (the server stopped) within `ceiling` seconds."""
-        confined = self._confine([self.program, *self.spec.args], self._env)
+        try:
+            confined = self._confine([self.program, *self.spec.args], self._env)
+        except OSError as exc:  # (the guard could not be set up)
+            raise ServerError(f"{self.name} could not be confined ({exc.strerror or exc})") from None
         self._confined = confined
         try:
             process = await start_group(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agentui.core.errors import AgentuiError
 from agentui.core.lsp.diagnostics import block
 from agentui.core.tools.base import ToolResult
 from agentui.core.workspace import Workspace
@@ -17,7 +18,10 @@ async def diagnosed(ws: Workspace, path: Path, before: str | None, after: str, r
     servers = ws.lsp
     if servers is None or result.is_error or (ws.changes is not None and ws.changes.active):
         return result
-    checked = await servers.after_edit(path, before, after)
+    try:
+        checked = await servers.after_edit(path, before, after)
+    except (AgentuiError, OSError) as exc:  # (the change is made: a server's failure must not hide that)
+        return ToolResult(content=f"{result.content}\n\nNo diagnostics: {exc}", details=result.details)
     content = result.content if isinstance(result.content, str) else ""
     details: dict[str, Any] = dict(result.details)
     if checked.diagnostics:
