@@ -65,3 +65,32 @@ async def test_with_the_setting_off_no_server_starts(tmp_path: Path) -> None:
         assert block.query(DiffView) and not block.query(".tool-diagnostics")
         assert app.conversation is not None and app.conversation.project.workspace.lsp is None
         assert "LSP" not in app.conversation.project.tools.names()
+
+
+def test_a_resumed_edit_drawn_as_lines_keeps_its_diagnostics_under_the_diff() -> None:
+    import dataclasses
+
+    from rich.console import Console
+    from rich.style import Style
+
+    from agentui.frontends.tui.part_lines import Look, _tool
+
+    look = Look(*(Style() for _ in dataclasses.fields(Look)))
+    details = {
+        "filePath": "/p/calc.py",
+        "structuredPatch": [{"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1, "lines": ["-x", "+y"]}],
+        "diagnostics": [
+            {
+                "line": 2,
+                "column": 5,
+                "severity": "error",
+                "message": "undefined name 'y'",
+                "source": "pyflakes",
+                "code": "",
+            }
+        ],
+    }
+    arguments = {"file_path": "/p/calc.py", "old_string": "x", "new_string": "y"}
+    strips = _tool("Edit", arguments, ("Edited.", False, details, False), None, 80, look, Console(width=80))
+    shown = [strip.text.rstrip() for strip in strips]
+    assert shown[-1] == "  ✘ line 2:5: undefined name 'y' (pyflakes)" and any("+ y" in line for line in shown)
