@@ -215,6 +215,20 @@ def _wire_task_state(
     )  # fmt: skip
 
 
+def _wire_lsp(launch: Launch, project: Project, env: Mapping[str, str] | None) -> None:
+    """Diagnostics after each edit and the LSP tool, where a language server is installed and the settings allow."""
+    from agentui.core.lsp.setup import open_servers
+    from agentui.core.tools.lsp import Lsp
+
+    settings, workspace = launch.settings, project.workspace
+    if workspace.lsp is None or not settings.lsp:  # (a project reopened keeps its servers, restarted when wanted)
+        where = os.environ if env is None else env
+        workspace.lsp = open_servers(settings.lsp, settings.lsp_wait, project.root, where, project.hooks.guard)
+    project.tools.unregister(Lsp.name)
+    if workspace.lsp is not None:
+        project.tools.register(Lsp(workspace))
+
+
 def _register_web_tools(project: Project, agent: Agent, settings: Settings) -> None:
     """WebFetch, answering over a page with the small model, and WebSearch where the provider searches (on the
     conversation's provider, in its cost)."""
@@ -441,6 +455,7 @@ def _wire_tools(
     )
     _register_web_tools(project, agent, launch.settings)
     _register_skill_tool(project, agent, env, launch.settings)
+    _wire_lsp(launch, project, env)
     if launch.tools is not None:
         _keep_tools(project, launch.tools)
     if launch.name:

@@ -47,6 +47,8 @@ class ResultView:
     """The change it made, to draw as a diff (empty for none)."""
     todos: list[dict[str, Any]] | None = None
     """The task list it set, to draw as a list."""
+    diagnostics: list[str] = field(default_factory=list)
+    """The errors a language server found that the change brought, one line each, to draw under the change."""
 
 
 def shown_path(value: Any, cwd: Path | None) -> str:
@@ -94,7 +96,20 @@ def change_result(details: Mapping[str, Any]) -> ResultView:
         return ResultView("done", patch=patch)
     added, removed = changed_lines(patch)
     verb = "created" if details.get("type") == "create" else "changed"
-    return ResultView(f"{verb}: +{added} −{removed}", patch=patch)
+    return ResultView(f"{verb}: +{added} −{removed}", patch=patch, diagnostics=diagnostic_lines(details))
+
+
+def diagnostic_lines(details: Mapping[str, Any]) -> list[str]:
+    """An edit's new diagnostics (`details["diagnostics"]`, agentui.core.lsp), one line each."""
+    found = details.get("diagnostics")
+    lines = []
+    for item in found if isinstance(found, list) else []:
+        if isinstance(item, dict):
+            source = f" ({item['source']})" if item.get("source") else ""
+            where = f"line {item.get('line', '?')}:{item.get('column', '?')}"
+            mark = {"error": "✘", "warning": "⚠"}.get(str(item.get("severity")), "•")
+            lines.append(f"{mark} {where}: {item.get('message', '')}{source}")
+    return lines
 
 
 class ChangesAFile:

@@ -167,6 +167,11 @@ class ConfigFile(BaseModel):
     learnings: bool | None = None
     """Whether failures a run overcame are kept as learnings of the project, and the most relevant few join the
     system prompt (on unless false)."""
+    lsp: bool | None = None
+    """Diagnostics after each edit and the LSP tool, from a language server installed here (on unless false;
+    AGENTUI_LSP=0 turns it off too)."""
+    lsp_wait: float | None = Field(default=None, gt=0, le=60)
+    """Seconds an edit waits at most for the language server's diagnostics (2 unless set)."""
 
     @field_validator("routes", mode="before")
     @classmethod
@@ -214,6 +219,10 @@ class Settings(BaseModel):
     """Plan mode queues changes (ConfigFile.plan_queue)."""
     learnings: bool = True
     """Memory that learns (ConfigFile.learnings)."""
+    lsp: bool = True
+    """Language servers after edits (ConfigFile.lsp, AGENTUI_LSP)."""
+    lsp_wait: float = 2.0
+    """The longest wait for an edit's diagnostics (ConfigFile.lsp_wait)."""
     openapi: dict[str, OpenApiConfig] = Field(default_factory=dict)
     tool_filter_limit: int = 60
     """With more tools than this, the tool filter chooses what is sent (ConfigFile.tool_filter_limit)."""
@@ -358,6 +367,8 @@ def resolve_settings(
         agents_md=config.agents_md or "fallback",
         plan_queue=bool(config.plan_queue),
         learnings=config.learnings is not False,
+        lsp=config.lsp is not False and env.get("AGENTUI_LSP", "").strip().lower() not in ("0", "false", "off"),
+        lsp_wait=config.lsp_wait or 2.0,
         tool_filter_limit=config.tool_filter_limit or 60,
         question_timeout=config.question_timeout,
     )

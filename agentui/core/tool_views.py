@@ -36,6 +36,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "AskUserQuestion": ("agentui.core.tools.question", "AskUserQuestion"),
     "Skill": ("agentui.core.tools.skill", "Skill"),
     "ToolSearch": ("agentui.core.tools.tool_search", "ToolSearch"),
+    "LSP": ("agentui.core.tools.lsp", "Lsp"),
     **{name: ("agentui.core.tools.tasks", name) for name in ("TaskCreate", "TaskGet", "TaskUpdate", "TaskList")},
     **{name: ("agentui.core.tools.background", name) for name in ("TaskOutput", "TaskStop", "BashOutput")},
     "KillShell": ("agentui.core.tools.background", "KillShell"),

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from agentui.core.background_agents import BackgroundAgents
     from agentui.core.change_queue import ChangeQueue
     from agentui.core.editor_files import EditorFiles
+    from agentui.core.lsp.manager import LanguageServers
     from agentui.core.task_board import TaskBoard
     from agentui.core.task_notifications import TaskNotices
 
@@ -62,6 +63,8 @@ class Workspace:
     """The editor the front end's client is, if it offers its files: Read, Edit and Write go through its buffers."""
     changes: ChangeQueue | None = None
     """Plan mode's change queue, where the project has one: while it is active, Edit and Write queue their changes."""
+    lsp: LanguageServers | None = None
+    """The session's language servers, where diagnostics after edits are on (agentui.core.lsp)."""
     _reads: dict[Path, ReadRecord] = field(default_factory=dict, init=False, repr=False)
     _scratch: Path | None = field(default=None, init=False, repr=False)
     _shells: BackgroundShells | None = field(default=None, init=False, repr=False)
@@ -191,10 +194,13 @@ class Workspace:
         return await self.shells.stop_by_id(task_id)
 
     async def stop_background(self) -> None:
-        """Stop the background sub-agents and shells still running (the conversation closes)."""
+        """Stop the background sub-agents, shells and language servers still running (the conversation closes; a
+        language server is started again by the next edit that wants it)."""
         if self._agents is not None:
             await self._agents.stop_all()
         await self.shells.stop_all()
+        if self.lsp is not None:
+            await self.lsp.aclose()
 
     def new_conversation(self) -> None:
         """A conversation starts (or a resumed one opens): its task list starts empty. (Background shells stay with

@@ -21,6 +21,7 @@ from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.session.reader import load_session
 from agentui.core.tool_views import _WHERE, tool_class
 from agentui.core.tools.base import Tool
+from agentui.core.tools.lsp import Lsp
 from agentui.core.tools.retired import RETIRED
 from agentui.core.tools.web_fetch import WebFetch
 from agentui.core.tools.web_search import WebSearch
@@ -43,7 +44,7 @@ def _conversation_tools(tmp_path: Path) -> list[Tool[Any]]:
 
 def test_every_tool_a_conversation_has_is_shown_by_its_own_hints_under_each_of_its_names(tmp_path: Path) -> None:
     tools = _conversation_tools(tmp_path)
-    classes = {type(tool) for tool in tools} | {WebFetch, WebSearch, ListMcpResources, ReadMcpResource, *RETIRED}
+    classes = {type(tool) for tool in tools} | {WebFetch, WebSearch, ListMcpResources, ReadMcpResource, Lsp, *RETIRED}
     assert len(classes) > 20 and any(tool.name == "Agent" for tool in tools)
     for cls in classes:
         for name in (cls.name, *cls.aliases):

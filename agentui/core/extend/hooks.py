@@ -446,6 +446,11 @@ class Hooks:
         finally:
             confined.ended()
 
+    @property
+    def guard(self) -> Guard | None:
+        """What holds the hooks' commands, for the other programs agentui starts for the person (language servers)."""
+        return self._guard
+
     def _confined(self, command: str, extra: Mapping[str, str]) -> Confined:
         """The hook's command under the guard, where bubblewrap can run here (else as it is: no one is asked before a
         hook runs)."""

@@ -6,13 +6,15 @@ import difflib
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.call_views import ChangesAFile, Hunk
+from agentui.core.lsp.diagnostics import DiagnosticDetail
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.diagnosed import diagnosed
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.file_store import file_exists, queued_note, store_text, text_to_change
 from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
@@ -37,6 +39,8 @@ class EditDetails(TypedDict):
     structuredPatch: list[Hunk]
     replaceAll: bool
     userModified: bool
+    diagnostics: NotRequired[list[DiagnosticDetail]]
+    """agentui's: the errors a language server found that the change brought."""
 
 
 class Edit(ChangesAFile, Tool[EditArgs]):
@@ -78,7 +82,8 @@ class Edit(ChangesAFile, Tool[EditArgs]):
                 return ToolResult.error(f"{problem}; nothing was changed.")
             ws.record_read(path)
             said = f"Created {shown}."
-            return ToolResult(content=queued_note(ws, said), details=_details(path, args, "", args.new_string))
+            made = ToolResult(content=queued_note(ws, said), details=_details(path, args, "", args.new_string))
+            return await diagnosed(ws, path, None, args.new_string, made)
         if path.is_dir():
             return ToolResult.error(f"{shown} is a directory, not a file.")
         if reason := ws.unread_reason(path):
@@ -113,7 +118,8 @@ class Edit(ChangesAFile, Tool[EditArgs]):
         count = len(positions) if args.replace_all else 1
         summary = f"Edited {shown}: {count} replacement{'s' if count > 1 else ''}."
         snippet = _snippet(updated, positions[0], new)
-        return ToolResult(content=queued_note(ws, f"{summary}\n{snippet}"), details=_details(path, args, text, updated))
+        made = ToolResult(content=queued_note(ws, f"{summary}\n{snippet}"), details=_details(path, args, text, updated))
+        return await diagnosed(ws, path, text, updated, made)
 
 
 def _details(path: Path, args: EditArgs, before: str, after: str) -> EditDetails:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.call_views import ChangesAFile, Hunk
+from agentui.core.lsp.diagnostics import DiagnosticDetail
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from agentui.core.tools.diagnosed import diagnosed
 from agentui.core.tools.diff import structured_patch
 from agentui.core.tools.file_store import file_exists, queued_note, store_text, text_to_change
 from agentui.core.tools.files import BinaryFileError, TextFormat, for_display
@@ -31,6 +33,8 @@ class WriteDetails(TypedDict):
     structuredPatch: list[Hunk]
     originalFile: str | None
     userModified: bool
+    diagnostics: NotRequired[list[DiagnosticDetail]]
+    """agentui's: the errors a language server found that the change brought."""
 
 
 class Write(ChangesAFile, Tool[WriteArgs]):
@@ -85,9 +89,11 @@ class Write(ChangesAFile, Tool[WriteArgs]):
             originalFile=before if original is not None else None,
             userModified=False,
         )
-        if original is None:
-            return ToolResult(content=queued_note(ws, f"Created {shown} ({lines} lines)."), details=details)
-        return ToolResult(content=queued_note(ws, f"Overwrote {shown} ({lines} lines)."), details=details)
+        said = f"{'Created' if original is None else 'Overwrote'} {shown} ({lines} lines)."
+        made = ToolResult(content=queued_note(ws, said), details=details)
+        return await diagnosed(
+            ws, path, None if original is None else original.replace("\r\n", "\n"), args.content, made
+        )
 
 
 def target_path(ws: Workspace, raw: str, ctx: ToolContext) -> tuple[Path, str | None]:

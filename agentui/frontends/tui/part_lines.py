@@ -129,6 +129,8 @@ def _tool(
         body = _wrapped(
             Padding(render_patch(shown.patch), (0, 1)), inner, look.base + look.tool_body + look.diff, console
         )
+        if shown.diagnostics is not None:
+            body += _wrapped(shown.diagnostics, inner, look.base + look.tool_body, console)
     else:
         body = _wrapped(shown.body, inner, look.base + look.tool_body, console)
     return [*lines, *(Strip([indent, *line], width) for line in body)]

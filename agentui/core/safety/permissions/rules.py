@@ -23,7 +23,7 @@ from agentui.core.workspace import relative_within
 
 Behavior = Literal["allow", "deny", "ask"]
 
-READ_FAMILY = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+READ_FAMILY = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead", "LSP"})
 EDIT_FAMILY = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 PATH_TOOLS = READ_FAMILY | EDIT_FAMILY
 RENAMED = {"Task": "Agent", "BashOutput": "TaskOutput", "KillShell": "TaskStop", "KillBash": "TaskStop"}

@@ -129,6 +129,8 @@ class ToolBlock(Vertical):
             self._refresh_header()
             return
         widgets = [DiffView(look.patch) if look.patch else Static(look.body)]
+        if look.diagnostics is not None:
+            widgets.append(Static(look.diagnostics, classes="tool-diagnostics"))
         if self._composed:
             self._body.remove_children()
             self._body.mount_all(widgets)
@@ -199,6 +201,8 @@ class ResultLook(NamedTuple):
     """Otherwise what is under the header: the task list, or the output (its end, for a command)."""
     expanded: bool
     copy_text: str
+    diagnostics: Text | None = None
+    """The errors the language server found that the change brought, drawn under the diff."""
 
 
 def result_look(
@@ -213,7 +217,14 @@ def result_look(
     more = is_error and text.strip() != shown.summary  # an error longer than its one line in the header
     expanded = not denied and (more or (shows and not is_error))
     patch = shown.patch if shown.patch and not is_error else []
-    return ResultLook(shown.summary, patch, _body(view, shown, text, is_error), expanded, copy_text)
+    body = _body(view, shown, text, is_error)
+    return ResultLook(shown.summary, patch, body, expanded, copy_text, diagnostics_text(shown.diagnostics))
+
+
+def diagnostics_text(lines: list[str]) -> Text | None:
+    if not lines:
+        return None
+    return Text("\n".join(lines), style="bold red")
 
 
 def _body(view: CallView, shown: ResultView, text: str, is_error: bool) -> Text:
