@@ -223,7 +223,9 @@ def _wire_lsp(launch: Launch, project: Project, env: Mapping[str, str] | None) -
     settings, workspace = launch.settings, project.workspace
     if workspace.lsp is None or not settings.lsp:  # (a project reopened keeps its servers, restarted when wanted)
         where = os.environ if env is None else env
-        workspace.lsp = open_servers(settings.lsp, settings.lsp_wait, project.root, where, project.hooks.guard)
+        workspace.lsp = open_servers(
+            settings.lsp, settings.lsp_wait, project.root, where, project.hooks.guard, lambda: project.trusted
+        )
     project.tools.unregister(Lsp.name)
     if workspace.lsp is not None:
         project.tools.register(Lsp(workspace))

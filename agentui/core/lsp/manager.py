@@ -5,7 +5,7 @@ ends. A server that is missing, will not start or stops is said once, in one sen
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,8 +44,9 @@ class LanguageServers:
         wait: float = WAIT,
         start_timeout: float = START_TIMEOUT,
         severities: tuple[str, ...] = ("error",),
+        trusted: Callable[[], bool],
     ) -> None:
-        self.root, self.env, self.confine = root, dict(env), confine
+        self.root, self.env, self.confine, self.trusted = root, dict(env), confine, trusted
         self.wait, self.start_timeout, self.severities = wait, start_timeout, severities
         self._servers: dict[str, LanguageServer] = {}
         self._given_up: set[str] = set()
@@ -70,7 +71,7 @@ class LanguageServers:
                 return server, None
             if server is not None:
                 return None, await self.give_up(family, f"The {server.name} language server stopped")
-            found = find_server(family, self.root, self.env)
+            found = find_server(family, self.root, self.env, project_own=self.trusted())
             if found is None:
                 names = " or ".join(spec.program for spec in SERVERS[family])
                 return None, await self.give_up(family, f"No {family} language server ({names}) is installed here")

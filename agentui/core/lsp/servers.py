@@ -58,16 +58,19 @@ def family_of(language: str) -> str:
     return FAMILIES.get(language, language)
 
 
-def find_server(family: str, root: Path, env: Mapping[str, str]) -> tuple[ServerSpec, str] | None:
-    """The family's first server found, and its program's path: in the project's virtual environment, else on
-    PATH."""
-    path = os.pathsep.join([*(str(root / venv / "bin") for venv in VENVS), env.get("PATH", os.defpath)])
+def find_server(
+    family: str, root: Path, env: Mapping[str, str], *, project_own: bool = False
+) -> tuple[ServerSpec, str] | None:
+    """The family's first server found, and its program's path: in the project's virtual environment when
+    `project_own` (a trusted project: that program is the project's, as its hooks are), else on PATH."""
+    venvs = [str(root / venv / "bin") for venv in VENVS] if project_own else []
+    path = os.pathsep.join([*venvs, env.get("PATH", os.defpath)])
     for spec in SERVERS.get(family, ()):
         if (found := shutil.which(spec.program, path=path)) is not None:
             return spec, found
     return None
 
 
-def any_server(root: Path, env: Mapping[str, str]) -> bool:
+def any_server(root: Path, env: Mapping[str, str], *, project_own: bool = False) -> bool:
     """Some server agentui knows is installed here."""
-    return any(find_server(family, root, env) is not None for family in SERVERS)
+    return any(find_server(family, root, env, project_own=project_own) is not None for family in SERVERS)

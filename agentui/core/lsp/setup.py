@@ -4,7 +4,7 @@ the environment Bash's commands get (no secrets)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 
 
 def open_servers(
-    on: bool, wait: float, root: Path, env: Mapping[str, str], guard: Guard | None
+    on: bool, wait: float, root: Path, env: Mapping[str, str], guard: Guard | None, trusted: Callable[[], bool]
 ) -> LanguageServers | None:
-    if not on or not any_server(root, env):
+    """None when off or none is installed. A server in the project's own virtual environment is the project's
+    program, so it is used only once the project is trusted, as its hooks are; every server runs under the guard."""
+    if not on or not any_server(root, env, project_own=trusted()):
         return None
-    return LanguageServers(root, child_environment(env), _confiner(root, guard), wait=wait)
+    return LanguageServers(root, child_environment(env), _confiner(root, guard), wait=wait, trusted=trusted)
 
 
 def _confiner(root: Path, guard: Guard | None) -> Confine:

@@ -38,7 +38,9 @@ async def ws(tmp_path: Path):  # type: ignore[no-untyped-def]
     project.mkdir()
     workspace = Workspace(root=project)
     env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}
-    workspace.lsp = LanguageServers(workspace.root, env, wait=60)  # (ends as soon as the diagnostics have come)
+    workspace.lsp = LanguageServers(
+        workspace.root, env, wait=60, trusted=lambda: True
+    )  # (ends as soon as the diagnostics have come)
     yield workspace
     await workspace.lsp.aclose()
 
@@ -161,7 +163,9 @@ async def test_a_server_that_fails_is_said_once_and_the_edits_go_on(tmp_path: Pa
     project.mkdir()
     fake_server(tmp_path / "bin", body)
     ws = Workspace(root=project)
-    ws.lsp = LanguageServers(project, {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}, wait=60, start_timeout=3)
+    ws.lsp = LanguageServers(
+        project, {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}, wait=60, trusted=lambda: True, start_timeout=3
+    )
     (project / "a.py").write_text("x = 1\n")
     first = await edit(ws, "a.py", "x = 1", "x = 2")
     assert not first.is_error and (project / "a.py").read_text() == "x = 2\n"
@@ -179,7 +183,7 @@ async def test_a_missing_server_is_said_once(tmp_path: Path) -> None:
     project.mkdir()
     (project / "a.py").write_text("x = 1\n")
     ws = Workspace(root=project)
-    ws.lsp = LanguageServers(project, {"PATH": str(tmp_path / "empty")}, wait=60)
+    ws.lsp = LanguageServers(project, {"PATH": str(tmp_path / "empty")}, wait=60, trusted=lambda: True)
     first = await edit(ws, "a.py", "x = 1", "x = 2")
     assert str(first.content).endswith(
         "\n\nNo python language server (pylsp or pyright-langserver) is installed here; edits go on without its "
@@ -199,6 +203,32 @@ def test_one_setting_or_the_environment_turns_it_off(tmp_path: Path) -> None:
     assert not resolve_settings(SCRIPTED, {**env, "AGENTUI_LSP": "0"}, ConfigFile()).lsp
     assert not resolve_settings(SCRIPTED, env, ConfigFile(lsp=False)).lsp
     assert resolve_settings(SCRIPTED, env, ConfigFile(lsp_wait=5)).lsp_wait == 5
-    assert open_servers(True, 2, tmp_path, env, None) is not None
-    assert open_servers(False, 2, tmp_path, env, None) is None
-    assert open_servers(True, 2, tmp_path, {"PATH": str(tmp_path / "empty")}, None) is None  # (none installed)
+    assert open_servers(True, 2, tmp_path, env, None, lambda: True) is not None
+    assert open_servers(False, 2, tmp_path, env, None, lambda: True) is None
+    assert (
+        open_servers(True, 2, tmp_path, {"PATH": str(tmp_path / "empty")}, None, lambda: True) is None
+    )  # (none installed)
+
+
+async def test_the_projects_own_server_is_used_only_once_the_project_is_trusted(tmp_path: Path) -> None:
+    """A server in the project's .venv is the project's program: like its hooks, it runs only in a trusted project.
+    Here the project's .venv names a `pylsp` that would leave a mark; PATH has none."""
+    project = tmp_path / "proj"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    planted = project / ".venv" / "bin" / "pylsp"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexec sleep 600\n")
+    planted.chmod(0o755)
+    (project / "calc.py").write_text("x = 1\n")
+    for trusted in (False, True):
+        workspace = Workspace(root=project)
+        servers = LanguageServers(
+            project, {"PATH": "/usr/bin:/bin"}, wait=1, start_timeout=3, trusted=lambda trusted=trusted: trusted
+        )
+        workspace.lsp = servers
+        try:
+            result = await edit(workspace, "calc.py", "x = 1", "x = 2")
+            assert not result.is_error and "new-diagnostics" not in str(result.content)
+            assert (tmp_path / "ran").exists() is trusted
+        finally:
+            await servers.aclose()
+            (project / "calc.py").write_text("x = 1\n")

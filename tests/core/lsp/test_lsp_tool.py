@@ -26,7 +26,9 @@ async def ws(tmp_path: Path):  # type: ignore[no-untyped-def]
     (project / "shapes.py").write_text("def compute_total(x):\n    return x\n")
     (project / "use.py").write_text("from shapes import compute_total\n\nprint(compute_total(2))\n")
     workspace = Workspace(root=project)
-    workspace.lsp = LanguageServers(project, {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}, wait=60)
+    workspace.lsp = LanguageServers(
+        project, {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}"}, wait=60, trusted=lambda: True
+    )
     yield workspace
     await workspace.lsp.aclose()
 
