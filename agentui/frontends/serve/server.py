@@ -36,9 +36,7 @@ class AppProcess(AppService):
 
         environment = self._build_environment(width=width, height=height)
         pipe = asyncio.subprocess.PIPE
-        self._process = process = await start_group(
-            *self.argv, env=environment, stdin=pipe, stdout=pipe, stderr=pipe
-        )
+        self._process = process = await start_group(*self.argv, env=environment, stdin=pipe, stdout=pipe, stderr=pipe)
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
