@@ -124,3 +124,17 @@ def test_print_mode_and_bad_app_options_are_one_sentence(clean_env: dict[str, st
     unknown = _serve(project, clean_env, "--permision-mode", "plan")
     assert unknown.returncode == 2 and "Traceback" not in unknown.stderr
     assert "did you mean --permission-mode?" in unknown.stderr
+
+
+def test_without_textual_serve_one_sentence_says_how_to_install_it(
+    clean_env: dict[str, str], project: Path, tmp_path: Path
+) -> None:
+    hidden = tmp_path / "hidden"  # (a textual_serve that cannot be imported, ahead of the installed one)
+    (hidden / "textual_serve").mkdir(parents=True)
+    (hidden / "textual_serve" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    paths = [str(hidden), *filter(None, [clean_env.get("PYTHONPATH")])]
+    missing = _serve(project, {**clean_env, "PYTHONPATH": ":".join(paths)})
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr == (
+        "agentui: agentui serve needs textual-serve; install it with: pip install 'agentui[serve]'\n"
+    )

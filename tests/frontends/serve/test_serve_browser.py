@@ -5,6 +5,7 @@ the server ends the app it started. Skipped only where Chromium is absent, and n
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -92,8 +93,9 @@ def test_a_person_in_a_browser_asks_approves_the_edit_and_sees_its_diff(
     project.mkdir()
     (project / "greeting.py").write_text('print("hello")\n')
     _edit_script(server)
-    model = f"claude-serve-{uuid.uuid4().hex[:8]}"
-    served = Served(project, app_env(clean_env, server), "--model", model)
+    model, marker = "claude-sonnet-4-5", f"served-{uuid.uuid4().hex[:8]}"  # (the marker names the app's process)
+    arguments = ("--model", model, "--append-system-prompt", marker, "--permission-mode", "default")
+    served = Served(project, app_env(clean_env, server), *arguments)
     elsewhere: list[str] = []
     screenshot = tmp_path / "serve.png"
     try:
@@ -138,17 +140,19 @@ def test_a_person_in_a_browser_asks_approves_the_edit_and_sees_its_diff(
                 # The DOM: textual-serve's page with the terminal in it, connected, its first bytes drawn.
                 assert page.locator(".textual-terminal.-connected .xterm-screen").count() == 1
                 assert "-first-byte" in str(page.locator("body").get_attribute("class"))
+                apps = [words for _, words in processes_with(marker) if "serve" not in words]
+                assert [words[1:] for words in apps] == [["-m", "agentui", *arguments]]
+                assert served.interrupt() == 0  # Ctrl+C with the page still open
+                page.locator("body.-closed .closed-dialog").wait_for(timeout=CEILING * 1000)
             finally:
                 browser.close()
-        apps = [pid for pid, words in processes_with(model) if "serve" not in words]
-        assert len(apps) == 1
-        assert served.interrupt() == 0
     finally:
         served.close()
 
     assert (project / "greeting.py").read_text() == 'print("hello, world")\n'
-    assert {request.json()["model"] for request in server.requests} == {model}
-    assert processes_with(model) == []  # Ctrl+C ended the app too
+    assert {request.json()["model"] for request in server.requests} == {model}  # the options serve was given
+    assert all(marker in json.dumps(request.json()["system"]) for request in server.requests)
+    assert processes_with(marker) == []  # Ctrl+C ended the app too
     assert elsewhere == []
     data = screenshot.read_bytes()
     assert _png_size(data) == (1100, 640) and len(data) > 20_000  # (a drawn screen, not a blank one)
