@@ -406,6 +406,10 @@ def _serve(words: list[str]) -> int:
         return _fail("agentui serve serves the app; -p and --input-format are for scripts, not for it.", 2)
     if problem := _flag_problem(args) or _mode_problem(args):
         return _fail(problem, 2)
+    from agentui.api import scrub_own_environment
+
+    scrub_own_environment()  # (the apps it starts are given the keys; /proc shows them to no one else)
+    _set_up_logging(args)  # (a library's error is never a traceback on the screen either)
     return serve(options, app_words)
 
 

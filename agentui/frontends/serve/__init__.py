@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from agentui.frontends.serve.options import ServeOptions, split_arguments
 
 __all__ = ["ServeOptions", "serve", "split_arguments"]
@@ -15,7 +17,7 @@ def serve(options: ServeOptions, app_arguments: list[str]) -> int:
     except ImportError:
         print(
             "agentui: agentui serve needs textual-serve; install it with: pip install 'agentui[serve]'",
-            file=__import__("sys").stderr,
+            file=sys.stderr,
         )
         return 1
     from agentui.frontends.serve.run import run

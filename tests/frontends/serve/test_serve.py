@@ -138,3 +138,13 @@ def test_without_textual_serve_one_sentence_says_how_to_install_it(
     assert missing.stderr == (
         "agentui: agentui serve needs textual-serve; install it with: pip install 'agentui[serve]'\n"
     )
+
+
+def test_the_server_s_environment_shows_no_key_to_other_processes(clean_env: dict[str, str], project: Path) -> None:
+    secret = f"sk-serve-{uuid.uuid4().hex}"
+    served = Served(project, {**clean_env, "ANTHROPIC_API_KEY": secret})
+    try:
+        shown = Path(f"/proc/{served.process.pid}/environ").read_bytes()
+    finally:
+        served.close()
+    assert b"ANTHROPIC_API_KEY=" in shown and secret.encode() not in shown
