@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +27,7 @@ QUIT_GRACE = 5.0
 signalled."""
 KILL_GRACE = 3.0
 """Seconds between SIGTERM and SIGKILL for an app's group that did not quit."""
+PR_SET_PDEATHSIG = 1
 
 
 class AppProcess(AppService):
@@ -36,7 +42,9 @@ class AppProcess(AppService):
 
         environment = self._build_environment(width=width, height=height)
         pipe = asyncio.subprocess.PIPE
-        self._process = process = await start_group(*self.argv, env=environment, stdin=pipe, stdout=pipe, stderr=pipe)
+        self._process = process = await start_group(
+            *self.argv, env=environment, stdin=pipe, stdout=pipe, stderr=pipe, preexec_fn=_ends_with_the_server()
+        )
         assert process.stdin is not None
         self._stdin = process.stdin
         return process
@@ -125,6 +133,23 @@ class AgentuiServer(Server):
         for websocket in list(self.sockets):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(websocket.close(), KILL_GRACE)
+
+
+def _ends_with_the_server() -> Callable[[], None] | None:
+    """What the app runs before its program starts: SIGTERM to it when the server dies, however it dies (a SIGKILLed
+    server leaves no app behind; its stdin closing would not end it). Linux's prctl, made before the fork; it fires
+    when the thread that started the app ends, here the event loop's, which lives as long as the server."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    server = os.getpid()
+
+    def ask() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != server:  # (the server died before the request: end now)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return ask
 
 
 def _int(text: str | None, default: int) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -148,3 +149,26 @@ def test_the_server_s_environment_shows_no_key_to_other_processes(clean_env: dic
     finally:
         served.close()
     assert b"ANTHROPIC_API_KEY=" in shown and secret.encode() not in shown
+
+
+def test_a_killed_server_leaves_no_app_behind(clean_env: dict[str, str], project: Path) -> None:
+    marker = f"served-{uuid.uuid4().hex[:8]}"
+    served = Served(project, clean_env, "--append-system-prompt", marker)
+    try:
+
+        async def connect_then_kill() -> None:
+            headers = {"Cookie": f"agentui_serve_{served.port}={served.token}", "Origin": served.base}
+            address = f"{served.base}/ws?width=80&height=24"
+            async with aiohttp.ClientSession() as session, session.ws_connect(address, headers=headers) as socket:
+                await socket.receive(timeout=CEILING)  # (the app has started and draws)
+                assert [words for _, words in processes_with(marker) if "serve" not in words]
+                served.process.kill()  # SIGKILL: nothing of the server's own ending runs
+                served.process.wait(timeout=CEILING)
+
+        asyncio.run(connect_then_kill())
+        deadline = time.monotonic() + CEILING  # (only ends a broken run)
+        while processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        served.close()
+    assert processes_with(marker) == []
