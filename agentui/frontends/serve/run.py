@@ -4,6 +4,7 @@ every app it started and stop, each step within a ceiling."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 
@@ -34,7 +35,9 @@ async def _serve(options: ServeOptions, argv: list[str]) -> int:
         await web.TCPSite(runner, options.host, options.port).start()
     except OSError as exc:
         await runner.cleanup()
-        print(f"agentui: cannot listen on {options.host}:{options.port} ({exc.strerror or exc}).", file=sys.stderr)
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        where = f"{options.host}:{options.port}"
+        print(f"agentui: cannot listen on {where} ({reason}); --port 0 picks a free port.", file=sys.stderr)
         return 1
     access.port = port = runner.addresses[0][1]
     host = f"[{options.host}]" if ":" in options.host else options.host

@@ -4,6 +4,7 @@ then in an HttpOnly, SameSite=Strict cookie, a websocket from another page's ori
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import time
@@ -172,3 +173,15 @@ def test_a_killed_server_leaves_no_app_behind(clean_env: dict[str, str], project
     finally:
         served.close()
     assert processes_with(marker) == []
+
+
+def test_a_port_in_use_is_one_sentence(clean_env: dict[str, str], project: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = _serve(project, clean_env, "--port", str(port))
+    assert busy.returncode == 1 and busy.stdout == ""
+    assert busy.stderr == (
+        f"agentui: cannot listen on 127.0.0.1:{port} (Address already in use); --port 0 picks a free port.\n"
+    )
