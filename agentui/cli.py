@@ -396,6 +396,23 @@ def _trace(words: list[str]) -> int:
     return 0
 
 
+def _serve(words: list[str]) -> int:
+    """The app served to a browser: serve's own flags, and the app's, checked here as the app would check them."""
+    from agentui.frontends.serve import serve, split_arguments
+
+    options, app_words = split_arguments(words, _one_sentence_parser())
+    args = _build_parser().parse_args(app_words)  # bad usage exits 2 now, not in each browser tab
+    if args.print_mode or args.input_format != "text":
+        return _fail("agentui serve serves the app; -p and --input-format are for scripts, not for it.", 2)
+    if problem := _flag_problem(args) or _mode_problem(args):
+        return _fail(problem, 2)
+    from agentui.api import scrub_own_environment
+
+    scrub_own_environment()  # (the apps it starts are given the keys; /proc shows them to no one else)
+    _set_up_logging(args)  # (a library's error is never a traceback on the screen either)
+    return serve(options, app_words)
+
+
 def _run(argv: list[str]) -> int:
     from agentui.api import end_cleanly_on_signals, prune_stale
 
@@ -416,6 +433,8 @@ def _run(argv: list[str]) -> int:
         from agentui.frontends.search_cli import main as search
 
         return search(argv[1:])
+    if argv and argv[0] == "serve":  # `agentui serve [--host H] [--port N] [app options]`: the app in a browser
+        return _serve(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:
@@ -535,7 +554,8 @@ def _mode_problem(args: argparse.Namespace) -> str | None:
 def _run_app(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    served = os.environ.get("TEXTUAL_DRIVER") == "textual.drivers.web_driver:WebDriver"  # (agentui serve's)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) and not served:
         return _fail("the interactive app needs a terminal; use -p to answer a prompt from a script or pipe.")
     from agentui.frontends.tui import run_app
 

@@ -182,6 +182,9 @@ _EXPORTS = {
     "prune_stale": "agentui.core.process_dir",
     "process_directory": "agentui.core.process_dir:current",
     "scrub_own_environment": "agentui.core.safety.environ",
+    # `agentui serve`: the app processes it starts, each a journalled group of its own, ended with the server
+    "start_group": "agentui.core.process_groups",
+    "stop_group": "agentui.core.process_groups",
     "state_dir": "agentui.core.dirs",
     # checking launch options before a conversation opens
     "ScriptError": "agentui.core.providers.scripted",
@@ -292,6 +295,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.process_dir import current
     from agentui.core.process_dir import end_cleanly_on_signals as end_cleanly_on_signals
     from agentui.core.process_dir import prune_stale as prune_stale
+    from agentui.core.process_groups import start_group as start_group
+    from agentui.core.process_groups import stop_group as stop_group
     from agentui.core.profile import ProfileError as ProfileError
     from agentui.core.profile import load_profile as load_profile
     from agentui.core.program_read import read_for_program as read_for_program
