@@ -53,7 +53,7 @@ class TreeScreen(ModalScreen[tuple[Action, "TreeNode"] | None]):
             widget: Tree[TreeNode] = Tree(label(self.branches.root), data=self.branches.root, id="branches")
             widget.guide_depth = 3
             yield widget
-            hint = "Enter or c: continue from the branch's last message · f: fork a new session there · Esc: close"
+            hint = "Enter or c: continue from its last message · f: fork a new session there · Esc: close"
             yield Static("\n".join([*self.branches.problems, hint]), id="hint")
 
     def on_mount(self) -> None:
