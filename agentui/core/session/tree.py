@@ -159,7 +159,8 @@ def _read(path: Path, problems: list[str]) -> _File:
 
 
 def _forks(main: _File, graph: _Graph, problems: list[str]) -> list[_File]:
-    """The other sessions of the project that share lines with this one: forked from it, or it from them."""
+    """The other sessions of the project that share lines with this one: forked from it, or it from them. A fork's
+    file starts with a copy of the chain it went on from, so only each file's first chain line is read to tell."""
     first = next(iter(graph.lines), None)
     if first is None:
         return []
@@ -168,11 +169,27 @@ def _forks(main: _File, graph: _Graph, problems: list[str]) -> list[_File]:
         if other == main.path or other.name.startswith("agent-"):
             continue
         try:
-            if first.encode() in other.read_bytes():
+            starts = _first_chain_uuid(other)
+            if starts is not None and (starts in graph.lines or starts == first):
                 found.append(_read(other, problems))
         except OSError:
             continue  # (another session, gone or unreadable: not this one's business)
     return found
+
+
+def _first_chain_uuid(path: Path, lines: int = 200) -> str | None:
+    with path.open("rb") as handle:
+        for _ in range(lines):
+            raw = handle.readline()
+            if not raw:
+                return None
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and entry.get("type") in CHAIN_TYPES and isinstance(entry.get("uuid"), str):
+                return str(entry["uuid"])
+    return None
 
 
 class _Builder:
