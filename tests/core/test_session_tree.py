@@ -224,3 +224,23 @@ def test_agentui_tree_of_no_such_session_or_bad_usage_is_one_sentence(tmp_path: 
         )  # fmt: skip
         assert ran.returncode == code and ran.stderr.startswith("agentui: ") and ran.stderr.count("\n") == 1
         assert "Traceback" not in ran.stderr
+
+
+def test_parents_that_loop_or_are_missing_still_give_a_tree(tmp_path: Path) -> None:
+    def line(uuid: str, parent: str | None, kind: str, text: str) -> str:
+        content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            message["id"] = f"msg_{uuid}"
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "message": message, "sessionId": "s"})
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        "\n".join([
+            line("u1", None, "user", "one"), line("a1", "u1", "assistant", "A1."),
+            line("x", "y", "user", "loop"), line("y", "x", "assistant", "Loop."),  # (a corrupt loop of parents)
+            line("u2", "gone", "user", "orphan"), line("a2", "u2", "assistant", "A2."),  # (its parent is not here)
+        ]) + "\n"
+    )  # fmt: skip
+    tree = build_tree(path)
+    assert sorted((node.prompt, node.turns) for _, node in tree.walk()) == [("one", 1), ("orphan", 1)]

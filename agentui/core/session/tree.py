@@ -386,9 +386,11 @@ def _claim(graph: _Graph, leaves: list[str]) -> list[_Segment]:
     segments: list[_Segment] = []
     for leaf in leaves:
         walked: list[str] = []
+        seen: set[str] = set()  # (parents that loop end the walk)
         uuid: str | None = leaf
-        while uuid is not None and uuid not in claimed and uuid not in walked:
+        while uuid is not None and uuid not in claimed and uuid not in seen:
             walked.append(uuid)
+            seen.add(uuid)
             uuid = graph.parent(uuid)
         if not walked:
             continue  # (a leaf already on an earlier branch: the current line was that branch's own leaf)
