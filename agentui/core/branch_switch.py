@@ -21,6 +21,8 @@ def session_tree(conversation: Rewindable) -> SessionTree:
     writer = conversation.session.writer
     try:
         return build_tree(writer.path, writer.last_uuid)
+    except FileNotFoundError:
+        raise RewindError("Nothing has been said in this session yet, so it has no branches to show.") from None
     except OSError as exc:
         raise RewindError(f"The session file cannot be read ({exc.strerror or exc}).") from None
 

@@ -11,7 +11,7 @@ from typing import Any
 from textual.widgets import Tree
 
 from agentui.frontends.tui.screens.tree import TreeScreen
-from tests.frontends.tui.test_app import Harness, idle, ready, type_and_send, until
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
 
 SCRIPT = [{"text": "A1."}, {"text": "A2."}, {"text": "A3."}, {"text": "A4."}]
 
@@ -79,3 +79,15 @@ async def test_tree_forks_a_new_session_from_a_branch(tmp_path: Path) -> None:
     chain = [e for e in lines(forked) if e.get("type") in ("user", "assistant")]
     assert chain[-1]["uuid"] == answer_uuid(path, "A2.")  # (the fork goes on from the older branch's leaf)
     assert all(e["sessionId"] == forked.stem for e in chain)
+
+
+async def test_tree_before_anything_was_said_is_one_sentence(tmp_path: Path) -> None:
+    from agentui.frontends.tui.widgets.transcript import Notice
+
+    harness = Harness(tmp_path, SCRIPT)
+    app = harness.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "/tree")
+        await until(pilot, lambda: any("no branches to show" in n.message for n in texts(app, Notice)))
+        assert not isinstance(app.screen, TreeScreen)
