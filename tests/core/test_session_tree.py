@@ -29,9 +29,7 @@ from agentui.core.settings import Settings
 from tests.core.test_file_history import use
 from tests.support.work_tree import committed
 
-FIXTURES = Path("/work/shared/fixtures/claude-projects")
-if not FIXTURES.is_dir():
-    FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-projects"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "claude-projects"
 MODEL = "claude-sonnet-4-5"
 ANSWER = cost_usd(MODEL, Usage(input_tokens=10, output_tokens=10))
 """What one scripted answer costs (the scripted provider's usage, at the model's list price)."""
