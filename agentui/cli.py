@@ -413,6 +413,23 @@ def _serve(words: list[str]) -> int:
     return serve(options, app_words)
 
 
+def _tree(words: list[str]) -> int:
+    """The tree of a session's branches (an id, or its file), as text or JSON."""
+    from pathlib import Path
+
+    from agentui.api import SessionError, tree_command
+
+    as_json = "--json" in words
+    words = [word for word in words if word != "--json"]
+    if len(words) != 1 or words[0].startswith("-"):
+        return _fail("usage: agentui tree SESSION [--json] (a session id or a .jsonl file).", 2)
+    try:
+        print(tree_command(words[0], Path(os.getcwd()), as_json))
+    except SessionError as exc:
+        return _fail(str(exc), 1)
+    return 0
+
+
 def _run(argv: list[str]) -> int:
     from agentui.api import end_cleanly_on_signals, prune_stale
 
@@ -435,6 +452,8 @@ def _run(argv: list[str]) -> int:
         return search(argv[1:])
     if argv and argv[0] == "serve":  # `agentui serve [--host H] [--port N] [app options]`: the app in a browser
         return _serve(argv[1:])
+    if argv and argv[0] == "tree":  # `agentui tree SESSION [--json]`: the tree of its branches
+        return _tree(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
     try:

@@ -50,6 +50,12 @@ _EXPORTS = {
     "SearchHit": "agentui.core.search.index",
     "SearchResult": "agentui.core.search.index",
     "SearchError": "agentui.core.search.index",
+    # the tree of a session's branches (/tree, `agentui tree`), and moving the conversation to one of them
+    "tree_command": "agentui.core.session.tree",
+    "SessionTree": "agentui.core.session.tree",
+    "TreeNode": "agentui.core.session.tree",
+    "session_tree": "agentui.core.branch_switch",
+    "switch_branch": "agentui.core.branch_switch",
     "LoadedSession": "agentui.core.session.reader",
     "SessionInfo": "agentui.core.session.listing",
     "list_sessions": "agentui.core.session.listing",
@@ -206,6 +212,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.background import ShellInfo as ShellInfo
     from agentui.core.background_agents import AgentTaskInfo as AgentTaskInfo
     from agentui.core.background_agents import background_agents as background_agents
+    from agentui.core.branch_switch import session_tree as session_tree
+    from agentui.core.branch_switch import switch_branch as switch_branch
     from agentui.core.call_views import CallView as CallView
     from agentui.core.call_views import ResultView as ResultView
     from agentui.core.claude_settings import settings_report as settings_report
@@ -340,6 +348,9 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.session.paths import sanitize as sanitize
     from agentui.core.session.reader import LoadedSession as LoadedSession
     from agentui.core.session.trace import trace_command as trace_command
+    from agentui.core.session.tree import SessionTree as SessionTree
+    from agentui.core.session.tree import TreeNode as TreeNode
+    from agentui.core.session.tree import tree_command as tree_command
     from agentui.core.settings import ConfigError as ConfigError
     from agentui.core.settings import Overrides as Overrides
     from agentui.core.settings import Settings as Settings

@@ -82,14 +82,22 @@ def _count(loops: dict[str, LoopTrace], entry: dict[str, Any]) -> None:
     if answer in loop.answers:
         return  # (an answer is written a line per block, each with the whole answer's usage)
     loop.answers.add(answer)
+    counted = answer_cost(message)
+    if counted is None:
+        return  # (counts that are not numbers: the answer's turn and calls still count)
+    loop.usage = loop.usage + counted[0]
+    loop.cost += counted[1]
+
+
+def answer_cost(message: dict[str, Any]) -> tuple[Usage, float] | None:
+    """An assistant line's answer's usage and its cost at list prices; None when its counts are not numbers."""
     given = message.get("usage")
     given = given if isinstance(given, dict) else {}
     try:
         usage = Usage.model_validate({key: given[key] for key in Usage.model_fields if key in given})
     except ValueError:
-        return  # (counts that are not numbers: the answer's turn and calls still count)
-    loop.usage = loop.usage + usage
-    loop.cost += cost_usd(str(message.get("model", "")), usage)
+        return None
+    return usage, cost_usd(str(message.get("model", "")), usage)
 
 
 def render_trace(loops: list[LoopTrace]) -> str:

@@ -18,6 +18,7 @@ from agentui.frontends.tui.commands_profile import ProfileCommand
 from agentui.frontends.tui.commands_session import AddDir, Copy, Rename
 from agentui.frontends.tui.commands_skills import Skills
 from agentui.frontends.tui.commands_status import Doctor, Status
+from agentui.frontends.tui.commands_tree import TreeCommand
 from agentui.frontends.tui.history_view import INIT_PROMPT
 from agentui.frontends.tui.slash_command import (
     SlashCommand,
@@ -314,6 +315,7 @@ COMMANDS: dict[str, SlashCommand] = {
         Resume,
         Rename,
         Rewind,
+        TreeCommand,
         Tasks,
         Try,
         Model,
