@@ -238,7 +238,7 @@ class ConversationView:
             case ev.Error() | ev.Notice() | ev.ContextAdvisory() | ev.Finding() | ev.DoomLoop():
                 self._say(event)
             case ev.CompactionStart():
-                self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
+                self.say(f"Compacting the conversation: {event.reason or f'{event.pre_tokens:,} tokens'}…")
             case ev.CompactionEnd():
                 self._compacted(event)
             case ev.AgentStart():
@@ -373,11 +373,13 @@ class ConversationView:
             self.status.set(title=text.splitlines()[0][:60] if text else "")
 
     def _compacted(self, event: CompactionEnd) -> None:
+        from agentui.frontends.tui.compaction_lines import report_text, report_title
         from agentui.frontends.tui.widgets.answer import CompactionMark
 
-        self.transcript.add(
-            CompactionMark(summary_text(event.summary), _compacted_line(event.pre_tokens, event.post_tokens))
+        title = " · ".join(
+            filter(None, [_compacted_line(event.pre_tokens, event.post_tokens), report_title(event.report)])
         )
+        self.transcript.add(CompactionMark(report_text(event.report, summary_text(event.summary)), title))
         window = self.conversation.window if self.conversation else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
