@@ -16,7 +16,7 @@ PIN_START, PIN_END = "<pinned>", "</pinned>"
 _LEAD = r"(?:(?:please|also|and|but|so|oh|ok|okay|remember|important|note|one more thing|reminder)\b[\s,:;-]*)*"
 _OPENERS = (
     r"always\b",
-    r"never\b",
+    r"never\b(?!\s+mind\b)",
     r"(?:don'?t|don’t|do not)\b(?!\s+(?:know|think|understand|see|get|remember|care|worry|mind)\b)",
     r"make sure\b",
     r"from now on\b",

@@ -21,10 +21,10 @@ def report_title(report: CompactionReport | None) -> str:
     return said
 
 
-def report_text(report: CompactionReport | None, summary: str) -> str:
-    """The block's body when opened."""
+def report_text(report: CompactionReport | None) -> str:
+    """The block's body when opened, above the summary ("" for a compaction read back from a session file)."""
     if report is None:
-        return summary
+        return ""
     lines = [f"Summarised: {report.messages:,} messages, {report.turns:,} of them your prompts."]
     if report.results:
         lines.append("Tool results taken out of the context:")
@@ -34,4 +34,4 @@ def report_text(report: CompactionReport | None, summary: str) -> str:
         lines += [f"  • {instruction}" for instruction in report.instructions]
     if report.pinned:
         lines.append(f"Pinned messages carried verbatim: {report.pinned}")
-    return "\n".join([*lines, "", "Summary:", summary])
+    return "\n".join(lines)

@@ -379,7 +379,7 @@ class ConversationView:
         title = " · ".join(
             filter(None, [_compacted_line(event.pre_tokens, event.post_tokens), report_title(event.report)])
         )
-        self.transcript.add(CompactionMark(report_text(event.report, summary_text(event.summary)), title))
+        self.transcript.add(CompactionMark(summary_text(event.summary), title, report_text(event.report)))
         window = self.conversation.window if self.conversation else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
