@@ -405,9 +405,10 @@ class Compactor:
                 self._notice("warning", "There is nothing to compact yet.")
             return False
         bus, hooks = agent.services.bus, agent.services.hooks
+        seen = self.tokens()  # (what the threshold was checked against: the provider's count, where it gave one)
         self.recount()  # (counted as the context after will be: the provider's last count would not compare)
         pre = self.tokens()
-        why = compaction_report.reason(trigger, pre, window, split, instructions)
+        why = compaction_report.reason(trigger, seen, window, split, instructions)
         bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=pre, reason=why))
         if hooks:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
