@@ -27,6 +27,10 @@ class PinnedFile(BaseModel):
     pins: list[Pin] = []
 
 
+RESULT_CHARS = 20_000
+"""How much of a pinned tool result is carried (a prompt is carried whole)."""
+
+
 def pins_path(session_id: str, env: Mapping[str, str] | None = None) -> Path:
     return state_dir(env) / "pins" / f"{session_id}.json"
 
@@ -74,11 +78,14 @@ def is_pinned(
     return found is not None and any(pin.uuid == found[0] for pin in load_pins(session_id)[0])
 
 
-def _lines(session_file: Path) -> list[dict[str, Any]]:
+def _lines(session_file: Path, needle: str) -> list[dict[str, Any]]:
+    """The session's lines that may hold `needle` (only those are parsed: a long session has many thousands)."""
     entries = []
     try:
         with session_file.open(encoding="utf-8", errors="replace") as lines:
             for line in lines:
+                if needle not in line:
+                    continue
                 try:
                     entry = json.loads(line)
                 except ValueError:
@@ -104,7 +111,9 @@ def _text(content: Any) -> str:
 
 
 def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> tuple[str, str] | None:
-    entries = _lines(session_file)
+    # (the prompt's start as JSON writes it, or the call's id, is in every line that can match)
+    needle = tool_call_id if tool_call_id is not None else json.dumps(prompt or "", ensure_ascii=False)[1:41]
+    entries = _lines(session_file, needle)
     for entry in reversed(entries):
         if entry.get("type") != "user" or not isinstance(entry.get("uuid"), str):
             continue
@@ -117,8 +126,17 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
                 and block.get("type") == "tool_result"
                 and block.get("tool_use_id") == tool_call_id
             ):
-                return entry["uuid"], f"{_call(entries, tool_call_id)} returned:\n{_text(block.get('content'))}"
+                return entry[
+                    "uuid"
+                ], f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
     return None
+
+
+def _capped(text: str) -> str:
+    """A pinned result is carried in every summary: a huge one is kept to its start, so a summary always fits."""
+    if len(text) <= RESULT_CHARS:
+        return text
+    return f"{text[:RESULT_CHARS]}\n[… {len(text) - RESULT_CHARS:,} more characters were not pinned]"
 
 
 def _call(entries: list[dict[str, Any]], tool_call_id: str) -> str:
