@@ -15,17 +15,21 @@ def report_title(report: CompactionReport | None) -> str:
     """The block's title after its token counts: how much was summarised, and taken out."""
     if report is None:
         return ""
-    said = f"{report.messages:,} messages ({report.turns:,} prompts) summarised"
+    said = f"{_count(report.messages, 'message')} summarised"
     if report.results:
-        said += f", {len(report.results):,} tool results taken out"
+        said += f", {_count(len(report.results), 'tool result')} taken out"
     return said
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def report_text(report: CompactionReport | None) -> str:
     """The block's body when opened, above the summary ("" for a compaction read back from a session file)."""
     if report is None:
         return ""
-    lines = [f"Summarised: {report.messages:,} messages, {report.turns:,} of them your prompts."]
+    lines = [f"Summarised: {_count(report.messages, 'message')}, {_count(report.turns, 'prompt')} of yours among them."]
     if report.results:
         lines.append("Tool results taken out of the context:")
         lines += [f"  {' '.join([r.tool, r.target]).strip()} — {FATES[r.fate]}" for r in report.results]

@@ -61,10 +61,11 @@ async def test_the_compaction_block_names_what_was_summarised_and_the_tool_resul
             for n in texts(app, Notice)
         )
         (mark,) = texts(app, CompactionMark)
-        assert mark.collapsed and "messages (1 prompts) summarised, 1 tool results taken out" in mark.title
+        assert mark.collapsed and "3 messages summarised, 1 tool result taken out" in mark.title
         await pilot.click(mark.query_one(CollapsibleTitle))
         await until(pilot, lambda: not mark.collapsed)
         shown = body(mark)
+        assert "Summarised: 3 messages, 1 prompt of yours among them." in shown
         assert "Read notes.txt — dropped (summarised)" in shown
         assert "Your instructions carried verbatim: 1" in shown and "• Always answer in one line." in shown
         assert "Summary:\nThey read the notes; nothing else matters." in shown
