@@ -515,7 +515,8 @@ class Compactor:
         summary, usages = await self._summary(self.history.messages, None, window, max_tokens)
         for usage, model in usages:
             self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
-        return summary
+        carried, _ = self._carried(self.history.messages, [])  # (the new session keeps them too)
+        return f"{carry.without_carried(summary)}\n\n{carried}" if summary and carried else summary
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is
