@@ -9,18 +9,25 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agentui.core.assembly import open_conversation
 from agentui.core.context.compaction import SUMMARY_PREFIX, SUMMARY_SYSTEM
 from agentui.core.context.instructions import carried
 from agentui.core.context.pins import load_pins, toggle_pin
 from agentui.core.context.window import TokenCounter
+from agentui.core.control import CommandError, parse_command
+from agentui.core.conversation import Launch
 from agentui.core.events import CompactionEnd, CompactionStart, Event
 from agentui.core.loop.agent import Agent, AgentConfig
 from agentui.core.messages import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from agentui.core.project import PermissionOptions
 from agentui.core.providers.base import ProviderRequest
 from agentui.core.providers.retry import RetryPolicy
 from agentui.core.providers.scripted import ScriptedProvider, ScriptedResponse
 from agentui.core.providers.stream import ProviderEvent
 from agentui.core.run_options import ModelOptions
+from agentui.core.settings import Settings
 from agentui.core.tools.base import ToolRegistry
 from tests.conftest import assert_valid_history
 from tests.support.agents import new_agent
@@ -213,3 +220,26 @@ async def test_a_corrupt_pin_file_is_one_sentence_and_compaction_goes_on(tmp_pat
     assert await agent.compactor.compact("auto")
     said = [event.message for event in seen if isinstance(event, Notice)]
     assert any("could not be read, so none are carried" in message for message in said)
+
+
+async def test_the_pin_command_pins_by_prompt_and_says_in_one_sentence_what_it_cannot_pin(tmp_path: Path) -> None:
+    """What the app's Ctrl+P does, as a command of agentui's protocol (`{"type": "pin", "prompt": ...}`)."""
+    root = tmp_path / "project"
+    root.mkdir()
+    launch = Launch(Settings(provider="scripted", model="scripted"), cwd=root, permissions=PermissionOptions())
+    provider = ScriptedProvider([{"text": "Noted."}, {"text": "Second."}, {"text": "Lossy."}])
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    conversation = open_conversation(launch, provider=provider, env=env)
+    try:
+        await conversation.send("The release branch is rel-9.")
+        await conversation.send("two")
+        pin = parse_command(json_line := '{"type": "pin", "prompt": "The release branch is rel-9."}')
+        assert await conversation.handle(pin) is True, json_line
+        with pytest.raises(CommandError, match="not in the session file yet"):
+            await conversation.handle(parse_command('{"type": "pin", "prompt": "never said"}'))
+        with pytest.raises(CommandError, match="either a `prompt` or a `tool_call_id`"):
+            await conversation.handle(parse_command('{"type": "pin"}'))
+        await conversation.compact()
+        assert "<pinned>\nThe release branch is rel-9.\n</pinned>" in conversation.messages[0].text
+    finally:
+        await conversation.aclose()
