@@ -21,6 +21,8 @@ class Pin(BaseModel):
     """The session line pinned."""
     text: str
     """What is carried: the prompt as typed, or a tool result with the call it answers."""
+    tool_call_id: str | None = None
+    """The call whose result it is (None: a prompt), for the app to mark its block."""
 
 
 class PinnedFile(BaseModel):
@@ -67,8 +69,15 @@ def toggle_pin(
     if any(pin.uuid == uuid for pin in pins):
         _save(session_id, [pin for pin in pins if pin.uuid != uuid])
         return False
-    _save(session_id, [*pins, Pin(uuid=uuid, text=text)])
+    _save(session_id, [*pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)])
     return True
+
+
+def pinned_marks(session_id: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What the app marks as pinned when it draws a resumed session: the prompts' texts and the tool calls' ids."""
+    pins, _ = load_pins(session_id)
+    prompts = frozenset(pin.text for pin in pins if pin.tool_call_id is None)
+    return prompts, frozenset(pin.tool_call_id for pin in pins if pin.tool_call_id is not None)
 
 
 def is_pinned(

@@ -449,11 +449,15 @@ class ConversationView:
     async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:
         """Draw the latest turns of the session `request` resumes, read from the end of its file: at once, however
         long the session is, and before the whole of it has loaded (then `show_history(..., drawn=True)`)."""
-        from agentui.api import preview_session
+        from agentui.api import pinned_marks, preview_session
 
         def read() -> tuple[LoadedSession, History] | None:
             found = preview_session(request, cwd, env)
-            return None if found is None else (found, read_history(found.messages, found.tool_details))
+            if found is None:
+                return None
+            history = read_history(found.messages, found.tool_details)
+            history.pinned = pinned_marks(found.session_id)
+            return found, history
 
         read_in = await asyncio.to_thread(read)
         self._previewed_in = cwd
@@ -473,7 +477,11 @@ class ConversationView:
         resumed = conversation.resumed
         if resumed is None:
             return History([], {})
-        return await asyncio.to_thread(read_history, conversation.messages, resumed.tool_details)
+        from agentui.api import pinned_marks
+
+        history = await asyncio.to_thread(read_history, conversation.messages, resumed.tool_details)
+        history.pinned = pinned_marks(conversation.session_id)
+        return history
 
     def show_history(self, history: History, *, preview: bool = False, drawn: bool = False) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older

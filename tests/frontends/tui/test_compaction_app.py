@@ -132,3 +132,37 @@ async def test_ctrl_p_pins_a_prompt_and_a_tool_call_and_they_survive_compaction_
         carried = made.providers[1].requests[2].messages[0].text
         assert f"<pinned>\n{code}\n</pinned>" in carried and "Lossy again." in carried
         assert "Pinned messages carried verbatim: 2" in body(texts(app, CompactionMark)[-1])
+
+
+async def test_a_pinned_prompt_and_tool_call_show_their_mark_again_after_resume(tmp_path: Path) -> None:
+    read = {"type": "tool_use", "id": "r1", "name": "Read", "input": {"file_path": "notes.txt"}}
+    made = harness(tmp_path, [{"content": [{"type": "text", "text": "Reading."}, read]}, {"text": "Read it."}])
+    app = made.app()
+    async with app.run_test(size=(110, 36)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "read the notes")
+        await until(pilot, lambda: idle(app) and len(made.providers[0].requests) == 2)
+        (prompt,) = texts(app, UserPrompt)
+        await pilot.click(prompt)
+        await until(pilot, lambda: app.focused is prompt)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: prompt.pinned)
+        app.prompt_input.focus()
+        await pilot.press("tab")
+        await until(pilot, lambda: isinstance(app.focused, ToolBlock))
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.focused, ToolBlock) and app.focused.pinned)
+        session_id = app.conversation.session_id if app.conversation else ""
+    made.launch = replace(made.launch, session=SessionRequest(resume=session_id))
+    app = made.app()
+    async with app.run_test(size=(110, 36)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: [p for p in app.query(UserPrompt) if p.text == "read the notes"])
+        (prompt,) = [p for p in app.query(UserPrompt) if p.text == "read the notes"]
+        (block,) = [b for b in app.query(ToolBlock) if b.tool_call_id == "r1"]
+        assert prompt.pinned and "📌 pinned" in str(prompt.render())
+        assert block.pinned and "📌 pinned" in str(block._header.render())
+        block.focus()
+        await pilot.press("ctrl+p")  # (again: unpinned, and the mark goes)
+        await until(pilot, lambda: not block.pinned and "📌" not in str(block._header.render()))
+        assert [pin.tool_call_id for pin in load_pins(session_id)[0]] == [None]
