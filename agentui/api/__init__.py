@@ -94,6 +94,7 @@ _EXPORTS = {
     "is_summary": "agentui.core.messages",
     "replay": "agentui.core.replay",
     "SUMMARY_PREFIX": "agentui.core.messages",
+    "pinned_marks": "agentui.core.context.pins",
     # the everyday commands: the model (by id or alias), working directories, sub-agent types, the session's name
     "Resolved": "agentui.core.model_aliases",
     "ModelOption": "agentui.core.model_choice",
@@ -224,6 +225,7 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.context.learnings import Learning as Learning
     from agentui.core.context.learnings import LearningError as LearningError
     from agentui.core.context.learnings import LearningStore as LearningStore
+    from agentui.core.context.pins import pinned_marks as pinned_marks
     from agentui.core.context.window import estimate_tokens as estimate_tokens
     from agentui.core.continuation import Branched as Branched
     from agentui.core.continuation import ContinueError as ContinueError

@@ -106,6 +106,15 @@ class Compact(_Command):
     instructions: str | None = None
 
 
+class Pin(_Command):
+    """Pin the person's prompt (its text as sent) or a tool call's result, or unpin it if it is pinned: every
+    compaction carries a pinned message verbatim. Outcome: whether it is pinned now."""
+
+    type: Literal["pin"] = "pin"
+    prompt: str | None = None
+    tool_call_id: str | None = None
+
+
 class Rewind(_Command):
     """Back to before a prompt (a `prompts` point's uuid): the files changed since and the conversation."""
 
@@ -187,6 +196,7 @@ Command = Annotated[
     | CycleMode
     | SetModel
     | Compact
+    | Pin
     | Rewind
     | RunShell
     | GrantForRun
@@ -258,6 +268,8 @@ class Controllable(Protocol):
 
     async def compact(self, instructions: str | None = None) -> object: ...
 
+    def pin(self, prompt: str | None = None, tool_call_id: str | None = None) -> bool: ...
+
     def rewind(self, to: str, *, code: bool = True, conversation: bool = True, overwrite: bool = False) -> object: ...
 
     async def run_shell(self, command: str) -> object: ...
@@ -307,6 +319,8 @@ async def handle(target: Controllable, command: Command) -> object:
             target.set_model(model)
         case Compact(instructions=instructions):
             return await target.compact(instructions)
+        case Pin(prompt=prompt, tool_call_id=tool_call_id):
+            return _pin(target, prompt, tool_call_id)
         case Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
             return target.rewind(to, code=code, conversation=history, overwrite=overwrite)
         case RunShell(command=shell_command):
@@ -330,3 +344,12 @@ async def handle(target: Controllable, command: Command) -> object:
         case _:
             assert_never(command)
     return None
+
+
+def _pin(target: Controllable, prompt: str | None, tool_call_id: str | None) -> bool:
+    if (prompt is None) == (tool_call_id is None):
+        raise CommandError("`pin` takes either a `prompt` or a `tool_call_id`.")
+    try:
+        return target.pin(prompt=prompt, tool_call_id=tool_call_id)
+    except LookupError as error:
+        raise CommandError(str(error)) from None

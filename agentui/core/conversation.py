@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentui.core.context.pins import toggle_pin
 from agentui.core.context.titles import write_model_title
 from agentui.core.extend.command_prompt import for_prompt
 from agentui.core.extend.servers import McpStatus, ToolServers
@@ -103,6 +104,12 @@ class Resumed:
     """Each tool call's recorded result details (a diff, an exit code), by tool_use id."""
     leaf_uuid: str | None
     """The line the conversation continues from (a preview of the file's end shows the same branch if it has it)."""
+
+
+def _pin(self: Conversation, prompt: str | None = None, tool_call_id: str | None = None) -> bool:
+    """Pin the person's `prompt` or the result of `tool_call_id`, or unpin it: every compaction carries a pinned
+    message verbatim (context/pins.py). True when it is pinned now; LookupError when the session has no such line."""
+    return toggle_pin(self.session_id, self.session.writer.path, prompt=prompt, tool_call_id=tool_call_id)
 
 
 class Conversation:
@@ -319,6 +326,8 @@ class Conversation:
     async def compact(self, instructions: str | None = None) -> RunResult:
         """/compact: summarise all but the recent turns now."""
         return await self.agent.compact(instructions)
+
+    pin = _pin
 
     def prompts(self) -> list[PromptPoint]:
         """The person's prompts in this branch, oldest first: the points `rewind` can go back to."""

@@ -275,6 +275,34 @@ class CompactionStart(_Event):
     type: Literal["compaction_start"] = "compaction_start"
     trigger: Literal["manual", "auto"]
     pre_tokens: int
+    reason: str = ""
+    """Why, in a few words: "context at 92% of 200,000 tokens; compacting 140 older messages"."""
+
+
+class CompactedResult(BaseModel):
+    """A tool result compaction took out of the context: its tool and target, and what became of it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    target: str = ""
+    """The file, command or pattern it was about."""
+    fate: Literal["dropped", "shortened", "clipped"]
+    """Summarised away; left as a one-line placeholder; cut to fit the window."""
+
+
+class CompactionReport(BaseModel):
+    """What a compaction did: what it summarised, what it took out, what it carried verbatim."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: int = 0
+    turns: int = 0
+    """Of the messages summarised, how many were the person's prompts."""
+    results: list[CompactedResult] = Field(default_factory=list)
+    instructions: list[str] = Field(default_factory=list)
+    """The person's standing instructions carried verbatim in the summary."""
+    pinned: int = 0
 
 
 class CompactionEnd(_Event):
@@ -287,6 +315,8 @@ class CompactionEnd(_Event):
     """The context before, counted as `post_tokens` is (an estimate of the whole request both times, so the two
     compare)."""
     kept: list[Message] = Field(default_factory=list)
+    report: CompactionReport | None = None
+    """None for a compaction read back from a session file."""
 
 
 class Retry(_Event):

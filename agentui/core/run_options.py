@@ -33,6 +33,8 @@ class ModelOptions(BaseModel):
     """How full the context may get before a model call, as a fraction of the window, before it is compacted."""
     compact_by_topic: bool = True
     """Summarise each piece of work in the older turns apart (context/topics.py), a section each."""
+    compact_carry: bool = True
+    """Carry the person's standing instructions and pinned messages verbatim in every summary (instructions.py)."""
 
 
 class RunLimits(BaseModel):

@@ -123,6 +123,8 @@ class ConfigFile(BaseModel):
     auto_compact: bool | None = None
     compact_by_topic: bool | None = None
     """Whether a compaction summarises each piece of work in the older turns apart, a section each (true)."""
+    compact_carry: bool | None = None
+    """Whether summaries carry the person's instructions ("always …") and pinned messages verbatim (true)."""
     auto_compact_window: int | None = Field(default=None, ge=MIN_AUTO_COMPACT_WINDOW, le=MAX_AUTO_COMPACT_WINDOW)
     """The window, in tokens, that automatic compaction counts against when smaller than the model's (Claude Code's
     CLAUDE_CODE_AUTO_COMPACT_WINDOW): a 1M-token model can be kept to 200,000."""
@@ -401,6 +403,7 @@ def _model_options(config: ConfigFile, env: Mapping[str, str]) -> ModelOptions:
         auto_compact=config.auto_compact if config.auto_compact is not None else not env.get("DISABLE_AUTO_COMPACT"),
         auto_compact_window=window if window is not None else config.auto_compact_window,
         compact_by_topic=config.compact_by_topic is not False,
+        compact_carry=config.compact_carry is not False,
     )
 
 

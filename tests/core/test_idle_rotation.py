@@ -51,3 +51,30 @@ async def test_a_prompt_after_a_long_idle_gap_goes_on_in_a_new_session_with_a_su
         assert fresh.session.path.exists() and fresh.session.path != conversation.session.path
     finally:
         await fresh.aclose()
+
+
+async def test_the_persons_instructions_go_with_the_summary_into_the_new_session(tmp_path: Path) -> None:
+    """The summary a rotation carries over is a compaction's: the person's instructions are appended verbatim, though
+    the model's summary left them out."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (tmp_path / "next.json").write_text(json.dumps([{"text": "A2."}]))
+    settings = Settings(provider="scripted", model="scripted", script=tmp_path / "next.json")
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    launch = Launch(settings, cwd=root, permissions=PermissionOptions(mode="acceptEdits"), idle_rotate=30)
+    provider = ScriptedProvider([{"text": "A1."}, {"text": "They talked about a cat."}])
+    conversation = open_conversation(launch, provider=provider, env=env)
+    try:
+        await conversation.send("The cat is called Tom. From now on, call it Thomas in answers.")
+        an_hour_ago = time.time() - 3600
+        os.utime(conversation.session.path, (an_hour_ago, an_hour_ago))
+        fresh = await rotate_if_idle(conversation)
+    finally:
+        await conversation.aclose()
+    assert fresh is not None
+    try:
+        first = fresh.messages[0].text
+        assert first.startswith(SUMMARY_PREFIX) and "They talked about a cat." in first
+        assert "- From now on, call it Thomas in answers." in first
+    finally:
+        await fresh.aclose()

@@ -16,7 +16,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from agentui.core.context import compaction_report
+from agentui.core.context import instructions as carry
 from agentui.core.context.failure_evidence import keeps_evidence, resolved, with_evidence
+from agentui.core.context.pins import load_pins
 from agentui.core.context.topics import Topic, group_by_topic, sectioned, topic_instructions
 from agentui.core.context.window import TokenCounter, context_window
 from agentui.core.events import CompactionEnd, CompactionStart, Notice
@@ -402,9 +405,11 @@ class Compactor:
                 self._notice("warning", "There is nothing to compact yet.")
             return False
         bus, hooks = agent.services.bus, agent.services.hooks
+        seen = self.tokens()  # (what the threshold was checked against: the provider's count, where it gave one)
         self.recount()  # (counted as the context after will be: the provider's last count would not compare)
         pre = self.tokens()
-        bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=pre))
+        why = compaction_report.reason(trigger, seen, window, split, instructions)
+        bus.emit(CompactionStart(session_id=agent.session_id, trigger=trigger, pre_tokens=pre, reason=why))
         if hooks:
             await hooks.pre_compact(agent.session_id, trigger, instructions)
         older, kept = messages[:split], messages[split:]
@@ -415,13 +420,17 @@ class Compactor:
             summary, usages = await self._summary(older, instructions, window, max_tokens)
         else:
             summary, usages = await self._by_topic(older, topics, instructions, window, max_tokens)
+        carried, pinned = self._carried(older, kept)
         first = summary_message(summary) if summary else dropped_message(len(older))
+        if carried:  # (appended by code, not asked of the model: they survive any number of compactions)
+            first = Message.user(carry.without_carried(first.text) + "\n\n" + carried)
         messages[:] = [first, *kept]
         self.recount()
         self._clip_to_window(window, start=1)
         post = self.tokens()
+        report = compaction_report.report(older, messages, *pinned)
         end = CompactionEnd(
-            session_id=agent.session_id, summary=first.text, post_tokens=post, pre_tokens=pre, kept=kept
+            session_id=agent.session_id, summary=first.text, post_tokens=post, pre_tokens=pre, kept=kept, report=report
         )
         bus.emit(end)
         if hooks:
@@ -433,6 +442,20 @@ class Compactor:
         for usage, model in usages:
             agent.ledger.record(usage, model, context_tokens=post, window=self.window())
         return True
+
+    def _carried(self, older: Sequence[Message], kept: Sequence[Message]) -> tuple[str, tuple[list[str], int]]:
+        """The section the summary carries verbatim: the person's instructions in `older` (an earlier summary's
+        too) and the pinned messages not among `kept`; and what it holds (the instructions, how many pins)."""
+        if not self.agent.config.options.compact_carry:
+            return "", ([], 0)
+        found = carry.instructions_in(older)
+        pins, problem = load_pins(self.agent.session_id)
+        if problem:
+            self._notice("warning", problem)
+        earlier = [text for message in older[:1] if is_summary(message) for text in carry.carried(message.text)[1]]
+        shown = "\n".join(text for message in kept for block in message.content if (text := _clippable_text(block)))
+        pinned = list(dict.fromkeys(text for text in [*earlier, *(pin.text for pin in pins)] if text not in shown))
+        return carry.carried_section(found, pinned), (found, len(pinned))
 
     async def _summary(
         self, older: Sequence[Message], instructions: str | None, window: int, max_tokens: int, *, timed: bool = True
@@ -492,7 +515,8 @@ class Compactor:
         summary, usages = await self._summary(self.history.messages, None, window, max_tokens)
         for usage, model in usages:
             self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
-        return summary
+        carried, _ = self._carried(self.history.messages, [])  # (the new session keeps them too)
+        return f"{carry.without_carried(summary)}\n\n{carried}" if summary and carried else summary
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is

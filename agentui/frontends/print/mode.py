@@ -37,6 +37,7 @@ from agentui.api import (
 )
 from agentui.api.events import (
     CompactionEnd,
+    CompactionStart,
     Event,
     MessageEnd,
     Notice,
@@ -136,6 +137,8 @@ class Printer:
                 self.note(f"retrying in {event.delay:.1f} s ({attempt}): {event.reason}")
             case Notice():
                 self.note(event.message)
+            case CompactionStart(trigger="auto", reason=reason) if reason:  # (said before, as it may take a while)
+                self.note(f"compacting the conversation: {reason}.")
             case CompactionEnd():
                 before = f"from about {event.pre_tokens:,} " if event.pre_tokens else ""
                 self.note(f"the conversation was compacted {before}to about {event.post_tokens:,} tokens.")

@@ -238,7 +238,7 @@ class ConversationView:
             case ev.Error() | ev.Notice() | ev.ContextAdvisory() | ev.Finding() | ev.DoomLoop():
                 self._say(event)
             case ev.CompactionStart():
-                self.say(f"Compacting the conversation ({event.pre_tokens:,} tokens)…")
+                self.say(f"Compacting the conversation: {event.reason or f'{event.pre_tokens:,} tokens'}…")
             case ev.CompactionEnd():
                 self._compacted(event)
             case ev.AgentStart():
@@ -373,11 +373,13 @@ class ConversationView:
             self.status.set(title=text.splitlines()[0][:60] if text else "")
 
     def _compacted(self, event: CompactionEnd) -> None:
+        from agentui.frontends.tui.compaction_lines import report_text, report_title
         from agentui.frontends.tui.widgets.answer import CompactionMark
 
-        self.transcript.add(
-            CompactionMark(summary_text(event.summary), _compacted_line(event.pre_tokens, event.post_tokens))
+        title = " · ".join(
+            filter(None, [_compacted_line(event.pre_tokens, event.post_tokens), report_title(event.report)])
         )
+        self.transcript.add(CompactionMark(summary_text(event.summary), title, report_text(event.report)))
         window = self.conversation.window if self.conversation else None
         self.status.set(context_percent=round(100 * event.post_tokens / window, 1) if window else None)
 
@@ -447,11 +449,15 @@ class ConversationView:
     async def preview(self, request: SessionRequest, cwd: Path, env: dict[str, str] | None) -> LoadedSession | None:
         """Draw the latest turns of the session `request` resumes, read from the end of its file: at once, however
         long the session is, and before the whole of it has loaded (then `show_history(..., drawn=True)`)."""
-        from agentui.api import preview_session
+        from agentui.api import pinned_marks, preview_session
 
         def read() -> tuple[LoadedSession, History] | None:
             found = preview_session(request, cwd, env)
-            return None if found is None else (found, read_history(found.messages, found.tool_details))
+            if found is None:
+                return None
+            history = read_history(found.messages, found.tool_details)
+            history.pinned = pinned_marks(found.session_id)
+            return found, history
 
         read_in = await asyncio.to_thread(read)
         self._previewed_in = cwd
@@ -471,7 +477,11 @@ class ConversationView:
         resumed = conversation.resumed
         if resumed is None:
             return History([], {})
-        return await asyncio.to_thread(read_history, conversation.messages, resumed.tool_details)
+        from agentui.api import pinned_marks
+
+        history = await asyncio.to_thread(read_history, conversation.messages, resumed.tool_details)
+        history.pinned = pinned_marks(conversation.session_id)
+        return history
 
     def show_history(self, history: History, *, preview: bool = False, drawn: bool = False) -> None:
         """A resumed session's latest parts, drawn as the live ones were, and the task list as it was left; older

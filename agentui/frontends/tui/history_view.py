@@ -131,6 +131,8 @@ class History:
 
     parts: list[tuple[str, Any]]
     results: dict[str, Result]
+    pinned: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    """The prompts (by text) and tool calls (by id) pinned with Ctrl+P: their blocks show the mark."""
 
 
 def read_history(messages: Sequence[Message], details: Mapping[str, dict[str, Any]]) -> History:
@@ -194,7 +196,10 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
     if kind == "notice":
         return [Notice(*item) if isinstance(item, tuple) else Notice(item)]
     if kind == "prompt":
-        return [UserPrompt(item)]
+        prompt = UserPrompt(item)
+        if item in history.pinned[0]:
+            prompt.set_pinned(True)
+        return [prompt]
     if kind == "context":
         return [UserPrompt(item, context=True)]
     if kind == "answer":
@@ -210,6 +215,8 @@ def part_widgets(history: History, kind: str, item: Any, cwd: Path | None) -> li
     result = history.results.get(item.id)
     if result is not None:
         tool.finish(result.content, result.is_error, result.details, result.denied)
+    if item.id in history.pinned[1]:
+        tool.set_pinned(True)
     return [tool]
 
 

@@ -75,7 +75,7 @@ class HistoryWindow:
         only the end of the file was read, so how much is not drawn is not known yet."""
         self.drop()
         held = history.parts[max(0, len(history.parts) - live) :]
-        history = History(history.parts[: len(history.parts) - len(held)], history.results)
+        history = History(history.parts[: len(history.parts) - len(held)], history.results, history.pinned)
         self.history, self._preview, self._held = history, preview, len(held)
         self._source = PartSource(history, self._cwd())
         # None drawn as lines yet: the first frame shows the live widgets at once, and the parts above are drawn
@@ -97,7 +97,7 @@ class HistoryWindow:
     def adopt(self, history: History) -> None:
         """The whole session of the branch previewed has loaded: the same parts stay drawn, counted within it."""
         assert self.history is not None and self._source is not None
-        history = History(history.parts[: len(history.parts) - self._held], history.results)
+        history = History(history.parts[: len(history.parts) - self._held], history.results, history.pinned)
         shift = len(history.parts) - len(self.history.parts)
         self.history, self._preview = history, False
         self._source.history = history

@@ -23,6 +23,10 @@ KEYS: tuple[tuple[str, str], ...] = (
         "move to the newest block (Tab again: the one above), marked; Enter opens or folds it; typing goes back to "
         "the prompt",
     ),
+    (
+        "Ctrl+P",
+        "pin the prompt (click it) or tool call (Tab) in focus: every compaction carries it verbatim; again: unpin",
+    ),
     ("Ctrl+O", "copy the last answer as Markdown (or the block in focus); again at once: its code blocks"),
     ("Ctrl+R", "search earlier prompts (Ctrl+R again: older; Enter picks; Esc leaves)"),
     ("Ctrl+F", "find text in the transcript (Enter: the next match up; Esc closes)"),

@@ -54,6 +54,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+l", "clear_view", "Clear the view", show=False),
         Binding("ctrl+b", "to_background", "Run in the background", show=False, priority=True),
         Binding("tab", "next_block", "The next block up", show=False),
+        Binding("ctrl+p", "pin", "Pin the block in focus", show=False, priority=True),
     ]
 
     def __init__(
@@ -107,6 +108,12 @@ class MainScreen(Screen[None]):
             self.window.open(*drawn, focus)
             return
         (live or self.prompt).focus()
+
+    def action_pin(self) -> None:
+        """Ctrl+P: pin the focused prompt or tool call, so every compaction carries it verbatim (or unpin it)."""
+        from agentui.frontends.tui.pinning import pin_focused
+
+        pin_focused(cast("AppHost", self.app), self.focused)
 
     def action_to_background(self) -> None:
         """Ctrl+B: the command running now goes on in the background (the model is told its id)."""

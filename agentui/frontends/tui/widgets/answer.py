@@ -110,6 +110,9 @@ class CompactionMark(Collapsible):
     CompactionMark Static { color: $text-muted; }
     """
 
-    def __init__(self, summary: str, title: str = "Conversation compacted") -> None:
+    def __init__(self, summary: str, title: str = "Conversation compacted", report: str = "") -> None:
         self.summary = summary
-        super().__init__(Static(Content(summary)), title=f"{title} {SUMMARY_NOTE}", collapsed=True)
+        self.report = report
+        """What was summarised, taken out and carried (compaction_lines.py), above the summary."""
+        body = f"{report}\n\nSummary:\n{summary}" if report else summary
+        super().__init__(Static(Content(body)), title=f"{title} {SUMMARY_NOTE}", collapsed=True)

@@ -37,6 +37,10 @@ def todo_text(todos: list[dict[str, Any]]) -> Text:
     return text
 
 
+PIN_MARK = "📌 pinned"
+"""How a pinned block shows it (Ctrl+P, pinning.py)."""
+
+
 class ToolBlock(Vertical):
     DEFAULT_CSS = """
     ToolBlock { height: auto; margin: 1 0 0 0; }
@@ -77,6 +81,8 @@ class ToolBlock(Vertical):
         """What the call's end said (content, is_error, details, denied): the line-drawn history draws it again."""
         self.copy_text = ""
         """What Ctrl+O copies while this block has focus: the output, or the change as diff lines."""
+        self.pinned = False
+        """Pinned with Ctrl+P: every compaction carries its result verbatim."""
         self._refresh_header()
 
     @property
@@ -149,7 +155,12 @@ class ToolBlock(Vertical):
     def _refresh_header(self) -> None:
         icon = SPINNER[self._frame % len(SPINNER)] if self.state == "running" else STATE_ICONS.get(self.state, "●")
         hint = f"Enter: {'fold' if self.expanded else 'open'} · Ctrl+O: copy" if self._focused else ""
-        self._header.update(header_text(icon, self.tool_name, self._summary, self._result, self.state, hint))
+        result = f"{self._result} · {PIN_MARK}" if self.pinned else self._result
+        self._header.update(header_text(icon, self.tool_name, self._summary, result, self.state, hint))
+
+    def set_pinned(self, pinned: bool) -> None:
+        self.pinned = pinned
+        self._refresh_header()
 
     def watch_state(self, state: str) -> None:
         for name in ("running", "error", "denied", "asking"):

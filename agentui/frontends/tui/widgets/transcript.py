@@ -151,6 +151,10 @@ PROMPT_LINES = 12
 """A prompt longer than this shows its first lines and how many more it has."""
 
 
+PIN_MARK = "📌 pinned"
+"""How a pinned block shows it (Ctrl+P, pinning.py)."""
+
+
 class UserPrompt(Static):
     DEFAULT_CSS = """
     UserPrompt {
@@ -160,12 +164,21 @@ class UserPrompt(Static):
         border-left: thick $primary;
     }
     UserPrompt.-context { border-left: thick $secondary; color: $text-muted; }
+    UserPrompt:focus { background: $accent 25%; }
+    UserPrompt.-pinned { border-right: thick $warning; }
     """
+    can_focus = True  # (a click focuses it, for Ctrl+P to pin it)
 
     def __init__(self, text: str, *, context: bool = False) -> None:
         super().__init__(Content(prompt_shown(text)), classes="-context" if context else "")
         self.text = text
         self.context = context
+        self.pinned = False
+
+    def set_pinned(self, pinned: bool) -> None:
+        self.pinned = pinned
+        self.set_class(pinned, "-pinned")
+        self.update(Content(f"{PIN_MARK}\n{prompt_shown(self.text)}" if pinned else prompt_shown(self.text)))
 
 
 def prompt_shown(text: str) -> str:

@@ -1,0 +1,117 @@
+"""Standing instructions the person gave ("always …", "never …", "from now on …"), found without the model, and the
+section of a compaction summary that carries them, and pinned messages, verbatim past every compaction."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from agentui.core.messages import Message, TextBlock, is_summary
+
+INSTRUCTIONS_HEADING = "Instructions the user gave (carried verbatim by agentui):"
+PINNED_HEADING = "Messages the user pinned (carried verbatim by agentui):"
+PIN_START, PIN_END = "<pinned>", "</pinned>"
+
+# What a person's instruction starts with, after an optional lead-in ("Please", "Also", "Important:").
+_LEAD = r"(?:(?:please|also|and|but|so|oh|ok|okay|remember|important|note|one more thing|reminder)\b[\s,:;-]*)*"
+_OPENERS = (
+    r"always\b",
+    r"never\b(?!\s+mind\b)",
+    r"(?:don'?t|don’t|do not)\b(?!\s+(?:know|think|understand|see|get|remember|care|worry|mind)\b)",
+    r"make sure\b",
+    r"from now on\b",
+    r"prefer\b",
+    r"use\b.+\binstead of\b",
+)
+_STARTS = re.compile(rf"^{_LEAD}(?:{'|'.join(_OPENERS)})", re.IGNORECASE)
+# ... or, anywhere in the sentence, an instruction to the assistant in its middle ("You should always run ruff").
+_INSIDE = re.compile(
+    r"\b(?:you|we)\s+(?:should\s+|must\s+|will\s+)?(?:always|never)\b|\b(?:must|should)\s+(?:always|never)\b"
+    r"|\bfrom now on\b|\buse\s+\S.*\binstead of\b|\bI\s+(?:always\s+)?prefer\b",
+    re.IGNORECASE,
+)
+# What is quoted rather than said: code fences, inline code, quotations, quoted lines, tagged blocks.
+_QUOTED = re.compile(
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^\s*>.*?$|<([a-z][\w-]*)[^>]*>.*?</\1>",
+    re.IGNORECASE | re.DOTALL | re.MULTILINE,
+)
+_SENTENCE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s)|$)", re.MULTILINE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+MAX_CHARS = 500
+"""A "sentence" longer than this is a pasted text, not an instruction."""
+
+
+def _masked(text: str) -> str:
+    """`text` with what is quoted in it blanked out, character for character (so positions still match)."""
+    return _QUOTED.sub(lambda match: re.sub(r"[^\n]", " ", match.group(0)), text)
+
+
+def detect(text: str) -> list[str]:
+    """The instructions in one prompt of the person's, each the sentence as they wrote it."""
+    masked = _masked(text)
+    found: list[str] = []
+    for match in _SENTENCE.finditer(masked):
+        said = _BULLET.sub("", match.group(0)).strip()
+        if not said or len(said) > MAX_CHARS:
+            continue
+        if _STARTS.match(said) or _INSIDE.search(said):
+            original = text[match.start() : match.end()]
+            found.append(_BULLET.sub("", original).strip())
+    return found
+
+
+def said_by_person(message: Message) -> str | None:
+    """The text of a prompt the person typed (not a tool result, not a summary, not a note agentui added)."""
+    if message.role != "user" or message.has_results or is_summary(message):
+        return None
+    text = "".join(block.text for block in message.content if isinstance(block, TextBlock))
+    if text.lstrip().startswith("<"):  # (a `!command`'s record, a reminder: what agentui or a hook added)
+        return None
+    return text
+
+
+def instructions_in(messages: Sequence[Message]) -> list[str]:
+    """Every instruction the person gave in `messages`, those an earlier summary carried first, in order, once."""
+    found: list[str] = []
+    for message in messages:
+        if is_summary(message):
+            found += carried(message.text)[0]
+        elif (text := said_by_person(message)) is not None:
+            found += detect(text)
+    return _unique(found)
+
+
+def carried(summary: str) -> tuple[list[str], list[str]]:
+    """The instructions and the pinned messages an earlier summary carried."""
+    instructions: list[str] = []
+    if INSTRUCTIONS_HEADING in summary:
+        for line in summary.split(INSTRUCTIONS_HEADING, 1)[1].lstrip("\n").splitlines():
+            if not line.startswith("- "):
+                break
+            instructions.append(line[2:])
+    pinned = re.findall(re.escape(PIN_START) + r"\n(.*?)\n" + re.escape(PIN_END), summary, re.DOTALL)
+    return instructions, pinned
+
+
+def without_carried(summary: str) -> str:
+    """A summary without the sections agentui appends (a model may copy them from the summary it read)."""
+    for heading in (INSTRUCTIONS_HEADING, PINNED_HEADING):
+        summary = summary.split(heading, 1)[0]
+    return summary.rstrip()
+
+
+def carried_section(instructions: Sequence[str], pinned: Sequence[str]) -> str:
+    """The sections appended to a summary ("" when there is nothing to carry)."""
+    parts = []
+    if instructions:
+        parts.append(INSTRUCTIONS_HEADING + "\n" + "\n".join(f"- {' '.join(i.split())}" for i in instructions))
+    if pinned:
+        parts.append(PINNED_HEADING + "\n" + "\n".join(f"{PIN_START}\n{text}\n{PIN_END}" for text in pinned))
+    return "\n\n".join(parts)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for item in items:
+        seen.setdefault(" ".join(item.split()), item)
+    return list(seen.values())

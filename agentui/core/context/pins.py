@@ -1,0 +1,157 @@
+"""Messages the person pinned: carried verbatim past every compaction. Claude Code's session format has no place for
+them, so they are kept in agentui's state directory, one file per session, keyed by the message's uuid."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agentui.core.dirs import state_dir
+
+
+class Pin(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    uuid: str
+    """The session line pinned."""
+    text: str
+    """What is carried: the prompt as typed, or a tool result with the call it answers."""
+    tool_call_id: str | None = None
+    """The call whose result it is (None: a prompt), for the app to mark its block."""
+
+
+class PinnedFile(BaseModel):
+    pins: list[Pin] = []
+
+
+RESULT_CHARS = 20_000
+"""How much of a pinned tool result is carried (a prompt is carried whole)."""
+
+
+def pins_path(session_id: str, env: Mapping[str, str] | None = None) -> Path:
+    return state_dir(env) / "pins" / f"{session_id}.json"
+
+
+def load_pins(session_id: str) -> tuple[list[Pin], str | None]:
+    """The session's pins, and a sentence when the file could not be read (then there are none)."""
+    path = pins_path(session_id)
+    try:
+        return PinnedFile.model_validate_json(path.read_bytes()).pins, None
+    except FileNotFoundError:
+        return [], None
+    except (OSError, ValueError, ValidationError):
+        return [], f"The pinned messages in {path} could not be read, so none are carried; pin them again."
+
+
+def _save(session_id: str, pins: list[Pin]) -> None:
+    path = pins_path(session_id)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(PinnedFile(pins=pins).model_dump_json(), encoding="utf-8")
+    temporary.replace(path)  # (whole or not at all)
+
+
+def toggle_pin(
+    session_id: str, session_file: Path, *, prompt: str | None = None, tool_call_id: str | None = None
+) -> bool:
+    """Pin the newest line of the session holding `prompt` (as typed) or the result of `tool_call_id`, or unpin it if
+    it was pinned. True when it is pinned now; LookupError when the session has no such line (yet)."""
+    found = _find(session_file, prompt, tool_call_id)
+    if found is None:
+        raise LookupError("That message is not in the session file yet; pin it once it has been answered.")
+    pins, _ = load_pins(session_id)
+    uuid, text = found
+    if any(pin.uuid == uuid for pin in pins):
+        _save(session_id, [pin for pin in pins if pin.uuid != uuid])
+        return False
+    _save(session_id, [*pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)])
+    return True
+
+
+def pinned_marks(session_id: str) -> tuple[frozenset[str], frozenset[str]]:
+    """What the app marks as pinned when it draws a resumed session: the prompts' texts and the tool calls' ids."""
+    pins, _ = load_pins(session_id)
+    prompts = frozenset(pin.text for pin in pins if pin.tool_call_id is None)
+    return prompts, frozenset(pin.tool_call_id for pin in pins if pin.tool_call_id is not None)
+
+
+def is_pinned(
+    session_id: str, session_file: Path, *, prompt: str | None = None, tool_call_id: str | None = None
+) -> bool:
+    found = _find(session_file, prompt, tool_call_id)
+    return found is not None and any(pin.uuid == found[0] for pin in load_pins(session_id)[0])
+
+
+def _lines(session_file: Path, needle: str) -> list[dict[str, Any]]:
+    """The session's lines that may hold `needle` (only those are parsed: a long session has many thousands)."""
+    entries = []
+    try:
+        with session_file.open(encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if needle not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue  # (a torn or corrupt line: readers skip it)
+                if isinstance(entry, dict) and isinstance(entry.get("message"), dict):
+                    entries.append(entry)
+    except OSError:
+        return []
+    return entries
+
+
+def _blocks(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    content = entry["message"].get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [block for block in content or [] if isinstance(block, dict)]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> tuple[str, str] | None:
+    # (the prompt's start as JSON writes it, or the call's id, is in every line that can match)
+    needle = tool_call_id if tool_call_id is not None else json.dumps(prompt or "", ensure_ascii=False)[1:41]
+    entries = _lines(session_file, needle)
+    for entry in reversed(entries):
+        if entry.get("type") != "user" or not isinstance(entry.get("uuid"), str):
+            continue
+        blocks = _blocks(entry)
+        if prompt is not None and _text(blocks) == prompt and not entry.get("isCompactSummary"):
+            return entry["uuid"], prompt
+        for block in blocks:
+            if (
+                tool_call_id is not None
+                and block.get("type") == "tool_result"
+                and block.get("tool_use_id") == tool_call_id
+            ):
+                return entry[
+                    "uuid"
+                ], f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+    return None
+
+
+def _capped(text: str) -> str:
+    """A pinned result is carried in every summary: a huge one is kept to its start, so a summary always fits."""
+    if len(text) <= RESULT_CHARS:
+        return text
+    return f"{text[:RESULT_CHARS]}\n[… {len(text) - RESULT_CHARS:,} more characters were not pinned]"
+
+
+def _call(entries: list[dict[str, Any]], tool_call_id: str) -> str:
+    for entry in entries:
+        for block in _blocks(entry):
+            if block.get("type") == "tool_use" and block.get("id") == tool_call_id:
+                arguments = json.dumps(block.get("input"), ensure_ascii=False)
+                return f"{block.get('name')}({arguments})"
+    return "A tool call"
