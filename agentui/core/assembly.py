@@ -60,6 +60,15 @@ def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str
     return launch if chosen is launch.settings else replace(launch, settings=chosen)
 
 
+def _retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=settings.max_attempts,
+        max_retry_after=settings.max_retry_wait,
+        wait_for_limits=bool(settings.wait_for_limits),
+        max_limit_wait=settings.max_limit_wait_hours * 3600,
+    )
+
+
 def open_conversation(
     launch: Launch,
     *,
@@ -103,7 +112,7 @@ def open_conversation(
         provider,
         project.tools,
         project.engine,
-        retry=RetryPolicy(max_attempts=settings.max_attempts, max_retry_after=settings.max_retry_wait),
+        retry=_retry_policy(settings),
         router=router,
         hooks=project.hooks,
         memory=memory,

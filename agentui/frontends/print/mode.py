@@ -38,6 +38,7 @@ from agentui.api import (
 from agentui.api.events import (
     CompactionEnd,
     Event,
+    LimitWait,
     MessageEnd,
     Notice,
     PermissionDecision,
@@ -101,6 +102,8 @@ class Printer:
         if self.closed:
             return
         try:
+            if isinstance(event, LimitWait):  # (every format: the one line that says when the run goes on)
+                self._limit_wait(event)
             if self.format == "events":
                 self.line(event.to_json())
             elif self.format == "text":
@@ -187,6 +190,12 @@ class Printer:
         """One whole line of machine-readable output."""
         self.out.write(text + "\n")
         self.out.flush()
+
+    def _limit_wait(self, event: LimitWait) -> None:
+        # What streamed of the failed attempt is void, as after a retry (nothing has: a limit is said before any).
+        self._printed.clear()
+        when = event.until.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+        self.note(f"{event.reason.rstrip('.')}; waiting until {when}, then the request is sent again.")
 
     def note(self, sentence: str) -> None:
         if self._wrote and self._last != "\n" and not self.closed and self._on_one_terminal():
