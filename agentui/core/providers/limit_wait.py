@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -14,6 +15,7 @@ from agentui.core.providers.base import ProviderError
 LongWaitQuestion = Callable[[datetime], Awaitable[bool]]
 """Asks the person whether to wait until the given reset time (longer than the wait taken without asking)."""
 
+_EPOCH_SUFFIX = re.compile(r"\|\d{9,13}")
 _JITTER = (0.2, 1.5)
 """Seconds added past the reset, so that many clients held by one limit do not all come back in the same instant."""
 
