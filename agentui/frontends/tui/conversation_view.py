@@ -301,7 +301,9 @@ class ConversationView:
             block.start()
 
     def _retry(self, event: Retry | LimitWait) -> None:
-        if not isinstance(event, Retry):
+        from agentui.api import events as ev
+
+        if isinstance(event, ev.LimitWait):
             self._limit_wait(event)
             return
         self.status.waiting_since = time.monotonic() + event.delay

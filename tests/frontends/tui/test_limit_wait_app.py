@@ -1,0 +1,61 @@
+"""The app waits out a usage limit: a countdown on the status line, then the answer by itself; Esc ends the wait."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.settings import Settings
+from agentui.frontends.tui.app import AgentApp
+from agentui.frontends.tui.widgets.transcript import AssistantText, Notice
+from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_send, until
+from tests.support.limits import Limited, whole_second
+from tests.support.loopback import LoopbackServer
+from tests.support.sse import anthropic_stream
+
+ANSWER = anthropic_stream([{"type": "text", "text": "After the wait."}])
+
+
+def _app(tmp_path: Path, server: LoopbackServer) -> AgentApp:
+    harness = Harness(tmp_path, [])
+    settings = Settings(provider="anthropic", model="claude-test", wait_for_limits=True, max_retry_wait=0.0)
+    launch = replace(harness.launch, settings=settings)
+    return AgentApp(
+        launch, provider_factory=lambda: AnthropicProvider(api_key="x", base_url=server.url), env=harness.env
+    )
+
+
+async def test_the_app_counts_down_to_the_reset_then_answers(tmp_path: Path, server: LoopbackServer) -> None:
+    limited = Limited(server, "anthropic unified reset", whole_second(2), ANSWER)
+    app = _app(tmp_path, server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "hello?")
+        await until(pilot, lambda: "Usage limit — resumes at" in str(app.status.render()))
+        line = str(app.status.render())
+        assert limited.reset.astimezone().strftime("%H:%M") in line and "Esc cancels" in line
+        assert re.search(r"\(in \d+:\d\d\)", line)
+        assert any("waits until" in n.message for n in texts(app, Notice))
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["After the wait."])
+        assert "Usage limit" not in str(app.status.render())
+    assert len(server.requests) == 2 and limited.early() == 1
+
+
+async def test_escape_ends_the_wait_with_nothing_lost(tmp_path: Path, server: LoopbackServer) -> None:
+    limited = Limited(server, "anthropic requests reset", whole_second(120), ANSWER)
+    app = _app(tmp_path, server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "hello?")
+        await until(pilot, lambda: "Usage limit — resumes at" in str(app.status.render()))
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app))
+        assert [n for n in texts(app, Notice) if n.message == "Interrupted."]
+        assert "Usage limit" not in str(app.status.render()) and not texts(app, AssistantText)
+        limited.reset = datetime.now(UTC)  # (the limit is over: the next prompt is answered, "hello?" kept)
+        await type_and_send(pilot, "again")
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["After the wait."])
+    assert len(server.requests) == 2 and "hello?" in str(server.requests[1].json()["messages"])
