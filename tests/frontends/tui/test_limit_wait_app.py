@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from agentui.core.providers.anthropic import AnthropicProvider
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.settings import Settings
 from agentui.frontends.tui.app import AgentApp
 from agentui.frontends.tui.widgets.transcript import AssistantText, Notice
@@ -15,6 +17,7 @@ from tests.frontends.tui.test_app import Harness, idle, ready, texts, type_and_s
 from tests.support.limits import Limited, whole_second
 from tests.support.loopback import LoopbackServer
 from tests.support.sse import anthropic_stream
+from tests.support.waiting import eventually
 
 ANSWER = anthropic_stream([{"type": "text", "text": "After the wait."}])
 
@@ -59,3 +62,50 @@ async def test_escape_ends_the_wait_with_nothing_lost(tmp_path: Path, server: Lo
         await type_and_send(pilot, "again")
         await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["After the wait."])
     assert len(server.requests) == 2 and "hello?" in str(server.requests[1].json()["messages"])
+
+
+async def test_a_session_killed_during_the_wait_goes_on_when_resumed(
+    tmp_path: Path, server: LoopbackServer, agentui_bin: str, clean_env: dict[str, str]
+) -> None:
+    limited = Limited(server, "anthropic unified reset", whole_second(4), ANSWER)
+    harness = Harness(tmp_path, [])
+    env = {**clean_env, **harness.env, "ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "x"}
+    env["AGENTUI_MAX_RETRY_WAIT"] = "0"
+    printing = _start(agentui_bin, harness.project, env)
+    sessions = Path(harness.env["CLAUDE_CONFIG_DIR"]) / "projects"
+    try:
+        await eventually(lambda: _pending_session(sessions))
+    finally:
+        _kill(printing)  # (a crash in the middle of the wait)
+    found = _pending_session(sessions)
+    assert found is not None
+    assert len(server.requests) == 1
+
+    settings = Settings(provider="anthropic", model="claude-test", wait_for_limits=True, max_retry_wait=0.0)
+    launch = replace(harness.launch, settings=settings, session=SessionRequest(resume=found.stem))
+    provider = lambda: AnthropicProvider(api_key="x", base_url=server.url)  # noqa: E731
+    app = AgentApp(launch, provider_factory=provider, env=harness.env)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: any("interrupted prompt goes on" in n.message for n in texts(app, Notice)))
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["After the wait."])
+    assert len(server.requests) == 2 and limited.early() == 1
+    assert "hello?" in str(server.requests[1].json()["messages"])
+
+
+def _pending_session(sessions: Path) -> Path | None:
+    for path in sessions.glob("*/*.jsonl"):
+        if '"limit_wait"' in path.read_text(errors="replace"):
+            return path
+    return None
+
+
+def _start(agentui_bin: str, cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    command = [agentui_bin, "-p", "hello?", "--wait-for-limits"]
+    out = subprocess.DEVNULL
+    return subprocess.Popen(command, cwd=cwd, env=env, stdin=out, stdout=out, stderr=out)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.wait(60)
