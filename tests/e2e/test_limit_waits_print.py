@@ -4,6 +4,10 @@ answers; without it a far reset fails as before; a reset past the longest wait i
 from __future__ import annotations
 
 import json
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.e2e.test_print_mode import anthropic_env, assert_one_clean_sentence, run
@@ -61,3 +65,43 @@ def test_a_reset_past_the_longest_wait_is_refused_with_its_time(
     assert_one_clean_sentence(done.stderr)
     assert "the limit resets at" in done.stderr and limited.reset.astimezone().strftime("%H:%M") in done.stderr
     assert "waiting until" not in done.stderr and len(server.requests) == 1
+
+
+def test_a_run_killed_during_the_wait_says_so_when_resumed(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    limited = Limited(server, "anthropic unified reset", whole_second(120), ANSWER)
+    env = _env(clean_env, server)
+    project = tmp_path / "project"
+    project.mkdir()
+    out = subprocess.DEVNULL
+    command = [agentui_bin, "-p", "hello?", "--wait-for-limits"]
+    printing = subprocess.Popen(command, cwd=project, env=env, stdin=out, stdout=out, stderr=out)
+    sessions = Path(env["HOME"]) / ".claude" / "projects"
+    try:
+        found = wait_for(lambda: _pending_session(sessions))
+    finally:
+        printing.kill()  # (a crash in the middle of the wait)
+        printing.wait(60)
+    recorded = limited.reset.astimezone().strftime("%H:%M:%S")
+    limited.reset = datetime.now(UTC)  # (the server lets the new prompt through: the record still names its time)
+    done = run(agentui_bin, ["-p", "--resume", found.stem, "go on"], env, cwd=project)
+    assert done.returncode == 0 and done.stdout == "After the wait.\n", done.stderr
+    [line] = [ln for ln in done.stderr.splitlines() if "ended while it waited for a usage limit" in ln]
+    assert recorded in line and "it has not reset yet" in line
+    assert len(server.requests) == 2 and "hello?" in str(server.requests[1].json()["messages"])
+
+
+def _pending_session(sessions: Path) -> Path | None:
+    for path in sessions.glob("*/*.jsonl"):
+        if '"limit_wait"' in path.read_text(errors="replace"):
+            return path
+    return None
+
+
+def wait_for(find: Callable[[], Path | None], ceiling: float = 60) -> Path:
+    deadline = time.monotonic() + ceiling
+    while (found := find()) is None:
+        assert time.monotonic() < deadline, "the run never recorded its wait"
+        time.sleep(0.05)
+    return found

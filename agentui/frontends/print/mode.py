@@ -49,6 +49,7 @@ from agentui.api.events import (
     ToolStart,
 )
 from agentui.api.messages import ImageBlock, Usage
+from agentui.frontends.print.limit_note import note_pending_limit
 
 if TYPE_CHECKING:
     from agentui.api import TaskNotices
@@ -285,6 +286,7 @@ async def run_print(
             return 0 if done else 1
     for notice in await conversation.start_mcp():
         printer.note(notice)
+    note_pending_limit(conversation, printer.note)
 
     stream = _listen(conversation, printer, settings, output_format, partial, replay_user, hook_events)
 
