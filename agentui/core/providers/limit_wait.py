@@ -12,8 +12,9 @@ from typing import Protocol
 
 from agentui.core.providers.base import ProviderError
 
-LongWaitQuestion = Callable[[datetime], Awaitable[bool]]
-"""Asks the person whether to wait until the given reset time (longer than the wait taken without asking)."""
+LongWaitQuestion = Callable[[datetime], Awaitable[bool | None]]
+"""Asks the person whether to wait until the given reset time (longer than the wait taken without asking); None when
+there is no one to ask."""
 
 _EPOCH_SUFFIX = re.compile(r"\|\d{9,13}")
 _JITTER = (0.2, 1.5)
@@ -69,8 +70,9 @@ async def limit_wait(
         return None
     if seconds > rules.max_limit_wait:
         ask = rules.confirm_long_wait
-        if ask is None or not await ask(until):
-            raise LimitTooFarError(error, until, asked=ask is not None) from error
+        said = await ask(until) if ask is not None else None
+        if not said:
+            raise LimitTooFarError(error, until, asked=said is not None) from error
     return LimitWaitNotice(
         until=until, seconds=seconds + random.uniform(*_JITTER), reason=error.message, provider=provider
     )

@@ -109,3 +109,47 @@ def _start(agentui_bin: str, cwd: Path, env: dict[str, str]) -> subprocess.Popen
 def _kill(process: subprocess.Popen[bytes]) -> None:
     process.kill()
     process.wait(60)
+
+
+def _asking_app(tmp_path: Path, server: LoopbackServer) -> AgentApp:
+    harness = Harness(tmp_path, [])
+    settings = Settings(
+        provider="anthropic",
+        model="claude-test",
+        wait_for_limits=True,
+        max_retry_wait=0.0,
+        max_limit_wait_hours=0.0001,  # (a third of a second: a 2 s reset is longer)
+    )
+    provider = lambda: AnthropicProvider(api_key="x", base_url=server.url)  # noqa: E731
+    return AgentApp(replace(harness.launch, settings=settings), provider_factory=provider, env=harness.env)
+
+
+async def test_a_wait_past_the_longest_is_asked_and_yes_waits(tmp_path: Path, server: LoopbackServer) -> None:
+    from agentui.frontends.tui.screens.elicitation import ElicitationScreen
+
+    limited = Limited(server, "anthropic unified reset", whole_second(2), ANSWER)
+    app = _asking_app(tmp_path, server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "hello?")
+        await until(pilot, lambda: isinstance(app.screen, ElicitationScreen))
+        assert "Wait until then" in app.screen.request.message and app.screen.request.server == "agentui"
+        await pilot.press("enter")
+        await until(pilot, lambda: idle(app) and [a.source for a in texts(app, AssistantText)] == ["After the wait."])
+    assert len(server.requests) == 2 and limited.early() == 1
+
+
+async def test_a_wait_past_the_longest_declined_ends_the_run(tmp_path: Path, server: LoopbackServer) -> None:
+    from agentui.frontends.tui.screens.elicitation import ElicitationScreen
+
+    Limited(server, "anthropic unified reset", whole_second(2), ANSWER)
+    app = _asking_app(tmp_path, server)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, "hello?")
+        await until(pilot, lambda: isinstance(app.screen, ElicitationScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: idle(app))
+        assert any("the wait was declined" in n.message for n in texts(app, Notice))
+        assert not texts(app, AssistantText)
+    assert len(server.requests) == 1
