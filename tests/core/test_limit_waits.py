@@ -103,3 +103,23 @@ async def test_a_wait_past_the_maximum_is_refused_or_asked(server: LoopbackServe
         RetryPolicy(max_retry_after=0.0, wait_for_limits=True, max_limit_wait=1.0, confirm_long_wait=yes),
     )
     assert text == "Asked." and len(asked) == 1 and within_a_second(asked[0], reset)
+
+
+async def test_a_limit_that_never_resets_is_waited_for_a_few_times_only(server: LoopbackServer) -> None:
+    from tests.support.loopback import RecordedRequest, Reply
+
+    def always_later(request: RecordedRequest) -> Reply:
+        later = str(int(whole_second(1).timestamp()))
+        return Reply.error(
+            429, {"type": "error", "error": {"message": "Limited"}}, {"anthropic-ratelimit-unified-reset": later}
+        )
+
+    server.responder = always_later
+    policy = RetryPolicy(max_attempts=2, base_delay=0.01, max_retry_after=0.0, wait_for_limits=True, max_limit_waits=2)
+    seen: list[object] = []
+    provider = AnthropicProvider(api_key="x", base_url=server.url)
+    with pytest.raises(RateLimitError):
+        async for item in stream_with_retry(provider, _request(), policy):
+            seen.append(type(item))
+    await provider.aclose()
+    assert seen == [LimitWaitNotice, LimitWaitNotice, RetryNotice] and len(server.requests) == 4

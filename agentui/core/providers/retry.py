@@ -36,6 +36,8 @@ class RetryPolicy:
     max_limit_wait: float = 6 * 3600.0
     """The longest such wait taken without asking; `confirm_long_wait` asks for longer ones (none: refused)."""
     confirm_long_wait: LongWaitQuestion | None = None
+    max_limit_waits: int = 3
+    """Limit waits for one request at most: a server that still says "later" after them is retried as usual."""
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt number `attempt` (1-based)."""
@@ -71,7 +73,7 @@ async def stream_with_retry(
     completed, a failure raises StreamInterruptedError instead: re-sending would duplicate what the person saw.
     Cancelling the consuming task cancels the wait between attempts too.
     """
-    attempt = 1
+    attempt, waits = 1, 0
     while True:
         completed = False
         try:
@@ -85,9 +87,10 @@ async def stream_with_retry(
             limit = policy.attempts_for(error)
             if not error.retryable or attempt >= limit:
                 raise
-            if error.resets_at is not None and policy.wait_for_limits:
+            if error.resets_at is not None and policy.wait_for_limits and waits < policy.max_limit_waits:
                 wait = await limit_wait(error, error.resets_at, policy, provider.name)
                 if wait is not None:  # (beyond the retry window: waited out in full, not counted as an attempt)
+                    waits += 1
                     started = datetime.now(UTC)
                     yield wait
                     await sleep_until(wait, started)
