@@ -22,9 +22,17 @@ def _env(clean_env: dict[str, str], server: LoopbackServer) -> dict[str, str]:
     return {**anthropic_env(clean_env, server), "AGENTUI_MAX_RETRY_WAIT": "0"}  # (a 2 s reset is beyond it)
 
 
-def test_the_flag_waits_out_the_limit_and_answers(
+def test_the_flag_waits_out_the_limit_and_answers_and_without_it_it_fails_as_before(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
 ) -> None:
+    Limited(server, "retry-after seconds", whole_second(2), ANSWER)
+    done = run(agentui_bin, ["-p", "hello?"], _env(clean_env, server))
+    assert done.returncode == 1, done.stderr
+    assert_one_clean_sentence(done.stderr)
+    assert "(429)" in done.stderr and "AGENTUI_MAX_RETRY_WAIT" in done.stderr and "waiting until" not in done.stderr
+    assert len(server.requests) == 1
+
+    server.requests.clear()
     limited = Limited(server, "anthropic unified reset", whole_second(2), ANSWER)
     done = run(agentui_bin, ["-p", "hello?", "--wait-for-limits"], _env(clean_env, server))
     assert done.returncode == 0 and done.stdout == "After the wait.\n", done.stderr
@@ -40,17 +48,6 @@ def test_the_setting_waits_too(agentui_bin: str, clean_env: dict[str, str], serv
     Limited(server, "retry-after seconds", whole_second(2), ANSWER)
     done = run(agentui_bin, ["-p", "hello?"], _env(clean_env, server))
     assert done.returncode == 0 and done.stdout == "After the wait.\n", done.stderr
-
-
-def test_without_the_flag_a_far_reset_fails_as_before(
-    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer
-) -> None:
-    Limited(server, "retry-after seconds", whole_second(2), ANSWER)
-    done = run(agentui_bin, ["-p", "hello?"], _env(clean_env, server))
-    assert done.returncode == 1, done.stderr
-    assert_one_clean_sentence(done.stderr)
-    assert "(429)" in done.stderr and "AGENTUI_MAX_RETRY_WAIT" in done.stderr and "waiting until" not in done.stderr
-    assert len(server.requests) == 1
 
 
 def test_a_reset_past_the_longest_wait_is_refused_with_its_time(
