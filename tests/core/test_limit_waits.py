@@ -49,6 +49,7 @@ async def test_each_anthropic_form_is_waited_out_and_sent_again_once(server: Loo
     assert isinstance(notice, LimitWaitNotice) and notice.provider == "anthropic"
     assert within_a_second(notice.until, reset) and notice.until.tzinfo is not None
     assert "Usage limit reached" in notice.reason or "usage limit reached" in notice.reason
+    assert "|" not in notice.reason and notice.wake > notice.until  # (the epoch is said apart; a little after)
     assert text == "After the reset."
     assert len(server.requests) == 2 and limited.early() == 1  # (one request sent again, after the reset)
 

@@ -34,10 +34,11 @@ class LimitRules(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class LimitWaitNotice:
-    """Yielded before a limit is waited out: the reset time (aware UTC), the seconds slept, and why."""
+    """Yielded before a limit is waited out: the reset time (aware UTC), when to send again (a little after it, so
+    that clients held by one limit do not all come back at once), and why."""
 
     until: datetime
-    seconds: float
+    wake: datetime
     reason: str
     provider: str
 
@@ -73,14 +74,13 @@ async def limit_wait(
         said = await ask(until) if ask is not None else None
         if not said:
             raise LimitTooFarError(error, until, asked=said is not None) from error
-    return LimitWaitNotice(
-        until=until, seconds=seconds + random.uniform(*_JITTER), reason=error.message, provider=provider
-    )
+    reason = _EPOCH_SUFFIX.sub("", error.message)  # ("usage limit reached|1764345600": the time is said apart)
+    wake = until + timedelta(seconds=random.uniform(*_JITTER))
+    return LimitWaitNotice(until=until, wake=wake, reason=reason, provider=provider)
 
 
-async def sleep_until(notice: LimitWaitNotice, started: datetime) -> None:
-    """Sleep until `started` + the notice's seconds by the wall clock, in steps, so time a suspended machine slept
-    through counts (a monotonic sleep of hours would wake that much later)."""
-    target = started + timedelta(seconds=notice.seconds)
-    while (left := (target - datetime.now(UTC)).total_seconds()) > 0:  # noqa: ASYNC110 (a clock, not an event)
+async def sleep_until(notice: LimitWaitNotice) -> None:
+    """Sleep until the notice's wake time by the wall clock, in steps, so time a suspended machine slept through
+    counts (a monotonic sleep of hours would wake that much later), and time spent answering a question too."""
+    while (left := (notice.wake - datetime.now(UTC)).total_seconds()) > 0:  # noqa: ASYNC110 (a clock, not an event)
         await asyncio.sleep(min(left, 30.0))

@@ -6,7 +6,6 @@ import asyncio
 import random
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from agentui.core.providers.base import (
     Provider,
@@ -91,9 +90,8 @@ async def stream_with_retry(
                 wait = await limit_wait(error, error.resets_at, policy, provider.name)
                 if wait is not None:  # (beyond the retry window: waited out in full, not counted as an attempt)
                     waits += 1
-                    started = datetime.now(UTC)
                     yield wait
-                    await sleep_until(wait, started)
+                    await sleep_until(wait)
                     continue
             if error.retry_after is not None and error.retry_after > policy.max_retry_after:
                 raise WaitTooLongError(error, error.retry_after, policy.max_retry_after) from error
