@@ -179,6 +179,9 @@ def _add_limit_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json-schema", metavar="SCHEMA", help="with -p: the answer as JSON following this schema (structured_output)"
     )
+    parser.add_argument(
+        "--wait-for-limits", action="store_true", help="with -p: wait out a usage limit until it resets, then go on"
+    )
     parser.add_argument("--fallback-model", metavar="MODEL", help="go on with this model when the model is overloaded")
     parser.add_argument("--betas", metavar="BETAS", help="Messages API beta features to ask for, comma-separated")
     parser.add_argument(
@@ -599,6 +602,8 @@ def _run_headless(args: argparse.Namespace) -> int:
         settings = _with_thinking(resolve_settings(_overrides(args)), args)
     except ConfigError as exc:
         return _fail(str(exc))
+    if args.wait_for_limits:
+        settings = settings.model_copy(update={"wait_for_limits": True})
     cwd = Path.cwd()
     permissions = _permission_options(args)
     launch = {**_launch_fields(args), "session": _session_request(args), "max_turns": args.max_turns}
@@ -788,6 +793,8 @@ def _interactive_launch(args: Any) -> tuple[Any, str | None]:
         settings = resolve_settings(_overrides(args))
     except ConfigError as exc:
         return None, str(exc)
+    if settings.wait_for_limits is None:  # (on in the app unless the settings say no)
+        settings = settings.model_copy(update={"wait_for_limits": True})
     return Launch(
         settings=_with_thinking(settings, args),
         cwd=Path.cwd(),

@@ -201,6 +201,9 @@ _EXPORTS = {
     "GitError": "agentui.core.safety.confined_git",
     "git_complaint": "agentui.core.safety.confined_git:complaint",
     "run_git": "agentui.core.safety.confined_git:run",
+    # a usage limit a resumed session was waiting for when it ended
+    "pending_limit": "agentui.core.limit_resume",
+    "wait_out_pending": "agentui.core.limit_resume",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -279,6 +282,8 @@ if TYPE_CHECKING:  # what the names are, for the type checker (at run time they 
     from agentui.core.instructions import set_instructions as set_instructions
     from agentui.core.instructions import set_standing_instructions as set_standing_instructions
     from agentui.core.instructions import use_output_style as use_output_style
+    from agentui.core.limit_resume import pending_limit as pending_limit
+    from agentui.core.limit_resume import wait_out_pending as wait_out_pending
     from agentui.core.loop.budget import limit_reached as limit_reached
     from agentui.core.loop.run import RunResult as RunResult
     from agentui.core.loop.side_call import side_question as side_question

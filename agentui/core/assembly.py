@@ -13,9 +13,11 @@ from agentui.core.context.memory import MemoryLoader
 from agentui.core.context.prompt import build_system_prompt
 from agentui.core.context.window import TokenCounter
 from agentui.core.conversation import Conversation, Launch
+from agentui.core.events import EventBus
 from agentui.core.extend.output_styles import output_style
 from agentui.core.extend.skills import load_skills
 from agentui.core.instructions import system_prompt
+from agentui.core.limit_question import LimitQuestion
 from agentui.core.loop.agent import Agent
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.services import Services
@@ -60,6 +62,16 @@ def _with_claude_choices(launch: Launch, project: Project, env: Mapping[str, str
     return launch if chosen is launch.settings else replace(launch, settings=chosen)
 
 
+def _retry_policy(settings: Settings, ask: LimitQuestion) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=settings.max_attempts,
+        max_retry_after=settings.max_retry_wait,
+        wait_for_limits=bool(settings.wait_for_limits),
+        max_limit_wait=settings.max_limit_wait_hours * 3600,
+        confirm_long_wait=ask,
+    )
+
+
 def open_conversation(
     launch: Launch,
     *,
@@ -99,11 +111,13 @@ def open_conversation(
 
         router = Router(provider, settings, env, on_error)
     shells = project.workspace.shells
+    bus = EventBus()  # (a long limit wait asks the person on it)
     services = Services(
         provider,
         project.tools,
         project.engine,
-        retry=RetryPolicy(max_attempts=settings.max_attempts, max_retry_after=settings.max_retry_wait),
+        bus=bus,
+        retry=_retry_policy(settings, LimitQuestion(bus, lambda: agent.session_id, launch.answers_elicitation)),
         router=router,
         hooks=project.hooks,
         memory=memory,

@@ -15,6 +15,7 @@ from agentui.core.context.titles import write_model_title
 from agentui.core.extend.command_prompt import for_prompt
 from agentui.core.extend.servers import McpStatus, ToolServers
 from agentui.core.extend.skills import load_skills
+from agentui.core.limit_question import answer_limit_question
 from agentui.core.loop.agent import Agent
 from agentui.core.mode_cycle import next_mode
 from agentui.core.model_choice import choose_model
@@ -281,6 +282,7 @@ class Conversation:
         """The person's answer to a PermissionRequest event; False if nothing was waiting for it. An allow that
         names a mode (an approved plan) switches to it at once."""
         answered = self.agent.respond_permission(request_id, decision) or self.servers.answer(request_id, decision)
+        answered = answered or answer_limit_question(self.agent.services.retry, request_id, decision)
         if answered and decision.behavior == "allow" and decision.mode is not None:
             self.set_mode(decision.mode)
         return answered

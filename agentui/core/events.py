@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, Literal
 
@@ -333,6 +334,16 @@ class Retry(_Event):
     reason: str
 
 
+class LimitWait(_Event):
+    """A rate or usage limit resets later than the ordinary retry window: the run waits until `until` (aware UTC),
+    then sends the same request again by itself. Cancelling the run ends the wait."""
+
+    type: Literal["limit_wait"] = "limit_wait"
+    until: datetime
+    reason: str
+    provider: str
+
+
 class Error(_Event):
     type: Literal["error"] = "error"
     message: str
@@ -484,6 +495,7 @@ Event = Annotated[
         | CompactionStart
         | CompactionEnd
         | Retry
+        | LimitWait
         | Error
         | TaskListUpdate
         | BackgroundShellUpdate

@@ -115,6 +115,11 @@ class ConfigFile(BaseModel):
     """Applies when `provider` is unset or is the provider in use."""
     max_tokens: int | None = Field(default=None, ge=1)
     max_attempts: int | None = Field(default=None, ge=1, le=50)
+    wait_for_limits: bool | None = None
+    """A rate or usage limit that resets beyond the retry window is waited out: on in the app, off in print mode
+    (--wait-for-limits) unless this says true."""
+    max_limit_wait_hours: float | None = Field(default=None, gt=0)
+    """The longest limit wait taken without asking (6 by default): the app asks, print mode refuses."""
     thinking_budget: int | None = Field(default=None, ge=1024)
     context_window: int | None = Field(default=None, ge=1)
     """The model's context window in tokens, for models the built-in table does not know."""
@@ -209,6 +214,9 @@ class Settings(BaseModel):
     max_attempts: int = 10
     max_retry_wait: float = 60.0
     """The longest retry-after a server may ask for that is waited out (AGENTUI_MAX_RETRY_WAIT, seconds)."""
+    wait_for_limits: bool | None = None
+    """Whether a limit that resets later is waited out (ConfigFile.wait_for_limits); None: the front end decides."""
+    max_limit_wait_hours: float = 6.0
     options: ModelOptions = ModelOptions()
     """How each model call is made and when the context is compacted: passed to the agent as it is."""
     limits: RunLimits = RunLimits()
@@ -352,6 +360,8 @@ def resolve_settings(
         project=names.first(names.project, env),
         max_attempts=max_attempts,
         max_retry_wait=max_retry_wait,
+        wait_for_limits=config.wait_for_limits,
+        max_limit_wait_hours=config.max_limit_wait_hours or 6.0,
         options=_model_options(config, env),
         limits=RunLimits(
             max_budget_usd=config.max_budget_usd,

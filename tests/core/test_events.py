@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import typing
+from datetime import UTC, datetime
 
 import pytest
 
@@ -65,6 +66,9 @@ def one_of_each() -> list[ev.Event]:
         ev.CompactionStart(session_id=SID, trigger="auto", pre_tokens=180_000),
         ev.CompactionEnd(session_id=SID, summary="so far", post_tokens=9_000),
         ev.Retry(session_id=SID, attempt=2, max_attempts=10, delay=0.5, reason="Overloaded."),
+        ev.LimitWait(
+            session_id=SID, until=datetime(2026, 11, 28, 15, tzinfo=UTC), reason="Usage limit.", provider="anthropic"
+        ),
         ev.Error(session_id=SID, message="The API key was rejected.", kind="authentication"),
         ev.TaskListUpdate(
             session_id=SID,

@@ -7,9 +7,19 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import assert_never
 
-from agentui.core.events import ContentBlockEnd, Event, MessageStart, Retry, TextDelta, ThinkingDelta, ToolUseDelta
+from agentui.core.events import (
+    ContentBlockEnd,
+    Event,
+    LimitWait,
+    MessageStart,
+    Retry,
+    TextDelta,
+    ThinkingDelta,
+    ToolUseDelta,
+)
 from agentui.core.messages import Message, StopReason
 from agentui.core.providers.base import Provider, ProviderRequest
+from agentui.core.providers.limit_wait import LimitWaitNotice
 from agentui.core.providers.retry import RetryNotice, RetryPolicy, stream_with_retry
 from agentui.core.providers.stream import (
     BlockDelta,
@@ -90,6 +100,16 @@ class ModelCall:
                                 max_attempts=event.max_attempts,
                                 delay=event.delay,
                                 reason=event.error.message,
+                            )
+                        )
+                    case LimitWaitNotice():  # (a limit is waited out; then the same request is sent again)
+                        self.accumulator = MessageAccumulator()
+                        emit(
+                            LimitWait(
+                                session_id=session_id,
+                                until=event.until,
+                                reason=event.reason,
+                                provider=event.provider,
                             )
                         )
                     case _:

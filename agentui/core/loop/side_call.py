@@ -10,6 +10,7 @@ from agentui.core.loop.agent import Agent
 from agentui.core.loop.model_call import ModelCall
 from agentui.core.messages import Message
 from agentui.core.providers.base import ProviderRequest
+from agentui.core.providers.limit_wait import LimitWaitNotice
 from agentui.core.providers.retry import RetryNotice, stream_with_retry
 from agentui.core.providers.stream import MessageAccumulator, StreamEnd
 from agentui.core.tools.web_search import SearchOutcome
@@ -60,7 +61,7 @@ async def side_search(
     with agent.ledger.waiting():
         async with aclosing(stream_with_retry(agent.services.provider, request, agent.services.retry)) as stream:
             async for event in stream:
-                if isinstance(event, RetryNotice):  # (a new attempt starts the answer again)
+                if isinstance(event, RetryNotice | LimitWaitNotice):  # (a new attempt starts the answer again)
                     answer, found = MessageAccumulator(), ()
                     continue
                 answer.feed(event)

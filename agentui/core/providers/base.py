@@ -8,10 +8,12 @@ import re
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from agentui.core.errors import AgentuiError
 from agentui.core.messages import Message
+from agentui.core.providers.limit_reset import limit_resets_at
 from agentui.core.providers.stream import ProviderEvent
 
 
@@ -71,6 +73,8 @@ class ProviderError(AgentuiError):
         self.message = message
         self.status = status
         self.retry_after = retry_after
+        self.resets_at: datetime | None = None
+        """When the limit a 429 reports resets, if the answer says (`limit_reset.limit_resets_at`)."""
 
 
 class AuthenticationError(ProviderError):
@@ -262,7 +266,9 @@ def error_for_status(
     if status == 403:
         return AuthenticationError(f"{api} refused access (403){said}", status=status)
     if status == 429:
-        return RateLimitError(f"{api} is rate limiting requests (429){said}", status=status, retry_after=retry_after)
+        limited = RateLimitError(f"{api} is rate limiting requests (429){said}", status=status, retry_after=retry_after)
+        limited.resets_at = limit_resets_at(headers, body)
+        return limited
     if status == 529 or "overloaded" in lowered:
         return OverloadedError(f"{api} is overloaded ({status}){said}", status=status, retry_after=retry_after)
     if status in (400, 413) and any(marker in lowered for marker in _OVERFLOW_MARKERS):

@@ -35,6 +35,7 @@ from agentui.core.events import (
     Error,
     Event,
     EventBus,
+    LimitWait,
     MessageEnd,
     MessageStart,
     Notice,
@@ -52,6 +53,7 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.session.file_history import FileHistory
+from agentui.core.session.limit_record import limit_wait_fields
 from agentui.core.session.reader import THOUGHT_SIGNATURE_KEY
 from agentui.core.session.redact import redact, redact_text
 
@@ -228,6 +230,9 @@ class SessionWriter:
                 self._system(redact_text(event.message), level="error", subtype="api_error")
             case Notice():
                 self._system(event.message, level=event.level, subtype="notice")
+            case LimitWait():  # (on disk at once: a crash during the wait leaves it pending, see `limit_resume`)
+                self._chain("system", **limit_wait_fields(event))
+                self._sync()
             case CompactionStart():
                 self._compaction = event
             case CompactionEnd():

@@ -39,6 +39,7 @@ from agentui.api.events import (
     CompactionEnd,
     CompactionStart,
     Event,
+    LimitWait,
     MessageEnd,
     Notice,
     PermissionDecision,
@@ -49,6 +50,7 @@ from agentui.api.events import (
     ToolStart,
 )
 from agentui.api.messages import ImageBlock, Usage
+from agentui.frontends.print.limit_note import note_pending_limit
 
 if TYPE_CHECKING:
     from agentui.api import TaskNotices
@@ -102,6 +104,8 @@ class Printer:
         if self.closed:
             return
         try:
+            if isinstance(event, LimitWait):  # (every format: the one line that says when the run goes on)
+                self._limit_wait(event)
             if self.format == "events":
                 self.line(event.to_json())
             elif self.format == "text":
@@ -191,6 +195,12 @@ class Printer:
         self.out.write(text + "\n")
         self.out.flush()
 
+    def _limit_wait(self, event: LimitWait) -> None:
+        # What streamed of the failed attempt is void, as after a retry (nothing has: a limit is said before any).
+        self._printed.clear()
+        when = event.until.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z").strip()
+        self.note(f"{event.reason.rstrip('.')}; waiting until {when}, then the request is sent again.")
+
     def note(self, sentence: str) -> None:
         if self._wrote and self._last != "\n" and not self.closed and self._on_one_terminal():
             self._write("\n")  # never append a note to the answer's line on the screen; a pipe gets the text alone
@@ -279,6 +289,7 @@ async def run_print(
             return 0 if done else 1
     for notice in await conversation.start_mcp():
         printer.note(notice)
+    note_pending_limit(conversation, printer.note)
 
     stream = _listen(conversation, printer, settings, output_format, partial, replay_user, hook_events)
 

@@ -30,6 +30,7 @@ from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.frame_writer import FrameWriter
 from agentui.frontends.tui.history import PromptHistory, history_file
+from agentui.frontends.tui.limit_resume import go_on_after_limit
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.status_line_driver import StatusLineDriver
@@ -205,6 +206,8 @@ class AgentApp(AppOpening):
         waiting, self._waiting = self._waiting, []
         for text in waiting:
             await self.submit(text)
+        if not waiting:  # (a session resumed in the middle of a limit wait goes on with it)
+            go_on_after_limit(self, conversation)
 
     async def _load(self, request: SessionRequest, previewed: LoadedSession | None) -> Conversation | None:
         """The conversation `request` opens, its resumed history shown; None if it could not be opened (a new one is

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.binding import Binding, BindingType
 
 from agentui.frontends.tui.host import AppHost
+from agentui.frontends.tui.limit_resume import LIMIT_GROUP
 from agentui.frontends.tui.slash_command import CHECKS_GROUP
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class AppKeys(AppHost):
             conversation.interrupt()
             self.view.ending = stopped = True
         for worker in self.workers:
-            if worker.group in (SHELL_GROUP, CHECKS_GROUP) and worker.is_running:
+            if worker.group in (SHELL_GROUP, CHECKS_GROUP, LIMIT_GROUP) and worker.is_running:
                 worker.cancel()
                 stopped = True
         return stopped

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         ContentBlockEnd,
         ContextAdvisory,
         Event,
+        LimitWait,
         MessageEnd,
         Retry,
         ToolStart,
@@ -204,6 +205,8 @@ class ConversationView:
                 # after the transcript has pruned their widgets.
                 self._forget_message()
                 self._message += 1
+                if status.status.limit_until is not None:
+                    status.set(limit_until=None)
             case ev.MessageEnd():
                 status.waiting_since = None
                 await self._message_end(event)
@@ -233,7 +236,7 @@ class ConversationView:
                     context_percent=event.context_percent,
                     shares=model_shares(event.by_model),
                 )
-            case ev.Retry():
+            case ev.Retry() | ev.LimitWait():
                 self._retry(event)
             case ev.Error() | ev.Notice() | ev.ContextAdvisory() | ev.Finding() | ev.DoomLoop():
                 self._say(event)
@@ -242,7 +245,7 @@ class ConversationView:
             case ev.CompactionEnd():
                 self._compacted(event)
             case ev.AgentStart():
-                status.set(busy=True, retry_until=None)
+                status.set(busy=True, retry_until=None, limit_until=None)
             case ev.AgentEnd():
                 status.waiting_since = None
                 await self._run_ended(event)
@@ -297,13 +300,26 @@ class ConversationView:
         if block.state != "asking":  # a call that asks starts once the answer is yes
             block.start()
 
-    def _retry(self, event: Retry) -> None:
+    def _retry(self, event: Retry | LimitWait) -> None:
+        from agentui.api import events as ev
+
+        if isinstance(event, ev.LimitWait):
+            self._limit_wait(event)
+            return
         self.status.waiting_since = time.monotonic() + event.delay
         for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
             widget.remove()
         self.status.set(retry_until=time.monotonic() + event.delay, retry_reason=event.reason)
         attempt = f"attempt {event.attempt} of {event.max_attempts}"
         self.say(f"Retrying in {event.delay:.1f} s ({attempt}): {event.reason}", "warning")
+
+    def _limit_wait(self, event: LimitWait) -> None:
+        self.status.waiting_since = None  # (the wait is said, not counted as silence)
+        for widget in self._message_widgets.pop(self._message, []):  # that attempt's partial answer is void
+            widget.remove()
+        self.status.set(limit_until=event.until)
+        when = event.until.astimezone().strftime("%H:%M")
+        self.say(f"{event.reason} The run waits until {when}, then goes on by itself (Esc cancels).", "warning")
 
     def _track(self, widget: Any) -> Any:
         self._message_widgets.setdefault(self._message, []).append(widget)
@@ -393,7 +409,7 @@ class ConversationView:
         # An incremental update made while a question was on screen can leave one stale row in a real terminal
         # (the compositor holds the right frame); one full repaint once the run has settled puts it right.
         self.app.set_timer(SETTLE_SECONDS, self.transcript.screen.refresh)
-        self.status.set(busy=False, retry_until=None)
+        self.status.set(busy=False, retry_until=None, limit_until=None)
         self._give_back(event)
         if event.stop == "cancelled":
             self.say("Interrupted.", "warning")

@@ -59,7 +59,8 @@ class ElicitationScreen(ModalScreen[PermissionDecision]):
             yield Static(Text(f"  {keys}   ⎋ declines"), id="hint", classes="choice")
 
     def on_mount(self) -> None:
-        self.query_one("#dialog").border_title = f"The MCP server {self.request.server} asks"
+        asker = "agentui" if self.request.server == "agentui" else f"The MCP server {self.request.server}"
+        self.query_one("#dialog").border_title = f"{asker} asks"  # (agentui's own: whether to wait out a limit)
         self._focus_when_still()
 
     @property

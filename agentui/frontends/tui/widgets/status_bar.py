@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agentui.api import shown_cost
+from agentui.frontends.tui.limit_countdown import limit_line
 
 if TYPE_CHECKING:
     from agentui.api.events import ModelSpend
@@ -34,6 +36,8 @@ class Status:
     busy: bool = False
     retry_until: float | None = None
     retry_reason: str = ""
+    limit_until: datetime | None = None
+    """While a rate or usage limit is waited out, when it resets (the line counts down to it)."""
     thinking: bool = False
     """Whether the model thinks before it answers (Alt+T)."""
     hint: str = ""
@@ -80,7 +84,11 @@ class StatusBar(Static):
     def set(self, **changes: object) -> None:
         self.status = replace(self.status, **changes)  # type: ignore[arg-type]
         if self._ticker is not None:
-            (self._ticker.resume if self.status.retry_until or self.status.busy else self._ticker.pause)()
+            (
+                self._ticker.resume
+                if self.status.retry_until or self.status.busy or self.status.limit_until
+                else self._ticker.pause
+            )()
         self._render_status()
         if self.on_set is not None:
             self.on_set(self.status)
@@ -122,7 +130,9 @@ class StatusBar(Static):
         if s.context_percent is not None:
             text.append(f" · context {s.context_percent:.0f}%")
         quiet = time.monotonic() - self.waiting_since if self.waiting_since is not None else 0.0
-        if s.retry_until:
+        if s.limit_until:
+            text.append(f" · {limit_line(s.limit_until)}", style="yellow")
+        elif s.retry_until:
             left = max(0.0, s.retry_until - time.monotonic())
             text.append(f" · retrying in {left:.0f}s ({s.retry_reason[:40]})", style="yellow")
         elif s.busy and quiet >= QUIET_AFTER:
