@@ -132,10 +132,7 @@ class Conversation:
         self.env = env
         self.restored_at = 0.0
         """When a rewind last wrote files (what it wrote is agentui's doing, not someone else's)."""
-        self.project = project
-        self.session = session
-        self.provider = provider
-        self.agent = agent
+        self.project, self.session, self.provider, self.agent = project, session, provider, agent
         self.servers = _tool_servers(launch, project, agent)
         self.telemetry = telemetry
         self._grants = RunGrants(project.engine)

@@ -363,16 +363,7 @@ def resolve_settings(
         wait_for_limits=config.wait_for_limits,
         max_limit_wait_hours=config.max_limit_wait_hours or 6.0,
         options=_model_options(config, env),
-        limits=RunLimits(
-            max_budget_usd=config.max_budget_usd,
-            max_total_tokens=config.max_total_tokens,
-            max_seconds=config.max_duration,
-            subagent_seconds=config.subagent_timeout,
-            max_subagents=_env_number(
-                env, "AGENTUI_MAX_SUBAGENTS", lambda v: max(1, int(v)), "a whole number of sub-agents, such as 4"
-            )
-            or config.max_subagents,
-        ),
+        limits=_run_limits(config, env),
         routes=routes,
         openapi=config.openapi or {},
         input_filters=tuple(config.input_filters or ()),
@@ -383,6 +374,19 @@ def resolve_settings(
         lsp_wait=config.lsp_wait or 2.0,
         tool_filter_limit=config.tool_filter_limit or 60,
         question_timeout=config.question_timeout,
+    )
+
+
+def _run_limits(config: ConfigFile, env: Mapping[str, str]) -> RunLimits:
+    return RunLimits(
+        max_budget_usd=config.max_budget_usd,
+        max_total_tokens=config.max_total_tokens,
+        max_seconds=config.max_duration,
+        subagent_seconds=config.subagent_timeout,
+        max_subagents=_env_number(
+            env, "AGENTUI_MAX_SUBAGENTS", lambda v: max(1, int(v)), "a whole number of sub-agents, such as 4"
+        )
+        or config.max_subagents,
     )
 
 
