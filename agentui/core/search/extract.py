@@ -48,11 +48,11 @@ def wanted(raw: bytes) -> bool:
 
 
 def rows_of(raw: bytes, facts: LineFacts) -> list[Row]:
-    """The rows of one complete line; nothing for a line that is not a JSON object (a corrupt line is skipped, as
-    loading a session skips it)."""
+    """The rows of one complete line; nothing for a line that is not a JSON object (a corrupt or too deeply nested
+    line is skipped, as loading a session skips it)."""
     try:
         entry = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nesting deeper than Python's parser goes: one bad line, not the index)
         return []
     if not isinstance(entry, dict):
         return []

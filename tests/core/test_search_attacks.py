@@ -1,0 +1,26 @@
+"""The session index under attack and careless use: hostile transcript lines, queries FTS5 cannot parse, secrets
+cut short before their redaction, and links planted where the index lives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentui.core.search.index import SessionIndex
+from tests.support.search_sessions import prompt, write
+
+SESSION = "11111111-2222-4333-8444-555555555555"
+
+
+def new_index(tmp_path: Path) -> tuple[SessionIndex, Path]:
+    root = tmp_path / "claude" / "projects"
+    root.mkdir(parents=True, exist_ok=True)
+    return SessionIndex(tmp_path / "state" / "search" / "sessions.db", root), root
+
+
+def test_a_deeply_nested_line_is_skipped_and_the_rest_is_still_found(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    nested = '{"type":"user","x":' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("before the bomb", session=SESSION, cwd="/w"), nested)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("after the bomb", session=SESSION, cwd="/w"))
+    index.update()
+    assert {hit.kind for hit in index.search("bomb")} == {"prompt"} and len(index.search("bomb")) == 2
