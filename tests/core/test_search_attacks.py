@@ -3,6 +3,7 @@ cut short before their redaction, and links planted where the index lives."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from agentui.core.search.index import SessionIndex
@@ -24,3 +25,15 @@ def test_a_deeply_nested_line_is_skipped_and_the_rest_is_still_found(tmp_path: P
     write(root / "-w" / f"{SESSION}.jsonl", prompt("after the bomb", session=SESSION, cwd="/w"))
     index.update()
     assert {hit.kind for hit in index.search("bomb")} == {"prompt"} and len(index.search("bomb")) == 2
+
+
+def test_a_secret_at_the_end_of_a_long_first_prompt_is_not_cut_into_the_title_unredacted(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    key = "sk-ant-api03-" + "Q" * 40
+    text = "deploy " + "x" * 170 + " " + key  # (the key starts at 178: a cut at 200 leaves 22 of its characters)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt(text, session=SESSION, cwd="/w"))
+    index.update()
+    (hit,) = index.search("deploy")
+    assert "QQQQ" not in hit.title and "QQQQ" not in hit.marked
+    rows = sqlite3.connect(index.path).execute("SELECT title FROM files").fetchall()
+    assert all("QQQQ" not in (title or "") for (title,) in rows)

@@ -74,7 +74,7 @@ def _texts(entry: dict[str, Any], facts: LineFacts) -> Iterator[tuple[str, str]]
     if entry.get("type") == "user":
         if (prompt := prompt_text(entry)) is not None:
             if facts.first_prompt is None:
-                facts.first_prompt = redact_text(prompt[:200])
+                facts.first_prompt = redact_text(prompt)[:200]  # (redacted whole: a cut key no longer looks like one)
             yield "prompt", prompt
         return
     if entry.get("type") != "assistant":
