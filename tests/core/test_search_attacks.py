@@ -37,3 +37,10 @@ def test_a_secret_at_the_end_of_a_long_first_prompt_is_not_cut_into_the_title_un
     assert "QQQQ" not in hit.title and "QQQQ" not in hit.marked
     rows = sqlite3.connect(index.path).execute("SELECT title FROM files").fetchall()
     assert all("QQQQ" not in (title or "") for (title,) in rows)
+
+
+def test_a_query_too_deeply_nested_for_fts5_is_searched_as_words(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("the parser overflowed", session=SESSION, cwd="/w"))
+    index.update()
+    assert [hit.kind for hit in index.search("(" * 3000 + "parser")] == ["prompt"]
