@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agentui.api import SearchHit
 
+MAX_LIMIT = 100_000
 FORK_NOTE = "Add --fork-session to a command to go on from there in a new session, leaving the old one as it was."
 
 
@@ -55,6 +56,9 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.limit < 1:
         print("agentui search: --limit must be 1 or more.", file=sys.stderr)
+        return 2
+    if args.limit > MAX_LIMIT:  # (past SQLite's integers, a number is an OverflowError)
+        print(f"agentui search: --limit must be {MAX_LIMIT} or less.", file=sys.stderr)
         return 2
     here = Path(os.getcwd())
     scope: Path | None = None if args.all else Path(args.project).expanduser() if args.project else here
