@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -102,10 +103,23 @@ def _print_hits(hits: list[SearchHit], here: Path, *, bold: bool) -> None:
     start, end = ("\x1b[1m", "\x1b[22m") if bold else ("[", "]")
     for hit in hits:
         where = " (in a sub-agent's transcript)" if hit.sidechain else ""
-        print(f"{hit.session_id}  {hit.project}  {hit.date}  {hit.kind}{where}")
+        print(_shown(f"{hit.session_id}  {hit.project}  {hit.date}  {hit.kind}{where}"))
         if hit.title:
-            print(f"  {hit.title[:100]}")
-        print(f"  {hit.snippet(start, end)}")
-        print(f"  {resume_command(hit, here)}")
+            print(_shown(f"  {hit.title[:100]}"))
+        snippet = _shown(f"  {hit.snippet(MARKS[0], MARKS[1])}", controls=_UNMARKED)
+        print(snippet.replace(MARKS[0], start).replace(MARKS[1], end))
+        print(_shown(f"  {resume_command(hit, here)}"))
         print()
     print(FORK_NOTE)
+
+
+MARKS = ("\x02", "\x03")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_UNMARKED = re.compile(r"[\x00-\x01\x04-\x1f\x7f-\x9f]")
+"""The control characters but the snippet's own marks."""
+
+
+def _shown(text: str, controls: re.Pattern[str] = _CONTROLS) -> str:
+    """`text` with its control characters as visible `\\xNN`: a transcript's text (a model's answer, a page it read)
+    may hold escape sequences that would retitle, clear or write to the clipboard of the person's terminal."""
+    return controls.sub(lambda found: f"\\x{ord(found.group()):02x}", text)

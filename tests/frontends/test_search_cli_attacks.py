@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.frontends.test_search_cli import agentui
+from agentui.core.session.paths import project_dir
+from tests.frontends.test_search_cli import SESSION, agentui
+from tests.support.search_sessions import answer, prompt, write
+
+
+def test_escape_sequences_in_a_transcript_never_reach_the_terminal(tmp_path: Path) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    write(
+        project_dir(here, {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}) / f"{SESSION}.jsonl",
+        prompt("retitle \x1b]0;owned\x07 the window", session=SESSION, cwd=str(here) + "\x1b[2J"),
+        answer("clipboard \x1b]52;c;cHduZWQ=\x07 \x9b31m window", session=SESSION, cwd=str(here) + "\x1b[2J"),
+    )
+    done = agentui(tmp_path, here, "window")
+    assert done.returncode == 0 and "window" in done.stdout
+    assert not any(char in done.stdout for char in "\x1b\x07\x9b"), done.stdout
 
 
 def test_a_limit_too_large_for_sqlite_is_one_sentence(tmp_path: Path) -> None:
