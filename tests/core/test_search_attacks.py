@@ -3,6 +3,7 @@ cut short before their redaction, and links planted where the index lives."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -44,3 +45,42 @@ def test_a_query_too_deeply_nested_for_fts5_is_searched_as_words(tmp_path: Path)
     write(root / "-w" / f"{SESSION}.jsonl", prompt("the parser overflowed", session=SESSION, cwd="/w"))
     index.update()
     assert [hit.kind for hit in index.search("(" * 3000 + "parser")] == ["prompt"]
+
+
+def test_a_link_planted_at_the_index_path_is_not_written_through(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    other = tmp_path / "someone-elses.db"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE kept(a)")
+    connection.commit()
+    connection.close()
+    victim = tmp_path / "victim"
+    victim.write_text("precious\n")
+    index.path.parent.mkdir(parents=True)
+    index.path.symlink_to(other)
+    Path(f"{index.path}-wal").symlink_to(victim)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("find the link", session=SESSION, cwd="/w"))
+    index.update()
+    assert [hit.kind for hit in index.search("link")] == ["prompt"]
+    index.close()
+    assert victim.read_text() == "precious\n"
+    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    assert not index.path.is_symlink() and not Path(f"{index.path}-wal").is_symlink()
+
+
+def test_a_link_planted_at_the_index_directory_is_refused_with_one_sentence(tmp_path: Path) -> None:
+    from agentui.core.search.index import SearchError
+
+    index, root = new_index(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    index.path.parent.parent.mkdir(parents=True)
+    index.path.parent.symlink_to(outside)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("find the link", session=SESSION, cwd="/w"))
+    try:
+        index.update()
+    except SearchError as exc:
+        assert "link" in str(exc)
+    else:
+        raise AssertionError("the index was opened through a planted link")
+    assert os.listdir(outside) == []

@@ -3,6 +3,7 @@ afresh when it is missing, not an SQLite file, of another schema version, or dam
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from pathlib import Path
@@ -41,6 +42,7 @@ def is_damage(error: sqlite3.DatabaseError) -> bool:
 def connect(path: Path) -> sqlite3.Connection:
     """The index at `path`, made if there is none; Damaged if what is there cannot serve."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _refuse_links(path)
     fresh = not path.exists() or path.stat().st_size == 0
     if fresh:  # (the text of every session is in it: the person's alone, as the sessions are; SQLite gives its
         # -wal and -shm files the same mode)
@@ -63,6 +65,19 @@ def connect(path: Path) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def _refuse_links(path: Path) -> None:
+    """SQLite follows a link at the file or its -wal, -shm and -journal names and writes through it: a link planted
+    there goes (as damage does), and a link at the directory is refused."""
+    if path.parent.is_symlink():
+        raise OSError(errno.ELOOP, f"{path.parent} is a link; agentui does not write the index through one")
+    if any((path.parent / name).is_symlink() for name in _names(path)):
+        raise Damaged("was a link, not a file")
+
+
+def _names(path: Path) -> tuple[str, ...]:
+    return (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal")
 
 
 def _create(connection: sqlite3.Connection) -> None:
@@ -89,5 +104,5 @@ def _check(connection: sqlite3.Connection) -> None:
 
 def remove(path: Path) -> None:
     """The index and its WAL and shared-memory files, so a new one starts empty."""
-    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+    for name in _names(path):
         (path.parent / name).unlink(missing_ok=True)
