@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from agentui.core.search.index import SessionIndex
@@ -84,3 +86,32 @@ def test_a_link_planted_at_the_index_directory_is_refused_with_one_sentence(tmp_
     else:
         raise AssertionError("the index was opened through a planted link")
     assert os.listdir(outside) == []
+
+
+def test_processes_opening_a_new_index_at_once_all_search_it_and_none_takes_it_for_damaged(tmp_path: Path) -> None:
+    root = tmp_path / "claude" / "projects"
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("a race to make the index", session=SESSION, cwd="/w"))
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agentui.core.search.index import SessionIndex, SearchError\n"
+        "go = Path(sys.argv[3])\n"
+        "print(flush=True)\n"
+        "while not go.exists(): pass\n"
+        "index = SessionIndex(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+        "try:\n"
+        "    index.update()\n"
+        "    print(len(index.search('race')), index.notices)\n"
+        "except SearchError as exc:\n"
+        "    print(exc)\n"
+    )
+    failures = []
+    for round_ in range(6):  # (a race: on the code before, one round in three went wrong)
+        db, go = tmp_path / f"state{round_}" / "search" / "sessions.db", tmp_path / f"go{round_}"
+        command = [sys.executable, "-c", script, str(db), str(root), str(go)]
+        children = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(3)]
+        for child in children:  # (each says it is ready, its imports done, before any of them starts)
+            assert child.stdout is not None and child.stdout.readline() == "\n"
+        go.touch()
+        failures += [out for child in children if (out := child.communicate(timeout=120)[0].strip()) != "1 []"]
+    assert failures == []
