@@ -115,3 +115,14 @@ def test_processes_opening_a_new_index_at_once_all_search_it_and_none_takes_it_f
         go.touch()
         failures += [out for child in children if (out := child.communicate(timeout=120)[0].strip()) != "1 []"]
     assert failures == []
+
+
+def test_a_subagents_link_out_of_the_projects_directory_is_not_followed(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    outside = tmp_path / "outside"
+    write(outside / "agent-x.jsonl", prompt("a secret from elsewhere", session=SESSION, cwd="/o"))
+    write(root / "-w" / f"{SESSION}.jsonl", prompt("the session itself", session=SESSION, cwd="/w"))
+    (root / "-w" / SESSION).mkdir()
+    (root / "-w" / SESSION / "subagents").symlink_to(outside)
+    index.update()
+    assert index.search("elsewhere") == [] and len(index.search("session")) == 1

@@ -50,7 +50,9 @@ def transcripts(root: Path) -> Iterator[Transcript]:
                     own = is_session_id(stem)
                     yield from _transcript(entry, project.name, stem if own else "", not own)
             elif is_session_id(entry.name) and entry.is_dir(follow_symlinks=False):
-                for agent in _entries(Path(entry.path) / "subagents"):
+                if (subagents := Path(entry.path) / "subagents").is_symlink():
+                    continue  # (as every link here: what it leads to is not a transcript of this directory)
+                for agent in _entries(subagents):
                     if agent.name.endswith(".jsonl") and agent.is_file(follow_symlinks=False):
                         yield from _transcript(agent, project.name, entry.name, True)
 
