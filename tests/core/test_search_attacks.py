@@ -126,3 +126,21 @@ def test_a_subagents_link_out_of_the_projects_directory_is_not_followed(tmp_path
     (root / "-w" / SESSION / "subagents").symlink_to(outside)
     index.update()
     assert index.search("elsewhere") == [] and len(index.search("session")) == 1
+
+
+def test_an_unfinished_last_line_that_does_not_grow_is_not_read_again_at_every_look(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    path = root / "-w" / f"{SESSION}.jsonl"
+    write(path, prompt("before the zeros", session=SESSION, cwd="/w"))
+    with path.open("ab") as handle:  # (a crash's tail: zeros, no newline)
+        handle.write(b"\x00" * (1 << 20))
+    index.update()
+    first = index.progress.bytes_read
+    assert first == path.stat().st_size
+    index.update()
+    index.update()
+    assert index.progress.bytes_read == first  # a stat, no read: nothing changed
+    with path.open("ab") as handle:
+        handle.write(b"\n" + prompt("after the zeros", session=SESSION, cwd="/w").encode())
+    index.update()
+    assert len(index.search("zeros")) == 2

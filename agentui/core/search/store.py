@@ -12,7 +12,8 @@ from pathlib import Path
 
 from agentui.core.errors import AgentuiError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2: `files.seen`, the size at the last look, so an unfinished last line is read again only once it grows."""
 BUSY_CEILING_MS = 10_000
 """How long a statement waits for another agentui process's write before it gives up (never forever)."""
 
@@ -20,8 +21,8 @@ _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
-    offset INTEGER NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL, cwd TEXT, title TEXT,
-    sidechain INTEGER NOT NULL);
+    offset INTEGER NOT NULL, seen INTEGER NOT NULL DEFAULT 0, session TEXT NOT NULL, project TEXT NOT NULL,
+    cwd TEXT, title TEXT, sidechain INTEGER NOT NULL);
 CREATE TABLE rows(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, uuid TEXT NOT NULL, ts TEXT NOT NULL,
     kind TEXT NOT NULL);
 CREATE INDEX rows_file ON rows(file);

@@ -100,12 +100,12 @@ def update(connection: sqlite3.Connection, root: Path, progress: Progress) -> No
 def _one(connection: sqlite3.Connection, found: Transcript, progress: Progress) -> int:
     """The bytes read of one transcript (0 when it has not changed: a stat was all it cost)."""
     record = connection.execute(
-        "SELECT id, dev, ino, offset, cwd, title FROM files WHERE path = ?", (str(found.path),)
+        "SELECT id, dev, ino, offset, seen, cwd, title FROM files WHERE path = ?", (str(found.path),)
     ).fetchone()
     if record is not None:
-        file_id, dev, ino, offset, cwd, title = record
+        file_id, dev, ino, offset, seen, cwd, title = record
         if (dev, ino) == (found.dev, found.ino) and found.size >= offset:
-            if found.size == offset:
+            if found.size in (offset, seen):  # (at `seen`, past `offset`: an unfinished line that has not grown)
                 return 0
             return _read(connection, file_id, found, offset, LineFacts(cwd, title, title), progress)
         _drop(connection, file_id)  # replaced, or cut shorter: read it again from the start
@@ -120,7 +120,7 @@ def _one(connection: sqlite3.Connection, found: Transcript, progress: Progress) 
 def _read(
     connection: sqlite3.Connection, file_id: int, found: Transcript, offset: int, facts: LineFacts, progress: Progress
 ) -> int:
-    start = offset
+    start, seen = offset, found.size
     try:
         # (not followed if a link, never waited on if a FIFO: the file may have been replaced since its stat)
         fd = os.open(found.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -134,13 +134,13 @@ def _read(
                 carry = data[end:]
                 _store(connection, file_id, _rows(data[:end], facts), progress)
                 offset += end
-    except OSError:
-        pass  # (gone or unreadable since the stat: what was read counts, the rest waits for the next look)
+    except OSError:  # (gone or unreadable since the stat: what was read counts, the rest waits for the next look)
+        seen = 0
     progress.files_read += 1
     connection.execute(
-        "UPDATE files SET offset = ?, cwd = ?, title = coalesce(?, title),"
+        "UPDATE files SET offset = ?, seen = ?, cwd = ?, title = coalesce(?, title),"
         " session = coalesce(nullif(session, ''), ?, '') WHERE id = ?",
-        (offset, facts.cwd, facts.title or facts.first_prompt, facts.session, file_id),
+        (offset, seen, facts.cwd, facts.title or facts.first_prompt, facts.session, file_id),
     )
     return offset - start
 
