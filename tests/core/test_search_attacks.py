@@ -144,3 +144,27 @@ def test_an_unfinished_last_line_that_does_not_grow_is_not_read_again_at_every_l
         handle.write(b"\n" + prompt("after the zeros", session=SESSION, cwd="/w").encode())
     index.update()
     assert len(index.search("zeros")) == 2
+
+
+def test_a_full_disk_is_said_as_such_not_as_another_process_holding_the_index(tmp_path: Path) -> None:
+    root = tmp_path / "claude" / "projects"
+    path = root / "-w" / f"{SESSION}.jsonl"
+    write(path, prompt("a small start", session=SESSION, cwd="/w"))
+    script = (
+        "import resource, signal, sys\n"
+        "from pathlib import Path\n"
+        "from agentui.core.search.index import SessionIndex\n"
+        "index = SessionIndex(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+        "if sys.argv[3] == 'full':  # (files may grow no more: the disk is full as far as SQLite can tell)\n"
+        "    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))\n"
+        "index.update()\n"
+        "print(index.notices)\n"
+    )
+    db = tmp_path / "state" / "search" / "sessions.db"
+    run = [sys.executable, "-c", script, str(db), str(root)]
+    assert subprocess.run([*run, "room"], capture_output=True, text=True, timeout=120).stdout.strip() == "[]"
+    many = [f"word{n * 7919 % 1_000_003}x{n}" for n in range(60_000)]
+    write(path, *(prompt(" ".join(many[k : k + 100]), session=SESSION, cwd="/w") for k in range(0, 60_000, 100)))
+    said = subprocess.run([*run, "full"], capture_output=True, text=True, timeout=120).stdout
+    assert "Another agentui process" not in said and "could not be brought up to date" in said

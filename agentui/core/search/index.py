@@ -99,9 +99,7 @@ class SessionIndex:
                 return
             except sqlite3.DatabaseError as exc:
                 if not store.is_damage(exc):
-                    self.notices.append(
-                        "Another agentui process is updating the search index; the newest lines may be missing."
-                    )
+                    self.notices.append(_not_updated(exc))
                     return
                 if attempt == 2:
                     raise SearchError(f"The search index at {self.path} could not be made ({exc}).") from None
@@ -143,6 +141,13 @@ class SessionIndex:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def _not_updated(error: sqlite3.DatabaseError) -> str:
+    """Why the index is behind: another process's write past the ceiling, or something else (a full disk)."""
+    if any(words in str(error).lower() for words in ("locked", "busy")):
+        return "Another agentui process is updating the search index; the newest lines may be missing."
+    return f"The search index could not be brought up to date ({error}); the newest lines may be missing."
 
 
 def _select(connection: sqlite3.Connection, match: str, project: str | None, limit: int) -> list[tuple[Any, ...]]:
