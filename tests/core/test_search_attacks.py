@@ -168,3 +168,14 @@ def test_a_full_disk_is_said_as_such_not_as_another_process_holding_the_index(tm
     write(path, *(prompt(" ".join(many[k : k + 100]), session=SESSION, cwd="/w") for k in range(0, 60_000, 100)))
     said = subprocess.run([*run, "full"], capture_output=True, text=True, timeout=120).stdout
     assert "Another agentui process" not in said and "could not be brought up to date" in said
+
+
+def test_a_snippet_of_a_word_megabytes_long_is_clipped_around_the_match(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    blob = "QUJD" + "x" * (4 << 20)  # (a pasted base64 blob: one token, four megabytes)
+    write(root / "-w" / f"{SESSION}.jsonl", prompt(f"{blob} then the needle, {blob}", session=SESSION, cwd="/w"))
+    index.update()
+    (hit,) = index.search("needle")
+    assert len(hit.marked) <= 1000 and "\x02needle\x03" in hit.marked
+    (hit,) = index.search("quj", prefix=True)
+    assert len(hit.marked) <= 1000 and hit.marked.startswith("\x02QUJD")
