@@ -179,3 +179,18 @@ def test_a_snippet_of_a_word_megabytes_long_is_clipped_around_the_match(tmp_path
     assert len(hit.marked) <= 1000 and "\x02needle\x03" in hit.marked
     (hit,) = index.search("quj", prefix=True)
     assert len(hit.marked) <= 1000 and hit.marked.startswith("\x02QUJD")
+
+
+def test_a_lone_surrogate_and_a_file_name_that_is_not_utf8_leave_the_rest_searchable(tmp_path: Path) -> None:
+    index, root = new_index(tmp_path)
+    write(
+        root / "-w" / f"{SESSION}.jsonl",
+        prompt("a good line", session=SESSION, cwd="/w"),
+        prompt("an emoji cut \ud83d in half", session=SESSION, cwd="/w\udc80"),  # (JSON writes it as \\ud83d)
+    )
+    with open(os.fsencode(root / "-w") + b"/agent-\xff.jsonl", "wb") as handle:
+        handle.write(prompt("a stray file", session=SESSION, cwd="/w").encode())
+    index.update()
+    assert len(index.search("good")) == 1
+    (hit,) = index.search("emoji")
+    assert hit.marked.startswith("an \x02emoji\x03 cut")

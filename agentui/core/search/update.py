@@ -67,6 +67,10 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
 
 def _transcript(entry: os.DirEntry[str], project: str, session: str, sidechain: bool) -> Iterator[Transcript]:
     try:
+        entry.path.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # (a name that is not UTF-8, which SQLite cannot store: no transcript Claude Code or agentui wrote)
+    try:
         stat = entry.stat(follow_symlinks=False)
     except OSError:
         return  # (removed since the directory was listed: its rows go as a deleted file's do)
