@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from agentui.core.session.paths import project_dir
@@ -28,3 +29,15 @@ def test_a_limit_too_large_for_sqlite_is_one_sentence(tmp_path: Path) -> None:
     done = agentui(tmp_path, here, "anything", "--limit", "99999999999999999999")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "--limit" in done.stderr
+
+
+def test_a_query_that_is_not_utf8_is_searched_not_a_traceback(tmp_path: Path) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    write(
+        project_dir(here, {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}) / f"{SESSION}.jsonl",
+        prompt("café au lait", session=SESSION, cwd=str(here)),
+    )
+    done = agentui(tmp_path, here, "caf" + os.fsdecode(b"\xff"), "lait")  # (a Latin-1 terminal's é)
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
+    assert done.stderr.count("\n") <= 1

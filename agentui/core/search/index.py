@@ -111,6 +111,7 @@ class SessionIndex:
         self, text: str, *, project: str | None = None, limit: int = 20, prefix: bool = False
     ) -> list[SearchHit]:
         """The best `limit` hits for `text`, one a message, best first (bm25; the newer first among equals)."""
+        text = text.encode("utf-8", "replace").decode("utf-8")  # (bytes of another encoding in argv: "?")
         for attempt in (1, 2):
             try:
                 return self._search(text, project, limit, prefix)
