@@ -74,7 +74,8 @@ def main(argv: list[str]) -> int:
     for notice in result.notices:
         print(f"agentui search: {notice}", file=sys.stderr)
     if args.json:
-        print(json.dumps([_as_json(hit, here) for hit in result.hits], ensure_ascii=False, indent=1))
+        text = json.dumps([_as_json(hit, here) for hit in result.hits], ensure_ascii=False, indent=1)
+        print(_C1.sub(lambda found: f"\\u{ord(found.group()):04x}", text))  # (only inside strings: equal JSON)
     elif result.hits:
         _print_hits(result.hits, here, bold=sys.stdout.isatty())
     else:
@@ -115,6 +116,8 @@ def _print_hits(hits: list[SearchHit], here: Path, *, bold: bool) -> None:
 
 MARKS = ("\x02", "\x03")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f]")
+"""What json.dumps leaves as it is but a terminal may take for the start of an escape sequence."""
 _UNMARKED = re.compile(r"[\x00-\x01\x04-\x1f\x7f-\x9f]")
 """The control characters but the snippet's own marks."""
 

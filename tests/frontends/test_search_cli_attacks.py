@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -41,3 +42,15 @@ def test_a_query_that_is_not_utf8_is_searched_not_a_traceback(tmp_path: Path) ->
     done = agentui(tmp_path, here, "caf" + os.fsdecode(b"\xff"), "lait")  # (a Latin-1 terminal's é)
     assert "Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr
     assert done.stderr.count("\n") <= 1
+
+
+def test_json_output_carries_c1_controls_escaped_and_equal(tmp_path: Path) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    write(
+        project_dir(here, {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}) / f"{SESSION}.jsonl",
+        answer("an eight-bit \x9b2J clear and a \x7f", session=SESSION, cwd=str(here)),
+    )
+    done = agentui(tmp_path, here, "eight", "--json")
+    assert done.returncode == 0 and not any(char in done.stdout for char in "\x1b\x9b\x7f")
+    assert "\x9b2J" in json.loads(done.stdout)[0]["snippet"]
