@@ -61,7 +61,11 @@ def main(argv: list[str]) -> int:
     if args.limit > MAX_LIMIT:  # (past SQLite's integers, a number is an OverflowError)
         print(f"agentui search: --limit must be {MAX_LIMIT} or less.", file=sys.stderr)
         return 2
-    here = Path(os.getcwd())
+    try:
+        here = Path(os.getcwd())
+    except FileNotFoundError:
+        print("agentui search: the current directory no longer exists; cd to one that does.", file=sys.stderr)
+        return 2
     scope: Path | None = None if args.all else Path(args.project).expanduser() if args.project else here
     if scope is not None and not scope.is_dir():
         print(f"agentui search: {scope} is not a directory.", file=sys.stderr)

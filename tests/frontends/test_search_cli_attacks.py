@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from agentui.core.session.paths import project_dir
@@ -54,3 +56,19 @@ def test_json_output_carries_c1_controls_escaped_and_equal(tmp_path: Path) -> No
     done = agentui(tmp_path, here, "eight", "--json")
     assert done.returncode == 0 and not any(char in done.stdout for char in "\x1b\x9b\x7f")
     assert "\x9b2J" in json.loads(done.stdout)[0]["snippet"]
+
+
+def test_a_current_directory_removed_before_the_search_is_one_sentence(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    env["AGENTUI_STATE_DIR"] = str(tmp_path / "state")
+    done = subprocess.run(
+        ["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m agentui search --all anything', "sh", gone, sys.executable],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "no longer exists" in done.stderr
