@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from agentui.api import SearchHit
 
+MAX_LIMIT = 100_000
 FORK_NOTE = "Add --fork-session to a command to go on from there in a new session, leaving the old one as it was."
 
 
@@ -56,7 +58,14 @@ def main(argv: list[str]) -> int:
     if args.limit < 1:
         print("agentui search: --limit must be 1 or more.", file=sys.stderr)
         return 2
-    here = Path(os.getcwd())
+    if args.limit > MAX_LIMIT:  # (past SQLite's integers, a number is an OverflowError)
+        print(f"agentui search: --limit must be {MAX_LIMIT} or less.", file=sys.stderr)
+        return 2
+    try:
+        here = Path(os.getcwd())
+    except FileNotFoundError:
+        print("agentui search: the current directory no longer exists; cd to one that does.", file=sys.stderr)
+        return 2
     scope: Path | None = None if args.all else Path(args.project).expanduser() if args.project else here
     if scope is not None and not scope.is_dir():
         print(f"agentui search: {scope} is not a directory.", file=sys.stderr)
@@ -69,7 +78,8 @@ def main(argv: list[str]) -> int:
     for notice in result.notices:
         print(f"agentui search: {notice}", file=sys.stderr)
     if args.json:
-        print(json.dumps([_as_json(hit, here) for hit in result.hits], ensure_ascii=False, indent=1))
+        text = json.dumps([_as_json(hit, here) for hit in result.hits], ensure_ascii=False, indent=1)
+        print(_C1.sub(lambda found: f"\\u{ord(found.group()):04x}", text))  # (only inside strings: equal JSON)
     elif result.hits:
         _print_hits(result.hits, here, bold=sys.stdout.isatty())
     else:
@@ -98,10 +108,25 @@ def _print_hits(hits: list[SearchHit], here: Path, *, bold: bool) -> None:
     start, end = ("\x1b[1m", "\x1b[22m") if bold else ("[", "]")
     for hit in hits:
         where = " (in a sub-agent's transcript)" if hit.sidechain else ""
-        print(f"{hit.session_id}  {hit.project}  {hit.date}  {hit.kind}{where}")
+        print(_shown(f"{hit.session_id}  {hit.project}  {hit.date}  {hit.kind}{where}"))
         if hit.title:
-            print(f"  {hit.title[:100]}")
-        print(f"  {hit.snippet(start, end)}")
-        print(f"  {resume_command(hit, here)}")
+            print(_shown(f"  {hit.title[:100]}"))
+        snippet = _shown(f"  {hit.snippet(MARKS[0], MARKS[1])}", controls=_UNMARKED)
+        print(snippet.replace(MARKS[0], start).replace(MARKS[1], end))
+        print(_shown(f"  {resume_command(hit, here)}"))
         print()
     print(FORK_NOTE)
+
+
+MARKS = ("\x02", "\x03")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x7f-\x9f]")
+"""What json.dumps leaves as it is but a terminal may take for the start of an escape sequence."""
+_UNMARKED = re.compile(r"[\x00-\x01\x04-\x1f\x7f-\x9f]")
+"""The control characters but the snippet's own marks."""
+
+
+def _shown(text: str, controls: re.Pattern[str] = _CONTROLS) -> str:
+    """`text` with its control characters as visible `\\xNN`: a transcript's text (a model's answer, a page it read)
+    may hold escape sequences that would retitle, clear or write to the clipboard of the person's terminal."""
+    return controls.sub(lambda found: f"\\x{ord(found.group()):02x}", text)

@@ -4,6 +4,7 @@ tools named, each as one row of text with its kind, after the same redaction exp
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -48,14 +49,16 @@ def wanted(raw: bytes) -> bool:
 
 
 def rows_of(raw: bytes, facts: LineFacts) -> list[Row]:
-    """The rows of one complete line; nothing for a line that is not a JSON object (a corrupt line is skipped, as
-    loading a session skips it)."""
+    """The rows of one complete line; nothing for a line that is not a JSON object (a corrupt or too deeply nested
+    line is skipped, as loading a session skips it)."""
     try:
         entry = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # (nesting deeper than Python's parser goes: one bad line, not the index)
         return []
     if not isinstance(entry, dict):
         return []
+    if _SURROGATE.search(raw):  # (an emoji cut in half, which SQLite cannot store: the half becomes "?")
+        entry = _whole(entry)
     kind = entry.get("type")
     if kind in _TITLES:
         if isinstance(title := entry.get(_TITLES[kind]), str):
@@ -70,11 +73,25 @@ def rows_of(raw: bytes, facts: LineFacts) -> list[Row]:
     return [Row(kind, redact_text(text), uuid, stamp) for kind, text in _texts(entry, facts) if text.strip()]
 
 
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate; json.loads joins a pair into one character and leaves a lone one as is."""
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    return value
+
+
 def _texts(entry: dict[str, Any], facts: LineFacts) -> Iterator[tuple[str, str]]:
     if entry.get("type") == "user":
         if (prompt := prompt_text(entry)) is not None:
             if facts.first_prompt is None:
-                facts.first_prompt = redact_text(prompt[:200])
+                facts.first_prompt = redact_text(prompt)[:200]  # (redacted whole: a cut key no longer looks like one)
             yield "prompt", prompt
         return
     if entry.get("type") != "assistant":

@@ -18,6 +18,8 @@ from agentui.core.session.paths import project_dir, projects_root
 
 MARK_START, MARK_END = "\x02", "\x03"
 """Around each matched word of a snippet; a front end replaces them with its own marking."""
+SNIPPET_CHARACTERS, SNIPPET_BEFORE = 1000, 300
+"""At most this much of a snippet, from this many characters before its first match."""
 
 
 class SearchError(AgentuiError):
@@ -99,9 +101,7 @@ class SessionIndex:
                 return
             except sqlite3.DatabaseError as exc:
                 if not store.is_damage(exc):
-                    self.notices.append(
-                        "Another agentui process is updating the search index; the newest lines may be missing."
-                    )
+                    self.notices.append(_not_updated(exc))
                     return
                 if attempt == 2:
                     raise SearchError(f"The search index at {self.path} could not be made ({exc}).") from None
@@ -111,6 +111,7 @@ class SessionIndex:
         self, text: str, *, project: str | None = None, limit: int = 20, prefix: bool = False
     ) -> list[SearchHit]:
         """The best `limit` hits for `text`, one a message, best first (bm25; the newer first among equals)."""
+        text = text.encode("utf-8", "replace").decode("utf-8")  # (bytes of another encoding in argv: "?")
         for attempt in (1, 2):
             try:
                 return self._search(text, project, limit, prefix)
@@ -145,13 +146,24 @@ class SessionIndex:
             self._connection = None
 
 
+def _not_updated(error: sqlite3.DatabaseError) -> str:
+    """Why the index is behind: another process's write past the ceiling, or something else (a full disk)."""
+    if any(words in str(error).lower() for words in ("locked", "busy")):
+        return "Another agentui process is updating the search index; the newest lines may be missing."
+    return f"The search index could not be brought up to date ({error}); the newest lines may be missing."
+
+
 def _select(connection: sqlite3.Connection, match: str, project: str | None, limit: int) -> list[tuple[Any, ...]]:
     where = " AND f.project = ?" if project is not None else ""
+    # (a snippet is 16 tokens, but a token may be megabytes of text without a space: the part around the first
+    # match is all that is shown, and all that leaves SQLite)
     return connection.execute(
-        "SELECT f.session, f.project, f.cwd, f.title, f.sidechain, f.path, r.uuid, r.ts, r.kind,"
-        f" snippet(texts, 0, '{MARK_START}', '{MARK_END}', '…', 16)"
+        "SELECT session, project, cwd, title, sidechain, path, uuid, ts, kind,"
+        f" substr(shown, max(1, instr(shown, '{MARK_START}') - {SNIPPET_BEFORE}), {SNIPPET_CHARACTERS}) FROM ("
+        "SELECT f.session, f.project, f.cwd, f.title, f.sidechain, f.path, r.uuid, r.ts, r.kind, rank,"
+        f" snippet(texts, 0, '{MARK_START}', '{MARK_END}', '…', 16) AS shown"
         " FROM texts JOIN rows r ON r.id = texts.rowid JOIN files f ON f.id = r.file"
-        f" WHERE texts MATCH ?{where} ORDER BY rank, r.ts DESC LIMIT ?",
+        f" WHERE texts MATCH ?{where} ORDER BY rank, r.ts DESC LIMIT ?) ORDER BY rank, ts DESC",
         (match, *((project,) if project is not None else ()), limit * 3),
     ).fetchall()
 

@@ -21,6 +21,9 @@ def plain(text: str, *, prefix: bool = False) -> str | None:
 
 
 def is_syntax_problem(message: str) -> bool:
-    """An FTS5 complaint about the query itself (as opposed to the database)."""
+    """An FTS5 complaint about the query itself (as opposed to the database): brackets nested too deep included."""
     text = message.lower()
-    return any(words in text for words in ("syntax error", "no such column", "unterminated string", "special query"))
+    return any(
+        words in text
+        for words in ("syntax error", "no such column", "unterminated string", "special query", "stack overflow")
+    )

@@ -3,13 +3,17 @@ afresh when it is missing, not an SQLite file, of another schema version, or dam
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from agentui.core.errors import AgentuiError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2: `files.seen`, the size at the last look, so an unfinished last line is read again only once it grows."""
 BUSY_CEILING_MS = 10_000
 """How long a statement waits for another agentui process's write before it gives up (never forever)."""
 
@@ -17,8 +21,8 @@ _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, dev INTEGER NOT NULL, ino INTEGER NOT NULL,
-    offset INTEGER NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL, cwd TEXT, title TEXT,
-    sidechain INTEGER NOT NULL);
+    offset INTEGER NOT NULL, seen INTEGER NOT NULL DEFAULT 0, session TEXT NOT NULL, project TEXT NOT NULL,
+    cwd TEXT, title TEXT, sidechain INTEGER NOT NULL);
 CREATE TABLE rows(id INTEGER PRIMARY KEY, file INTEGER NOT NULL, uuid TEXT NOT NULL, ts TEXT NOT NULL,
     kind TEXT NOT NULL);
 CREATE INDEX rows_file ON rows(file);
@@ -41,19 +45,15 @@ def is_damage(error: sqlite3.DatabaseError) -> bool:
 def connect(path: Path) -> sqlite3.Connection:
     """The index at `path`, made if there is none; Damaged if what is there cannot serve."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fresh = not path.exists() or path.stat().st_size == 0
-    if fresh:  # (the text of every session is in it: the person's alone, as the sessions are; SQLite gives its
-        # -wal and -shm files the same mode)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+    _refuse_links(path)
+    if not path.exists() or path.stat().st_size == 0:
+        _make(path)
     connection = sqlite3.connect(path, timeout=BUSY_CEILING_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
         connection.execute(f"PRAGMA busy_timeout = {BUSY_CEILING_MS}")
         connection.execute("PRAGMA journal_mode = WAL")
         connection.execute("PRAGMA synchronous = NORMAL")
-        if fresh:
-            _create(connection)
-        else:
-            _check(connection)
+        _check(connection)
     except sqlite3.DatabaseError as exc:
         connection.close()
         if not is_damage(exc):
@@ -65,20 +65,45 @@ def connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _create(connection: sqlite3.Connection) -> None:
-    connection.execute("BEGIN IMMEDIATE")
+def _refuse_links(path: Path) -> None:
+    """SQLite follows a link at the file or its -wal, -shm and -journal names and writes through it: a link planted
+    there goes (as damage does), and a link at the directory is refused."""
+    if path.parent.is_symlink():
+        raise OSError(errno.ELOOP, f"{path.parent} is a link; agentui does not write the index through one")
+    if any((path.parent / name).is_symlink() for name in _names(path)):
+        raise Damaged("was a link, not a file")
+
+
+def _names(path: Path) -> tuple[str, ...]:
+    return (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal")
+
+
+def _make(path: Path) -> None:
+    """A new index, made whole under a name of its own and then linked into place: another process opening it at
+    the same moment never sees it half made (no schema yet, as if damaged; or locked while it turns to WAL)."""
+    # (the text of every session is in it: the person's alone, as the sessions are; mkstemp makes it 0600 and
+    # SQLite gives its -wal and -shm files the same mode)
+    handle, name = tempfile.mkstemp(prefix=f"{path.name}.", suffix=".new", dir=path.parent)
+    os.close(handle)
+    made = Path(name)
     try:
-        if connection.execute("SELECT count(*) FROM sqlite_master WHERE name = 'meta'").fetchone()[0]:
-            connection.execute("ROLLBACK")  # (another process made it between our look and our lock)
-            return _check(connection)
-        for statement in filter(str.strip, _SCHEMA.split(";")):
-            connection.execute(statement)
-        connection.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        connection.execute("COMMIT")
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
+        connection = sqlite3.connect(made, isolation_level=None)
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("BEGIN IMMEDIATE")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                connection.execute(statement)
+            connection.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            connection.execute("COMMIT")
+        finally:
+            connection.close()  # (the last connection: its WAL is written into the file and removed)
+        if path.exists() and path.stat().st_size == 0:  # (an empty file: nothing to lose)
+            os.replace(made, path)
+        else:
+            with contextlib.suppress(FileExistsError):  # (another process linked its own first: it is used)
+                os.link(made, path)
+    finally:
+        remove(made)
 
 
 def _check(connection: sqlite3.Connection) -> None:
@@ -89,5 +114,5 @@ def _check(connection: sqlite3.Connection) -> None:
 
 def remove(path: Path) -> None:
     """The index and its WAL and shared-memory files, so a new one starts empty."""
-    for name in (path.name, path.name + "-wal", path.name + "-shm", path.name + "-journal"):
+    for name in _names(path):
         (path.parent / name).unlink(missing_ok=True)

@@ -50,7 +50,9 @@ def transcripts(root: Path) -> Iterator[Transcript]:
                     own = is_session_id(stem)
                     yield from _transcript(entry, project.name, stem if own else "", not own)
             elif is_session_id(entry.name) and entry.is_dir(follow_symlinks=False):
-                for agent in _entries(Path(entry.path) / "subagents"):
+                if (subagents := Path(entry.path) / "subagents").is_symlink():
+                    continue  # (as every link here: what it leads to is not a transcript of this directory)
+                for agent in _entries(subagents):
                     if agent.name.endswith(".jsonl") and agent.is_file(follow_symlinks=False):
                         yield from _transcript(agent, project.name, entry.name, True)
 
@@ -64,6 +66,10 @@ def _entries(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def _transcript(entry: os.DirEntry[str], project: str, session: str, sidechain: bool) -> Iterator[Transcript]:
+    try:
+        entry.path.encode("utf-8")
+    except UnicodeEncodeError:
+        return  # (a name that is not UTF-8, which SQLite cannot store: no transcript Claude Code or agentui wrote)
     try:
         stat = entry.stat(follow_symlinks=False)
     except OSError:
@@ -98,12 +104,12 @@ def update(connection: sqlite3.Connection, root: Path, progress: Progress) -> No
 def _one(connection: sqlite3.Connection, found: Transcript, progress: Progress) -> int:
     """The bytes read of one transcript (0 when it has not changed: a stat was all it cost)."""
     record = connection.execute(
-        "SELECT id, dev, ino, offset, cwd, title FROM files WHERE path = ?", (str(found.path),)
+        "SELECT id, dev, ino, offset, seen, cwd, title FROM files WHERE path = ?", (str(found.path),)
     ).fetchone()
     if record is not None:
-        file_id, dev, ino, offset, cwd, title = record
+        file_id, dev, ino, offset, seen, cwd, title = record
         if (dev, ino) == (found.dev, found.ino) and found.size >= offset:
-            if found.size == offset:
+            if found.size in (offset, seen):  # (at `seen`, past `offset`: an unfinished line that has not grown)
                 return 0
             return _read(connection, file_id, found, offset, LineFacts(cwd, title, title), progress)
         _drop(connection, file_id)  # replaced, or cut shorter: read it again from the start
@@ -118,7 +124,7 @@ def _one(connection: sqlite3.Connection, found: Transcript, progress: Progress) 
 def _read(
     connection: sqlite3.Connection, file_id: int, found: Transcript, offset: int, facts: LineFacts, progress: Progress
 ) -> int:
-    start = offset
+    start, seen = offset, found.size
     try:
         # (not followed if a link, never waited on if a FIFO: the file may have been replaced since its stat)
         fd = os.open(found.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -132,13 +138,13 @@ def _read(
                 carry = data[end:]
                 _store(connection, file_id, _rows(data[:end], facts), progress)
                 offset += end
-    except OSError:
-        pass  # (gone or unreadable since the stat: what was read counts, the rest waits for the next look)
+    except OSError:  # (gone or unreadable since the stat: what was read counts, the rest waits for the next look)
+        seen = 0
     progress.files_read += 1
     connection.execute(
-        "UPDATE files SET offset = ?, cwd = ?, title = coalesce(?, title),"
+        "UPDATE files SET offset = ?, seen = ?, cwd = ?, title = coalesce(?, title),"
         " session = coalesce(nullif(session, ''), ?, '') WHERE id = ?",
-        (offset, facts.cwd, facts.title or facts.first_prompt, facts.session, file_id),
+        (offset, seen, facts.cwd, facts.title or facts.first_prompt, facts.session, file_id),
     )
     return offset - start
 
