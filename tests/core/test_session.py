@@ -371,6 +371,8 @@ def test_corrupt_lines_are_skipped_and_counted(tmp_path: Path) -> None:
         "garbage-in-the-middle": b"".join(good[:3]) + b"{not json at all\n" + b"".join(good[3:]),
         "nul-padding": b"".join(good) + b"\x00" * 4096,
         "nul-run-mid-line": b"".join(good[:2]) + b"\x00" * 100 + b'{"type":"us\n' + b"".join(good[2:]),
+        # (nested past the JSON decoder's depth: a RecursionError, not a ValueError)
+        "nested-too-deep": b"".join(good[:3]) + b'{"type":"user","x":' + b"[" * 200_000 + b"\n" + b"".join(good[3:]),
     }
     expected = load_session(source).messages
     for name, data in cases.items():
@@ -379,6 +381,12 @@ def test_corrupt_lines_are_skipped_and_counted(tmp_path: Path) -> None:
         session = load_session(path)
         assert session.messages == expected, name
         assert session.skipped == (0 if name == "nul-padding" else 1), name
+        if name == "nested-too-deep":
+            listing = tmp_path / "listing"
+            listing.mkdir()
+            (listing / source.name).write_bytes(data)
+            [listed] = list_sessions(listing)
+            assert listed.messages > 0
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     assert load_session(empty).messages == [] and load_session(empty).leaf_uuid is None

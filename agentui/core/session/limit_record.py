@@ -44,7 +44,7 @@ def _after(line: str, pending: datetime | None) -> datetime | None:
         return pending
     try:
         entry = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return pending  # (a torn last line: what came before still stands)
     if not isinstance(entry, dict):
         return pending

@@ -49,7 +49,7 @@ def _load(raw: bytes) -> dict[str, Any] | None:
         return None
     try:
         entry = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return entry if isinstance(entry, dict) else None
 
@@ -84,7 +84,7 @@ def _scan(chunk: bytes, *, drop_first: bool) -> _Scan:
     if branch_line is not None and (found := _BRANCH.search(branch_line)):
         try:
             value = json.loads(found.group(1))
-        except ValueError:
+        except (ValueError, RecursionError):
             value = None
         scan.branch = value if isinstance(value, str) else None
     return scan

@@ -116,7 +116,7 @@ def _parse(raws: Iterable[bytes]) -> tuple[list[dict[str, Any]], int, int]:
             continue
         try:
             entry = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             skipped += 1
             continue
         if isinstance(entry, dict):

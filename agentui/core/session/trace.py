@@ -60,7 +60,7 @@ def _entries(path: Path) -> list[dict[str, Any]]:
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # (a line cut short by a crash)
         if isinstance(entry, dict):
             entries.append(entry)
