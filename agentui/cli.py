@@ -438,6 +438,10 @@ def _run(argv: list[str]) -> int:
 
     end_cleanly_on_signals()  # (SIGTERM and SIGHUP remove this process's temporary files as an exit does)
     prune_stale()  # (what a killed agentui left)
+    try:
+        os.getcwd()  # (before any subcommand: each of them works relative to it)
+    except FileNotFoundError:
+        return _fail("the current directory no longer exists; cd to one that does and run agentui again.")
 
     if argv and argv[0] == "eval":  # `agentui eval TASKS.jsonl ...`: its own flags
         from agentui.api import scrub_own_environment
@@ -459,10 +463,6 @@ def _run(argv: list[str]) -> int:
         return _tree(argv[1:])
     acp = bool(argv) and argv[0] == "acp"  # `agentui acp [--model ...]`: the Agent Client Protocol on stdio
     args = _build_parser().parse_args(argv[1:] if acp else argv)  # bad usage exits 2, as argparse does
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        return _fail("the current directory no longer exists; cd to one that does and run agentui again.")
     from agentui.api import scrub_own_environment
 
     scrub_own_environment()  # before any child exists: none may read the keys through /proc/<agentui>/environ

@@ -72,7 +72,9 @@ def test_a_stall_mid_answer_keeps_what_streamed_and_is_not_resent(
     assert "cut off" in done.stderr and "sent nothing for 1 s" in done.stderr
 
 
-@pytest.mark.parametrize("args", [["-p", "hello"], ["-p", "--resume"], []])
+@pytest.mark.parametrize(
+    "args", [["-p", "hello"], ["-p", "--resume"], [], ["trace", "x"], ["tree", "x"], ["plugin", "list"]]
+)
 def test_a_deleted_working_directory_is_one_sentence_and_exit_2(
     agentui_bin: str, clean_env: dict[str, str], tmp_path: Path, args: list[str]
 ) -> None:
