@@ -282,3 +282,21 @@ def test_the_index_is_the_persons_alone(tmp_path: Path) -> None:
     _two_sessions(root)
     assert found(index, "marmalade")
     assert index.path.stat().st_mode & 0o777 == 0o600 and index.path.parent.stat().st_mode & 0o777 == 0o700
+
+
+def test_another_projects_directory_neither_wipes_the_index_nor_shows_in_it(tmp_path: Path) -> None:
+    """One index in the state directory, two Claude Code config directories (CLAUDE_CONFIG_DIR): a look at the
+    second keeps the first's rows (no reindex when it comes back) and shows only its own sessions."""
+    database = tmp_path / "state" / "search" / "sessions.db"
+    first, second = tmp_path / "one" / "projects", tmp_path / "two" / "projects"
+    write(first / "-work-app" / f"{SESSION}.jsonl", prompt("the walrus plan", session=SESSION, cwd="/work/app"))
+    write(second / "-work-app" / f"{OTHER}.jsonl", prompt("the otter plan", session=OTHER, cwd="/work/app"))
+    one = SessionIndex(database, first)
+    assert [hit.session_id for hit in found(one, "plan")] == [SESSION]
+    one.close()
+    two = SessionIndex(database, second)
+    assert [hit.session_id for hit in found(two, "plan")] == [OTHER]
+    two.close()
+    again = SessionIndex(database, first)
+    assert [hit.session_id for hit in found(again, "plan")] == [SESSION]
+    assert again.progress.bytes_read == 0  # (its rows were kept: a stat of each file, nothing read)

@@ -3,6 +3,7 @@ made again from the transcripts, with one sentence said about it."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -128,12 +129,12 @@ class SessionIndex:
         if not first:
             return []
         try:
-            rows = _select(connection, first, project, limit)
+            rows = _select(connection, first, self.root, project, limit)
         except sqlite3.OperationalError as exc:
             if not is_syntax_problem(str(exc)):  # (`a:b` names no column: words, too)
                 raise
             words = plain(text)
-            rows = _select(connection, words, project, limit) if words else []
+            rows = _select(connection, words, self.root, project, limit) if words else []
         hits: dict[tuple[str, str], SearchHit] = {}
         for row in rows:
             hit = SearchHit(row[0], row[1], row[2], row[3] or "", bool(row[4]), Path(row[5]), *row[6:10])
@@ -153,8 +154,13 @@ def _not_updated(error: sqlite3.DatabaseError) -> str:
     return f"The search index could not be brought up to date ({error}); the newest lines may be missing."
 
 
-def _select(connection: sqlite3.Connection, match: str, project: str | None, limit: int) -> list[tuple[Any, ...]]:
-    where = " AND f.project = ?" if project is not None else ""
+def _select(
+    connection: sqlite3.Connection, match: str, root: Path, project: str | None, limit: int
+) -> list[tuple[Any, ...]]:
+    """The hits under `root` only: one index serves every projects directory (another CLAUDE_CONFIG_DIR's too), and
+    a session of another one could not be resumed from here."""
+    under = f"{root}{os.sep}"
+    where = " AND substr(f.path, 1, ?) = ?" + (" AND f.project = ?" if project is not None else "")
     # (a snippet is 16 tokens, but a token may be megabytes of text without a space: the part around the first
     # match is all that is shown, and all that leaves SQLite)
     return connection.execute(
@@ -164,7 +170,7 @@ def _select(connection: sqlite3.Connection, match: str, project: str | None, lim
         f" snippet(texts, 0, '{MARK_START}', '{MARK_END}', '…', 16) AS shown"
         " FROM texts JOIN rows r ON r.id = texts.rowid JOIN files f ON f.id = r.file"
         f" WHERE texts MATCH ?{where} ORDER BY rank, r.ts DESC LIMIT ?) ORDER BY rank, ts DESC",
-        (match, *((project,) if project is not None else ()), limit * 3),
+        (match, len(under), under, *((project,) if project is not None else ()), limit * 3),
     ).fetchall()
 
 

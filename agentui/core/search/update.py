@@ -91,9 +91,13 @@ def update(connection: sqlite3.Connection, root: Path, progress: Progress) -> No
                 connection.execute("COMMIT")
                 connection.execute("BEGIN IMMEDIATE")
                 pending = 0
-        for file_id, path in connection.execute("SELECT id, path FROM files").fetchall():
-            if path not in seen:
-                _drop(connection, file_id)
+        # (only what lies under `root` and was not seen: another projects directory's rows stay, and a root that
+        # cannot be listed right now drops nothing)
+        under = f"{root}{os.sep}"
+        if not root.exists() or os.access(root, os.R_OK | os.X_OK):
+            for file_id, path in connection.execute("SELECT id, path FROM files").fetchall():
+                if path.startswith(under) and path not in seen:
+                    _drop(connection, file_id)
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
