@@ -300,3 +300,22 @@ def test_another_projects_directory_neither_wipes_the_index_nor_shows_in_it(tmp_
     again = SessionIndex(database, first)
     assert [hit.session_id for hit in found(again, "plan")] == [SESSION]
     assert again.progress.bytes_read == 0  # (its rows were kept: a stat of each file, nothing read)
+
+
+def test_a_search_while_this_process_is_already_updating_searches_what_is_there_and_says_so(tmp_path: Path) -> None:
+    """The picker searches on a thread per keystroke: while one look is under way (a long first indexing), the next
+    searches the index as it stands instead of queueing behind it on SQLite's lock."""
+    from agentui.core.search import index as search_index
+
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "AGENTUI_STATE_DIR": str(tmp_path / "state")}
+    path = tmp_path / "claude" / "projects" / "-w" / f"{SESSION}.jsonl"
+    write(path, prompt("the walrus plan", session=SESSION, cwd="/w"))
+    assert search_sessions("walrus", env=env).hits
+    write(path, answer("the otter answer", session=SESSION, cwd="/w"))
+    with search_index._UPDATING:
+        behind = search_sessions("otter", env=env)
+        assert behind.hits == [] and behind.notices == [
+            "The search index is still being brought up to date; the newest lines may be missing."
+        ]
+        assert search_sessions("walrus", env=env).hits
+    assert search_sessions("otter", env=env).hits

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +148,9 @@ class SessionIndex:
             self._connection = None
 
 
+_UPDATING = threading.Lock()
+
+
 def _not_updated(error: sqlite3.DatabaseError) -> str:
     """Why the index is behind: another process's write past the ceiling, or something else (a full disk)."""
     if any(words in str(error).lower() for words in ("locked", "busy")):
@@ -185,7 +189,13 @@ def search_sessions(
     """Update the index, then search it: the sessions of the project at `cwd`, or of every project when None."""
     index = SessionIndex(index_path(env), projects_root(env))
     try:
-        index.update()
+        if _UPDATING.acquire(blocking=False):  # (one update at a time in this process: the picker searches as
+            try:  # the person types, each keystroke on a thread, and a long first indexing is already under way)
+                index.update()
+            finally:
+                _UPDATING.release()
+        else:
+            index.notices.append("The search index is still being brought up to date; the newest lines may be missing.")
         project = project_dir(cwd, env).name if cwd is not None else None
         hits = index.search(text, project=project, limit=limit, prefix=prefix)
         return SearchResult(hits, index.notices)
