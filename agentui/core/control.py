@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, Protocol, assert_never
+from typing import Annotated, Any, Literal, Protocol, assert_never, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -125,6 +125,21 @@ class Rewind(_Command):
     overwrite: bool = False
 
 
+class Tree(_Command):
+    """The session's branches (rewinds, forks, attempts, sub-agents) as `agentui tree --json` prints them, the one
+    the conversation is on marked current. Outcome: the tree."""
+
+    type: Literal["tree"] = "tree"
+
+
+class SwitchBranch(_Command):
+    """Go on from the line `leaf` of this session's file (a `tree` node's `leaf_uuid`), as /tree does. Outcome: what
+    the rewind to it restored."""
+
+    type: Literal["switch_branch"] = "switch_branch"
+    leaf: str
+
+
 class RunShell(_Command):
     """The person's own `!command`. Outcome: what it printed, whether it failed, its details."""
 
@@ -198,6 +213,8 @@ Command = Annotated[
     | Compact
     | Pin
     | Rewind
+    | Tree
+    | SwitchBranch
     | RunShell
     | GrantForRun
     | EndGrants
@@ -323,6 +340,14 @@ async def handle(target: Controllable, command: Command) -> object:
             return _pin(target, prompt, tool_call_id)
         case Rewind(to=to, code=code, conversation=history, overwrite=overwrite):
             return target.rewind(to, code=code, conversation=history, overwrite=overwrite)
+        case Tree():
+            from agentui.core.branch_switch import session_tree
+
+            return session_tree(cast(Any, target)).to_json()  # (as `agentui tree --json` prints it)
+        case SwitchBranch(leaf=leaf):
+            from agentui.core.branch_switch import switch_branch
+
+            return switch_branch(cast(Any, target), leaf)
         case RunShell(command=shell_command):
             return await target.run_shell(shell_command)
         case GrantForRun(rules=rules, source=source):
