@@ -50,6 +50,8 @@ class LanguageServers:
         self.wait, self.start_timeout, self.severities = wait, start_timeout, severities
         self._servers: dict[str, LanguageServer] = {}
         self._given_up: set[str] = set()
+        self._missing: set[str] = set()
+        """Languages with no server installed: the LSP tool says so, an edit does not (nothing went wrong with it)."""
         self._locks: dict[str, asyncio.Lock] = {}
 
     @property
@@ -73,6 +75,7 @@ class LanguageServers:
                 return None, await self.give_up(family, f"The {server.name} language server stopped")
             found = find_server(family, self.root, self.env, project_own=self.trusted())
             if found is None:
+                self._missing.add(family)
                 names = " or ".join(spec.program for spec in SERVERS[family])
                 return None, await self.give_up(family, f"No {family} language server ({names}) is installed here")
             server = LanguageServer(found[0], found[1], self.root, self.env, self.confine)
@@ -97,7 +100,7 @@ class LanguageServers:
             return Checked()
         server, note = await self.server_for(path)
         if server is None:
-            return Checked(note=note)
+            return Checked(note=None if family_of(language_of(path) or "") in self._missing else note)
         language = language_of(path) or ""
         old = before or ""
         try:
