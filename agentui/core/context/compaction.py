@@ -421,9 +421,11 @@ class Compactor:
         else:
             summary, usages = await self._by_topic(older, topics, instructions, window, max_tokens)
         carried, pinned = self._carried(older, kept)
-        first = summary_message(summary) if summary else dropped_message(len(older))
+        # (the model's part never holds agentui's headings, even with nothing to carry: a later compaction would read
+        # what it imitated as the person's)
+        first = summary_message(carry.without_carried(summary)) if summary else dropped_message(len(older))
         if carried:  # (appended by code, not asked of the model: they survive any number of compactions)
-            first = Message.user(carry.without_carried(first.text) + "\n\n" + carried)
+            first = Message.user(first.text + "\n\n" + carried)
         messages[:] = [first, *kept]
         self.recount()
         self._clip_to_window(window, start=1)
@@ -454,7 +456,8 @@ class Compactor:
             self._notice("warning", problem)
         earlier = [text for message in older[:1] if is_summary(message) for text in carry.carried(message.text)[1]]
         shown = "\n".join(text for message in kept for block in message.content if (text := _clippable_text(block)))
-        pinned = list(dict.fromkeys(text for text in [*earlier, *(pin.text for pin in pins)] if text not in shown))
+        texts = map(carry.defused, [*earlier, *(pin.text for pin in pins)])
+        pinned = list(dict.fromkeys(text for text in texts if text not in shown))
         return carry.carried_section(found, pinned), (found, len(pinned))
 
     async def _summary(
@@ -516,7 +519,8 @@ class Compactor:
         for usage, model in usages:
             self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
         carried, _ = self._carried(self.history.messages, [])  # (the new session keeps them too)
-        return f"{carry.without_carried(summary)}\n\n{carried}" if summary and carried else summary
+        summary = carry.without_carried(summary)
+        return f"{summary}\n\n{carried}" if summary and carried else summary
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is

@@ -84,22 +84,44 @@ def instructions_in(messages: Sequence[Message]) -> list[str]:
 
 
 def carried(summary: str) -> tuple[list[str], list[str]]:
-    """The instructions and the pinned messages an earlier summary carried."""
+    """The instructions and the pinned messages an earlier summary carried: read from agentui's section only (it
+    starts at the first heading, as the model's part above it has none), never from what the model wrote, and pins
+    from their own section only."""
+    starts = [
+        at for at in (_heading_at(summary, INSTRUCTIONS_HEADING), _heading_at(summary, PINNED_HEADING)) if at >= 0
+    ]
+    if not starts:
+        return [], []
+    section = summary[min(starts) :]
     instructions: list[str] = []
-    if INSTRUCTIONS_HEADING in summary:
-        for line in summary.split(INSTRUCTIONS_HEADING, 1)[1].lstrip("\n").splitlines():
+    if section.startswith(INSTRUCTIONS_HEADING):
+        for line in section.removeprefix(INSTRUCTIONS_HEADING).lstrip("\n").splitlines():
             if not line.startswith("- "):
                 break
             instructions.append(line[2:])
-    pinned = re.findall(re.escape(PIN_START) + r"\n(.*?)\n" + re.escape(PIN_END), summary, re.DOTALL)
+    at = _heading_at(section, PINNED_HEADING)
+    pins = section[at + len(PINNED_HEADING) :] if at >= 0 else ""
+    pinned = re.findall(re.escape(PIN_START) + r"\n(.*?)\n" + re.escape(PIN_END), pins, re.DOTALL)
     return instructions, pinned
 
 
+def _heading_at(text: str, heading: str) -> int:
+    """Where `heading` stands on a line of its own in `text` (-1: nowhere)."""
+    found = re.search(rf"^{re.escape(heading)}$", text, re.MULTILINE)
+    return found.start() if found else -1
+
+
 def without_carried(summary: str) -> str:
-    """A summary without the sections agentui appends (a model may copy them from the summary it read)."""
+    """A summary without the sections agentui appends (a model may copy them from the summary it read, or imitate
+    them)."""
     for heading in (INSTRUCTIONS_HEADING, PINNED_HEADING):
         summary = summary.split(heading, 1)[0]
     return summary.rstrip()
+
+
+def defused(pinned: str) -> str:
+    """A pinned text whose own `<pinned>` tags (a pinned file may hold them) cannot end its pin or start another."""
+    return pinned.replace(PIN_START, "<pinned >").replace(PIN_END, "</pinned >")
 
 
 def carried_section(instructions: Sequence[str], pinned: Sequence[str]) -> str:
@@ -108,7 +130,8 @@ def carried_section(instructions: Sequence[str], pinned: Sequence[str]) -> str:
     if instructions:
         parts.append(INSTRUCTIONS_HEADING + "\n" + "\n".join(f"- {' '.join(i.split())}" for i in instructions))
     if pinned:
-        parts.append(PINNED_HEADING + "\n" + "\n".join(f"{PIN_START}\n{text}\n{PIN_END}" for text in pinned))
+        texts = dict.fromkeys(map(defused, pinned))
+        parts.append(PINNED_HEADING + "\n" + "\n".join(f"{PIN_START}\n{text}\n{PIN_END}" for text in texts))
     return "\n\n".join(parts)
 
 
