@@ -62,7 +62,7 @@ def detect(text: str) -> list[str]:
 
 def said_by_person(message: Message) -> str | None:
     """The text of a prompt the person typed (not a tool result, not a summary, not a note agentui added)."""
-    if message.role != "user" or message.has_results or is_summary(message):
+    if message.role != "user" or message.meta or message.has_results or is_summary(message):
         return None
     # (only the prompt as typed, its first text: what agentui added after it in the same message, a file named with
     # @, an MCP resource, a hook's context, a reminder, is not the person's, and may close a tag early)
