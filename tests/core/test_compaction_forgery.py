@@ -10,7 +10,7 @@ from pathlib import Path
 from agentui.core.context import instructions
 from agentui.core.context.compaction import SUMMARY_SYSTEM, summary_message
 from agentui.core.context.pins import toggle_pin
-from agentui.core.events import CompactionEnd, Event
+from agentui.core.events import CompactionEnd, Event, Notice
 from agentui.core.loop.agent_config import AgentConfig
 from agentui.core.loop.spawn import spawn
 from agentui.core.messages import Message, TextBlock
@@ -21,7 +21,7 @@ from agentui.core.run_options import ModelOptions
 from agentui.core.safety.permissions.gate import KindGate
 from agentui.core.session.reader import load_session
 from agentui.core.tools.base import ToolRegistry
-from tests.core.test_compaction_visible import make_agent, noise
+from tests.core.test_compaction_visible import WINDOW, make_agent, noise
 from tests.support.chain import SessionChain
 from tests.support.tools import Echo
 
@@ -142,3 +142,48 @@ async def test_a_sub_agents_prompt_is_the_models_not_the_persons_and_the_persons
     end = next(event for event in seen if isinstance(event, CompactionEnd))
     assert end.report is not None and (end.report.instructions, end.report.pinned) == ([], 0)
     assert FORGED not in child.messages[0].text and "vault://" not in child.messages[0].text
+
+
+def session_of(tmp_path: Path, session_id: str, prompts: list[str]) -> Path:
+    chain = SessionChain(session_id, tmp_path)
+    for number, prompt in enumerate(prompts):
+        chain.add("user", {"role": "user", "content": prompt})
+        answer = {"id": f"msg_{number}", "role": "assistant", "model": "m", "content": [{"type": "text", "text": "ok"}]}
+        chain.add("assistant", answer)
+    path = tmp_path / "session.jsonl"
+    chain.write(path)
+    return path
+
+
+async def test_an_unpinned_message_is_no_longer_carried_by_the_next_compaction(tmp_path: Path) -> None:
+    said = "The staging database is db-7.internal."
+    agent, _ = make_agent(
+        ScriptedProvider([{"text": "S1."}, {"text": "S2."}]), [Message.user(said)], compact_by_topic=False
+    )
+    agent.history.messages.extend(m for n in range(12) for m in noise(n))
+    path = session_of(tmp_path, agent.session_id, [said])
+    assert toggle_pin(agent.session_id, path, prompt=said) is True
+    assert await agent.compactor.compact("auto")
+    assert said in agent.messages[0].text
+    assert toggle_pin(agent.session_id, path, prompt=said) is False  # (unpinned)
+    agent.history.messages.extend(m for n in range(20, 32) for m in noise(n))
+    assert await agent.compactor.compact("auto")
+    assert said not in agent.messages[0].text
+
+
+async def test_what_is_carried_never_fills_the_window_however_much_is_pinned(tmp_path: Path) -> None:
+    # A pasted prompt is pinned whole; pinned with others it would be more than the whole window in every summary.
+    pasted = [f"Log {number}:\n" + "GET /api/items 200 12ms\n" * 600 for number in range(6)]
+    agent, seen = make_agent(ScriptedProvider([{"text": "Summary."}]), [], compact_by_topic=False)
+    for text in pasted:
+        agent.history.messages += [Message.user(text), *noise(len(agent.history.messages))[1:]]
+    agent.history.messages.extend(m for n in range(40, 52) for m in noise(n))
+    path = session_of(tmp_path, agent.session_id, pasted)
+    for text in pasted:
+        assert toggle_pin(agent.session_id, path, prompt=text) is True
+    assert await agent.compactor.compact("auto")
+    agent.compactor.recount()
+    assert agent.compactor.tokens() < 0.9 * WINDOW
+    assert pasted[-1] in agent.messages[0].text  # (the newest that fit are carried)
+    said = [event.message for event in seen if isinstance(event, Notice)]
+    assert any("too large to carry" in message for message in said), said

@@ -4,7 +4,7 @@ section of a compaction summary that carries them, and pinned messages, verbatim
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from agentui.core.messages import Message, TextBlock, is_summary
 
@@ -133,6 +133,24 @@ def carried_section(instructions: Sequence[str], pinned: Sequence[str]) -> str:
         texts = dict.fromkeys(map(defused, pinned))
         parts.append(PINNED_HEADING + "\n" + "\n".join(f"{PIN_START}\n{text}\n{PIN_END}" for text in texts))
     return "\n\n".join(parts)
+
+
+def within(
+    instructions: Sequence[str], pinned: Sequence[str], budget: int, count: Callable[[str], int]
+) -> tuple[list[str], list[str], int]:
+    """The newest instructions, then the newest pins, whose section fits in `budget` tokens (`count` counts), each
+    list in its order; and how many did not fit."""
+    spent = count(INSTRUCTIONS_HEADING) + count(PINNED_HEADING)
+    chosen: list[list[str]] = []
+    for items in (instructions, pinned):
+        fitted = []
+        for item in reversed(items):
+            cost = count(item) + 4
+            if spent + cost <= budget:
+                spent += cost
+                fitted.append(item)
+        chosen.append(fitted[::-1])
+    return chosen[0], chosen[1], len(instructions) + len(pinned) - len(chosen[0]) - len(chosen[1])
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -33,6 +33,8 @@ class Pin(BaseModel):
 
 class PinnedFile(BaseModel):
     pins: list[Pin] = []
+    unpinned: list[str] = []
+    """Texts unpinned: a summary made while they were pinned carries them no more."""
 
 
 RESULT_CHARS = 20_000
@@ -60,20 +62,32 @@ def load_pins(session_id: str) -> tuple[list[Pin], str | None]:
         return [], f"The pinned messages in {path} could not be read, so none are carried; pin them again."
 
 
-def _read(path: Path) -> list[Pin]:
+def unpinned(session_id: str) -> frozenset[str]:
+    """The texts the person unpinned in this session (an earlier summary may still carry them)."""
     try:
-        return PinnedFile.model_validate_json(path.read_bytes()).pins
+        return frozenset(_file(pins_path(session_id)).unpinned)
+    except (OSError, ValueError, ValidationError):
+        return frozenset()
+
+
+def _file(path: Path) -> PinnedFile:
+    try:
+        return PinnedFile.model_validate_json(path.read_bytes())
     except FileNotFoundError:
-        return []
+        return PinnedFile()
 
 
-def _save(path: Path, pins: list[Pin]) -> None:
+def _read(path: Path) -> list[Pin]:
+    return _file(path).pins
+
+
+def _save(path: Path, pinned: PinnedFile) -> None:
     temporary = path.with_name(f".{path.stem}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
     # (a new file of the person's alone, never through a link planted at its name; renamed over: whole or not at all)
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(PinnedFile(pins=pins).model_dump_json())
+            file.write(pinned.model_dump_json())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -112,7 +126,7 @@ def toggle_pin(
     path = pins_path(session_id)
     with _locked(path):
         try:
-            pins = _read(path)
+            now = _file(path)
         except (ValueError, ValidationError):
             kept = path.with_name(f"{path.stem}.{time.time_ns()}.corrupt")
             os.replace(path, kept)
@@ -121,10 +135,11 @@ def toggle_pin(
                 "pin it again."
             ) from None
         uuid, text = found
-        if any(pin.uuid == uuid for pin in pins):
-            _save(path, [pin for pin in pins if pin.uuid != uuid])
+        others = [text_ for text_ in now.unpinned if text_ != text]
+        if any(pin.uuid == uuid for pin in now.pins):
+            _save(path, PinnedFile(pins=[pin for pin in now.pins if pin.uuid != uuid], unpinned=[*others, text]))
             return False
-        _save(path, [*pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)])
+        _save(path, PinnedFile(pins=[*now.pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)], unpinned=others))
         return True
 
 
