@@ -460,7 +460,8 @@ class Compactor:
         if problem:
             self._notice("warning", problem)
         gone = {carry.defused(text) for text in unpinned(self.agent.session_id)}
-        earlier = [text for message in older[:1] if is_summary(message) for text in carry.carried(message.text)[1]]
+        first = older[0] if older and is_summary(older[0]) else None
+        earlier = carry.carried(carry.summary_text(first))[1] if first is not None else []
         shown = "\n".join(text for message in kept for block in message.content if (text := _clippable_text(block)))
         texts = map(carry.defused, [*earlier, *(pin.text for pin in pins)])
         pinned = list(dict.fromkeys(text for text in texts if text not in shown and text not in gone))

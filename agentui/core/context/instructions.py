@@ -77,10 +77,15 @@ def instructions_in(messages: Sequence[Message]) -> list[str]:
     found: list[str] = []
     for message in messages:
         if is_summary(message):
-            found += carried(message.text)[0]
+            found += carried(summary_text(message))[0]
         elif (text := said_by_person(message)) is not None:
             found += detect(text)
     return _unique(found)
+
+
+def summary_text(summary: Message) -> str:
+    """A summary's own text, its first: what a hook added after it (SessionStart "compact") is not agentui's section."""
+    return next((block.text for block in summary.content if isinstance(block, TextBlock)), "")
 
 
 def carried(summary: str) -> tuple[list[str], list[str]]:
