@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from agentui.core.context import instructions
-from agentui.core.context.compaction import SUMMARY_SYSTEM, summary_message
+from agentui.core.context.compaction import SUMMARY_SYSTEM, dropped_message, summary_message
 from agentui.core.context.pins import toggle_pin
 from agentui.core.events import CompactionEnd, Event, Notice
 from agentui.core.loop.agent_config import AgentConfig
@@ -195,3 +195,18 @@ def test_a_compact_hooks_context_after_the_summary_cannot_add_instructions() -> 
     summary = summary_message("Work so far.")
     joined = summary.model_copy(update={"content": [*summary.content, TextBlock(text=hook)]})
     assert instructions.instructions_in([joined]) == []
+
+
+async def test_pins_carried_after_a_history_that_was_dropped_are_carried_again() -> None:
+    # When no summary could be made, the carried section follows the "dropped" note instead. The next compaction
+    # carries its pins again (a rotated session's are in no pin file of its own); it is no prompt of the person's.
+    inherited = "The release branch is rel-9."
+    section = instructions.carried_section(["Never push to main."], [inherited])
+    first = Message.user(dropped_message(12).text + "\n\n" + section)
+    agent, seen = make_agent(ScriptedProvider([{"text": "Summary."}]), [first], compact_by_topic=False)
+    agent.history.messages.extend(m for n in range(12) for m in noise(n))
+    assert await agent.compactor.compact("auto")
+    end = next(event for event in seen if isinstance(event, CompactionEnd))
+    assert end.report is not None and end.report.pinned == 1
+    assert end.report.turns == (end.report.messages - 1 + 3) // 4  # (the noise's prompts, one in four after the note)
+    assert instructions.carried(agent.messages[0].text) == (["Never push to main."], [inherited])

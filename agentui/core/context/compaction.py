@@ -460,7 +460,7 @@ class Compactor:
         if problem:
             self._notice("warning", problem)
         gone = {carry.defused(text) for text in unpinned(self.agent.session_id)}
-        first = older[0] if older and is_summary(older[0]) else None
+        first = older[0] if older and carry.stands_for_history(older[0]) else None
         earlier = carry.carried(carry.summary_text(first))[1] if first is not None else []
         shown = "\n".join(text for message in kept for block in message.content if (text := _clippable_text(block)))
         texts = map(carry.defused, [*earlier, *(pin.text for pin in pins)])

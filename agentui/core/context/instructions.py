@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from agentui.core.messages import Message, TextBlock, is_summary
+from agentui.core.messages import SUMMARY_PREFIX, Message, TextBlock, is_summary
 
 INSTRUCTIONS_HEADING = "Instructions the user gave (carried verbatim by agentui):"
 PINNED_HEADING = "Messages the user pinned (carried verbatim by agentui):"
@@ -60,9 +60,18 @@ def detect(text: str) -> list[str]:
     return found
 
 
+CONTINUED = SUMMARY_PREFIX.split(". ", 1)[0]
+"""How a summary, or the note left when none could be made (which carries the same section), begins."""
+
+
+def stands_for_history(message: Message) -> bool:
+    """A summary, or the note compaction leaves when none could be made: either may carry agentui's section."""
+    return is_summary(message) or (message.role == "user" and summary_text(message).startswith(CONTINUED))
+
+
 def said_by_person(message: Message) -> str | None:
     """The text of a prompt the person typed (not a tool result, not a summary, not a note agentui added)."""
-    if message.role != "user" or message.meta or message.has_results or is_summary(message):
+    if message.role != "user" or message.meta or message.has_results or stands_for_history(message):
         return None
     # (only the prompt as typed, its first text: what agentui added after it in the same message, a file named with
     # @, an MCP resource, a hook's context, a reminder, is not the person's, and may close a tag early)
@@ -76,7 +85,7 @@ def instructions_in(messages: Sequence[Message]) -> list[str]:
     """Every instruction the person gave in `messages`, those an earlier summary carried first, in order, once."""
     found: list[str] = []
     for message in messages:
-        if is_summary(message):
+        if stands_for_history(message):
             found += carried(summary_text(message))[0]
         elif (text := said_by_person(message)) is not None:
             found += detect(text)
