@@ -85,3 +85,20 @@ def test_two_processes_pinning_at_once_lose_no_pin(tmp_path: Path) -> None:
     pins, problem = load_pins(SESSION)
     assert problem is None
     assert sorted(pin.text for pin in pins) == sorted(f"prompt {number}" for number in range(80))
+
+
+def test_a_secret_in_a_pinned_tool_result_of_a_claude_code_session_is_redacted_where_it_is_kept(tmp_path: Path) -> None:
+    # Claude Code writes tool results as they were; agentui's pin file and every summary carrying the pin must not.
+    key = "sk-ant-api03-" + "A" * 40
+    chain = SessionChain(SESSION, tmp_path)
+    chain.add("user", {"role": "user", "content": "Show me the env file."})
+    call = {"type": "tool_use", "id": "toolu_env", "name": "Bash", "input": {"command": f"echo {key}"}}
+    chain.add("assistant", {"id": "m1", "role": "assistant", "model": "m", "content": [call]})
+    result = {"type": "tool_result", "tool_use_id": "toolu_env", "content": f"ANTHROPIC_API_KEY={key}"}
+    chain.add("user", {"role": "user", "content": [result]})
+    path = tmp_path / "session.jsonl"
+    chain.write(path)
+    assert toggle_pin(SESSION, path, tool_call_id="toolu_env") is True
+    assert key not in pins_path(SESSION).read_text()
+    [pin] = load_pins(SESSION)[0]
+    assert "ANTHROPIC_API_KEY=[REDACTED" in pin.text and key not in pin.text

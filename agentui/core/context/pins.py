@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentui.core.dirs import state_dir
+from agentui.core.session.redact import redact_text
 
 
 class Pin(BaseModel):
@@ -205,9 +206,9 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
                 and block.get("type") == "tool_result"
                 and block.get("tool_use_id") == tool_call_id
             ):
-                return entry[
-                    "uuid"
-                ], f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+                # (redacted as agentui's own session file has it: a Claude Code session's results are as they were)
+                said = f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+                return entry["uuid"], redact_text(said)
     return None
 
 
