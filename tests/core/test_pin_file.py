@@ -102,3 +102,17 @@ def test_a_secret_in_a_pinned_tool_result_of_a_claude_code_session_is_redacted_w
     assert key not in pins_path(SESSION).read_text()
     [pin] = load_pins(SESSION)[0]
     assert "ANTHROPIC_API_KEY=[REDACTED" in pin.text and key not in pin.text
+
+
+def test_an_empty_prompt_pins_nothing(tmp_path: Path) -> None:
+    # (the protocol's `{"type": "pin", "prompt": ""}`: a line of tool results only has no text either)
+    chain = SessionChain(SESSION, tmp_path)
+    chain.add("user", {"role": "user", "content": "Run it."})
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "true"}}
+    chain.add("assistant", {"id": "m1", "role": "assistant", "model": "m", "content": [call]})
+    chain.add("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": ""}]})
+    path = tmp_path / "session.jsonl"
+    chain.write(path)
+    with pytest.raises(LookupError):
+        toggle_pin(SESSION, path, prompt="")
+    assert load_pins(SESSION) == ([], None)

@@ -198,7 +198,8 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
         if entry.get("type") != "user" or not isinstance(entry.get("uuid"), str):
             continue
         blocks = _blocks(entry)
-        if prompt is not None and _text(blocks) == prompt and not entry.get("isCompactSummary"):
+        typed = prompt is not None and any(block.get("type") == "text" for block in blocks)  # (not results alone)
+        if typed and _text(blocks) == prompt and not entry.get("isCompactSummary"):
             return entry["uuid"], prompt
         for block in blocks:
             if (
@@ -207,8 +208,8 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
                 and block.get("tool_use_id") == tool_call_id
             ):
                 # (redacted as agentui's own session file has it: a Claude Code session's results are as they were)
-                said = f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
-                return entry["uuid"], redact_text(said)
+                text = f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+                return entry["uuid"], redact_text(text)
     return None
 
 
