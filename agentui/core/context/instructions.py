@@ -41,9 +41,22 @@ MAX_CHARS = 500
 """A "sentence" longer than this is a pasted text, not an instruction."""
 
 
+PASTE_LINES = 12
+"""A run of more lines than this without a blank one is a paste (a log, a file): what its inner lines say is quoted;
+its first and last may be what the person typed around it."""
+_RUN = re.compile(rf"(?:^[^\S\n]*\S[^\n]*(?:\n|\Z)){{{PASTE_LINES + 1},}}", re.MULTILINE)
+
+
 def _masked(text: str) -> str:
     """`text` with what is quoted in it blanked out, character for character (so positions still match)."""
-    return _QUOTED.sub(lambda match: re.sub(r"[^\n]", " ", match.group(0)), text)
+    blank = _QUOTED.sub(lambda match: re.sub(r"[^\n]", " ", match.group(0)), text)
+    return _RUN.sub(lambda match: _inner_blanked(match.group(0)), blank)
+
+
+def _inner_blanked(run: str) -> str:
+    lines = run.split("\n")
+    last = len(lines) - (2 if lines[-1] == "" else 1)
+    return "\n".join(line if i in (0, last) else " " * len(line) for i, line in enumerate(lines))
 
 
 def detect(text: str) -> list[str]:
