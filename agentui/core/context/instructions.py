@@ -3,6 +3,7 @@ section of a compaction summary that carries them, and pinned messages, verbatim
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -30,11 +31,15 @@ _INSIDE = re.compile(
     r"|\bfrom now on\b|\buse\s+\S.*\binstead of\b|\bI\s+(?:always\s+)?prefer\b",
     re.IGNORECASE,
 )
-# What is quoted rather than said: code fences, inline code, quotations, quoted lines, tagged blocks.
+# What is quoted rather than said: code fences, inline code, quotations, quoted lines; and tagged blocks, each opening
+# tag paired with the next closing one by a look-up (a pattern would search the rest of the text from every tag left
+# open: minutes for a pasted page).
 _QUOTED = re.compile(
-    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^\s*>.*?$|<([a-z][\w-]*)[^>]*>.*?</\1>",
+    r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^\s*>.*?$",
     re.IGNORECASE | re.DOTALL | re.MULTILINE,
 )
+_OPENING = re.compile(r"<([a-z][\w-]*)[^<>]{0,1000}>", re.IGNORECASE)
+_CLOSING = re.compile(r"</([a-z][\w-]*)>", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?]+(?=\s)|$)", re.MULTILINE)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 MAX_CHARS = 500
@@ -49,8 +54,29 @@ _RUN = re.compile(rf"(?:^[^\S\n]*\S[^\n]*(?:\n|\Z)){{{PASTE_LINES + 1},}}", re.M
 
 def _masked(text: str) -> str:
     """`text` with what is quoted in it blanked out, character for character (so positions still match)."""
-    blank = _QUOTED.sub(lambda match: re.sub(r"[^\n]", " ", match.group(0)), text)
+    blank = _QUOTED.sub(lambda match: re.sub(r"[^\n]", " ", match.group(0)), _tags_blanked(text))
     return _RUN.sub(lambda match: _inner_blanked(match.group(0)), blank)
+
+
+def _tags_blanked(text: str) -> str:
+    """`text` with each `<tag …>…</tag>` blanked out, in one pass (the closing tags' places looked up by name)."""
+    closing: dict[str, list[tuple[int, int]]] = {}
+    for match in _CLOSING.finditer(text):
+        closing.setdefault(match.group(1).lower(), []).append((match.start(), match.end()))
+    spans, reached = [], 0
+    for match in _OPENING.finditer(text):
+        ends = closing.get(match.group(1).lower(), [])
+        at = bisect.bisect_left(ends, (match.end(), 0))
+        if match.start() >= reached and at < len(ends):
+            spans.append((match.start(), ends[at][1]))
+            reached = ends[at][1]
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in spans:
+        parts += [text[last:start], re.sub(r"[^\n]", " ", text[start:end])]
+        last = end
+    return "".join([*parts, text[last:]])
 
 
 def _inner_blanked(run: str) -> str:
