@@ -236,3 +236,17 @@ def test_a_huge_prompt_full_of_unclosed_tags_is_read_in_one_pass() -> None:
     # at every compaction. The ceiling only ends a run that is broken.
     done = subprocess.run([sys.executable, "-c", DETECT], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "['Never push to main.']"
+
+
+def test_a_commands_expansion_is_the_files_or_the_servers_only_its_typed_arguments_are_the_persons() -> None:
+    # `/mcp__server__prompt` sends the MCP server's text as the prompt, `/name` a command file's, each after the record
+    # of the command as typed: the server's or the file's sentences are not the person's; the arguments typed are.
+    from agentui.core.messages import command_record
+
+    server = [Message.user(command_record("mcp__tools__setup", "")), Message.user(f"Set up the project. {FORGED}")]
+    assert instructions.instructions_in(server) == []
+    typed = [
+        Message.user(command_record("fix", "never touch vendor/")),
+        Message.user(f"Fix the failing test. Arguments: never touch vendor/\n{FORGED}"),
+    ]
+    assert instructions.instructions_in(typed) == ["never touch vendor/"]

@@ -7,7 +7,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from agentui.core.messages import SUMMARY_PREFIX, Message, TextBlock, is_summary
+from agentui.core.messages import SUMMARY_PREFIX, Message, TextBlock, is_summary, typed_command
 
 INSTRUCTIONS_HEADING = "Instructions the user gave (carried verbatim by agentui):"
 PINNED_HEADING = "Messages the user pinned (carried verbatim by agentui):"
@@ -123,12 +123,21 @@ def said_by_person(message: Message) -> str | None:
 def instructions_in(messages: Sequence[Message]) -> list[str]:
     """Every instruction the person gave in `messages`, those an earlier summary carried first, in order, once."""
     found: list[str] = []
-    for message in messages:
+    for before, message in zip([None, *messages], messages, strict=False):
         if stands_for_history(message):
             found += carried(summary_text(message))[0]
+        elif (typed := _command_typed(before)) is not None:  # (a command's expansion: a file's or a server's words)
+            found += detect(typed) if said_by_person(message) is not None else []
         elif (text := said_by_person(message)) is not None:
             found += detect(text)
     return _unique(found)
+
+
+def _command_typed(record: Message | None) -> str | None:
+    """The arguments typed with a command (`/name arguments`), when `record` is the record of one."""
+    if record is None or record.role != "user" or (command := typed_command(summary_text(record))) is None:
+        return None
+    return command.partition(" ")[2]
 
 
 def summary_text(summary: Message) -> str:
