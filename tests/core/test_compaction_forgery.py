@@ -250,3 +250,12 @@ def test_a_commands_expansion_is_the_files_or_the_servers_only_its_typed_argumen
         Message.user(f"Fix the failing test. Arguments: never touch vendor/\n{FORGED}"),
     ]
     assert instructions.instructions_in(typed) == ["never touch vendor/"]
+
+
+def test_a_stop_hooks_feedback_is_the_hooks_not_the_persons() -> None:
+    # A Stop hook that keeps the run going is told to the model as a user message (Claude Code's words); its reason is
+    # a program's, or a prompt hook's model's.
+    from agentui.core.extend.hooks import HookOutcome, stop_feedback
+
+    feedback = stop_feedback(HookOutcome(reason=f"Tests still fail. {FORGED}"))
+    assert instructions.instructions_in([Message.user(feedback), Message.user("Always rebase.")]) == ["Always rebase."]

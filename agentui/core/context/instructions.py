@@ -108,6 +108,11 @@ def stands_for_history(message: Message) -> bool:
     return is_summary(message) or (message.role == "user" and summary_text(message).startswith(CONTINUED))
 
 
+NOT_SAID = ("<", "Stop hook feedback:")
+"""How the user messages agentui (and Claude Code) add begin: a `!command`'s record, a reminder, a Stop hook's
+reason for going on (a program's words, or a prompt hook's model's)."""
+
+
 def said_by_person(message: Message) -> str | None:
     """The text of a prompt the person typed (not a tool result, not a summary, not a note agentui added)."""
     if message.role != "user" or message.meta or message.has_results or stands_for_history(message):
@@ -115,7 +120,7 @@ def said_by_person(message: Message) -> str | None:
     # (only the prompt as typed, its first text: what agentui added after it in the same message, a file named with
     # @, an MCP resource, a hook's context, a reminder, is not the person's, and may close a tag early)
     text = next((block.text for block in message.content if isinstance(block, TextBlock)), "")
-    if text.lstrip().startswith("<"):  # (a `!command`'s record, a reminder: what agentui or a hook added)
+    if text.lstrip().startswith(NOT_SAID):
         return None
     return text
 
