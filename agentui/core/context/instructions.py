@@ -3,7 +3,6 @@ section of a compaction summary that carries them, and pinned messages, verbatim
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -31,9 +30,9 @@ _INSIDE = re.compile(
     r"|\bfrom now on\b|\buse\s+\S.*\binstead of\b|\bI\s+(?:always\s+)?prefer\b",
     re.IGNORECASE,
 )
-# What is quoted rather than said: code fences, inline code, quotations, quoted lines; and tagged blocks, each opening
-# tag paired with the next closing one by a look-up (a pattern would search the rest of the text from every tag left
-# open: minutes for a pasted page).
+# What is quoted rather than said: code fences, inline code, quotations, quoted lines; and tagged blocks, found by a
+# look-up of the closing tags (a pattern would search the rest of the text from every tag left open: minutes for a
+# pasted page).
 _QUOTED = re.compile(
     r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|^\s*>.*?$",
     re.IGNORECASE | re.DOTALL | re.MULTILINE,
@@ -59,17 +58,18 @@ def _masked(text: str) -> str:
 
 
 def _tags_blanked(text: str) -> str:
-    """`text` with each `<tag …>…</tag>` blanked out, in one pass (the closing tags' places looked up by name)."""
+    """`text` with each `<tag …>…</tag>` blanked out, in one pass, up to the last closing tag of its name: what is
+    quoted (a file in an editor's `<resource>`, a pasted page) may hold a closing tag of its own, which must not end
+    the quotation early (a person's instruction between two tagged blocks is the rare loss)."""
     closing: dict[str, list[tuple[int, int]]] = {}
     for match in _CLOSING.finditer(text):
         closing.setdefault(match.group(1).lower(), []).append((match.start(), match.end()))
     spans, reached = [], 0
     for match in _OPENING.finditer(text):
         ends = closing.get(match.group(1).lower(), [])
-        at = bisect.bisect_left(ends, (match.end(), 0))
-        if match.start() >= reached and at < len(ends):
-            spans.append((match.start(), ends[at][1]))
-            reached = ends[at][1]
+        if match.start() >= reached and ends and ends[-1][0] >= match.end():
+            spans.append((match.start(), ends[-1][1]))
+            reached = ends[-1][1]
     if not spans:
         return text
     parts, last = [], 0
