@@ -73,18 +73,18 @@ for number in range(int(sys.argv[3]), int(sys.argv[3]) + 40):
 """
 
 
-def test_two_processes_pinning_at_once_lose_no_pin(tmp_path: Path) -> None:
-    path = session_file(tmp_path, [f"prompt {number}" for number in range(80)])
+def test_processes_pinning_at_once_lose_no_pin(tmp_path: Path) -> None:
+    path = session_file(tmp_path, [f"prompt {number}" for number in range(120)])
     pinners = [
         subprocess.Popen([sys.executable, "-c", PINNER, SESSION, str(path), str(start)], stderr=subprocess.PIPE)
-        for start in (0, 40)
+        for start in (0, 40, 80)
     ]
     for pinner in pinners:
         _, errors = pinner.communicate(timeout=120)
         assert pinner.returncode == 0, errors.decode()
     pins, problem = load_pins(SESSION)
     assert problem is None
-    assert sorted(pin.text for pin in pins) == sorted(f"prompt {number}" for number in range(80))
+    assert sorted(pin.text for pin in pins) == sorted(f"prompt {number}" for number in range(120))
 
 
 def test_a_secret_in_a_pinned_tool_result_of_a_claude_code_session_is_redacted_where_it_is_kept(tmp_path: Path) -> None:
