@@ -378,3 +378,5 @@ def _pin(target: Controllable, prompt: str | None, tool_call_id: str | None) -> 
         return target.pin(prompt=prompt, tool_call_id=tool_call_id)
     except LookupError as error:
         raise CommandError(str(error)) from None
+    except OSError as error:  # (the state directory unwritable, another process holding the pins too long)
+        raise CommandError(f"The pin could not be saved: {error}.") from None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from agentui.core.context import compaction_report
 from agentui.core.context import instructions as carry
 from agentui.core.context.failure_evidence import keeps_evidence, resolved, with_evidence
-from agentui.core.context.pins import load_pins
+from agentui.core.context.pins import load_pins, unpinned
 from agentui.core.context.topics import Topic, group_by_topic, sectioned, topic_instructions
 from agentui.core.context.window import TokenCounter, context_window
 from agentui.core.events import CompactionEnd, CompactionStart, Notice
@@ -305,6 +305,8 @@ TOOL_RESULTS_SHARE = 0.25
 """When the context is full, tool results beyond the newest this share of the window become placeholders."""
 KEEP_SHARE = 0.25
 """An automatic summary keeps the recent turns up to this share of the window as they are."""
+CARRY_SHARE = 0.2
+"""The most of the window the person's instructions and pinned messages take in a summary: they are in every one."""
 MANUAL_KEEP_SHARE = 0.05
 """/compact is asked for to free context: it keeps less."""
 
@@ -420,10 +422,12 @@ class Compactor:
             summary, usages = await self._summary(older, instructions, window, max_tokens)
         else:
             summary, usages = await self._by_topic(older, topics, instructions, window, max_tokens)
-        carried, pinned = self._carried(older, kept)
-        first = summary_message(summary) if summary else dropped_message(len(older))
+        carried, pinned = self._carried(older, kept, window)
+        # (the model's part never holds agentui's headings, even with nothing to carry: a later compaction would read
+        # what it imitated as the person's)
+        first = summary_message(carry.without_carried(summary)) if summary else dropped_message(len(older))
         if carried:  # (appended by code, not asked of the model: they survive any number of compactions)
-            first = Message.user(carry.without_carried(first.text) + "\n\n" + carried)
+            first = Message.user(first.text + "\n\n" + carried)
         messages[:] = [first, *kept]
         self.recount()
         self._clip_to_window(window, start=1)
@@ -443,18 +447,31 @@ class Compactor:
             agent.ledger.record(usage, model, context_tokens=post, window=self.window())
         return True
 
-    def _carried(self, older: Sequence[Message], kept: Sequence[Message]) -> tuple[str, tuple[list[str], int]]:
+    def _carried(
+        self, older: Sequence[Message], kept: Sequence[Message], window: int
+    ) -> tuple[str, tuple[list[str], int]]:
         """The section the summary carries verbatim: the person's instructions in `older` (an earlier summary's
-        too) and the pinned messages not among `kept`; and what it holds (the instructions, how many pins)."""
+        too) and the pinned messages not among `kept` (nor unpinned since), the newest of them that fit a share of
+        the window; and what it holds (the instructions, how many pins)."""
         if not self.agent.config.options.compact_carry:
             return "", ([], 0)
         found = carry.instructions_in(older)
         pins, problem = load_pins(self.agent.session_id)
         if problem:
             self._notice("warning", problem)
-        earlier = [text for message in older[:1] if is_summary(message) for text in carry.carried(message.text)[1]]
+        gone = {carry.defused(text) for text in unpinned(self.agent.session_id)}
+        first = older[0] if older and carry.stands_for_history(older[0]) else None
+        earlier = carry.carried(carry.summary_text(first))[1] if first is not None else []
         shown = "\n".join(text for message in kept for block in message.content if (text := _clippable_text(block)))
-        pinned = list(dict.fromkeys(text for text in [*earlier, *(pin.text for pin in pins)] if text not in shown))
+        texts = map(carry.defused, [*earlier, *(pin.text for pin in pins)])
+        pinned = list(dict.fromkeys(text for text in texts if text not in shown and text not in gone))
+        found, pinned, left_out = carry.within(found, pinned, int(window * CARRY_SHARE), self.meter.counter.count)
+        if left_out:
+            self._notice(
+                "warning",
+                f"{left_out} of your pinned messages or instructions were too large to carry in this summary (the "
+                "newest that fit are carried); they stay pinned, and the session file keeps them.",
+            )
         return carry.carried_section(found, pinned), (found, len(pinned))
 
     async def _summary(
@@ -515,8 +532,9 @@ class Compactor:
         summary, usages = await self._summary(self.history.messages, None, window, max_tokens)
         for usage, model in usages:
             self.agent.ledger.record(usage, model, context_tokens=self.tokens(), window=self.window())
-        carried, _ = self._carried(self.history.messages, [])  # (the new session keeps them too)
-        return f"{carry.without_carried(summary)}\n\n{carried}" if summary and carried else summary
+        carried, _ = self._carried(self.history.messages, [], window)  # (the new session keeps them too)
+        summary = carry.without_carried(summary)
+        return f"{summary}\n\n{carried}" if summary and carried else summary
 
     def _clip_to_window(self, window: int, *, start: int = 0) -> bool:
         """Whatever no summary could shrink (a huge prompt or result in the turns kept) is clipped, and if that is

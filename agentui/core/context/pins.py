@@ -3,15 +3,22 @@ them, so they are kept in agentui's state directory, one file per session, keyed
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
-from collections.abc import Mapping
+import re
+import secrets
+import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agentui.core.dirs import state_dir
+from agentui.core.session.redact import redact_text
 
 
 class Pin(BaseModel):
@@ -27,50 +34,114 @@ class Pin(BaseModel):
 
 class PinnedFile(BaseModel):
     pins: list[Pin] = []
+    unpinned: list[str] = []
+    """Texts unpinned: a summary made while they were pinned carries them no more."""
 
 
 RESULT_CHARS = 20_000
 """How much of a pinned tool result is carried (a prompt is carried whole)."""
 
 
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+LOCK_SECONDS = 10.0
+"""How long a pin waits for another process pinning in the same session (a pin takes milliseconds)."""
+
+
 def pins_path(session_id: str, env: Mapping[str, str] | None = None) -> Path:
-    return state_dir(env) / "pins" / f"{session_id}.json"
+    # (a resumed file's own sessionId names its session, and may be anything: one that is not a plain name is hashed,
+    # so the file stays in the pins directory)
+    name = session_id if _SAFE_ID.fullmatch(session_id) else "id-" + hashlib.sha256(session_id.encode()).hexdigest()
+    return state_dir(env) / "pins" / f"{name}.json"
 
 
 def load_pins(session_id: str) -> tuple[list[Pin], str | None]:
     """The session's pins, and a sentence when the file could not be read (then there are none)."""
     path = pins_path(session_id)
     try:
-        return PinnedFile.model_validate_json(path.read_bytes()).pins, None
-    except FileNotFoundError:
-        return [], None
+        return _read(path), None
     except (OSError, ValueError, ValidationError):
         return [], f"The pinned messages in {path} could not be read, so none are carried; pin them again."
 
 
-def _save(session_id: str, pins: list[Pin]) -> None:
-    path = pins_path(session_id)
+def unpinned(session_id: str) -> frozenset[str]:
+    """The texts the person unpinned in this session (an earlier summary may still carry them)."""
+    try:
+        return frozenset(_file(pins_path(session_id)).unpinned)
+    except (OSError, ValueError, ValidationError):
+        return frozenset()
+
+
+def _file(path: Path) -> PinnedFile:
+    try:
+        return PinnedFile.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return PinnedFile()
+
+
+def _read(path: Path) -> list[Pin]:
+    return _file(path).pins
+
+
+def _save(path: Path, pinned: PinnedFile) -> None:
+    temporary = path.with_name(f".{path.stem}.{os.getpid()}.{secrets.token_hex(8)}.tmp")
+    # (a new file of the person's alone, never through a link planted at its name; renamed over: whole or not at all)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(pinned.model_dump_json())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """The session's pins to one process at a time (two pinning at once would each write over the other's pin)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temporary = path.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(PinnedFile(pins=pins).model_dump_json(), encoding="utf-8")
-    temporary.replace(path)  # (whole or not at all)
+    descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_SECONDS
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise OSError(f"another agentui kept {path} busy for {LOCK_SECONDS:.0f} s") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def toggle_pin(
     session_id: str, session_file: Path, *, prompt: str | None = None, tool_call_id: str | None = None
 ) -> bool:
     """Pin the newest line of the session holding `prompt` (as typed) or the result of `tool_call_id`, or unpin it if
-    it was pinned. True when it is pinned now; LookupError when the session has no such line (yet)."""
+    it was pinned. True when it is pinned now; LookupError when the session has no such line (yet), or when the pin
+    file was corrupt (it is set aside, never written over)."""
     found = _find(session_file, prompt, tool_call_id)
     if found is None:
         raise LookupError("That message is not in the session file yet; pin it once it has been answered.")
-    pins, _ = load_pins(session_id)
-    uuid, text = found
-    if any(pin.uuid == uuid for pin in pins):
-        _save(session_id, [pin for pin in pins if pin.uuid != uuid])
-        return False
-    _save(session_id, [*pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)])
-    return True
+    path = pins_path(session_id)
+    with _locked(path):
+        try:
+            now = _file(path)
+        except (ValueError, ValidationError):
+            kept = path.with_name(f"{path.stem}.{time.time_ns()}.corrupt")
+            os.replace(path, kept)
+            raise LookupError(
+                f"The pinned messages in {path} could not be read; it was kept as {kept}, and a new file is begun: "
+                "pin it again."
+            ) from None
+        uuid, text = found
+        others = [text_ for text_ in now.unpinned if text_ != text]
+        if any(pin.uuid == uuid for pin in now.pins):
+            _save(path, PinnedFile(pins=[pin for pin in now.pins if pin.uuid != uuid], unpinned=[*others, text]))
+            return False
+        _save(path, PinnedFile(pins=[*now.pins, Pin(uuid=uuid, text=text, tool_call_id=tool_call_id)], unpinned=others))
+        return True
 
 
 def pinned_marks(session_id: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -127,7 +198,8 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
         if entry.get("type") != "user" or not isinstance(entry.get("uuid"), str):
             continue
         blocks = _blocks(entry)
-        if prompt is not None and _text(blocks) == prompt and not entry.get("isCompactSummary"):
+        typed = prompt is not None and any(block.get("type") == "text" for block in blocks)  # (not results alone)
+        if typed and _text(blocks) == prompt and not entry.get("isCompactSummary"):
             return entry["uuid"], prompt
         for block in blocks:
             if (
@@ -135,9 +207,9 @@ def _find(session_file: Path, prompt: str | None, tool_call_id: str | None) -> t
                 and block.get("type") == "tool_result"
                 and block.get("tool_use_id") == tool_call_id
             ):
-                return entry[
-                    "uuid"
-                ], f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+                # (redacted as agentui's own session file has it: a Claude Code session's results are as they were)
+                text = f"{_call(entries, tool_call_id)} returned:\n{_capped(_text(block.get('content')))}"
+                return entry["uuid"], redact_text(text)
     return None
 
 

@@ -44,5 +44,7 @@ def spawn(
         member,
         parent.loops.current,  # (the parent's run now: the sub-agent's or the branch's loop hangs off it)
     )
+    if sub_agent:  # (its prompts are the model's words, not the person's, and the person's pins are not its own)
+        config = config.model_copy(update={"options": config.options.model_copy(update={"compact_carry": False})})
     services = Services(provider, tools, gate, retry=parent.services.retry, router=parent.router, hooks=hooks)
     return Agent(config, services, History(messages or ()), session_id=parent.session_id, lineage=lineage)

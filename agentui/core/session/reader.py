@@ -503,7 +503,7 @@ class _Rebuild:
         rest = [b for b in blocks if not isinstance(b, ToolResultBlock)]
         if rest:
             self._flush()
-            self.messages.append(Message(role="user", content=rest))
+            self.messages.append(Message(role="user", content=rest, meta=bool(self.entries[index].get("isMeta"))))
 
     def _attachment(self, attachment: dict[str, Any]) -> None:
         """A listing goes with the user message it follows (a prompt, or the results of the open message's calls);
