@@ -692,3 +692,13 @@ def test_a_key_shape_inside_a_longer_word_is_not_a_key() -> None:
     assert redact_text(kept) == kept
     key = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2"
     assert redact_text(f"key={key} and '{key}'") == "key=[REDACTED openai-key] and '[REDACTED openai-key]'"
+
+
+def test_a_session_id_in_a_line_that_is_not_an_id_does_not_name_the_session(tmp_path: Path) -> None:
+    """The session id names directories (its file history, its sub-agents'): a crafted file's `sessionId` that is a
+    path is not taken, and the file's own name is."""
+    path = tmp_path / "0a0a0a0a-0000-4000-8000-000000000000.jsonl"
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "../../../../tmp/elsewhere",
+            "message": {"role": "user", "content": "hi"}}  # fmt: skip
+    path.write_text(json.dumps(line) + "\n")
+    assert load_session(path).session_id == "0a0a0a0a-0000-4000-8000-000000000000"

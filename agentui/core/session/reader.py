@@ -31,6 +31,7 @@ from agentui.core.messages import (
     Usage,
 )
 from agentui.core.session.attachments import LISTINGS
+from agentui.core.session.paths import is_session_id
 
 THOUGHT_SIGNATURE_KEY = "agentuiThoughtSignature"
 """The key of an assistant line that keeps the Gemini thought signature of the line's block: beside the message,
@@ -214,8 +215,9 @@ def _assemble(
         by_uuid[entry["uuid"]] = index
         if not entry.get("isSidechain"):
             rewound = None
-        if isinstance(entry.get("sessionId"), str):
-            session_id = entry["sessionId"]
+        named = entry.get("sessionId")
+        if isinstance(named, str) and is_session_id(named):  # (it names directories: file history, sub-agents)
+            session_id = named
     if leaf is None and rewound is not None and (rewound[0] is None or rewound[0] in by_uuid):
         leaf = rewound[0]  # (None: rewound to before the first prompt, so the conversation starts empty)
     elif leaf not in by_uuid:
