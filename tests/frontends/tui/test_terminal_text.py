@@ -5,8 +5,13 @@ Content, a widget in the app) they are drawn as `\\xNN`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pyte
 import pytest
+import rich.control
+import textual.content
 from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
@@ -17,7 +22,7 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.strip import Strip
 
-from agentui.frontends.tui.terminal_text import show_controls, visible_strip, visible_update
+from agentui.frontends.tui.terminal_text import SHOWN, show_controls, visible_strip, visible_update
 from agentui.frontends.tui.widgets.transcript import Notice
 from tests.frontends.tui.test_app import Harness, ready, until
 
@@ -36,6 +41,24 @@ SEQUENCES = [
     "\x1b]8;;http://127.0.0.1/\x1b\\link\x1b]8;;\x1b\\",  # a hyperlink
     "\x1bc",  # reset the terminal
 ]
+
+
+@pytest.fixture
+def pristine() -> Iterator[None]:
+    """Rich's and Textual's tables as they ship (an app made earlier in this process changed them), and after the
+    test as they were."""
+    tables: list[dict[int, str | None]] = [
+        rich.control._CONTROL_STRIP_TRANSLATE,
+        textual.content._CONTROL_STRIP_TRANSLATE,
+    ]  # type: ignore[list-item]
+    saved = [dict(table) for table in tables]
+    for table in tables:
+        for code in SHOWN:
+            table.pop(code, None)
+    yield
+    for table, was in zip(tables, saved, strict=True):
+        table.clear()
+        table.update(was)
 
 
 def _terminal(output: str) -> pyte.Screen:
@@ -97,6 +120,7 @@ def test_a_chops_update_leaves_the_rows_it_does_not_write_as_they_were() -> None
     assert all("\x1b" not in segment.text for segment in written if not segment.control)
 
 
+@pytest.mark.usefixtures("pristine")
 def test_where_text_is_laid_out_controls_are_drawn_as_hex_and_measured_so() -> None:
     show_controls()
     for char in CONTROLS:
@@ -113,10 +137,9 @@ def test_where_text_is_laid_out_controls_are_drawn_as_hex_and_measured_so() -> N
     assert Content.from_markup("[b]a\x1b\x9bz[/b]").plain == "a\\x1b\\x9bz"
 
 
-async def test_an_escape_sequence_in_a_transcript_line_is_drawn_as_text_in_the_app(tmp_path: object) -> None:
-    from pathlib import Path
-
-    harness = Harness(Path(str(tmp_path)), [{"text": "ok"}])
+@pytest.mark.usefixtures("pristine")
+async def test_an_escape_sequence_in_a_transcript_line_is_drawn_as_text_in_the_app(tmp_path: Path) -> None:
+    harness = Harness(tmp_path, [{"text": "ok"}])
     app = harness.app()
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
