@@ -34,6 +34,7 @@ from agentui.frontends.tui.limit_resume import go_on_after_limit
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.status_line_driver import StatusLineDriver
+from agentui.frontends.tui.terminal_text import show_controls, visible_update
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
@@ -80,6 +81,7 @@ class AgentApp(AppOpening):
         cwd: Path | None = None,
     ) -> None:
         textual_cycles.apply()  # (before anything is drawn)
+        show_controls()  # (ESC and C1 controls in text are drawn as \xNN: terminal_text.py)
         super().__init__()
         self.collector = CollectorPolicy()
         self.frames = FrameWriter()
@@ -127,6 +129,9 @@ class AgentApp(AppOpening):
 
     def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
         # Textual's update, written as the cells that changed (frame_writer.py); an inline app writes its own way.
+        # Every frame passes here: no control character in its text reaches the terminal (terminal_text.py).
+        if isinstance(renderable, CompositorUpdate):
+            renderable = visible_update(renderable)
         if isinstance(renderable, CompositorUpdate) and not self.is_inline:
             renderable = self.frames.update(renderable, *self.size)
         super()._display(screen, renderable)
