@@ -242,3 +242,20 @@ def test_parents_that_loop_or_are_missing_still_give_a_tree(tmp_path: Path) -> N
     )  # fmt: skip
     tree = build_tree(path)
     assert sorted((node.prompt, node.turns) for _, node in tree.walk()) == [("one", 1), ("orphan", 1)]
+
+
+def test_a_fifo_beside_the_session_or_among_its_transcripts_does_not_hang_agentui_tree(tmp_path: Path) -> None:
+    """A FIFO named like a session (beside it, or as a sub-agent's transcript) is not a session: it is passed over
+    instead of blocking the tree for ever, as `agentui tree`'s neighbours and /tree's are read without asking."""
+    path = fixture(tmp_path, "-src-experiments-claude_p", "29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl")
+    os.mkfifo(path.parent / "0000-other.jsonl")
+    os.mkfifo(path.parent / path.stem / "subagents" / "agent-fifo.jsonl")
+    os.mkfifo(path.parent / "agent-beside.jsonl")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[1].lstrip().startswith("subagent ")  # (the real transcript is still read)
+    assert "The transcript agent-fifo.jsonl cannot be read (not a regular file)" in ran.stdout

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agentui.core.session.reader import CHAIN_TYPES, load_session, read_lines
+from agentui.core.session.reader import CHAIN_TYPES, load_session, open_regular, read_lines
 from agentui.core.session.trace import answer_cost
 
 Kind = Literal["main", "rewind", "fork", "attempt", "subagent"]
@@ -178,7 +178,7 @@ def _forks(main: _File, graph: _Graph, problems: list[str]) -> list[_File]:
 
 
 def _first_chain_uuid(path: Path, lines: int = 200) -> str | None:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # (a FIFO named like a session is refused, not waited on)
         for _ in range(lines):
             raw = handle.readline()
             if not raw:
@@ -275,8 +275,9 @@ class _Builder:
         for path in _transcripts(files):
             try:
                 agent_file = _read(path, self.problems)
-            except OSError:
-                self.problems.append(f"The transcript {path.name} cannot be read; it is left out of the tree.")
+            except OSError as exc:
+                said = f"The transcript {path.name} cannot be read ({exc.strerror or exc})"
+                self.problems.append(f"{said}; it is left out of the tree.")
                 continue
             name = path.stem.removeprefix("agent-")
             seen.add(name)
@@ -329,7 +330,7 @@ def _transcripts(files: list[_File]) -> list[Path]:
 
 def _first_session_id(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             first = json.loads(handle.readline() or b"{}")
     except (OSError, ValueError):
         return None
