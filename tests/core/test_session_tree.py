@@ -259,3 +259,21 @@ def test_a_fifo_beside_the_session_or_among_its_transcripts_does_not_hang_agentu
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.splitlines()[1].lstrip().startswith("subagent ")  # (the real transcript is still read)
     assert "The transcript agent-fifo.jsonl cannot be read (not a regular file)" in ran.stdout
+
+
+def test_control_characters_in_a_prompt_do_not_reach_the_terminal(tmp_path: Path) -> None:
+    """`agentui tree` prints prompts from a file anyone may have written: an escape sequence in one (a clipboard
+    write, a colour, a C1 CSI, a bidi override that reorders what is shown) is shown as a space, never sent."""
+    said = "fix\x1b]52;c;ZXZpbA==\x07 the\x1b[2J bug\x9b31m now\u202edesrever\r\nplease"
+    path = tmp_path / "s.jsonl"
+    entry = {"type": "user", "uuid": "u\x1bc", "parentUuid": None, "sessionId": "s", "message": {"role": "user"}}
+    path.write_text(json.dumps({**entry, "message": {"role": "user", "content": said}}) + "\n")
+    tree = build_tree(path)
+    assert tree.root.prompt == "fix ]52;c;ZXZpbA== the [2J bug 31m now desrever please"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0 and b"the [2J bug" in ran.stdout
+    assert not any(0 < byte < 32 and byte != 10 for byte in ran.stdout) and b"\xc2\x9b" not in ran.stdout

@@ -26,6 +26,8 @@ _ATTEMPT_TRANSCRIPT = re.compile(r"transcript (agent-[\w-]+)\.jsonl")
 _COMMAND = re.compile(r"<command-name>(?P<name>.*?)</command-name>", re.S)
 _ARGUMENTS = re.compile(r"<command-args>(?P<args>.*?)</command-args>", re.S)
 _TAG = re.compile(r"</?[\w-]+>")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (an escape sequence would reach the terminal) and bidi overrides (they reorder what is shown)."""
 
 
 @dataclass
@@ -436,7 +438,7 @@ def _one_line(entry: Mapping[str, Any]) -> str:
     if command:  # (a slash command's line: its name and arguments, not its markup)
         arguments = _ARGUMENTS.search(said)
         said = f"{command['name']} {arguments['args'] if arguments else ''}"
-    line = " ".join(_TAG.sub(" ", said).split())
+    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", said)).split())
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
 
 
@@ -450,7 +452,7 @@ def render_tree(tree: SessionTree) -> str:
         leaf = f", leaf {node.leaf_uuid[:8]}" if node.leaf_uuid else ""
         turns = f"{node.turns} turn{'s' if node.turns != 1 else ''}"
         lines.append(f"{'  ' * depth}{mark}{node.kind} {said}: {turns}, ${node.cost_usd:.4f}{leaf}{where}")
-    return "\n".join(lines)
+    return "\n".join(_CONTROL.sub(" ", line) for line in lines)  # (uuids are the file's too)
 
 
 def tree_command(reference: str, cwd: Path, as_json: bool = False, env: Mapping[str, str] | None = None) -> str:
@@ -465,4 +467,5 @@ def tree_command(reference: str, cwd: Path, as_json: bool = False, env: Mapping[
         raise SessionError(f"The session file {path} cannot be read ({exc.strerror or exc}).") from None
     if as_json:
         return json.dumps(tree.to_json(), ensure_ascii=False, indent=2)
-    return "\n".join([render_tree(tree), *tree.problems])
+    problems = [_CONTROL.sub(" ", problem) for problem in tree.problems]  # (file names may hold escapes too)
+    return "\n".join([render_tree(tree), *problems])
