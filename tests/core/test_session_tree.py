@@ -277,3 +277,20 @@ def test_control_characters_in_a_prompt_do_not_reach_the_terminal(tmp_path: Path
     )  # fmt: skip
     assert ran.returncode == 0 and b"the [2J bug" in ran.stdout
     assert not any(0 < byte < 32 and byte != 10 for byte in ran.stdout) and b"\xc2\x9b" not in ran.stdout
+
+
+def test_an_answer_costs_what_its_last_line_says(tmp_path: Path) -> None:
+    """Claude Code writes an answer a line per block as each block ends: the first lines carry the output tokens
+    counted so far (3 of 190), the last the whole answer's. Each answer is counted once, at its final usage."""
+    from agentui.core.session.trace import answer_cost
+
+    project, name = "-Users-dain-workspace-claude-code-log-sample", "0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+    path = fixture(tmp_path, project, name)
+    final: dict[str, dict[str, Any]] = {}
+    for entry in lines(path):
+        if entry.get("type") == "assistant" and entry["message"].get("id"):
+            final[entry["message"]["id"]] = entry["message"]  # (the file's later line of an answer wins)
+    costs = [answer_cost(message) for message in final.values()]
+    tree = build_tree(path)
+    assert sum(node.turns for _, node in tree.walk()) == len(final)
+    assert sum(node.cost_usd for _, node in tree.walk()) == pytest.approx(sum(c[1] for c in costs if c))

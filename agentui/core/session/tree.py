@@ -109,6 +109,9 @@ class _Graph:
     def __init__(self) -> None:
         self.lines: dict[str, dict[str, Any]] = {}
         self.file_of: dict[str, _File] = {}
+        self.final: dict[str, dict[str, Any]] = {}
+        """Each answer's message as its last line has it: Claude Code writes an answer a line per block as each
+        ends, the earlier lines with the output tokens counted so far, the last with the whole answer's usage."""
 
     def add(self, file: _File, *, sidechain: bool | None = None) -> None:
         for entry in file.entries:
@@ -119,6 +122,8 @@ class _Graph:
                 continue
             self.lines[uuid] = entry
             self.file_of[uuid] = file
+            if isinstance(answer := _answer_id(entry), str):
+                self.final[answer] = entry["message"]
 
     def parent(self, uuid: str) -> str | None:
         entry = self.lines[uuid]
@@ -239,10 +244,10 @@ class _Builder:
             message = entry.get("message")
             answer = message.get("id") if entry.get("type") == "assistant" and isinstance(message, dict) else None
             if not isinstance(answer, str) or answer in self.counted:
-                continue  # (an answer is a line per block, each with the whole answer's usage)
+                continue  # (an answer is a line per block: counted once, at its last line's usage)
             self.counted.add(answer)
             turns += 1
-            counted = answer_cost(message) if isinstance(message, dict) else None
+            counted = answer_cost(graph.final.get(answer, message)) if isinstance(message, dict) else None
             cost += counted[1] if counted else 0.0
         agent = graph.lines[segment.uuids[0]].get("agentId") if segment.uuids else None
         node = TreeNode(kind, prompt, turns, cost, segment.leaf, segment.branched_from, file.session_id, str(file.path))
