@@ -294,3 +294,37 @@ def test_an_answer_costs_what_its_last_line_says(tmp_path: Path) -> None:
     tree = build_tree(path)
     assert sum(node.turns for _, node in tree.walk()) == len(final)
     assert sum(node.cost_usd for _, node in tree.walk()) == pytest.approx(sum(c[1] for c in costs if c))
+
+
+def test_a_long_session_retried_at_every_turn_gives_a_shallow_tree(tmp_path: Path) -> None:
+    """3,000 turns, each asked once, rewound and asked again, then the conversation moved back to the first try:
+    the main line's rest is one branch with the tries beside it, not 3,000 branches each inside the one before
+    (which overflowed Python's stack in `agentui tree --json`, and in the app's tree, with a traceback)."""
+    out, parent, count = [], None, 3000
+
+    def line(uuid: str, parent: str | None, kind: str, text: str) -> str:
+        content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            message |= {"id": f"msg_{uuid}", "model": MODEL, "usage": {"input_tokens": 10, "output_tokens": 10}}
+        stamp = f"2026-01-01T00:00:00.{len(out):06d}Z"
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "message": message, "timestamp": stamp})
+
+    for turn in range(count):  # (the try, rewound; then the turn asked again, which the next turn goes on from)
+        out += [line(f"t{turn}", parent, "user", f"try {turn}"), line(f"ta{turn}", f"t{turn}", "assistant", "No.")]
+        out += [line(f"u{turn}", parent, "user", f"turn {turn}"), line(f"a{turn}", f"u{turn}", "assistant", "Yes.")]
+        parent = f"a{turn}"
+    out.append(json.dumps({"type": "last-prompt", "leafUuid": "ta0", "explicit": True}))  # (moved to the first try)
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    tree = build_tree(path)
+    assert (tree.root.prompt, tree.root.leaf_uuid) == ("try 0", "ta0")
+    assert max(depth for depth, _ in tree.walk()) <= 2
+    assert sum(node.turns for _, node in tree.walk()) == 2 * count
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path), "--json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    assert json.loads(ran.stdout)["root"]["leaf_uuid"] == "ta0"

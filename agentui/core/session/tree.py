@@ -5,15 +5,16 @@ its turns and its cost, the uuid of its leaf and of the line it branched off fro
 A branch is a straight run of lines: where one line has two children that each lead to a prompt or an answer (a
 rewind, an edited prompt, a fork's first new line), a branch ends and others begin. A line with a child that leads to
 neither (the results of parallel tool calls, progress lines) does not branch. The branch the conversation is on
-comes first and is "main"; the other leaves follow, oldest first, each from the first line it shares with one before.
+comes first and is "main"; the other leaves follow, oldest first, each under the branch it leaves (which branch holds
+the lines two leaves share is chosen so that the tree stays shallow: see `_heavy_first`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -224,15 +225,12 @@ class _Builder:
     def _nodes(self, graph: _Graph, segments: list[_Segment], kind: Any) -> list[TreeNode]:
         """The segments' nodes, each under the one it branched from; those that start at a root are returned."""
         nodes: list[TreeNode] = []
-        roots: list[TreeNode] = []
         for index, segment in enumerate(segments):
             file = graph.file_of[segment.leaf] if segment.leaf else self.main
-            node = self._node(graph, segment, kind(index, file), file)
-            nodes.append(node)
-            if segment.parent is not None:
-                nodes[segment.parent].children.append(node)
-            else:
-                roots.append(node)
+            nodes.append(self._node(graph, segment, kind(index, file), file))
+        roots: list[TreeNode] = []
+        for node, segment in zip(nodes, segments, strict=True):  # (a branch may come before the one it is under)
+            (roots if segment.parent is None else nodes[segment.parent].children).append(node)
         return roots
 
     def _node(self, graph: _Graph, segment: _Segment, kind: Kind, file: _File) -> TreeNode:
@@ -356,17 +354,52 @@ def _segments(graph: _Graph, current: str | None) -> list[_Segment]:
         entry = graph.lines[uuid]
         own = _is_prompt(entry) or _new_answer(entry, graph)
         substantial[uuid] = own or any(substantial.get(child, False) for child in children.get(uuid, []))
-    leaves = [
-        _extended(u, children)
-        for u in order
-        if substantial[u] and not any(substantial.get(c, False) for c in children.get(u, []))
-    ]
-    if not leaves and order:
-        leaves = [_extended(order[0], children)]
+    ends = [u for u in order if substantial[u] and not any(substantial.get(c, False) for c in children.get(u, []))]
+    if not ends and order:
+        ends = [order[0]]
     index = {uuid: number for number, uuid in enumerate(graph.lines)}
-    leaves.sort(key=lambda u: (str(graph.lines[u].get("timestamp", "")), index[u]))
-    first = current if current is not None else (leaves[-1] if leaves else None)
-    return _claim(graph, [first, *leaves] if first is not None else [])
+
+    def age(uuid: str | None) -> tuple[str, int]:
+        return (str(graph.lines[uuid].get("timestamp", "")), index[uuid]) if uuid is not None else ("", -1)
+
+    first = current if current is not None else max((_extended(u, children) for u in ends), key=age, default=None)
+    if first is None:
+        return []
+    claimed = _claim(graph, [first, *(_extended(u, children) for u in _heavy_first(ends, children, order))])
+    return _oldest_first(claimed, age)
+
+
+def _heavy_first(ends: list[str], children: dict[str | None, list[str]], order: list[str]) -> list[str]:
+    """The branches' ends in the order a walk down from the roots meets them, taking at each line first the child
+    with the most ends under it. Claimed in this order, a branch is under another only where it holds at most half
+    of the ends under their common line, so the tree is at most log2(ends) deep however long the session (oldest
+    first, a session retried at each turn nested each turn's branch in the one before, thousands deep)."""
+    weight = dict.fromkeys(ends, 1)
+    for uuid in reversed(order):
+        weight[uuid] = weight.get(uuid, 0) + sum(weight.get(child, 0) for child in children.get(uuid, []))
+
+    def heaviest_last(uuids: list[str]) -> list[str]:
+        return sorted((uuid for uuid in uuids if weight.get(uuid)), key=weight.__getitem__)
+
+    met: list[str] = []
+    stack, wanted = heaviest_last(children.get(None, [])), set(ends)
+    while stack:
+        uuid = stack.pop()
+        if uuid in wanted:
+            met.append(uuid)
+        stack.extend(heaviest_last(children.get(uuid, [])))
+    return met
+
+
+def _oldest_first(segments: list[_Segment], age: Callable[[str | None], tuple[str, int]]) -> list[_Segment]:
+    """The segments after the first in the order of their leaves' times, each still naming the one it is under."""
+    ordering = [0, *sorted(range(1, len(segments)), key=lambda i: age(segments[i].leaf))]
+    moved = {old: new for new, old in enumerate(ordering)}
+    return [replace(segments[old], parent=_moved(segments[old].parent, moved)) for old in ordering]
+
+
+def _moved(parent: int | None, moved: dict[int, int]) -> int | None:
+    return None if parent is None else moved[parent]
 
 
 def _preorder(children: dict[str | None, list[str]]) -> list[str]:
