@@ -24,6 +24,7 @@ from agentui.core.pricing import cost_usd
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.rewind import RewindError
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.session.tree import SessionTree, TreeNode, build_tree
 from agentui.core.settings import Settings
 from tests.core.test_file_history import use
@@ -328,3 +329,22 @@ def test_a_long_session_retried_at_every_turn_gives_a_shallow_tree(tmp_path: Pat
     )  # fmt: skip
     assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
     assert json.loads(ran.stdout)["root"]["leaf_uuid"] == "ta0"
+
+
+async def test_a_fork_from_a_sub_agent_is_a_conversation_of_its_own(tmp_path: Path) -> None:
+    """/tree's f on a sub-agent: the new session's copy of the sub-agent's lines is its main line (left marked as
+    a sub-agent's, Claude Code found no conversation in it, and its tree had no main line)."""
+    script = [use("Task", "t1", description="look", prompt="Look around.", subagent_type="general-purpose")]
+    conversation = opened(tmp_path, [*script, {"text": "Looked."}, {"text": "Delegated."}], [])
+    await conversation.send("delegate")
+    await conversation.aclose()
+    [agent] = [node for _, node in build_tree(conversation.session.path).walk() if node.kind == "subagent"]
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    request = SessionRequest(resume=agent.file, resume_at=agent.leaf_uuid, fork=True)
+    launch = Launch(Settings(provider="scripted", model=MODEL), cwd=conversation.root, session=request)
+    forked = open_conversation(launch, provider=ScriptedProvider([]), env=env)
+    await forked.aclose()
+    copied = [entry for entry in lines(forked.session.path) if entry.get("uuid")]
+    assert copied and not any(entry.get("isSidechain") or "agentId" in entry for entry in copied)
+    tree = build_tree(forked.session.path)
+    assert (tree.root.kind, tree.root.prompt, tree.root.turns, tree.root.children) == ("main", "Look around.", 1, [])
