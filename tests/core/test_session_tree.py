@@ -348,3 +348,21 @@ async def test_a_fork_from_a_sub_agent_is_a_conversation_of_its_own(tmp_path: Pa
     assert copied and not any(entry.get("isSidechain") or "agentId" in entry for entry in copied)
     tree = build_tree(forked.session.path)
     assert (tree.root.kind, tree.root.prompt, tree.root.turns, tree.root.children) == ("main", "Look around.", 1, [])
+
+
+def test_a_fork_whose_lines_name_another_session_is_known_by_its_file(tmp_path: Path) -> None:
+    """A session is found by its file's name: a fork whose lines still carry the id of the session it came from (or
+    any other) is that file's session, so /tree resumes it there instead of refusing it as this session's branch."""
+    main_id, fork_id = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+
+    def line(uuid: str, parent: str | None, kind: str, text: str) -> str:
+        content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+        message: dict[str, Any] = {"role": kind, "content": content, **({"id": f"m{uuid}"} if kind != "user" else {})}
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "message": message, "sessionId": main_id})
+
+    shared = [line("u1", None, "user", "one"), line("a1", "u1", "assistant", "A1.")]
+    (tmp_path / f"{main_id}.jsonl").write_text("\n".join([*shared, line("u2", "a1", "user", "two")]) + "\n")
+    (tmp_path / f"{fork_id}.jsonl").write_text("\n".join([*shared, line("f2", "a1", "user", "forked")]) + "\n")
+    tree = build_tree(tmp_path / f"{main_id}.jsonl")
+    [fork] = tree.root.children
+    assert (fork.kind, fork.prompt, fork.session_id, tree.root.session_id) == ("fork", "forked", fork_id, main_id)

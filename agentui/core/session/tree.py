@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agentui.core.session.paths import is_session_id
 from agentui.core.session.reader import CHAIN_TYPES, load_session, open_regular, read_lines
 from agentui.core.session.trace import answer_cost
 
@@ -162,6 +163,8 @@ def _read(path: Path, problems: list[str]) -> _File:
     if skipped:
         lines = f"{skipped} line{'s' if skipped != 1 else ''}"
         problems.append(f"{lines} of {path.name} could not be read and {'are' if skipped != 1 else 'is'} left out.")
+    if is_session_id(path.stem):  # (a session is found by its file's name, whatever ids its copied lines carry)
+        return _File(path, path.stem, entries)
     ids = [e["sessionId"] for e in entries if isinstance(e.get("sessionId"), str)]
     return _File(path, ids[0] if ids else path.stem, entries)
 
