@@ -366,3 +366,29 @@ def test_a_fork_whose_lines_name_another_session_is_known_by_its_file(tmp_path: 
     tree = build_tree(tmp_path / f"{main_id}.jsonl")
     [fork] = tree.root.children
     assert (fork.kind, fork.prompt, fork.session_id, tree.root.session_id) == ("fork", "forked", fork_id, main_id)
+
+
+async def test_moving_to_a_branch_while_parallel_attempts_run_is_refused(tmp_path: Path) -> None:
+    """Attempts run in branches of their own while the conversation's agent waits: a move then would change the
+    history under the attempts that are about to go on from it, so it is refused, as it is while a turn runs."""
+    from tests.support.waiting import eventually
+
+    go = tmp_path / "go"
+    wait = f"while [ ! -e {go} ]; do sleep 0.1; done; echo waited"
+    script = [{"text": "A1."}, use("Bash", "b1", command=wait), use("Bash", "b2", command=wait)]
+    conversation = opened(tmp_path, [*script, {"text": "Tried."}, {"text": "Tried."}], [])
+    try:
+        await conversation.send("one")
+        leaf = uuid_of(conversation.session.path, "A1.")
+        trying = asyncio.ensure_future(conversation.attempt("Try it.", [AttemptConfig(), AttemptConfig()], "tokens"))
+        await eventually(lambda: conversation.running)
+        with pytest.raises(RewindError, match="running"):
+            switch_branch(conversation, leaf)
+        with pytest.raises(RewindError, match="running"):  # (a rewind, likewise)
+            conversation.rewind(conversation.prompts()[-1].uuid, code=False)
+        go.touch()
+        attempts, _ = await asyncio.wait_for(trying, 120)
+        attempts.close()
+    finally:
+        go.touch()
+        await conversation.aclose()
