@@ -392,3 +392,21 @@ async def test_moving_to_a_branch_while_parallel_attempts_run_is_refused(tmp_pat
     finally:
         go.touch()
         await conversation.aclose()
+
+
+def test_a_prompt_full_of_an_unclosed_tag_is_read_in_one_pass(tmp_path: Path) -> None:
+    """A slash command's line is found by its tags; a prompt with 200,000 opening tags and no closing one made the
+    search start over at each (hours of work for a 3 MB prompt, `agentui tree` and /tree stuck)."""
+    said = "look: " + "<command-name>" * 200_000
+    entry = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"content": said}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(entry) + "\n")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert ran.returncode == 0 and ran.stdout.startswith('* main "look:": '), ran.stderr
+    command = "<command-message>r</command-message>\n<command-name>/review</command-name><command-args>x</command-args>"
+    path.write_text(json.dumps({**entry, "message": {"content": command}}) + "\n")
+    assert build_tree(path).root.prompt == "/review x"

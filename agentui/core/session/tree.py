@@ -25,8 +25,6 @@ from agentui.core.session.trace import answer_cost
 Kind = Literal["main", "rewind", "fork", "attempt", "subagent"]
 PROMPT_CHARS = 80
 _ATTEMPT_TRANSCRIPT = re.compile(r"transcript (agent-[\w-]+)\.jsonl")
-_COMMAND = re.compile(r"<command-name>(?P<name>.*?)</command-name>", re.S)
-_ARGUMENTS = re.compile(r"<command-args>(?P<args>.*?)</command-args>", re.S)
 _TAG = re.compile(r"</?[\w-]+>")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 """Control characters (an escape sequence would reach the terminal) and bidi overrides (they reorder what is shown)."""
@@ -475,12 +473,19 @@ def _one_line(entry: Mapping[str, Any]) -> str:
     texts = [content] if isinstance(content, str) else [b.get("text") for b in content if isinstance(b, dict)]
     texts = [text for text in texts if isinstance(text, str) and text.strip()]
     said = next((text for text in texts if not text.lstrip().startswith("<")), texts[0] if texts else "(an image)")
-    command = _COMMAND.search(said)
-    if command:  # (a slash command's line: its name and arguments, not its markup)
-        arguments = _ARGUMENTS.search(said)
-        said = f"{command['name']} {arguments['args'] if arguments else ''}"
+    command = _between(said, "command-name")
+    if command is not None:  # (a slash command's line: its name and arguments, not its markup)
+        said = f"{command} {_between(said, 'command-args') or ''}"
     line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", said)).split())
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
+
+
+def _between(text: str, tag: str) -> str | None:
+    """What the first `<tag>...</tag>` of `text` holds, in two scans (a regular expression started its search over
+    at each opening tag with no closing one: hours for a prompt full of them)."""
+    start = text.find(f"<{tag}>")
+    end = text.find(f"</{tag}>", start) if start >= 0 else -1
+    return text[start + len(tag) + 2 : end] if end >= 0 else None
 
 
 def render_tree(tree: SessionTree) -> str:
