@@ -410,3 +410,26 @@ def test_a_prompt_full_of_an_unclosed_tag_is_read_in_one_pass(tmp_path: Path) ->
     command = "<command-message>r</command-message>\n<command-name>/review</command-name><command-args>x</command-args>"
     path.write_text(json.dumps({**entry, "message": {"content": command}}) + "\n")
     assert build_tree(path).root.prompt == "/review x"
+
+
+def test_a_lone_surrogate_in_a_session_is_shown_not_a_traceback(tmp_path: Path) -> None:
+    """JSON may escape half a UTF-16 pair ("\\ud800"), which no terminal can be sent: it is shown as U+FFFD, in the
+    text and in the JSON, instead of stopping `agentui tree` with a UnicodeEncodeError."""
+    path = tmp_path / "s.jsonl"
+    entry = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s",
+        "message": {"content": "bad \ud800 half"},
+    }
+    path.write_text(json.dumps(entry) + "\n")  # (json.dumps writes it as the escape "\ud800")
+    assert build_tree(path).root.prompt == "bad \ufffd half"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    for json_flag in ([], ["--json"]):
+        ran = subprocess.run(
+            [sys.executable, "-m", "agentui", "tree", str(path), *json_flag],
+            cwd=tmp_path, env=env, capture_output=True, text=True, encoding="utf-8", timeout=120,
+        )  # fmt: skip
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+        assert "bad \ufffd half" in ran.stdout

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agentui.core.escapes import visible
 from agentui.core.session.paths import is_session_id
 from agentui.core.session.reader import CHAIN_TYPES, load_session, open_regular, read_lines
 from agentui.core.session.trace import answer_cost
@@ -476,7 +477,7 @@ def _one_line(entry: Mapping[str, Any]) -> str:
     command = _between(said, "command-name")
     if command is not None:  # (a slash command's line: its name and arguments, not its markup)
         said = f"{command} {_between(said, 'command-args') or ''}"
-    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", said)).split())
+    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", visible(said))).split())  # (half a UTF-16 pair: U+FFFD)
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
 
 
@@ -511,7 +512,7 @@ def tree_command(reference: str, cwd: Path, as_json: bool = False, env: Mapping[
         tree = build_tree(path)
     except OSError as exc:
         raise SessionError(f"The session file {path} cannot be read ({exc.strerror or exc}).") from None
-    if as_json:
-        return json.dumps(tree.to_json(), ensure_ascii=False, indent=2)
+    if as_json:  # (what the file holds, uuids and names too, may be half a UTF-16 pair: shown, not a traceback)
+        return visible(json.dumps(tree.to_json(), ensure_ascii=False, indent=2))
     problems = [_CONTROL.sub(" ", problem) for problem in tree.problems]  # (file names may hold escapes too)
-    return "\n".join([render_tree(tree), *problems])
+    return visible("\n".join([render_tree(tree), *problems]))
