@@ -30,7 +30,7 @@ def session_tree(conversation: Rewindable) -> SessionTree:
 def switch_branch(conversation: Rewindable, leaf: str) -> Rewound:
     """Go on from the line `leaf` of this session's file. Raises RewindError, changing nothing, while a turn runs or
     when the line is not in the file (another session's branch is resumed, not switched to)."""
-    if conversation.agent.running:
+    if conversation.running:  # (a turn, or parallel attempts that go on from the history as it is)
         raise RewindError("A turn is running; stop it (Esc) before moving to another branch.")
     writer = conversation.session.writer
     try:

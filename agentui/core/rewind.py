@@ -45,6 +45,11 @@ class Rewindable(Protocol):
     def session_id(self) -> str: ...
 
     @property
+    def running(self) -> bool:
+        """A turn or parallel attempts are running (the agent alone is idle while its attempts run)."""
+        ...
+
+    @property
     def root(self) -> Path: ...
 
 
@@ -156,7 +161,7 @@ def rewind(
 ) -> Rewound:
     """Back to before the prompt whose line is `to`: its files (`code`) and the conversation (`history`). Files
     changed outside agentui since are overwritten only with `overwrite`."""
-    if conversation.agent.running:
+    if conversation.running:
         raise RewindError("A turn is running; stop it (Esc) before rewinding.")
     writer = conversation.session.writer
     read = _read(conversation)  # (once: a long session's file is read for the prompt, the branch and the messages)

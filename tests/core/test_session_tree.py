@@ -24,6 +24,7 @@ from agentui.core.pricing import cost_usd
 from agentui.core.project import PermissionOptions
 from agentui.core.providers.scripted import ScriptedProvider
 from agentui.core.rewind import RewindError
+from agentui.core.session.lookup import SessionRequest
 from agentui.core.session.tree import SessionTree, TreeNode, build_tree
 from agentui.core.settings import Settings
 from tests.core.test_file_history import use
@@ -242,3 +243,193 @@ def test_parents_that_loop_or_are_missing_still_give_a_tree(tmp_path: Path) -> N
     )  # fmt: skip
     tree = build_tree(path)
     assert sorted((node.prompt, node.turns) for _, node in tree.walk()) == [("one", 1), ("orphan", 1)]
+
+
+def test_a_fifo_beside_the_session_or_among_its_transcripts_does_not_hang_agentui_tree(tmp_path: Path) -> None:
+    """A FIFO named like a session (beside it, or as a sub-agent's transcript) is not a session: it is passed over
+    instead of blocking the tree for ever, as `agentui tree`'s neighbours and /tree's are read without asking."""
+    path = fixture(tmp_path, "-src-experiments-claude_p", "29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl")
+    os.mkfifo(path.parent / "0000-other.jsonl")
+    os.mkfifo(path.parent / path.stem / "subagents" / "agent-fifo.jsonl")
+    os.mkfifo(path.parent / "agent-beside.jsonl")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines()[1].lstrip().startswith("subagent ")  # (the real transcript is still read)
+    assert "The transcript agent-fifo.jsonl cannot be read (not a regular file)" in ran.stdout
+
+
+def test_control_characters_in_a_prompt_do_not_reach_the_terminal(tmp_path: Path) -> None:
+    """`agentui tree` prints prompts from a file anyone may have written: an escape sequence in one (a clipboard
+    write, a colour, a C1 CSI, a bidi override that reorders what is shown) is shown as a space, never sent."""
+    said = "fix\x1b]52;c;ZXZpbA==\x07 the\x1b[2J bug\x9b31m now\u202edesrever\r\nplease"
+    path = tmp_path / "s.jsonl"
+    entry = {"type": "user", "uuid": "u\x1bc", "parentUuid": None, "sessionId": "s", "message": {"role": "user"}}
+    path.write_text(json.dumps({**entry, "message": {"role": "user", "content": said}}) + "\n")
+    tree = build_tree(path)
+    assert tree.root.prompt == "fix ]52;c;ZXZpbA== the [2J bug 31m now desrever please"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert ran.returncode == 0 and b"the [2J bug" in ran.stdout
+    assert not any(0 < byte < 32 and byte != 10 for byte in ran.stdout) and b"\xc2\x9b" not in ran.stdout
+
+
+def test_an_answer_costs_what_its_last_line_says(tmp_path: Path) -> None:
+    """Claude Code writes an answer a line per block as each block ends: the first lines carry the output tokens
+    counted so far (3 of 190), the last the whole answer's. Each answer is counted once, at its final usage."""
+    from agentui.core.session.trace import answer_cost
+
+    project, name = "-Users-dain-workspace-claude-code-log-sample", "0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+    path = fixture(tmp_path, project, name)
+    final: dict[str, dict[str, Any]] = {}
+    for entry in lines(path):
+        if entry.get("type") == "assistant" and entry["message"].get("id"):
+            final[entry["message"]["id"]] = entry["message"]  # (the file's later line of an answer wins)
+    costs = [answer_cost(message) for message in final.values()]
+    tree = build_tree(path)
+    assert sum(node.turns for _, node in tree.walk()) == len(final)
+    assert sum(node.cost_usd for _, node in tree.walk()) == pytest.approx(sum(c[1] for c in costs if c))
+
+
+def test_a_long_session_retried_at_every_turn_gives_a_shallow_tree(tmp_path: Path) -> None:
+    """3,000 turns, each asked once, rewound and asked again, then the conversation moved back to the first try:
+    the main line's rest is one branch with the tries beside it, not 3,000 branches each inside the one before
+    (which overflowed Python's stack in `agentui tree --json`, and in the app's tree, with a traceback)."""
+    out, parent, count = [], None, 3000
+
+    def line(uuid: str, parent: str | None, kind: str, text: str) -> str:
+        content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            message |= {"id": f"msg_{uuid}", "model": MODEL, "usage": {"input_tokens": 10, "output_tokens": 10}}
+        stamp = f"2026-01-01T00:00:00.{len(out):06d}Z"
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "message": message, "timestamp": stamp})
+
+    for turn in range(count):  # (the try, rewound; then the turn asked again, which the next turn goes on from)
+        out += [line(f"t{turn}", parent, "user", f"try {turn}"), line(f"ta{turn}", f"t{turn}", "assistant", "No.")]
+        out += [line(f"u{turn}", parent, "user", f"turn {turn}"), line(f"a{turn}", f"u{turn}", "assistant", "Yes.")]
+        parent = f"a{turn}"
+    out.append(json.dumps({"type": "last-prompt", "leafUuid": "ta0", "explicit": True}))  # (moved to the first try)
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    tree = build_tree(path)
+    assert (tree.root.prompt, tree.root.leaf_uuid) == ("try 0", "ta0")
+    assert max(depth for depth, _ in tree.walk()) <= 2
+    assert sum(node.turns for _, node in tree.walk()) == 2 * count
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path), "--json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    assert json.loads(ran.stdout)["root"]["leaf_uuid"] == "ta0"
+
+
+async def test_a_fork_from_a_sub_agent_is_a_conversation_of_its_own(tmp_path: Path) -> None:
+    """/tree's f on a sub-agent: the new session's copy of the sub-agent's lines is its main line (left marked as
+    a sub-agent's, Claude Code found no conversation in it, and its tree had no main line)."""
+    script = [use("Task", "t1", description="look", prompt="Look around.", subagent_type="general-purpose")]
+    conversation = opened(tmp_path, [*script, {"text": "Looked."}, {"text": "Delegated."}], [])
+    await conversation.send("delegate")
+    await conversation.aclose()
+    [agent] = [node for _, node in build_tree(conversation.session.path).walk() if node.kind == "subagent"]
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    request = SessionRequest(resume=agent.file, resume_at=agent.leaf_uuid, fork=True)
+    launch = Launch(Settings(provider="scripted", model=MODEL), cwd=conversation.root, session=request)
+    forked = open_conversation(launch, provider=ScriptedProvider([]), env=env)
+    await forked.aclose()
+    copied = [entry for entry in lines(forked.session.path) if entry.get("uuid")]
+    assert copied and not any(entry.get("isSidechain") or "agentId" in entry for entry in copied)
+    tree = build_tree(forked.session.path)
+    assert (tree.root.kind, tree.root.prompt, tree.root.turns, tree.root.children) == ("main", "Look around.", 1, [])
+
+
+def test_a_fork_whose_lines_name_another_session_is_known_by_its_file(tmp_path: Path) -> None:
+    """A session is found by its file's name: a fork whose lines still carry the id of the session it came from (or
+    any other) is that file's session, so /tree resumes it there instead of refusing it as this session's branch."""
+    main_id, fork_id = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"
+
+    def line(uuid: str, parent: str | None, kind: str, text: str) -> str:
+        content: Any = text if kind == "user" else [{"type": "text", "text": text}]
+        message: dict[str, Any] = {"role": kind, "content": content, **({"id": f"m{uuid}"} if kind != "user" else {})}
+        return json.dumps({"type": kind, "uuid": uuid, "parentUuid": parent, "message": message, "sessionId": main_id})
+
+    shared = [line("u1", None, "user", "one"), line("a1", "u1", "assistant", "A1.")]
+    (tmp_path / f"{main_id}.jsonl").write_text("\n".join([*shared, line("u2", "a1", "user", "two")]) + "\n")
+    (tmp_path / f"{fork_id}.jsonl").write_text("\n".join([*shared, line("f2", "a1", "user", "forked")]) + "\n")
+    tree = build_tree(tmp_path / f"{main_id}.jsonl")
+    [fork] = tree.root.children
+    assert (fork.kind, fork.prompt, fork.session_id, tree.root.session_id) == ("fork", "forked", fork_id, main_id)
+
+
+async def test_moving_to_a_branch_while_parallel_attempts_run_is_refused(tmp_path: Path) -> None:
+    """Attempts run in branches of their own while the conversation's agent waits: a move then would change the
+    history under the attempts that are about to go on from it, so it is refused, as it is while a turn runs."""
+    from tests.support.waiting import eventually
+
+    go = tmp_path / "go"
+    wait = f"while [ ! -e {go} ]; do sleep 0.1; done; echo waited"
+    script = [{"text": "A1."}, use("Bash", "b1", command=wait), use("Bash", "b2", command=wait)]
+    conversation = opened(tmp_path, [*script, {"text": "Tried."}, {"text": "Tried."}], [])
+    try:
+        await conversation.send("one")
+        leaf = uuid_of(conversation.session.path, "A1.")
+        trying = asyncio.ensure_future(conversation.attempt("Try it.", [AttemptConfig(), AttemptConfig()], "tokens"))
+        await eventually(lambda: conversation.running)
+        with pytest.raises(RewindError, match="running"):
+            switch_branch(conversation, leaf)
+        with pytest.raises(RewindError, match="running"):  # (a rewind, likewise)
+            conversation.rewind(conversation.prompts()[-1].uuid, code=False)
+        go.touch()
+        attempts, _ = await asyncio.wait_for(trying, 120)
+        attempts.close()
+    finally:
+        go.touch()
+        await conversation.aclose()
+
+
+def test_a_prompt_full_of_an_unclosed_tag_is_read_in_one_pass(tmp_path: Path) -> None:
+    """A slash command's line is found by its tags; a prompt with 200,000 opening tags and no closing one made the
+    search start over at each (hours of work for a 3 MB prompt, `agentui tree` and /tree stuck)."""
+    said = "look: " + "<command-name>" * 200_000
+    entry = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"content": said}}
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(entry) + "\n")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "agentui", "tree", str(path)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert ran.returncode == 0 and ran.stdout.startswith('* main "look:": '), ran.stderr
+    command = "<command-message>r</command-message>\n<command-name>/review</command-name><command-args>x</command-args>"
+    path.write_text(json.dumps({**entry, "message": {"content": command}}) + "\n")
+    assert build_tree(path).root.prompt == "/review x"
+
+
+def test_a_lone_surrogate_in_a_session_is_shown_not_a_traceback(tmp_path: Path) -> None:
+    """JSON may escape half a UTF-16 pair ("\\ud800"), which no terminal can be sent: it is shown as U+FFFD, in the
+    text and in the JSON, instead of stopping `agentui tree` with a UnicodeEncodeError."""
+    path = tmp_path / "s.jsonl"
+    entry = {
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s",
+        "message": {"content": "bad \ud800 half"},
+    }
+    path.write_text(json.dumps(entry) + "\n")  # (json.dumps writes it as the escape "\ud800")
+    assert build_tree(path).root.prompt == "bad \ufffd half"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    for json_flag in ([], ["--json"]):
+        ran = subprocess.run(
+            [sys.executable, "-m", "agentui", "tree", str(path), *json_flag],
+            cwd=tmp_path, env=env, capture_output=True, text=True, encoding="utf-8", timeout=120,
+        )  # fmt: skip
+        assert ran.returncode == 0 and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+        assert "bad \ufffd half" in ran.stdout

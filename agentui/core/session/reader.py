@@ -9,17 +9,21 @@ side branches, as parallel calls write them), and tool calls without a result dr
 
 from __future__ import annotations
 
+import errno
 import gc
 import json
+import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, BinaryIO, TypeGuard
 
 from pydantic import TypeAdapter, ValidationError
 
+from agentui.core.jsonfile import NotRegularError
 from agentui.core.messages import (
     ContentBlock,
     Message,
@@ -100,8 +104,24 @@ def _block_adapter() -> TypeAdapter[ContentBlock]:
 
 def read_lines(path: Path) -> tuple[list[dict[str, Any]], int, int]:
     """Every line that is a JSON object, the number of non-empty lines, and how many were skipped."""
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:
         return _parse(handle)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """The regular file at `path` (a link to one is followed), opened to read. Opened without waiting, so a FIFO
+    named like a session raises NotRegularError (an OSError) at once instead of blocking its reader for ever."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        if not stat.S_ISREG(mode):
+            raise NotRegularError("not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _parse(raws: Iterable[bytes]) -> tuple[list[dict[str, Any]], int, int]:

@@ -159,6 +159,8 @@ def _copy_chain(loaded: LoadedSession, path: Path, session_id: str) -> None:
     lines = []
     for entry in [*loaded.chain, *loaded.snapshots]:  # (the snapshots name prompts by uuid: order among them counts)
         entry = {**entry, "sessionId": session_id} if "sessionId" in entry else entry
+        if entry.get("isSidechain"):  # (forked from a sub-agent's transcript: its lines are the new session's own)
+            entry = {**{key: value for key, value in entry.items() if key != "agentId"}, "isSidechain": False}
         lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

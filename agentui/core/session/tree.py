@@ -5,27 +5,30 @@ its turns and its cost, the uuid of its leaf and of the line it branched off fro
 A branch is a straight run of lines: where one line has two children that each lead to a prompt or an answer (a
 rewind, an edited prompt, a fork's first new line), a branch ends and others begin. A line with a child that leads to
 neither (the results of parallel tool calls, progress lines) does not branch. The branch the conversation is on
-comes first and is "main"; the other leaves follow, oldest first, each from the first line it shares with one before.
+comes first and is "main"; the other leaves follow, oldest first, each under the branch it leaves (which branch holds
+the lines two leaves share is chosen so that the tree stays shallow: see `_heavy_first`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from agentui.core.session.reader import CHAIN_TYPES, load_session, read_lines
+from agentui.core.escapes import visible
+from agentui.core.session.paths import is_session_id
+from agentui.core.session.reader import CHAIN_TYPES, load_session, open_regular, read_lines
 from agentui.core.session.trace import answer_cost
 
 Kind = Literal["main", "rewind", "fork", "attempt", "subagent"]
 PROMPT_CHARS = 80
 _ATTEMPT_TRANSCRIPT = re.compile(r"transcript (agent-[\w-]+)\.jsonl")
-_COMMAND = re.compile(r"<command-name>(?P<name>.*?)</command-name>", re.S)
-_ARGUMENTS = re.compile(r"<command-args>(?P<args>.*?)</command-args>", re.S)
 _TAG = re.compile(r"</?[\w-]+>")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (an escape sequence would reach the terminal) and bidi overrides (they reorder what is shown)."""
 
 
 @dataclass
@@ -107,6 +110,9 @@ class _Graph:
     def __init__(self) -> None:
         self.lines: dict[str, dict[str, Any]] = {}
         self.file_of: dict[str, _File] = {}
+        self.final: dict[str, dict[str, Any]] = {}
+        """Each answer's message as its last line has it: Claude Code writes an answer a line per block as each
+        ends, the earlier lines with the output tokens counted so far, the last with the whole answer's usage."""
 
     def add(self, file: _File, *, sidechain: bool | None = None) -> None:
         for entry in file.entries:
@@ -117,6 +123,8 @@ class _Graph:
                 continue
             self.lines[uuid] = entry
             self.file_of[uuid] = file
+            if isinstance(answer := _answer_id(entry), str):
+                self.final[answer] = entry["message"]
 
     def parent(self, uuid: str) -> str | None:
         entry = self.lines[uuid]
@@ -154,6 +162,8 @@ def _read(path: Path, problems: list[str]) -> _File:
     if skipped:
         lines = f"{skipped} line{'s' if skipped != 1 else ''}"
         problems.append(f"{lines} of {path.name} could not be read and {'are' if skipped != 1 else 'is'} left out.")
+    if is_session_id(path.stem):  # (a session is found by its file's name, whatever ids its copied lines carry)
+        return _File(path, path.stem, entries)
     ids = [e["sessionId"] for e in entries if isinstance(e.get("sessionId"), str)]
     return _File(path, ids[0] if ids else path.stem, entries)
 
@@ -178,7 +188,7 @@ def _forks(main: _File, graph: _Graph, problems: list[str]) -> list[_File]:
 
 
 def _first_chain_uuid(path: Path, lines: int = 200) -> str | None:
-    with path.open("rb") as handle:
+    with open_regular(path) as handle:  # (a FIFO named like a session is refused, not waited on)
         for _ in range(lines):
             raw = handle.readline()
             if not raw:
@@ -217,15 +227,12 @@ class _Builder:
     def _nodes(self, graph: _Graph, segments: list[_Segment], kind: Any) -> list[TreeNode]:
         """The segments' nodes, each under the one it branched from; those that start at a root are returned."""
         nodes: list[TreeNode] = []
-        roots: list[TreeNode] = []
         for index, segment in enumerate(segments):
             file = graph.file_of[segment.leaf] if segment.leaf else self.main
-            node = self._node(graph, segment, kind(index, file), file)
-            nodes.append(node)
-            if segment.parent is not None:
-                nodes[segment.parent].children.append(node)
-            else:
-                roots.append(node)
+            nodes.append(self._node(graph, segment, kind(index, file), file))
+        roots: list[TreeNode] = []
+        for node, segment in zip(nodes, segments, strict=True):  # (a branch may come before the one it is under)
+            (roots if segment.parent is None else nodes[segment.parent].children).append(node)
         return roots
 
     def _node(self, graph: _Graph, segment: _Segment, kind: Kind, file: _File) -> TreeNode:
@@ -237,10 +244,10 @@ class _Builder:
             message = entry.get("message")
             answer = message.get("id") if entry.get("type") == "assistant" and isinstance(message, dict) else None
             if not isinstance(answer, str) or answer in self.counted:
-                continue  # (an answer is a line per block, each with the whole answer's usage)
+                continue  # (an answer is a line per block: counted once, at its last line's usage)
             self.counted.add(answer)
             turns += 1
-            counted = answer_cost(message) if isinstance(message, dict) else None
+            counted = answer_cost(graph.final.get(answer, message)) if isinstance(message, dict) else None
             cost += counted[1] if counted else 0.0
         agent = graph.lines[segment.uuids[0]].get("agentId") if segment.uuids else None
         node = TreeNode(kind, prompt, turns, cost, segment.leaf, segment.branched_from, file.session_id, str(file.path))
@@ -275,8 +282,9 @@ class _Builder:
         for path in _transcripts(files):
             try:
                 agent_file = _read(path, self.problems)
-            except OSError:
-                self.problems.append(f"The transcript {path.name} cannot be read; it is left out of the tree.")
+            except OSError as exc:
+                said = f"The transcript {path.name} cannot be read ({exc.strerror or exc})"
+                self.problems.append(f"{said}; it is left out of the tree.")
                 continue
             name = path.stem.removeprefix("agent-")
             seen.add(name)
@@ -329,7 +337,7 @@ def _transcripts(files: list[_File]) -> list[Path]:
 
 def _first_session_id(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             first = json.loads(handle.readline() or b"{}")
     except (OSError, ValueError):
         return None
@@ -348,17 +356,52 @@ def _segments(graph: _Graph, current: str | None) -> list[_Segment]:
         entry = graph.lines[uuid]
         own = _is_prompt(entry) or _new_answer(entry, graph)
         substantial[uuid] = own or any(substantial.get(child, False) for child in children.get(uuid, []))
-    leaves = [
-        _extended(u, children)
-        for u in order
-        if substantial[u] and not any(substantial.get(c, False) for c in children.get(u, []))
-    ]
-    if not leaves and order:
-        leaves = [_extended(order[0], children)]
+    ends = [u for u in order if substantial[u] and not any(substantial.get(c, False) for c in children.get(u, []))]
+    if not ends and order:
+        ends = [order[0]]
     index = {uuid: number for number, uuid in enumerate(graph.lines)}
-    leaves.sort(key=lambda u: (str(graph.lines[u].get("timestamp", "")), index[u]))
-    first = current if current is not None else (leaves[-1] if leaves else None)
-    return _claim(graph, [first, *leaves] if first is not None else [])
+
+    def age(uuid: str | None) -> tuple[str, int]:
+        return (str(graph.lines[uuid].get("timestamp", "")), index[uuid]) if uuid is not None else ("", -1)
+
+    first = current if current is not None else max((_extended(u, children) for u in ends), key=age, default=None)
+    if first is None:
+        return []
+    claimed = _claim(graph, [first, *(_extended(u, children) for u in _heavy_first(ends, children, order))])
+    return _oldest_first(claimed, age)
+
+
+def _heavy_first(ends: list[str], children: dict[str | None, list[str]], order: list[str]) -> list[str]:
+    """The branches' ends in the order a walk down from the roots meets them, taking at each line first the child
+    with the most ends under it. Claimed in this order, a branch is under another only where it holds at most half
+    of the ends under their common line, so the tree is at most log2(ends) deep however long the session (oldest
+    first, a session retried at each turn nested each turn's branch in the one before, thousands deep)."""
+    weight = dict.fromkeys(ends, 1)
+    for uuid in reversed(order):
+        weight[uuid] = weight.get(uuid, 0) + sum(weight.get(child, 0) for child in children.get(uuid, []))
+
+    def heaviest_last(uuids: list[str]) -> list[str]:
+        return sorted((uuid for uuid in uuids if weight.get(uuid)), key=weight.__getitem__)
+
+    met: list[str] = []
+    stack, wanted = heaviest_last(children.get(None, [])), set(ends)
+    while stack:
+        uuid = stack.pop()
+        if uuid in wanted:
+            met.append(uuid)
+        stack.extend(heaviest_last(children.get(uuid, [])))
+    return met
+
+
+def _oldest_first(segments: list[_Segment], age: Callable[[str | None], tuple[str, int]]) -> list[_Segment]:
+    """The segments after the first in the order of their leaves' times, each still naming the one it is under."""
+    ordering = [0, *sorted(range(1, len(segments)), key=lambda i: age(segments[i].leaf))]
+    moved = {old: new for new, old in enumerate(ordering)}
+    return [replace(segments[old], parent=_moved(segments[old].parent, moved)) for old in ordering]
+
+
+def _moved(parent: int | None, moved: dict[int, int]) -> int | None:
+    return None if parent is None else moved[parent]
 
 
 def _preorder(children: dict[str | None, list[str]]) -> list[str]:
@@ -431,12 +474,19 @@ def _one_line(entry: Mapping[str, Any]) -> str:
     texts = [content] if isinstance(content, str) else [b.get("text") for b in content if isinstance(b, dict)]
     texts = [text for text in texts if isinstance(text, str) and text.strip()]
     said = next((text for text in texts if not text.lstrip().startswith("<")), texts[0] if texts else "(an image)")
-    command = _COMMAND.search(said)
-    if command:  # (a slash command's line: its name and arguments, not its markup)
-        arguments = _ARGUMENTS.search(said)
-        said = f"{command['name']} {arguments['args'] if arguments else ''}"
-    line = " ".join(_TAG.sub(" ", said).split())
+    command = _between(said, "command-name")
+    if command is not None:  # (a slash command's line: its name and arguments, not its markup)
+        said = f"{command} {_between(said, 'command-args') or ''}"
+    line = " ".join(_CONTROL.sub(" ", _TAG.sub(" ", visible(said))).split())  # (half a UTF-16 pair: U+FFFD)
     return line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1] + "…"
+
+
+def _between(text: str, tag: str) -> str | None:
+    """What the first `<tag>...</tag>` of `text` holds, in two scans (a regular expression started its search over
+    at each opening tag with no closing one: hours for a prompt full of them)."""
+    start = text.find(f"<{tag}>")
+    end = text.find(f"</{tag}>", start) if start >= 0 else -1
+    return text[start + len(tag) + 2 : end] if end >= 0 else None
 
 
 def render_tree(tree: SessionTree) -> str:
@@ -449,7 +499,7 @@ def render_tree(tree: SessionTree) -> str:
         leaf = f", leaf {node.leaf_uuid[:8]}" if node.leaf_uuid else ""
         turns = f"{node.turns} turn{'s' if node.turns != 1 else ''}"
         lines.append(f"{'  ' * depth}{mark}{node.kind} {said}: {turns}, ${node.cost_usd:.4f}{leaf}{where}")
-    return "\n".join(lines)
+    return "\n".join(_CONTROL.sub(" ", line) for line in lines)  # (uuids are the file's too)
 
 
 def tree_command(reference: str, cwd: Path, as_json: bool = False, env: Mapping[str, str] | None = None) -> str:
@@ -462,6 +512,7 @@ def tree_command(reference: str, cwd: Path, as_json: bool = False, env: Mapping[
         tree = build_tree(path)
     except OSError as exc:
         raise SessionError(f"The session file {path} cannot be read ({exc.strerror or exc}).") from None
-    if as_json:
-        return json.dumps(tree.to_json(), ensure_ascii=False, indent=2)
-    return "\n".join([render_tree(tree), *tree.problems])
+    if as_json:  # (what the file holds, uuids and names too, may be half a UTF-16 pair: shown, not a traceback)
+        return visible(json.dumps(tree.to_json(), ensure_ascii=False, indent=2))
+    problems = [_CONTROL.sub(" ", problem) for problem in tree.problems]  # (file names may hold escapes too)
+    return visible("\n".join([render_tree(tree), *problems]))

@@ -91,3 +91,26 @@ async def test_tree_before_anything_was_said_is_one_sentence(tmp_path: Path) -> 
         await type_and_send(pilot, "/tree")
         await until(pilot, lambda: any("no branches to show" in n.message for n in texts(app, Notice)))
         assert not isinstance(app.screen, TreeScreen)
+
+
+async def test_tree_shows_prompts_with_markup_as_typed(tmp_path: Path) -> None:
+    """A prompt is the person's (or a session file's) text, never Rich markup: "[/]" would stop the app with a markup
+    error, and "[link=...]" would make a link the person did not write."""
+    tricky = "[/] [link=https://evil.example]click[/link] [bold]x"
+    harness = Harness(tmp_path, SCRIPT)
+    app = harness.app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await type_and_send(pilot, tricky)
+        await until(pilot, lambda: idle(app) and len(app.conversation.messages) >= 2)
+        app.conversation.rewind(app.conversation.prompts()[-1].uuid, code=False)
+        await type_and_send(pilot, "[red]again")
+        await until(pilot, lambda: idle(app) and app.conversation.messages[-1].text == "A2.")
+        await type_and_send(pilot, "/tree")
+        await until(pilot, lambda: isinstance(app.screen, TreeScreen))
+        widget = app.screen.query_one("#branches", Tree)
+        await until(pilot, lambda: len(widget.root.children) == 1)
+        [older] = widget.root.children
+        assert str(widget.root.label).startswith("● main: [red]again · 1 turn")
+        assert older.label.plain.startswith(f"rewind: {tricky} · 1 turn")
+        assert not any(span.style for span in older.label.spans if "link" in str(span.style))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,12 +21,13 @@ Action = Literal["continue", "fork"]
 KINDS = {"main": "main", "rewind": "rewind", "fork": "fork", "attempt": "attempt", "subagent": "sub-agent"}
 
 
-def label(node: TreeNode) -> str:
+def label(node: TreeNode) -> Text:
+    """The branch's line, as plain text: a prompt is what was typed, never markup (a "[/]" would stop the app)."""
     from agentui.api import shown_cost
 
     mark = "● " if node.current else ""
     turns = f"{node.turns} turn{'' if node.turns == 1 else 's'}"
-    return f"{mark}{KINDS[node.kind]}: {node.prompt or '(no prompt)'} · {turns} · {shown_cost(node.cost_usd)}"
+    return Text(f"{mark}{KINDS[node.kind]}: {node.prompt or '(no prompt)'} · {turns} · {shown_cost(node.cost_usd)}")
 
 
 class TreeScreen(ModalScreen[tuple[Action, "TreeNode"] | None]):
@@ -54,7 +56,7 @@ class TreeScreen(ModalScreen[tuple[Action, "TreeNode"] | None]):
             widget.guide_depth = 3
             yield widget
             hint = "Enter or c: continue from its last message · f: fork a new session there · Esc: close"
-            yield Static("\n".join([*self.branches.problems, hint]), id="hint")
+            yield Static(Text("\n".join([*self.branches.problems, hint])), id="hint")  # (file names are not markup)
 
     def on_mount(self) -> None:
         widget = self.query_one("#branches", Tree)
