@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from agentui.core.events import AgentEnd, AgentStart, Event
 from tests.core.test_file_history import open_conversation, use
 
@@ -99,3 +101,25 @@ def test_a_session_without_loop_ids_is_one_loop_with_its_turns_tools_and_cost(tm
     [loop] = trace_session(path)
     assert loop.turns == 1 and loop.tools == ["Bash"] and loop.usage.input_tokens == 1000 and loop.cost > 0
     assert render_trace([loop]).startswith("loop (no loop id): 1 turns, 1 tool calls (Bash×1), 1100 tokens, $0.0")
+
+
+def test_an_answer_written_a_line_per_block_costs_what_its_last_line_says(tmp_path: Path) -> None:
+    """Claude Code writes an answer a line per block as each ends: the first carries the output counted so far (3),
+    the last the whole answer's (190). The trace counts the answer once, at its last line's count."""
+    from agentui.core.session.trace import trace_session
+
+    def line(uuid: str, output: int, block: dict[str, Any]) -> dict[str, Any]:
+        usage = {"input_tokens": 10, "output_tokens": output}
+        message = {"id": "msg_1", "model": "claude-sonnet-4-5", "role": "assistant", "usage": usage, "content": [block]}
+        return {"type": "assistant", "uuid": uuid, "message": message}
+
+    entries = [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        line("a1", 3, {"type": "text", "text": "Looking."}),
+        line("a2", 190, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}),
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+    [loop] = trace_session(path)
+    assert (loop.turns, loop.usage.output_tokens, loop.usage.input_tokens) == (1, 190, 10)
+    assert loop.cost == pytest.approx((10 * 3 + 190 * 15) / 1e6)

@@ -17,7 +17,7 @@ from agentui.core.search.index import SearchHit, SessionIndex, search_sessions
 from agentui.core.session.paths import project_dir
 from tests.support.search_sessions import answer, prompt, tool_call, tool_result, uuid_of, write
 
-FIXTURES = Path("/work/shared/fixtures/claude-projects")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "claude-projects"
 SESSION = "11111111-2222-4333-8444-555555555555"
 OTHER = "66666666-7777-4888-8999-aaaaaaaaaaaa"
 

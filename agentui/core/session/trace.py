@@ -23,15 +23,21 @@ class LoopTrace:
     parent: str | None = None
     agent_id: str | None = None
     """A sub-agent's id (its sidechain file's), None for the conversation's own loops."""
-    answers: set[str] = field(default_factory=set)
-    """The ids of the model's answers: one a turn."""
+    answers: dict[str, tuple[Usage, float]] = field(default_factory=dict)
+    """The model's answers (one a turn) by id, each with its usage and cost as its last line says."""
     tools: list[str] = field(default_factory=list)
-    usage: Usage = field(default_factory=lambda: Usage(input_tokens=0, output_tokens=0))
-    cost: float = 0.0
 
     @property
     def turns(self) -> int:
         return len(self.answers)
+
+    @property
+    def usage(self) -> Usage:
+        return sum((usage for usage, _ in self.answers.values()), Usage(input_tokens=0, output_tokens=0))
+
+    @property
+    def cost(self) -> float:
+        return sum(cost for _, cost in self.answers.values())
 
 
 def trace_command(reference: str, cwd: Path, env: Mapping[str, str] | None = None) -> str:
@@ -78,15 +84,11 @@ def _count(loops: dict[str, LoopTrace], entry: dict[str, Any]) -> None:
     for block in message.get("content") or []:
         if isinstance(block, dict) and block.get("type") == "tool_use":
             loop.tools.append(str(block.get("name", "?")))
-    answer = str(message.get("id", ""))
-    if answer in loop.answers:
-        return  # (an answer is written a line per block, each with the whole answer's usage)
-    loop.answers.add(answer)
+    # (an answer is written a line per block; Claude Code's last line has the answer's whole output count, its first
+    # only the first block's, so the last line read stands)
     counted = answer_cost(message)
-    if counted is None:
-        return  # (counts that are not numbers: the answer's turn and calls still count)
-    loop.usage = loop.usage + counted[0]
-    loop.cost += counted[1]
+    kept = loop.answers.get(answer := str(message.get("id", "")))
+    loop.answers[answer] = counted or kept or (Usage(input_tokens=0, output_tokens=0), 0.0)
 
 
 def answer_cost(message: dict[str, Any]) -> tuple[Usage, float] | None:
