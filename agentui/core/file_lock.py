@@ -24,10 +24,14 @@ class LockBusyError(AgentuiError):
 
 @contextlib.contextmanager
 def locked(lock: Path, *, wait: float | None = None) -> Iterator[None]:
-    """Hold `lock` (made if missing, never followed if it is a link) for the block. Raises OSError when it cannot be
-    made, LockBusyError when another process keeps it past `wait` seconds (LOCK_WAIT unless given)."""
+    """Hold `lock` (a directory, or a file made if missing; never followed if a link) for the block. Raises OSError
+    when it cannot be made, LockBusyError when another process keeps it past `wait` seconds (LOCK_WAIT unless
+    given)."""
     wait = LOCK_WAIT if wait is None else wait
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    if lock.is_dir():  # (a directory is locked as it is: no lock file is left beside what it holds)
+        fd = os.open(lock, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    else:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     try:
         deadline = time.monotonic() + wait
         while True:

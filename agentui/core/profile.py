@@ -96,7 +96,7 @@ def change_profile(root: Path, change: Callable[[Profile], None], env: Mapping[s
     path = profile_path(root, env)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with locked(path.with_suffix(".lock")):
+        with locked(path.parent):  # (the project's state directory: nothing more is left in it)
             profile = load_profile(root, env)
             change(profile)
             save_profile(root, profile, env)
