@@ -28,7 +28,7 @@ def run(options: ServeOptions, app_arguments: list[str]) -> int:
 
 async def _serve(options: ServeOptions, argv: list[str]) -> int:
     access = Access(options.port, options.loopback)
-    server = AgentuiServer(argv, access, options.host, options.port)
+    server = AgentuiServer(argv, access, options.host, options.port, options.max_apps)
     runner = web.AppRunner(await server._make_app(), handle_signals=False, shutdown_timeout=KILL_GRACE)
     await runner.setup()
     try:

@@ -185,3 +185,21 @@ def test_a_port_in_use_is_one_sentence(clean_env: dict[str, str], project: Path)
     assert busy.stderr == (
         f"agentui: cannot listen on 127.0.0.1:{port} (Address already in use); --port 0 picks a free port.\n"
     )
+
+
+def test_past_max_apps_a_new_tab_is_refused_and_starts_no_app(clean_env: dict[str, str], project: Path) -> None:
+    served = Served(project, clean_env, "--max-apps", "1")
+    try:
+
+        async def two_tabs() -> None:
+            headers = {"Cookie": f"agentui_serve_{served.port}={served.token}", "Origin": served.base}
+            address = f"{served.base}/ws?width=80&height=24"
+            async with aiohttp.ClientSession() as session, session.ws_connect(address, headers=headers) as first:
+                await first.receive(timeout=CEILING)  # (the first tab's app has started)
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await session.ws_connect(address, headers=headers)
+                assert refused.value.status == 503
+
+        asyncio.run(two_tabs())
+    finally:
+        served.close()
