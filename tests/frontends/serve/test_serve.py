@@ -203,3 +203,13 @@ def test_past_max_apps_a_new_tab_is_refused_and_starts_no_app(clean_env: dict[st
         asyncio.run(two_tabs())
     finally:
         served.close()
+
+
+def test_an_address_not_on_this_machine_is_one_sentence_without_the_port_hint(
+    clean_env: dict[str, str], project: Path
+) -> None:
+    failed = _serve(project, clean_env, "--host", "10.255.255.1", "--allow-remote", "--port", "0")
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert failed.stderr.endswith(
+        "agentui: cannot listen on 10.255.255.1:0 (Cannot assign requested address).\n"
+    )  # (after the warning; a free port would not help)
