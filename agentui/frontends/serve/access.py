@@ -47,8 +47,10 @@ class Access:
             return False
         if not self.loopback:
             return True
-        name = urlsplit(f"http://{host}").hostname or ""
-        return is_loopback(name)
+        parts = urlsplit(f"http://{host}")
+        if parts.netloc != host or "@" in host:  # (a Host with a path, query or user in it names no server)
+            return False
+        return is_loopback(parts.hostname or "")
 
     def origin_allowed(self, request: web.Request) -> bool:
         """Whether the websocket was opened by the app's own page: its Origin is this server as the browser named it."""

@@ -233,3 +233,11 @@ def test_the_cookie_another_port_s_server_receives_opens_no_app(served: Served) 
 
     assert served.token not in leaked
     assert asyncio.run(with_the_cookie_only()) == 403
+
+
+def test_a_host_header_with_a_path_in_it_is_refused(served: Served) -> None:
+    """Only a name and port: the Host is written into the page's own addresses."""
+    with httpx.Client(base_url=served.base, timeout=CEILING) as client:
+        for host in ("127.0.0.1/attacker.example", "127.0.0.1#.attacker.example", "127.0.0.1?x"):
+            assert client.get(f"/?token={served.token}", headers={"Host": host}).status_code == 403, host
+        assert client.get(f"/?token={served.token}", headers={"Host": f"127.0.0.1:{served.port}"}).status_code == 303
