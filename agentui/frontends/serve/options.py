@@ -13,6 +13,9 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 8000
     allow_remote: bool = False
+    max_apps: int = 4
+    """Apps (browser tabs) running at once: each is a whole agentui, and a page reloaded in a loop must not start
+    them without end."""
 
     @property
     def loopback(self) -> bool:
@@ -39,6 +42,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{count} is too few (at least 1)")
+    return count
+
+
 def _parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     parser = parser_class(
         prog="agentui serve",
@@ -52,6 +65,7 @@ def _parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentPar
         action="store_true",
         help="listen on an address other machines can reach (anyone with the token can then run commands here)",
     )
+    parser.add_argument("--max-apps", type=_count, default=4, help="apps (browser tabs) served at once (default: 4)")
     return parser
 
 
@@ -61,7 +75,7 @@ def split_arguments(
     """Serve's own options, and the rest for the app. Bad usage exits 2 with one sentence, as the app's flags do."""
     parser = _parser(parser_class)
     own, rest = parser.parse_known_args(list(words))
-    options = ServeOptions(host=own.host, port=own.port, allow_remote=own.allow_remote)
+    options = ServeOptions(host=own.host, port=own.port, allow_remote=own.allow_remote, max_apps=own.max_apps)
     if not options.loopback and not options.allow_remote:
         parser.error(
             f"--host {options.host} is reachable from other machines; add --allow-remote to serve there anyway"

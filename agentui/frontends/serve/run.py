@@ -4,6 +4,7 @@ every app it started and stop, each step within a ceiling."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import sys
@@ -28,16 +29,17 @@ def run(options: ServeOptions, app_arguments: list[str]) -> int:
 
 async def _serve(options: ServeOptions, argv: list[str]) -> int:
     access = Access(options.port, options.loopback)
-    server = AgentuiServer(argv, access, options.host, options.port)
+    server = AgentuiServer(argv, access, options.host, options.port, options.max_apps)
     runner = web.AppRunner(await server._make_app(), handle_signals=False, shutdown_timeout=KILL_GRACE)
     await runner.setup()
     try:
         await web.TCPSite(runner, options.host, options.port).start()
     except OSError as exc:
         await runner.cleanup()
-        reason = os.strerror(exc.errno) if exc.errno else str(exc)
-        where = f"{options.host}:{options.port}"
-        print(f"agentui: cannot listen on {where} ({reason}); --port 0 picks a free port.", file=sys.stderr)
+        # (a name that does not resolve has a negative errno, which os.strerror calls an "Unknown error")
+        reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)
+        hint = "; --port 0 picks a free port" if exc.errno == errno.EADDRINUSE else ""  # (only a port in use)
+        print(f"agentui: cannot listen on {options.host}:{options.port} ({reason}){hint}.", file=sys.stderr)
         return 1
     access.port = port = runner.addresses[0][1]
     host = f"[{options.host}]" if ":" in options.host else options.host

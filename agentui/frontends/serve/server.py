@@ -76,10 +76,11 @@ class AppProcess(AppService):
 
 
 class AgentuiServer(Server):
-    def __init__(self, argv: list[str], access: Access, host: str, port: int) -> None:
+    def __init__(self, argv: list[str], access: Access, host: str, port: int, max_apps: int = 4) -> None:
         here = Path(__file__).parent
         super().__init__(" ".join(argv), host=host, port=port, title="agentui", templates_path=here)
         self.argv = argv
+        self.max_apps = max_apps
         self.access = access
         self.apps: set[AppProcess] = set()
         self.sockets: set[web.WebSocketResponse] = set()
@@ -99,8 +100,12 @@ class AgentuiServer(Server):
         response: web.StreamResponse = await super().handle_index(request)
         return response
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        """textual-serve's, with the app started as AppProcess and both kept for the server's end."""
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+        """textual-serve's, with the app started as AppProcess and both kept for the server's end; past max_apps at
+        once, 503 (the page says the connection failed) and no app."""
+        if len(self.apps) >= self.max_apps:
+            text = f"503: already serving {self.max_apps} apps (close a tab, or start with a larger --max-apps)"
+            return web.Response(status=503, text=text)
         websocket = web.WebSocketResponse(heartbeat=15)
         width = _int(request.query.get("width"), 80)
         height = _int(request.query.get("height"), 24)

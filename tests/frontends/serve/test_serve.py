@@ -44,9 +44,10 @@ def test_without_the_token_every_address_is_403_and_nothing_more(served: Served)
 def test_the_token_in_the_address_becomes_a_strict_http_only_cookie(served: Served) -> None:
     with httpx.Client(base_url=served.base, timeout=CEILING) as client:
         first = client.get(f"/?token={served.token}&fontsize=14")
-        assert first.status_code == 303 and first.headers["location"] == "/?fontsize=14"  # (the token leaves the bar)
+        # (the token moves to the fragment, which no request carries; the page moves it out of the bar)
+        assert first.status_code == 303 and first.headers["location"] == f"/?fontsize=14#token={served.token}"
         cookie = first.headers["set-cookie"]
-        assert f"agentui_serve_{served.port}={served.token}" in cookie
+        assert f"agentui_serve_{served.port}=" in cookie and served.token not in cookie  # (a secret of its own)
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
         page = client.get("/?fontsize=14")  # the cookie alone from here on
         assert page.status_code == 200 and "textual-terminal" in page.text
@@ -57,13 +58,12 @@ def test_the_token_in_the_address_becomes_a_strict_http_only_cookie(served: Serv
 
 
 async def _handshake(served: Served, origin: str | None) -> int:
-    """The websocket's handshake with the token's cookie and this Origin: 101 when it opens, else the status."""
-    headers = {"Cookie": f"agentui_serve_{served.port}={served.token}"}
-    if origin is not None:
-        headers["Origin"] = origin
+    """The websocket's handshake with the token and this Origin: 101 when it opens, else the status."""
+    headers = {} if origin is None else {"Origin": origin}
     async with aiohttp.ClientSession() as session:
         try:
-            async with session.ws_connect(f"{served.base}/ws?width=80&height=24", headers=headers) as socket:
+            address = f"{served.base}/ws?width=80&height=24&token={served.token}"
+            async with session.ws_connect(address, headers=headers) as socket:
                 await socket.close()
                 return 101
         except aiohttp.WSServerHandshakeError as exc:
@@ -83,8 +83,8 @@ def test_ctrl_c_ends_the_apps_it_started(clean_env: dict[str, str], project: Pat
     try:
 
         async def connect() -> None:
-            headers = {"Cookie": f"agentui_serve_{served.port}={served.token}", "Origin": served.base}
-            address = f"{served.base}/ws?width=80&height=24"
+            headers = {"Origin": served.base}
+            address = f"{served.base}/ws?width=80&height=24&token={served.token}"
             async with aiohttp.ClientSession() as session, session.ws_connect(address, headers=headers) as socket:
                 await socket.receive(timeout=CEILING)  # (the app has started and draws)
                 apps = [words for _, words in processes_with(model) if "serve" not in words]
@@ -158,8 +158,8 @@ def test_a_killed_server_leaves_no_app_behind(clean_env: dict[str, str], project
     try:
 
         async def connect_then_kill() -> None:
-            headers = {"Cookie": f"agentui_serve_{served.port}={served.token}", "Origin": served.base}
-            address = f"{served.base}/ws?width=80&height=24"
+            headers = {"Origin": served.base}
+            address = f"{served.base}/ws?width=80&height=24&token={served.token}"
             async with aiohttp.ClientSession() as session, session.ws_connect(address, headers=headers) as socket:
                 await socket.receive(timeout=CEILING)  # (the app has started and draws)
                 assert [words for _, words in processes_with(marker) if "serve" not in words]
@@ -185,3 +185,59 @@ def test_a_port_in_use_is_one_sentence(clean_env: dict[str, str], project: Path)
     assert busy.stderr == (
         f"agentui: cannot listen on 127.0.0.1:{port} (Address already in use); --port 0 picks a free port.\n"
     )
+
+
+def test_past_max_apps_a_new_tab_is_refused_and_starts_no_app(clean_env: dict[str, str], project: Path) -> None:
+    served = Served(project, clean_env, "--max-apps", "1")
+    try:
+
+        async def two_tabs() -> None:
+            headers = {"Origin": served.base}
+            address = f"{served.base}/ws?width=80&height=24&token={served.token}"
+            async with aiohttp.ClientSession() as session, session.ws_connect(address, headers=headers) as first:
+                await first.receive(timeout=CEILING)  # (the first tab's app has started)
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await session.ws_connect(address, headers=headers)
+                assert refused.value.status == 503
+
+        asyncio.run(two_tabs())
+    finally:
+        served.close()
+
+
+def test_an_address_not_on_this_machine_is_one_sentence_without_the_port_hint(
+    clean_env: dict[str, str], project: Path
+) -> None:
+    failed = _serve(project, clean_env, "--host", "10.255.255.1", "--allow-remote", "--port", "0")
+    assert failed.returncode == 1 and failed.stdout == ""
+    assert failed.stderr.endswith(
+        "agentui: cannot listen on 10.255.255.1:0 (Cannot assign requested address).\n"
+    )  # (after the warning; a free port would not help)
+
+
+def test_the_cookie_another_port_s_server_receives_opens_no_app(served: Served) -> None:
+    """Browsers send a host's cookies to all its ports: any other server on 127.0.0.1 gets this cookie."""
+    with httpx.Client(base_url=served.base, timeout=CEILING) as client:
+        client.get(f"/?token={served.token}")
+        leaked = f"agentui_serve_{served.port}={client.cookies[f'agentui_serve_{served.port}']}"
+
+    async def with_the_cookie_only() -> int:
+        headers = {"Cookie": leaked, "Origin": served.base}
+        async with aiohttp.ClientSession() as session:
+            try:
+                async with session.ws_connect(f"{served.base}/ws?width=80&height=24", headers=headers) as socket:
+                    await socket.close()
+                    return 101
+            except aiohttp.WSServerHandshakeError as exc:
+                return exc.status
+
+    assert served.token not in leaked
+    assert asyncio.run(with_the_cookie_only()) == 403
+
+
+def test_a_host_header_with_a_path_in_it_is_refused(served: Served) -> None:
+    """Only a name and port: the Host is written into the page's own addresses."""
+    with httpx.Client(base_url=served.base, timeout=CEILING) as client:
+        for host in ("127.0.0.1/attacker.example", "127.0.0.1#.attacker.example", "127.0.0.1?x"):
+            assert client.get(f"/?token={served.token}", headers={"Host": host}).status_code == 403, host
+        assert client.get(f"/?token={served.token}", headers={"Host": f"127.0.0.1:{served.port}"}).status_code == 303

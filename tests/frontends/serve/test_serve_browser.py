@@ -114,7 +114,7 @@ def test_a_person_in_a_browser_asks_approves_the_edit_and_sees_its_diff(
                 page.route("**/*", only_the_server)
                 page.add_init_script(CATCH_TERMINAL)
                 page.goto(served.url)
-                assert page.url == served.base + "/"  # (the token moved into the cookie)
+                assert page.url == served.base + "/"  # (the token moved into the tab's sessionStorage)
 
                 def screen_with(text: str) -> str:
                     deadline = time.monotonic() + CEILING  # (only ends a broken run)
