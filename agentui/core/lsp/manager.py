@@ -51,6 +51,8 @@ class LanguageServers:
         self._servers: dict[str, LanguageServer] = {}
         self._given_up: set[str] = set()
         self._locks: dict[str, asyncio.Lock] = {}
+        self._starting: set[LanguageServer] = set()
+        """Servers between start and initialized: the session's end stops them too."""
 
     @property
     def running(self) -> list[LanguageServer]:
@@ -76,10 +78,16 @@ class LanguageServers:
                 names = " or ".join(spec.program for spec in SERVERS[family])
                 return None, await self.give_up(family, f"No {family} language server ({names}) is installed here")
             server = LanguageServer(found[0], found[1], self.root, self.env, self.confine)
+            self._starting.add(server)
             try:
                 await server.start(self.start_timeout)
             except ServerError as exc:
                 return None, await self.give_up(family, str(exc))
+            except BaseException:  # (interrupted: a half-started server must not outlive the edit)
+                await asyncio.shield(server.stop())
+                raise
+            finally:
+                self._starting.discard(server)
             self._servers[family] = server
             return server, None
 
@@ -129,5 +137,5 @@ class LanguageServers:
 
     async def aclose(self) -> None:
         """Stop every server (the session ends; an edit after it starts its server again)."""
-        servers, self._servers = list(self._servers.values()), {}
+        servers, self._servers = [*self._servers.values(), *self._starting], {}
         await asyncio.gather(*(server.stop() for server in servers), return_exceptions=True)

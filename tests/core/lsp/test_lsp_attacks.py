@@ -1,0 +1,80 @@
+"""Language servers that misbehave and edits that strain the diagnostics: an edit interrupted while its server
+starts, a session that ends meanwhile, malformed diagnostics, a large file's edit; nothing hangs, blocks or is left
+running."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agentui.core.lsp.manager import LanguageServers
+from tests.core.lsp.test_diagnostics_after_edits import fake_server, gone, pids
+
+SERVE = """
+import json
+
+def read():
+    length = 0
+    while (line := sys.stdin.buffer.readline()) not in (b"\\r\\n", b""):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    if not length:
+        sys.exit(0)
+    return json.loads(sys.stdin.buffer.read(length))
+
+def send(body):
+    sys.stdout.buffer.write(b"Content-Length: %d\\r\\n\\r\\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+
+open(pid_file, "a").write(f"{os.getpid()}\\n")
+"""
+"""The start of a fake server: `read` a message, `send` raw bytes."""
+
+
+def servers(tmp_path: Path, body: str, **options: float) -> tuple[Path, LanguageServers]:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "a.py").write_text("x = 1\n")
+    fake_server(tmp_path / "bin", SERVE + body)
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
+    return project, LanguageServers(project, env, trusted=lambda: True, **options)  # type: ignore[arg-type]
+
+
+async def started(directory: Path) -> list[int]:
+    for _ in range(600):
+        if (directory / "pids").exists() and pids(directory):
+            return pids(directory)
+        await asyncio.sleep(0.05)
+    raise AssertionError("the fake server did not start")
+
+
+async def ended(pid: int) -> bool:
+    for _ in range(200):
+        if gone(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_an_edit_interrupted_while_its_server_starts_leaves_no_server_running(tmp_path: Path) -> None:
+    project, lsp = servers(tmp_path, "time.sleep(1000)", wait=2, start_timeout=60)
+    try:
+        edit = asyncio.create_task(lsp.after_edit(project / "a.py", "x = 1\n", "x = 2\n"))
+        [pid] = await started(tmp_path / "bin")
+        edit.cancel()  # (Esc while the first edit waits for its server's initialize)
+        await asyncio.gather(edit, return_exceptions=True)
+        assert await ended(pid)
+    finally:
+        await lsp.aclose()
+
+
+async def test_a_session_that_ends_while_its_server_starts_leaves_no_server_running(tmp_path: Path) -> None:
+    # the server answers initialize only after the session has ended
+    body = 'message = read()\ntime.sleep(2)\nsend(b\'{"jsonrpc": "2.0", "id": 1, "result": {}}\')\ntime.sleep(1000)'
+    project, lsp = servers(tmp_path, body, wait=2, start_timeout=60)
+    edit = asyncio.create_task(lsp.after_edit(project / "a.py", "x = 1\n", "x = 2\n"))
+    [pid] = await started(tmp_path / "bin")
+    await lsp.aclose()
+    checked = await asyncio.wait_for(edit, 60)
+    assert checked.diagnostics == []
+    assert await ended(pid) and lsp.running == []
