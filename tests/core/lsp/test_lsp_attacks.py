@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from agentui.core.lsp.diagnostics import Diagnostic, new_diagnostics
 from agentui.core.lsp.manager import LanguageServers
 from tests.core.lsp.test_diagnostics_after_edits import fake_server, gone, pids
 
@@ -78,3 +79,24 @@ async def test_a_session_that_ends_while_its_server_starts_leaves_no_server_runn
     checked = await asyncio.wait_for(edit, 60)
     assert checked.diagnostics == []
     assert await ended(pid) and lsp.running == []
+
+
+async def test_a_long_files_edit_is_told_without_holding_the_event_loop() -> None:
+    """Telling old diagnostics from new ones runs on the event loop: a 60,000-line file of alike lines, changed at
+    both ends, must not take minutes (the ceiling is generous; the diff took several minutes here)."""
+    old = "\n".join(["x = 1", "", "    pass"] * 20_000)
+    new = "import os\n" + old.replace("x = 1", "x = 2", 1) + "\nprint(nowhere)\n"
+    before = [Diagnostic(2, 4, "error", "unused", code="F1"), Diagnostic(59_999, 0, "error", "old", code="E")]
+    after = [
+        Diagnostic(3, 4, "error", "unused", code="F1"),  # (moved down one line by the import)
+        Diagnostic(60_000, 0, "error", "old", code="E"),
+        Diagnostic(60_001, 0, "error", "undefined name 'nowhere'"),
+    ]
+    fresh = await asyncio.wait_for(asyncio.to_thread(new_diagnostics, before, after, old, new), 60)
+    assert fresh == [after[2]]
+    # a small change in a long file still follows the old diagnostics to their lines
+    old = "\n".join(f"line_{number} = {number}" for number in range(5_000))
+    new = old.replace("line_10 = 10", "line_10 = 10\nadded = 1\nmore = 2")
+    before = [Diagnostic(10, 0, "error", "same"), Diagnostic(4_000, 0, "error", "same")]
+    after = [Diagnostic(line, 0, "error", "same") for line in (10, 4_002, 11)]
+    assert new_diagnostics(before, after, old, new) == [after[2]]
