@@ -47,15 +47,15 @@ class Diagnostic:
         if not isinstance(raw, dict) or not isinstance(raw.get("range"), dict):
             return None
         start = raw["range"].get("start") or {}
-        try:
-            line, character = int(start.get("line", 0)), int(start.get("character", 0))
-        except (TypeError, ValueError):
+        line = _position(start.get("line", 0)) if isinstance(start, dict) else None
+        character = _position(start.get("character", 0)) if isinstance(start, dict) else None
+        if line is None or character is None:
             return None
-        code = raw.get("code")
+        code, severity = raw.get("code"), raw.get("severity")
         return cls(
             line=line,
             character=character,
-            severity=SEVERITIES.get(raw.get("severity") or 1, "error"),
+            severity=SEVERITIES.get(severity, "error") if isinstance(severity, int) else "error",
             message=str(raw.get("message") or ""),
             source=str(raw.get("source") or ""),
             code="" if code is None else str(code),
@@ -70,6 +70,11 @@ class Diagnostic:
             source=self.source,
             code=self.code,
         )
+
+
+def _position(value: Any) -> int | None:
+    """An LSP position's line or character (a uinteger), or None for anything else a broken server sends."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31 else None
 
 
 def new_diagnostics(

@@ -100,3 +100,39 @@ async def test_a_long_files_edit_is_told_without_holding_the_event_loop() -> Non
     before = [Diagnostic(10, 0, "error", "same"), Diagnostic(4_000, 0, "error", "same")]
     after = [Diagnostic(line, 0, "error", "same") for line in (10, 4_002, 11)]
     assert new_diagnostics(before, after, old, new) == [after[2]]
+
+
+MALFORMED = """
+message = read()
+send(b'{"jsonrpc": "2.0", "id": %d, "result": {"capabilities": {}}}' % message["id"])
+while True:
+    message = read()
+    if message.get("method") not in ("textDocument/didOpen", "textDocument/didChange"):
+        continue
+    document = message["params"]["textDocument"]
+    text = document.get("text") or message["params"]["contentChanges"][0]["text"]
+    good = {"range": {"start": {"line": 0, "character": 0}}, "severity": 1, "message": "good"}
+    odd = [
+        {"range": {"start": {"line": 1e400, "character": 0}}, "message": "infinite line"},
+        {"range": {"start": {"line": 0, "character": 0}}, "severity": [1], "message": "odd severity"},
+        {"range": {"start": [0, 0]}, "message": "start is a list"},
+        {"range": {"start": {"line": -5, "character": -1}}, "message": "before the file"},
+    ]
+    items = [*odd, good] if "bad" in text else []
+    body = json.dumps(
+        {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+         "params": {"uri": document["uri"], "version": document["version"], "diagnostics": items}}
+    ).replace("Infinity", "1e400")
+    send(body.encode())
+"""
+
+
+async def test_malformed_diagnostics_are_left_out_and_the_server_kept(tmp_path: Path) -> None:
+    project, lsp = servers(tmp_path, MALFORMED, wait=60, start_timeout=60)
+    try:
+        checked = await lsp.after_edit(project / "a.py", "x = 1\n", "x = bad\n")
+        assert checked.note is None  # (positions that are no positions are left out; an odd severity is an error)
+        assert [d.message for d in checked.diagnostics] == ["odd severity", "good"]
+        assert [server.alive for server in lsp.running] == [True]
+    finally:
+        await lsp.aclose()
