@@ -47,8 +47,8 @@ class Diagnostic:
         if not isinstance(raw, dict) or not isinstance(raw.get("range"), dict):
             return None
         start = raw["range"].get("start") or {}
-        line = _position(start.get("line", 0)) if isinstance(start, dict) else None
-        character = _position(start.get("character", 0)) if isinstance(start, dict) else None
+        line = position(start.get("line", 0)) if isinstance(start, dict) else None
+        character = position(start.get("character", 0)) if isinstance(start, dict) else None
         if line is None or character is None:
             return None
         code, severity = raw.get("code"), raw.get("severity")
@@ -72,7 +72,7 @@ class Diagnostic:
         )
 
 
-def _position(value: Any) -> int | None:
+def position(value: Any) -> int | None:
     """An LSP position's line or character (a uinteger), or None for anything else a broken server sends."""
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31 else None
 

@@ -136,3 +136,60 @@ async def test_malformed_diagnostics_are_left_out_and_the_server_kept(tmp_path: 
         assert [server.alive for server in lsp.running] == [True]
     finally:
         await lsp.aclose()
+
+
+LOCATIONS = """
+message = read()
+send(b'{"jsonrpc": "2.0", "id": %d, "result": {"capabilities": {}}}' % message["id"])
+root = message["params"]["rootUri"]
+while True:
+    message = read()
+    if "id" not in message:
+        continue
+    method, result = message["method"], None
+    if method == "textDocument/definition":
+        result = [
+            {"uri": root + "/a.py", "range": {"start": [0, 1]}},
+            {"uri": root + "/a.py", "range": {"start": {"line": 1e400, "character": "x"}}},
+            {"uri": 7, "range": None},
+            "not a location",
+            {"uri": "file:///etc/shadow", "range": {"start": {"line": 0, "character": 0}}},
+            {"uri": root + "/../../../../../../etc/shadow", "range": {"start": {"line": 0, "character": 0}}},
+            {"uri": root + "/shadow.py", "range": {"start": {"line": 0, "character": 0}}},
+            {"uri": root + "/a.py", "range": {"start": {"line": 0, "character": 4}}},
+        ]
+    elif method == "textDocument/hover":
+        result = {"contents": [1, None, {"value": "the value"}, ["nested"], "plain"]}
+    elif method == "textDocument/documentSymbol":
+        result = [
+            {"name": "f", "kind": "function", "location": [1], "children": 5},
+            {"name": "g", "kind": 12, "range": {"start": {"line": 2, "character": 0}}, "children": [None, 3]},
+        ]
+    send(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).replace("Infinity", "1e400").encode())
+"""
+
+
+async def test_the_lsp_tool_leaves_out_malformed_and_outside_locations(tmp_path: Path) -> None:
+    from agentui.core.tools.base import ToolContext
+    from agentui.core.tools.lsp import Lsp, LspArgs
+    from agentui.core.workspace import Workspace
+
+    project, lsp = servers(tmp_path, LOCATIONS, wait=60, start_timeout=60)
+    (project / "shadow.py").symlink_to("/etc/shadow")  # (a link in the project to what lies outside)
+    ws = Workspace(root=project)
+    ws.lsp = lsp
+
+    async def ask(operation: str) -> str:
+        args = LspArgs(operation=operation, filePath="a.py", line=1, character=1)  # type: ignore[arg-type]
+        result = await Lsp(ws).run(args, ToolContext(cwd=project, session_id="s", tool_call_id="t"))
+        assert not result.is_error and isinstance(result.content, str)
+        return result.content
+
+    try:
+        assert await ask("goToDefinition") == (
+            "Defined in a.py:1:5\n(3 outside the project or in files that may not be read were left out.)"
+        )
+        assert await ask("hover") == "the value\nplain"
+        assert await ask("documentSymbol") == "Document symbols:\n  f (Symbol) - Line 1\n  g (Function) - Line 3"
+    finally:
+        await lsp.aclose()
