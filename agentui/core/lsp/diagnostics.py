@@ -16,6 +16,8 @@ SYMBOLS = {"error": "\u2718", "warning": "\u26a0", "info": "\u2139", "hint": "\u
 """Claude Code's marks for each severity."""
 MAX_TEXT = 4000
 """Claude Code's ceiling on the block's summary."""
+MAX_DIFFED = 90_000
+"""The most old-by-new line pairs of an edit's changed middle that are diffed to follow its diagnostics."""
 
 
 class DiagnosticDetail(TypedDict):
@@ -45,15 +47,15 @@ class Diagnostic:
         if not isinstance(raw, dict) or not isinstance(raw.get("range"), dict):
             return None
         start = raw["range"].get("start") or {}
-        try:
-            line, character = int(start.get("line", 0)), int(start.get("character", 0))
-        except (TypeError, ValueError):
+        line = position(start.get("line", 0)) if isinstance(start, dict) else None
+        character = position(start.get("character", 0)) if isinstance(start, dict) else None
+        if line is None or character is None:
             return None
-        code = raw.get("code")
+        code, severity = raw.get("code"), raw.get("severity")
         return cls(
             line=line,
             character=character,
-            severity=SEVERITIES.get(raw.get("severity") or 1, "error"),
+            severity=SEVERITIES.get(severity, "error") if isinstance(severity, int) else "error",
             message=str(raw.get("message") or ""),
             source=str(raw.get("source") or ""),
             code="" if code is None else str(code),
@@ -70,12 +72,19 @@ class Diagnostic:
         )
 
 
+def position(value: Any) -> int | None:
+    """An LSP position's line or character (a uinteger), or None for anything else a broken server sends."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 31 else None
+
+
 def new_diagnostics(
     before: list[Diagnostic], after: list[Diagnostic], old_text: str, new_text: str
 ) -> list[Diagnostic]:
     """The diagnostics of `after` that `before` did not have: one of before's counts as still there when its message
     and code are the same and its line is where the edit moved it (or, for a line the edit rewrote, anywhere in the
     lines that replaced it)."""
+    if not before:
+        return list(after)
     moved = _line_map(old_text, new_text)
     exact: Counter[tuple[str, str, int]] = Counter()
     loose: Counter[tuple[str, str]] = Counter()
@@ -97,13 +106,27 @@ def new_diagnostics(
 
 
 def _line_map(old_text: str, new_text: str) -> dict[int, int]:
-    """Each line of the old text the edit left alone, to where it is in the new one (0-based)."""
+    """Each line of the old text the edit left alone, to where it is in the new one (0-based). The lines before and
+    after the change are matched first, in one pass; only a changed middle small enough is diffed (difflib is
+    quadratic on a long file's many alike lines, and this runs on the event loop): a longer one is left unmapped,
+    its diagnostics matched loosely."""
     old_lines, new_lines = old_text.split("\n"), new_text.split("\n")
-    mapping: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
-    for block in matcher.get_matching_blocks():
-        for offset in range(block.size):
-            mapping[block.a + offset] = block.b + offset
+    shortest = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < shortest and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    mapping = {line: line for line in range(head)}
+    shift = len(new_lines) - len(old_lines)
+    mapping.update((line, line + shift) for line in range(len(old_lines) - tail, len(old_lines)))
+    old_middle, new_middle = old_lines[head : len(old_lines) - tail], new_lines[head : len(new_lines) - tail]
+    if len(old_middle) * len(new_middle) <= MAX_DIFFED:
+        matcher = difflib.SequenceMatcher(a=old_middle, b=new_middle, autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for offset in range(block.size):
+                mapping[head + block.a + offset] = head + block.b + offset
     return mapping
 
 

@@ -53,6 +53,8 @@ class LanguageServers:
         self._missing: set[str] = set()
         """Languages with no server installed: the LSP tool says so, an edit does not (nothing went wrong with it)."""
         self._locks: dict[str, asyncio.Lock] = {}
+        self._starting: set[LanguageServer] = set()
+        """Servers between start and initialized: the session's end stops them too."""
 
     @property
     def running(self) -> list[LanguageServer]:
@@ -79,10 +81,16 @@ class LanguageServers:
                 names = " or ".join(spec.program for spec in SERVERS[family])
                 return None, await self.give_up(family, f"No {family} language server ({names}) is installed here")
             server = LanguageServer(found[0], found[1], self.root, self.env, self.confine)
+            self._starting.add(server)
             try:
                 await server.start(self.start_timeout)
             except ServerError as exc:
                 return None, await self.give_up(family, str(exc))
+            except BaseException:  # (interrupted: a half-started server must not outlive the edit)
+                await asyncio.shield(server.stop())
+                raise
+            finally:
+                self._starting.discard(server)
             self._servers[family] = server
             return server, None
 
@@ -132,5 +140,5 @@ class LanguageServers:
 
     async def aclose(self) -> None:
         """Stop every server (the session ends; an edit after it starts its server again)."""
-        servers, self._servers = list(self._servers.values()), {}
+        servers, self._servers = [*self._servers.values(), *self._starting], {}
         await asyncio.gather(*(server.stop() for server in servers), return_exceptions=True)

@@ -91,14 +91,16 @@ class LanguageServer:
         confined.started()
         self._process = process
         assert process.stdout is not None and process.stdin is not None
-        self._rpc = Connection(process.stdout, process.stdin, self._notified)
-        self._watch = asyncio.get_running_loop().create_task(self._wake_when_closed(self._rpc))
+        rpc = self._rpc = Connection(process.stdout, process.stdin, self._notified)
+        self._watch = asyncio.get_running_loop().create_task(self._wake_when_closed(rpc))
         try:
-            await self._rpc.request("initialize", self._initialize_params(), ceiling)
-            await self._rpc.notify("initialized", {})
+            await rpc.request("initialize", self._initialize_params(), ceiling)
+            await rpc.notify("initialized", {})
         except RpcError as exc:
             await self.stop()
             raise ServerError(f"{self.name} did not start: {exc}") from None
+        if self._rpc is not rpc:  # (stopped while it started: the session ended)
+            raise ServerError(f"{self.name} was stopped as it started")
 
     def _initialize_params(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from agentui.core.call_views import ResultView, shown_path
+from agentui.core.lsp.diagnostics import position as _position
 from agentui.core.lsp.rpc import RpcError
 from agentui.core.lsp.server import ServerError, path_of
 from agentui.core.tools.base import Tool, ToolArgs, ToolContext, ToolResult
@@ -152,23 +153,32 @@ class Lsp(Tool[LspArgs]):
             if not isinstance(item, dict):
                 continue
             uri = item.get("targetUri") or item.get("uri")
-            span = item.get("targetSelectionRange") or item.get("range") or {}
-            path = path_of(str(uri)) if uri else None
-            start = span.get("start") or {} if isinstance(span, dict) else {}
+            path = path_of(uri) if isinstance(uri, str) else None
             if path is None:
                 continue
             real = ws.real(path)
             if not ws.contains(real) or ws.hidden(real):
                 hidden += 1
                 continue
-            found.append((real, int(start.get("line", 0)), int(start.get("character", 0))))
+            if (start := _start(item.get("targetSelectionRange") or item.get("range"))) is not None:
+                found.append((real, *start))
         return found, hidden
+
+
+def _start(span: Any) -> tuple[int, int] | None:
+    """A range's start, or None for what a broken server sends in its place."""
+    start = span.get("start") if isinstance(span, dict) else None
+    if not isinstance(start, dict):
+        return None
+    line, character = _position(start.get("line", 0)), _position(start.get("character", 0))
+    return None if line is None or character is None else (line, character)
 
 
 def _hover(answer: Any) -> str:
     contents = answer.get("contents") if isinstance(answer, dict) else None
     if isinstance(contents, list):
-        text = "\n".join(c if isinstance(c, str) else str(c.get("value", "")) for c in contents if c)
+        parts = (c if isinstance(c, str) else str(c.get("value", "")) if isinstance(c, dict) else "" for c in contents)
+        text = "\n".join(part for part in parts if part)
     elif isinstance(contents, dict):
         text = str(contents.get("value", ""))
     else:
@@ -186,9 +196,16 @@ def _symbols(items: list[Any], depth: int) -> list[str]:
     for item in items:
         if not isinstance(item, dict):
             continue
-        span = item.get("selectionRange") or item.get("range") or (item.get("location") or {}).get("range") or {}
-        line = int((span.get("start") or {}).get("line", 0)) + 1
-        kind = KINDS.get(int(item.get("kind") or 0), "Symbol")
+        location = item.get("location")
+        span = (
+            item.get("selectionRange")
+            or item.get("range")
+            or (location.get("range") if isinstance(location, dict) else None)
+        )
+        line = (_start(span) or (0, 0))[0] + 1
+        number = item.get("kind")
+        kind = KINDS.get(number, "Symbol") if isinstance(number, int) else "Symbol"
         lines.append(f"{'  ' * (depth + 1)}{item.get('name', '')} ({kind}) - Line {line}")
-        lines += _symbols(item.get("children") or [], depth + 1)
+        children = item.get("children")
+        lines += _symbols(children if isinstance(children, list) else [], depth + 1)
     return lines
