@@ -18,6 +18,8 @@ from agentui.core.safety.confined import Confined
 
 WAIT = 2.0
 """Seconds an edit waits for the server's diagnostics of its change (the "lsp_wait" setting)."""
+MAX_TEXT = 2_000_000
+"""Characters of a file past which an edit asks no server (its whole text would go to the server twice an edit)."""
 START_TIMEOUT = 30.0
 """Seconds a server has to start and answer initialize."""
 
@@ -104,8 +106,8 @@ class LanguageServers:
     async def after_edit(self, path: Path, before: str | None, after: str) -> Checked:
         """The diagnostics `path`'s change from `before` (None: a new file) to `after` brought, of the severities
         asked for; within the wait, else none."""
-        if not self.handles(path):
-            return Checked()
+        if not self.handles(path) or len(after) > MAX_TEXT or len(before or "") > MAX_TEXT:
+            return Checked()  # (a generated or vendored file that size is sent whole twice an edit: not worth it)
         server, note = await self.server_for(path)
         if server is None:
             return Checked(note=None if family_of(language_of(path) or "") in self._missing else note)

@@ -108,6 +108,15 @@ async def test_files_of_other_languages_are_left_alone(ws: Workspace) -> None:
     assert ws.lsp is not None and ws.lsp.running == []
 
 
+async def test_a_file_of_megabytes_is_not_sent_to_a_server(ws: Workspace) -> None:
+    """A generated or vendored file of megabytes would go whole to the server twice an edit (and a slow server drops
+    out): such an edit asks none, and starts none."""
+    (ws.root / "generated.py").write_text("x = 1\n" + "y = 2\n" * 400_000)
+    result = await edit(ws, "generated.py", "x = 1", "x = undefined_name")
+    assert "new-diagnostics" not in str(result.content)
+    assert ws.lsp is not None and ws.lsp.running == []
+
+
 def fake_server(directory: Path, body: str) -> Path:
     """A program named pylsp in `directory` that does `body` (with `pid_file` to write its pid to)."""
     directory.mkdir(exist_ok=True)
