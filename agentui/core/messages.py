@@ -196,7 +196,7 @@ class Message(_Frozen):
     model: str | None = None
     stop_reason: StopReason | None = None
     usage: Usage | None = None
-    meta: bool = Field(default=False, exclude=True)
+    meta: bool = False
     """A user message no one typed, read back from a session's `isMeta` line (a skill's or a command's text, Claude
     Code's caveats): sent as it is, never taken for the person's words (context/instructions.py)."""
     attachments: tuple[dict[str, Any], ...] = ()
