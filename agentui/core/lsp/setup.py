@@ -32,6 +32,6 @@ def _confiner(root: Path, guard: Guard | None) -> Confine:
     def confine(argv: list[str], env: dict[str, str]) -> Confined:
         if guard is None or not guard.available:
             return Confined(argv, env)
-        return guard.wrap(argv, cwd=root, scratch=guard.workspace.scratch, env=env)
+        return guard.wrap_read_only(argv, cwd=root, env=env)  # (it writes nothing: no stand-in in the project)
 
     return confine

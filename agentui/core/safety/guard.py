@@ -150,6 +150,25 @@ class Guard:
         confined.argv, confined.env = args, {**command_env, **added}
         return confined
 
+    def wrap_read_only(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> Confined:
+        """`argv` under the guard with the whole file system read-only and the Read deny rules' files hidden: for a
+        helper that reads the project and writes none of it (a language server; a cache it cannot write it does
+        without). Nothing is writable, so no protected path needs a stand-in, and none appears in the project."""
+        from agentui.core.safety.sandbox_mounts import capability_args
+
+        assert self._bwrap is not None
+        masks = self._denied_masks(self.denied())
+        args = [
+            self._bwrap,
+            "--ro-bind",
+            "/",
+            "/",
+            *_BASE[3:],
+            *(["--proc", "/proc"] if _probe(self._bwrap)[1] else []),
+        ]
+        args += [*capability_args(False, drop_all=True), *masks.args, "--chdir", str(cwd), "--", *argv]
+        return Confined(args, dict(env), "guard")
+
     def _targets(self, command_env: Mapping[str, str], found: DeniedFiles) -> tuple[list[Target], Path | None]:
         """What the guard holds: each project's (and nested repository's) protected paths, git's hooks and
         configuration, the person's start-up files and settings, what edit deny rules name, the directories on the way

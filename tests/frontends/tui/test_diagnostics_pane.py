@@ -52,6 +52,8 @@ async def test_the_diff_pane_shows_the_error_the_edit_brought(tmp_path: Path) ->
         assert "<new-diagnostics>" in str(block.result[0] if block.result else "")
         assert app.conversation is not None
         pids = [server.pid for server in app.conversation.project.workspace.lsp.running]  # type: ignore[union-attr]
+        # (its guard makes everything read-only: no stand-in for a protected path appears in the project meanwhile)
+        assert sorted(p.name for p in (tmp_path / "project").iterdir()) == ["calc.py"]
     assert pids and all(pid is not None and not Path(f"/proc/{pid}").exists() for pid in pids)
 
 
