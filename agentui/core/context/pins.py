@@ -4,7 +4,6 @@ them, so they are kept in agentui's state directory, one file per session, keyed
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -98,21 +97,14 @@ def _save(path: Path, pinned: PinnedFile) -> None:
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """The session's pins to one process at a time (two pinning at once would each write over the other's pin)."""
+    from agentui.core.file_lock import LockBusyError, locked
+
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    descriptor = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        deadline = time.monotonic() + LOCK_SECONDS
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise OSError(f"another agentui kept {path} busy for {LOCK_SECONDS:.0f} s") from None
-                time.sleep(0.01)
-        yield
-    finally:
-        os.close(descriptor)
+        with locked(path.with_suffix(".lock"), wait=LOCK_SECONDS):
+            yield
+    except LockBusyError:
+        raise OSError(f"another agentui kept {path} busy for {LOCK_SECONDS:.0f} s") from None
 
 
 def toggle_pin(
