@@ -1,4 +1,4 @@
-"""Keystroke to screen in a real terminal (tmux): each key typed into the prompt, timed until it is on screen, first
+"""Keystroke to screen in a pseudo-terminal read by a terminal emulator (pyte, `bench/pty_terminal.py`): each key typed
 with nothing going on, then while an answer streams at 100 tokens/s from a model server on loopback. Claude Code
 runs beside agentui in the same run when installed (`python -m bench.peers --install`), against the same server."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import Result, agentui_bin, emit, home_and_project, percentile, run_alone
-from bench.terminal import Terminal
+from bench.pty_terminal import PtyTerminal
 
 RATE = 100
 """Tokens per second the answer streams at (a token: four characters, one delta each)."""
@@ -60,25 +60,21 @@ def _responder(request: Any) -> Any:
     return Reply(chunks=anthropic_stream([{"type": "text", "text": text}], pieces=len(text) // 4), delay=1 / RATE)
 
 
-def type_and_time(terminal: Terminal, count: int, prefix: str) -> list[float]:
-    """Type `count` keys, one at a time, each timed until the text typed so far is on screen."""
+def type_and_time(terminal: PtyTerminal, count: int, prefix: str) -> list[float]:
+    """Type `count` keys, one at a time, each timed from its write to the read that put the text typed so far on the
+    screen."""
     typed, latencies = "", []
     for n in range(count):
         key = "qz"[n % 2]
         typed += key
-        shown = prefix + typed
-        started = time.perf_counter()
-        terminal.type(key)
-        deadline = started + 5
-        while shown not in terminal.screen() and time.perf_counter() < deadline:
-            time.sleep(0.0005)
-        latencies.append(time.perf_counter() - started)
+        latencies.append(terminal.type_and_wait(key, prefix + typed))
+        time.sleep(0.02)  # (a person's keys come apart; the next key is not typed into the frame of the last)
     return latencies
 
 
 def measure(name: str, command: str, env: dict[str, str], project: Path) -> tuple[list[float], list[float]]:
     """Latencies idle, then while the answer streams."""
-    terminal = Terminal(command, env, project, width=120, height=40)
+    terminal = PtyTerminal(command, env, project, width=120, height=40)
     try:
         terminal.wait_for(READY[name], timeout=60)
         time.sleep(1)  # (whatever either does just after its first screen is not what is measured)
@@ -117,7 +113,8 @@ def benchmarks() -> Iterator[Result]:
                 f"app.keystroke_{when}",
                 results["agentui"][index],
                 results["claude"][index] if "claude" in results else None,
-                f"key to screen, polled with capture-pane; {busy if when == 'streaming' else 'nothing running'}",
+                f"key to screen in a pseudo-terminal read by pyte; "
+                f"{busy if when == 'streaming' else 'nothing running'}",
             )
         )
 

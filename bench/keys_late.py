@@ -1,7 +1,7 @@
-"""Keystroke to screen late in a long agent run, in a real terminal (tmux): a model played on loopback reads a small
-file a turn for 600 turns; at turns 1, 300 and 600 its answer streams at 100 tokens/s before the call, and keys are
-typed into the prompt meanwhile, each timed until it is on screen. Claude Code runs the same session beside agentui
-when installed (`python -m bench.peers --install`).
+"""Keystroke to screen late in a long agent run, in a pseudo-terminal read by a terminal emulator (pyte): a model
+played on loopback reads a small file a turn for 600 turns; at turns 1, 300 and 600 its answer streams at 100
+tokens/s before the call, and keys are typed into the prompt meanwhile, each timed until it is on screen. Claude Code
+runs the same session beside agentui when installed (`python -m bench.peers --install`).
 
     python -m bench.keys_late
 """
@@ -17,7 +17,7 @@ from typing import Any
 from bench import gc_watch
 from bench.common import Result, emit, home_and_project, run_alone
 from bench.keys import aside_reply, key_row, type_and_time
-from bench.terminal import Terminal
+from bench.pty_terminal import PtyTerminal
 
 TURNS = 600
 MARKS = (1, 300, 600)
@@ -79,7 +79,7 @@ def measure(
     name: str, command: str, env: dict[str, str], project: Path, at_end: Callable[[], object] | None = None
 ) -> dict[int, list[float]]:
     """Keys timed at each mark of the run; `at_end` is called once the run is done, before the program ends."""
-    terminal = Terminal(command, env, project, width=120, height=40)
+    terminal = PtyTerminal(command, env, project, width=120, height=40)
     by_mark: dict[int, list[float]] = {}
     try:
         terminal.wait_for(READY[name], timeout=60)

@@ -23,6 +23,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from agentui.frontends.tui.history import PromptHistory
+from agentui.frontends.tui.key_frame import draw_now
 from agentui.frontends.tui.type_ahead import TakesTyping, type_into
 from agentui.frontends.tui.widgets.kill_ring import HINT_CHARS, KillRing
 
@@ -219,6 +220,7 @@ class PromptInput(TextArea):
         key = event.key
         if event.is_printable:
             self.typed_at = time.monotonic()
+        self.call_next(draw_now, self)  # once this key is handled, whoever handles it
         screen = self.app.screen
         if screen is not self.screen and event.is_printable and event.character and isinstance(screen, TakesTyping):
             # Typed after the key that opened a search or filter, but sent here before it was open: it is its.

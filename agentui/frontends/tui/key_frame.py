@@ -1,0 +1,22 @@
+"""A typed key's frame drawn as soon as the key is handled, not after Textual's round of idle messages and its update
+timer (about a millisecond of hops on an idle machine, up to a frame's interval while an answer streams)."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+
+def draw_now(widget: Widget) -> None:
+    """Draw `widget`'s repaint now, with whatever else the screen was about to draw (a streaming answer's layout:
+    the same work the timer would do, only sooner). A key that changes the widget's own size goes the usual way,
+    which tells its ancestors. Relies on Textual's screen update (`Screen._on_timer_update`), checked by
+    tests/frontends/tui/test_key_frame.py."""
+    app = widget.app
+    screen = widget.screen
+    if screen is not app.screen or app._batch_count or not widget._repaint_required:
+        return
+    if widget._layout_required:
+        return
+    widget._repaint_required = False
+    screen._dirty_widgets.add(widget)
+    screen._on_timer_update()
