@@ -77,7 +77,7 @@ class LanguageServers:
                 return server, None
             if server is not None:
                 return None, await self.give_up(family, f"The {server.name} language server stopped")
-            found = find_server(family, self.root, self.env, project_own=self.trusted())
+            found = find_server(family, self.root, self.env, trusted=self.trusted())
             if found is None:
                 self._missing.add(family)
                 names = " or ".join(spec.program for spec in SERVERS[family])

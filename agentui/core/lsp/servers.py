@@ -16,6 +16,11 @@ class ServerSpec:
     """The language id LSP names (python, typescript, go, rust)."""
     program: str
     args: tuple[str, ...] = ()
+    runs_project_code: bool = True
+    """It runs programs the project names: its build scripts and macros (rust-analyzer), the toolchain its go.mod
+    asks for (gopls), its own copy of the compiler (typescript-language-server takes node_modules' TypeScript), the
+    interpreter its config points at (pyright). Such a server starts only in a trusted project, as its hooks do:
+    the guard keeps the file system read-only, not what it reads from reaching the network."""
 
 
 LANGUAGES: dict[str, str] = {
@@ -40,7 +45,10 @@ FAMILIES: dict[str, str] = {
 """Language ids one server serves together (typescript-language-server serves TS and JS)."""
 
 SERVERS: dict[str, tuple[ServerSpec, ...]] = {
-    "python": (ServerSpec("python", "pylsp"), ServerSpec("python", "pyright-langserver", ("--stdio",))),
+    "python": (
+        ServerSpec("python", "pylsp", runs_project_code=False),  # its own plugins, reading the files as text
+        ServerSpec("python", "pyright-langserver", ("--stdio",)),
+    ),
     "typescript": (ServerSpec("typescript", "typescript-language-server", ("--stdio",)),),
     "go": (ServerSpec("go", "gopls"),),
     "rust": (ServerSpec("rust", "rust-analyzer"),),
@@ -59,18 +67,21 @@ def family_of(language: str) -> str:
 
 
 def find_server(
-    family: str, root: Path, env: Mapping[str, str], *, project_own: bool = False
+    family: str, root: Path, env: Mapping[str, str], *, trusted: bool = False
 ) -> tuple[ServerSpec, str] | None:
-    """The family's first server found, and its program's path: in the project's virtual environment when
-    `project_own` (a trusted project: that program is the project's, as its hooks are), else on PATH."""
-    venvs = [str(root / venv / "bin") for venv in VENVS] if project_own else []
+    """The family's first server found that may run here, and its program's path. In a trusted project that is
+    any server, the project's virtual environment searched first (its program is the project's, as its hooks are);
+    otherwise only a server on PATH that runs none of the project's programs."""
+    venvs = [str(root / venv / "bin") for venv in VENVS] if trusted else []
     path = os.pathsep.join([*venvs, env.get("PATH", os.defpath)])
     for spec in SERVERS.get(family, ()):
+        if spec.runs_project_code and not trusted:
+            continue
         if (found := shutil.which(spec.program, path=path)) is not None:
             return spec, found
     return None
 
 
-def any_server(root: Path, env: Mapping[str, str], *, project_own: bool = False) -> bool:
-    """Some server agentui knows is installed here."""
-    return any(find_server(family, root, env, project_own=project_own) is not None for family in SERVERS)
+def any_server(root: Path, env: Mapping[str, str], *, trusted: bool = False) -> bool:
+    """Some server agentui knows is installed here and may run."""
+    return any(find_server(family, root, env, trusted=trusted) is not None for family in SERVERS)

@@ -11,6 +11,8 @@ def draw_now(widget: Widget) -> None:
     the same work the timer would do, only sooner). A key that changes the widget's own size goes the usual way,
     which tells its ancestors. Relies on Textual's screen update (`Screen._on_timer_update`), checked by
     tests/frontends/tui/test_key_frame.py."""
+    if not widget.is_attached:
+        return
     app = widget.app
     screen = widget.screen
     if screen is not app.screen or app._batch_count or not widget._repaint_required:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agentui.core.lsp.manager import LanguageServers
+from agentui.core.lsp.servers import find_server
 from agentui.core.settings import ConfigFile, Overrides, resolve_settings
 from agentui.core.tools.base import ToolContext, ToolResult
 from agentui.core.tools.edit import Edit, EditArgs
@@ -241,3 +242,42 @@ async def test_the_projects_own_server_is_used_only_once_the_project_is_trusted(
         finally:
             await servers.aclose()
             (project / "calc.py").write_text("x = 1\n")
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+async def test_a_server_that_runs_the_projects_programs_starts_only_in_a_trusted_project(
+    tmp_path: Path, trusted: bool
+) -> None:
+    """rust-analyzer runs a crate's build scripts and macros; gopls, typescript-language-server and pyright run the
+    toolchain, compiler or interpreter the project names. On PATH, each still waits for trust; pylsp does not."""
+    project, bin_dir = tmp_path / "proj", tmp_path / "bin"
+    project.mkdir()
+    bin_dir.mkdir()
+    for program in ("rust-analyzer", "gopls", "typescript-language-server", "pyright-langserver"):
+        planted = bin_dir / program
+        planted.write_text(f"#!/bin/sh\ntouch {tmp_path / program}\nexec sleep 600\n")
+        planted.chmod(0o755)
+    (project / "lib.rs").write_text("fn main() {}\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    assert (find_server("rust", project, env, trusted=trusted) is not None) is trusted
+    assert (find_server("go", project, env, trusted=trusted) is not None) is trusted
+    assert (find_server("typescript", project, env, trusted=trusted) is not None) is trusted
+    assert (find_server("python", project, env, trusted=trusted) is not None) is trusted  # (no pylsp on this PATH)
+    workspace = Workspace(root=project)
+    servers = LanguageServers(project, env, wait=1, start_timeout=3, trusted=lambda: trusted)
+    workspace.lsp = servers
+    try:
+        result = await edit(workspace, "lib.rs", "fn main() {}", "fn main() { }")
+        assert not result.is_error
+        assert (tmp_path / "rust-analyzer").exists() is trusted
+    finally:
+        await servers.aclose()
+
+
+def test_pylsp_on_path_serves_an_untrusted_project(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pylsp").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "pylsp").chmod(0o755)
+    found = find_server("python", tmp_path, {"PATH": str(bin_dir)}, trusted=False)
+    assert found is not None and found[0].program == "pylsp"
