@@ -219,3 +219,31 @@ async def test_the_highlighter_is_loaded_after_start_up_before_any_code_block(tm
         await ready(pilot)
         await until(pilot, lambda: markdown_lines._lexer.cache_info().currsize > 0)
         assert markdown_lines._lexer("python") is not None
+
+
+async def test_text_that_leaves_the_answer_as_tall_is_drawn_without_laying_out_the_screen() -> None:
+    """While an answer streams, most batches only lengthen its last line: the screen's layout (every widget of the
+    transcript measured and placed again) is left for a batch that makes the answer taller."""
+    app = Answers()
+    async with app.run_test(size=(80, 40)) as pilot:
+        streamed = app.query_one("#streamed", MarkdownLines)
+        layouts: list[int] = []
+        original = app.screen._refresh_layout
+
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            layouts.append(1)
+            return original(*args, **kwargs)
+
+        app.screen._refresh_layout = counted  # type: ignore[method-assign]
+        streamed.append("The handler")
+        await pilot.pause()
+        assert layouts and drawn(streamed) == ["The handler"]
+        layouts.clear()
+        streamed.append(" reads the request")
+        await pilot.pause()
+        assert layouts == [] and drawn(streamed) == ["The handler reads the request"]
+        assert "The handler reads the request" in screen_text(streamed)[0]
+        streamed.append(" and answers it." * 8)  # wraps: taller
+        await pilot.pause()
+        assert layouts and len(drawn(streamed)) > 1
+        assert streamed.size.height == len(drawn(streamed))

@@ -147,9 +147,16 @@ class MarkdownLines(Widget):
         return "".join(self._consumed) + self._rest
 
     def append(self, text: str) -> None:
-        if text:
-            self._add(text)
-            self.refresh(layout=True)
+        if not text:
+            return
+        height = self._height
+        self._add(text)
+        if self._width > 0:
+            self._layout(self._width)  # (what the layout would do first: the new text measured at the last width)
+            if self._height == height:
+                self.refresh()  # as tall as before: its lines are drawn again, nothing on the screen moves
+                return
+        self.refresh(layout=True)
 
     def _add(self, text: str) -> None:
         # Only the unfinished rest is looked at again: the work per batch does not grow with the answer.
