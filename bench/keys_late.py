@@ -25,7 +25,8 @@ MARKS = (1, 300, 600)
 RATE = 100
 """Tokens a second the answer at a mark streams at (a token: four characters, one delta each)."""
 MARK_TOKENS = 1200
-KEYS = 24
+KEYS = 36
+"""Keys timed at each mark (all three marks' keys stay on the prompt's first line at 120 columns)."""
 READY = {"agentui": "Ask for something", "claude": "for shortcuts"}
 DONE = "All the files are read"
 FILES = 20
