@@ -66,8 +66,9 @@ class TypingHold:
 
     @property
     def holding(self) -> bool:
-        """The person typed a moment ago: a key now was meant for the prompt."""
-        return time.monotonic() - self._typed_at < HOLD_SECONDS
+        """The person typed a moment ago: a key now was meant for the prompt. The prompt's own last key counts too:
+        the question is made when it is asked, and keys already on their way go to the prompt until it is shown."""
+        return time.monotonic() - max(self._typed_at, self._prompt.typed_at) < HOLD_SECONDS
 
     def hold(self, event: events.Key, notify: Callable[[str], object]) -> bool:
         """Take the key for the prompt if the person is still typing (True; `notify` says so the first time); else

@@ -145,3 +145,15 @@ async def test_an_mcp_servers_question_holds_the_keys_typed_as_it_appears(monkey
         await pilot.press("enter")
         await until(pilot, lambda: len(answers) == 1)
         assert answers[0].behavior == "allow" and answers[0].updated_input == {"place": "dev"}
+
+
+def test_keys_the_prompt_took_after_the_question_was_made_still_hold_it() -> None:
+    """A question is made when it is asked and shown a moment later; keys already on their way meanwhile go to the
+    prompt. Those count: a flood of typing held up the question's screen for 0.4 s, and a `y` just after it showed
+    approved the command, because the hold counted only from the prompt's last key before the question was made."""
+    prompt = TypedInto()
+    prompt.typed_at = time.monotonic() - 10 * type_ahead.HOLD_SECONDS  # long before the question
+    hold = type_ahead.TypingHold(prompt)
+    assert not hold.holding
+    prompt.typed_at = time.monotonic()  # typed into the prompt before the question's screen took the keys
+    assert hold.holding
