@@ -302,11 +302,14 @@ def test_another_projects_directory_neither_wipes_the_index_nor_shows_in_it(tmp_
     assert again.progress.bytes_read == 0  # (its rows were kept: a stat of each file, nothing read)
 
 
-def test_a_search_while_this_process_is_already_updating_searches_what_is_there_and_says_so(tmp_path: Path) -> None:
-    """The picker searches on a thread per keystroke: while one look is under way (a long first indexing), the next
-    searches the index as it stands instead of queueing behind it on SQLite's lock."""
+def test_a_search_while_this_process_is_already_updating_searches_what_is_there_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The picker searches on a thread per keystroke: while one look is under way past a short wait (a long first
+    indexing), the next searches the index as it stands instead of queueing behind it on SQLite's lock."""
     from agentui.core.search import index as search_index
 
+    monkeypatch.setattr(search_index, "UPDATE_WAIT_SECONDS", 0.05)
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "AGENTUI_STATE_DIR": str(tmp_path / "state")}
     path = tmp_path / "claude" / "projects" / "-w" / f"{SESSION}.jsonl"
     write(path, prompt("the walrus plan", session=SESSION, cwd="/w"))
@@ -319,3 +322,19 @@ def test_a_search_while_this_process_is_already_updating_searches_what_is_there_
         ]
         assert search_sessions("walrus", env=env).hits
     assert search_sessions("otter", env=env).hits
+
+
+def test_a_search_waits_for_a_short_update_under_way_and_finds_what_it_added(tmp_path: Path) -> None:
+    """The picker's last keystroke searched while the previous keystroke's update was under way, skipped its own,
+    and found nothing (`walr` in an e2e run): a short update is now waited for."""
+    import threading
+
+    from agentui.core.search import index as search_index
+
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "AGENTUI_STATE_DIR": str(tmp_path / "state")}
+    path = tmp_path / "claude" / "projects" / "-w" / f"{SESSION}.jsonl"
+    write(path, prompt("the walrus plan", session=SESSION, cwd="/w"))
+    search_index._UPDATING.acquire()
+    threading.Timer(0.3, search_index._UPDATING.release).start()  # another keystroke's update, ending soon
+    found = search_sessions("walr", env=env, prefix=True)
+    assert found.hits and found.notices == []

@@ -149,6 +149,8 @@ class SessionIndex:
 
 
 _UPDATING = threading.Lock()
+UPDATE_WAIT_SECONDS = 2.0
+"""How long a search waits for this process's update under way before it searches the index as it stands."""
 
 
 def _not_updated(error: sqlite3.DatabaseError) -> str:
@@ -189,8 +191,11 @@ def search_sessions(
     """Update the index, then search it: the sessions of the project at `cwd`, or of every project when None."""
     index = SessionIndex(index_path(env), projects_root(env))
     try:
-        if _UPDATING.acquire(blocking=False):  # (one update at a time in this process: the picker searches as
-            try:  # the person types, each keystroke on a thread, and a long first indexing is already under way)
+        # One update at a time in this process: the picker searches on a thread per keystroke. A search waits a
+        # moment for one under way (usually milliseconds: the last keystroke's search then sees what it added), not
+        # for a long first indexing, during which it searches what is there.
+        if _UPDATING.acquire(timeout=UPDATE_WAIT_SECONDS):
+            try:
                 index.update()
             finally:
                 _UPDATING.release()

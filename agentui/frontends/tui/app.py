@@ -19,11 +19,9 @@ from rich.console import Console, RenderableType
 from textual import work
 from textual._compositor import CompositorUpdate
 from textual.containers import Vertical
-from textual.driver import Driver
-from textual.drivers.linux_driver import LinuxDriver
 
 from agentui import __version__
-from agentui.frontends.tui import direct_writer, textual_cycles
+from agentui.frontends.tui import textual_cycles
 from agentui.frontends.tui.app_keys import SHELL_GROUP
 from agentui.frontends.tui.app_opening import AppOpening
 from agentui.frontends.tui.clipboard import Copier
@@ -136,12 +134,7 @@ class AgentApp(AppOpening):
             renderable = visible_update(renderable)
         if isinstance(renderable, CompositorUpdate) and not self.is_inline:
             renderable = self.frames.update(renderable, *self.size)
-        with direct_writer.frame(self._driver):  # one write, by this thread when the terminal takes it at once
-            super()._display(screen, renderable)
-
-    def get_driver_class(self) -> type[Driver]:
-        driver = super().get_driver_class()
-        return direct_writer.DirectLinuxDriver if driver is LinuxDriver else driver
+        super()._display(screen, renderable)
 
     def redraw(self) -> None:
         self.frames.forget()
