@@ -73,7 +73,10 @@ def find_server(
     any server, the project's virtual environment searched first (its program is the project's, as its hooks are);
     otherwise only a server on PATH that runs none of the project's programs."""
     venvs = [str(root / venv / "bin") for venv in VENVS] if trusted else []
-    path = os.pathsep.join([*venvs, env.get("PATH", os.defpath)])
+    # Only absolute entries of PATH: an empty or relative one ("::", ".", "bin") is looked up from agentui's working
+    # directory, the project, whose own program it would then run untrusted.
+    searched = [entry for entry in env.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(entry)]
+    path = os.pathsep.join([*venvs, *searched])
     for spec in SERVERS.get(family, ()):
         if spec.runs_project_code and not trusted:
             continue

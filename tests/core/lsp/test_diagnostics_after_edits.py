@@ -281,3 +281,19 @@ def test_pylsp_on_path_serves_an_untrusted_project(tmp_path: Path) -> None:
     (bin_dir / "pylsp").chmod(0o755)
     found = find_server("python", tmp_path, {"PATH": str(bin_dir)}, trusted=False)
     assert found is not None and found[0].program == "pylsp"
+
+
+def test_a_relative_path_entry_does_not_find_the_projects_own_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty or relative PATH entry is looked up from the working directory, the project: its `./pylsp` ran
+    in an untrusted project."""
+    project = tmp_path / "proj"
+    (project / "bin").mkdir(parents=True)
+    for planted in (project / "pylsp", project / "bin" / "pylsp"):
+        planted.write_text("#!/bin/sh\nexit 0\n")
+        planted.chmod(0o755)
+    monkeypatch.chdir(project)
+    for path in ("", ":/usr/bin", ".:/usr/bin", "bin:/usr/bin"):
+        found = find_server("python", project, {"PATH": path}, trusted=False)
+        assert found is None or not Path(found[1]).resolve().is_relative_to(project.resolve()), path
