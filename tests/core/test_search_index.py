@@ -324,12 +324,16 @@ def test_a_search_while_this_process_is_already_updating_searches_what_is_there_
     assert search_sessions("otter", env=env).hits
 
 
-def test_a_search_waits_for_a_short_update_under_way_and_finds_what_it_added(tmp_path: Path) -> None:
+def test_a_search_waits_for_a_short_update_under_way_and_finds_what_it_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The picker's last keystroke searched while the previous keystroke's update was under way, skipped its own,
     and found nothing (`walr` in an e2e run): a short update is now waited for."""
     import threading
 
     from agentui.core.search import index as search_index
+
+    monkeypatch.setattr(search_index, "UPDATE_WAIT_SECONDS", 60.0)  # a ceiling: the other update ends long before
 
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "AGENTUI_STATE_DIR": str(tmp_path / "state")}
     path = tmp_path / "claude" / "projects" / "-w" / f"{SESSION}.jsonl"
