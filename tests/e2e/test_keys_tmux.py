@@ -170,9 +170,9 @@ def test_ctrl_c_interrupts_what_runs_clears_the_prompt_and_quits_only_twice_on_a
     try:
         terminal.wait_for("Ask for something")
         # the person's own command: Ctrl+C stops it, and the keys work while it runs
-        terminal.type(f"!echo person-started; sleep {nap}")
+        terminal.type(f"!echo person-$((40+2)); sleep {nap}")
         terminal.keys("Enter")
-        terminal.wait_for("person-started")
+        terminal.wait_for("person-42")  # (only its output says so: the typed line would match before it ran)
         terminal.type("half a thought")
         terminal.wait_for("half a thought")  # typed while the command runs
         terminal.keys("C-c")

@@ -35,17 +35,20 @@ class AppKeys(AppHost):
     ]
     main: MainScreen
     _quit_armed_at = 0.0
+    _waiting: list[str]
+    """What was sent before the conversation opened (prompts, `!command`s): sent once it has."""
 
     def something_runs(self) -> bool:
-        """Whether Esc would stop something: the model's turn, or a `!command` of the person's."""
-        if (conversation := self.conversation) is not None and conversation.running:
+        """Whether Esc would stop something: the model's turn, a `!command` of the person's, or what waits for the
+        conversation to open."""
+        if self._waiting or ((conversation := self.conversation) is not None and conversation.running):
             return True
         return any(worker.group == SHELL_GROUP and worker.is_running for worker in self.workers)
 
     def stop_what_runs(self) -> bool:
         """Interrupt the model's turn, the person's running `!command`s and /doctor's checks; False if nothing was
         running."""
-        stopped = False
+        stopped = self.take_back_waiting()
         if (conversation := self.conversation) is not None and conversation.running:
             conversation.interrupt()
             self.view.ending = stopped = True
@@ -54,6 +57,20 @@ class AppKeys(AppHost):
                 worker.cancel()
                 stopped = True
         return stopped
+
+    def take_back_waiting(self) -> bool:
+        """Esc or Ctrl+C while the conversation opens: what was sent meanwhile (a prompt, a `!command`) has not
+        run yet, and must not run once it has opened; it comes back into the prompt, nothing lost."""
+        if not self._waiting:
+            return False
+        waiting, self._waiting = self._waiting, []
+        prompt = self.prompt_input
+        prompt.text = "\n\n".join([*waiting, *([prompt.text] if prompt.text.strip() else [])])
+        prompt.move_cursor(prompt.document.end)
+        self.say(
+            "Interrupted. What you sent as the conversation opened has not run; it is back in the prompt.", "warning"
+        )
+        return True
 
     def action_interrupt(self) -> None:
         """Esc: stop what runs, if anything does, and bring the keys back to the prompt."""

@@ -28,8 +28,6 @@ log = logging.getLogger(__name__)
 class AppOpening(AppKeys):
     _prepare: Callable[[], tuple[Launch | None, str | None]] | None
     """Resolves the launch (settings, permissions, session); again for a prompt while there is none."""
-    _waiting: list[str]
-    """Prompts sent before the conversation opened: sent once it has."""
     _starting: bool
     """Until start-up has resolved the launch (or failed to): prompts sent meanwhile wait for the conversation."""
     _cannot_open: str | None = None

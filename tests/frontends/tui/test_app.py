@@ -162,6 +162,34 @@ async def test_a_prompt_sent_before_start_up_has_finished_waits_for_the_conversa
         assert not [n for n in texts(app, Notice) if "no conversation" in str(n.render())]
 
 
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_esc_or_ctrl_c_as_the_conversation_opens_takes_back_what_waits_to_run(tmp_path: Path, key: str) -> None:
+    """A `!command` sent while the conversation opens waits for it; Esc or Ctrl+C then must stop it as they stop a
+    running one (it ran later, after the person had pressed Ctrl+C), and what was typed comes back."""
+    harness = Harness(tmp_path, [{"text": "Answered."}])
+    opened = threading.Event()
+
+    def prepare() -> tuple[Launch, None]:  # (start-up held until the keys are in)
+        assert opened.wait(60), "the test never let start-up go on"
+        return harness.launch, None
+
+    app = AgentApp(None, prepare=prepare, provider_factory=harness.provider, env=harness.env)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            await app.submit("!touch ran.txt")
+            app.prompt_input.insert("half a thought")
+            await pilot.press(key)
+        finally:
+            opened.set()
+        await ready(pilot)
+        await until(pilot, lambda: "it is back in the prompt" in " ".join(str(n.render()) for n in texts(app, Notice)))
+        assert app.prompt_input.text == "!touch ran.txt\n\nhalf a thought"
+        await pilot.press("ctrl+c")  # (nothing waits now: the prompt is cleared, and the app stays)
+        await until(pilot, lambda: app.prompt_input.text == "")
+        assert not (harness.project / "ran.txt").exists() and app.is_running
+        assert not [p for p in texts(app, UserPrompt) if "touch" in p.text]
+
+
 def write_script(name: str = "notes.txt", content: str = "hello\n") -> list[dict[str, Any]]:
     return [
         {
