@@ -14,6 +14,10 @@ from tests.e2e.test_tui_tmux import Terminal, app_env
 from tests.support.loopback import LoopbackServer, Reply
 from tests.support.sse import anthropic_stream
 
+TYPIST = {"AGENTUI_TYPING_HOLD": "3600"}
+"""This test's typist, between two tmux commands on a loaded machine, can pause longer than the half second a person's
+pause is: its keys are held however slowly they come (what a pause lets through is the Pilot tests' business)."""
+
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_keys_typed_as_a_permission_question_appears_go_on_into_the_prompt_and_answer_nothing(
@@ -27,7 +31,7 @@ def test_keys_typed_as_a_permission_question_appears_go_on_into_the_prompt_and_a
             chunks=anthropic_stream([{"type": "text", "text": "Running it."}, bash], stop_reason="tool_use"), delay=0.2
         )
     )
-    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    terminal = Terminal(agentui_bin, app_env(clean_env, server, **TYPIST), project, size=size)
     try:
         terminal.wait_for("Ask for something")
         terminal.type("make the file")
@@ -58,7 +62,7 @@ def test_typing_at_once_at_start_up_does_not_trust_the_project(
     (project / ".claude").mkdir(parents=True)
     hook = {"hooks": [{"type": "command", "command": "touch hooked.txt"}]}
     (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"UserPromptSubmit": [hook]}}))
-    env = app_env(clean_env, server, AGENTUI_DATA_DIR=str(tmp_path / "data"))  # (where the trust list is)
+    env = app_env(clean_env, server, AGENTUI_DATA_DIR=str(tmp_path / "data"), **TYPIST)  # (the trust list's there)
     terminal = Terminal(agentui_bin, env, project, size=size)
     try:
         deadline = time.monotonic() + 60

@@ -36,6 +36,7 @@ from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.status_line_driver import StatusLineDriver
 from agentui.frontends.tui.terminal_text import show_controls, visible_update
 from agentui.frontends.tui.themes import apply_themes
+from agentui.frontends.tui.type_ahead import hold_problem
 from agentui.frontends.tui.widgets.prompt_input import Completion, CompletionList, PromptInput
 from agentui.frontends.tui.widgets.status_bar import StatusBar
 from agentui.frontends.tui.widgets.todo_panel import TodoPanel
@@ -162,8 +163,9 @@ class AgentApp(AppOpening):
             from agentui.frontends.tui.signals import end_on_signals
 
             end_on_signals(self)
-        for problem in apply_themes(self, self.env):
-            self.call_later(self.say, problem, "warning")
+        for problem in [*apply_themes(self, self.env), hold_problem(self.env)]:
+            if problem:
+                self.call_later(self.say, problem, "warning")
         # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
         # a key) go on being handled while start-up waits for the session and the engine.
         self.call_after_refresh(lambda: self.run_worker(self._startup(), group="startup"))

@@ -5,6 +5,7 @@ model's questions): what they go on typing is the prompt's, never an answer."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
@@ -35,7 +36,29 @@ def type_into(box: Input, text: str) -> None:
     box.cursor_position = len(box.value)
 
 
-HOLD_SECONDS = 0.5
+HOLD_SETTING = "AGENTUI_TYPING_HOLD"
+"""Seconds in place of 0.5: longer for a slow reader; an end-to-end test's typist on a loaded machine can pause longer
+than a person would, and is given an hour (its keys must be held however slowly they come)."""
+
+
+def _hold_seconds(given: str | None) -> float:
+    try:
+        return max(0.0, float(given)) if given else 0.5
+    except ValueError:
+        return 0.5  # (said once at start-up: hold_problem)
+
+
+def hold_problem(env: dict[str, str] | None) -> str | None:
+    """One sentence if the environment's AGENTUI_TYPING_HOLD is not a number of seconds."""
+    given = (os.environ if env is None else env).get(HOLD_SETTING)
+    try:
+        float(given or "0")
+    except ValueError:
+        return f"{HOLD_SETTING} is {given!r}, not a number of seconds such as 1.5; 0.5 is used."
+    return None
+
+
+HOLD_SECONDS = _hold_seconds(os.environ.get(HOLD_SETTING))
 """A question that appears while the person is typing takes no key as an answer until they have stopped typing for
 this long: about the time it takes to see that something has appeared, and to stop."""
 
