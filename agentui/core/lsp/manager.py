@@ -53,6 +53,8 @@ class LanguageServers:
         self._servers: dict[str, LanguageServer] = {}
         self._given_up: set[str] = set()
         self._missing: set[str] = set()
+        self._told_trust: set[str] = set()
+        """The families whose server waits for the project to be trusted, and that have been told so."""
         """Languages with no server installed: the LSP tool says so, an edit does not (nothing went wrong with it)."""
         self._locks: dict[str, asyncio.Lock] = {}
         self._starting: set[LanguageServer] = set()
@@ -77,7 +79,12 @@ class LanguageServers:
                 return server, None
             if server is not None:
                 return None, await self.give_up(family, f"The {server.name} language server stopped")
-            found = find_server(family, self.root, self.env, trusted=self.trusted())
+            trusted = self.trusted()
+            found = find_server(family, self.root, self.env, trusted=trusted)
+            if found is None and not trusted and (waits := find_server(family, self.root, self.env, trusted=True)):
+                # (not given up: once the project is trusted, the next edit starts it)
+                told, self._told_trust = family in self._told_trust, self._told_trust | {family}
+                return None, None if told else waits_for_trust(waits[0].program)
             if found is None:
                 self._missing.add(family)
                 names = " or ".join(spec.program for spec in SERVERS[family])
@@ -144,3 +151,10 @@ class LanguageServers:
         """Stop every server (the session ends; an edit after it starts its server again)."""
         servers, self._servers = [*self._servers.values(), *self._starting], {}
         await asyncio.gather(*(server.stop() for server in servers), return_exceptions=True)
+
+
+def waits_for_trust(program: str) -> str:
+    return (
+        f"The {program} language server runs the project's own code (its build scripts, toolchain or interpreter), "
+        "so it starts only once this project is trusted; edits go on without its diagnostics."
+    )

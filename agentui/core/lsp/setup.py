@@ -21,10 +21,11 @@ if TYPE_CHECKING:
 def open_servers(
     on: bool, wait: float, root: Path, env: Mapping[str, str], guard: Guard | None, trusted: Callable[[], bool]
 ) -> LanguageServers | None:
-    """None when off or none is installed that may run. A server in the project's own virtual environment, or one
+    """None when off or none is installed. A server in the project's own virtual environment, or one
     that runs the project's programs (servers.ServerSpec.runs_project_code), runs only once the project is trusted,
-    as its hooks do; every server runs under the guard."""
-    if not on or not any_server(root, env, trusted=trusted()):
+    as its hooks do (and starts at the first edit after the project is trusted); every server runs under the
+    guard."""
+    if not on or not any_server(root, env, trusted=True):  # (whether one may run is asked at each start)
         return None
     return LanguageServers(root, child_environment(env), _confiner(root, guard), wait=wait, trusted=trusted)
 

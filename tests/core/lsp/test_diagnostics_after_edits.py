@@ -274,6 +274,39 @@ async def test_a_server_that_runs_the_projects_programs_starts_only_in_a_trusted
         await servers.aclose()
 
 
+async def test_a_server_waiting_for_trust_is_said_so_once_and_starts_once_the_project_is_trusted(
+    tmp_path: Path,
+) -> None:
+    """Not "not installed" (it is), nor given up for the session: the project may be trusted later."""
+    from agentui.core.lsp.setup import open_servers
+
+    project, bin_dir = tmp_path / "proj", tmp_path / "bin"
+    project.mkdir()
+    bin_dir.mkdir()
+    planted = bin_dir / "rust-analyzer"
+    planted.write_text(f"#!/bin/sh\ntouch {tmp_path / 'ran'}\nexec sleep 600\n")
+    planted.chmod(0o755)
+    (project / "lib.rs").write_text("fn main() {}\n")
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    trusted = [False]
+    servers = open_servers(True, 1, project, env, None, lambda: trusted[0])  # (there is one, if it may not run yet)
+    assert servers is not None
+    servers.start_timeout = 3
+    workspace = Workspace(root=project)
+    workspace.lsp = servers
+    try:
+        first = await edit(workspace, "lib.rs", "fn main() {}", "fn main() { }")
+        assert "rust-analyzer language server runs the project's own code" in str(first.content)
+        assert "trusted" in str(first.content) and "installed" not in str(first.content)
+        second = await edit(workspace, "lib.rs", "fn main() { }", "fn main() {  }")
+        assert "language server" not in str(second.content) and not (tmp_path / "ran").exists()
+        trusted[0] = True  # (the person trusts the project)
+        await edit(workspace, "lib.rs", "fn main() {  }", "fn main() {}")
+        assert (tmp_path / "ran").exists()
+    finally:
+        await servers.aclose()
+
+
 def test_pylsp_on_path_serves_an_untrusted_project(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
