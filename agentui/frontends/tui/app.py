@@ -28,6 +28,7 @@ from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.collector import CollectorPolicy, collector_held
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
+from agentui.frontends.tui.direct_writer import WritesFramesDirectly
 from agentui.frontends.tui.frame_writer import FrameWriter
 from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.limit_resume import go_on_after_limit
@@ -62,7 +63,7 @@ Prepare = Callable[[], "tuple[Launch | None, str | None]"]
 """Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
 
 
-class AgentApp(AppOpening):
+class AgentApp(AppOpening, WritesFramesDirectly):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     view: ConversationView

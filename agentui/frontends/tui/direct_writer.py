@@ -1,0 +1,140 @@
+"""A frame written to the terminal by the thread that drew it when the terminal takes it at once, rather than handed
+to Textual's writer thread, which wakes to write it: a hop that costs each key about half a millisecond on an idle
+machine and a scheduler's turn on a busy one. What the terminal cannot take at once (a slow link, a full buffer) goes
+to the writer thread as before, in order, so the app never waits on the terminal."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from queue import Queue
+from typing import IO
+
+from rich.console import RenderableType
+from textual.app import App
+from textual.driver import Driver
+from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+from textual.drivers.linux_driver import LinuxDriver
+from textual.screen import Screen
+
+
+class DirectWriter(WriterThread):
+    """Textual's writer thread, which also writes a frame directly when nothing is waiting for it."""
+
+    def __init__(self, file: IO[str]) -> None:
+        super().__init__(file)
+        self._bytes: Queue[bytes | None] = Queue(MAX_QUEUED_WRITES)
+        """What the thread writes; its unfinished tasks are the writes queued and not yet written (while there are
+        any, a frame joins the queue: the order is kept). Only the drawing thread queues, so no lock is needed."""
+        self._fileno = file.fileno()
+        self._encoding = getattr(file, "encoding", None) or "utf-8"
+        self._held: list[str] | None = None
+        self._stopped = self._writing = False
+        self._direct = _nonblocking_twin(self._fileno)
+        """The same terminal opened again without blocking: a description of our own, so that the shell's is left
+        as it was."""
+
+    def write(self, text: str) -> None:
+        if self._held is not None:
+            self._held.append(text)
+        elif not self._stopped:
+            self._bytes.put(text.encode(self._encoding, "replace"))
+
+    @contextlib.contextmanager
+    def frame(self) -> Iterator[None]:
+        """Hold what is written meanwhile, then write it at once if the terminal takes it (the rest is queued)."""
+        if self._direct is None or self._held is not None:
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None  # (None: stop() took it, a suspend in the middle of this frame)
+            if held:
+                self._write_now("".join(held).encode(self._encoding, "replace"))
+
+    def _write_now(self, data: bytes) -> None:
+        if self._stopped or self._direct is None:
+            return  # (suspended mid-frame: the screen is drawn whole again on resume)
+        if self._bytes.unfinished_tasks == 0:
+            self._writing = True
+            try:
+                data = data[os.write(self._direct, data) :]
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                return  # the terminal is gone: as with Textual's thread, there is no one to tell
+            finally:
+                self._writing = False
+                if self._stopped:  # (stop() came from a signal handler during the write: its close was left here)
+                    self._close_twin()
+        if data and not self._stopped:
+            self._bytes.put(data)
+
+    def run(self) -> None:
+        while (data := self._bytes.get()) is not None:
+            try:
+                while data:
+                    data = data[os.write(self._fileno, data) :]
+            except OSError:
+                pass
+            self._bytes.task_done()
+
+    def stop(self) -> None:
+        """What is held is written first: a suspend (SIGTSTP) can come in the middle of a frame, and the terminal's
+        reset it writes must reach the terminal before the process stops."""
+        self._stopped = True
+        held, self._held = self._held, None
+        if held:
+            self._bytes.put("".join(held).encode(self._encoding, "replace"))
+        self._bytes.put(None)
+        self.join()
+        if not self._writing:
+            self._close_twin()
+
+    def _close_twin(self) -> None:
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            os.close(direct)
+
+
+def _nonblocking_twin(fileno: int) -> int | None:
+    if not os.isatty(fileno):
+        return None
+    try:
+        return os.open(f"/proc/self/fd/{fileno}", os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+class DirectLinuxDriver(LinuxDriver):
+    """Textual's Linux driver with the writer above (started again after a suspend, as Textual's is)."""
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+        textual_writer = self._writer_thread
+        if textual_writer is not None and self._file is not None and not isinstance(textual_writer, DirectWriter):
+            textual_writer.stop()  # (after writing what start-up queued)
+            writer = DirectWriter(self._file)
+            writer.start()
+            self._writer_thread = writer
+
+
+def frame(driver: object) -> contextlib.AbstractContextManager[None]:
+    """What `driver` writes within is one direct write when its writer is a DirectWriter."""
+    writer = getattr(driver, "_writer_thread", None)
+    return writer.frame() if isinstance(writer, DirectWriter) else contextlib.nullcontext()
+
+
+class WritesFramesDirectly(App[None]):
+    """An app whose frames are written as above, on Textual's Linux driver (any other driver is left as it is)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        driver = super().get_driver_class()
+        return DirectLinuxDriver if driver is LinuxDriver else driver
+
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        with frame(self._driver):  # one write, by this thread when the terminal takes it at once
+            super()._display(screen, renderable)

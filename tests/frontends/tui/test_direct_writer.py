@@ -1,0 +1,149 @@
+"""The frame writer on a real pseudo-terminal: a frame the terminal takes at once is written by the drawing thread; one
+it cannot take does not hold that thread and still arrives whole and in order; a pipe goes through the thread."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from agentui.frontends.tui.direct_writer import DirectWriter, frame
+
+CEILING = 30.0
+
+
+@pytest.fixture
+def pty() -> Iterator[tuple[int, int]]:
+    leader, follower = os.openpty()
+    yield leader, follower
+    for fd in (leader, follower):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def read_until(fd: int, size: int) -> bytes:
+    data, deadline = b"", time.monotonic() + CEILING
+    while len(data) < size and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.5)[0]:
+            data += os.read(fd, 65536)
+    return data
+
+
+def writer_on(fd: int) -> DirectWriter:
+    writer = DirectWriter(os.fdopen(os.dup(fd), "w", encoding="utf-8"))
+    writer.start()
+    return writer
+
+
+class Driver:
+    def __init__(self, writer: DirectWriter) -> None:
+        self._writer_thread = writer
+
+
+def test_a_frame_the_terminal_takes_is_written_by_the_drawing_thread(
+    pty: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    leader, follower = pty
+    writer = writer_on(follower)
+    threads: list[str] = []
+    write = os.write
+
+    def watched(fd: int, data: bytes) -> int:
+        threads.append(threading.current_thread().name)
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", watched)
+    try:
+        with frame(Driver(writer)):
+            writer.write("\x1b[?2026h")
+            writer.write("héllo")
+            writer.write("\x1b[?2026l")
+        assert threads == [threading.current_thread().name]  # one write, by this thread, before the frame is left
+        assert read_until(leader, 21) == "\x1b[?2026hhéllo\x1b[?2026l".encode()
+    finally:
+        writer.stop()
+
+
+def test_a_frame_the_terminal_cannot_take_does_not_wait_and_arrives_in_order(pty: tuple[int, int]) -> None:
+    leader, follower = pty
+    writer = writer_on(follower)
+    frames = [f"<frame {n}>".encode() + bytes([65 + n % 26]) * 20_000 for n in range(20)]  # far past a pty's buffer
+    try:
+        started = time.monotonic()
+        for data in frames:
+            with frame(Driver(writer)):
+                writer.write(data.decode())
+        writer.write("<after>")  # outside a frame: queued behind them
+        assert time.monotonic() - started < CEILING  # (no one reads yet: a blocking write would never return)
+        expected = b"".join(frames) + b"<after>"
+        assert read_until(leader, len(expected)) == expected
+    finally:
+        writer.stop()
+
+
+def test_a_pipe_is_written_by_the_writer_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    reader, pipe = os.pipe()
+    writer = writer_on(pipe)
+    os.close(pipe)
+    threads: list[str] = []
+    write = os.write
+
+    def watched(fd: int, data: bytes) -> int:
+        threads.append(threading.current_thread().name)
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", watched)
+    try:
+        with frame(Driver(writer)):
+            writer.write("through the thread")
+        assert read_until(reader, 18) == b"through the thread"
+        assert threads and threading.current_thread().name not in threads
+    finally:
+        writer.stop()
+        os.close(reader)
+
+
+def test_the_terminal_opened_again_is_closed_with_the_writer(pty: tuple[int, int]) -> None:
+    _, follower = pty
+    file = os.fdopen(os.dup(follower), "w", encoding="utf-8")
+    before = set(os.listdir("/proc/self/fd"))
+    writer = DirectWriter(file)
+    writer.start()
+    assert len(set(os.listdir("/proc/self/fd")) - before) == 1  # a description of its own, not blocking
+    writer.stop()
+    assert set(os.listdir("/proc/self/fd")) - before == set()
+    file.close()
+
+
+def test_a_suspend_in_the_middle_of_a_frame_still_resets_the_terminal_and_closes_what_it_opened(
+    pty: tuple[int, int],
+) -> None:
+    """SIGTSTP's handler runs in the drawing thread, wherever it is: in a frame, Textual's suspend writes the terminal's
+    reset (leave the alternate screen, show the cursor) and stops the writer. What the frame held and that reset must
+    reach the terminal before the process stops, or the shell is left on a blank alternate screen."""
+    leader, follower = pty
+    writer = writer_on(follower)
+    twin = writer._direct
+    assert twin is not None
+    with frame(Driver(writer)):
+        writer.write("half a frame")
+        writer.write("\x1b[?1049l\x1b[?25h")  # (what the suspend writes, as Textual's driver does)
+        writer.stop()  # (the suspend's own stop, from the handler)
+        writer.write("the rest of the frame")  # (after the handler: the screen is drawn whole again on resume)
+    assert read_until(leader, 24) == b"half a frame\x1b[?1049l\x1b[?25h"
+    assert not select.select([leader], [], [], 0.2)[0]  # (nothing after the stop)
+    with pytest.raises(OSError):  # (the terminal it opened again is closed)
+        os.fstat(twin)
+    writer._file.close()
+
+
+def test_the_app_writes_through_the_direct_writer_on_textuals_linux_driver() -> None:
+    from agentui.frontends.tui.app import AgentApp
+    from agentui.frontends.tui.direct_writer import DirectLinuxDriver
+
+    assert AgentApp(None).driver_class is DirectLinuxDriver
