@@ -13,7 +13,7 @@ from typing import Any
 from agentui.core.lsp.diagnostics import Diagnostic, new_diagnostics
 from agentui.core.lsp.rpc import RpcError
 from agentui.core.lsp.server import Confine, LanguageServer, ServerError
-from agentui.core.lsp.servers import SERVERS, family_of, find_server, language_of
+from agentui.core.lsp.servers import SERVERS, family_of, find_server, language_of, server_environment
 from agentui.core.safety.confined import Confined
 
 WAIT = 2.0
@@ -89,7 +89,8 @@ class LanguageServers:
                 self._missing.add(family)
                 names = " or ".join(spec.program for spec in SERVERS[family])
                 return None, await self.give_up(family, f"No {family} language server ({names}) is installed here")
-            server = LanguageServer(found[0], found[1], self.root, self.env, self.confine)
+            env = server_environment(self.env, self.root, trusted=trusted)
+            server = LanguageServer(found[0], found[1], self.root, env, self.confine)
             self._starting.add(server)
             try:
                 await server.start(self.start_timeout)

@@ -74,8 +74,13 @@ def find_server(
     otherwise only a server on PATH that runs none of the project's programs."""
     venvs = [str(root / venv / "bin") for venv in VENVS] if trusted else []
     # Only absolute entries of PATH: an empty or relative one ("::", ".", "bin") is looked up from agentui's working
-    # directory, the project, whose own program it would then run untrusted.
-    searched = [entry for entry in env.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(entry)]
+    # directory, the project, whose own program it would then run untrusted. Nor, untrusted, one inside the project:
+    # the person's shell with the project's .venv activated puts its bin first.
+    searched = [
+        entry
+        for entry in env.get("PATH", os.defpath).split(os.pathsep)
+        if os.path.isabs(entry) and (trusted or not inside(entry, root))
+    ]
     path = os.pathsep.join([*venvs, *searched])
     for spec in SERVERS.get(family, ()):
         if spec.runs_project_code and not trusted:
@@ -83,6 +88,21 @@ def find_server(
         if (found := shutil.which(spec.program, path=path)) is not None:
             return spec, found
     return None
+
+
+def inside(path: str, root: Path) -> bool:
+    """Whether `path`, resolved as the kernel would, is `root` or under it."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(root))
+
+
+def server_environment(env: Mapping[str, str], root: Path, *, trusted: bool) -> dict[str, str]:
+    """The server's environment: untrusted, without an activated environment that lives in the project (jedi, in
+    pylsp, runs a VIRTUAL_ENV's or CONDA_PREFIX's own python to read its paths: the project's program)."""
+    return {
+        key: value
+        for key, value in env.items()
+        if trusted or key not in ("VIRTUAL_ENV", "CONDA_PREFIX") or not inside(value, root)
+    }
 
 
 def any_server(root: Path, env: Mapping[str, str], *, trusted: bool = False) -> bool:

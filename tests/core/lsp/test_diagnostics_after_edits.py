@@ -312,7 +312,7 @@ def test_pylsp_on_path_serves_an_untrusted_project(tmp_path: Path) -> None:
     bin_dir.mkdir()
     (bin_dir / "pylsp").write_text("#!/bin/sh\nexit 0\n")
     (bin_dir / "pylsp").chmod(0o755)
-    found = find_server("python", tmp_path, {"PATH": str(bin_dir)}, trusted=False)
+    found = find_server("python", tmp_path / "proj", {"PATH": str(bin_dir)}, trusted=False)  # (outside the project)
     assert found is not None and found[0].program == "pylsp"
 
 
@@ -330,3 +330,32 @@ def test_a_relative_path_entry_does_not_find_the_projects_own_server(
     for path in ("", ":/usr/bin", ".:/usr/bin", "bin:/usr/bin"):
         found = find_server("python", project, {"PATH": path}, trusted=False)
         assert found is None or not Path(found[1]).resolve().is_relative_to(project.resolve()), path
+
+
+def test_an_activated_project_environment_on_path_is_not_searched_in_an_untrusted_project(tmp_path: Path) -> None:
+    """The person's shell with the project's .venv activated puts its bin first on PATH: its pylsp is the project's
+    program, found there as surely as by the .venv search that waits for trust. A link from outside is seen through."""
+    project = tmp_path / "proj"
+    bin_dir = project / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "pylsp").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "pylsp").chmod(0o755)
+    (tmp_path / "linked").symlink_to(bin_dir)
+    for entry in (bin_dir, tmp_path / "linked"):
+        env = {"PATH": f"{entry}:/nonexistent"}
+        assert find_server("python", project, env, trusted=False) is None, entry
+        found = find_server("python", project, env, trusted=True)
+        assert found is not None and Path(found[1]).resolve() == (bin_dir / "pylsp").resolve()
+
+
+def test_an_activated_project_environment_is_not_handed_to_the_server_in_an_untrusted_project(tmp_path: Path) -> None:
+    """jedi, in pylsp, runs a VIRTUAL_ENV's own python to read its paths."""
+    from agentui.core.lsp.servers import server_environment
+
+    project = tmp_path / "proj"
+    (project / ".venv").mkdir(parents=True)
+    inner = {"VIRTUAL_ENV": str(project / ".venv"), "CONDA_PREFIX": str(project / "conda"), "HOME": "/home/x"}
+    assert server_environment(inner, project, trusted=False) == {"HOME": "/home/x"}
+    assert server_environment(inner, project, trusted=True) == inner
+    outer = {"VIRTUAL_ENV": str(tmp_path / "elsewhere")}
+    assert server_environment(outer, project, trusted=False) == outer
