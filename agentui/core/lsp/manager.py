@@ -53,9 +53,9 @@ class LanguageServers:
         self._servers: dict[str, LanguageServer] = {}
         self._given_up: set[str] = set()
         self._missing: set[str] = set()
+        """Languages with no server installed: the LSP tool says so, an edit does not (nothing went wrong with it)."""
         self._told_trust: set[str] = set()
         """The families whose server waits for the project to be trusted, and that have been told so."""
-        """Languages with no server installed: the LSP tool says so, an edit does not (nothing went wrong with it)."""
         self._locks: dict[str, asyncio.Lock] = {}
         self._starting: set[LanguageServer] = set()
         """Servers between start and initialized: the session's end stops them too."""

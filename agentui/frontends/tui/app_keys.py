@@ -60,16 +60,22 @@ class AppKeys(AppHost):
 
     def take_back_waiting(self) -> bool:
         """Esc or Ctrl+C while the conversation opens: what was sent meanwhile (a prompt, a `!command`) has not
-        run yet, and must not run once it has opened; it comes back into the prompt, nothing lost."""
+        run yet, and must not run once it has opened. Nothing is lost: each is in the prompt's history as it was sent,
+        and a lone one comes back into an empty prompt (never joined with another: a `!` in front would make a prompt
+        a shell command)."""
         if not self._waiting:
             return False
         waiting, self._waiting = self._waiting, []
         prompt = self.prompt_input
-        prompt.text = "\n\n".join([*waiting, *([prompt.text] if prompt.text.strip() else [])])
-        prompt.move_cursor(prompt.document.end)
-        self.say(
-            "Interrupted. What you sent as the conversation opened has not run; it is back in the prompt.", "warning"
-        )
+        for text in waiting:  # (a prompt given on the command line is not in it yet)
+            prompt.prompt_history.add(text)
+        if len(waiting) == 1 and not prompt.text.strip():
+            prompt.text = waiting[0]
+            prompt.move_cursor(prompt.document.end)
+            where = "it is back in the prompt"
+        else:
+            where = "Up brings it back from the prompt's history"
+        self.say(f"Interrupted. What you sent as the conversation opened has not run; {where}.", "warning")
         return True
 
     def action_interrupt(self) -> None:

@@ -14,6 +14,7 @@ from typing import IO
 from rich.console import RenderableType
 from textual.app import App
 from textual.driver import Driver
+from textual.drivers import linux_driver
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
 from textual.drivers.linux_driver import LinuxDriver
 from textual.screen import Screen
@@ -113,13 +114,15 @@ class DirectLinuxDriver(LinuxDriver):
     """Textual's Linux driver with the writer above (started again after a suspend, as Textual's is)."""
 
     def start_application_mode(self) -> None:
-        super().start_application_mode()  # type: ignore[no-untyped-call]
-        textual_writer = self._writer_thread
-        if textual_writer is not None and self._file is not None and not isinstance(textual_writer, DirectWriter):
-            textual_writer.stop()  # (after writing what start-up queued)
-            writer = DirectWriter(self._file)
-            writer.start()
-            self._writer_thread = writer
+        # Textual's start makes its writer, starts the input thread and queries the terminal, whose reply is answered
+        # by the input thread writing at once: the writer must be ours from the start, not swapped in after (what
+        # went to the swapped-out one was lost: the terminal's in-band resizes were never turned on). Only this
+        # thread makes drivers' writers.
+        linux_driver.WriterThread = DirectWriter  # type: ignore[attr-defined]
+        try:
+            super().start_application_mode()  # type: ignore[no-untyped-call]
+        finally:
+            linux_driver.WriterThread = WriterThread  # type: ignore[attr-defined]
 
 
 def frame(driver: object) -> contextlib.AbstractContextManager[None]:

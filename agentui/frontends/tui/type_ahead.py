@@ -43,18 +43,17 @@ than a person would, and is given an hour (its keys must be held however slowly 
 
 def _hold_seconds(given: str | None) -> float:
     try:
-        return max(0.0, float(given)) if given else 0.5
+        seconds = float(given) if given else 0.5
     except ValueError:
         return 0.5  # (said once at start-up: hold_problem)
+    return seconds if 0 <= seconds <= 86400 else 0.5  # (forever would leave only Esc to answer a question)
 
 
 def hold_problem(env: dict[str, str] | None) -> str | None:
-    """One sentence if the environment's AGENTUI_TYPING_HOLD is not a number of seconds."""
+    """One sentence if the environment's AGENTUI_TYPING_HOLD is not a number of seconds that can be used."""
     given = (os.environ if env is None else env).get(HOLD_SETTING)
-    try:
-        float(given or "0")
-    except ValueError:
-        return f"{HOLD_SETTING} is {given!r}, not a number of seconds such as 1.5; 0.5 is used."
+    if given and _hold_seconds(given) == 0.5 and given.strip() != "0.5":
+        return f"{HOLD_SETTING} is {given!r}, not a number of seconds from 0 to 86400 such as 1.5; 0.5 is used."
     return None
 
 

@@ -162,7 +162,9 @@ def test_keys_the_prompt_took_after_the_question_was_made_still_hold_it(monkeypa
 
 def test_the_hold_is_set_in_seconds_and_a_malformed_one_is_said_in_a_sentence() -> None:
     assert type_ahead._hold_seconds("2.5") == 2.5 and type_ahead._hold_seconds(None) == 0.5
-    assert type_ahead._hold_seconds("soon") == 0.5 and type_ahead._hold_seconds("-1") == 0.0
+    assert type_ahead._hold_seconds("soon") == 0.5 and type_ahead._hold_seconds("-1") == 0.5
+    assert type_ahead._hold_seconds("inf") == 0.5 and type_ahead._hold_seconds("0") == 0.0
+    assert type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "inf"}) is not None
     assert type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "2.5"}) is None and type_ahead.hold_problem({}) is None
     said = type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "soon"})
-    assert said is not None and "'soon', not a number of seconds" in said
+    assert said is not None and "'soon', not a number of seconds from 0" in said
