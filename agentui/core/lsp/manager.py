@@ -82,7 +82,7 @@ class LanguageServers:
             trusted = self.trusted()
             found = find_server(family, self.root, self.env, trusted=trusted)
             if found is None and not trusted and (waits := find_server(family, self.root, self.env, trusted=True)):
-                # (not given up: once the project is trusted, the next edit starts it)
+                # (not given up: `trusted` is asked again at the next edit)
                 told, self._told_trust = family in self._told_trust, self._told_trust | {family}
                 return None, None if told else waits_for_trust(waits[0].program)
             if found is None:

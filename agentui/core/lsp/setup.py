@@ -23,9 +23,9 @@ def open_servers(
 ) -> LanguageServers | None:
     """None when off or none is installed. A server in the project's own virtual environment, or one
     that runs the project's programs (servers.ServerSpec.runs_project_code), runs only once the project is trusted,
-    as its hooks do (and starts at the first edit after the project is trusted); every server runs under the
-    guard."""
-    if not on or not any_server(root, env, trusted=True):  # (whether one may run is asked at each start)
+    as its hooks do (an edit then says so, once: hence servers are opened where any is installed, whether or not
+    it may run); every server runs under the guard."""
+    if not on or not any_server(root, env, trusted=True):  # (whether one may run is asked of `trusted` at each start)
         return None
     return LanguageServers(root, child_environment(env), _confiner(root, guard), wait=wait, trusted=trusted)
 

@@ -27,7 +27,8 @@ class DirectWriter(WriterThread):
         super().__init__(file)
         self._bytes: Queue[bytes | None] = Queue(MAX_QUEUED_WRITES)
         """What the thread writes; its unfinished tasks are the writes queued and not yet written (while there are
-        any, a frame joins the queue: the order is kept). Only the drawing thread queues, so no lock is needed."""
+        any, a frame joins the queue: the order is kept). The drawing thread queues, and rarely the input thread (its
+        replies to the terminal's queries): one of those can come between a partial direct write and its rest."""
         self._fileno = file.fileno()
         self._encoding = getattr(file, "encoding", None) or "utf-8"
         self._held: list[str] | None = None

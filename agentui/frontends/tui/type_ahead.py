@@ -41,18 +41,25 @@ HOLD_SETTING = "AGENTUI_TYPING_HOLD"
 than a person would, and is given an hour (its keys must be held however slowly they come)."""
 
 
-def _hold_seconds(given: str | None) -> float:
+def _usable(given: str) -> float | None:
+    """`given` as seconds to hold, or None if it is not a number from 0 to a day (forever would leave only Esc to
+    answer a question)."""
     try:
-        seconds = float(given) if given else 0.5
+        seconds = float(given)
     except ValueError:
-        return 0.5  # (said once at start-up: hold_problem)
-    return seconds if 0 <= seconds <= 86400 else 0.5  # (forever would leave only Esc to answer a question)
+        return None
+    return seconds if 0 <= seconds <= 86400 else None
+
+
+def _hold_seconds(given: str | None) -> float:
+    seconds = _usable(given) if given else None
+    return 0.5 if seconds is None else seconds  # (a value that is not usable is said at start-up: hold_problem)
 
 
 def hold_problem(env: dict[str, str] | None) -> str | None:
     """One sentence if the environment's AGENTUI_TYPING_HOLD is not a number of seconds that can be used."""
     given = (os.environ if env is None else env).get(HOLD_SETTING)
-    if given and _hold_seconds(given) == 0.5 and given.strip() != "0.5":
+    if given and _usable(given) is None:
         return f"{HOLD_SETTING} is {given!r}, not a number of seconds from 0 to 86400 such as 1.5; 0.5 is used."
     return None
 

@@ -40,6 +40,19 @@ def writer_on(fd: int) -> DirectWriter:
     return writer
 
 
+def writing_threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that call os.write from now on, in order."""
+    threads: list[str] = []
+    write = os.write
+
+    def watched(fd: int, data: bytes) -> int:
+        threads.append(threading.current_thread().name)
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", watched)
+    return threads
+
+
 class Driver:
     def __init__(self, writer: DirectWriter) -> None:
         self._writer_thread = writer
@@ -50,14 +63,7 @@ def test_a_frame_the_terminal_takes_is_written_by_the_drawing_thread(
 ) -> None:
     leader, follower = pty
     writer = writer_on(follower)
-    threads: list[str] = []
-    write = os.write
-
-    def watched(fd: int, data: bytes) -> int:
-        threads.append(threading.current_thread().name)
-        return write(fd, data)
-
-    monkeypatch.setattr(os, "write", watched)
+    threads = writing_threads(monkeypatch)
     try:
         with frame(Driver(writer)):
             writer.write("\x1b[?2026h")
@@ -90,14 +96,7 @@ def test_a_pipe_is_written_by_the_writer_thread(monkeypatch: pytest.MonkeyPatch)
     reader, pipe = os.pipe()
     writer = writer_on(pipe)
     os.close(pipe)
-    threads: list[str] = []
-    write = os.write
-
-    def watched(fd: int, data: bytes) -> int:
-        threads.append(threading.current_thread().name)
-        return write(fd, data)
-
-    monkeypatch.setattr(os, "write", watched)
+    threads = writing_threads(monkeypatch)
     try:
         with frame(Driver(writer)):
             writer.write("through the thread")

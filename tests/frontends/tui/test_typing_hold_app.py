@@ -166,5 +166,6 @@ def test_the_hold_is_set_in_seconds_and_a_malformed_one_is_said_in_a_sentence() 
     assert type_ahead._hold_seconds("inf") == 0.5 and type_ahead._hold_seconds("0") == 0.0
     assert type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "inf"}) is not None
     assert type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "2.5"}) is None and type_ahead.hold_problem({}) is None
+    assert type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "0.50"}) is None  # (the default, written otherwise)
     said = type_ahead.hold_problem({"AGENTUI_TYPING_HOLD": "soon"})
     assert said is not None and "'soon', not a number of seconds from 0" in said
