@@ -18,6 +18,20 @@ TYPIST = {"AGENTUI_TYPING_HOLD": "3600"}
 """This test's typist, between two tmux commands on a loaded machine, can pause longer than the half second a person's
 pause is: its keys are held however slowly they come (what a pause lets through is the Pilot tests' business)."""
 
+PACE = 0.05
+"""Seconds between the typist's words: 80 keys a second, several times a fast person's. A loop of tmux commands alone
+sends hundreds a second for as long as the question takes: on a loaded machine the app, its prompt one ever longer
+line, fell behind them, and the request waited behind the keys (a minute, once)."""
+
+
+def type_until(terminal: Terminal, text: str, what: str) -> None:
+    """Type a word of y's at a time, as the typist above, until `text` is on the screen."""
+    deadline = time.monotonic() + 60
+    while text not in terminal.screen():
+        assert time.monotonic() < deadline, f"{what} never appeared"
+        terminal.type("yay ")
+        time.sleep(PACE)
+
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_keys_typed_as_a_permission_question_appears_go_on_into_the_prompt_and_answer_nothing(
@@ -36,16 +50,13 @@ def test_keys_typed_as_a_permission_question_appears_go_on_into_the_prompt_and_a
         terminal.wait_for("Ask for something")
         terminal.type("make the file")
         terminal.keys("Enter")
-        deadline = time.monotonic() + 60
-        while "Yes, once" not in terminal.screen():  # typing ahead, a word of y's, until the question is there
-            assert time.monotonic() < deadline, "the question never appeared"
-            terminal.type("yay ")
-        terminal.type("yes yay")
+        type_until(terminal, "Yes, once", "the question")  # typing ahead as the question appears
+        terminal.type("yes-yay")  # (one word: not wrapped in two at the prompt's edge)
         screen = terminal.wait_for("What you were typing")
         assert "Yes, once" in screen  # (still asking)
         terminal.keys("Escape")  # (No, at once)
         terminal.wait_gone("Yes, once")
-        screen = terminal.wait_for("yes yay")  # what was typed is in the prompt, to send or not
+        screen = terminal.wait_for("yes-yay")  # what was typed is in the prompt, to send or not
         assert not (project / "approved.txt").exists()
         assert len(server.requests) == 1  # (a plain No ends the turn)
     finally:
@@ -65,16 +76,13 @@ def test_typing_at_once_at_start_up_does_not_trust_the_project(
     env = app_env(clean_env, server, AGENTUI_DATA_DIR=str(tmp_path / "data"), **TYPIST)  # (the trust list's there)
     terminal = Terminal(agentui_bin, env, project, size=size)
     try:
-        deadline = time.monotonic() + 60
-        while "Do you trust this folder?" not in terminal.screen():
-            assert time.monotonic() < deadline, "the trust question never appeared"
-            terminal.type("yay ")
-        terminal.type("yes yay")
+        type_until(terminal, "Do you trust this folder?", "the trust question")
+        terminal.type("yes-yay")
         screen = terminal.wait_for("What you were typing")
         assert "Do you trust this folder?" in screen
         terminal.keys("Escape")  # (not now)
         terminal.wait_gone("Do you trust this folder?")
-        terminal.wait_for("yes yay")
+        terminal.wait_for("yes-yay")
         assert not is_trusted(project.resolve(), env)
         assert not (project / "hooked.txt").exists()
     finally:

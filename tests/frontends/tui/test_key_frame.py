@@ -97,3 +97,21 @@ async def test_a_screen_above_is_not_drawn_over() -> None:
         before = len(app.frames)
         draw_now(counter)
         assert len(app.frames) == before
+
+
+async def test_a_key_with_more_waiting_behind_it_is_drawn_with_them() -> None:
+    """A flood of keys (a paste without brackets): a frame per key would cost more than the keys themselves."""
+    from textual import events
+
+    app = Drawn()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        counter = app.query_one(Counter)
+        counter.count = 4
+        counter.refresh()
+        app.post_message(events.Key("a", "a"))  # (the next key, not handled yet)
+        before = len(app.frames)
+        draw_now(counter)
+        assert len(app.frames) == before
+        await pilot.pause()
+        assert any("count 4" in text_of(app, frame) for frame in app.frames[before:])
