@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
+import threading
 from collections.abc import Iterator
 from queue import Queue
 from typing import IO
@@ -33,6 +35,10 @@ class DirectWriter(WriterThread):
         self._encoding = getattr(file, "encoding", None) or "utf-8"
         self._held: list[str] | None = None
         self._stopped = self._writing = False
+        self._order = threading.RLock()
+        """Held while a frame is written directly and its rest queued, and while anything is queued: what the input
+        thread writes meanwhile comes after the whole frame, not between its parts. Reentrant: a suspend's handler
+        runs in the drawing thread, wherever it is, and writes the terminal's reset."""
         self._direct = _nonblocking_twin(self._fileno)
         """The same terminal opened again without blocking: a description of our own, so that the shell's is left
         as it was."""
@@ -41,7 +47,8 @@ class DirectWriter(WriterThread):
         if self._held is not None:
             self._held.append(text)
         elif not self._stopped:
-            self._bytes.put(text.encode(self._encoding, "replace"))
+            with self._order:
+                self._bytes.put(text.encode(self._encoding, "replace"))
 
     @contextlib.contextmanager
     def frame(self) -> Iterator[None]:
@@ -60,28 +67,34 @@ class DirectWriter(WriterThread):
     def _write_now(self, data: bytes) -> None:
         if self._stopped or self._direct is None:
             return  # (suspended mid-frame: the screen is drawn whole again on resume)
-        if self._bytes.unfinished_tasks == 0:
-            self._writing = True
-            try:
-                data = data[os.write(self._direct, data) :]
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError:
-                return  # the terminal is gone: as with Textual's thread, there is no one to tell
-            finally:
-                self._writing = False
-                if self._stopped:  # (stop() came from a signal handler during the write: its close was left here)
-                    self._close_twin()
-        if data and not self._stopped:
-            self._bytes.put(data)
+        with self._order:
+            if self._bytes.unfinished_tasks == 0:
+                self._writing = True
+                try:
+                    data = data[os.write(self._direct, data) :]
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    return  # the terminal is gone: as with Textual's thread, there is no one to tell
+                finally:
+                    self._writing = False
+                    if self._stopped:  # (stop() came from a signal handler during the write: its close was left here)
+                        self._close_twin()
+            if data and not self._stopped:
+                self._bytes.put(data)
 
     def run(self) -> None:
         while (data := self._bytes.get()) is not None:
             try:
                 while data:
-                    data = data[os.write(self._fileno, data) :]
+                    try:
+                        data = data[os.write(self._fileno, data) :]
+                    except (BlockingIOError, InterruptedError):
+                        # The terminal's description left without blocking (by a program run before, which shares
+                        # it): what it cannot take now is written once it can, not dropped from the screen.
+                        select.select([], [self._fileno], [], 1.0)
             except OSError:
-                pass
+                pass  # the terminal is gone
             self._bytes.task_done()
 
     def stop(self) -> None:

@@ -92,6 +92,48 @@ def test_a_frame_the_terminal_cannot_take_does_not_wait_and_arrives_in_order(pty
         writer.stop()
 
 
+def test_a_terminal_left_without_blocking_loses_nothing_of_what_the_thread_writes(pty: tuple[int, int]) -> None:
+    """A program run before can leave the terminal's shared description without blocking: the thread's write is then
+    refused for a moment, not done, and what it was writing still reaches the screen."""
+    leader, follower = pty
+    os.set_blocking(follower, False)  # (the description writer_on's duplicate shares)
+    writer = writer_on(follower)
+    chunks = [f"<chunk {n}>".encode() + bytes([97 + n % 26]) * 20_000 for n in range(10)]  # far past a pty's buffer
+    try:
+        for data in chunks:
+            writer.write(data.decode())  # (outside a frame: the thread writes it)
+        expected = b"".join(chunks)
+        assert read_until(leader, len(expected)) == expected
+    finally:
+        writer.stop()
+
+
+def test_what_another_thread_writes_during_a_frame_comes_after_the_whole_frame(
+    pty: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The input thread answers the terminal's queries by writing: during a frame the terminal took only part of, its
+    write came between the frame's two parts."""
+    leader, follower = pty
+    writer = writer_on(follower)
+    write, other = os.write, threading.Thread(target=writer.write, args=("<reply>",))
+
+    def partial(fd: int, data: bytes) -> int:
+        if fd == writer._direct and not other.is_alive() and other.ident is None:
+            other.start()  # (the other thread writes now, in the middle of this frame's write)
+            other.join(0.5)  # (it waits for the frame, so this only gives it a chance to come between)
+            return write(fd, data[:5])  # the terminal takes five bytes of the frame now
+        return write(fd, data)
+
+    monkeypatch.setattr(os, "write", partial)
+    try:
+        with frame(Driver(writer)):
+            writer.write("<a whole frame>")
+        other.join(CEILING)
+        assert read_until(leader, 22) == b"<a whole frame><reply>"
+    finally:
+        writer.stop()
+
+
 def test_a_pipe_is_written_by_the_writer_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     reader, pipe = os.pipe()
     writer = writer_on(pipe)
