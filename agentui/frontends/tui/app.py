@@ -28,13 +28,13 @@ from agentui.frontends.tui.clipboard import Copier
 from agentui.frontends.tui.collector import CollectorPolicy, collector_held
 from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
-from agentui.frontends.tui.direct_writer import WritesFramesDirectly
-from agentui.frontends.tui.frame_writer import FrameWriter
+from agentui.frontends.tui.frame_writer import FrameWriter, redrawn_after_suspends
 from agentui.frontends.tui.history import PromptHistory, history_file
 from agentui.frontends.tui.limit_resume import go_on_after_limit
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
 from agentui.frontends.tui.status_line_driver import StatusLineDriver
+from agentui.frontends.tui.terminal_driver import WritesFramesDirectly
 from agentui.frontends.tui.terminal_text import show_controls, visible_update
 from agentui.frontends.tui.themes import apply_themes
 from agentui.frontends.tui.type_ahead import hold_problem
@@ -170,9 +170,7 @@ class AgentApp(AppOpening, WritesFramesDirectly):
         # Once the main screen's widgets are mounted; as a worker of its own, so that the app's messages (a refresh,
         # a key) go on being handled while start-up waits for the session and the engine.
         self.call_after_refresh(lambda: self.run_worker(self._startup(), group="startup"))
-        # An app suspended (an editor, Ctrl+Z) comes back to a terminal that shows something else.
-        self.app_suspend_signal.subscribe(self, lambda _app: self.frames.forget())
-        self.app_resume_signal.subscribe(self, lambda _app: self.frames.forget())
+        redrawn_after_suspends(self, self.frames)
 
     async def _startup(self) -> None:
         self.prompt_input.focus()

@@ -13,13 +13,7 @@ from collections.abc import Iterator
 from queue import Queue
 from typing import IO
 
-from rich.console import RenderableType
-from textual.app import App
-from textual.driver import Driver
-from textual.drivers import linux_driver
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
-from textual.drivers.linux_driver import LinuxDriver
-from textual.screen import Screen
 
 
 class DirectWriter(WriterThread):
@@ -29,16 +23,16 @@ class DirectWriter(WriterThread):
         super().__init__(file)
         self._bytes: Queue[bytes | None] = Queue(MAX_QUEUED_WRITES)
         """What the thread writes; its unfinished tasks are the writes queued and not yet written (while there are
-        any, a frame joins the queue: the order is kept). The drawing thread queues, and rarely the input thread (its
-        replies to the terminal's queries): one of those can come between a partial direct write and its rest."""
+        any, a frame joins the queue: the order is kept)."""
         self._fileno = file.fileno()
         self._encoding = getattr(file, "encoding", None) or "utf-8"
         self._held: list[str] | None = None
         self._stopped = self._writing = False
         self._order = threading.RLock()
-        """Held while a frame is written directly and its rest queued, and while anything is queued: what the input
-        thread writes meanwhile comes after the whole frame, not between its parts. Reentrant: a suspend's handler
-        runs in the drawing thread, wherever it is, and writes the terminal's reset."""
+        """Held while a frame is written directly and its rest queued, and while anything is queued: what another
+        thread writes meanwhile (Textual's input thread answered the terminal's queries so) comes after the whole
+        frame, not between its parts. Reentrant: a suspend's handler runs in the drawing thread, wherever it is, and
+        writes the terminal's reset."""
         self._direct = _nonblocking_twin(self._fileno)
         """The same terminal opened again without blocking: a description of our own, so that the shell's is left
         as it was."""
@@ -124,34 +118,7 @@ def _nonblocking_twin(fileno: int) -> int | None:
         return None
 
 
-class DirectLinuxDriver(LinuxDriver):
-    """Textual's Linux driver with the writer above (started again after a suspend, as Textual's is)."""
-
-    def start_application_mode(self) -> None:
-        # Textual's start makes its writer, starts the input thread and queries the terminal, whose reply is answered
-        # by the input thread writing at once: the writer must be ours from the start, not swapped in after (what
-        # went to the swapped-out one was lost: the terminal's in-band resizes were never turned on). Only this
-        # thread makes drivers' writers.
-        linux_driver.WriterThread = DirectWriter  # type: ignore[attr-defined]
-        try:
-            super().start_application_mode()  # type: ignore[no-untyped-call]
-        finally:
-            linux_driver.WriterThread = WriterThread  # type: ignore[attr-defined]
-
-
 def frame(driver: object) -> contextlib.AbstractContextManager[None]:
     """What `driver` writes within is one direct write when its writer is a DirectWriter."""
     writer = getattr(driver, "_writer_thread", None)
     return writer.frame() if isinstance(writer, DirectWriter) else contextlib.nullcontext()
-
-
-class WritesFramesDirectly(App[None]):
-    """An app whose frames are written as above, on Textual's Linux driver (any other driver is left as it is)."""
-
-    def get_driver_class(self) -> type[Driver]:
-        driver = super().get_driver_class()
-        return DirectLinuxDriver if driver is LinuxDriver else driver
-
-    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
-        with frame(self._driver):  # one write, by this thread when the terminal takes it at once
-            super()._display(screen, renderable)

@@ -25,6 +25,7 @@ from textual.strip import Strip
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
+    from textual.app import App
 
 _T = TypeVar("_T")
 
@@ -147,6 +148,19 @@ def _scrolled(rows: list[_T | None], top: int, bottom: int, shift: int) -> None:
     band = rows[top : bottom + 1]
     blank: list[_T | None] = [None] * abs(shift)
     rows[top : bottom + 1] = band[shift:] + blank if shift > 0 else blank + band[:shift]
+
+
+def redrawn_after_suspends(app: App[None], frames: FrameWriter) -> None:
+    """An app suspended (an editor, a SIGTSTP) comes back to a terminal that shows something else: its next frame is
+    written whole, and all of it is drawn (Textual lays the screen out again after an editor, not after a stop and
+    `fg`)."""
+
+    def resumed(_app: object) -> None:
+        frames.forget()
+        app.refresh(layout=True)
+
+    app.app_suspend_signal.subscribe(app, lambda _app: frames.forget())
+    app.app_resume_signal.subscribe(app, resumed)
 
 
 class FrameWriter:

@@ -111,8 +111,8 @@ def test_a_terminal_left_without_blocking_loses_nothing_of_what_the_thread_write
 def test_what_another_thread_writes_during_a_frame_comes_after_the_whole_frame(
     pty: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The input thread answers the terminal's queries by writing: during a frame the terminal took only part of, its
-    write came between the frame's two parts."""
+    """Another thread writing (as Textual's input thread answers the terminal's queries): during a frame the terminal
+    took only part of, its write came between the frame's two parts."""
     leader, follower = pty
     writer = writer_on(follower)
     write, other = os.write, threading.Thread(target=writer.write, args=("<reply>",))
@@ -185,6 +185,6 @@ def test_a_suspend_in_the_middle_of_a_frame_still_resets_the_terminal_and_closes
 
 def test_the_app_writes_through_the_direct_writer_on_textuals_linux_driver() -> None:
     from agentui.frontends.tui.app import AgentApp
-    from agentui.frontends.tui.direct_writer import DirectLinuxDriver
+    from agentui.frontends.tui.terminal_driver import DirectLinuxDriver
 
     assert AgentApp(None).driver_class is DirectLinuxDriver

@@ -26,6 +26,7 @@ from agentui.frontends.tui.history import PromptHistory
 from agentui.frontends.tui.key_frame import draw_now
 from agentui.frontends.tui.type_ahead import TakesTyping, type_into
 from agentui.frontends.tui.widgets.kill_ring import HINT_CHARS, KillRing
+from agentui.frontends.tui.widgets.theme_colours import ThemeColoursOnChange
 
 if TYPE_CHECKING:
     from agentui.api.messages import ImageBlock
@@ -95,7 +96,7 @@ class CompletionList(OptionList):
         return self.items[self.highlighted]
 
 
-class PromptInput(TextArea):
+class PromptInput(ThemeColoursOnChange):
     DEFAULT_CSS = """
     PromptInput {
         height: auto;

@@ -1,0 +1,49 @@
+"""The app stopped from outside (SIGTSTP, as a shell's job control or a terminal multiplexer sends it) and brought back
+with `fg`, in a real terminal: it gives the shell its screen while stopped, comes back drawn whole, and reads keys
+again."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
+from tests.support.loopback import LoopbackServer
+
+
+def descendants(pid: int) -> list[int]:
+    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return children + [grandchild for child in children for grandchild in descendants(child)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stopped_and_brought_back_with_fg_the_app_is_drawn_whole_and_reads_keys(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    env = app_env(clean_env, server, PS1="shell$ ")
+    terminal = Terminal("bash --norc --noprofile -i", env, project, size=size)  # (job control: an interactive shell)
+    try:
+        terminal.wait_for("shell$")
+        terminal.type(agentui_bin)
+        terminal.keys("Enter")
+        terminal.wait_for("Ask for something")
+        terminal.type("before")
+        terminal.wait_for("before")
+        pane = int(terminal._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
+        (app,) = [pid for pid in descendants(pane) if agentui_bin in Path(f"/proc/{pid}/cmdline").read_bytes().decode()]
+        os.kill(app, signal.SIGTSTP)
+        terminal.wait_for("Stopped")  # the shell's screen, its job stopped
+        terminal.wait_gone("Ask for something")
+        terminal.type("fg")
+        terminal.keys("Enter")
+        terminal.wait_for("· default ·")  # the status line, which nothing but a whole redraw brings back
+        terminal.type(" after")
+        screen = terminal.wait_for("before after")
+        assert "agentui" in screen  # (the greeting above the prompt too)
+    finally:
+        terminal.close()
