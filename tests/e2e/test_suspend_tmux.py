@@ -4,6 +4,7 @@ again."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from pathlib import Path
@@ -17,6 +18,16 @@ from tests.support.loopback import LoopbackServer
 def descendants(pid: int) -> list[int]:
     children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     return children + [grandchild for child in children for grandchild in descendants(child)]
+
+
+def terminal_descriptions(pid: int) -> int:
+    """How many of `pid`'s descriptors are its terminal's."""
+    fds = Path(f"/proc/{pid}/fd")
+    links = []
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):  # (one closed meanwhile)
+            links.append(os.readlink(fd))
+    return sum(link.startswith("/dev/pts/") for link in links)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -45,5 +56,30 @@ def test_stopped_and_brought_back_with_fg_the_app_is_drawn_whole_and_reads_keys(
         terminal.type(" after")
         screen = terminal.wait_for("before after")
         assert "agentui" in screen  # (the greeting above the prompt too)
+    finally:
+        terminal.close()
+
+
+def test_a_continue_signal_without_a_stop_starts_nothing_again(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, tmp_path: Path
+) -> None:
+    """SIGCONT comes to a running process too (`kill -CONT`, a shell's `bg`): Textual started its terminal mode
+    again at each, with another writer thread (and ours its own description of the terminal), the last one's never
+    ended."""
+    project = tmp_path / "project"
+    project.mkdir()
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project)
+    try:
+        terminal.wait_for("Ask for something")
+        pane = int(terminal._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
+        (app,) = [pid for pid in descendants(pane) if agentui_bin in Path(f"/proc/{pid}/cmdline").read_bytes().decode()]
+        terminal.type("one")
+        terminal.wait_for("one")
+        opened = terminal_descriptions(app)
+        for _ in range(3):
+            os.kill(app, signal.SIGCONT)
+        terminal.type(" two")
+        terminal.wait_for("one two")  # (the signals were handled before the keys after them)
+        assert terminal_descriptions(app) == opened  # (a writer's own, not blocking, each time before)
     finally:
         terminal.close()

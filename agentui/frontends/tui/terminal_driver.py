@@ -35,6 +35,12 @@ class DirectLinuxDriver(LinuxDriver):
             linux_driver.WriterThread = WriterThread  # type: ignore[attr-defined]
             linux_driver.Thread = threading.Thread  # type: ignore[attr-defined]
 
+    def _sigcont_application(self, *_: object) -> None:
+        # Textual starts application mode again at any SIGCONT, stopped before or not: a `kill -CONT` (or a shell's
+        # `bg` of a running job) left a second writer thread and the first one's terminal description behind.
+        if self._must_signal_resume:  # (set by the SIGTSTP that stopped it)
+            super()._sigcont_application()  # type: ignore[no-untyped-call]
+
     def _reader(self, *_: object, **__: object) -> LoopInput:
         return LoopInput(self.fileno, self.process_message, self._debug)
 
