@@ -39,7 +39,7 @@ class DirectLinuxDriver(LinuxDriver):
         # Textual starts application mode again at any SIGCONT, stopped before or not: a `kill -CONT` (or a shell's
         # `bg` of a running job) left a second writer thread and the first one's terminal description behind.
         if self._must_signal_resume:  # (set by the SIGTSTP that stopped it)
-            super()._sigcont_application()  # type: ignore[no-untyped-call]
+            super()._sigcont_application()
 
     def _reader(self, *_: object, **__: object) -> LoopInput:
         return LoopInput(self.fileno, self.process_message, self._debug)
