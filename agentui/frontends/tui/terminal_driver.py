@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+from functools import partial
 
 from rich.console import RenderableType
 from textual.app import App
@@ -42,12 +45,15 @@ class DirectLinuxDriver(LinuxDriver):
             super()._sigcont_application()
 
     def _reader(self, *_: object, **__: object) -> LoopInput:
-        return LoopInput(self.fileno, self.process_message, self._debug)
+        # The terminal gone is a hang-up (the app ends as at SIGHUP); an error reading it ends the app as any
+        # internal error does (Textual's thread panicked the app).
+        hang_up = partial(os.kill, os.getpid(), signal.SIGHUP)
+        return LoopInput(self.fileno, self.process_message, self._debug, hang_up, self._app._handle_exception)
 
     def send_message(self, message: Message) -> None:
         if threading.get_ident() == self._app._thread_id:  # read by the loop: to the app's queue now
             self._app.post_message(message)
-        else:  # (a resize, from its signal's handler on another thread)
+        else:  # (as Textual's, for a caller on another thread)
             super().send_message(message)
 
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import select
+import struct
+import termios
 import threading
 import tty
 from collections.abc import Iterator
@@ -98,15 +101,69 @@ async def test_reading_stops_when_the_driver_stops_it(pty: tuple[int, int]) -> N
     assert received.keys() == ["x"]
 
 
-async def test_the_end_of_the_terminal_ends_reading(pty: tuple[int, int]) -> None:
+async def test_the_end_of_the_terminal_ends_reading_and_is_told(pty: tuple[int, int]) -> None:
+    """The terminal gone (its other end closed) is a hang-up to the driver: reading again would get the error again at
+    every turn of the loop."""
+    leader, follower = pty
+    received, ended = Received(), asyncio.Event()
+    reader = LoopInput(follower, received, ended=ended.set)
+    reader.start()
+    os.close(leader)
+    async with asyncio.timeout(CEILING):
+        await ended.wait()
+    assert not reader.is_alive()
+    assert received.keys() == []
+
+
+async def pending(fd: int) -> None:
+    """Until what was written to the terminal has been read from it."""
+    for _ in range(int(CEILING / 0.01)):
+        if not struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("what was written was never read")
+
+
+async def test_a_character_that_comes_in_two_reads_is_one_key_and_keys_go_on(pty: tuple[int, int]) -> None:
+    """A slow link can split a character's bytes: its first alone decodes to nothing, which Textual's parser takes as
+    the end of input (every key after was lost)."""
     leader, follower = pty
     received = Received()
     reader = LoopInput(follower, received)
-    stopped, join = asyncio.Event(), reader.join
-    reader.join = lambda timeout=None: (join(timeout), stopped.set())[0]  # type: ignore[method-assign]
     reader.start()
-    os.close(leader)  # the terminal is gone: reading gets an error, then would get it again at every turn
+    try:
+        os.write(leader, b"\xc3")  # é's first byte
+        await pending(follower)
+        os.write(leader, b"\xa9abc")
+        assert await received.until(4) == ["é", "a", "b", "c"]
+    finally:
+        reader.join()
+
+
+async def test_an_error_in_handling_a_key_is_told_and_ends_reading(pty: tuple[int, int]) -> None:
+    leader, follower = pty
+    errors: list[Exception] = []
+
+    def process(message: Message) -> None:
+        raise ValueError("a bug")
+
+    reader = LoopInput(follower, process, failed=errors.append)
+    reader.start()
+    os.write(leader, b"x")
     async with asyncio.timeout(CEILING):
-        await stopped.wait()
+        while not errors:  # noqa: ASYNC110 (the error has no event of its own to wait for)
+            await asyncio.sleep(0.01)
+    assert [str(error) for error in errors] == ["a bug"]
     assert not reader.is_alive()
-    assert received.keys() == []
+
+
+async def test_keys_typed_just_before_reading_stops_are_taken(pty: tuple[int, int]) -> None:
+    """Before a suspend flushes the terminal's input (as Textual's thread read once more before it ended)."""
+    leader, follower = pty
+    received = Received()
+    reader = LoopInput(follower, received)
+    reader.start()
+    os.write(leader, b"ab")
+    assert select.select([follower], [], [], CEILING)[0]  # (there to read; the loop has not had a turn)
+    reader.join()
+    assert received.keys() == ["a", "b"]
