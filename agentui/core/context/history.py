@@ -4,6 +4,7 @@ loop adds to it; compaction, rewinds and parallel attempts rewrite it."""
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 
 from agentui.core.context.window import ContextMeter, TokenCounter
@@ -22,8 +23,10 @@ class History:
         """Bumped whenever messages the model was sent are rewritten (compacted, shortened, rewound, replaced by an
         attempt's): results cached before are no longer all in the context as they were."""
         self._overhead: Callable[[], int] = lambda: 0
-        self._times: dict[int, tuple[Message, float]] = {}
-        """When each message joined, by identity (kept with it, so an id is never mistaken for a later one's)."""
+        self._times: dict[int, tuple[weakref.ref[Message], float]] = {}
+        """When each message joined, by identity (messages equal in value are still two), the message held weakly: one
+        the history no longer holds (a compacted turn, a rewound one) is not kept alive by its time, and its entry
+        goes with it (issue 34's flat memory: holding them kept every turn's tool output alive)."""
         self.clock: Callable[[], float] = time.time
 
     def tokens(self) -> int:
@@ -40,25 +43,33 @@ class History:
         messages were rewritten."""
         self.generation += 1
         self.meter.recount(self.messages, self._overhead())
-        present = {id(message) for message in self.messages}
-        self._times = {key: entry for key, entry in self._times.items() if key in present}
 
     def stamp(self) -> None:
         """Note the time of the messages that joined at the end since the last stamp: at each answer, and before
         each model call (the prompts and tool results sent with it). Messages rewritten in place keep no time."""
         now = self.clock()
         for message in reversed(self.messages):
-            if id(message) in self._times and self._times[id(message)][0] is message:
+            if self._time_of(message) is not None:
                 break
-            self._times[id(message)] = (message, now)
+            self._times[id(message)] = (weakref.ref(message, self._forget(id(message))), now)
 
     def times_of(self, messages: Sequence[Message]) -> list[float | None]:
         """When each of `messages` joined, where known (for compaction's time gaps)."""
         times: list[float | None] = []
         for message in messages:
-            entry = self._times.get(id(message))
-            times.append(entry[1] if entry is not None and entry[0] is message else None)
+            times.append(self._time_of(message))
         return times
+
+    def _time_of(self, message: Message) -> float | None:
+        entry = self._times.get(id(message))
+        return entry[1] if entry is not None and entry[0]() is message else None
+
+    def _forget(self, key: int) -> Callable[[weakref.ref[Message]], None]:
+        def gone(ref: weakref.ref[Message]) -> None:
+            if (entry := self._times.get(key)) is not None and entry[0] is ref:  # (not a later message's, same id)
+                del self._times[key]
+
+        return gone
 
     def replace(self, messages: Iterable[Message]) -> None:
         """The messages from now on are `messages` (a rewind, an attempt's branch chosen)."""
