@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.support.procs import descendants
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -118,17 +120,6 @@ def tree_rss_mb(pid: int) -> float:
         if value == value:  # (a process that has just exited has no VmRSS: nan)
             total += value
     return total
-
-
-def descendants(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        return found
-    for child in map(int, children):
-        found += [child, *descendants(child)]
-    return found
 
 
 def agentui_bin() -> str:

@@ -13,11 +13,14 @@ import pytest
 
 from tests.e2e.test_tui_tmux import SIZES, Terminal, app_env
 from tests.support.loopback import LoopbackServer
+from tests.support.procs import descendants
 
 
-def descendants(pid: int) -> list[int]:
-    children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    return children + [grandchild for child in children for grandchild in descendants(child)]
+def app_pid(terminal: Terminal, agentui_bin: str) -> int:
+    """The app's process, under the terminal's shell."""
+    pane = int(terminal._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
+    (app,) = [pid for pid in descendants(pane) if agentui_bin in Path(f"/proc/{pid}/cmdline").read_bytes().decode()]
+    return app
 
 
 def terminal_descriptions(pid: int) -> int:
@@ -45,8 +48,7 @@ def test_stopped_and_brought_back_with_fg_the_app_is_drawn_whole_and_reads_keys(
         terminal.wait_for("Ask for something")
         terminal.type("before")
         terminal.wait_for("before")
-        pane = int(terminal._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
-        (app,) = [pid for pid in descendants(pane) if agentui_bin in Path(f"/proc/{pid}/cmdline").read_bytes().decode()]
+        app = app_pid(terminal, agentui_bin)
         os.kill(app, signal.SIGTSTP)
         terminal.wait_for("Stopped")  # the shell's screen, its job stopped
         terminal.wait_gone("Ask for something")
@@ -71,8 +73,7 @@ def test_a_continue_signal_without_a_stop_starts_nothing_again(
     terminal = Terminal(agentui_bin, app_env(clean_env, server), project)
     try:
         terminal.wait_for("Ask for something")
-        pane = int(terminal._tmux("list-panes", "-t", "main", "-F", "#{pane_pid}").split()[0])
-        (app,) = [pid for pid in descendants(pane) if agentui_bin in Path(f"/proc/{pid}/cmdline").read_bytes().decode()]
+        app = app_pid(terminal, agentui_bin)
         terminal.type("one")
         terminal.wait_for("one")
         opened = terminal_descriptions(app)

@@ -30,7 +30,7 @@ class DirectWriter(WriterThread):
         self._stopped = self._writing = False
         self._order = threading.RLock()
         """Held while a frame is written directly and its rest queued, and while anything is queued: what another
-        thread writes meanwhile (Textual's input thread answered the terminal's queries so) comes after the whole
+        thread writes meanwhile (Textual's input thread answers the terminal's queries so) comes after the whole
         frame, not between its parts. Reentrant: a suspend's handler runs in the drawing thread, wherever it is, and
         writes the terminal's reset (the queue's own lock is not: a handler that comes while this thread is inside
         its put would wait for itself, as with Textual's writer)."""

@@ -15,7 +15,7 @@ from agentui.frontends.tui.direct_writer import DirectWriter, frame
 
 
 class DirectLinuxDriver(LinuxDriver):
-    """Textual's Linux driver with the writer above (started again after a suspend, as Textual's is)."""
+    """Textual's Linux driver with a DirectWriter for its writer (started again after a suspend, as Textual's is)."""
 
     def start_application_mode(self) -> None:
         # Textual's start makes its writer, starts the input thread and queries the terminal, whose reply is answered

@@ -18,9 +18,7 @@ class ThemeColoursOnChange(TextArea):
         theme = self._theme
         if theme:
             source = (theme, self.app.theme, self.rich_style, *self._component_styles.values())
-            if len(source) != len(self._colours_from) or any(
-                now is not then and now != then for now, then in zip(source, self._colours_from, strict=True)
-            ):
+            if source != self._colours_from:  # (each item compared as the same object first, then by value)
                 theme.apply_css(self)
                 self._colours_from = source
         return super(TextArea, self).render_lines(crop)  # (TextArea's own would take them again)
