@@ -159,6 +159,9 @@ def test_plain_prose_is_drawn_exactly_as_markdown_draws_it() -> None:
         "- a bullet",
         "Tom & Jerry",
         "x\n===",
+        "~~struck~~ and **strong**",
+        "| a | b |\n|---|---|\n| 1 | 2 |",
+        "See [the docs](https://example.com/docs) or https://example.com",
     ]
     for text in samples:
         drawn = [list(strip) for strip in _draw(_Block(text), console, 40)]  # text and styles, segment by segment
@@ -168,6 +171,28 @@ def test_plain_prose_is_drawn_exactly_as_markdown_draws_it() -> None:
         while rendered and not "".join(segment.text for segment in rendered[0]).strip():
             rendered.pop(0)
         assert drawn == rendered, text
+
+
+def test_blocks_are_parsed_by_one_parser_not_one_each(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # Rich makes a parser per renderable: a fifth of laying out a long answer.
+    import markdown_it
+    from rich.console import Console
+
+    from agentui.frontends.tui.widgets.markdown_lines import _Block, _draw, _parsing
+
+    made: list[object] = []
+    original = markdown_it.MarkdownIt.__init__
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(markdown_it.MarkdownIt, "__init__", counted)
+    _parsing.cache_clear()
+    console = Console(width=40, color_system="truecolor")
+    for n in range(20):
+        assert _draw(_Block(f"Some *emphasis* number {n}"), console, 40)
+    assert len(made) <= 2  # the template Rich makes, and ours
 
 
 def test_a_found_text_is_marked_where_it_is_drawn() -> None:

@@ -10,6 +10,7 @@ time it is on screen, so a long answer costs tens of milliseconds, however it ar
 
 from __future__ import annotations
 
+import copy
 import io
 import re
 from bisect import bisect_right
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from markdown_it import MarkdownIt
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions
 from rich.markdown import Markdown as RichMarkdown
@@ -353,13 +355,28 @@ def _draw(
     # made and run for it (most of a long session's answers: the time to draw a page of them halves).
     text = block.text.strip("\n")
     prose = _MARKUP.search(text) is None and "\n\n" not in text
-    renderable = Text(text, justify="left") if prose else RichMarkdown(_hard_breaks(block.text), code_theme=CODE_THEME)
+    renderable = Text(text, justify="left") if prose else _markdown(_hard_breaks(block.text))
     strips = [Strip(line, width) for line in console.render_lines(renderable, options, pad=True)]
     while strips and _empty(strips[-1]):  # blocks are one blank line apart; Rich ends some with one of its own
         strips.pop()
     while strips and _empty(strips[0]):
         strips.pop(0)
     return strips
+
+
+@lru_cache(maxsize=1)
+def _parsing() -> tuple[RichMarkdown, MarkdownIt]:
+    """An empty Markdown renderable to copy, and the parser Rich configures (strikethrough and tables on)."""
+    return RichMarkdown("", code_theme=CODE_THEME), MarkdownIt().enable("strikethrough").enable("table")
+
+
+def _markdown(markup: str) -> RichMarkdown:
+    """Rich's Markdown of `markup`, parsed by one parser for all blocks: Rich makes a parser per renderable (and
+    compiles linkify's patterns for it), a fifth of laying out a long answer."""
+    template, parser = _parsing()
+    markdown = copy.copy(template)
+    markdown.markup, markdown.parsed = markup, parser.parse(markup)
+    return markdown
 
 
 def _hard_breaks(text: str) -> str:
