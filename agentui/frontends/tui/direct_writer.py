@@ -9,11 +9,16 @@ import contextlib
 import os
 import select
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator
-from queue import Queue
+from queue import SimpleQueue
 from typing import IO
 
 from textual.drivers._writer_thread import MAX_QUEUED_WRITES, WriterThread
+
+ROOM_POLL = 0.005
+"""Seconds between looks for room in a full queue."""
 
 
 class DirectWriter(WriterThread):
@@ -21,9 +26,15 @@ class DirectWriter(WriterThread):
 
     def __init__(self, file: IO[str]) -> None:
         super().__init__(file)
-        self._bytes: Queue[bytes | None] = Queue(MAX_QUEUED_WRITES)
-        """What the thread writes; its unfinished tasks are the writes queued and not yet written (while there are
-        any, a frame joins the queue: the order is kept)."""
+        self._bytes: SimpleQueue[bytes | None] = SimpleQueue()
+        """What the thread writes. A SimpleQueue: its put takes no lock a signal handler could find held (a suspend's
+        handler runs in the drawing thread, wherever it is, and writes the terminal's reset: with Textual's Queue, one
+        that came while that thread was inside a put waited for itself, and the app hung)."""
+        self._pending: deque[None] = deque()
+        """One entry per write queued and not yet written (appended before the put, taken off by the thread after the
+        write; both single C calls, so a signal handler cannot come between their parts). While any are pending, a
+        frame joins the queue: the order is kept; with MAX_QUEUED_WRITES pending (the terminal is not reading), a
+        writer other than a signal handler waits for room, as with Textual's bounded queue."""
         self._fileno = file.fileno()
         self._encoding = getattr(file, "encoding", None) or "utf-8"
         self._held: list[str] | None = None
@@ -31,9 +42,7 @@ class DirectWriter(WriterThread):
         self._order = threading.RLock()
         """Held while a frame is written directly and its rest queued, and while anything is queued: what another
         thread writes meanwhile (Textual's input thread answers the terminal's queries so) comes after the whole
-        frame, not between its parts. Reentrant: a suspend's handler runs in the drawing thread, wherever it is, and
-        writes the terminal's reset (the queue's own lock is not: a handler that comes while this thread is inside
-        its put would wait for itself, as with Textual's writer)."""
+        frame, not between its parts. Reentrant, for the suspend's handler above."""
         self._direct = _nonblocking_twin(self._fileno)
         """The same terminal opened again without blocking: a description of our own, so that the shell's is left
         as it was."""
@@ -43,7 +52,7 @@ class DirectWriter(WriterThread):
             self._held.append(text)
         elif not self._stopped:
             with self._order:
-                self._bytes.put(text.encode(self._encoding, "replace"))
+                self._enqueue(text.encode(self._encoding, "replace"))
 
     @contextlib.contextmanager
     def frame(self) -> Iterator[None]:
@@ -63,7 +72,7 @@ class DirectWriter(WriterThread):
         if self._stopped or self._direct is None:
             return  # (suspended mid-frame: the screen is drawn whole again on resume)
         with self._order:
-            if self._bytes.unfinished_tasks == 0:
+            if not self._pending:
                 self._writing = True
                 try:
                     data = data[os.write(self._direct, data) :]
@@ -76,7 +85,13 @@ class DirectWriter(WriterThread):
                     if self._stopped:  # (stop() came from a signal handler during the write: its close was left here)
                         self._close_twin()
             if data and not self._stopped:
-                self._bytes.put(data)
+                self._enqueue(data)
+
+    def _enqueue(self, data: bytes | None, *, wait: bool = True) -> None:
+        while wait and len(self._pending) >= MAX_QUEUED_WRITES and not self._stopped and self.is_alive():
+            time.sleep(ROOM_POLL)  # (no lock or event a signal handler could find held: the terminal is not reading)
+        self._pending.append(None)
+        self._bytes.put(data)
 
     def run(self) -> None:
         while (data := self._bytes.get()) is not None:
@@ -90,7 +105,7 @@ class DirectWriter(WriterThread):
                         select.select([], [self._fileno], [], 1.0)
             except OSError:
                 pass  # the terminal is gone
-            self._bytes.task_done()
+            self._pending.popleft()
 
     def stop(self) -> None:
         """What is held is written first: a suspend (SIGTSTP) can come in the middle of a frame, and the terminal's
@@ -98,7 +113,7 @@ class DirectWriter(WriterThread):
         self._stopped = True
         held, self._held = self._held, None
         if held:
-            self._bytes.put("".join(held).encode(self._encoding, "replace"))
+            self._enqueue("".join(held).encode(self._encoding, "replace"), wait=False)
         self._bytes.put(None)
         self.join()
         if not self._writing:

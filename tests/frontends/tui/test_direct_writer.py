@@ -188,3 +188,49 @@ def test_the_app_writes_through_the_direct_writer_on_textuals_linux_driver() -> 
     from agentui.frontends.tui.terminal_driver import DirectLinuxDriver
 
     assert AgentApp(None).driver_class is DirectLinuxDriver
+
+
+SIGNALLED_WRITES = r"""
+import os, select, signal, sys, threading
+from agentui.frontends.tui.direct_writer import DirectWriter
+
+leader, follower = os.openpty()
+writer = DirectWriter(os.fdopen(follower, "w", encoding="utf-8"))
+writer.start()
+received = []
+
+def drain():
+    while True:
+        if select.select([leader], [], [], 0.5)[0]:
+            received.append(os.read(leader, 65536))
+
+threading.Thread(target=drain, daemon=True).start()
+handled = 0
+
+def handler(*_):
+    global handled
+    handled += 1
+    writer.write("s")  # (as a suspend's handler writes the terminal's reset)
+
+signal.signal(signal.SIGALRM, handler)
+signal.setitimer(signal.ITIMER_REAL, 0.0001, 0.0001)
+for n in range(int(sys.argv[1])):
+    writer.write("m")
+signal.setitimer(signal.ITIMER_REAL, 0, 0)
+writer.stop()
+print(handled, flush=True)
+"""
+
+
+def test_a_signal_handler_that_writes_while_the_drawing_thread_is_queueing_a_write_does_not_hang() -> None:
+    """A suspend's handler runs in the drawing thread wherever it is, and writes. With a queue whose put takes a lock
+    (Textual's), a handler that came inside a put waited for that lock, held by the thread it ran in: the app hung.
+    Here a timer's handler writes thousands of times while the thread writes in a loop."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_WRITES, "10000"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 1000  # (the handler did come, many times, between and within the loop's writes)
