@@ -56,11 +56,12 @@ class Terminal:
         self._tmux("paste-buffer", "-p", "-d", "-b", "pasted", "-t", "main")
 
     def wait_for(self, text: str, timeout: float = 60) -> str:
-        """The screen once `text` is on it; the ceiling only ends a run that is broken."""
+        """The screen once `text` is on it, on one line or wrapped over several (where a line ends depends on the
+        width and, for a path, on the temporary directory's name); the ceiling only ends a run that is broken."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             screen = self.screen()
-            if text in screen:
+            if text in screen or text in " ".join(line.strip() for line in screen.splitlines()):
                 return screen
             time.sleep(0.1)
         numbered = "\n".join(f"{n:2}|{line}" for n, line in enumerate(self.screen().splitlines()))

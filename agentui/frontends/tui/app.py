@@ -30,6 +30,7 @@ from agentui.frontends.tui.completions import completions
 from agentui.frontends.tui.conversation_view import ConversationView
 from agentui.frontends.tui.frame_writer import FrameWriter, redrawn_after_suspends
 from agentui.frontends.tui.history import PromptHistory, history_file
+from agentui.frontends.tui.key_order import KeysInOrder
 from agentui.frontends.tui.limit_resume import go_on_after_limit
 from agentui.frontends.tui.permission_queue import PermissionQueue
 from agentui.frontends.tui.screens.main import MainScreen
@@ -63,7 +64,7 @@ Prepare = Callable[[], "tuple[Launch | None, str | None]"]
 """Resolves what to launch (settings, permissions, session) once the first frame is up; (None, why) if it cannot."""
 
 
-class AgentApp(AppOpening, WritesFramesDirectly):
+class AgentApp(AppOpening, KeysInOrder, WritesFramesDirectly):
     TITLE = "agentui"
     ENABLE_COMMAND_PALETTE = False
     view: ConversationView

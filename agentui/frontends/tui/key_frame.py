@@ -9,6 +9,8 @@ from textual import events
 from textual.message_pump import MessagePump
 from textual.widget import Widget
 
+from agentui.frontends.tui.key_order import KeysInOrder
+
 
 def draw_now(widget: Widget) -> None:
     """Draw `widget`'s repaint now, with whatever else the screen was about to draw (a streaming answer's layout:
@@ -24,7 +26,7 @@ def draw_now(widget: Widget) -> None:
     screen = widget.screen
     if screen is not app.screen or app._batch_count or not widget._repaint_required:
         return
-    if _keys_waiting(app) or _keys_waiting(widget):
+    if _keys_waiting(app) or _keys_waiting(widget) or (isinstance(app, KeysInOrder) and app.keys_held()):
         return  # (drawn with those after it, on Textual's update timer)
     if widget._layout_required:
         return
