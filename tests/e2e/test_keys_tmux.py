@@ -569,6 +569,29 @@ def test_tab_shows_which_block_has_the_focus(
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_keys_sent_in_one_write_with_backspaces_and_arrows_come_out_as_typed(
+    agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
+) -> None:
+    """Keys that reach the app in one read (fast typing on a loaded machine, a held key, tmux): Backspace, Home and End
+    are bindings Textual runs only once the key has bubbled up to the app, and the letters after them must not overtake
+    them (they did: this came out as "worlrldhello d!"-like text, the edits applied at the end)."""
+    server.enqueue(_text("Got it."))
+    terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
+    try:
+        terminal.wait_for("Ask for something")
+        keys = [*"world", "BSpace", "BSpace", *"ld", "Home", *"hello", "Space", "End", "!"]
+        terminal.keys(*keys)  # (one send-keys: one write to the terminal)
+        terminal.wait_for_line(r"│ hello world!\s*│")
+        terminal.keys("Enter")
+        terminal.wait_for("Got it.")
+        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
+        assert _last_user_blocks(sent)[-1]["text"] == "hello world!"
+        terminal.quit()
+    finally:
+        terminal.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_ctrl_u_kills_ctrl_y_puts_back_and_the_prompt_sends_what_is_left(
     agentui_bin: str, clean_env: dict[str, str], server: LoopbackServer, project: Path, size: tuple[int, int]
 ) -> None:
