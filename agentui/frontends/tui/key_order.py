@@ -13,7 +13,7 @@ from collections import deque
 from typing import Any
 
 from textual import events
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.message_pump import MessagePump
 from textual.timer import Timer
 
@@ -62,9 +62,12 @@ class KeysInOrder(App[Any]):
     async def _send_on(self, event: Typed) -> None:
         """Textual's own handling of a key from the terminal: the app's priority bindings, else to the focused widget
         (or the screen); followed from there up to the app while it bubbles."""
-        target: MessagePump = self.focused or self.screen
+        try:
+            target: MessagePump | None = self.focused or self.screen
+        except ScreenStackError:  # (closing: Textual says so its own way)
+            target = None
         await super().on_event(event)
-        if event.is_forwarded and self._key_stuck is None:
+        if target is not None and event.is_forwarded and self._key_stuck is None:
             self._key_going, self._key_sent_at, self._key_at = event, time.monotonic(), target
             if not target.call_later(self._follow, event, target):
                 self._key_done(event)
