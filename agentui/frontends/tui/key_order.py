@@ -51,13 +51,18 @@ class KeysInOrder(App[Any]):
         going = self._key_going
         if going is not None and time.monotonic() - self._key_sent_at >= HOLD_LIMIT:
             self._give_up_on(going)
-            going = None
-        if going is not None or self._keys_held:
+            if self._keys_held:
+                self.call_later(self._release)
+        if self._key_going is not None or self._keys_held:
             self._keys_held.append(event)
-            if self._key_timer is None:
-                self._key_timer = self.set_timer(HOLD_LIMIT, self._on_hold_limit)
+            if self._key_going is not None and self._key_timer is None:
+                self._key_timer = self.set_timer(self._hold_left(), self._on_hold_limit)
             return
         await self._send_on(event)
+
+    def _hold_left(self) -> float:
+        """Seconds until the going key has held the others back for HOLD_LIMIT."""
+        return max(HOLD_LIMIT - (time.monotonic() - self._key_sent_at), 0.01)
 
     async def _send_on(self, event: Typed) -> None:
         """Textual's own handling of a key from the terminal: the app's priority bindings, else to the focused widget
@@ -113,14 +118,16 @@ class KeysInOrder(App[Any]):
         if self._key_going is None:
             self.call_later(self._release)
         elif self._keys_held:
-            left = HOLD_LIMIT - (time.monotonic() - self._key_sent_at)
-            self._key_timer = self.set_timer(max(left, 0.01), self._on_hold_limit)
+            self._key_timer = self.set_timer(self._hold_left(), self._on_hold_limit)
 
     async def _release(self) -> None:
-        """The held keys, in order, until one of them is going."""
+        """The first held key. The next one follows once this one is done; or, if this one was not sent on (a priority
+        binding took it), after what that binding set going has had its turn (a screen it opened takes the focus)."""
         held = self._keys_held
-        while held and self._key_going is None:
+        if held and self._key_going is None:
             await self._send_on(held.popleft())
+            if held and self._key_going is None:
+                self.call_later(self._release)
         if not held and self._key_timer is not None:
             self._key_timer.stop()
             self._key_timer = None

@@ -35,8 +35,20 @@ class Waiting(Vertical):
             await self.go.wait()
 
 
+class Dialog(ModalScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Input(id="answer")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            self.dismiss()
+
+
 class Boxes(KeysInOrder):
-    BINDINGS: ClassVar = [Binding("f2", "to_field", "To the field")]
+    BINDINGS: ClassVar = [
+        Binding("f2", "to_field", "To the field"),
+        Binding("f4", "open_dialog", "A dialog", priority=True),
+    ]
 
     def compose(self) -> ComposeResult:
         with Vertical(), Waiting():
@@ -48,6 +60,9 @@ class Boxes(KeysInOrder):
 
     def action_to_field(self) -> None:
         self.query_one(Input).focus()
+
+    def action_open_dialog(self) -> None:
+        self.push_screen(Dialog())
 
 
 class PlainBoxes(App[None]):
@@ -153,15 +168,6 @@ async def test_a_burst_into_the_apps_prompt_comes_out_as_typed(tmp_path: Path) -
         assert app.prompt_input.text == "abed"
 
 
-class Dialog(ModalScreen[None]):
-    def compose(self) -> ComposeResult:
-        yield Input(id="answer")
-
-    def on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            self.dismiss()
-
-
 async def test_a_key_that_closes_a_dialog_holds_nothing_back_after_it() -> None:
     app = Boxes()
     async with app.run_test() as pilot:
@@ -188,3 +194,17 @@ async def test_a_key_whose_widget_went_before_handling_it_holds_nothing_back() -
         await settled(pilot, app)
         assert field.value == "zy"
         assert app._key_stuck is None and app._key_going is None
+
+
+async def test_keys_after_a_priority_key_that_opens_a_dialog_go_into_the_dialog() -> None:
+    """Held behind "x", then let go: F4 is taken by the app's priority binding (it is never on its way anywhere), and
+    the keys after it wait until the dialog it opened has the focus (they went to the bare screen, and were lost)."""
+    for typed in ("a", events.Paste("PQ")):
+        app = Boxes()
+        async with app.run_test() as pilot:
+            await pilot.pause()
+            burst(app, "x", "f4", typed, "b")
+            await settled(pilot, app)
+            assert isinstance(app.screen, Dialog)
+            assert app.screen.query_one(Input).value == ("ab" if typed == "a" else "PQb")
+            assert app.screen_stack[0].query_one(TextArea).text == "x"
