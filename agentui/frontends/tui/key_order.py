@@ -3,8 +3,9 @@ Ctrl+U in a field) only once the key has bubbled up from the focused widget to t
 meanwhile straight to the focused widget: a burst from the terminal (fast typing on a loaded machine, a held key, a
 paste without brackets) of "abc", Backspace, "d" came out "abcd". Here a key (or a paste) waits until the one before
 it has been handled all the way (stopped by a widget, or past the app's bindings), then goes to whatever has the focus
-by then, as it would have if it had been typed a moment later. A key still going after HOLD_LIMIT seconds (a handler
-that waits on something) holds nothing back from then on, until it is done."""
+by then, as it would have if it had been typed a moment later (a focus that moves later, after a message the key's
+handler posted, is not waited for). A key still going after HOLD_LIMIT seconds (a handler that waits on something)
+holds nothing back from then on, until it is done."""
 
 from __future__ import annotations
 
