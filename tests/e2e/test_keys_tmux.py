@@ -44,6 +44,13 @@ def _last_user_blocks(request: Any) -> list[dict[str, Any]]:
     return blocks
 
 
+def _only_prompt_sent(server: LoopbackServer) -> str:
+    """The text of the last user block of the one request sent to the model (there must be exactly one)."""
+    (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
+    text: str = _last_user_blocks(sent)[-1]["text"]
+    return text
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
@@ -527,8 +534,7 @@ def test_a_broken_settings_file_loses_no_prompt_and_its_fix_needs_no_restart(
         terminal.wait_for("Trust it and apply them")  # (the project's own allow rule: asked once, as at start-up)
         terminal.keys("y")
         terminal.wait_for("Answered after the fix.")
-        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
-        assert _last_user_blocks(sent)[-1]["text"] == "second try"
+        assert _only_prompt_sent(server) == "second try"
         terminal.quit()
     finally:
         terminal.close()
@@ -574,7 +580,7 @@ def test_keys_sent_in_one_write_with_backspaces_and_arrows_come_out_as_typed(
 ) -> None:
     """Keys that reach the app in one read (fast typing on a loaded machine, a held key, tmux): Backspace, Home and End
     are bindings Textual runs only once the key has bubbled up to the app, and the letters after them must not overtake
-    them (they did: this came out as "worlrldhello d!"-like text, the edits applied at the end)."""
+    them (they did: the prompt showed "worldldhello", the edits run after the letters that followed them)."""
     server.enqueue(_text("Got it."))
     terminal = Terminal(agentui_bin, app_env(clean_env, server), project, size=size)
     try:
@@ -584,8 +590,7 @@ def test_keys_sent_in_one_write_with_backspaces_and_arrows_come_out_as_typed(
         terminal.wait_for_line(r"│ hello world!\s*│")
         terminal.keys("Enter")
         terminal.wait_for("Got it.")
-        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
-        assert _last_user_blocks(sent)[-1]["text"] == "hello world!"
+        assert _only_prompt_sent(server) == "hello world!"
         terminal.quit()
     finally:
         terminal.close()
@@ -613,8 +618,7 @@ def test_ctrl_u_kills_ctrl_y_puts_back_and_the_prompt_sends_what_is_left(
         terminal.wait_for_line(r"│ please drop this part keep this\s*│")
         terminal.keys("Enter")
         terminal.wait_for("Got it.")
-        (sent,) = [r for r in server.requests if r.path.endswith("/v1/messages") and r.json().get("stream")]
-        assert _last_user_blocks(sent)[-1]["text"] == "please drop this part keep this"
+        assert _only_prompt_sent(server) == "please drop this part keep this"
         terminal.quit()
     finally:
         terminal.close()

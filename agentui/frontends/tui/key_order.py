@@ -49,11 +49,8 @@ class KeysInOrder(App[Any]):
             await super().on_event(event)
             return
         self._forget_lost_key()
-        going = self._key_going
-        if going is not None and time.monotonic() - self._key_sent_at >= HOLD_LIMIT:
-            self._give_up_on(going)
-            if self._keys_held:
-                self.call_later(self._release)
+        if self._gave_up() and self._keys_held:
+            self.call_later(self._release)
         if self._key_going is not None or self._keys_held:
             self._keys_held.append(event)
             if self._key_going is not None and self._key_timer is None:
@@ -107,15 +104,19 @@ class KeysInOrder(App[Any]):
             if self._keys_held:
                 self.call_later(self._release)
 
-    def _give_up_on(self, event: Typed) -> None:
-        self._key_stuck, self._key_going = event, None
+    def _gave_up(self, early: float = 0.0) -> bool:
+        """The going key has held the others back for HOLD_LIMIT (less `early`: a timer can fire a little before its
+        time): it is stuck from now on."""
+        going = self._key_going
+        if going is None or time.monotonic() - self._key_sent_at < HOLD_LIMIT - early:
+            return False
+        self._key_stuck, self._key_going = going, None
+        return True
 
     def _on_hold_limit(self) -> None:
         self._key_timer = None
         self._forget_lost_key()
-        going = self._key_going
-        if going is not None and time.monotonic() - self._key_sent_at >= HOLD_LIMIT - 0.01:
-            self._give_up_on(going)
+        self._gave_up(early=0.01)
         if self._key_going is None:
             self.call_later(self._release)
         elif self._keys_held:
